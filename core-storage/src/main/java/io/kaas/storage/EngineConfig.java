@@ -1,0 +1,72 @@
+package io.kaas.storage;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * Engine-wide settings; per-topic {@code .config.json} values override the segment and flush ones.
+ *
+ * @param dataDir                 root of the data directory
+ * @param segmentBytes            roll the active segment when the next batch would pass this size
+ * @param indexIntervalBytes      add an index entry once more than this many bytes were appended since the last
+ * @param flushIntervalMessages   fsync once this many messages are pending (1 = every append; Kafka's log.flush.interval.messages)
+ * @param fsyncTimeout            an fsync slower than this makes the partition sticky-{@code STALLED}
+ * @param checkpointIntervalBytes refresh recovery-checkpoint.json once the fsynced log grew this much
+ * @param leaderEpoch             epoch written into new segment names and batches
+ * @param clock                   time source for retention and segment.ms
+ */
+public record EngineConfig(Path dataDir, long segmentBytes, int indexIntervalBytes, long flushIntervalMessages,
+                           Duration fsyncTimeout, long checkpointIntervalBytes, int leaderEpoch, Clock clock) {
+    public static final long DEFAULT_SEGMENT_BYTES = 1L << 30;
+    public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+    public static final long DEFAULT_FLUSH_INTERVAL_MESSAGES = 1;
+    public static final Duration DEFAULT_FSYNC_TIMEOUT = Duration.ofSeconds(30);
+    public static final long DEFAULT_CHECKPOINT_INTERVAL_BYTES = 64L << 20;
+
+    public EngineConfig {
+        if (segmentBytes < 1024) {
+            throw new IllegalArgumentException("segment bytes must be at least 1024, got " + segmentBytes);
+        }
+        if (indexIntervalBytes < 0) {
+            throw new IllegalArgumentException("index interval bytes must not be negative");
+        }
+        if (flushIntervalMessages < 1) {
+            throw new IllegalArgumentException("flush interval messages must be at least 1, got " + flushIntervalMessages);
+        }
+    }
+
+    public static EngineConfig defaults(Path dataDir) {
+        return new EngineConfig(dataDir, DEFAULT_SEGMENT_BYTES, DEFAULT_INDEX_INTERVAL_BYTES,
+                DEFAULT_FLUSH_INTERVAL_MESSAGES, DEFAULT_FSYNC_TIMEOUT, DEFAULT_CHECKPOINT_INTERVAL_BYTES, 0,
+                Clock.systemUTC());
+    }
+
+    public EngineConfig withSegmentBytes(long v) {
+        return new EngineConfig(dataDir, v, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock);
+    }
+
+    public EngineConfig withIndexIntervalBytes(int v) {
+        return new EngineConfig(dataDir, segmentBytes, v, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock);
+    }
+
+    public EngineConfig withFlushIntervalMessages(long v) {
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, v, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock);
+    }
+
+    public EngineConfig withFsyncTimeout(Duration v) {
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, v, checkpointIntervalBytes, leaderEpoch, clock);
+    }
+
+    public EngineConfig withCheckpointIntervalBytes(long v) {
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, v, leaderEpoch, clock);
+    }
+
+    public EngineConfig withLeaderEpoch(int v) {
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, v, clock);
+    }
+
+    public EngineConfig withClock(Clock v) {
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, v);
+    }
+}

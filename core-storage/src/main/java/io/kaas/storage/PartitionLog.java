@@ -1,0 +1,76 @@
+package io.kaas.storage;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One partition's log, as the broker and tools use it. {@link io.kaas.storage.Partition} is the one
+ * implementation; it runs on a real disk or, in dev mode, on an in-memory filesystem.
+ *
+ * <p>Thread-safe. Appends serialise on the partition's lock; reads and {@link #state()} do not take it.
+ */
+public interface PartitionLog extends AutoCloseable {
+    TopicPartition id();
+
+    /**
+     * Validates and appends one or more v2 batches (one Produce partition entry). The bytes are
+     * written verbatim except baseOffset and partitionLeaderEpoch. The future completes when the
+     * append is acknowledged under {@code acks}; with {@link Acks#ALL} that is after the fsync that
+     * covers it. It completes exceptionally with a {@link StorageException} whose kind says why;
+     * when it does, nothing of this call is visible to readers.
+     *
+     * @param leaderEpoch the caller's view of the leader epoch, or -1 to skip the fence
+     */
+    CompletableFuture<AppendResult> append(ByteBuffer batches, Acks acks, int leaderEpoch);
+
+    /**
+     * Whole batches from the one containing {@code fetchOffset}, up to {@code maxBytes} (but at least
+     * one batch if any is readable), none whose last offset is at or beyond {@code readCap}.
+     *
+     * @throws StorageException OFFSET_OUT_OF_RANGE if fetchOffset is below log start or above the high watermark
+     */
+    FetchResult read(long fetchOffset, int maxBytes, long readCap);
+
+    /** Lock-free snapshot of the offsets. */
+    PartitionState state();
+
+    /**
+     * Completes once the high watermark is above {@code offset} (immediately if it already is), or
+     * when the partition closes. For Fetch long-polls.
+     */
+    CompletableFuture<Void> awaitHighWatermarkAbove(long offset);
+
+    /**
+     * DeleteRecords: advances log start to {@code offset} (-1 = high watermark), durably, then
+     * removes closed segments lying wholly below it. Never removes the active segment.
+     *
+     * @return the new log start offset
+     */
+    long deleteRecords(long offset);
+
+    /** First offset whose batch max timestamp is ≥ {@code timestamp} (ListOffsets by time). */
+    Optional<TimestampOffset> offsetForTimestamp(long timestamp);
+
+    /** The batch with the largest max timestamp (ListOffsets MAX_TIMESTAMP, KIP-734). */
+    Optional<TimestampOffset> maxTimestamp();
+
+    /** Aborted transactions overlapping [fetchOffset, upperBound). */
+    List<AbortedTransaction> abortedTransactions(long fetchOffset, long upperBound);
+
+    /**
+     * OffsetForLeaderEpoch: the end offset of {@code epoch} (the start offset of the next higher epoch,
+     * or the log end for the current one) paired with the largest epoch ≤ the requested one; empty
+     * when no epoch ≤ the requested one exists.
+     */
+    Optional<EpochEndOffset> endOffsetForEpoch(int epoch);
+
+    /** Fsync everything appended so far (used on close, and by tests). */
+    void flush();
+
+    @Override
+    void close();
+
+    record EpochEndOffset(int epoch, long endOffset) {}
+}

@@ -1,0 +1,44 @@
+package io.kaas.storage;
+
+import io.kaas.storage.format.TopicConfig;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Optional;
+
+/**
+ * Many topics and partitions under one data directory. {@link DiskStorageEngine} is the engine;
+ * {@link MemoryStorageEngine} is the same engine on an in-memory filesystem (dev mode).
+ *
+ * <p>Partitions are opened (recovered, locked) on first use and stay open until the topic is deleted
+ * or the engine closes. Thread-safe.
+ */
+public interface StorageEngine extends AutoCloseable {
+    /** @throws StorageException TOPIC_EXISTS */
+    TopicInfo createTopic(String name, int partitions, TopicConfig config);
+
+    /** Closes and removes the topic's partitions and files. @throws StorageException UNKNOWN_TOPIC_OR_PARTITION */
+    void deleteTopic(String name);
+
+    /** Grows the topic to {@code totalPartitions}. */
+    TopicInfo createPartitions(String name, int totalPartitions);
+
+    /** Replaces the topic's config (written to .config.json). */
+    TopicInfo updateTopicConfig(String name, TopicConfig config);
+
+    Optional<TopicInfo> topic(String name);
+
+    Collection<TopicInfo> topics();
+
+    /** Opens on first use. @throws StorageException UNKNOWN_TOPIC_OR_PARTITION */
+    PartitionLog partition(TopicPartition tp);
+
+    /** One retention pass over every partition (size and time); returns segments removed. */
+    int runRetention(long nowMs);
+
+    /** The data directory (for DescribeLogDirs); an in-memory path in dev mode. */
+    Path dataDir();
+
+    /** Closes every partition: fsync, manifest, checkpoint at EOF, producer snapshot, locks released. */
+    @Override
+    void close();
+}

@@ -1,0 +1,83 @@
+package io.kaas.storage.format;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code <topic>/.config.json}. Every field is optional (null = unset, omitted from the file, the
+ * broker default applies). {@link #toKafkaConfigs()} and {@link #withKafkaConfig} translate to and from
+ * the Kafka config names the admin APIs use.
+ */
+@JsonPropertyOrder({"retentionMs", "retentionBytes", "segmentBytes", "segmentMs", "cleanupPolicy",
+        "minCompactionLagMs", "deleteRetentionMs", "flushMessages"})
+public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentBytes, Long segmentMs,
+                          String cleanupPolicy, Long minCompactionLagMs, Long deleteRetentionMs,
+                          Long flushMessages) {
+    public static final String FILE_NAME = ".config.json";
+    public static final TopicConfig EMPTY = new TopicConfig(null, null, null, null, null, null, null, null);
+
+    /** Kafka config name → field, in file order. */
+    public static final Map<String, String> KAFKA_NAMES = Map.of(
+            "retention.ms", "retentionMs",
+            "retention.bytes", "retentionBytes",
+            "segment.bytes", "segmentBytes",
+            "segment.ms", "segmentMs",
+            "cleanup.policy", "cleanupPolicy",
+            "min.compaction.lag.ms", "minCompactionLagMs",
+            "delete.retention.ms", "deleteRetentionMs",
+            "flush.messages", "flushMessages");
+
+    /** Set values by their Kafka names. */
+    @JsonIgnore
+    public Map<String, String> toKafkaConfigs() {
+        Map<String, String> out = new LinkedHashMap<>();
+        put(out, "retention.ms", retentionMs);
+        put(out, "retention.bytes", retentionBytes);
+        put(out, "segment.bytes", segmentBytes);
+        put(out, "segment.ms", segmentMs);
+        put(out, "cleanup.policy", cleanupPolicy);
+        put(out, "min.compaction.lag.ms", minCompactionLagMs);
+        put(out, "delete.retention.ms", deleteRetentionMs);
+        put(out, "flush.messages", flushMessages);
+        return out;
+    }
+
+    private static void put(Map<String, String> out, String name, Object value) {
+        if (value != null) {
+            out.put(name, value.toString());
+        }
+    }
+
+    /**
+     * Returns a copy with one Kafka-named config set ({@code value != null}) or unset ({@code null}).
+     *
+     * @throws IllegalArgumentException for an unknown name or a value that does not parse
+     */
+    public TopicConfig withKafkaConfig(String name, String value) {
+        Long n = null;
+        if (value != null && !name.equals("cleanup.policy")) {
+            try {
+                n = Long.parseLong(value.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("config " + name + " needs a whole number, got '" + value + "'");
+            }
+        }
+        switch (name) {
+            case "retention.ms": return new TopicConfig(n, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages);
+            case "retention.bytes": return new TopicConfig(retentionMs, n, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages);
+            case "segment.bytes": return new TopicConfig(retentionMs, retentionBytes, n, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages);
+            case "segment.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, n, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages);
+            case "cleanup.policy":
+                if (value != null && !value.equals("delete") && !value.equals("compact") && !value.equals("compact,delete") && !value.equals("delete,compact")) {
+                    throw new IllegalArgumentException("cleanup.policy must be delete, compact or both, got '" + value + "'");
+                }
+                return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, value, minCompactionLagMs, deleteRetentionMs, flushMessages);
+            case "min.compaction.lag.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, n, deleteRetentionMs, flushMessages);
+            case "delete.retention.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, n, flushMessages);
+            case "flush.messages": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, n);
+            default: throw new IllegalArgumentException("unknown topic config " + name);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package io.kaas.storage.recovery;
+
+import io.kaas.storage.segment.IndexPolicy;
+
+/**
+ * How a {@link RecoveryScan} may act.
+ *
+ * @param dryRun        report what would change, change nothing
+ * @param onDamage      what to do with a bad batch followed by valid data
+ * @param indexPolicy   index interval for rebuilt indexes
+ * @param useCheckpoint resume from recovery-checkpoint.json when it names the active segment
+ * @param leaderEpoch   epoch for a manifest created from nothing
+ */
+public record RecoveryOptions(boolean dryRun, DamagePolicy onDamage, IndexPolicy indexPolicy, boolean useCheckpoint,
+                              int leaderEpoch) {
+    public enum DamagePolicy {
+        /** Report damage, change nothing in that partition (recover without --force; broker open). */
+        REFUSE,
+        /** Truncate from the bad batch and remove later segments (recover --force). */
+        TRUNCATE
+    }
+
+    public static RecoveryOptions forOpen(IndexPolicy indexPolicy, int leaderEpoch) {
+        return new RecoveryOptions(false, DamagePolicy.REFUSE, indexPolicy, true, leaderEpoch);
+    }
+}

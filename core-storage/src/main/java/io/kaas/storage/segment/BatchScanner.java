@@ -1,0 +1,223 @@
+package io.kaas.storage.segment;
+
+import io.kaas.storage.format.BatchValidator;
+import io.kaas.storage.format.CorruptBatchException;
+import io.kaas.storage.format.RecordBatchHeader;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+
+/**
+ * Walks a log file batch by batch from a byte position, checking framing, CRC-32C and that offsets
+ * increase, and stops at the first batch that fails. The one reader behind recovery, verify, dump and
+ * rebuild-index, so they agree on where a log's valid part ends.
+ *
+ * <p>Reads through one buffer (grown to the largest batch seen); never maps the file. Not thread-safe.
+ */
+public final class BatchScanner {
+    private static final int DEFAULT_BUFFER = 1 << 20;
+
+    private final FileChannel channel;
+    private final Path file;
+    private final long end;
+    private final boolean verifyCrc;
+    private ByteBuffer buf;
+    private long bufStart;
+    private long position;
+    private long minNextOffset;
+    private long bytesRead;
+    private CorruptBatchException stop;
+    private boolean done;
+
+    /**
+     * @param minBaseOffset the first batch's base offset must be at least this (the segment's base offset)
+     * @param verifyCrc     false skips CRC checks (framing and offsets are still checked)
+     */
+    public BatchScanner(FileChannel channel, Path file, long start, long end, long minBaseOffset, boolean verifyCrc) {
+        this.channel = channel;
+        this.file = file;
+        this.end = end;
+        this.verifyCrc = verifyCrc;
+        this.position = start;
+        this.minNextOffset = minBaseOffset;
+        this.buf = ByteBuffer.allocate((int) Math.max(RecordBatchHeader.HEADER_SIZE, Math.min(DEFAULT_BUFFER, end - start)));
+        this.buf.limit(0);
+        this.bufStart = start;
+    }
+
+    public static BatchScanner ofWholeFile(FileChannel channel, Path file, long minBaseOffset) throws IOException {
+        return new BatchScanner(channel, file, 0, channel.size(), minBaseOffset, true);
+    }
+
+    /** The next valid batch, or null at the end of the range or at the first invalid batch (see {@link #stopReason()}). */
+    public ScannedBatch next() throws IOException {
+        if (done) {
+            return null;
+        }
+        long remaining = end - position;
+        if (remaining == 0) {
+            done = true;
+            return null;
+        }
+        if (!fill(position, (int) Math.min(remaining, RecordBatchHeader.HEADER_SIZE))) {
+            return stopAt(new CorruptBatchException(CorruptBatchException.Reason.TRUNCATED, position, "unreadable"));
+        }
+        int rel = (int) (position - bufStart);
+        if (remaining < RecordBatchHeader.HEADER_SIZE) {
+            return stopAt(new CorruptBatchException(CorruptBatchException.Reason.TRUNCATED, position,
+                    "batch header truncated: " + remaining + " of " + RecordBatchHeader.HEADER_SIZE + " bytes"));
+        }
+        int batchLength = buf.getInt(rel + RecordBatchHeader.LENGTH_OFFSET);
+        long size = (long) batchLength + RecordBatchHeader.LOG_OVERHEAD;
+        int needed = (int) Math.min(Math.max(size, RecordBatchHeader.HEADER_SIZE), Math.min(remaining, Integer.MAX_VALUE - 16));
+        if (verifyCrc && size > RecordBatchHeader.HEADER_SIZE && size <= remaining) {
+            fill(position, needed);
+            rel = (int) (position - bufStart);
+        }
+        int limit = (int) Math.min((long) rel + Math.min(remaining, (long) buf.limit() - rel), buf.limit());
+        RecordBatchHeader header;
+        try {
+            if (verifyCrc) {
+                header = BatchValidator.validateStored(buf, rel, limit, position);
+            } else {
+                header = framingOnly(rel, remaining);
+            }
+        } catch (CorruptBatchException e) {
+            return stopAt(e);
+        }
+        if (header.baseOffset() < minNextOffset) {
+            return stopAt(new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, position,
+                    "base offset " + header.baseOffset() + " is below the expected " + minNextOffset));
+        }
+        ByteBuffer view = verifyCrc
+                ? buf.duplicate().position(rel).limit(rel + header.sizeInBytes()).slice().asReadOnlyBuffer()
+                : buf.duplicate().position(rel).limit(rel + RecordBatchHeader.HEADER_SIZE).slice().asReadOnlyBuffer();
+        ScannedBatch b = new ScannedBatch(position, header, view);
+        position += header.sizeInBytes();
+        minNextOffset = header.nextOffset();
+        return b;
+    }
+
+    private RecordBatchHeader framingOnly(int rel, long remaining) {
+        int batchLength = buf.getInt(rel + RecordBatchHeader.LENGTH_OFFSET);
+        if (batchLength < RecordBatchHeader.HEADER_SIZE - RecordBatchHeader.LOG_OVERHEAD) {
+            throw new CorruptBatchException(CorruptBatchException.Reason.BAD_LENGTH, position, "batch length " + batchLength + " is smaller than the v2 header");
+        }
+        byte magic = buf.get(rel + RecordBatchHeader.MAGIC_OFFSET);
+        if (magic != RecordBatchHeader.MAGIC_V2) {
+            throw new CorruptBatchException(CorruptBatchException.Reason.BAD_MAGIC, position, "magic " + magic + ", expected 2");
+        }
+        if ((long) batchLength + RecordBatchHeader.LOG_OVERHEAD > remaining) {
+            throw new CorruptBatchException(CorruptBatchException.Reason.TRUNCATED, position,
+                    "batch of " + ((long) batchLength + RecordBatchHeader.LOG_OVERHEAD) + " bytes but only " + remaining + " available");
+        }
+        return RecordBatchHeader.peek(buf, rel);
+    }
+
+    private ScannedBatch stopAt(CorruptBatchException e) {
+        stop = e;
+        done = true;
+        return null;
+    }
+
+    /** Makes bytes [pos, pos+n) available in buf; false if the file ends first. */
+    private boolean fill(long pos, int n) throws IOException {
+        if (pos >= bufStart && pos + n <= bufStart + buf.limit()) {
+            return true;
+        }
+        if (n > buf.capacity()) {
+            buf = ByteBuffer.allocate(n);
+        }
+        buf.clear();
+        int want = (int) Math.min(buf.capacity(), end - pos);
+        buf.limit(Math.max(want, 0));
+        long at = pos;
+        while (buf.hasRemaining()) {
+            int r = channel.read(buf, at);
+            if (r < 0) {
+                break;
+            }
+            at += r;
+            bytesRead += r;
+        }
+        buf.flip();
+        bufStart = pos;
+        return buf.limit() >= n;
+    }
+
+    /** Byte position after the last valid batch: where a torn tail starts, or the end. */
+    public long position() {
+        return position;
+    }
+
+    /** Why the scan stopped before the end; null after a clean end. */
+    public CorruptBatchException stopReason() {
+        return stop;
+    }
+
+    /** Bytes read from the file so far (recovery asserts zero after a clean close). */
+    public long bytesRead() {
+        return bytesRead;
+    }
+
+    public long end() {
+        return end;
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** After a stop: true if every byte from the stop position to the end is zero (a zero-filled torn tail). */
+    public boolean tailIsZeros() throws IOException {
+        if (stop == null) {
+            return false;
+        }
+        ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+        long at = position;
+        while (at < end) {
+            chunk.clear();
+            chunk.limit((int) Math.min(chunk.capacity(), end - at));
+            int r = channel.read(chunk, at);
+            if (r <= 0) {
+                break;
+            }
+            bytesRead += r;
+            for (int i = 0; i < r; i++) {
+                if (chunk.get(i) != 0) {
+                    return false;
+                }
+            }
+            at += r;
+        }
+        return true;
+    }
+
+    /**
+     * After a stop on a batch whose framing is intact (bad CRC or offsets): true if a valid batch
+     * follows it. That is damage (bit rot), not a torn tail: the bytes after it were once written
+     * whole, so recovery must not drop them without an operator's say-so.
+     */
+    public boolean validDataFollows() throws IOException {
+        if (stop == null || (stop.reason() != CorruptBatchException.Reason.BAD_CRC
+                && stop.reason() != CorruptBatchException.Reason.BAD_OFFSET_RANGE
+                && stop.reason() != CorruptBatchException.Reason.BAD_MAGIC)) {
+            return false;
+        }
+        ByteBuffer len = ByteBuffer.allocate(4);
+        channel.read(len, position + RecordBatchHeader.LENGTH_OFFSET);
+        len.flip();
+        if (len.remaining() < 4) {
+            return false;
+        }
+        long next = position + RecordBatchHeader.LOG_OVERHEAD + len.getInt();
+        if (next <= position || next >= end) {
+            return false;
+        }
+        BatchScanner probe = new BatchScanner(channel, file, next, end, Long.MIN_VALUE, true);
+        boolean found = probe.next() != null;
+        bytesRead += probe.bytesRead();
+        return found;
+    }
+}
