@@ -23,6 +23,9 @@ import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.net.KafkaServer;
 import io.kaas.broker.net.RequestInvoker;
+import io.kaas.storage.DiskStorageEngine;
+import io.kaas.storage.EngineConfig;
+import io.kaas.storage.MemoryStorageEngine;
 import io.kaas.storage.StorageEngine;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
@@ -70,6 +73,16 @@ public final class KaasBroker implements AutoCloseable {
     public KaasBroker(BrokerConfig config, StorageEngine engine) {
         this.config = config;
         this.engine = engine;
+    }
+
+    /** A broker over the engine {@code config} asks for: on disk under its data dir, or in memory. */
+    public static KaasBroker create(BrokerConfig config) {
+        Path dir = config.inMemory() ? Path.of("kaas-memory") : config.dataDir();
+        EngineConfig engineConfig = EngineConfig.defaults(dir)
+                .withSegmentBytes(config.segmentBytes())
+                .withFlushIntervalMessages(config.flushIntervalMessages());
+        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig) : new DiskStorageEngine(engineConfig);
+        return new KaasBroker(config, engine);
     }
 
     public synchronized KaasBroker start() {

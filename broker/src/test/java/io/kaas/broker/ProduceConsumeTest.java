@@ -1,0 +1,77 @@
+package io.kaas.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ProduceConsumeTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void idempotentProducerRoundTripsThroughAssignedConsumer() throws Exception {
+        try (TestBroker b = new TestBroker(dir); Admin admin = b.admin()) {
+            admin.createTopics(List.of(new NewTopic("t", 3, (short) 1))).all().get();
+            List<RecordMetadata> acks = new ArrayList<>();
+            try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of())) {
+                for (int i = 0; i < 300; i++) {
+                    acks.add(p.send(new ProducerRecord<>("t", i % 3, null, ("v" + i).getBytes(StandardCharsets.UTF_8))).get());
+                }
+            }
+            assertThat(acks).extracting(RecordMetadata::offset).filteredOn(o -> o == 99L).hasSize(3);
+            List<String> seen = consumeAll(b, "t", 3, 300);
+            assertThat(seen).hasSize(300).doesNotHaveDuplicates();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
+    void everyCodecRoundTrips(String codec) throws Exception {
+        try (TestBroker b = new TestBroker(dir)) {
+            try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec,
+                    ProducerConfig.LINGER_MS_CONFIG, 5))) {
+                for (int i = 0; i < 1000; i++) {
+                    p.send(new ProducerRecord<>("c", i % 3, null, ("v" + i).getBytes(StandardCharsets.UTF_8)));
+                }
+                p.flush();
+            }
+            assertThat(consumeAll(b, "c", 1, 1000)).hasSize(1000).doesNotHaveDuplicates();
+        }
+    }
+
+    static List<String> consumeAll(TestBroker b, String topic, int partitions, int expected) {
+        List<String> seen = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = b.consumer(Map.of())) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                tps.add(new TopicPartition(topic, p));
+            }
+            c.assign(tps);
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (seen.size() < expected && System.currentTimeMillis() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+                    seen.add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return seen;
+    }
+}
