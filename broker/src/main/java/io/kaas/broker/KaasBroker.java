@@ -1,5 +1,17 @@
 package io.kaas.broker;
 
+import io.kaas.broker.api.DeleteGroupsHandler;
+import io.kaas.broker.api.DescribeGroupsHandler;
+import io.kaas.broker.api.FindCoordinatorHandler;
+import io.kaas.broker.api.HeartbeatHandler;
+import io.kaas.broker.api.JoinGroupHandler;
+import io.kaas.broker.api.LeaveGroupHandler;
+import io.kaas.broker.api.ListGroupsHandler;
+import io.kaas.broker.api.OffsetCommitHandler;
+import io.kaas.broker.api.OffsetDeleteHandler;
+import io.kaas.broker.api.OffsetFetchHandler;
+import io.kaas.broker.api.SyncGroupHandler;
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.api.ApiVersionsHandler;
 import io.kaas.broker.api.CreatePartitionsHandler;
 import io.kaas.broker.api.CreateTopicsHandler;
@@ -64,6 +76,7 @@ public final class KaasBroker implements AutoCloseable {
     private final AtomicReference<BrokerNode> node = new AtomicReference<>();
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private KafkaServer server;
+    private GroupCoordinator groups;
     private ExecutorService handlerPool;
     private ScheduledExecutorService timer;
     private ScheduledExecutorService retention;
@@ -102,6 +115,7 @@ public final class KaasBroker implements AutoCloseable {
         TopicConfigView topicConfigs = new TopicConfigView(config);
         ServedApis served = new ServedApis();
         RequestInvoker invoker = new RequestInvoker(served, handlerPool);
+        groups = new GroupCoordinator(clusterDir, timer);
         registerApis(invoker, topics, topicConfigs, new ProducerIdAllocator(clusterDir));
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
         try {
@@ -141,6 +155,17 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.DESCRIBE_LOG_DIRS.latestVersion(), new DescribeLogDirsHandler(topics));
         invoker.register(ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_FOR_LEADER_EPOCH.latestVersion(), new OffsetForLeaderEpochHandler(topics));
         invoker.register(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, ApiKeys.DESCRIBE_TOPIC_PARTITIONS.latestVersion(), new DescribeTopicPartitionsHandler(topics, config.brokerId()));
+        invoker.register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), new FindCoordinatorHandler(node::get));
+        invoker.register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), new JoinGroupHandler(groups));
+        invoker.register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), new SyncGroupHandler(groups));
+        invoker.register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), new HeartbeatHandler(groups));
+        invoker.register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), new LeaveGroupHandler(groups));
+        invoker.register(ApiKeys.OFFSET_COMMIT, OffsetCommitHandler.MAX_VERSION, new OffsetCommitHandler(groups, topics));
+        invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(groups));
+        invoker.register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), new ListGroupsHandler(groups));
+        invoker.register(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), new DescribeGroupsHandler(groups));
+        invoker.register(ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), new DeleteGroupsHandler(groups));
+        invoker.register(ApiKeys.OFFSET_DELETE, ApiKeys.OFFSET_DELETE.latestVersion(), new OffsetDeleteHandler(groups));
     }
 
     /** The first advertised listener, or the first bound one (with its real port; 0.0.0.0 → localhost). */
