@@ -300,10 +300,14 @@ final class ClassicGroup {
         if (e != Errors.NONE) {
             return e;
         }
-        if (state != GroupState.STABLE) {
+        // As Kafka: commits are allowed while preparing a rebalance (eager members commit in their
+        // revocation callback right before rejoining), refused only between join and sync.
+        if (state == GroupState.COMPLETING_REBALANCE) {
             return Errors.REBALANCE_IN_PROGRESS;
         }
-        resetSession(members.get(memberId));
+        if (members.get(memberId).pendingJoin == null) {
+            resetSession(members.get(memberId));
+        }
         return Errors.NONE;
     }
 
