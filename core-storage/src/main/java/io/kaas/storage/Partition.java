@@ -11,6 +11,7 @@ import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.recovery.RecoveryOptions;
+import io.kaas.storage.recovery.RecoveryReport;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.Segment;
@@ -80,6 +81,7 @@ public final class Partition implements PartitionLog {
     private volatile StorageException sticky;
     /** Guarded by checkpointLock. */
     private RecoveryCheckpoint lastCheckpoint;
+    private RecoveryReport openReport;
 
     private Partition(TopicPartition id, Path dir, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
                       FileChannel lockChannel, FileLock fileLock, ProducerStateTable producers, TxnIndex txns, int epoch) {
@@ -134,6 +136,7 @@ public final class Partition implements PartitionLog {
             producers.dropAtOrAbove(outcome.logEndOffset());
             txns.dropAtOrAbove(outcome.logEndOffset());
             Partition p = new Partition(id, dir, config, topicConfig, executors, lockChannel, fl, producers, txns, outcome.epoch());
+            p.openReport = outcome.report();
             p.load(outcome);
             return p;
         } catch (IOException e) {
@@ -713,6 +716,11 @@ public final class Partition implements PartitionLog {
 
     public Path dir() {
         return dir;
+    }
+
+    /** What the recovery scan at open found and did (bytes scanned, truncations, rebuilt indexes). */
+    public RecoveryReport openReport() {
+        return openReport;
     }
 
     /** fsyncs issued by the committer so far (tests and benchmarks count them). */
