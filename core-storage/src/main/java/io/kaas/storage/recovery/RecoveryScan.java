@@ -168,7 +168,8 @@ public final class RecoveryScan {
             logStart = Math.max(logStart, Math.min(before.logStartOffset(), logEnd));
         }
         Manifest after = new Manifest(epoch, logEnd, logStart);
-        if (!after.equals(before)) {
+        boolean fresh = before == null && plans.isEmpty();
+        if (!after.equals(before) && !fresh) {
             actions.add(before == null
                     ? String.format("%s: created (highWatermark %d, logStartOffset %d)", Manifest.FILE_NAME, logEnd, logStart)
                     : String.format("%s: highWatermark %d -> %d, logStartOffset %d -> %d", Manifest.FILE_NAME,
