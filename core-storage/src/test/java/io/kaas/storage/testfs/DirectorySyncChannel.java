@@ -33,7 +33,7 @@ final class DirectorySyncChannel extends FileChannel {
         fs.ensurePowered();
         fs.forceCounts().record(path);
         fs.faults().beforeForce(path);
-        fs.ensurePowered();
+        fs.ensurePowered(); // the power may have gone while it hung
         if (path.getFileSystem() == FileSystems.getDefault()) {
             try (FileChannel real = FileChannel.open(path, StandardOpenOption.READ)) {
                 real.force(metaData);
@@ -42,6 +42,7 @@ final class DirectorySyncChannel extends FileChannel {
         if (node != null) {
             fs.image().syncDirectory(node);
         }
+        fs.ensurePowered(); // as for files: a sync racing a power cut must not report success
     }
 
     private IOException isDirectory() {

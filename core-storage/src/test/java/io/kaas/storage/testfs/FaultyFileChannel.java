@@ -12,8 +12,9 @@ import java.nio.file.Path;
 /**
  * A delegate file channel with the faults of its filesystem applied, and every write recorded in the
  * file's {@link FileNode} so {@code force()} can move it into the durable image. Once the
- * filesystem loses power every call throws. Thread-safe as far as the delegate is: writes, truncates
- * and forces of one file are serialized on its node so the recorded order is the written order.
+ * filesystem loses power every call throws. Thread-safe as far as the delegate is: writes and
+ * truncates of one file are serialized on its node so the recorded order is the written order;
+ * {@code force()} runs beside them, as on a real disk.
  */
 final class FaultyFileChannel extends FileChannel {
     private final FaultyFileSystem fs;
@@ -159,13 +160,15 @@ final class FaultyFileChannel extends FileChannel {
         fs.ensurePowered();
         fs.forceCounts().record(path);
         fs.faults().beforeForce(path); // may hang or throw; before anything becomes durable
-        synchronized (writeLock) {
-            fs.ensurePowered();
-            delegate.force(metaData);
-            if (node != null) {
-                node.sync();
-            }
+        fs.ensurePowered(); // the power may have gone while it hung
+        // Not under the write lock: a real fsync does not stop other threads writing the file.
+        long mark = node != null ? node.syncMark() : 0;
+        delegate.force(metaData);
+        if (node != null) {
+            node.syncUpTo(mark);
         }
+        // Power lost while syncing: the cut's image may predate this sync, so it must not succeed.
+        fs.ensurePowered();
     }
 
     @Override

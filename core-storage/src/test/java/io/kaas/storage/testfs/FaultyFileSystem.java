@@ -37,13 +37,14 @@ import java.util.stream.Collectors;
  * wrapped directory): see {@link DurableImage} and the package README. Every change to them must
  * go through this filesystem; changes made to the delegate directly confuse the image.
  *
- * <p>Thread-safe. Owned by the test that created it; {@link #close()} closes the delegate when
- * {@link #wrap(FileSystem)} was given it.
+ * <p>Thread-safe. Owned by the test that created it. When {@link #wrap(FileSystem)} was given the
+ * delegate, {@link #close()} of this instance or of any instance a power cut led to closes it, so a
+ * test may close whichever instance it holds last (or the first one, in a try-with-resources).
  */
 public final class FaultyFileSystem extends FileSystem {
     private final FileSystem delegate;
     private final List<Path> trackedRoots;
-    private volatile boolean ownsDelegate;
+    private final boolean ownsDelegate;
     private final FaultyFileSystemProvider provider = new FaultyFileSystemProvider(this);
     private final Faults faults = new Faults();
     private final ForceCounts forceCounts = new ForceCounts();
@@ -137,9 +138,7 @@ public final class FaultyFileSystem extends FileSystem {
             for (Map.Entry<Path, DurableImage.DirPlan> plan : plans.entrySet()) {
                 DurableImage.restore(plan.getKey(), plan.getValue());
             }
-            boolean owns = ownsDelegate;
-            ownsDelegate = false; // the new instance closes it
-            return new FaultyFileSystem(delegate, trackedRoots, owns);
+            return new FaultyFileSystem(delegate, trackedRoots, ownsDelegate);
         }
     }
 

@@ -27,6 +27,8 @@ final class FileNode extends Node {
 
     private ByteImage durable; // null while unmaterialized
     private final List<Change> unsynced = new ArrayList<>();
+    /** Changes already applied to {@code durable}: sequence numbers of {@code unsynced} start here. */
+    private long committed;
     private FileTime lastModified;
 
     private FileNode(ByteImage durable) {
@@ -65,17 +67,27 @@ final class FileNode extends Node {
         unsynced.add(new Truncate(size));
     }
 
-    /** fsync: everything written so far is durable. */
-    synchronized void sync() throws IOException {
+    /** A mark for {@link #syncUpTo}: the changes recorded so far. Taken just before an fsync starts. */
+    synchronized long syncMark() {
+        return committed + unsynced.size();
+    }
+
+    /**
+     * fsync returned: every change recorded before {@code mark} is durable. Changes made while the
+     * fsync ran may or may not be on disk; the model says not, the pessimistic answer.
+     */
+    synchronized void syncUpTo(long mark) throws IOException {
         if (durable == null) {
             return; // never written through us, so nothing is pending
         }
-        apply(durable);
-        unsynced.clear();
-    }
-
-    synchronized int unsyncedChanges() {
-        return unsynced.size();
+        int count = (int) Math.min(unsynced.size(), mark - committed);
+        if (count <= 0) {
+            return; // a concurrent fsync already covered these
+        }
+        List<Change> done = unsynced.subList(0, count);
+        apply(durable, done);
+        done.clear();
+        committed += count;
     }
 
     /**
@@ -96,7 +108,7 @@ final class FileNode extends Node {
             return base;
         }
         ByteImage current = durable.copy();
-        apply(current);
+        apply(current, unsynced);
         int extra = current.length() - base.length;
         if (extra <= 0) {
             return base;
@@ -119,8 +131,8 @@ final class FileNode extends Node {
         return lastModified;
     }
 
-    private void apply(ByteImage target) throws IOException {
-        for (Change change : unsynced) {
+    private static void apply(ByteImage target, List<Change> changes) throws IOException {
+        for (Change change : changes) {
             if (change instanceof Write w) {
                 target.write(w.position(), ByteBuffer.wrap(w.bytes()));
             } else if (change instanceof Truncate t) {
