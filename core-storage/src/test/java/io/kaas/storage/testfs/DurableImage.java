@@ -157,7 +157,7 @@ final class DurableImage {
         Map<Path, DirPlan> plans = new LinkedHashMap<>();
         Map<Node, Boolean> seen = new IdentityHashMap<>();
         for (DirNode root : roots) {
-            plans.put(root.rootPath, plan(root, tail, random, seen));
+            plans.put(root.rootPath, plan(root, root.rootPath, tail, random, seen));
         }
         return plans;
     }
@@ -166,19 +166,24 @@ final class DurableImage {
 
     record DirPlan(Map<String, Entry> children) implements Entry {}
 
+    /** {@code content == null}: the delegate already holds this file at this place; leave it be. */
     record FilePlan(byte[] content, FileTime modified) implements Entry {}
 
-    private static DirPlan plan(DirNode dir, TornTail tail, Random random, Map<Node, Boolean> seen) throws IOException {
+    private static DirPlan plan(DirNode dir, Path location, TornTail tail, Random random, Map<Node, Boolean> seen)
+            throws IOException {
         seen.put(dir, Boolean.TRUE);
         Map<String, Entry> children = new TreeMap<>();
         for (Map.Entry<String, Node> e : dir.durableEntries.entrySet()) {
             Node child = e.getValue();
+            Path childLocation = location.resolve(e.getKey());
             if (child instanceof FileNode file) {
                 // A file durable under two names (a rename made durable in the target directory
                 // but not yet in the source) shows up under both, as it can on disk.
-                children.put(e.getKey(), new FilePlan(file.contentAfterCut(tail, random), file.modifiedTimeAfterCut()));
+                children.put(e.getKey(), file.unchangedAt(childLocation)
+                        ? new FilePlan(null, null)
+                        : new FilePlan(file.contentAfterCut(tail, random), file.modifiedTimeAfterCut()));
             } else if (child instanceof DirNode sub && !seen.containsKey(sub)) {
-                children.put(e.getKey(), plan(sub, tail, random, seen));
+                children.put(e.getKey(), plan(sub, childLocation, tail, random, seen));
             }
         }
         return new DirPlan(children);
@@ -204,7 +209,7 @@ final class DurableImage {
                     Files.createDirectory(child);
                 }
                 restore(child, sub);
-            } else if (e.getValue() instanceof FilePlan file) {
+            } else if (e.getValue() instanceof FilePlan file && file.content() != null) {
                 if (isDir) {
                     deleteTree(child);
                 }

@@ -63,7 +63,7 @@ public final class Faults {
         }
     }
 
-    /** The next matching write writes at most {@code maxBytes} bytes and returns that count. */
+    /** The next matching write of more than {@code maxBytes} bytes writes only {@code maxBytes} and returns that count. */
     public void shortWriteOnce(Scope scope, int maxBytes) {
         if (maxBytes < 0) {
             throw new IllegalArgumentException("maxBytes " + maxBytes + " < 0");

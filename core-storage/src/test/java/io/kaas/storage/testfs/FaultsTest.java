@@ -31,7 +31,7 @@ class FaultsTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        fs = FaultyFileSystem.wrap(Jimfs.newFileSystem(Configuration.unix()));
+        fs = FaultyFileSystem.onJimfs();
         p0 = Files.createDirectories(fs.root().resolve("data/t/0"));
         p1 = Files.createDirectories(fs.root().resolve("data/t/1"));
         pool = Executors.newSingleThreadExecutor(r -> new Thread(r, "faults-test-fsync"));

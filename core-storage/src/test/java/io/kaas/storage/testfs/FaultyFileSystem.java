@@ -1,5 +1,7 @@
 package io.kaas.storage.testfs;
 
+import com.google.common.jimfs.Configuration;
+import com.google.common.jimfs.Jimfs;
 import java.io.IOException;
 import java.nio.file.ClosedFileSystemException;
 import java.nio.file.FileStore;
@@ -25,7 +27,7 @@ import java.util.stream.Collectors;
  * {@code Files.*} and {@code FileChannel.open} route through it.
  *
  * <pre>{@code
- * FaultyFileSystem fs = FaultyFileSystem.wrap(Jimfs.newFileSystem(Configuration.unix()));
+ * FaultyFileSystem fs = FaultyFileSystem.onJimfs(); // or wrap(Jimfs.newFileSystem(...)), wrap(tempDir)
  * Path data = Files.createDirectories(fs.root().resolve("data"));
  * fs.faults().failFsync(Scope.fileNameEndsWith(".log"), Repeat.ONCE);
  * ...
@@ -59,6 +61,11 @@ public final class FaultyFileSystem extends FileSystem {
         this.trackedRoots = List.copyOf(trackedRoots);
         this.ownsDelegate = ownsDelegate;
         this.image = DurableImage.scan(this.trackedRoots);
+    }
+
+    /** A fresh unix-style jimfs, wrapped: the usual start of a test. */
+    public static FaultyFileSystem onJimfs() throws IOException {
+        return wrap(Jimfs.newFileSystem(Configuration.unix()));
     }
 
     /**

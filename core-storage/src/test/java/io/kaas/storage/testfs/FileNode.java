@@ -53,10 +53,6 @@ final class FileNode extends Node {
         }
     }
 
-    synchronized void rememberModifiedTime(Path current) throws IOException {
-        lastModified = Files.getLastModifiedTime(current);
-    }
-
     synchronized void recordWrite(long position, ByteBuffer bytes) {
         byte[] copy = new byte[bytes.remaining()];
         bytes.get(copy);
@@ -88,6 +84,14 @@ final class FileNode extends Node {
         apply(durable, done);
         done.clear();
         committed += count;
+    }
+
+    /**
+     * True if a power cut leaves this file exactly as the delegate holds it at {@code location}:
+     * never written through us and still linked there, so the cut need not copy it.
+     */
+    synchronized boolean unchangedAt(Path location) {
+        return durable == null && location.equals(currentPath());
     }
 
     /**

@@ -258,6 +258,21 @@ class PowerCutTest {
     }
 
     @Test
+    void untouchedFilesFromBeforeTheLastCutAreRestoredByIdentityToo() throws IOException {
+        Path a = dir.resolve("a.log");
+        write(a, "kept", true);
+        AtomicFile.fsyncDirectory(dir);
+        cut(); // now "a.log" is a file the new instance found, never written through it
+        Path b = after(dir).resolve("b.log");
+        Files.move(after(a), b);
+        cut();
+        assertThat(Files.readString(after(a))).isEqualTo("kept");
+        assertThat(Files.exists(after(b))).isFalse();
+        cut(); // and a cut with nothing changed leaves it alone
+        assertThat(Files.readString(after(a))).isEqualTo("kept");
+    }
+
+    @Test
     void keepsModificationTimes() throws IOException {
         Path file = dir.resolve("a.log");
         write(file, "x", true);
