@@ -1,6 +1,9 @@
 package io.kaas.storage.testfs;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -203,9 +206,27 @@ final class FaultyFileSystemProvider extends FileSystemProvider {
         delegate().checkAccess(unwrap(path), modes);
     }
 
+    /**
+     * The delegate's view behind a proxy that checks power on every call, so code left running in
+     * the pre-crash world cannot change timestamps in the rebooted one.
+     */
     @Override
     public <V extends FileAttributeView> V getFileAttributeView(Path path, Class<V> type, LinkOption... options) {
-        return delegate().getFileAttributeView(unwrap(path), type, options);
+        V view = delegate().getFileAttributeView(unwrap(path), type, options);
+        if (view == null || !type.isInterface()) {
+            return view;
+        }
+        InvocationHandler powered = (proxy, method, args) -> {
+            if (Arrays.asList(method.getExceptionTypes()).contains(IOException.class)) {
+                fs.ensurePowered();
+            }
+            try {
+                return method.invoke(view, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, powered));
     }
 
     @Override

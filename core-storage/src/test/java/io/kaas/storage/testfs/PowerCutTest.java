@@ -348,6 +348,7 @@ class PowerCutTest {
         assertThatThrownBy(() -> Files.size(file)).isInstanceOf(PowerLostException.class);
         assertThatThrownBy(() -> Files.createDirectory(dir.resolve("x"))).isInstanceOf(PowerLostException.class);
         assertThatThrownBy(before::powerCut).isInstanceOf(PowerLostException.class);
+        assertThatThrownBy(() -> Files.setLastModifiedTime(dir, FileTime.fromMillis(0))).isInstanceOf(PowerLostException.class);
         ch.close();
         assertThat(Files.exists(after(file))).isFalse(); // and nothing leaked into the new one
     }
