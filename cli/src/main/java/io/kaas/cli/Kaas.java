@@ -4,6 +4,7 @@ import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -34,6 +35,8 @@ import picocli.CommandLine.Spec;
         synopsisSubcommandLabel = "COMMAND",
         subcommands = {
             HelpCommand.class,
+            // Hidden: `source <(kaas generate-completion)` gives bash the script of completions/kaas.bash.
+            AutoComplete.GenerateCompletion.class,
             // One line per subcommand, alphabetical, e.g. VerifyCommand.class,
         })
 public final class Kaas implements Runnable {
@@ -99,6 +102,8 @@ public final class Kaas implements Runnable {
         commandLine.setExecutionExceptionHandler(new DataErrorHandler());
         commandLine.setParameterExceptionHandler(new UsageErrorHandler());
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+        // picocli's own command is visible by default; a man page for it would only be noise.
+        commandLine.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(true);
         applyConventions(commandLine);
         return commandLine;
     }

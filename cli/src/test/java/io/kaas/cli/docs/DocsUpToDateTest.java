@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import io.kaas.cli.KaasRun;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,6 +59,15 @@ class DocsUpToDateTest {
             fail("man/ and completions/ are stale: run `" + DocsGenerator.REGENERATE + "` in " + REPO_ROOT
                     + " and commit man/ and completions/.\n  " + String.join("\n  ", problems));
         }
+    }
+
+    @Test
+    void generateCompletionPrintsTheCheckedInBashScript() {
+        KaasRun run = KaasRun.of("generate-completion");
+
+        assertThat(run.exitCode()).isZero();
+        // picocli prints the script with println: one blank line more at the end, harmless to bash.
+        assertThat(run.out().strip()).isEqualTo(rendered.get("completions/kaas.bash").strip());
     }
 
     @Test
