@@ -52,7 +52,7 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
             return describe(unchecked.getCause());
         }
         if (ex instanceof StorageException storage) {
-            return storage.getMessage();
+            return storage.getMessage() != null ? storage.getMessage() : storage.kind().toString();
         }
         if (ex instanceof NoSuchFileException e) {
             return e.getFile() + ": no such file or directory";

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -49,9 +50,10 @@ public final class DocsGenerator {
             System.exit(2);
         }
         Path root = Path.of(args[0]).toAbsolutePath().normalize();
-        Map<String, String> files = render();
-        write(root, files);
-        System.out.println("kaas docs: " + files.size() + " files up to date under " + root.resolve("man") + " and " + root.resolve("completions"));
+        // Quiet when nothing changed, like the rest of a `mvn -q` build; otherwise say what to commit.
+        for (String change : write(root, render())) {
+            System.out.println("kaas docs: " + change + " (commit it)");
+        }
     }
 
     /** Every generated file: path relative to the repository root → content. Sorted for stable output. */
@@ -75,14 +77,19 @@ public final class DocsGenerator {
         return text.endsWith("\n") ? text : text + "\n";
     }
 
-    /** Writes {@code files} and deletes any other file in the owned directories (a removed command's page). */
-    static void write(Path root, Map<String, String> files) throws IOException {
+    /**
+     * Writes {@code files} and deletes any other file in the owned directories (a removed command's
+     * page). Returns what changed, e.g. {@code "updated man/kaas.1"}.
+     */
+    static List<String> write(Path root, Map<String, String> files) throws IOException {
+        List<String> changes = new ArrayList<>();
         for (String dir : OWNED_DIRS) {
             Files.createDirectories(root.resolve(dir));
             for (Path existing : listFiles(root.resolve(dir))) {
                 String relative = dir + "/" + existing.getFileName();
                 if (!files.containsKey(relative)) {
                     Files.delete(existing);
+                    changes.add("deleted " + relative);
                 }
             }
         }
@@ -90,10 +97,15 @@ public final class DocsGenerator {
             Path path = root.resolve(file.getKey());
             byte[] bytes = file.getValue().getBytes(StandardCharsets.UTF_8);
             // Rewriting identical bytes would only churn mtimes (and make `make`-style tools rebuild).
-            if (!Files.exists(path) || !java.util.Arrays.equals(Files.readAllBytes(path), bytes)) {
+            if (!Files.exists(path)) {
                 Files.write(path, bytes);
+                changes.add("created " + file.getKey());
+            } else if (!Arrays.equals(Files.readAllBytes(path), bytes)) {
+                Files.write(path, bytes);
+                changes.add("updated " + file.getKey());
             }
         }
+        return changes;
     }
 
     /** The regular files directly in {@code dir}, or none when it does not exist. */
