@@ -133,6 +133,8 @@ public final class DocsGenerator {
     }
 
     static String asciidoc(CommandSpec command) {
+        // The help's "Exit Codes:" heading would become "EXIT CODES:" in the man page; man sections have no colon.
+        command.usageMessage().exitCodeListHeading("Exit Codes%n");
         StringWriter adoc = new StringWriter();
         try (PrintWriter writer = new PrintWriter(adoc)) {
             ManPageGenerator.writeSingleManPage(writer, command);
