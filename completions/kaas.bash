@@ -155,10 +155,13 @@ function compReplyArray() {
 function _complete_kaas() {
   # Edge case: if command line has no space after subcommand, then don't assume this subcommand is selected (remkop/picocli#1468).
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} serve" ];    then _picocli_kaas; return $?; fi
 
   # Find the longest sequence of subcommands and call the bash function for that subcommand.
   local cmds0=(help)
+  local cmds1=(serve)
 
+  if CompWordsContainsArray "${cmds1[@]}"; then _picocli_kaas_serve; return $?; fi
   if CompWordsContainsArray "${cmds0[@]}"; then _picocli_kaas_help; return $?; fi
 
   # No subcommands were specified; generate completions for the top-level command.
@@ -170,7 +173,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help"
+  local commands="help serve"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -188,9 +191,66 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands=""
+  local commands="serve"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `serve` subcommand.
+function _picocli_kaas_serve() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--in-memory' '--auto-create-topics' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--listeners')
+      return
+      ;;
+    '--advertised-listeners')
+      return
+      ;;
+    '--broker-id')
+      return
+      ;;
+    '--cluster-id')
+      return
+      ;;
+    '--flush-interval-messages')
+      return
+      ;;
+    '--segment-bytes')
+      return
+      ;;
+    '--retention-check-interval')
+      return
+      ;;
+    '--num-partitions')
+      return
+      ;;
+    '--socket-request-max-bytes')
+      return
+      ;;
+  esac
 
   if [[ "${curr_word}" == -* ]]; then
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )

@@ -33,6 +33,44 @@ public record Endpoint(String listenerName, String host, int port) {
         return out;
     }
 
+    /**
+     * A listener list as {@code KAAS_LISTENERS} may hold it: Kafka's comma-separated syntax, or the
+     * original's JSON form, an array of {@code "NAME://host:port"} strings or of
+     * {@code {"name": .., "host": .., "port": ..}} objects, or an object {@code {"NAME": "host:port"}}.
+     */
+    public static List<Endpoint> parseListOrJson(String text) {
+        String t = text.trim();
+        if (!t.startsWith("[") && !t.startsWith("{")) {
+            return parseList(t);
+        }
+        com.fasterxml.jackson.databind.JsonNode root;
+        try {
+            root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(t);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("listeners '" + text + "' is neither NAME://host:port,... nor valid JSON: " + e.getMessage());
+        }
+        List<Endpoint> out = new ArrayList<>();
+        if (root.isObject()) {
+            root.fields().forEachRemaining(f -> out.add(parse(f.getKey() + "://" + f.getValue().asText())));
+        } else {
+            for (com.fasterxml.jackson.databind.JsonNode n : root) {
+                if (n.isTextual()) {
+                    out.add(parse(n.asText()));
+                } else if (n.isObject() && n.has("port")) {
+                    String name = n.has("name") ? n.get("name").asText() : "PLAINTEXT";
+                    String host = n.has("host") ? n.get("host").asText() : "";
+                    out.add(new Endpoint(name.toUpperCase(Locale.ROOT), host, n.get("port").asInt()));
+                } else {
+                    throw new IllegalArgumentException("listener entry " + n + " needs a port");
+                }
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("no listener in '" + text + "'");
+        }
+        return out;
+    }
+
     public static Endpoint parse(String text) {
         int sep = text.indexOf("://");
         if (sep < 0) {
