@@ -20,6 +20,8 @@ import org.apache.kafka.common.protocol.Errors;
  */
 public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestData> {
     static final long LATEST = -1, EARLIEST = -2, MAX_TIMESTAMP = -3, EARLIEST_LOCAL = -4;
+    /** The leader epoch field exists from v4; writing a non-default value at older versions fails. */
+    private static final short FIRST_LEADER_EPOCH_VERSION = 4;
 
     private final TopicCatalog topics;
 
@@ -46,7 +48,9 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                 try {
                     PartitionLog log = topics.partition(t.name(), p.partitionIndex());
                     PartitionState state = log.state();
-                    pr.setLeaderEpoch(state.leaderEpoch());
+                    if (ctx.apiVersion() >= FIRST_LEADER_EPOCH_VERSION) {
+                        pr.setLeaderEpoch(state.leaderEpoch());
+                    }
                     long ts = p.timestamp();
                     if (ts == LATEST) {
                         pr.setOffset(readCommitted ? state.lastStableOffset() : state.highWatermark());
