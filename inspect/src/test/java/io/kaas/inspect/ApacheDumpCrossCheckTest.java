@@ -1,0 +1,107 @@
+package io.kaas.inspect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.segment.SegmentName;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.utils.internals.Exit;
+import org.apache.kafka.tools.DumpLogSegments;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs Apache's own {@code DumpLogSegments} in-process on the same files and asserts that every
+ * batch line kaas prints is the line Apache prints, field for field.
+ */
+class ApacheDumpCrossCheckTest {
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void stopApacheFromExiting() {
+        Exit.setExitProcedure((code, message) -> { });
+    }
+
+    @AfterEach
+    void restoreExit() {
+        Exit.resetExitProcedure();
+    }
+
+    @Test
+    void batchLinesEqualApacheOnEveryCodecTransactionalAndControlBatches() throws Exception {
+        List<ByteBuffer> batches = LogFixture.mixed(0);
+        Path log = LogFixture.writeSegment(dir, new SegmentName(-1, 0, true), batches, 64);
+
+        List<String> apache = apacheBatchLines(log, false);
+        List<String> kaas = DumpRun.of(DumpOptions.DEFAULTS, log).batchLines();
+
+        assertThat(apache).hasSize(batches.size());
+        assertThat(kaas).containsExactlyElementsOf(apache);
+    }
+
+    @Test
+    void batchLinesEqualApacheOnASegmentNotStartingAtZero() throws Exception {
+        List<ByteBuffer> batches = LogFixture.mixed(1000);
+        Path log = LogFixture.writeSegment(dir, new SegmentName(-1, 1000, true), batches, 4096);
+
+        assertThat(DumpRun.of(DumpOptions.DEFAULTS, log).batchLines()).containsExactlyElementsOf(apacheBatchLines(log, false));
+    }
+
+    @Test
+    void deepIterationRecordLinesEqualApacheForKaasSegments() throws Exception {
+        List<ByteBuffer> batches = LogFixture.mixed(0);
+        Path log = LogFixture.writeSegment(dir, new SegmentName(-1, 0, true), batches, 4096);
+        DumpOptions deep = new DumpOptions(true, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
+
+        List<String> apache = apacheLines(log, true).stream().filter(l -> l.startsWith("| offset:")).toList();
+        List<String> kaas = DumpRun.of(deep, log).lines().stream().filter(l -> l.startsWith("| offset:")).toList();
+
+        assertThat(apache).isNotEmpty();
+        assertThat(kaas).containsExactlyElementsOf(apache);
+    }
+
+    @Test
+    void aFlippedByteShowsTheSameInvalidBatchAsApache() throws Exception {
+        List<ByteBuffer> batches = LogFixture.plain(0, 4, 5);
+        Path log = LogFixture.writeSegment(dir, new SegmentName(-1, 0, true), batches, 4096);
+        long second = batches.get(0).remaining();
+        LogFixture.flipByte(log, second + 70); // inside the records of the second batch
+
+        DumpRun run = DumpRun.of(DumpOptions.DEFAULTS, log);
+
+        assertThat(run.batchLines()).containsExactlyElementsOf(apacheBatchLines(log, false));
+        assertThat(run.batchLines().get(1)).endsWith("isvalid: false");
+        assertThat(run.exit()).isEqualTo(ExitCodes.PROBLEMS);
+    }
+
+    private List<String> apacheBatchLines(Path log, boolean deep) throws Exception {
+        return apacheLines(log, deep).stream().filter(l -> l.startsWith("baseOffset:")).toList();
+    }
+
+    private static List<String> apacheLines(Path log, boolean deep) throws Exception {
+        assertThat(Files.exists(log)).isTrue();
+        List<String> args = new ArrayList<>(List.of("--files", log.toString()));
+        if (deep) {
+            args.add("--deep-iteration");
+        }
+        PrintStream original = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            DumpLogSegments.main(args.toArray(String[]::new));
+        } finally {
+            System.setOut(original);
+        }
+        return captured.toString(StandardCharsets.UTF_8).lines().toList();
+    }
+}
