@@ -1,5 +1,6 @@
 package io.kaas.inspect;
 
+import io.kaas.recovery.ExitCodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.recovery.testing.LogFixture;

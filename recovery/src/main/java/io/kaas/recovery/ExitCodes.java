@@ -1,4 +1,4 @@
-package io.kaas.inspect;
+package io.kaas.recovery;
 
 /** The exit codes every kaas command uses (DESIGN.md): listed once so commands and tests agree. */
 public final class ExitCodes {
