@@ -10,9 +10,15 @@ import io.kaas.storage.segment.IndexPolicy;
  * @param indexPolicy   index interval for rebuilt indexes
  * @param useCheckpoint resume from recovery-checkpoint.json when it names the active segment
  * @param leaderEpoch   epoch for a manifest created from nothing
+ * @param scanAllSegments CRC-scan closed segments too (offline recover and verify), not only the active one
  */
 public record RecoveryOptions(boolean dryRun, DamagePolicy onDamage, IndexPolicy indexPolicy, boolean useCheckpoint,
-                              int leaderEpoch) {
+                              int leaderEpoch, boolean scanAllSegments) {
+    /** Open-time shape: closed segments are trusted unless their index is bad. */
+    public RecoveryOptions(boolean dryRun, DamagePolicy onDamage, IndexPolicy indexPolicy, boolean useCheckpoint, int leaderEpoch) {
+        this(dryRun, onDamage, indexPolicy, useCheckpoint, leaderEpoch, false);
+    }
+
     public enum DamagePolicy {
         /** Report damage, change nothing in that partition (recover without --force; broker open). */
         REFUSE,

@@ -1,0 +1,90 @@
+package io.kaas.storage;
+
+import com.google.common.jimfs.Configuration;
+import com.google.common.jimfs.Jimfs;
+import io.kaas.storage.format.TopicConfig;
+import java.io.IOException;
+import java.nio.file.FileSystem;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Optional;
+
+/**
+ * Dev mode: the disk engine on an in-memory filesystem (jimfs). One engine means one set of rules —
+ * offsets, idempotence, retention, recovery — with nothing surviving the process. fsync is a no-op
+ * there, so acks=all costs nothing.
+ */
+public final class MemoryStorageEngine implements StorageEngine {
+    private final FileSystem fs;
+    private final DiskStorageEngine engine;
+
+    public MemoryStorageEngine() {
+        this(EngineConfig.defaults(Path.of("/")));
+    }
+
+    /** Uses {@code template}'s settings; its data dir is replaced by an in-memory one. */
+    public MemoryStorageEngine(EngineConfig template) {
+        this.fs = Jimfs.newFileSystem("kaas-memory", Configuration.unix());
+        EngineConfig c = template;
+        this.engine = new DiskStorageEngine(new EngineConfig(fs.getPath("/kaas-data"), c.segmentBytes(), c.indexIntervalBytes(),
+                c.flushIntervalMessages(), c.fsyncTimeout(), c.checkpointIntervalBytes(), c.leaderEpoch(), c.clock()));
+    }
+
+    @Override
+    public TopicInfo createTopic(String name, int partitions, TopicConfig config) {
+        return engine.createTopic(name, partitions, config);
+    }
+
+    @Override
+    public void deleteTopic(String name) {
+        engine.deleteTopic(name);
+    }
+
+    @Override
+    public TopicInfo createPartitions(String name, int totalPartitions) {
+        return engine.createPartitions(name, totalPartitions);
+    }
+
+    @Override
+    public TopicInfo updateTopicConfig(String name, TopicConfig config) {
+        return engine.updateTopicConfig(name, config);
+    }
+
+    @Override
+    public Optional<TopicInfo> topic(String name) {
+        return engine.topic(name);
+    }
+
+    @Override
+    public Collection<TopicInfo> topics() {
+        return engine.topics();
+    }
+
+    @Override
+    public PartitionLog partition(TopicPartition tp) {
+        return engine.partition(tp);
+    }
+
+    @Override
+    public int runRetention(long nowMs) {
+        return engine.runRetention(nowMs);
+    }
+
+    @Override
+    public Path dataDir() {
+        return engine.dataDir();
+    }
+
+    @Override
+    public void close() {
+        try {
+            engine.close();
+        } finally {
+            try {
+                fs.close();
+            } catch (IOException ignored) {
+                // in-memory: nothing to lose
+            }
+        }
+    }
+}

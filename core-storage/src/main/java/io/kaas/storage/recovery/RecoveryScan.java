@@ -1,0 +1,442 @@
+package io.kaas.storage.recovery;
+
+import io.kaas.storage.StorageException;
+import io.kaas.storage.format.CorruptBatchException;
+import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.RecoveryCheckpoint;
+import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.segment.BatchScanner;
+import io.kaas.storage.segment.IndexEntry;
+import io.kaas.storage.segment.ScannedBatch;
+import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.segment.SparseIndex;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The one recovery scan: what a partition open runs, and what {@code kaas recover} drives offline.
+ * It works in two passes so that a refusal or a dry run changes nothing:
+ * <ol>
+ *   <li><b>Analyse</b> (read-only): list segments (of two with one base offset the higher epoch wins);
+ *       trust closed segments whose index is sane, rebuild-scan the others; scan the active segment
+ *       from the recovery checkpoint when it names it, else from byte 0, checking CRC and offsets;
+ *       classify where the valid part ends: clean, torn tail (short or zero-filled), or damage (a bad
+ *       batch followed by valid data).</li>
+ *   <li><b>Apply</b>: remove stale files, cut torn tails, rewrite indexes that differ from the log,
+ *       fsync the log, reconcile manifest.json (the log is authoritative) and write the checkpoint
+ *       at EOF.</li>
+ * </ol>
+ * After a clean close the checkpoint sits at EOF and the active segment's scan reads zero bytes.
+ */
+public final class RecoveryScan {
+    /** Sees every batch kept in the scanned part of the active segment (idempotence and txn replay). */
+    @FunctionalInterface
+    public interface TailVisitor {
+        void visit(ScannedBatch batch);
+    }
+
+    /** The report plus what a partition open needs. */
+    public record Outcome(RecoveryReport report, List<SegmentName> segments, long logEndOffset, long logStartOffset,
+                          int epoch) {}
+
+    private final Path dir;
+    private final RecoveryOptions options;
+    private final TailVisitor visitor;
+    private final List<String> actions = new ArrayList<>();
+    private final List<String> damage = new ArrayList<>();
+    private final List<Path> removals = new ArrayList<>();
+    private long bytesScanned;
+    private int segmentsScanned;
+    private long bytesTruncated;
+    private long batchesDropped;
+    private long recordsDropped;
+    private int indexesRebuilt;
+
+    private RecoveryScan(Path dir, RecoveryOptions options, TailVisitor visitor) {
+        this.dir = dir;
+        this.options = options;
+        this.visitor = visitor;
+    }
+
+    public static RecoveryReport run(Path partitionDir, RecoveryOptions options) {
+        return scan(partitionDir, options, b -> { }).report();
+    }
+
+    public static Outcome scan(Path partitionDir, RecoveryOptions options, TailVisitor visitor) {
+        try {
+            return new RecoveryScan(partitionDir, options, visitor).execute();
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, partitionDir + ": recovery failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Per-segment findings of the analyse pass. */
+    private static final class SegmentPlan {
+        final SegmentName name;
+        final Path log;
+        final Path index;
+        final long size;
+        IndexEntry[] existingEntries;
+        List<IndexEntry> entries;
+        long validEnd;
+        long nextOffset = -1;
+        boolean rebuildIndex;
+        CorruptBatchException stop;
+        boolean damaged;
+        boolean zeroTail;
+        long scanned;
+
+        SegmentPlan(Path dir, SegmentName name, long size) {
+            this.name = name;
+            this.log = dir.resolve(name.logFileName());
+            this.index = dir.resolve(name.indexFileName());
+            this.size = size;
+            this.validEnd = size;
+        }
+    }
+
+    private Outcome execute() throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new StorageException(StorageException.Kind.IO, dir + ": not a directory");
+        }
+        Manifest before = readState(dir.resolve(Manifest.FILE_NAME), Manifest.class);
+        RecoveryCheckpoint checkpoint = readState(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
+        List<SegmentPlan> plans = listSegments();
+
+        for (int i = 0; i < plans.size(); i++) {
+            boolean active = i == plans.size() - 1;
+            SegmentPlan p = plans.get(i);
+            loadIndex(p);
+            if (active) {
+                analyseActive(p, checkpoint);
+            } else if (options.scanAllSegments() || p.rebuildIndex) {
+                scanWhole(p, false);
+            } else {
+                p.entries = Arrays.asList(p.existingEntries);
+            }
+        }
+
+        int firstDamaged = -1;
+        for (int i = 0; i < plans.size(); i++) {
+            SegmentPlan p = plans.get(i);
+            boolean active = i == plans.size() - 1;
+            if (p.stop != null && (!active || p.damaged)) {
+                firstDamaged = i;
+                break;
+            }
+        }
+        boolean refused = false;
+        if (firstDamaged >= 0) {
+            refused = handleDamage(plans, firstDamaged);
+        } else if (!plans.isEmpty()) {
+            SegmentPlan last = plans.get(plans.size() - 1);
+            if (last.stop != null) {
+                long cut = last.size - last.validEnd;
+                bytesTruncated += cut;
+                actions.add(String.format("%s: truncated %d bytes of %s at byte %d (%s)", last.log, cut,
+                        last.zeroTail ? "zero-filled torn tail" : "torn tail", last.validEnd, last.stop.getMessage()));
+            }
+        }
+
+        int epoch = Math.max(before == null ? options.leaderEpoch() : before.epoch(), options.leaderEpoch());
+        if (refused) {
+            return new Outcome(report(before, before, true), List.of(), -1, -1, epoch);
+        }
+
+        SegmentPlan last = plans.isEmpty() ? null : plans.get(plans.size() - 1);
+        long logEnd;
+        if (last == null) {
+            logEnd = before == null ? 0 : Math.max(before.logStartOffset(), before.highWatermark());
+        } else {
+            logEnd = last.nextOffset >= 0 ? last.nextOffset : last.name.baseOffset();
+        }
+        long logStart = plans.isEmpty() ? logEnd : plans.get(0).name.baseOffset();
+        if (before != null) {
+            logStart = Math.max(logStart, Math.min(before.logStartOffset(), logEnd));
+        }
+        Manifest after = new Manifest(epoch, logEnd, logStart);
+        if (!after.equals(before)) {
+            actions.add(before == null
+                    ? String.format("%s: created (highWatermark %d, logStartOffset %d)", Manifest.FILE_NAME, logEnd, logStart)
+                    : String.format("%s: highWatermark %d -> %d, logStartOffset %d -> %d", Manifest.FILE_NAME,
+                    before.highWatermark(), logEnd, before.logStartOffset(), logStart));
+        }
+        for (SegmentPlan p : plans) {
+            if (indexDiffers(p)) {
+                indexesRebuilt++;
+                actions.add(p.index + ": " + (p.existingEntries == null ? "missing, rebuilt" : "rewritten") + " with "
+                        + p.entries.size() + " entries");
+            }
+        }
+        RecoveryCheckpoint newCheckpoint = last == null ? null : new RecoveryCheckpoint(last.name.baseOffset(), last.validEnd, logEnd);
+
+        if (!options.dryRun()) {
+            apply(plans, after, before, newCheckpoint, checkpoint);
+        }
+        List<SegmentName> names = new ArrayList<>();
+        plans.forEach(p -> names.add(p.name));
+        return new Outcome(report(before, after, false), names, logEnd, logStart, epoch);
+    }
+
+    private RecoveryReport report(Manifest before, Manifest after, boolean refused) {
+        return new RecoveryReport(dir, segmentsScanned, bytesScanned, bytesTruncated, batchesDropped, recordsDropped,
+                removals.size(), indexesRebuilt, before, after, damage, refused ? List.of() : actions, refused);
+    }
+
+    private <T> T readState(Path file, Class<T> type) {
+        try {
+            return StateJson.read(file, type).orElse(null);
+        } catch (StorageException e) {
+            actions.add(file + ": unreadable (" + e.getMessage() + "), ignored and rewritten");
+            return null;
+        }
+    }
+
+    private List<SegmentPlan> listSegments() throws IOException {
+        TreeMap<Long, List<SegmentName>> byBase = new TreeMap<>();
+        List<String> indexFiles = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path f : ds) {
+                String n = f.getFileName().toString();
+                if (n.endsWith(".tmp")) {
+                    removals.add(f);
+                    actions.add(f + ": removed leftover temporary file");
+                    continue;
+                }
+                Optional<SegmentName> sn = SegmentName.parse(n);
+                if (sn.isEmpty()) {
+                    continue;
+                }
+                if (n.endsWith(SegmentName.LOG_SUFFIX)) {
+                    byBase.computeIfAbsent(sn.get().baseOffset(), k -> new ArrayList<>()).add(sn.get());
+                } else {
+                    indexFiles.add(n);
+                }
+            }
+        }
+        List<SegmentPlan> plans = new ArrayList<>();
+        List<String> keptIndexNames = new ArrayList<>();
+        for (Map.Entry<Long, List<SegmentName>> e : byBase.entrySet()) {
+            List<SegmentName> names = e.getValue();
+            names.sort(null);
+            SegmentName winner = names.get(names.size() - 1);
+            for (SegmentName loser : names.subList(0, names.size() - 1)) {
+                removals.add(dir.resolve(loser.logFileName()));
+                removals.add(dir.resolve(loser.indexFileName()));
+                actions.add(String.format("%s: removed, superseded by %s (same base offset %d, higher epoch %d)",
+                        dir.resolve(loser.logFileName()), winner.logFileName(), loser.baseOffset(), winner.epoch()));
+            }
+            plans.add(new SegmentPlan(dir, winner, Files.size(dir.resolve(winner.logFileName()))));
+            keptIndexNames.add(winner.indexFileName());
+        }
+        for (String idx : indexFiles) {
+            if (!keptIndexNames.contains(idx) && !removals.contains(dir.resolve(idx))) {
+                removals.add(dir.resolve(idx));
+                actions.add(dir.resolve(idx) + ": removed, no log file beside it");
+            }
+        }
+        return plans;
+    }
+
+    private void loadIndex(SegmentPlan p) throws IOException {
+        try {
+            p.existingEntries = SparseIndex.readAll(p.index, p.name.baseOffset());
+        } catch (NoSuchFileException e) {
+            p.existingEntries = null;
+            p.rebuildIndex = true;
+            return;
+        }
+        Optional<String> problem = sanity(p.existingEntries, p.size, p.name.baseOffset(), p.index);
+        if (problem.isPresent() || Files.size(p.index) % SparseIndex.ENTRY_SIZE != 0) {
+            p.rebuildIndex = true;
+            actions.add(problem.orElse(p.index + ": size is not a multiple of 8") + "; rebuilding");
+        }
+    }
+
+    static Optional<String> sanity(IndexEntry[] entries, long logSize, long base, Path file) {
+        for (int i = 0; i < entries.length; i++) {
+            IndexEntry e = entries[i];
+            if (e.offset() < base || e.position() < 0 || e.position() >= logSize) {
+                return Optional.of(String.format("%s: entry %d (offset %d, position %d) lies outside the segment", file, i, e.offset(), e.position()));
+            }
+            if (i > 0 && (e.offset() <= entries[i - 1].offset() || e.position() <= entries[i - 1].position())) {
+                return Optional.of(String.format("%s: entry %d (offset %d, position %d) does not increase", file, i, e.offset(), e.position()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private void analyseActive(SegmentPlan p, RecoveryCheckpoint cp) throws IOException {
+        long start = 0;
+        long startOffset = p.name.baseOffset();
+        List<IndexEntry> kept = new ArrayList<>();
+        if (options.useCheckpoint() && cp != null && !p.rebuildIndex && cp.segmentBase() == p.name.baseOffset()
+                && cp.bytePos() >= 0 && cp.bytePos() <= p.size && cp.highWatermark() >= p.name.baseOffset()) {
+            start = cp.bytePos();
+            startOffset = cp.highWatermark();
+            for (IndexEntry e : p.existingEntries) {
+                if (e.position() < start) {
+                    kept.add(e);
+                }
+            }
+            if (start > 0) {
+                p.nextOffset = startOffset;
+            }
+        }
+        scan(p, start, startOffset, kept, true);
+    }
+
+    private void scanWhole(SegmentPlan p, boolean visit) throws IOException {
+        scan(p, 0, p.name.baseOffset(), new ArrayList<>(), visit);
+    }
+
+    private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit) throws IOException {
+        segmentsScanned += start < p.size ? 1 : 0;
+        try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.READ)) {
+            BatchScanner scanner = new BatchScanner(ch, p.log, start, p.size, startOffset, true);
+            IndexEntry lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
+            ScannedBatch b;
+            while ((b = scanner.next()) != null) {
+                if (options.indexPolicy().due(b.position(), lastEntry)) {
+                    lastEntry = new IndexEntry(b.header().lastOffset(), (int) b.position());
+                    entries.add(lastEntry);
+                }
+                p.nextOffset = b.header().nextOffset();
+                if (visit) {
+                    visitor.visit(b);
+                }
+            }
+            p.validEnd = scanner.position();
+            p.stop = scanner.stopReason();
+            if (p.stop != null) {
+                p.zeroTail = scanner.tailIsZeros();
+                p.damaged = !p.zeroTail && scanner.validDataFollows();
+            }
+            bytesScanned += scanner.bytesRead();
+            p.scanned = scanner.bytesRead();
+        }
+        p.entries = entries;
+    }
+
+    /** Returns true if the partition is refused (left untouched). */
+    private boolean handleDamage(List<SegmentPlan> plans, int first) throws IOException {
+        SegmentPlan p = plans.get(first);
+        long droppedBatches = 0;
+        long droppedRecords = 0;
+        long droppedBytes = p.size - p.validEnd;
+        Counts c = countFraming(p.log, p.validEnd, p.size);
+        droppedBatches += c.batches;
+        droppedRecords += c.records;
+        for (SegmentPlan later : plans.subList(first + 1, plans.size())) {
+            Counts lc = countFraming(later.log, 0, later.size);
+            droppedBatches += lc.batches;
+            droppedRecords += lc.records;
+            droppedBytes += later.size;
+        }
+        int laterSegments = plans.size() - first - 1;
+        String where = p.log + ":" + p.validEnd + ": " + p.stop.getMessage();
+        damage.add(where + " — valid data follows (bit rot, not a torn tail)");
+        if (options.onDamage() == RecoveryOptions.DamagePolicy.REFUSE) {
+            damage.add(String.format("%s: --force would truncate from byte %d, removing %d later segment(s) and discarding"
+                    + " about %d batch(es) / %d record(s) (%d bytes)", dir, p.validEnd, laterSegments, droppedBatches,
+                    droppedRecords, droppedBytes));
+            return true;
+        }
+        batchesDropped += droppedBatches;
+        recordsDropped += droppedRecords;
+        bytesTruncated += p.size - p.validEnd;
+        actions.add(String.format("%s: truncated from damaged batch at byte %d, discarding %d bytes", p.log, p.validEnd, p.size - p.validEnd));
+        for (SegmentPlan later : new ArrayList<>(plans.subList(first + 1, plans.size()))) {
+            removals.add(later.log);
+            removals.add(later.index);
+            actions.add(later.log + ": removed (after forced truncation)");
+            plans.remove(later);
+        }
+        actions.add(String.format("%s: --force discarded %d batch(es), %d record(s)", dir, droppedBatches, droppedRecords));
+        // The damaged segment is now the active one; it keeps what was valid before the bad batch.
+        if (p.nextOffset < 0) {
+            p.nextOffset = p.name.baseOffset();
+        }
+        p.stop = null;
+        return false;
+    }
+
+    private record Counts(long batches, long records) {}
+
+    /** Counts batches after {@code from} by framing only (CRC ignored), for "what --force discards". */
+    private Counts countFraming(Path log, long from, long end) throws IOException {
+        long batches = 0;
+        long records = 0;
+        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
+            long pos = from;
+            java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(61);
+            while (pos + 61 <= end) {
+                head.clear();
+                ch.read(head, pos);
+                int len = head.getInt(8);
+                if (len < 49 || pos + 12 + len > end) {
+                    break;
+                }
+                batches++;
+                records += Math.max(0, head.getInt(57));
+                pos += 12L + len;
+            }
+        }
+        return new Counts(batches, records);
+    }
+
+    private void apply(List<SegmentPlan> plans, Manifest after, Manifest before, RecoveryCheckpoint newCp,
+                       RecoveryCheckpoint oldCp) throws IOException {
+        boolean dirChanged = false;
+        for (Path f : removals) {
+            dirChanged |= Files.deleteIfExists(f);
+        }
+        for (int i = 0; i < plans.size(); i++) {
+            SegmentPlan p = plans.get(i);
+            boolean last = i == plans.size() - 1;
+            if (last && (p.validEnd < p.size || p.scanned > 0)) {
+                try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.WRITE)) {
+                    if (p.validEnd < p.size) {
+                        ch.truncate(p.validEnd);
+                    }
+                    // The checkpoint written below claims [0, validEnd) is durable: make it so.
+                    ch.force(true);
+                }
+            }
+            if (indexDiffers(p)) {
+                dirChanged |= p.existingEntries == null;
+                try (SparseIndex idx = SparseIndex.create(p.index, p.name.baseOffset())) {
+                    for (IndexEntry e : p.entries) {
+                        idx.append(e.offset(), e.position());
+                    }
+                    idx.flush();
+                }
+            }
+        }
+        if (dirChanged) {
+            AtomicFile.fsyncDirectory(dir);
+        }
+        if (!after.equals(before)) {
+            StateJson.write(dir.resolve(Manifest.FILE_NAME), after);
+        }
+        if (newCp != null && !newCp.equals(oldCp)) {
+            StateJson.write(dir.resolve(RecoveryCheckpoint.FILE_NAME), newCp);
+        }
+    }
+
+    private static boolean indexDiffers(SegmentPlan p) {
+        return p.existingEntries == null || !p.entries.equals(Arrays.asList(p.existingEntries));
+    }
+}

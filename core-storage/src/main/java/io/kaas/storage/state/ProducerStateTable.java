@@ -1,0 +1,148 @@
+package io.kaas.storage.state;
+
+import io.kaas.storage.format.ProducerStateSnapshot;
+import io.kaas.storage.format.RecordBatchHeader;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Idempotent-producer state: per producer id, its epoch and its last {@link #WINDOW} batches
+ * (first/last sequence, assigned base offset). A retry of any of those is a duplicate and gets the
+ * original's offset back without a write — the same window Kafka keeps
+ * (max.in.flight.requests.per.connection ≤ 5 for idempotence).
+ *
+ * <p>Holds Partition.lock for every call.
+ */
+public final class ProducerStateTable {
+    public static final int WINDOW = 5;
+
+    public enum Verdict { APPEND, DUPLICATE, OUT_OF_ORDER, FENCED }
+
+    /** Classification result; {@code duplicateOf} is set for DUPLICATE. */
+    public record Classification(Verdict verdict, ProducerStateSnapshot.Batch duplicateOf, String detail) {
+        static final Classification APPEND = new Classification(Verdict.APPEND, null, null);
+    }
+
+    private static final class Entry {
+        short epoch;
+        final ArrayDeque<ProducerStateSnapshot.Batch> recent = new ArrayDeque<>(WINDOW);
+    }
+
+    private final Map<Long, Entry> entries = new HashMap<>();
+
+    public static ProducerStateTable from(ProducerStateSnapshot snapshot) {
+        ProducerStateTable t = new ProducerStateTable();
+        for (ProducerStateSnapshot.Entry e : snapshot.entries()) {
+            Entry entry = new Entry();
+            entry.epoch = e.epoch();
+            for (ProducerStateSnapshot.Batch b : e.recent()) {
+                push(entry, b);
+            }
+            t.entries.put(e.producerId(), entry);
+        }
+        return t;
+    }
+
+    public Classification classify(RecordBatchHeader h) {
+        if (!h.hasProducerId() || h.isControl() || h.baseSequence() == RecordBatchHeader.NO_SEQUENCE) {
+            return Classification.APPEND;
+        }
+        Entry e = entries.get(h.producerId());
+        if (e == null) {
+            return Classification.APPEND;
+        }
+        if (h.producerEpoch() < e.epoch) {
+            return new Classification(Verdict.FENCED, null, "producer " + h.producerId() + " epoch " + h.producerEpoch()
+                    + " is older than the current epoch " + e.epoch);
+        }
+        if (h.producerEpoch() > e.epoch) {
+            return h.baseSequence() == 0 ? Classification.APPEND : new Classification(Verdict.OUT_OF_ORDER, null,
+                    "producer " + h.producerId() + " bumped its epoch to " + h.producerEpoch() + " but starts at sequence " + h.baseSequence());
+        }
+        for (ProducerStateSnapshot.Batch b : e.recent) {
+            if (b.firstSeq() == h.baseSequence() && b.lastSeq() == h.lastSequence()) {
+                return new Classification(Verdict.DUPLICATE, b, null);
+            }
+        }
+        if (e.recent.isEmpty()) {
+            return Classification.APPEND;
+        }
+        int expected = nextSequence(e.recent.peekLast().lastSeq());
+        if (h.baseSequence() == expected) {
+            return Classification.APPEND;
+        }
+        return new Classification(Verdict.OUT_OF_ORDER, null, "producer " + h.producerId() + " sent sequence "
+                + h.baseSequence() + ", expected " + expected);
+    }
+
+    private static int nextSequence(int seq) {
+        return seq == Integer.MAX_VALUE ? 0 : seq + 1;
+    }
+
+    /** Records an appended batch (header carries the assigned base offset). */
+    public void record(RecordBatchHeader h) {
+        if (!h.hasProducerId()) {
+            return;
+        }
+        Entry e = entries.computeIfAbsent(h.producerId(), k -> new Entry());
+        if (h.producerEpoch() != e.epoch) {
+            if (h.producerEpoch() > e.epoch || e.recent.isEmpty()) {
+                e.recent.clear();
+            }
+            e.epoch = h.producerEpoch();
+        }
+        if (h.isControl() || h.baseSequence() == RecordBatchHeader.NO_SEQUENCE) {
+            return;
+        }
+        push(e, new ProducerStateSnapshot.Batch(h.baseSequence(), h.lastSequence(), h.baseOffset()));
+    }
+
+    /**
+     * Replays a batch found in the log during recovery. Idempotent: a batch at or below the last
+     * base offset already known for its producer is skipped, so replaying over a snapshot that already
+     * covers part of the log is safe.
+     */
+    public void replay(RecordBatchHeader h) {
+        if (!h.hasProducerId()) {
+            return;
+        }
+        Entry e = entries.get(h.producerId());
+        if (e != null && !e.recent.isEmpty() && e.recent.peekLast().baseOffset() >= h.baseOffset()) {
+            return;
+        }
+        record(h);
+    }
+
+    /**
+     * Forgets batches at or beyond {@code logEndOffset}: after a crash the snapshot may describe
+     * batches the log lost, and a retry of one of those must be written, not answered as a duplicate.
+     */
+    public void dropAtOrAbove(long logEndOffset) {
+        for (Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
+            Entry e = it.next();
+            e.recent.removeIf(b -> b.baseOffset() >= logEndOffset);
+        }
+    }
+
+    private static void push(Entry e, ProducerStateSnapshot.Batch b) {
+        if (e.recent.size() == WINDOW) {
+            e.recent.removeFirst();
+        }
+        e.recent.addLast(b);
+    }
+
+    public ProducerStateSnapshot snapshot() {
+        List<ProducerStateSnapshot.Entry> out = new ArrayList<>(entries.size());
+        entries.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(en ->
+                out.add(new ProducerStateSnapshot.Entry(en.getKey(), en.getValue().epoch, new ArrayList<>(en.getValue().recent))));
+        return new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, out);
+    }
+
+    public int producerCount() {
+        return entries.size();
+    }
+}

@@ -1,0 +1,46 @@
+package io.kaas.storage;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.TimestampType;
+
+/** Real v2 batches built by kafka-clients, as a producer would send them. */
+public final class TestBatches {
+    private TestBatches() {}
+
+    public static ByteBuffer batch(int records, long timestamp) {
+        return batch(records, timestamp, Compression.NONE, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE);
+    }
+
+    public static ByteBuffer idempotent(long producerId, short epoch, int baseSequence, int records) {
+        return batch(records, 1_000L, Compression.NONE, producerId, epoch, baseSequence);
+    }
+
+    public static ByteBuffer batch(int records, long timestamp, Compression compression, long producerId, short epoch, int baseSequence) {
+        ByteBuffer buf = ByteBuffer.allocate(1024 + records * 64);
+        MemoryRecordsBuilder b = MemoryRecords.builder(buf, RecordBatch.MAGIC_VALUE_V2, compression, TimestampType.CREATE_TIME,
+                0L, timestamp, producerId, epoch, baseSequence, false, RecordBatch.NO_PARTITION_LEADER_EPOCH);
+        for (int i = 0; i < records; i++) {
+            b.append(timestamp + i, ("k" + i).getBytes(StandardCharsets.UTF_8), ("value-" + i).getBytes(StandardCharsets.UTF_8));
+        }
+        MemoryRecords mr = b.build();
+        ByteBuffer out = ByteBuffer.allocate(mr.sizeInBytes());
+        out.put(mr.buffer().duplicate());
+        return out.flip();
+    }
+
+    /** A batch of one value of {@code size} bytes. */
+    public static ByteBuffer sized(int size) {
+        ByteBuffer buf = ByteBuffer.allocate(size + 1024);
+        MemoryRecordsBuilder b = MemoryRecords.builder(buf, RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME, 0L);
+        b.append(1_000L, null, new byte[size]);
+        MemoryRecords mr = b.build();
+        ByteBuffer out = ByteBuffer.allocate(mr.sizeInBytes());
+        out.put(mr.buffer().duplicate());
+        return out.flip();
+    }
+}
