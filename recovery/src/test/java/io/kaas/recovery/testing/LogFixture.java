@@ -192,6 +192,27 @@ public final class LogFixture {
         return batch.remaining();
     }
 
+    /** Every file under {@code root} (relative path -> SHA-256), to assert that a command changed no byte. */
+    public static java.util.SortedMap<String, String> snapshot(Path root) {
+        java.util.SortedMap<String, String> out = new java.util.TreeMap<>();
+        try (var files = Files.walk(root)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                String key = root.relativize(f).toString();
+                if (Files.isDirectory(f)) {
+                    out.put(key + "/", "dir");
+                } else {
+                    out.put(key, java.util.HexFormat.of().formatHex(
+                            java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(f))));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        return out;
+    }
+
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
