@@ -4,7 +4,14 @@ import io.kaas.recovery.ExitCodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.Acks;
+import io.kaas.storage.DiskStorageEngine;
+import io.kaas.storage.EngineConfig;
+import io.kaas.storage.PartitionLog;
+import io.kaas.storage.TopicPartition;
+import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.segment.SegmentName;
+import java.util.concurrent.TimeUnit;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -83,6 +90,32 @@ class ApacheDumpCrossCheckTest {
         assertThat(run.batchLines()).containsExactlyElementsOf(apacheBatchLines(log, false));
         assertThat(run.batchLines().get(1)).endsWith("isvalid: false");
         assertThat(run.exit()).isEqualTo(ExitCodes.PROBLEMS);
+    }
+
+    @Test
+    void batchLinesEqualApacheOnSegmentsTheEngineWrote() throws Exception {
+        Path data = dir.resolve("data");
+        try (DiskStorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(data).withSegmentBytes(2048))) {
+            engine.createTopic("t", 1, TopicConfig.EMPTY);
+            PartitionLog log = engine.partition(new TopicPartition("t", 0));
+            for (int i = 0; i < 40; i++) {
+                log.append(LogFixture.batch(0, LogFixture.CODECS.get(i % LogFixture.CODECS.size()), 10), Acks.ALL, 0)
+                        .get(10, TimeUnit.SECONDS);
+            }
+        }
+        List<Path> logs;
+        try (var files = Files.list(data.resolve("t/0"))) {
+            logs = files.filter(f -> f.toString().endsWith(".log")).sorted().toList();
+        }
+        assertThat(logs).hasSizeGreaterThan(1);
+        Path apacheDir = Files.createDirectory(dir.resolve("apache"));
+        for (Path kaasLog : logs) {
+            SegmentName name = SegmentName.parse(kaasLog.getFileName().toString()).orElseThrow();
+            Path copy = Files.copy(kaasLog, apacheDir.resolve(new SegmentName(-1, name.baseOffset(), true).logFileName()));
+            List<String> apache = apacheBatchLines(copy, false);
+            assertThat(apache).isNotEmpty();
+            assertThat(DumpRun.of(DumpOptions.DEFAULTS, kaasLog).batchLines()).containsExactlyElementsOf(apache);
+        }
     }
 
     private List<String> apacheBatchLines(Path log, boolean deep) throws Exception {
