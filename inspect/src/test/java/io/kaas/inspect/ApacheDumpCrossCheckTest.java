@@ -79,6 +79,18 @@ class ApacheDumpCrossCheckTest {
     }
 
     @Test
+    void printDataLogLinesEqualApache() throws Exception {
+        Path log = LogFixture.writeSegment(dir, new SegmentName(-1, 0, true), LogFixture.mixed(0), 4096);
+        DumpOptions data = new DumpOptions(true, true, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
+
+        List<String> apache = apacheLines(log, "--print-data-log").stream().filter(l -> l.startsWith("| offset:")).toList();
+        List<String> kaas = DumpRun.of(data, log).lines().stream().filter(l -> l.startsWith("| offset:")).toList();
+
+        assertThat(apache).anyMatch(l -> l.contains(" key: k0 payload: v0"));
+        assertThat(kaas).containsExactlyElementsOf(apache);
+    }
+
+    @Test
     void aFlippedByteShowsTheSameInvalidBatchAsApache() throws Exception {
         List<ByteBuffer> batches = LogFixture.plain(0, 4, 5);
         Path log = LogFixture.writeSegment(dir, new SegmentName(-1, 0, true), batches, 4096);
@@ -123,11 +135,13 @@ class ApacheDumpCrossCheckTest {
     }
 
     private static List<String> apacheLines(Path log, boolean deep) throws Exception {
+        return deep ? apacheLines(log, "--deep-iteration") : apacheLines(log, new String[0]);
+    }
+
+    private static List<String> apacheLines(Path log, String... flags) throws Exception {
         assertThat(Files.exists(log)).isTrue();
         List<String> args = new ArrayList<>(List.of("--files", log.toString()));
-        if (deep) {
-            args.add("--deep-iteration");
-        }
+        args.addAll(List.of(flags));
         PrintStream original = System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
