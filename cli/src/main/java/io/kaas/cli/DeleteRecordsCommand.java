@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -22,16 +23,17 @@ import picocli.CommandLine.Spec;
                     + "watermark, read from the log itself. Prints \"partition: T-P<TAB>low_watermark: N\" per "
                     + "partition, as kafka-delete-records does.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done", "1:an offset was out of range", "2:usage error (bad flags or offset JSON file)",
-            "3:a partition could not be read or written, is unknown, or a broker owns it"})
+        exitCodeListHeading = "%nExit Codes:%n",
+        exitCodeList = {"0:Success.", "1:An offset was out of range (above the high watermark).",
+            "2:Usage error: unknown option, missing or malformed argument.",
+            "3:Data could not be read or written, a partition is unknown, or a running broker owns it.",
+            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
 public final class DeleteRecordsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "${env:KAAS_DATA_DIR}",
-            description = "The data directory (env KAAS_DATA_DIR).")
-    Path dataDir;
+    @Mixin
+    DataDirMixin dataDir;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Source source;
@@ -46,10 +48,10 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
     }
 
     static final class One {
-        @Option(names = "--topic", required = true, paramLabel = "TOPIC")
+        @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "Topic of the one partition to purge.")
         String topic;
 
-        @Option(names = "--partition", required = true, paramLabel = "N")
+        @Option(names = "--partition", required = true, paramLabel = "N", description = "Partition number within --topic.")
         int partition;
 
         @Option(names = "--offset", required = true, paramLabel = "OFFSET", description = "New log start offset; -1 = high watermark.")
@@ -64,19 +66,16 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (dataDir == null) {
-            throw new ParameterException(spec.commandLine(), "Missing required option: '--data-dir=DIR'");
-        }
         DeleteRecordsRequest request;
         if (source.jsonFile != null) {
             try {
                 request = DeleteRecordsRequest.parse(source.jsonFile);
             } catch (DeleteRecordsRequest.FormatException e) {
                 spec.commandLine().getErr().println(e.getMessage());
-                return 2;
+                return ExitCodes.USAGE;
             } catch (IOException e) {
                 spec.commandLine().getErr().println(source.jsonFile + ": cannot read: " + e.getMessage());
-                return 3;
+                return ExitCodes.DATA_ERROR;
             }
         } else {
             if (source.one.offset < -1) {
@@ -84,6 +83,6 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
             }
             request = new DeleteRecordsRequest(List.of(new DeleteRecordsRequest.Target(source.one.topic, source.one.partition, source.one.offset)));
         }
-        return new DeleteRecordsRun(dataDir, dryRun, force, spec.commandLine().getOut(), spec.commandLine().getErr()).run(request);
+        return new DeleteRecordsRun(dataDir.dataDir(), dryRun, force, spec.commandLine().getOut(), spec.commandLine().getErr()).run(request);
     }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -20,9 +21,11 @@ import picocli.CommandLine.Spec;
                     + "manifest.json, recovery-checkpoint.json, producer-state.snapshot and txn-index.snapshot; "
                     + "kaas ({epoch:08x}-{base:020d}.log) and Apache (00000000000000000000.log) names.",
             "A torn or zero-filled tail prints \"N invalid bytes at position P\". Never changes a byte."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:files read, nothing wrong", "1:invalid bytes, bad CRCs or index entries found",
-            "2:usage error", "3:a file could not be read"})
+        exitCodeListHeading = "%nExit Codes:%n",
+        exitCodeList = {"0:Success: files read, nothing wrong in them.", "1:Invalid bytes, bad CRCs or wrong index entries found.",
+            "2:Usage error: unknown option, missing or malformed argument.",
+            "3:Data could not be read (missing file, permission, not a segment or state file).",
+            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
 public final class DumpSegmentCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -57,8 +60,8 @@ public final class DumpSegmentCommand implements Callable<Integer> {
     @Option(names = "--index-sanity-check", description = "Index files: only run the broker's sanity check.")
     boolean indexSanityCheck;
 
-    @Option(names = "--json", description = "One JSON object per line.")
-    boolean json;
+    @Mixin
+    JsonOutputMixin jsonOutput;
 
     @Override
     public Integer call() {
@@ -72,7 +75,7 @@ public final class DumpSegmentCommand implements Callable<Integer> {
         }
         DumpOptions options = new DumpOptions(deepIteration, printDataLog, hex,
                 fromOffset == null ? Long.MIN_VALUE : fromOffset, toOffset == null ? Long.MAX_VALUE : toOffset,
-                maxBytes == null ? Long.MAX_VALUE : maxBytes, verifyIndexOnly, indexSanityCheck, json);
+                maxBytes == null ? Long.MAX_VALUE : maxBytes, verifyIndexOnly, indexSanityCheck, jsonOutput.json());
         return new SegmentDumper(options, spec.commandLine().getOut(), spec.commandLine().getErr()).dump(all);
     }
 }

@@ -5,6 +5,7 @@ import io.kaas.storage.segment.IndexPolicy;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -18,9 +19,11 @@ import picocli.CommandLine.Spec;
                     + "the broker writes (an entry once more than --index-interval-bytes were appended since the last) "
                     + "over the log's valid part and replaces the .index when it differs (written beside it, then renamed).",
             "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done (or --check found no difference)", "1:--check found indexes that differ",
-            "2:usage error", "3:a file could not be read or written, or a broker owns the partition"})
+        exitCodeListHeading = "%nExit Codes:%n",
+        exitCodeList = {"0:Success (with --check: every index already matches).", "1:--check found indexes that differ.",
+            "2:Usage error: unknown option, missing or malformed argument.",
+            "3:Data could not be read or written, or a running broker owns the partition.",
+            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
 public final class RebuildIndexCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -41,8 +44,8 @@ public final class RebuildIndexCommand implements Callable<Integer> {
     @Option(names = "--force", description = "Do not check the partition's owner lock.")
     boolean force;
 
-    @Option(names = "--json", description = "One JSON object per index.")
-    boolean json;
+    @Mixin
+    JsonOutputMixin jsonOutput;
 
     @Override
     public Integer call() {
@@ -50,7 +53,7 @@ public final class RebuildIndexCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--index-interval-bytes must be positive");
         }
         RebuildIndexRun.Options options = new RebuildIndexRun.Options(new IndexPolicy(indexIntervalBytes),
-                !check && !dryRun, check, force, json);
+                !check && !dryRun, check, force, jsonOutput.json());
         return new RebuildIndexRun(options, spec.commandLine().getOut(), spec.commandLine().getErr()).run(path);
     }
 }

@@ -6,6 +6,7 @@ import io.kaas.storage.segment.IndexPolicy;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -22,9 +23,11 @@ import picocli.CommandLine.Spec;
             "A bad batch followed by valid data (bit rot) is damage: reported, nothing changed, exit 1, unless "
                     + "--force, which truncates from the bad batch, removes later segments and says what that discarded.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:recovered or already clean", "1:damage found and refused (rerun with --force)",
-            "2:usage error", "3:a file could not be read or written, or a broker owns the partition"})
+        exitCodeListHeading = "%nExit Codes:%n",
+        exitCodeList = {"0:Success: recovered, or already clean.", "1:Damage found and refused; nothing changed in that partition (rerun with --force).",
+            "2:Usage error: unknown option, missing or malformed argument.",
+            "3:Data could not be read or written, or a running broker owns the partition.",
+            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
 public final class RecoverCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -45,15 +48,15 @@ public final class RecoverCommand implements Callable<Integer> {
             description = "Index interval for rebuilt indexes (default ${DEFAULT-VALUE}).")
     int indexIntervalBytes;
 
-    @Option(names = "--json", description = "One JSON object per partition.")
-    boolean json;
+    @Mixin
+    JsonOutputMixin jsonOutput;
 
     @Override
     public Integer call() {
         if (indexIntervalBytes <= 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--index-interval-bytes must be positive");
         }
-        OfflineRecovery.Options options = new OfflineRecovery.Options(dryRun, force, fast, new IndexPolicy(indexIntervalBytes), json);
+        OfflineRecovery.Options options = new OfflineRecovery.Options(dryRun, force, fast, new IndexPolicy(indexIntervalBytes), jsonOutput.json());
         return new OfflineRecovery(options, PartitionRecoverer.BROKER_SCAN, spec.commandLine().getOut(),
                 spec.commandLine().getErr()).run(path);
     }

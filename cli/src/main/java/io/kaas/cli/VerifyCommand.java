@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.function.LongConsumer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -21,8 +22,11 @@ import picocli.CommandLine.Spec;
                     + "and are contiguous within and across segments, that file names match contents, that index "
                     + "entries point at the right batches, and that manifest.json and recovery-checkpoint.json agree "
                     + "with the log. Each problem is printed as FILE:BYTE: what is wrong. Never changes a byte."},
-        exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:no problems", "1:problems found", "2:usage error", "3:a path could not be read"})
+        exitCodeListHeading = "%nExit Codes:%n",
+        exitCodeList = {"0:Success: no problems found.", "1:Problems found (each printed as FILE:BYTE: what).",
+            "2:Usage error: unknown option, missing or malformed argument.",
+            "3:Data could not be read (missing path, permission, a directory where a file belongs).",
+            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
 public final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -30,29 +34,32 @@ public final class VerifyCommand implements Callable<Integer> {
     @Parameters(paramLabel = "PATH", description = "Data dir, topic dir, partition dir, or one .log/.index file.")
     Path path;
 
-    @Option(names = "--json", description = "Print one JSON report instead of text.")
-    boolean json;
+    @Mixin
+    JsonOutputMixin jsonOutput;
 
-    @Option(names = "--no-progress", description = "No progress bar (it is shown only when the terminal is interactive).")
+    @Option(names = "--no-progress", description = "No progress bar (it is shown only when stderr is a terminal).")
     boolean noProgress;
+
+    @Mixin
+    ColorMixin color;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         VerifyReport report = new VerifyReport(p -> {
-            if (!json) {
+            if (!jsonOutput.json()) {
                 out.println(p);
                 out.flush();
             }
         });
-        ProgressBar bar = !noProgress && System.console() != null ? new ProgressBar(err) : null;
+        ProgressBar bar = !noProgress && color.progressOnStderr() ? new ProgressBar(err) : null;
         LongConsumer progress = bar == null ? ProgressBar.NONE : bar;
         new Verifier(report).verify(path, progress);
         if (bar != null) {
             bar.finish();
         }
-        if (json) {
+        if (jsonOutput.json()) {
             out.println(report.toJson());
         } else {
             report.unreadable().forEach(err::println);

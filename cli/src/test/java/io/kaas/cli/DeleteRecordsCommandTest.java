@@ -120,6 +120,6 @@ class DeleteRecordsCommandTest {
                 "--offset", "1", "--offset-json-file", "x").exit()).isEqualTo(2);
         assertThat(CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.resolve("nope").toString(), "--topic", "t",
                 "--partition", "0", "--offset", "1").exit()).isEqualTo(3);
-        assertThat(CliRun.run(new DeleteRecordsCommand(), "--help").out()).contains("--offset-json-file").contains("Exit codes:");
+        assertThat(CliRun.run(new DeleteRecordsCommand(), "--help").out()).contains("--offset-json-file").contains("Exit Codes:");
     }
 }

@@ -48,6 +48,6 @@ class DumpSegmentCommandTest {
         assertThat(CliRun.run(new DumpSegmentCommand(), "--bogus", "x").exit()).isEqualTo(2);
         CliRun help = CliRun.run(new DumpSegmentCommand(), "--help");
         assertThat(help.exit()).isZero();
-        assertThat(help.out()).contains("--deep-iteration").contains("Exit codes:");
+        assertThat(help.out()).contains("--deep-iteration").contains("Exit Codes:");
     }
 }

@@ -118,7 +118,7 @@ class RebuildIndexCommandTest {
 
     @Test
     void helpAndUsage() {
-        assertThat(CliRun.run(new RebuildIndexCommand(), "--help").out()).contains("--index-interval-bytes").contains("Exit codes:");
+        assertThat(CliRun.run(new RebuildIndexCommand(), "--help").out()).contains("--index-interval-bytes").contains("Exit Codes:");
         assertThat(CliRun.run(new RebuildIndexCommand()).exit()).isEqualTo(2);
         assertThat(CliRun.run(new RebuildIndexCommand(), "--index-interval-bytes", "x", "p").exit()).isEqualTo(2);
     }

@@ -107,7 +107,7 @@ public final class Partition implements PartitionLog {
                                  EngineExecutors executors) {
         FileChannel lockChannel = null;
         try {
-            java.nio.file.Files.createDirectories(dir);
+            AtomicFile.createDirectories(dir);
             lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock fl;
             try {
