@@ -118,6 +118,18 @@ class RecoverCommandTest {
     }
 
     @Test
+    void aDirectoryWhereASegmentBelongsIsUnreadableAndOtherPartitionsStillRecover() throws Exception {
+        Path dirAsLog = Files.createDirectory(p0.resolve(SegmentName.of(1, 400).logFileName()));
+
+        CliRun r = CliRun.run(new RecoverCommand(), data.toString());
+
+        assertThat(r.exit()).as(r.toString()).isEqualTo(3);
+        assertThat(r.err()).contains(dirAsLog + ": not a regular file, cannot be read as a segment").doesNotContain("\tat ");
+        assertThat(r.out()).contains(data.resolve("t/1") + ": ");
+        assertThat(dirAsLog).isDirectory();
+    }
+
+    @Test
     void missingPathAndUsage() {
         CliRun r = CliRun.run(new RecoverCommand(), data.resolve("nope").toString());
         assertThat(r.exit()).isEqualTo(3);

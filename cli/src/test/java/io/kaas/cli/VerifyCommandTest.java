@@ -57,6 +57,16 @@ class VerifyCommandTest {
     }
 
     @Test
+    void aDamagedFirstBatchIsOneProblemNotANameMismatchToo() {
+        LogFixture.flipByte(firstLog, 70);
+
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out().lines()).singleElement().asString().startsWith(firstLog + ":0: CRC mismatch");
+    }
+
+    @Test
     void tornAndZeroFilledTailsAreProblems() {
         long end = position(0, 10);
         Path audit = data.resolve("audit/0").resolve(SegmentName.of(1, 0).logFileName());
@@ -154,6 +164,20 @@ class VerifyCommandTest {
         CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
         assertThat(r.exit()).as(r.toString()).isEqualTo(3);
         assertThat(r.err()).contains(dirAsLog + ": cannot read");
+    }
+
+    @Test
+    void apacheLogDirWithAPreallocatedActiveIndexIsClean() throws Exception {
+        Path apache = data.resolve("apache/orders-0");
+        var batches = LogFixture.plain(0, 40, 5);
+        LogFixture.writeSegment(apache, new SegmentName(-1, 0, true), batches, 256);
+        Path index = apache.resolve(new SegmentName(-1, 0, true).indexFileName());
+        LogFixture.append(index, new byte[8 * 100]); // Apache preallocates the active index with zeros
+
+        CliRun r = CliRun.run(new VerifyCommand(), data.resolve("apache").toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.err()).contains("verified 1 partition(s), 1 segment(s), 40 batch(es)");
     }
 
     @Test

@@ -29,6 +29,9 @@ final class IndexSeek {
         long prevOffset = Long.MIN_VALUE;
         int prevPos = -1;
         for (IndexEntry e : entries) {
+            if (prevPos >= 0 && e.offset() == baseOffset && e.position() == 0) {
+                break; // zero-filled preallocated tail of an Apache index
+            }
             if (e.offset() <= prevOffset || e.position() <= prevPos || e.position() >= logSize) {
                 return 0; // not strictly increasing or pointing outside the log: do not trust any of it
             }

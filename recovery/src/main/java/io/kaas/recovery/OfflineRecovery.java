@@ -53,7 +53,9 @@ public final class OfflineRecovery {
         int refused = 0;
         for (Path partition : partitions) {
             try (OwnerLock lock = OwnerLock.acquire(partition, options.force() || options.dryRun())) {
-                int epoch = PartitionSegments.list(partition).stream().mapToInt(sf -> sf.name().epoch()).max().orElse(0);
+                List<SegmentFile> segments = PartitionSegments.list(partition);
+                requireRegularFiles(segments);
+                int epoch = segments.stream().mapToInt(sf -> sf.name().epoch()).max().orElse(0);
                 RecoveryReport report = recoverer.recover(partition, options.scanOptions(Math.max(0, epoch)));
                 print(report);
                 if (report.refused()) {
@@ -72,6 +74,15 @@ public final class OfflineRecovery {
                 + refused + " refused for damage");
         err.flush();
         return exit;
+    }
+
+    /** Names the file when a segment cannot be a log at all (the scan's own error would name only the partition). */
+    private static void requireRegularFiles(List<SegmentFile> segments) {
+        for (SegmentFile s : segments) {
+            if (!java.nio.file.Files.isRegularFile(s.log())) {
+                throw new StorageException(StorageException.Kind.IO, s.log() + ": not a regular file, cannot be read as a segment");
+            }
+        }
     }
 
     private void print(RecoveryReport report) {

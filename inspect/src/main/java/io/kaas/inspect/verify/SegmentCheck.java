@@ -64,6 +64,9 @@ final class SegmentCheck {
                             ? " (the stored bytes are not the client's)" : ""));
                     // kept in the map (offsets unverified) so index entries pointing at it are not reported twice
                     map.add(pos, damaged.baseOffset(), damaged.lastOffset(), pos + damaged.sizeInBytes());
+                    if (first < 0) {
+                        first = damaged.baseOffset(); // the file does start here; its name is not judged on unverified bytes
+                    }
                     pos += damaged.sizeInBytes();
                     next = -1; // offsets after a damaged batch cannot be judged against it
                 } else {
