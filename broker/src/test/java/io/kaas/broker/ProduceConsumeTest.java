@@ -42,6 +42,26 @@ class ProduceConsumeTest {
         }
     }
 
+    @Test
+    void inMemoryModeServesTheSameProtocolAndWritesNothingToDisk() throws Exception {
+        Path unused = dir.resolve("never-created");
+        try (TestBroker b = new TestBroker(BrokerConfig.forTest(unused).withInMemory(true))) {
+            try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of())) {
+                for (int i = 0; i < 50; i++) {
+                    p.send(new ProducerRecord<>("mem", ("v" + i).getBytes(StandardCharsets.UTF_8)));
+                }
+                p.flush();
+            }
+            assertThat(consumeAll(b, "mem", 1, 50)).hasSize(50);
+            try (KafkaConsumer<byte[], byte[]> c = b.consumer(Map.of("group.id", "mem-group"))) {
+                c.assign(List.of(new TopicPartition("mem", 0)));
+                c.commitSync(Map.of(new TopicPartition("mem", 0), new org.apache.kafka.clients.consumer.OffsetAndMetadata(7)));
+                assertThat(c.committed(java.util.Set.of(new TopicPartition("mem", 0))).get(new TopicPartition("mem", 0)).offset()).isEqualTo(7);
+            }
+        }
+        assertThat(unused).doesNotExist();
+    }
+
     /** Issue 3 acceptance: idempotent acks=all, 3 partitions, 100k records, every codec; consumed back value for value. */
     @ParameterizedTest
     @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
