@@ -79,6 +79,91 @@ class ServeCommandTest {
         assertThat(run.err()).contains("NAME://host:port");
     }
 
+    private static Process serve(Path dir, Path log) throws Exception {
+        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.kaas.cli.Kaas", "serve",
+                "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.resolve("data").toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    private static int awaitPort(Path log) {
+        Pattern listening = Pattern.compile("listening on .*advertised PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
+        Matcher m = await().atMost(Duration.ofSeconds(30)).until(() -> listening.matcher(Files.readString(log)), Matcher::find);
+        return Integer.parseInt(m.group(1));
+    }
+
+    private static Properties clientProps(int port) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", "127.0.0.1:" + port);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        props.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class);
+        props.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class);
+        return props;
+    }
+
+    /**
+     * SIGKILL mid-stream: every record the broker acknowledged (acks=all) before the kill is there
+     * after a restart, as is the committed offset.
+     */
+    @Test
+    void killedBrokerKeepsEveryAcknowledgedRecordAndCommit(@TempDir Path dir) throws Exception {
+        Process p = serve(dir, dir.resolve("first.log"));
+        int port = awaitPort(dir.resolve("first.log"));
+        java.util.Set<String> acked = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Properties props = clientProps(port);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+            for (int i = 0; i < 2000; i++) {
+                String v = "r" + i;
+                producer.send(new ProducerRecord<>("durable", v), (md, e) -> {
+                    if (e == null) {
+                        acked.add(v);
+                    }
+                });
+                if (i == 1000) {
+                    producer.flush();
+                    Properties c = clientProps(port);
+                    c.put("group.id", "durable-group");
+                    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(c)) {
+                        consumer.commitSync(java.util.Map.of(new org.apache.kafka.common.TopicPartition("durable", 0),
+                                new org.apache.kafka.clients.consumer.OffsetAndMetadata(500)));
+                    }
+                    p.destroyForcibly(); // SIGKILL: no shutdown hook, no clean close
+                    p.waitFor();
+                    break;
+                }
+            }
+        } catch (org.apache.kafka.common.KafkaException closing) {
+            // the producer may complain while the broker is gone; only what was acknowledged counts
+        }
+        assertThat(acked).hasSizeGreaterThanOrEqualTo(1001);
+
+        Process again = serve(dir, dir.resolve("second.log"));
+        try {
+            int port2 = awaitPort(dir.resolve("second.log"));
+            Properties c = clientProps(port2);
+            c.put("group.id", "durable-group");
+            c.put("auto.offset.reset", "earliest");
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(c)) {
+                org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition("durable", 0);
+                assertThat(consumer.committed(java.util.Set.of(tp)).get(tp).offset()).isEqualTo(500);
+                consumer.assign(java.util.List.of(tp));
+                consumer.seekToBeginning(java.util.List.of(tp));
+                long deadline = System.currentTimeMillis() + 30_000;
+                while (!seen.containsAll(acked) && System.currentTimeMillis() < deadline) {
+                    consumer.poll(Duration.ofMillis(200)).forEach(r -> seen.add(r.value()));
+                }
+            }
+            assertThat(seen).containsAll(acked);
+        } finally {
+            again.destroy();
+            again.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
     /** The real command in a child JVM: serves a producer, then SIGTERM shuts it down cleanly, releasing the data dir. */
     @Test
     void sigtermShutsDownCleanly(@TempDir Path dir) throws Exception {
