@@ -7,8 +7,9 @@ import java.util.Map;
 
 /**
  * A topic's effective configs by Kafka name: the value in {@code .config.json} when set (source
- * DYNAMIC_TOPIC_CONFIG), else the broker default (DEFAULT_CONFIG). The defaults are those an Apache
- * broker reports, except segment.bytes and flush.messages, which follow this broker's settings.
+ * DYNAMIC_TOPIC_CONFIG), else the default the engine applies (DEFAULT_CONFIG): Apache's, except
+ * segment.bytes and flush.messages (this broker's settings) and segment.ms (the engine rolls by time
+ * only when a topic sets it, so the honest default is "never").
  */
 public final class TopicConfigView {
     /** Kafka's ConfigSource / ConfigType wire values. */
@@ -28,7 +29,7 @@ public final class TopicConfigView {
         d.put("retention.ms", "604800000");
         d.put("retention.bytes", "-1");
         d.put("segment.bytes", Long.toString(broker.segmentBytes()));
-        d.put("segment.ms", "604800000");
+        d.put("segment.ms", Long.toString(Long.MAX_VALUE));
         d.put("cleanup.policy", "delete");
         d.put("min.compaction.lag.ms", "0");
         d.put("delete.retention.ms", "86400000");
