@@ -234,7 +234,12 @@ public final class KaasBroker implements AutoCloseable {
         LOG.info("kaas broker {} stopping", config.brokerId());
         try {
             if (server != null) {
-                server.shutdown(DRAIN_TIMEOUT_MS);
+                server.stopAccepting();
+                if (groups != null) {
+                    // Members parked in JoinGroup/SyncGroup would otherwise hold shutdown for a rebalance timeout.
+                    groups.shutdown();
+                }
+                server.drainAndClose(DRAIN_TIMEOUT_MS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -103,4 +103,24 @@ class GroupProtocolTest {
         assertThat(sync(again.memberId(), again.generationId(), "instance-1", new byte[] {2}).errorCode()).isZero();
         assertThat(heartbeat(again.memberId(), again.generationId(), "instance-1")).isZero();
     }
+
+    /** A member parked in JoinGroup does not hold up shutdown: it is answered, and stop() returns promptly. */
+    @Test
+    void shutdownAnswersParkedJoins() throws Exception {
+        JoinGroupResponseData a = join("", "a");
+        assertThat(sync(a.memberId(), a.generationId(), "a", new byte[0]).errorCode()).isZero();
+        try (RawKafkaConnection second = new RawKafkaConnection(b.broker().boundPort())) {
+            int id = second.send(ApiKeys.JOIN_GROUP, JOIN_V, new JoinGroupRequestData().setGroupId("raw").setMemberId("")
+                    .setGroupInstanceId("b").setSessionTimeoutMs(6000).setRebalanceTimeoutMs(60_000).setProtocolType("consumer")
+                    .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(List.of(
+                            new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range").setMetadata(new byte[] {1})).iterator())));
+            await().atMost(Duration.ofSeconds(10)).until(() -> describe().groupState().equals("PreparingRebalance"));
+            long t0 = System.nanoTime();
+            b.broker().stop();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            JoinGroupResponseData parked = new JoinGroupResponseData(new org.apache.kafka.common.protocol.ByteBufferAccessor(
+                    second.receive(ApiKeys.JOIN_GROUP, JOIN_V, id)), JOIN_V);
+            assertThat(parked.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
+        }
+    }
 }

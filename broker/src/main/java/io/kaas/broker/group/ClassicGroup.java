@@ -397,6 +397,24 @@ final class ClassicGroup {
         }
     }
 
+    /** Answers every parked JoinGroup/SyncGroup with COORDINATOR_NOT_AVAILABLE; membership is kept. */
+    synchronized void releaseWaiters() {
+        for (Member m : members.values()) {
+            if (m.pendingJoin != null) {
+                m.pendingJoin.complete(errorJoinResponse(Errors.COORDINATOR_NOT_AVAILABLE, m.memberId));
+                m.pendingJoin = null;
+            }
+            if (m.pendingSync != null) {
+                m.pendingSync.complete(syncResponse(Errors.COORDINATOR_NOT_AVAILABLE, new byte[0]));
+                m.pendingSync = null;
+            }
+            cancelSession(m);
+        }
+        if (rebalanceDeadline != null) {
+            rebalanceDeadline.cancel(false);
+        }
+    }
+
     /** Marks the group deleted; every waiter is told the coordinator moved (it will find an empty group). */
     synchronized void markDead() {
         for (Member m : new ArrayList<>(members.values())) {

@@ -189,4 +189,9 @@ public final class GroupCoordinator {
         }
         return Errors.NONE;
     }
+
+    /** Broker shutdown: every member waiting in JoinGroup/SyncGroup is answered COORDINATOR_NOT_AVAILABLE (retriable). */
+    public void shutdown() {
+        groups.values().forEach(ClassicGroup::releaseWaiters);
+    }
 }

@@ -75,15 +75,19 @@ public final class KafkaServer {
         return (InetSocketAddress) channel.localAddress();
     }
 
-    /**
-     * Stops accepting, stops reading requests, waits up to {@code drainTimeoutMs} for requests in flight
-     * to be answered, then closes every connection and the event loops.
-     */
-    public void shutdown(long drainTimeoutMs) throws InterruptedException {
+    /** Closes the listening sockets and stops reading requests on every open connection. */
+    public void stopAccepting() throws InterruptedException {
         for (Channel c : serverChannels) {
             c.close().sync();
         }
         connections.forEach(c -> c.config().setAutoRead(false));
+    }
+
+    /**
+     * Waits up to {@code drainTimeoutMs} for requests in flight to be answered, then closes every
+     * connection and the event loops.
+     */
+    public void drainAndClose(long drainTimeoutMs) throws InterruptedException {
         if (!inFlight.awaitNone(drainTimeoutMs, TimeUnit.MILLISECONDS)) {
             LOG.warn("{} requests still in flight after {} ms; closing their connections", inFlight.count(), drainTimeoutMs);
         }
