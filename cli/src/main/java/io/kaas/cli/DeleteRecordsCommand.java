@@ -75,7 +75,7 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
                 return ExitCodes.USAGE;
             } catch (IOException e) {
                 spec.commandLine().getErr().println(source.jsonFile + ": cannot read: " + e.getMessage());
-                return ExitCodes.DATA_ERROR;
+                return ExitCodes.UNREADABLE;
             }
         } else {
             if (source.one.offset < -1) {

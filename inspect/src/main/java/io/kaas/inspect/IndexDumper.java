@@ -47,7 +47,7 @@ final class IndexDumper {
         }
         long logSize = Files.isRegularFile(log) ? Files.size(log) : Long.MAX_VALUE;
         if (options.indexSanityOnly()) {
-            Optional<String> bad = sanity(index, entries, logSize);
+            Optional<String> bad = SparseIndex.sanityCheck(index, entries, logSize, name.baseOffset());
             if (bad.isPresent()) {
                 out.emit(new Events.Message("sanity_failed", index, bad.get(), true));
                 return problems + 1;
@@ -71,24 +71,6 @@ final class IndexDumper {
             }
         }
         return problems;
-    }
-
-    /** The checks the broker makes before trusting an index on open. */
-    static Optional<String> sanity(Path index, IndexEntry[] entries, long logSize) {
-        for (int i = 0; i < entries.length; i++) {
-            IndexEntry e = entries[i];
-            long at = (long) i * SparseIndex.ENTRY_SIZE;
-            if (e.position() < 0 || e.position() >= logSize) {
-                return Optional.of(index + ":" + at + ": entry " + i + " points at log position " + e.position()
-                        + ", outside the log's " + logSize + " bytes");
-            }
-            if (i > 0 && (e.offset() <= entries[i - 1].offset() || e.position() <= entries[i - 1].position())) {
-                return Optional.of(index + ":" + at + ": entry " + i + " (offset " + e.offset() + ", position "
-                        + e.position() + ") does not increase over entry " + (i - 1) + " (offset "
-                        + entries[i - 1].offset() + ", position " + entries[i - 1].position() + ")");
-            }
-        }
-        return Optional.empty();
     }
 
     private static boolean pointsInside(FileChannel ch, IndexEntry e) throws IOException {
