@@ -123,4 +123,42 @@ class GroupProtocolTest {
             assertThat(parked.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
         }
     }
+
+    /** KIP-345: a static follower that restarts with the same subscription gets its old assignment back, no rebalance. */
+    @Test
+    void restartedStaticFollowerRejoinsWithoutARebalance() throws Exception {
+        try (RawKafkaConnection other = new RawKafkaConnection(b.broker().boundPort())) {
+            JoinGroupResponseData leader = join("", "leader");
+            assertThat(sync(leader.memberId(), leader.generationId(), "leader", new byte[0]).errorCode()).isZero();
+            // The follower joins: a rebalance to generation 2, which the leader completes by rejoining.
+            int followerJoin = other.send(ApiKeys.JOIN_GROUP, JOIN_V, joinRequest("", "follower"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> describe().groupState().equals("PreparingRebalance"));
+            JoinGroupResponseData leader2 = join(leader.memberId(), "leader");
+            JoinGroupResponseData follower = new JoinGroupResponseData(new org.apache.kafka.common.protocol.ByteBufferAccessor(
+                    other.receive(ApiKeys.JOIN_GROUP, JOIN_V, followerJoin)), JOIN_V);
+            assertThat(leader2.generationId()).isEqualTo(2).isEqualTo(follower.generationId());
+            int followerSync = other.send(ApiKeys.SYNC_GROUP, SYNC_V, new SyncGroupRequestData().setGroupId("raw")
+                    .setMemberId(follower.memberId()).setGenerationId(2).setGroupInstanceId("follower"));
+            c.roundTrip(ApiKeys.SYNC_GROUP, SYNC_V, new SyncGroupRequestData().setGroupId("raw").setMemberId(leader2.memberId())
+                    .setGenerationId(2).setGroupInstanceId("leader").setAssignments(List.of(
+                            new SyncGroupRequestData.SyncGroupRequestAssignment().setMemberId(follower.memberId()).setAssignment(new byte[] {7}))));
+            other.receive(ApiKeys.SYNC_GROUP, SYNC_V, followerSync);
+
+            JoinGroupResponseData restarted = join("", "follower");
+            assertThat(restarted.errorCode()).isZero();
+            assertThat(restarted.generationId()).isEqualTo(2);
+            assertThat(restarted.memberId()).isNotEqualTo(follower.memberId());
+            assertThat(describe().groupState()).isEqualTo("Stable");
+            assertThat(sync(restarted.memberId(), 2, "follower", new byte[0]).assignment()).containsExactly(7);
+            assertThat(heartbeat(follower.memberId(), 2, "follower")).isEqualTo(Errors.FENCED_INSTANCE_ID.code());
+            assertThat(heartbeat(leader2.memberId(), 2, "leader")).isZero();
+        }
+    }
+
+    private static JoinGroupRequestData joinRequest(String memberId, String instanceId) {
+        return new JoinGroupRequestData().setGroupId("raw").setMemberId(memberId)
+                .setGroupInstanceId(instanceId).setSessionTimeoutMs(6000).setRebalanceTimeoutMs(10_000).setProtocolType("consumer")
+                .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(List.of(
+                        new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range").setMetadata(new byte[] {1})).iterator()));
+    }
 }

@@ -79,6 +79,10 @@ final class ClassicGroup {
             String newId = (instanceId != null ? instanceId : clientId) + "-" + UUID.randomUUID();
             if (instanceId != null) {
                 String old = staticMembers.get(instanceId);
+                Member previous = old == null ? null : members.get(old);
+                if (previous != null && state == GroupState.STABLE && !old.equals(leaderId) && sameProtocols(previous, req)) {
+                    return CompletableFuture.completedFuture(replaceStaticFollower(previous, newId, clientId, host, req));
+                }
                 if (old != null) {
                     // A restarted static member takes over its old identity; the old instance is fenced.
                     remove(members.get(old), Errors.FENCED_INSTANCE_ID, false);
@@ -120,6 +124,37 @@ final class ClassicGroup {
             prepareRebalance("member " + member.memberId + " joined");
         }
         return f;
+    }
+
+    private static boolean sameProtocols(Member m, JoinGroupRequestData req) {
+        if (m.protocols.size() != req.protocols().size()) {
+            return false;
+        }
+        for (JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols()) {
+            byte[] mine = m.protocols.get(p.name());
+            if (mine == null || !java.util.Arrays.equals(mine, p.metadata())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * KIP-345: a restarted static follower with unchanged subscription takes over its old identity
+     * without a rebalance: new member id, same assignment, same generation; the old incarnation is fenced.
+     */
+    private JoinGroupResponseData replaceStaticFollower(Member previous, String newId, String clientId, String host,
+                                                        JoinGroupRequestData req) {
+        remove(previous, Errors.FENCED_INSTANCE_ID, false);
+        Member m = add(newId, previous.groupInstanceId, clientId, host);
+        m.protocols = previous.protocols;
+        m.assignment = previous.assignment;
+        m.sessionTimeoutMs = req.sessionTimeoutMs();
+        m.rebalanceTimeoutMs = req.rebalanceTimeoutMs() > 0 ? req.rebalanceTimeoutMs() : req.sessionTimeoutMs();
+        resetSession(m);
+        LOG.info("group {}: static member {} rejoined as {} without a rebalance", groupId, previous.groupInstanceId, newId);
+        return new JoinGroupResponseData().setGenerationId(generation).setProtocolType(protocolType)
+                .setProtocolName(protocolName).setLeader(leaderId).setMemberId(newId);
     }
 
     private boolean compatible(JoinGroupRequestData req, Member self) {
