@@ -133,7 +133,7 @@ public final class KaasBroker implements AutoCloseable {
         node.set(new BrokerNode(config.brokerId(), advertised.host(), advertised.port(), config.clusterId()));
         startRetention();
         LOG.info("kaas broker {} listening on {} (advertised {}), data in {}", config.brokerId(), bound, advertised,
-                config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath());
+                config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize());
         return this;
     }
 
