@@ -8,8 +8,8 @@ import java.util.Map;
 /**
  * A topic's effective configs by Kafka name: the value in {@code .config.json} when set (source
  * DYNAMIC_TOPIC_CONFIG), else the default the engine applies (DEFAULT_CONFIG): Apache's, except
- * segment.bytes and flush.messages (this broker's settings) and segment.ms (the engine rolls by time
- * only when a topic sets it, so the honest default is "never").
+ * segment.bytes and flush.messages (this broker's settings). The defaults are the engine's own
+ * (TopicConfig.DEFAULT_*), so what is reported is what is applied.
  */
 public final class TopicConfigView {
     /** Kafka's ConfigSource / ConfigType wire values. */
@@ -26,13 +26,13 @@ public final class TopicConfigView {
 
     public Map<String, String> defaults() {
         Map<String, String> d = new LinkedHashMap<>();
-        d.put("retention.ms", "604800000");
-        d.put("retention.bytes", "-1");
+        d.put("retention.ms", Long.toString(TopicConfig.DEFAULT_RETENTION_MS));
+        d.put("retention.bytes", Long.toString(TopicConfig.DEFAULT_RETENTION_BYTES));
         d.put("segment.bytes", Long.toString(broker.segmentBytes()));
-        d.put("segment.ms", Long.toString(Long.MAX_VALUE));
-        d.put("cleanup.policy", "delete");
-        d.put("min.compaction.lag.ms", "0");
-        d.put("delete.retention.ms", "86400000");
+        d.put("segment.ms", Long.toString(TopicConfig.DEFAULT_SEGMENT_MS));
+        d.put("cleanup.policy", TopicConfig.DEFAULT_CLEANUP_POLICY);
+        d.put("min.compaction.lag.ms", Long.toString(TopicConfig.DEFAULT_MIN_COMPACTION_LAG_MS));
+        d.put("delete.retention.ms", Long.toString(TopicConfig.DEFAULT_DELETE_RETENTION_MS));
         d.put("flush.messages", Long.toString(broker.flushIntervalMessages()));
         return d;
     }
