@@ -24,13 +24,17 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +49,11 @@ import org.slf4j.LoggerFactory;
 public final class Partition implements PartitionLog {
     private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
     public static final String LOCK_FILE = ".lock";
+    /**
+     * How long a segment removed by retention or DeleteRecords stays open after its files are unlinked,
+     * so {@link FileSlice}s already handed to a socket finish sending (Kafka's file.delete.delay.ms).
+     */
+    public static final Duration REMOVED_SEGMENT_CLOSE_DELAY = Duration.ofSeconds(60);
 
     /** What readers see, swapped atomically after every change. */
     private record View(List<Segment> segments, PartitionState state) {}
@@ -62,6 +71,10 @@ public final class Partition implements PartitionLog {
     private final ReentrantLock lock = new ReentrantLock();
     private final ConcurrentLinkedQueue<HwmWaiter> hwmWaiters = new ConcurrentLinkedQueue<>();
     private final Object checkpointLock = new Object();
+    /** Unlinked segments whose files are still open (see REMOVED_SEGMENT_CLOSE_DELAY); closed by the timer or by close(). */
+    private final ConcurrentLinkedQueue<Segment> removedOpen = new ConcurrentLinkedQueue<>();
+    /** sendfile needs an OS file descriptor: the in-memory (jimfs) engine's channels have none, so it copies. */
+    private final boolean slicesSupported;
 
     // Guarded by lock.
     private final ArrayList<Segment> segments = new ArrayList<>();
@@ -96,6 +109,7 @@ public final class Partition implements PartitionLog {
         this.producers = producers;
         this.txns = txns;
         this.epoch = epoch;
+        this.slicesSupported = dir.getFileSystem() == FileSystems.getDefault();
         this.committer = new GroupCommitter(new CommitterLog(), executors.committers(), executors.watchdog(), config.fsyncTimeout());
     }
 
@@ -427,6 +441,15 @@ public final class Partition implements PartitionLog {
 
     @Override
     public FetchResult read(long fetchOffset, int maxBytes, long readCap) {
+        return read(fetchOffset, maxBytes, readCap, false);
+    }
+
+    @Override
+    public FetchResult readForTransfer(long fetchOffset, int maxBytes, long readCap) {
+        return read(fetchOffset, maxBytes, readCap, slicesSupported);
+    }
+
+    private FetchResult read(long fetchOffset, int maxBytes, long readCap, boolean asSlice) {
         for (int attempt = 0; ; attempt++) {
             View v = view;
             PartitionState s = v.state();
@@ -436,12 +459,12 @@ public final class Partition implements PartitionLog {
             }
             long cap = Math.min(readCap, s.highWatermark());
             try {
-                return new FetchResult(readFrom(v.segments(), fetchOffset, maxBytes, cap), s);
+                return readFrom(v.segments(), fetchOffset, maxBytes, cap, s, asSlice);
             } catch (ClosedChannelException e) {
                 if (attempt > 0 || closed) {
                     throw new StorageException(StorageException.Kind.OFFSET_OUT_OF_RANGE, id + ": offset " + fetchOffset + " was removed while reading");
                 }
-                // A segment was deleted (retention, DeleteRecords) under us: retry on the new view.
+                // A segment was closed under us (partition closing, or a removed segment past its delay): retry on the new view.
             } catch (IOException e) {
                 throw new StorageException(StorageException.Kind.IO, id + ": read failed at offset " + fetchOffset + ": " + e.getMessage(), e);
             }
@@ -450,9 +473,11 @@ public final class Partition implements PartitionLog {
 
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
-    private ByteBuffer readFrom(List<Segment> segs, long fetchOffset, int maxBytes, long cap) throws IOException {
+    /** The one read rule, for both copies and slices: see {@link Segment#wholeBatchesEnd}. */
+    private static FetchResult readFrom(List<Segment> segs, long fetchOffset, int maxBytes, long cap, PartitionState state,
+                                        boolean asSlice) throws IOException {
         if (fetchOffset >= cap) {
-            return EMPTY;
+            return new FetchResult(EMPTY, state);
         }
         int i = floorSegment(segs, fetchOffset);
         for (; i < segs.size(); i++) {
@@ -462,24 +487,13 @@ public final class Partition implements PartitionLog {
             if (pos < 0) {
                 continue;
             }
-            RecordBatchHeader first = seg.headerAt(pos);
-            if (first.baseOffset() >= cap) {
-                return EMPTY;
+            int length = (int) (seg.wholeBatchesEnd(pos, limit, maxBytes, cap) - pos);
+            if (length == 0) {
+                return new FetchResult(EMPTY, state);
             }
-            int want = (int) Math.min(limit - pos, Math.max(maxBytes, first.sizeInBytes()));
-            ByteBuffer chunk = seg.read(pos, want);
-            int end = 0;
-            while (end + RecordBatchHeader.HEADER_SIZE <= chunk.limit()) {
-                long base = chunk.getLong(end);
-                int size = chunk.getInt(end + RecordBatchHeader.LENGTH_OFFSET) + RecordBatchHeader.LOG_OVERHEAD;
-                if (base >= cap || end + size > chunk.limit() || (end > 0 && end + size > maxBytes)) {
-                    break;
-                }
-                end += size;
-            }
-            return chunk.limit(end).slice();
+            return asSlice ? new FetchResult(EMPTY, seg.slice(pos, length), state) : new FetchResult(seg.read(pos, length), state);
         }
-        return EMPTY;
+        return new FetchResult(EMPTY, state);
     }
 
     private static int floorSegment(List<Segment> segs, long offset) {
@@ -564,18 +578,46 @@ public final class Partition implements PartitionLog {
         return removed;
     }
 
+    /**
+     * Unlinks removed segments now (the directory fsync makes that durable) but closes their files only
+     * after {@link #REMOVED_SEGMENT_CLOSE_DELAY}: a Fetch response may still be sending a slice of one.
+     * Unlinked files leave nothing behind for recovery, even if the process dies before the close.
+     */
     private void unlink(List<Segment> removed) {
         if (removed.isEmpty()) {
             return;
         }
         try {
             for (Segment s : removed) {
-                s.delete();
+                removedOpen.add(s);
+                s.unlinkKeepOpen();
             }
             AtomicFile.fsyncDirectory(dir);
         } catch (IOException e) {
             LOG.warn("{}: could not remove old segments (they are below log start and will be removed at next open): {}", id, e.toString());
         }
+        // The fsync watchdog's timer closes them: a close is quick and never waits on the disk's flush queue.
+        try {
+            executors.watchdog().schedule(() -> removed.forEach(this::closeRemoved),
+                    REMOVED_SEGMENT_CLOSE_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            removed.forEach(this::closeRemoved); // the engine is closing: nothing will send from them
+        }
+    }
+
+    private void closeRemoved(Segment s) {
+        if (removedOpen.remove(s)) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                LOG.warn("{}: closing removed segment {} failed: {}", id, s, e.toString());
+            }
+        }
+    }
+
+    /** Removed segments whose files are still open (for tests). */
+    int removedSegmentsStillOpen() {
+        return removedOpen.size();
     }
 
     /**
@@ -806,6 +848,9 @@ public final class Partition implements PartitionLog {
                 } catch (IOException e) {
                     LOG.warn("{}: closing {} failed: {}", id, s, e.toString());
                 }
+            }
+            for (Segment s : List.copyOf(removedOpen)) {
+                closeRemoved(s);
             }
         } finally {
             lock.unlock();

@@ -35,6 +35,15 @@ public interface PartitionLog extends AutoCloseable {
      */
     FetchResult read(long fetchOffset, int maxBytes, long readCap);
 
+    /**
+     * The same batches as {@link #read}, chosen by the same rules, but as a {@link FileSlice} of the
+     * segment file when the log's files are real OS files (so they can be sent with sendfile); the
+     * copied bytes otherwise (the in-memory engine). A result's {@code file} is null when it copied.
+     */
+    default FetchResult readForTransfer(long fetchOffset, int maxBytes, long readCap) {
+        return read(fetchOffset, maxBytes, readCap);
+    }
+
     /** Lock-free snapshot of the offsets. */
     PartitionState state();
 

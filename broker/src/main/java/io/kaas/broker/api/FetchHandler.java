@@ -132,11 +132,13 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                     if (maxBytes <= 0 && a.bytes > 0) {
                         continue;
                     }
-                    FetchResult result = log.read(fp.fetchOffset(), Math.max(maxBytes, 1), readCap);
+                    // Every listener is plaintext: batches go out as file regions (sendfile) when the engine can.
+                    FetchResult result = log.readForTransfer(fp.fetchOffset(), Math.max(maxBytes, 1), readCap);
                     fillOffsets(out, result.state());
-                    int n = result.records().remaining();
+                    int n = result.sizeInBytes();
                     if (n > 0) {
-                        out.setRecords(MemoryRecords.readableRecords(result.records()));
+                        out.setRecords(result.file() != null ? new FileSliceRecords(result.file())
+                                : MemoryRecords.readableRecords(result.records()));
                         a.bytes += n;
                         responseBudget -= n;
                         if (readCommitted) {

@@ -1,10 +1,10 @@
 package io.kaas.broker.net;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
@@ -67,7 +67,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             busy = false;
             return;
         }
-        ByteBuf frame;
+        List<Object> frame;
         try {
             ApiMessage out = error == null ? body : invoker.errorResponse(request, error);
             if (out == null) {
@@ -83,7 +83,11 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
-        ctx.writeAndFlush(frame).addListener(f -> {
+        // Every part but the last is only queued; the last one's listener sees the whole frame's outcome.
+        for (int i = 0; i < frame.size() - 1; i++) {
+            ctx.write(frame.get(i), ctx.voidPromise());
+        }
+        ctx.writeAndFlush(frame.get(frame.size() - 1)).addListener(f -> {
             inFlight.finished();
             if (!f.isSuccess()) {
                 LOG.debug("write to {} failed: {}", ctx.channel().remoteAddress(), f.cause().toString());

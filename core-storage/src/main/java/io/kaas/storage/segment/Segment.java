@@ -1,5 +1,6 @@
 package io.kaas.storage.segment;
 
+import io.kaas.storage.FileSlice;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.RecordBatchHeader;
 import java.io.IOException;
@@ -212,6 +213,33 @@ public final class Segment implements AutoCloseable {
         return RecordBatchHeader.peek(head, 0);
     }
 
+    /**
+     * End of the run of whole batches starting at {@code pos} (a batch start) that a read returns:
+     * the first batch always (if its base offset is below {@code cap}), then following ones while
+     * their base offset is below {@code cap}, they end at or before {@code limit} and the run stays
+     * within {@code maxBytes}. Reads only the 12-byte head (base offset, length) of each batch.
+     */
+    public long wholeBatchesEnd(long pos, long limit, int maxBytes, long cap) throws IOException {
+        ByteBuffer head = ByteBuffer.allocate(RecordBatchHeader.LOG_OVERHEAD);
+        long end = pos;
+        while (end + RecordBatchHeader.HEADER_SIZE <= limit) {
+            head.clear();
+            readFully(head, end);
+            long base = head.getLong(RecordBatchHeader.BASE_OFFSET_OFFSET);
+            long size = head.getInt(RecordBatchHeader.LENGTH_OFFSET) + (long) RecordBatchHeader.LOG_OVERHEAD;
+            if (base >= cap || end + size > limit || (end > pos && end + size - pos > maxBytes)) {
+                break;
+            }
+            end += size;
+        }
+        return end;
+    }
+
+    /** {@code [pos, pos+length)} of the log as a region of its file, for a zero-copy send. */
+    public FileSlice slice(long pos, int length) {
+        return new FileSlice(log, pos, length);
+    }
+
     /** Copies {@code [pos, pos+length)} of the log. */
     public ByteBuffer read(long pos, int length) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(length);
@@ -280,6 +308,15 @@ public final class Segment implements AutoCloseable {
         } finally {
             log.close();
         }
+    }
+
+    /**
+     * Unlinks both files but keeps them open, so a {@link #slice} already handed out stays readable
+     * (the inode lives until {@link #close}). The caller fsyncs the directory and closes later.
+     */
+    public void unlinkKeepOpen() throws IOException {
+        Files.deleteIfExists(logFile);
+        Files.deleteIfExists(index.file());
     }
 
     /** Closes and unlinks both files; the caller fsyncs the directory. */
