@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * nothing written) and does idempotence. With acks=all the append future completes on the partition's
  * committer after the fsync; the response is assembled from whichever thread completes last.
  * acks=0 completes with null: the dispatcher sends nothing.
+ *
+ * <p>The records are a view of the request's pooled frame, released when the returned future
+ * completes: so it never completes before every append it started has (acks=0 included, and when
+ * something throws half-way through the request).
  */
 public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     private static final Logger LOG = LoggerFactory.getLogger(ProduceHandler.class);
@@ -40,11 +44,21 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request) {
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        try {
+            return handle(ctx, request, pending);
+        } catch (RuntimeException e) {
+            CompletableFuture<ApiMessage> failed = new CompletableFuture<>();
+            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, t) -> failed.completeExceptionally(e));
+            return failed;
+        }
+    }
+
+    private CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request, List<CompletableFuture<?>> pending) {
         short acksWire = request.acks();
         boolean acksValid = acksWire == 0 || acksWire == 1 || acksWire == -1;
         Acks acks = acksValid ? Acks.fromKafka(acksWire) : Acks.ALL;
         ProduceResponseData response = new ProduceResponseData();
-        List<CompletableFuture<?>> pending = new ArrayList<>();
         for (ProduceRequestData.TopicProduceData topicData : request.topicData()) {
             ProduceResponseData.TopicProduceResponse topicResponse = new ProduceResponseData.TopicProduceResponse()
                     .setName(topicData.name()).setTopicId(topicData.topicId());
@@ -95,10 +109,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                 }));
             }
         }
+        CompletableFuture<Void> all = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
         if (acks == Acks.NONE && acksValid) {
-            return CompletableFuture.completedFuture(null);
+            return all.thenApply(v -> null);
         }
-        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> response);
+        return all.thenApply(v -> response);
     }
 
     private static void fill(ProduceResponseData.PartitionProduceResponse out, AppendResult result, Throwable failure,

@@ -3,7 +3,6 @@ package io.kaas.broker.net;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import java.nio.ByteBuffer;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,8 +13,10 @@ import org.slf4j.LoggerFactory;
  * above {@code socket.request.max.bytes} (or negative, e.g. a frame claiming 2 GiB) closes the
  * connection with one log line: Apache does the same, and nothing else is safe once framing is lost.
  *
- * <p>Each frame is copied once into its own heap buffer. That copy is what the handlers (and the
- * storage engine, for Produce) own: it outlives the Netty buffer, which is released right away.
+ * <p>A frame is not copied: it is emitted as a retained slice of Netty's (pooled, direct) read buffer.
+ * Whoever ends up holding it releases it: {@link RequestDecoder} when the frame does not decode,
+ * otherwise {@link RequestDispatcher} once the request's response is encoded (see {@link DecodedRequest}).
+ * Produce records go from that memory straight to the segment file: no heap copy, no JDK bounce buffer.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
@@ -44,8 +45,6 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             return;
         }
         in.skipBytes(SIZE_FIELD_BYTES);
-        byte[] frame = new byte[size];
-        in.readBytes(frame);
-        out.add(ByteBuffer.wrap(frame));
+        out.add(in.readRetainedSlice(size));
     }
 }

@@ -1,6 +1,7 @@
 package io.kaas.broker.net;
 
 import io.kaas.broker.api.ServedApis;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageDecoder;
 import java.nio.ByteBuffer;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * Records inside a Produce request are not parsed: kafka-clients hands them over as a
  * {@code MemoryRecords} slice of the frame.
  */
-public final class RequestDecoder extends MessageToMessageDecoder<ByteBuffer> {
+public final class RequestDecoder extends MessageToMessageDecoder<ByteBuf> {
     private static final Logger LOG = LoggerFactory.getLogger(RequestDecoder.class);
     /** api key, api version, correlation id. */
     private static final int MIN_HEADER_BYTES = 8;
@@ -36,12 +37,14 @@ public final class RequestDecoder extends MessageToMessageDecoder<ByteBuffer> {
     private final ServedApis served;
 
     public RequestDecoder(ServedApis served) {
-        super(ByteBuffer.class);
+        super(ByteBuf.class);
         this.served = served;
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuffer frame, List<Object> out) {
+    protected void decode(ChannelHandlerContext ctx, ByteBuf owner, List<Object> out) {
+        // A view of the frame's memory; the DecodedRequest retains the owner, or it is released after this call.
+        ByteBuffer frame = owner.nioBuffer();
         if (frame.remaining() < MIN_HEADER_BYTES) {
             close(ctx, "request of " + frame.remaining() + " bytes is shorter than a request header");
             return;
@@ -68,7 +71,7 @@ public final class RequestDecoder extends MessageToMessageDecoder<ByteBuffer> {
             bodyOffset = frame.position();
             if (!decodable) {
                 // Newer ApiVersions than we know: its body may not parse; Kafka answers v0 regardless.
-                out.add(new DecodedRequest(api, version, header, new ApiVersionsRequestData(), frame, bodyOffset, true));
+                out.add(new DecodedRequest(api, version, header, new ApiVersionsRequestData(), frame, bodyOffset, true, owner.retain()));
                 return;
             }
             body = api.messageType.newRequest();
@@ -77,7 +80,7 @@ public final class RequestDecoder extends MessageToMessageDecoder<ByteBuffer> {
             close(ctx, api + " v" + version + " request does not parse (" + e + "); correlation id " + frame.getInt(4));
             return;
         }
-        out.add(new DecodedRequest(api, version, header, body, frame, bodyOffset, !served.serves(api, version)));
+        out.add(new DecodedRequest(api, version, header, body, frame, bodyOffset, !served.serves(api, version), owner.retain()));
     }
 
     private static void close(ChannelHandlerContext ctx, String reason) {

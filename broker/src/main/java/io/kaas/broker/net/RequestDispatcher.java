@@ -62,8 +62,9 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
     private void respond(ChannelHandlerContext ctx, DecodedRequest request, ApiMessage body, Throwable error) {
         if (!ctx.channel().isActive()) {
+            request.release();
             inFlight.finished();
-            waiting.clear();
+            releaseWaiting();
             busy = false;
             return;
         }
@@ -71,12 +72,16 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         try {
             ApiMessage out = error == null ? body : invoker.errorResponse(request, error);
             if (out == null) {
+                request.release();
                 inFlight.finished();
                 next(ctx);
                 return;
             }
             frame = ResponseEncoder.encode(request.api(), responseVersion(request), request.correlationId(), out);
+            // The response holds no view of the request frame: encoding copied what it needed.
+            request.release();
         } catch (RuntimeException e) {
+            request.release();
             inFlight.finished();
             LOG.error("closing connection from {}: cannot encode the {} v{} response", ctx.channel().remoteAddress(),
                     request.api(), request.version(), e);
@@ -103,9 +108,15 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 ? 0 : request.version();
     }
 
+    private void releaseWaiting() {
+        for (DecodedRequest r; (r = waiting.poll()) != null; ) {
+            r.release();
+        }
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        waiting.clear();
+        releaseWaiting();
         super.channelInactive(ctx);
     }
 

@@ -38,6 +38,7 @@ class RequestDecoderProperties {
         } else {
             assertThat(out).isInstanceOf(DecodedRequest.class);
             assertThat(((DecodedRequest) out).api().id).isEqualTo(key);
+            ((DecodedRequest) out).release();
         }
         ch.finishAndReleaseAll();
     }
@@ -49,8 +50,9 @@ class RequestDecoderProperties {
         ch.writeInbound(whole.readRetainedSlice(split));
         assertThat((Object) ch.readInbound()).isNull();
         ch.writeInbound(whole.readRetainedSlice(whole.readableBytes()));
-        java.nio.ByteBuffer frame = ch.readInbound();
-        assertThat(frame.remaining()).isEqualTo(60);
+        ByteBuf frame = ch.readInbound();
+        assertThat(frame.readableBytes()).isEqualTo(60);
+        frame.release();
         whole.release();
         ch.finishAndReleaseAll();
     }
