@@ -13,10 +13,13 @@ import org.slf4j.LoggerFactory;
  * above {@code socket.request.max.bytes} (or negative, e.g. a frame claiming 2 GiB) closes the
  * connection with one log line: Apache does the same, and nothing else is safe once framing is lost.
  *
- * <p>A frame is not copied: it is emitted as a retained slice of Netty's (pooled, direct) read buffer.
- * Whoever ends up holding it releases it: {@link RequestDecoder} when the frame does not decode,
- * otherwise {@link RequestDispatcher} once the request's response is encoded (see {@link DecodedRequest}).
- * Produce records go from that memory straight to the segment file: no heap copy, no JDK bounce buffer.
+ * <p>Each frame is copied once into its own buffer from Netty's pooled direct allocator: no garbage per
+ * request, and Produce records go from it straight to the segment file (a heap buffer would be copied
+ * again into the JDK's temporary direct buffer). It is not a slice of the read buffer on purpose: a
+ * request that waits for its fsync would pin that buffer, and every following read would then copy
+ * the cumulation (measured: produce throughput fell by more than half). Whoever ends up holding the
+ * frame releases it: {@link RequestDecoder} when it does not decode, otherwise
+ * {@link RequestDispatcher} once the request's response is encoded (see {@link DecodedRequest}).
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
@@ -45,6 +48,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             return;
         }
         in.skipBytes(SIZE_FIELD_BYTES);
-        out.add(in.readRetainedSlice(size));
+        ByteBuf frame = ctx.alloc().directBuffer(size, size);
+        in.readBytes(frame, size);
+        out.add(frame);
     }
 }
