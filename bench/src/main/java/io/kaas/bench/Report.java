@@ -64,7 +64,9 @@ public final class Report {
             for (String system : SYSTEMS) {
                 String row = String.format(Locale.ROOT, "%-44s %-12s ", label, system);
                 label = "";
-                Optional<String> failure = readIfPresent(scenario.getKey() + "." + system + ".failed").map(String::strip);
+                // The first reason is the cause; later ones (skipped rounds) follow from it.
+                Optional<String> failure = readIfPresent(scenario.getKey() + "." + system + ".failed")
+                        .map(text -> text.strip().lines().findFirst().orElse("(no reason recorded)"));
                 if (system.equals("kaas") && kaasMissing.isPresent()) {
                     out.println(row + "not available: " + kaasMissing.get());
                 } else if (failure.isPresent()) {
