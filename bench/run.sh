@@ -6,13 +6,15 @@
 #
 # Tunables (environment):
 #   BENCH_ROUNDS=2            measured rounds per system and scenario (A B A B ...), after one warm-up each
-#   BENCH_SECONDS=8           target length of one measured run; record counts are sized from the warm-up
+#   BENCH_SECONDS=6           target length of one measured run; record counts are sized from the warm-up
 #   BENCH_DISK_SECONDS=4      length of each of the two disk probes
-#   BENCH_CONSUME_RECORDS=400000  1 KiB records prepared for the consume scenarios
+#   BENCH_CONSUME_RECORDS=200000  1 KiB records prepared for the consume scenarios
 #   BENCH_RUN_TIMEOUT=120     hard cap (s) on one load process; hitting it is a scenario error
 #   BENCH_TMP=${TMPDIR:-/tmp} where the data dirs and the disk probe go (must be a real disk, not tmpfs)
 #   BENCH_SKIP_BUILD=1        use the already built bench module and cli/target/kaas.jar
 #   BENCH_KEEP=1              keep the data dirs afterwards
+#   BENCH_KAAS_LAUNCHER=bin/kaas  what runs `serve`; bench/aa-launcher.sh puts Apache in kaas's place
+#                             (an A/A check: every ratio should be near 1.00x)
 #
 # Output: the table on stdout and in bench/results/<UTC time>/report.txt, next to every tool's
 # raw output and both brokers' logs. Exit status: 0 when every scenario ran (kaas being unavailable
@@ -23,9 +25,9 @@ here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 
 ROUNDS=${BENCH_ROUNDS:-2}
-SECONDS_PER_RUN=${BENCH_SECONDS:-8}
+SECONDS_PER_RUN=${BENCH_SECONDS:-6}
 DISK_SECONDS=${BENCH_DISK_SECONDS:-4}
-CONSUME_RECORDS=${BENCH_CONSUME_RECORDS:-400000}
+CONSUME_RECORDS=${BENCH_CONSUME_RECORDS:-200000}
 RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-120}
 TMP_ROOT=${BENCH_TMP:-${TMPDIR:-/tmp}}
 
@@ -35,6 +37,7 @@ KAAS_BOOTSTRAP=127.0.0.1:29092
 # What "flush interval raised" means for kaas in the page-cache scenario: never fsync on count,
 # like Apache's default log.flush.interval.messages (Long.MAX_VALUE).
 KAAS_RAISED_FLUSH=1000000000
+KAAS_LAUNCHER="$(readlink -f "${BENCH_KAAS_LAUNCHER:-$repo/bin/kaas}")"
 
 results="$here/results/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$results"
@@ -106,16 +109,16 @@ bench_jar="$(ls "$here"/target/kaas-bench-*.jar 2>/dev/null | head -1)"
 [[ -n "$bench_jar" ]] || die "no bench/target/kaas-bench-*.jar; run without BENCH_SKIP_BUILD"
 CP="$here/.apache/lib/*:$bench_jar"
 
-if [[ ! -x "$repo/bin/kaas" ]]; then
-    kaas_reason="kaas serve not available (no bin/kaas launcher in this checkout)"
+if [[ ! -x "$KAAS_LAUNCHER" ]]; then
+    kaas_reason="kaas serve not available (no launcher $KAAS_LAUNCHER in this checkout)"
 else
-    if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
+    if [[ -z "${BENCH_SKIP_BUILD:-}" && "$KAAS_LAUNCHER" == "$repo/bin/kaas" ]]; then
         say "building kaas (mvn package -pl cli -am -DskipTests)"
         if ! mvn -B -q -f "$repo/pom.xml" package -DskipTests -pl cli -am >"$results/mvn-kaas.log" 2>&1; then
             kaas_reason="kaas serve not available (build failed, see $results/mvn-kaas.log)"
         fi
     fi
-    if [[ -z "$kaas_reason" ]] && ! "$repo/bin/kaas" serve --help >"$results/kaas-serve-help.txt" 2>&1; then
+    if [[ -z "$kaas_reason" ]] && ! "$KAAS_LAUNCHER" serve --help >"$results/kaas-serve-help.txt" 2>&1; then
         kaas_reason="kaas serve not available (\`bin/kaas serve --help\` failed, see $results/kaas-serve-help.txt)"
     fi
 fi
@@ -124,6 +127,7 @@ fi
 {
     echo "kaas vs Apache Kafka 4.4.0, $(date -u '+%Y-%m-%d %H:%M UTC'), kaas commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr), $(java -version 2>&1 | head -1)"
+    echo "kaas launcher: $KAAS_LAUNCHER"
     echo "data dirs: $work ($fstype); brokers ${BROKER_JVM[*]:0:2}; $ROUNDS measured rounds of ~${SECONDS_PER_RUN}s per system, after a warm-up"
 } >"$results/meta.txt"
 cat "$results/meta.txt" >&2
@@ -198,7 +202,7 @@ start_kaas() { # phase [extra serve flags...]: a fresh data dir per phase
     local dir="$work/kaas-$phase"
     mkdir -p "$dir"
     say "starting kaas serve on $KAAS_BOOTSTRAP ($phase${*:+: $*})"
-    KAAS_JAVA_OPTS="${BROKER_JVM[*]}" "$repo/bin/kaas" serve --listeners "PLAINTEXT://$KAAS_BOOTSTRAP" \
+    KAAS_JAVA_OPTS="${BROKER_JVM[*]}" "$KAAS_LAUNCHER" serve --listeners "PLAINTEXT://$KAAS_BOOTSTRAP" \
         --data-dir "$dir" "$@" >"$results/kaas-$phase.log" 2>&1 &
     kaas_pid=$!
     if ! await_broker kaas "$kaas_pid" "$KAAS_BOOTSTRAP"; then
@@ -364,8 +368,8 @@ if [[ -z "$kaas_reason" ]]; then
     fi
 fi
 
-produce_scenario durable durable 4 1024 6000 acks=all
-produce_scenario latency latency 1 100 20000 acks=all linger.ms=0
+produce_scenario durable durable 4 1024 2000 acks=all
+produce_scenario latency latency 1 100 10000 acks=all linger.ms=0
 
 if [[ -z "$kaas_reason" ]]; then
     stop_pid "$kaas_pid" kaas; kaas_pid=""
@@ -376,7 +380,7 @@ if [[ -z "$kaas_reason" ]]; then
     fi
 fi
 
-produce_scenario pagecache pagecache 4 1024 40000 acks=1
+produce_scenario pagecache pagecache 4 1024 10000 acks=1
 prepare_consume_topic
 consume_scenario consume-1 1
 consume_scenario consume-3 3
