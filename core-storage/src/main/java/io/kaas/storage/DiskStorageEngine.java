@@ -46,7 +46,7 @@ public final class DiskStorageEngine implements StorageEngine {
     public DiskStorageEngine(EngineConfig config) {
         this.config = config;
         try {
-            Files.createDirectories(config.dataDir());
+            AtomicFile.createDirectories(config.dataDir());
             loadTopics();
         } catch (IOException e) {
             executors.close();
@@ -107,13 +107,12 @@ public final class DiskStorageEngine implements StorageEngine {
         }
         Path dir = config.dataDir().resolve(name);
         try {
-            Files.createDirectories(dir);
-            AtomicFile.fsyncDirectory(config.dataDir());
+            AtomicFile.createDirectories(dir);
             TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
             StateJson.write(dir.resolve(TopicConfig.FILE_NAME), topicConfig);
             StateJson.write(dir.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(info.topicId()));
             for (int p = 0; p < partitions; p++) {
-                Files.createDirectories(dir.resolve(Integer.toString(p)));
+                Files.createDirectory(dir.resolve(Integer.toString(p)));
             }
             AtomicFile.fsyncDirectory(dir);
             topics.put(name, info);

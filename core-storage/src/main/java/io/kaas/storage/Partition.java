@@ -11,6 +11,7 @@ import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.recovery.RecoveryOptions;
+import io.kaas.storage.recovery.RecoveryReport;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.Segment;
@@ -80,6 +81,7 @@ public final class Partition implements PartitionLog {
     private volatile StorageException sticky;
     /** Guarded by checkpointLock. */
     private RecoveryCheckpoint lastCheckpoint;
+    private RecoveryReport openReport;
 
     private Partition(TopicPartition id, Path dir, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
                       FileChannel lockChannel, FileLock fileLock, ProducerStateTable producers, TxnIndex txns, int epoch) {
@@ -105,7 +107,7 @@ public final class Partition implements PartitionLog {
                                  EngineExecutors executors) {
         FileChannel lockChannel = null;
         try {
-            java.nio.file.Files.createDirectories(dir);
+            AtomicFile.createDirectories(dir);
             lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock fl;
             try {
@@ -134,6 +136,7 @@ public final class Partition implements PartitionLog {
             producers.dropAtOrAbove(outcome.logEndOffset());
             txns.dropAtOrAbove(outcome.logEndOffset());
             Partition p = new Partition(id, dir, config, topicConfig, executors, lockChannel, fl, producers, txns, outcome.epoch());
+            p.openReport = outcome.report();
             p.load(outcome);
             return p;
         } catch (IOException e) {
@@ -369,7 +372,11 @@ public final class Partition implements PartitionLog {
         @Override
         public void failed(StorageException e) {
             sticky = e;
-            LOG.error("{}: {}", id, e.getMessage());
+            if (e.kind() == StorageException.Kind.CLOSED) {
+                LOG.debug("{}: committer stopped by close", id);
+            } else {
+                LOG.error("{}: {}", id, e.getMessage());
+            }
         }
 
         @Override
@@ -500,12 +507,19 @@ public final class Partition implements PartitionLog {
             return CompletableFuture.completedFuture(null);
         }
         HwmWaiter w = new HwmWaiter(offset, new CompletableFuture<>());
+        // A long-poll that times out cancels its future: drop it, or idle partitions collect waiters.
+        w.future.whenComplete((v, t) -> hwmWaiters.remove(w));
         hwmWaiters.add(w);
         // An append may have published between the check and the add.
         if ((view.state().highWatermark() > offset || closed) && hwmWaiters.remove(w)) {
             w.future.complete(null);
         }
         return w.future;
+    }
+
+    /** Fetch long-polls currently parked on this partition (a leak check for tests). */
+    int pendingHighWatermarkWaiters() {
+        return hwmWaiters.size();
     }
 
     // ---------------------------------------------------------------- log start: DeleteRecords and retention
@@ -537,8 +551,9 @@ public final class Partition implements PartitionLog {
      * survives a power cut), and detaches closed segments lying wholly below it. Holds lock.
      */
     private List<Segment> advanceLogStart(long target) {
+        // Durable first: if the write fails, nothing changed and the caller gets the error.
+        StateJson.write(dir.resolve(Manifest.FILE_NAME), new Manifest(epoch, nextOffset, target));
         logStartOffset = target;
-        StateJson.write(dir.resolve(Manifest.FILE_NAME), new Manifest(epoch, nextOffset, logStartOffset));
         List<Segment> removed = new ArrayList<>();
         while (segments.size() > 1 && segments.get(1).baseOffset() <= logStartOffset) {
             removed.add(segments.remove(0));
@@ -713,6 +728,11 @@ public final class Partition implements PartitionLog {
 
     public Path dir() {
         return dir;
+    }
+
+    /** What the recovery scan at open found and did (bytes scanned, truncations, rebuilt indexes). */
+    public RecoveryReport openReport() {
+        return openReport;
     }
 
     /** fsyncs issued by the committer so far (tests and benchmarks count them). */

@@ -19,7 +19,9 @@ public interface PartitionLog extends AutoCloseable {
      * written verbatim except baseOffset and partitionLeaderEpoch. The future completes when the
      * append is acknowledged under {@code acks}; with {@link Acks#ALL} that is after the fsync that
      * covers it. It completes exceptionally with a {@link StorageException} whose kind says why;
-     * when it does, nothing of this call is visible to readers.
+     * when it does, nothing of this call is visible to readers. The partition writes the assigned
+     * offsets into {@code batches} itself, so the caller must not share or reuse the buffer until the
+     * future completes.
      *
      * @param leaderEpoch the caller's view of the leader epoch, or -1 to skip the fence
      */

@@ -3,7 +3,6 @@ package io.kaas.storage.io;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -32,10 +31,9 @@ public final class AtomicFile {
     }
 
     /**
-     * Makes creates, renames and unlinks in {@code dir} durable. On the default filesystem a failure
-     * is an error (the promise depends on it). Filesystems that cannot open a directory as a channel
-     * (jimfs) have no durability to offer, so there it is skipped; the fault-injecting test
-     * filesystem does support it and records the sync.
+     * Makes creates, renames and unlinks in {@code dir} durable. A failure is an error (the promise
+     * depends on it), except on jimfs, which cannot open a directory as a channel and has no
+     * durability to offer (dev mode). The fault-injecting test filesystem supports it and records it.
      */
     public static void fsyncDirectory(Path dir) throws IOException {
         if (dir == null) {
@@ -44,9 +42,26 @@ public final class AtomicFile {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
         } catch (IOException | UnsupportedOperationException e) {
-            if (dir.getFileSystem() == FileSystems.getDefault()) {
+            if (!"jimfs".equals(dir.getFileSystem().provider().getScheme())) {
                 throw e;
             }
+        }
+    }
+
+    /**
+     * {@code Files.createDirectories}, durably: each directory it creates is made durable by an
+     * fsync of its parent, so a power cut cannot take back a directory the engine already used.
+     */
+    public static void createDirectories(Path dir) throws IOException {
+        Path abs = dir.toAbsolutePath();
+        java.util.ArrayDeque<Path> missing = new java.util.ArrayDeque<>();
+        for (Path p = abs; p != null && !java.nio.file.Files.isDirectory(p); p = p.getParent()) {
+            missing.push(p);
+        }
+        while (!missing.isEmpty()) {
+            Path p = missing.pop();
+            java.nio.file.Files.createDirectory(p);
+            fsyncDirectory(p.getParent());
         }
     }
 }

@@ -63,6 +63,7 @@ public final class RecoveryScan {
     private long batchesDropped;
     private long recordsDropped;
     private int indexesRebuilt;
+    private int segmentsRemoved;
 
     private RecoveryScan(Path dir, RecoveryOptions options, TailVisitor visitor) {
         this.dir = dir;
@@ -167,7 +168,8 @@ public final class RecoveryScan {
             logStart = Math.max(logStart, Math.min(before.logStartOffset(), logEnd));
         }
         Manifest after = new Manifest(epoch, logEnd, logStart);
-        if (!after.equals(before)) {
+        boolean fresh = before == null && plans.isEmpty();
+        if (!after.equals(before) && !fresh) {
             actions.add(before == null
                     ? String.format("%s: created (highWatermark %d, logStartOffset %d)", Manifest.FILE_NAME, logEnd, logStart)
                     : String.format("%s: highWatermark %d -> %d, logStartOffset %d -> %d", Manifest.FILE_NAME,
@@ -192,7 +194,7 @@ public final class RecoveryScan {
 
     private RecoveryReport report(Manifest before, Manifest after, boolean refused) {
         return new RecoveryReport(dir, segmentsScanned, bytesScanned, bytesTruncated, batchesDropped, recordsDropped,
-                removals.size(), indexesRebuilt, before, after, damage, refused ? List.of() : actions, refused);
+                segmentsRemoved, indexesRebuilt, before, after, damage, refused ? List.of() : actions, refused);
     }
 
     private <T> T readState(Path file, Class<T> type) {
@@ -235,6 +237,7 @@ public final class RecoveryScan {
             for (SegmentName loser : names.subList(0, names.size() - 1)) {
                 removals.add(dir.resolve(loser.logFileName()));
                 removals.add(dir.resolve(loser.indexFileName()));
+                segmentsRemoved++;
                 actions.add(String.format("%s: removed, superseded by %s (same base offset %d, higher epoch %d)",
                         dir.resolve(loser.logFileName()), winner.logFileName(), loser.baseOffset(), winner.epoch()));
             }
@@ -361,6 +364,7 @@ public final class RecoveryScan {
         for (SegmentPlan later : new ArrayList<>(plans.subList(first + 1, plans.size()))) {
             removals.add(later.log);
             removals.add(later.index);
+            segmentsRemoved++;
             actions.add(later.log + ": removed (after forced truncation)");
             plans.remove(later);
         }

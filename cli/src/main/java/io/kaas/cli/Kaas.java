@@ -1,0 +1,152 @@
+package io.kaas.cli;
+
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import picocli.AutoComplete;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.UsageMessageSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code kaas} command: one binary whose subcommands share one storage engine. This class only
+ * wires the tree and the conventions every subcommand gets for free (exit codes, error handling,
+ * colour); each subcommand is its own class.
+ *
+ * <p>To add a subcommand, add its class to {@code subcommands} below: one line (see cli/README.md).
+ */
+@Command(
+        name = "kaas",
+        mixinStandardHelpOptions = true,
+        versionProvider = KaasVersion.class,
+        header = "Kafka-compatible broker and offline toolkit for its data directories.",
+        description = {
+            "kaas stores Kafka topics in plain segment files. 'kaas serve' runs the broker; the other "
+                    + "commands read, check and repair the same files offline, from shell scripts.",
+            "",
+            "Data goes to stdout, diagnostics to stderr. Colour is used only on a terminal and never "
+                    + "when NO_COLOR is set."
+        },
+        synopsisSubcommandLabel = "COMMAND",
+        subcommands = {
+            HelpCommand.class,
+            // Hidden: `source <(kaas generate-completion)` gives bash the script of completions/kaas.bash.
+            AutoComplete.GenerateCompletion.class,
+            // One line per subcommand, alphabetical, e.g. VerifyCommand.class,
+        })
+public final class Kaas implements Runnable {
+
+    private final Terminal terminal;
+
+    @Spec
+    private CommandSpec spec;
+
+    public Kaas(Terminal terminal) {
+        this.terminal = terminal;
+    }
+
+    /** What the streams can show; subcommands reach it through {@link ColorMixin}. */
+    public Terminal terminal() {
+        return terminal;
+    }
+
+    @Override
+    public void run() {
+        // `kaas` alone names no command: a usage error, so scripts that forgot the command fail loudly.
+        throw new ParameterException(spec.commandLine(), "Missing required command");
+    }
+
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        int exitCode = run(Terminal.detect(), out, err, args);
+        out.flush();
+        err.flush();
+        System.exit(exitCode);
+    }
+
+    /** Runs {@code kaas args} in this JVM, as a test would: returns the exit code, never exits. */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        return run(Terminal.PLAIN, out, err, args);
+    }
+
+    /** As {@link #run(PrintWriter, PrintWriter, String...)}, with the terminal a test wants to pretend. */
+    public static int run(Terminal terminal, PrintWriter out, PrintWriter err, String... args) {
+        return execute(newCommandLine(terminal), out, err, args);
+    }
+
+    /** Runs {@code args} against an already built tree (tests add commands of their own to it). */
+    static int execute(CommandLine commandLine, PrintWriter out, PrintWriter err, String... args) {
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        try {
+            return commandLine.execute(args);
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    /**
+     * The whole command tree with kaas's conventions applied to every command in it. The docs generator
+     * renders man pages and completion from this very tree, so they show what users get.
+     */
+    public static CommandLine newCommandLine(Terminal terminal) {
+        CommandLine commandLine = new CommandLine(new Kaas(terminal));
+        commandLine.setColorScheme(CommandLine.Help.defaultColorScheme(terminal.stdoutAnsi()));
+        commandLine.setExecutionExceptionHandler(new DataErrorHandler());
+        commandLine.setParameterExceptionHandler(new UsageErrorHandler());
+        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+        // picocli's own command is visible by default; a man page for it would only be noise.
+        commandLine.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(true);
+        applyConventions(commandLine);
+        return commandLine;
+    }
+
+    /** The terminal of the {@code kaas} invocation {@code command} belongs to. */
+    static Terminal terminalOf(CommandSpec command) {
+        return command.root().userObject() instanceof Kaas kaas ? kaas.terminal() : Terminal.PLAIN;
+    }
+
+    /**
+     * Gives every command in the tree what DESIGN.md promises of all of them, so a subcommand class
+     * cannot forget it: {@code -h/--help} and {@code -V/--version}, help as wide as the terminal, the exit-code list (unless the
+     * command declares its own, more specific one), and one help layout with a blank line between
+     * sections (unless the command sets its own headings).
+     */
+    static void applyConventions(CommandLine commandLine) {
+        CommandSpec command = commandLine.getCommandSpec();
+        UsageMessageSpec usage = command.usageMessage();
+        usage.autoWidth(true);
+        if (usage.descriptionHeading().isEmpty()) {
+            usage.descriptionHeading("%n");
+        }
+        if (usage.parameterListHeading().isEmpty()) {
+            usage.parameterListHeading("%nParameters:%n");
+        }
+        if (usage.optionListHeading().isEmpty()) {
+            usage.optionListHeading("%nOptions:%n");
+        }
+        if (usage.commandListHeading().equals("Commands:%n")) {
+            usage.commandListHeading("%nCommands:%n");
+        }
+        if (command.usageMessage().exitCodeList().isEmpty()) {
+            Map<String, String> codes = ExitCodes.descriptions();
+            command.usageMessage().exitCodeListHeading("%nExit Codes:%n").exitCodeList(codes);
+        }
+        if (!command.helpCommand() && command.findOption("--help") == null) {
+            command.mixinStandardHelpOptions(true);
+        }
+        if (command.version().length == 0) {
+            command.versionProvider(new KaasVersion());
+        }
+        for (CommandLine sub : commandLine.getSubcommands().values()) {
+            applyConventions(sub);
+        }
+    }
+}
