@@ -125,9 +125,9 @@ fi
 [[ -n "$kaas_reason" ]] && { say "$kaas_reason: measuring Apache Kafka only"; printf '%s\n' "$kaas_reason" >"$results/kaas.unavailable"; }
 
 {
-    echo "kaas vs Apache Kafka 4.4.0, $(date -u '+%Y-%m-%d %H:%M UTC'), kaas commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "kaas vs Apache Kafka 4.4.0, $(date -u '+%Y-%m-%d %H:%M UTC'), bench at commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr), $(java -version 2>&1 | head -1)"
-    echo "kaas launcher: $KAAS_LAUNCHER"
+    echo "kaas launcher: $KAAS_LAUNCHER (commit $(git -C "$(dirname "$KAAS_LAUNCHER")" rev-parse --short HEAD 2>/dev/null || echo "unknown: not in a git checkout"))"
     echo "data dirs: $work ($fstype); brokers ${BROKER_JVM[*]:0:2}; $ROUNDS measured rounds of ~${SECONDS_PER_RUN}s per system, after a warm-up"
 } >"$results/meta.txt"
 cat "$results/meta.txt" >&2
