@@ -119,7 +119,7 @@ else
         fi
     fi
     if [[ -z "$kaas_reason" ]] && ! "$KAAS_LAUNCHER" serve --help >"$results/kaas-serve-help.txt" 2>&1; then
-        kaas_reason="kaas serve not available (\`bin/kaas serve --help\` failed, see $results/kaas-serve-help.txt)"
+        kaas_reason="kaas serve not available (\`$KAAS_LAUNCHER serve --help\` failed, see $results/kaas-serve-help.txt)"
     fi
 fi
 [[ -n "$kaas_reason" ]] && { say "$kaas_reason: measuring Apache Kafka only"; printf '%s\n' "$kaas_reason" >"$results/kaas.unavailable"; }
