@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/run.sh: Apache Kafka 4.4.0 and `kaas serve` side by side under Apache's own load tools
-# (issue 5). Unattended, loopback only, about 10 minutes on 2 cores; not part of CI.
+# (issue 5). Unattended, loopback only, 6-10 minutes on 2 cores; not part of CI.
 #
 #   bench/run.sh            # everything: fetch, build, disk probe, 5 scenario rows, table
 #
