@@ -66,7 +66,7 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  */
 class RequestFuzzThroughServerProperties {
     private static final int ANSWER_BOUND_MS = 5_000;
-    private static final int TRIES = 1_500;
+    private static final int TRIES = 3_000;
 
     private Path dir;
     private TestBroker broker;
