@@ -28,6 +28,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.lifecycle.AfterProperty;
 import net.jqwik.api.lifecycle.BeforeProperty;
 import org.apache.kafka.common.Uuid;
@@ -56,7 +57,8 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * Issue 4, decoder fuzzing through the real server: for every API version the broker advertises
  * (ApiVersions reads ServedApis), a valid request frame built with kafka-clients' generated classes
  * is mutated (byte flips, truncation, extension, length-field lies, random bodies) and sent over a
- * raw loopback socket. The broker must answer or close that connection within {@link #ANSWER_BOUND_MS}
+ * raw loopback socket, sometimes behind up to two valid frames of the same request in the same write.
+ * The broker must answer the valid ones in order, then answer or close that connection within {@link #ANSWER_BOUND_MS}
  * (unless the frame, decoded as the broker would, is one Kafka lets stay silent: acks=0 Produce, a
  * long-poll Fetch, a parked JoinGroup/SyncGroup), no exception may reach the end of Netty's pipeline,
  * and a fresh connection must get an ApiVersions answer after every case.
@@ -132,12 +134,15 @@ class RequestFuzzThroughServerProperties {
     }
 
     @Property(tries = TRIES, shrinking = ShrinkingMode.OFF)
-    void everyMutatedFrameIsAnsweredOrClosedAndTheBrokerKeepsServing(@ForAll("mutations") Mutation mutation) throws Exception {
+    void everyMutatedFrameIsAnsweredOrClosedAndTheBrokerKeepsServing(@ForAll("mutations") Mutation mutation,
+                                                                      @ForAll @IntRange(min = 0, max = 2) int validBefore)
+            throws Exception {
         Target target = targets.get(cases++ % targets.size());
         covered.add(target);
         byte[] frame = mutation.apply(frame(target, cases));
-        String what = target + " " + mutation + " frame " + HexFormat.of().formatHex(frame, 0, Math.min(frame.length, 512));
-        switch (exchange(frame)) {
+        String what = target + " after " + validBefore + " valid frame(s), " + mutation + " frame "
+                + HexFormat.of().formatHex(frame, 0, Math.min(frame.length, 512));
+        switch (exchange(target, validBefore, frame, what)) {
             case ANSWERED -> answered++;
             case CLOSED -> {
                 closed++;
@@ -160,24 +165,38 @@ class RequestFuzzThroughServerProperties {
     private enum Outcome { ANSWERED, CLOSED, NO_ANSWER }
 
     /**
-     * Sends the bytes on a fresh connection. When they do not hold one whole frame the broker is
-     * right to wait for the rest, so we half-close: it must then close. Otherwise the first thing back
-     * must be a response frame or the end of the stream.
+     * Sends {@code validBefore} valid frames of the same target, then the mutated one, in one write
+     * on a fresh connection (clients pipeline; the broker must keep request order). When the mutated
+     * bytes do not hold one whole frame the broker is right to wait for the rest, so we half-close:
+     * it must then close. Responses that arrive must answer the valid frames first, in order; the
+     * outcome is what follows them: a response, the end of the stream, or silence.
      */
-    private Outcome exchange(byte[] bytes) throws IOException {
+    private Outcome exchange(Target target, int validBefore, byte[] mutated, String what) throws IOException {
+        ByteBuffer out = ByteBuffer.allocate(validBefore * frame(target, 0).length + mutated.length);
+        int[] validIds = new int[validBefore];
+        for (int i = 0; i < validBefore; i++) {
+            validIds[i] = 1_000_000 + i;
+            out.put(frame(target, validIds[i]));
+        }
+        out.put(mutated);
         try (Socket s = new Socket("127.0.0.1", broker.broker().boundPort())) {
             s.setSoTimeout(ANSWER_BOUND_MS);
             DataInputStream in = new DataInputStream(s.getInputStream());
+            int responses = 0;
             try {
-                s.getOutputStream().write(bytes);
+                s.getOutputStream().write(out.array());
                 s.getOutputStream().flush();
-                if (!holdsWholeFrame(bytes)) {
+                if (!holdsWholeFrame(mutated)) {
                     s.shutdownOutput();
                 }
-                int size = in.readInt();
-                in.readFully(new byte[Math.max(0, size)]);
+                for (; responses < validBefore; responses++) {
+                    assertThat(readResponseCorrelationId(in)).as("response %d in request order: %s", responses, what)
+                            .isEqualTo(validIds[responses]);
+                }
+                readResponseCorrelationId(in);
                 return Outcome.ANSWERED;
             } catch (SocketTimeoutException e) {
+                assertThat(responses).as("valid frames are answered within %d ms: %s", ANSWER_BOUND_MS, what).isEqualTo(validBefore);
                 return Outcome.NO_ANSWER;
             } catch (EOFException e) {
                 return Outcome.CLOSED;
@@ -185,6 +204,14 @@ class RequestFuzzThroughServerProperties {
                 return Outcome.CLOSED; // reset: the broker closed while we were still writing
             }
         }
+    }
+
+    /** Reads one response frame whole; returns its correlation id (every response header starts with it). */
+    private static int readResponseCorrelationId(DataInputStream in) throws IOException {
+        int size = in.readInt();
+        byte[] body = new byte[size];
+        in.readFully(body);
+        return ByteBuffer.wrap(body).getInt(0);
     }
 
     private static boolean holdsWholeFrame(byte[] bytes) {
