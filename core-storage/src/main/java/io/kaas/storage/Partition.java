@@ -161,6 +161,13 @@ public final class Partition implements PartitionLog {
         }
         Segment active = active();
         lastCheckpoint = new RecoveryCheckpoint(active.baseOffset(), active.size(), nextOffset);
+        if (outcome.report().bytesScanned() > 0) {
+            // The scan replayed the tail into memory only. Snapshots first, then the checkpoint at EOF:
+            // a checkpoint ahead of the snapshots would make the next open skip batches whose producer
+            // state nothing on disk remembers (a retried batch would be written twice).
+            writeStateSnapshots();
+            StateJson.write(dir.resolve(RecoveryCheckpoint.FILE_NAME), lastCheckpoint);
+        }
         publish();
     }
 
@@ -300,10 +307,15 @@ public final class Partition implements PartitionLog {
         Segment old = active();
         try {
             old.seal();
+            // Recovery replays only the active segment (from the checkpoint or byte 0): the snapshots must
+            // cover every batch before the new segment, or a producer whose last batches sit in the
+            // sealed one would be forgotten after a crash (its retry written twice, its next sequence refused).
+            StateJson.write(dir.resolve(ProducerStateSnapshot.FILE_NAME), producers.snapshot());
+            StateJson.write(dir.resolve(TxnIndexSnapshot.FILE_NAME), txns.snapshot());
             Segment fresh = Segment.create(dir, SegmentName.of(epoch, nextOffset), indexPolicy, now());
             AtomicFile.fsyncDirectory(dir);
             segments.add(fresh);
-        } catch (IOException e) {
+        } catch (IOException | StorageException e) {
             StorageException s = new StorageException(StorageException.Kind.IO, id + ": segment roll failed: " + e.getMessage(), e);
             sticky = s;
             throw s;

@@ -35,8 +35,9 @@ import java.util.TreeMap;
  *       classify where the valid part ends: clean, torn tail (short or zero-filled), or damage (a bad
  *       batch followed by valid data).</li>
  *   <li><b>Apply</b>: remove stale files, cut torn tails, rewrite indexes that differ from the log,
- *       fsync the log, reconcile manifest.json (the log is authoritative) and write the checkpoint
- *       at EOF.</li>
+ *       fsync the log, reconcile manifest.json (the log is authoritative), and pull the checkpoint
+ *       back if the log was cut below it (moving it forward is the opener's job, once the producer
+ *       state the scan replayed is written).</li>
  * </ol>
  * After a clean close the checkpoint sits at EOF and the active segment's scan reads zero bytes.
  */
@@ -182,7 +183,12 @@ public final class RecoveryScan {
                         + p.entries.size() + " entries");
             }
         }
-        RecoveryCheckpoint newCheckpoint = last == null ? null : new RecoveryCheckpoint(last.name.baseOffset(), last.validEnd, logEnd);
+        // The checkpoint may only claim what the producer-state and txn snapshots already cover (replay
+        // resumes from it), and this scan cannot write those snapshots: so it never moves the checkpoint
+        // forward (Partition.open does, after writing the snapshots). It only pulls it back when the log
+        // was cut below it, so that it never points into bytes written after the cut.
+        RecoveryCheckpoint newCheckpoint = checkpoint != null && last != null && checkpoint.segmentBase() == last.name.baseOffset()
+                && checkpoint.bytePos() > last.validEnd ? new RecoveryCheckpoint(last.name.baseOffset(), last.validEnd, logEnd) : null;
 
         if (!options.dryRun()) {
             apply(plans, after, before, newCheckpoint, checkpoint);
