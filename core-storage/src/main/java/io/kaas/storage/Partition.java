@@ -384,7 +384,11 @@ public final class Partition implements PartitionLog {
         @Override
         public void failed(StorageException e) {
             sticky = e;
-            LOG.error("{}: {}", id, e.getMessage());
+            if (e.kind() == StorageException.Kind.CLOSED) {
+                LOG.debug("{}: committer stopped by close", id);
+            } else {
+                LOG.error("{}: {}", id, e.getMessage());
+            }
         }
 
         @Override
@@ -515,12 +519,19 @@ public final class Partition implements PartitionLog {
             return CompletableFuture.completedFuture(null);
         }
         HwmWaiter w = new HwmWaiter(offset, new CompletableFuture<>());
+        // A long-poll that times out cancels its future: drop it, or idle partitions collect waiters.
+        w.future.whenComplete((v, t) -> hwmWaiters.remove(w));
         hwmWaiters.add(w);
         // An append may have published between the check and the add.
         if ((view.state().highWatermark() > offset || closed) && hwmWaiters.remove(w)) {
             w.future.complete(null);
         }
         return w.future;
+    }
+
+    /** Fetch long-polls currently parked on this partition (a leak check for tests). */
+    int pendingHighWatermarkWaiters() {
+        return hwmWaiters.size();
     }
 
     // ---------------------------------------------------------------- log start: DeleteRecords and retention
@@ -552,8 +563,9 @@ public final class Partition implements PartitionLog {
      * survives a power cut), and detaches closed segments lying wholly below it. Holds lock.
      */
     private List<Segment> advanceLogStart(long target) {
+        // Durable first: if the write fails, nothing changed and the caller gets the error.
+        StateJson.write(dir.resolve(Manifest.FILE_NAME), new Manifest(epoch, nextOffset, target));
         logStartOffset = target;
-        StateJson.write(dir.resolve(Manifest.FILE_NAME), new Manifest(epoch, nextOffset, logStartOffset));
         List<Segment> removed = new ArrayList<>();
         while (segments.size() > 1 && segments.get(1).baseOffset() <= logStartOffset) {
             removed.add(segments.remove(0));

@@ -128,6 +128,17 @@ class PartitionFaultTest {
     }
 
     @Test
+    void aDeleteRecordsWhoseManifestCannotBeMadeDurableChangesNothing() throws Exception {
+        PartitionLog p = engine.partition(T0);
+        p.append(TestBatches.batch(5, 1), Acks.ALL, -1).get();
+        fs.faults().failFsync(Scope.fileNameEndsWith(".tmp"), Repeat.ONCE);
+        assertThatThrownBy(() -> p.deleteRecords(3)).satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.IO));
+        assertThat(p.state().logStartOffset()).isZero();
+        assertThat(p.read(0, 100, Long.MAX_VALUE).records().remaining()).isPositive();
+        assertThat(p.deleteRecords(3)).isEqualTo(3);
+    }
+
+    @Test
     void shortWritesAreCompletedNotTorn() throws Exception {
         PartitionLog p = engine.partition(T0);
         fs.faults().shortWriteOnce(Scope.fileNameEndsWith(".log"), 17);

@@ -265,6 +265,19 @@ class PartitionTest {
     }
 
     @Test
+    void aCancelledLongPollLeavesNoWaiterBehind() throws Exception {
+        Partition p = open();
+        for (int i = 0; i < 1000; i++) {
+            p.awaitHighWatermarkAbove(5).cancel(false);
+        }
+        CompletableFuture<Void> live = p.awaitHighWatermarkAbove(0);
+        assertThat(p.pendingHighWatermarkWaiters()).isEqualTo(1);
+        ack(p, TestBatches.batch(1, 1));
+        live.get();
+        assertThat(p.pendingHighWatermarkWaiters()).isZero();
+    }
+
+    @Test
     void leaderEpochFenceAndClosedPartition() throws Exception {
         Partition p = open(EngineConfig.defaults(dir).withLeaderEpoch(3), TopicConfig.EMPTY);
         assertThatThrownBy(() -> p.append(TestBatches.batch(1, 1), Acks.ALL, 2).get()).cause()
