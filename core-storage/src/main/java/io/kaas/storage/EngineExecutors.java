@@ -44,7 +44,7 @@ public final class EngineExecutors implements AutoCloseable {
 
     @Override
     public void close() {
-        watchdog.shutdownNow();
+        // Committers first: a drain still running schedules a watchdog timeout for each fsync it issues.
         committers.shutdown();
         try {
             // A hung fsync never returns: don't wait on it for long.
@@ -52,6 +52,7 @@ public final class EngineExecutors implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        watchdog.shutdownNow();
         committers.shutdownNow();
     }
 }
