@@ -310,8 +310,7 @@ public final class Partition implements PartitionLog {
             // Recovery replays only the active segment (from the checkpoint or byte 0): the snapshots must
             // cover every batch before the new segment, or a producer whose last batches sit in the
             // sealed one would be forgotten after a crash (its retry written twice, its next sequence refused).
-            StateJson.write(dir.resolve(ProducerStateSnapshot.FILE_NAME), producers.snapshot());
-            StateJson.write(dir.resolve(TxnIndexSnapshot.FILE_NAME), txns.snapshot());
+            writeStateSnapshots();
             Segment fresh = Segment.create(dir, SegmentName.of(epoch, nextOffset), indexPolicy, now());
             AtomicFile.fsyncDirectory(dir);
             segments.add(fresh);
@@ -400,37 +399,40 @@ public final class Partition implements PartitionLog {
     /**
      * Bounded recovery: once the fsynced log grew checkpointIntervalBytes past the last checkpoint,
      * record it (index and producer state first, so the checkpoint never claims more than is on disk).
+     * Runs on the committer under the partition lock: every snapshot write (here, at roll, at close)
+     * is serialised on it, so two writers never share the .tmp file and an older snapshot never lands
+     * over a newer one (a roll's snapshot must cover everything before the new segment).
      */
     private void maybeRefreshCheckpoint(GroupCommitter.FlushTarget t) {
-        synchronized (checkpointLock) {
-            long since = t.segment().baseOffset() == lastCheckpoint.segmentBase() ? t.bytePos() - lastCheckpoint.bytePos() : t.bytePos();
-            if (since < config.checkpointIntervalBytes()) {
-                return;
-            }
-            try {
-                t.segment().index().flush();
-                writeStateSnapshots();
-                RecoveryCheckpoint cp = new RecoveryCheckpoint(t.segment().baseOffset(), t.bytePos(), t.highWatermark());
-                StateJson.write(dir.resolve(RecoveryCheckpoint.FILE_NAME), cp);
-                lastCheckpoint = cp;
-            } catch (IOException | StorageException e) {
-                LOG.warn("{}: could not refresh the recovery checkpoint (next open scans more): {}", id, e.getMessage());
-            }
-        }
-    }
-
-    private void writeStateSnapshots() {
-        ProducerStateSnapshot ps;
-        TxnIndexSnapshot ts;
         lock.lock();
         try {
-            ps = producers.snapshot();
-            ts = txns.snapshot();
+            if (closed || sticky != null) {
+                return; // close writes its own checkpoint; after a failure nothing more is claimed
+            }
+            synchronized (checkpointLock) {
+                long since = t.segment().baseOffset() == lastCheckpoint.segmentBase() ? t.bytePos() - lastCheckpoint.bytePos() : t.bytePos();
+                if (since < config.checkpointIntervalBytes()) {
+                    return;
+                }
+                try {
+                    t.segment().index().flush();
+                    writeStateSnapshots();
+                    RecoveryCheckpoint cp = new RecoveryCheckpoint(t.segment().baseOffset(), t.bytePos(), t.highWatermark());
+                    StateJson.write(dir.resolve(RecoveryCheckpoint.FILE_NAME), cp);
+                    lastCheckpoint = cp;
+                } catch (IOException | StorageException e) {
+                    LOG.warn("{}: could not refresh the recovery checkpoint (next open scans more): {}", id, e.getMessage());
+                }
+            }
         } finally {
             lock.unlock();
         }
-        StateJson.write(dir.resolve(ProducerStateSnapshot.FILE_NAME), ps);
-        StateJson.write(dir.resolve(TxnIndexSnapshot.FILE_NAME), ts);
+    }
+
+    /** Writes the producer-state and txn snapshots as of now. Holds lock (or runs before the partition is shared). */
+    private void writeStateSnapshots() {
+        StateJson.write(dir.resolve(ProducerStateSnapshot.FILE_NAME), producers.snapshot());
+        StateJson.write(dir.resolve(TxnIndexSnapshot.FILE_NAME), txns.snapshot());
     }
 
     // ---------------------------------------------------------------- read path

@@ -164,6 +164,14 @@ public final class RecoveryScan {
         } else {
             logEnd = last.nextOffset >= 0 ? last.nextOffset : last.name.baseOffset();
         }
+        if (before != null && before.logStartOffset() > logEnd) {
+            // An acknowledged DeleteRecords (durable in the manifest) outran data that never reached the
+            // disk (acks=1, lost in the crash). Log start must not move back, nor may the offsets below
+            // it be handed out again: the log resumes, empty, at log start (as Kafka does).
+            actions.add(String.format("%s: log end %d is below the durable log start %d; the log resumes at %d",
+                    dir, logEnd, before.logStartOffset(), before.logStartOffset()));
+            logEnd = before.logStartOffset();
+        }
         long logStart = plans.isEmpty() ? logEnd : plans.get(0).name.baseOffset();
         if (before != null) {
             logStart = Math.max(logStart, Math.min(before.logStartOffset(), logEnd));

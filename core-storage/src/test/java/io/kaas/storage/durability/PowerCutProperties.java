@@ -71,7 +71,7 @@ class PowerCutProperties {
 
     record Setup(long segmentBytes, int indexIntervalBytes, long checkpointIntervalBytes, long seed) {}
 
-    @Property(tries = 120)
+    @Property(tries = 1000)
     void acknowledgedDataSurvivesPowerCuts(@ForAll("setups") Setup setup, @ForAll("operations") List<Op> ops) throws Exception {
         Totals totals = TOTALS.get();
         totals.tries++;
@@ -259,8 +259,9 @@ class PowerCutProperties {
                         .as("%s: topic id of %s", context, t.getKey()).isPresent();
             }
             for (Map.Entry<TopicPartition, PartitionModel> e : models.entrySet()) {
-                check.check(e.getKey(), engine.partition(e.getKey()), e.getValue(), context);
-                RecoveredLogCheck.stateFilesParse(fs.pathOf(data).resolve(e.getKey().topic()).resolve(Integer.toString(e.getKey().partition())));
+                Path dir = fs.pathOf(data).resolve(e.getKey().topic()).resolve(Integer.toString(e.getKey().partition()));
+                check.check(e.getKey(), engine.partition(e.getKey()), e.getValue(), context, dir);
+                RecoveredLogCheck.stateFilesParse(dir);
             }
         }
 

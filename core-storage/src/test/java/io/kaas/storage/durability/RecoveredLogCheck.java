@@ -41,9 +41,9 @@ final class RecoveredLogCheck {
         StateJson.read(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class);
     }
 
-    void check(TopicPartition tp, PartitionLog log, PartitionModel model, String context) throws Exception {
+    void check(TopicPartition tp, PartitionLog log, PartitionModel model, String context, Path dir) throws Exception {
         PartitionState state = log.state();
-        String where = context + " " + tp;
+        String where = context + " " + tp + " " + describeDir(dir) + " " + state;
         assertThat(state.logStartOffset()).as("%s: log start below an acknowledged DeleteRecords/retention", where)
                 .isGreaterThanOrEqualTo(model.acknowledgedLogStart());
         assertThat(state.highWatermark()).as("%s: high watermark below an acknowledged append", where)
@@ -98,6 +98,40 @@ final class RecoveredLogCheck {
             }
         }
         model.resetTo(recovered, state.highWatermark(), state.logStartOffset());
+    }
+
+    /** The partition directory as a failure message shows it: files, sizes, state files. */
+    static String describeDir(Path dir) {
+        StringBuilder sb = new StringBuilder("[");
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+            for (Path f : files.sorted().toList()) {
+                String name = f.getFileName().toString();
+                sb.append(name).append(' ').append(java.nio.file.Files.size(f));
+                if (name.endsWith(".json")) {
+                    sb.append(' ').append(java.nio.file.Files.readString(f));
+                } else if (name.endsWith(".log")) {
+                    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f)) {
+                        io.kaas.storage.segment.BatchScanner scanner = io.kaas.storage.segment.BatchScanner.ofWholeFile(ch, f, 0);
+                        io.kaas.storage.segment.ScannedBatch b;
+                        while ((b = scanner.next()) != null) {
+                            sb.append(String.format(" %d:%d-%d", b.position(), b.header().baseOffset(), b.header().lastOffset()));
+                        }
+                        if (scanner.stopReason() != null) {
+                            sb.append(" stop: ").append(scanner.stopReason().getMessage());
+                        }
+                    }
+                } else if (name.endsWith(".index")) {
+                    java.nio.ByteBuffer idx = java.nio.ByteBuffer.wrap(java.nio.file.Files.readAllBytes(f));
+                    while (idx.remaining() >= 8) {
+                        sb.append(String.format(" (+%d@%d)", idx.getInt(), idx.getInt()));
+                    }
+                }
+                sb.append("; ");
+            }
+        } catch (java.io.IOException e) {
+            sb.append(e);
+        }
+        return sb.append(']').toString();
     }
 
     private static String describe(List<ByteBuffer> batches) {
