@@ -155,10 +155,28 @@ function compReplyArray() {
 function _complete_kaas() {
   # Edge case: if command line has no space after subcommand, then don't assume this subcommand is selected (remkop/picocli#1468).
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} delete-records" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump-segment" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} rebuild-index" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} recover" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} serve" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} verify" ];    then _picocli_kaas; return $?; fi
 
   # Find the longest sequence of subcommands and call the bash function for that subcommand.
   local cmds0=(help)
+  local cmds1=(delete-records)
+  local cmds2=(dump-segment)
+  local cmds3=(rebuild-index)
+  local cmds4=(recover)
+  local cmds5=(serve)
+  local cmds6=(verify)
 
+  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_serve; return $?; fi
+  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_recover; return $?; fi
+  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
+  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
+  if CompWordsContainsArray "${cmds1[@]}"; then _picocli_kaas_deleterecords; return $?; fi
   if CompWordsContainsArray "${cmds0[@]}"; then _picocli_kaas_help; return $?; fi
 
   # No subcommands were specified; generate completions for the top-level command.
@@ -170,7 +188,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help"
+  local commands="help delete-records dump-segment rebuild-index recover serve verify"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -188,7 +206,7 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands=""
+  local commands="delete-records dump-segment rebuild-index recover serve verify"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
 
@@ -196,6 +214,247 @@ function _picocli_kaas_help() {
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
   else
     local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `delete-records` subcommand.
+function _picocli_kaas_deleterecords() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--dry-run' '--force' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--offset-json-file' '--topic' '--partition' '--offset'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--offset-json-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--topic')
+      return
+      ;;
+    '--partition')
+      return
+      ;;
+    '--offset')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `dump-segment` subcommand.
+function _picocli_kaas_dumpsegment() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--deep-iteration' '--print-data-log' '--hex' '--verify-index-only' '--index-sanity-check' '--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--files' '--from-offset' '--to-offset' '--max-bytes'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--files')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--from-offset')
+      return
+      ;;
+    '--to-offset')
+      return
+      ;;
+    '--max-bytes')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local currIndex
+    currIndex=$(currentPositionalIndex "dump-segment" "${arg_opts}" "${flag_opts}")
+    if (( currIndex >= 0 && currIndex <= 2147483647 )); then
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      positionals=$( compgen -f -- "${curr_word}" ) # files
+    fi
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `rebuild-index` subcommand.
+function _picocli_kaas_rebuildindex() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--check' '--dry-run' '--force' '--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--index-interval-bytes'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--index-interval-bytes')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local currIndex
+    currIndex=$(currentPositionalIndex "rebuild-index" "${arg_opts}" "${flag_opts}")
+    if (( currIndex >= 0 && currIndex <= 0 )); then
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      positionals=$( compgen -f -- "${curr_word}" ) # files
+    fi
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `recover` subcommand.
+function _picocli_kaas_recover() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--dry-run' '--force' '--fast' '--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--index-interval-bytes'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--index-interval-bytes')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local currIndex
+    currIndex=$(currentPositionalIndex "recover" "${arg_opts}" "${flag_opts}")
+    if (( currIndex >= 0 && currIndex <= 0 )); then
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      positionals=$( compgen -f -- "${curr_word}" ) # files
+    fi
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `serve` subcommand.
+function _picocli_kaas_serve() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--in-memory' '--auto-create-topics' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--listeners')
+      return
+      ;;
+    '--advertised-listeners')
+      return
+      ;;
+    '--broker-id')
+      return
+      ;;
+    '--cluster-id')
+      return
+      ;;
+    '--flush-interval-messages')
+      return
+      ;;
+    '--segment-bytes')
+      return
+      ;;
+    '--retention-check-interval')
+      return
+      ;;
+    '--num-partitions')
+      return
+      ;;
+    '--socket-request-max-bytes')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `verify` subcommand.
+function _picocli_kaas_verify() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+
+  local commands=""
+  local flag_opts="'--json' '--no-progress' '-h' '--help' '-V' '--version'"
+  local arg_opts=""
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local currIndex
+    currIndex=$(currentPositionalIndex "verify" "${arg_opts}" "${flag_opts}")
+    if (( currIndex >= 0 && currIndex <= 0 )); then
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      positionals=$( compgen -f -- "${curr_word}" ) # files
+    fi
     local IFS=$'\n'
     COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
   fi

@@ -32,7 +32,7 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
             ex.printStackTrace(err);
         }
         err.flush();
-        return message != null ? ExitCodes.DATA_ERROR : ExitCodes.INTERNAL_ERROR;
+        return message != null ? ExitCodes.UNREADABLE : ExitCodes.INTERNAL_ERROR;
     }
 
     /** {@code text} in the error style when stderr shows colour (the help colour scheme follows stdout). */

@@ -8,14 +8,11 @@ import java.util.Map;
  * these in every command's help and man page, so a subcommand cannot forget them.
  */
 public final class ExitCodes {
-    /** The command did what was asked and found nothing wrong. */
-    public static final int OK = 0;
-    /** The command ran and found problems, e.g. {@code verify} found corruption. */
-    public static final int PROBLEMS_FOUND = 1;
-    /** The command line was wrong: unknown option, missing or malformed argument. */
-    public static final int USAGE = 2;
-    /** Data could not be read or written: missing file, no permission, disk full, partition locked. */
-    public static final int DATA_ERROR = 3;
+    // The contract itself lives in io.kaas.recovery.ExitCodes, where the offline tools' logic returns it.
+    public static final int OK = io.kaas.recovery.ExitCodes.OK;
+    public static final int PROBLEMS = io.kaas.recovery.ExitCodes.PROBLEMS;
+    public static final int USAGE = io.kaas.recovery.ExitCodes.USAGE;
+    public static final int UNREADABLE = io.kaas.recovery.ExitCodes.UNREADABLE;
     /** An unexpected exception: a bug in kaas. The stack trace goes to stderr. (70 is sysexits' EX_SOFTWARE.) */
     public static final int INTERNAL_ERROR = 70;
 
@@ -26,9 +23,9 @@ public final class ExitCodes {
     public static Map<String, String> descriptions() {
         Map<String, String> list = new LinkedHashMap<>();
         list.put(Integer.toString(OK), "Success: the command did what was asked and found no problems.");
-        list.put(Integer.toString(PROBLEMS_FOUND), "The command ran and found problems (e.g. verify found corruption).");
+        list.put(Integer.toString(PROBLEMS), "The command ran and found problems (e.g. verify found corruption).");
         list.put(Integer.toString(USAGE), "Usage error: unknown option, missing or malformed argument.");
-        list.put(Integer.toString(DATA_ERROR), "Data could not be read or written (missing file, permission, disk full, partition locked).");
+        list.put(Integer.toString(UNREADABLE), "Data could not be read or written (missing file, permission, disk full, partition locked).");
         list.put(Integer.toString(INTERNAL_ERROR), "Internal error: a bug in kaas; the stack trace is on stderr.");
         return list;
     }

@@ -38,6 +38,12 @@ import picocli.CommandLine.Spec;
             // Hidden: `source <(kaas generate-completion)` gives bash the script of completions/kaas.bash.
             AutoComplete.GenerateCompletion.class,
             // One line per subcommand, alphabetical, e.g. VerifyCommand.class,
+            DeleteRecordsCommand.class,
+            DumpSegmentCommand.class,
+            RebuildIndexCommand.class,
+            RecoverCommand.class,
+            ServeCommand.class,
+            VerifyCommand.class,
         })
 public final class Kaas implements Runnable {
 

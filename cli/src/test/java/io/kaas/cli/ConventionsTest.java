@@ -73,7 +73,7 @@ class ConventionsTest {
 
         KaasRun run = probe("--fail-with", "missing", "--path", missing.toString());
 
-        assertThat(run.exitCode()).isEqualTo(ExitCodes.DATA_ERROR);
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(run.out()).isEmpty();
         assertThat(run.err()).isEqualTo("kaas probe: " + missing + ": no such file or directory" + System.lineSeparator());
     }
@@ -89,7 +89,7 @@ class ConventionsTest {
         assertThat(probe("--fail-with", "io", "--path", "/data/t/0/x.log").err())
                 .isEqualTo("kaas probe: /data/t/0/x.log: short read at byte 4096" + System.lineSeparator());
         KaasRun locked = probe("--fail-with", "storage", "--path", "/data/t/0");
-        assertThat(locked.exitCode()).isEqualTo(ExitCodes.DATA_ERROR);
+        assertThat(locked.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(locked.err()).isEqualTo("kaas probe: /data/t/0/.lock: partition is owned by a running broker (pid 42)"
                 + System.lineSeparator());
     }

@@ -283,7 +283,8 @@ public final class Partition implements PartitionLog {
 
     /**
      * Rolls when the batch would push the active segment past segment.bytes (or past what a 32-bit
-     * index position or relative offset can address), or the segment is older than segment.ms. The old
+     * index position or relative offset can address), or the segment is older than segment.ms (7 days
+     * unset, as Kafka, so time retention can reach a quiet topic's data). The old
      * segment is fsynced under the lock (so the committer never has to reach back into it) and the new
      * file's directory entry is fsynced before anything in it can be acknowledged; the old index's
      * fsync is deferred. Holds lock.
@@ -297,7 +298,8 @@ public final class Partition implements PartitionLog {
                 Integer.MAX_VALUE);
         boolean full = active.size() + incomingBytes > segmentBytes;
         boolean offsetsExhausted = nextOffset - active.baseOffset() > Integer.MAX_VALUE - 1_000_000L;
-        boolean old = topicConfig.segmentMs() != null && now() - active.createdMs() >= topicConfig.segmentMs();
+        long segmentMs = topicConfig.segmentMs() != null ? topicConfig.segmentMs() : TopicConfig.DEFAULT_SEGMENT_MS;
+        boolean old = now() - active.createdMs() >= segmentMs;
         if (full || offsetsExhausted || old) {
             roll();
         }
@@ -602,7 +604,7 @@ public final class Partition implements PartitionLog {
             if (closed || sticky != null) {
                 return 0;
             }
-            Long retentionMs = topicConfig.retentionMs() != null ? topicConfig.retentionMs() : DEFAULT_RETENTION_MS;
+            Long retentionMs = topicConfig.retentionMs() != null ? topicConfig.retentionMs() : TopicConfig.DEFAULT_RETENTION_MS;
             Long retentionBytes = topicConfig.retentionBytes();
             String policy = topicConfig.cleanupPolicy();
             if (policy != null && !policy.contains("delete")) {
@@ -636,9 +638,6 @@ public final class Partition implements PartitionLog {
         unlink(removed);
         return removed.size();
     }
-
-    /** Kafka's log.retention.hours default, 168 h. */
-    static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
 
     private static long segmentAgeMs(Segment s) throws IOException {
         long ts = s.maxTimestamp();

@@ -241,6 +241,50 @@ class PartitionTest {
         assertThat(p.state().logStartOffset()).isEqualTo(p.read(p.state().logStartOffset(), 1, Long.MAX_VALUE).records().getLong(0));
     }
 
+    /** A clock a test moves by hand. */
+    static final class MovableClock extends Clock {
+        volatile Instant now;
+
+        MovableClock(Instant start) {
+            now = start;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    @Test
+    void aQuietSegmentRollsAfterSevenDaysUnsetAndAfterSegmentMsWhenSet() throws Exception {
+        Instant start = Instant.parse("2026-01-01T00:00:00Z");
+        MovableClock clock = new MovableClock(start);
+        Partition p = open(EngineConfig.defaults(dir).withClock(clock), TopicConfig.EMPTY);
+        ack(p, TestBatches.batch(1, start.toEpochMilli()));
+        clock.now = start.plus(java.time.Duration.ofDays(6));
+        ack(p, TestBatches.batch(1, clock.now.toEpochMilli()));
+        assertThat(countLogs(p.dir())).isEqualTo(1);
+        clock.now = start.plus(java.time.Duration.ofDays(7));
+        ack(p, TestBatches.batch(1, clock.now.toEpochMilli()));
+        assertThat(countLogs(p.dir())).isEqualTo(2);
+        // After a restart the segment is dated by its first batch, not by when the file was last written.
+        engine.updateTopicConfig("t", TopicConfig.EMPTY.withKafkaConfig("segment.ms", "60000"));
+        Partition q = reopen();
+        clock.now = clock.now.plusSeconds(61);
+        ack(q, TestBatches.batch(1, clock.now.toEpochMilli()));
+        assertThat(countLogs(q.dir())).isEqualTo(3);
+    }
+
     @Test
     void timestampLookups() throws Exception {
         Partition p = open();

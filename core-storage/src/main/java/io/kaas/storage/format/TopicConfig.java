@@ -18,6 +18,14 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
     public static final String FILE_NAME = ".config.json";
     public static final TopicConfig EMPTY = new TopicConfig(null, null, null, null, null, null, null, null);
 
+    /** Apache Kafka's broker defaults for unset topic configs (log.retention.hours, log.roll.hours = 168). */
+    public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
+    public static final long DEFAULT_RETENTION_BYTES = -1;
+    public static final long DEFAULT_SEGMENT_MS = 7L * 24 * 60 * 60 * 1000;
+    public static final long DEFAULT_DELETE_RETENTION_MS = 24L * 60 * 60 * 1000;
+    public static final long DEFAULT_MIN_COMPACTION_LAG_MS = 0;
+    public static final String DEFAULT_CLEANUP_POLICY = "delete";
+
     /** Kafka config name → field, in file order. */
     public static final Map<String, String> KAFKA_NAMES = Map.of(
             "retention.ms", "retentionMs",

@@ -235,6 +235,9 @@ public final class RecoveryScan {
                 if (sn.isEmpty()) {
                     continue;
                 }
+                if (!Files.isRegularFile(f)) {
+                    throw new StorageException(StorageException.Kind.IO, f + ": named like a segment file but is not a regular file");
+                }
                 if (n.endsWith(SegmentName.LOG_SUFFIX)) {
                     byBase.computeIfAbsent(sn.get().baseOffset(), k -> new ArrayList<>()).add(sn.get());
                 } else {
@@ -275,24 +278,11 @@ public final class RecoveryScan {
             p.rebuildIndex = true;
             return;
         }
-        Optional<String> problem = sanity(p.existingEntries, p.size, p.name.baseOffset(), p.index);
+        Optional<String> problem = SparseIndex.sanityCheck(p.index, p.existingEntries, p.size, p.name.baseOffset());
         if (problem.isPresent() || Files.size(p.index) % SparseIndex.ENTRY_SIZE != 0) {
             p.rebuildIndex = true;
             actions.add(problem.orElse(p.index + ": size is not a multiple of 8") + "; rebuilding");
         }
-    }
-
-    static Optional<String> sanity(IndexEntry[] entries, long logSize, long base, Path file) {
-        for (int i = 0; i < entries.length; i++) {
-            IndexEntry e = entries[i];
-            if (e.offset() < base || e.position() < 0 || e.position() >= logSize) {
-                return Optional.of(String.format("%s: entry %d (offset %d, position %d) lies outside the segment", file, i, e.offset(), e.position()));
-            }
-            if (i > 0 && (e.offset() <= entries[i - 1].offset() || e.position() <= entries[i - 1].position())) {
-                return Optional.of(String.format("%s: entry %d (offset %d, position %d) does not increase", file, i, e.offset(), e.position()));
-            }
-        }
-        return Optional.empty();
     }
 
     private void analyseActive(SegmentPlan p, RecoveryCheckpoint cp) throws IOException {

@@ -64,12 +64,29 @@ public final class Segment implements AutoCloseable {
         try {
             SparseIndex index = SparseIndex.open(dir.resolve(name.indexFileName()), name.baseOffset());
             long size = log.size();
-            long created = Files.getLastModifiedTime(logFile).toMillis();
-            return new Segment(logFile, name, log, index, policy, size, created, size == 0);
+            return new Segment(logFile, name, log, index, policy, size, rollingBase(log, logFile, size), size == 0);
         } catch (IOException | RuntimeException e) {
             log.close();
             throw e;
         }
+    }
+
+    /**
+     * When a reopened segment started, for segment.ms: its first batch's max timestamp, as Kafka's
+     * LogSegment uses; the file's modification time when it has none (or is empty).
+     */
+    private static long rollingBase(FileChannel log, Path logFile, long size) throws IOException {
+        if (size >= RecordBatchHeader.HEADER_SIZE) {
+            ByteBuffer head = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE);
+            while (head.hasRemaining() && log.read(head, head.position()) >= 0) {
+                // read the whole header
+            }
+            long ts = head.getLong(RecordBatchHeader.MAX_TIMESTAMP_OFFSET);
+            if (ts >= 0) {
+                return ts;
+            }
+        }
+        return Files.getLastModifiedTime(logFile).toMillis();
     }
 
     public SegmentName name() {

@@ -95,22 +95,26 @@ public final class SparseIndex implements AutoCloseable {
     }
 
     /**
-     * Checks the loaded entries against the log: offsets and positions strictly increasing, offsets at
-     * or above the base, positions inside {@code logSize}. Returns what is wrong, or empty.
+     * The checks made before an index is trusted (partition open, verify, dump-segment): offsets at or
+     * above the base, positions inside the log's {@code logSize} bytes, both strictly increasing.
+     * Returns the first problem as {@code file:byte: what}, or empty. Reads nothing.
      */
-    public Optional<String> sanityCheck(long logSize) {
-        int n = count;
-        for (int i = 0; i < n; i++) {
-            if (relOffsets[i] < 0) {
-                return Optional.of(String.format("%s: entry %d at byte %d has negative relative offset %d", file, i, (long) i * ENTRY_SIZE, relOffsets[i]));
+    public static Optional<String> sanityCheck(Path file, IndexEntry[] entries, long logSize, long baseOffset) {
+        for (int i = 0; i < entries.length; i++) {
+            IndexEntry e = entries[i];
+            long at = (long) i * ENTRY_SIZE;
+            if (e.offset() < baseOffset) {
+                return Optional.of(file + ":" + at + ": entry " + i + " has offset " + e.offset()
+                        + ", below the segment's base offset " + baseOffset);
             }
-            if (positions[i] < 0 || positions[i] >= logSize) {
-                return Optional.of(String.format("%s: entry %d at byte %d points at log position %d, outside the log's %d bytes",
-                        file, i, (long) i * ENTRY_SIZE, positions[i], logSize));
+            if (e.position() < 0 || e.position() >= logSize) {
+                return Optional.of(file + ":" + at + ": entry " + i + " points at log position " + e.position()
+                        + ", outside the log's " + logSize + " bytes");
             }
-            if (i > 0 && (relOffsets[i] <= relOffsets[i - 1] || positions[i] <= positions[i - 1])) {
-                return Optional.of(String.format("%s: entry %d at byte %d (offset %d, position %d) does not increase over the previous entry (offset %d, position %d)",
-                        file, i, (long) i * ENTRY_SIZE, baseOffset + relOffsets[i], positions[i], baseOffset + relOffsets[i - 1], positions[i - 1]));
+            if (i > 0 && (e.offset() <= entries[i - 1].offset() || e.position() <= entries[i - 1].position())) {
+                return Optional.of(file + ":" + at + ": entry " + i + " (offset " + e.offset() + ", position "
+                        + e.position() + ") does not increase over entry " + (i - 1) + " (offset "
+                        + entries[i - 1].offset() + ", position " + entries[i - 1].position() + ")");
             }
         }
         return Optional.empty();

@@ -1,0 +1,400 @@
+#!/usr/bin/env bash
+# bench/run.sh: Apache Kafka 4.4.0 and `kaas serve` side by side under Apache's own load tools
+# (issue 5). Unattended, loopback only, 6-10 minutes on 2 cores; not part of CI.
+#
+#   bench/run.sh            # everything: fetch, build, disk probe, 5 scenario rows, table
+#
+# Tunables (environment):
+#   BENCH_ROUNDS=2            measured rounds per system and scenario (A B A B ...), after one warm-up each
+#   BENCH_SECONDS=6           target length of one measured run; record counts are sized from the warm-up
+#   BENCH_DISK_SECONDS=4      length of each of the two disk probes
+#   BENCH_CONSUME_RECORDS=200000  1 KiB records prepared for the consume scenarios
+#   BENCH_RUN_TIMEOUT=120     hard cap (s) on one load process; hitting it is a scenario error
+#   BENCH_TMP=${TMPDIR:-/tmp} where the data dirs and the disk probe go (must be a real disk, not tmpfs)
+#   BENCH_SKIP_BUILD=1        use the already built bench module and cli/target/kaas.jar
+#   BENCH_KEEP=1              keep the data dirs afterwards
+#   BENCH_KAAS_LAUNCHER=bin/kaas  what runs `serve`; bench/aa-launcher.sh puts Apache in kaas's place
+#                             (an A/A check: every ratio should be near 1.00x)
+#
+# Output: the table on stdout and in bench/results/<UTC time>/report.txt, next to every tool's
+# raw output and both brokers' logs. Exit status: 0 when every scenario ran (kaas being unavailable
+# is reported in its rows, not an error), 1 when any scenario errored, 2 when setup failed.
+set -euo pipefail
+
+here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+
+ROUNDS=${BENCH_ROUNDS:-2}
+SECONDS_PER_RUN=${BENCH_SECONDS:-6}
+DISK_SECONDS=${BENCH_DISK_SECONDS:-4}
+CONSUME_RECORDS=${BENCH_CONSUME_RECORDS:-200000}
+RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-120}
+TMP_ROOT=${BENCH_TMP:-${TMPDIR:-/tmp}}
+
+APACHE_BOOTSTRAP=127.0.0.1:19092
+APACHE_CONTROLLER=127.0.0.1:19093
+KAAS_BOOTSTRAP=127.0.0.1:29092
+# What "flush interval raised" means for kaas in the page-cache scenario: never fsync on count,
+# like Apache's default log.flush.interval.messages (Long.MAX_VALUE).
+KAAS_RAISED_FLUSH=1000000000
+KAAS_LAUNCHER="$(readlink -f "${BENCH_KAAS_LAUNCHER:-$repo/bin/kaas}")"
+
+results="$here/results/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$results"
+work="$(mktemp -d "$TMP_ROOT/kaas-bench.XXXXXX")"
+
+# Same heap and collector for both brokers: what Apache's kafka-server-start.sh uses.
+BROKER_JVM=(-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
+            -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true)
+TOOL_JVM=(-Xmx512m)
+LOG_CONFIG="-Dlog4j2.configurationFile=$here/log4j2.properties"
+
+apache_pid=""
+kaas_pid=""
+kaas_reason=""          # non-empty when kaas cannot be measured; then its rows say why
+declare -a load_pids=()
+
+say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { say "setup failed: $*"; exit 2; }
+
+# ---------------------------------------------------------------------------------------------
+# Process lifecycle: every process this script starts is stopped by its pid on any exit.
+
+stop_pid() { # pid name: SIGTERM for a clean shutdown, SIGKILL after 60 s
+    local pid=$1 name=$2
+    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 0
+    say "stopping $name (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    # `tail --pid` returns when the process is gone; timeout bounds how long a shutdown may take.
+    timeout 60 tail --pid="$pid" -f /dev/null || true
+    if kill -0 "$pid" 2>/dev/null; then
+        say "$name did not stop within 60 s; killing it"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+    local pid
+    for pid in "${load_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    stop_pid "$kaas_pid" kaas
+    stop_pid "$apache_pid" "Apache Kafka"
+    if [[ -z "${BENCH_KEEP:-}" ]]; then rm -rf "$work"; else say "data kept in $work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port_in_use() { (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; }
+
+tool() { # logname class args...: one Apache tool or bench helper in its own JVM
+    local logname=$1; shift
+    java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$results/$logname.log" -cp "$CP" "$@"
+}
+
+# ---------------------------------------------------------------------------------------------
+# 1. Fetch Apache Kafka through Maven and build the helpers (and kaas).
+
+for port in $APACHE_BOOTSTRAP $APACHE_CONTROLLER $KAAS_BOOTSTRAP; do
+    port_in_use "$port" && die "$port is already in use; stop whatever listens there first"
+done
+fstype="$(stat -f -c %T "$work")"
+[[ "$fstype" == tmpfs || "$fstype" == ramfs ]] && die "$work is on $fstype: fsync would be free. Set BENCH_TMP to a disk"
+
+if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
+    say "fetching Apache Kafka 4.4.0 through Maven into bench/.apache/lib and building the bench helpers"
+    mvn -B -q -f "$here/pom.xml" package -DskipTests >"$results/mvn-bench.log" 2>&1 \
+        || die "mvn -f bench/pom.xml package failed; see $results/mvn-bench.log"
+fi
+bench_jar="$(ls "$here"/target/kaas-bench-*.jar 2>/dev/null | head -1)"
+[[ -n "$bench_jar" ]] || die "no bench/target/kaas-bench-*.jar; run without BENCH_SKIP_BUILD"
+CP="$here/.apache/lib/*:$bench_jar"
+
+if [[ ! -x "$KAAS_LAUNCHER" ]]; then
+    kaas_reason="kaas serve not available (no launcher $KAAS_LAUNCHER in this checkout)"
+else
+    if [[ -z "${BENCH_SKIP_BUILD:-}" && "$KAAS_LAUNCHER" == "$repo/bin/kaas" ]]; then
+        say "building kaas (mvn package -pl cli -am -DskipTests)"
+        if ! mvn -B -q -f "$repo/pom.xml" package -DskipTests -pl cli -am >"$results/mvn-kaas.log" 2>&1; then
+            kaas_reason="kaas serve not available (build failed, see $results/mvn-kaas.log)"
+        fi
+    fi
+    if [[ -z "$kaas_reason" ]] && ! "$KAAS_LAUNCHER" serve --help >"$results/kaas-serve-help.txt" 2>&1; then
+        kaas_reason="kaas serve not available (\`$KAAS_LAUNCHER serve --help\` failed, see $results/kaas-serve-help.txt)"
+    fi
+fi
+[[ -n "$kaas_reason" ]] && { say "$kaas_reason: measuring Apache Kafka only"; printf '%s\n' "$kaas_reason" >"$results/kaas.unavailable"; }
+
+{
+    echo "kaas vs Apache Kafka 4.4.0, $(date -u '+%Y-%m-%d %H:%M UTC'), bench at commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr), $(java -version 2>&1 | head -1)"
+    echo "kaas launcher: $KAAS_LAUNCHER (commit $(git -C "$(dirname "$KAAS_LAUNCHER")" rev-parse --short HEAD 2>/dev/null || echo "unknown: not in a git checkout"))"
+    echo "data dirs: $work ($fstype); brokers ${BROKER_JVM[*]:0:2}; $ROUNDS measured rounds of ~${SECONDS_PER_RUN}s per system, after a warm-up"
+} >"$results/meta.txt"
+cat "$results/meta.txt" >&2
+
+cat >"$results/scenarios.tsv" <<'EOF'
+durable	1 durable: acks=all 1KiB 8 part. 4 producers
+pagecache	2 page cache: acks=1 1KiB 8 part. 4 producers
+consume-1	3 consume: 1 consumer, 8 part. 1KiB
+consume-3	3 consume: 3 consumers (each own group)
+latency	4 latency: acks=all 100B 1 part. linger 0
+EOF
+
+# ---------------------------------------------------------------------------------------------
+# 2. The disk's own limits, on the disk the brokers will write to.
+
+say "probing the disk under $work (${DISK_SECONDS}s per test)"
+tool disk-probe io.kaas.bench.DiskProbe "$work" "$DISK_SECONDS" >"$results/disk.txt" \
+    || die "disk probe failed"
+cat "$results/disk.txt" >&2
+
+# ---------------------------------------------------------------------------------------------
+# 3. Brokers.
+
+await_broker() { # name pid bootstrap: no fixed sleep; give up after ~90 s or when the process dies
+    local name=$1 pid=$2 bootstrap=$3 attempt
+    for attempt in $(seq 1 18); do
+        kill -0 "$pid" 2>/dev/null || { say "$name exited during startup"; return 1; }
+        tool await-broker io.kaas.bench.AwaitBroker "$bootstrap" 5 >/dev/null 2>>"$results/await-broker.err" && return 0
+    done
+    say "$name not ready after 90 s"
+    return 1
+}
+
+start_apache() {
+    local dir="$work/apache"
+    mkdir -p "$dir/data"
+    cat >"$dir/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.bootstrap.servers=$APACHE_CONTROLLER
+listeners=PLAINTEXT://$APACHE_BOOTSTRAP,CONTROLLER://$APACHE_CONTROLLER
+advertised.listeners=PLAINTEXT://$APACHE_BOOTSTRAP
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$dir/data
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+# A single-node benchmark has nobody to wait for: join consumers at once, as kaas does.
+group.initial.rebalance.delay.ms=0
+EOF
+    cp "$dir/server.properties" "$results/apache-server.properties"
+    local cluster_id
+    # A Kafka cluster id is 16 random bytes in URL-safe base64 without padding; one starting with
+    # '-' would read as an option, so draw again (Apache's own random-uuid does the same).
+    until cluster_id="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" && [[ "$cluster_id" != -* ]]; do :; done
+    say "formatting Apache Kafka storage (kafka-storage format --standalone)"
+    tool apache-format kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" --standalone \
+        >"$results/apache-format.out" 2>&1 || die "kafka-storage format failed; see $results/apache-format.out"
+    say "starting Apache Kafka (KRaft combined mode) on $APACHE_BOOTSTRAP"
+    java "${BROKER_JVM[@]}" "$LOG_CONFIG" -Dbench.log.level=INFO -Dbench.log.file="$results/apache-server.log" \
+        -cp "$CP" kafka.Kafka "$dir/server.properties" >"$results/apache-server.out" 2>&1 &
+    apache_pid=$!
+    await_broker "Apache Kafka" "$apache_pid" "$APACHE_BOOTSTRAP" || die "Apache Kafka did not start; see $results/apache-server.log"
+}
+
+start_kaas() { # phase [extra serve flags...]: a fresh data dir per phase
+    local phase=$1; shift
+    local dir="$work/kaas-$phase"
+    mkdir -p "$dir"
+    say "starting kaas serve on $KAAS_BOOTSTRAP ($phase${*:+: $*})"
+    KAAS_JAVA_OPTS="${BROKER_JVM[*]}" "$KAAS_LAUNCHER" serve --listeners "PLAINTEXT://$KAAS_BOOTSTRAP" \
+        --data-dir "$dir" "$@" >"$results/kaas-$phase.log" 2>&1 &
+    kaas_pid=$!
+    if ! await_broker kaas "$kaas_pid" "$KAAS_BOOTSTRAP"; then
+        stop_pid "$kaas_pid" kaas; kaas_pid=""
+        return 1
+    fi
+}
+
+create_topics() { # system bootstrap spec...
+    local system=$1 bootstrap=$2; shift 2
+    tool "$system-create-topics" io.kaas.bench.CreateTopics "$bootstrap" "$@" >>"$results/$system-topics.out" 2>&1
+}
+
+bootstrap_of() { [[ $1 == apache ]] && echo "$APACHE_BOOTSTRAP" || echo "$KAAS_BOOTSTRAP"; }
+pid_of() { [[ $1 == apache ]] && echo "$apache_pid" || echo "$kaas_pid"; }
+systems() { echo apache; [[ -n "$kaas_pid" ]] && echo kaas; return 0; }   # the brokers now up
+
+# ---------------------------------------------------------------------------------------------
+# 4. Load runs. Each run starts N load processes at once, waits for all, and checks each one.
+
+fail() { # scenario system reason: marks the scenario errored for that system (Report prints it)
+    say "ERROR $1 on $2: $3"
+    printf '%s\n' "$3" >>"$results/$1.$2.failed"
+}
+failed() { [[ -f "$results/$1.$2.failed" ]]; }
+
+run_load() { # scenario system tag role count cmd...: count processes of cmd, "{i}" replaced by the index
+    local scenario=$1 system=$2 tag=$3 role=$4 count=$5; shift 5
+    local pids=() i pid rc status=0 out
+    if ! kill -0 "$(pid_of "$system")" 2>/dev/null; then
+        fail "$scenario" "$system" "the $system broker is not running (see its log in $results)"
+        return 1
+    fi
+    for i in $(seq 1 "$count"); do
+        out="$results/$scenario.$system.$tag.$role$i"
+        timeout "$RUN_TIMEOUT" java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$out.log" -cp "$CP" \
+            "${@//\{i\}/$i}" >"$out.out" 2>"$out.err" &
+        pids+=("$!")
+    done
+    load_pids=("${pids[@]}")
+    for i in "${!pids[@]}"; do
+        pid=${pids[$i]}; out="$results/$scenario.$system.$tag.$role$((i + 1))"
+        rc=0; wait "$pid" || rc=$?
+        if (( rc == 124 )); then
+            fail "$scenario" "$system" "$role $((i + 1)) ($tag) did not finish in ${RUN_TIMEOUT}s"; status=1
+        elif (( rc != 0 )); then
+            fail "$scenario" "$system" "$role $((i + 1)) ($tag) exited with $rc; see $out.err"; status=1
+        elif grep -q -e 'Exception' -e 'Exiting before consuming' "$out.err" "$out.out"; then
+            # ProducerPerformance prints a failed send's stack trace and carries on: still an error,
+            # a broker that drops acknowledged-or-not records has not run the scenario.
+            fail "$scenario" "$system" "$role $((i + 1)) ($tag) reported errors; see $out.err"; status=1
+        fi
+    done
+    load_pids=()
+    return $status
+}
+
+producer_rate() { # files...: summed records/s of the final (steady-state if any) summary lines
+    awk '/records sent, .* 50th/ { for (i = 1; i <= NF; i++) if ($i == "records/sec") r[FILENAME] = $(i - 1) }
+         END { s = 0; for (f in r) s += r[f]; printf "%.0f\n", s }' "$@"
+}
+consumer_rate() { # files...: summed fetch.nMsg.sec
+    awk -F', *' 'h[FILENAME] == 1 { s += $10; h[FILENAME] = 2 } /^start\.time/ { h[FILENAME] = 1 }
+                 END { printf "%.0f\n", s }' "$@"
+}
+sized() { # rate procs min max: records per process for a run of ~SECONDS_PER_RUN
+    awk -v r="$1" -v p="$2" -v lo="$3" -v hi="$4" -v s="$SECONDS_PER_RUN" \
+        'BEGIN { n = int(r * s / p); if (n < lo) n = lo; if (n > hi) n = hi; print n }'
+}
+
+produce_scenario() { # scenario topic procs record_size warmup_records producer-properties...
+    local scenario=$1 topic=$2 procs=$3 size=$4 warm=$5; shift 5
+    local props=("$@") system round n rate
+    local -A per_proc=()
+    # Bound one run to ~1.5 GB on disk whatever the calibration says.
+    local cap=$((1500000000 / size / procs))
+    perf() { # n: the ProducerPerformance command line for n records (first fifth excluded as warm-up)
+        echo org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$bootstrap" --topic "$topic" \
+            --num-records "$1" --warmup-records "$(($1 / 5))" --record-size "$size" --throughput -1 \
+            --command-property "${props[@]}" client.id=bench-producer-{i}
+    }
+    say "scenario $scenario: warm-up"
+    for system in $(systems); do
+        failed "$scenario" "$system" && continue
+        local bootstrap; bootstrap="$(bootstrap_of "$system")"
+        # shellcheck disable=SC2046 # perf's words are split on purpose; none contains a space
+        if run_load "$scenario" "$system" w producer "$procs" $(perf "$warm"); then
+            rate="$(producer_rate "$results/$scenario.$system.w.producer"*.out)"
+            per_proc[$system]="$(sized "$rate" "$procs" 1000 "$cap")"
+            say "  $system warm-up: $rate records/s -> $((per_proc[$system] * procs)) records per measured run"
+        fi
+    done
+    for round in $(seq 1 "$ROUNDS"); do
+        for system in $(systems); do
+            failed "$scenario" "$system" && continue
+            local bootstrap; bootstrap="$(bootstrap_of "$system")"
+            say "scenario $scenario: round $round, $system"
+            # shellcheck disable=SC2046
+            run_load "$scenario" "$system" "r$round" producer "$procs" $(perf "${per_proc[$system]}") || true
+        done
+    done
+}
+
+consume_scenario() { # scenario consumers
+    local scenario=$1 consumers=$2 system round rate n
+    local -A per_consumer=()
+    consumer_perf() { # tag n
+        echo org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$bootstrap" --topic consume \
+            --num-records "$2" --group "bench-$scenario-$1-{i}" --timeout 20000
+    }
+    say "scenario $scenario: warm-up"
+    for system in $(systems); do
+        failed "$scenario" "$system" && continue
+        local bootstrap; bootstrap="$(bootstrap_of "$system")"
+        # shellcheck disable=SC2046 # consumer_perf's words are split on purpose; none contains a space
+        if run_load "$scenario" "$system" w consumer "$consumers" $(consumer_perf w "$((CONSUME_RECORDS / 4))"); then
+            rate="$(consumer_rate "$results/$scenario.$system.w.consumer"*.out)"
+            per_consumer[$system]="$(sized "$rate" "$consumers" 20000 "$CONSUME_RECORDS")"
+            say "  $system warm-up: $rate records/s -> $((per_consumer[$system])) records per consumer per measured run"
+        fi
+    done
+    for round in $(seq 1 "$ROUNDS"); do
+        for system in $(systems); do
+            failed "$scenario" "$system" && continue
+            local bootstrap; bootstrap="$(bootstrap_of "$system")"
+            say "scenario $scenario: round $round, $system"
+            # shellcheck disable=SC2046
+            run_load "$scenario" "$system" "r$round" consumer "$consumers" $(consumer_perf "r$round" "${per_consumer[$system]}") || true
+        done
+    done
+}
+
+prepare_consume_topic() {
+    local system
+    for system in $(systems); do
+        local bootstrap; bootstrap="$(bootstrap_of "$system")"
+        say "preparing topic consume on $system: $CONSUME_RECORDS records of 1 KiB"
+        if ! run_load consume-prep "$system" p producer 1 org.apache.kafka.tools.ProducerPerformance \
+                --bootstrap-server "$bootstrap" --topic consume --num-records "$CONSUME_RECORDS" --record-size 1024 \
+                --throughput -1 --command-property acks=1; then
+            fail consume-1 "$system" "preparing the topic failed; see $results/consume-prep.$system.*"
+            fail consume-3 "$system" "preparing the topic failed; see $results/consume-prep.$system.*"
+        fi
+    done
+}
+
+# ---------------------------------------------------------------------------------------------
+# 5. The scenarios. Apache runs once throughout: its durable topics carry flush.messages=1 (the
+# per-topic form of log.flush.interval.messages=1), the others Apache's default (no count flush).
+# kaas needs its flush interval as a broker flag, so it runs twice on fresh data dirs:
+#   phase "durable": default (fsync before acknowledging) -> scenarios 1 and 4
+#   phase "raised":  --flush-interval-messages raised   -> scenarios 2 and 3
+
+start_apache
+create_topics apache "$APACHE_BOOTSTRAP" durable:8:flush.messages=1 latency:1:flush.messages=1 pagecache:8 consume:8 \
+    || die "creating Apache topics failed; see $results/apache-topics.out"
+
+if [[ -z "$kaas_reason" ]]; then
+    if ! start_kaas durable; then
+        for s in durable latency; do fail "$s" kaas "kaas serve did not start; see $results/kaas-durable.log"; done
+    elif ! create_topics kaas "$KAAS_BOOTSTRAP" durable:8 latency:1; then
+        for s in durable latency; do fail "$s" kaas "creating topics failed; see $results/kaas-topics.out"; done
+    fi
+fi
+
+produce_scenario durable durable 4 1024 2000 acks=all
+produce_scenario latency latency 1 100 10000 acks=all linger.ms=0
+
+if [[ -z "$kaas_reason" ]]; then
+    stop_pid "$kaas_pid" kaas; kaas_pid=""
+    if ! start_kaas raised --flush-interval-messages "$KAAS_RAISED_FLUSH"; then
+        for s in pagecache consume-1 consume-3; do fail "$s" kaas "kaas serve did not start; see $results/kaas-raised.log"; done
+    elif ! create_topics kaas "$KAAS_BOOTSTRAP" pagecache:8 consume:8; then
+        for s in pagecache consume-1 consume-3; do fail "$s" kaas "creating topics failed; see $results/kaas-topics.out"; done
+    fi
+fi
+
+produce_scenario pagecache pagecache 4 1024 10000 acks=1
+prepare_consume_topic
+consume_scenario consume-1 1
+consume_scenario consume-3 3
+
+stop_pid "$kaas_pid" kaas; kaas_pid=""
+stop_pid "$apache_pid" "Apache Kafka"; apache_pid=""
+
+# ---------------------------------------------------------------------------------------------
+# 6. The table.
+
+status=0
+tool report io.kaas.bench.Report "$results" >"$results/report.txt" || status=1
+echo
+cat "$results/report.txt"
+echo
+echo "raw outputs and broker logs: $results"
+exit $status

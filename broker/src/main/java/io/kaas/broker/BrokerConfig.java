@@ -1,0 +1,117 @@
+package io.kaas.broker;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything {@code kaas serve} decides before the broker starts.
+ *
+ * @param listeners                where to accept connections
+ * @param advertisedListeners      what Metadata tells clients (defaults to the bound listeners)
+ * @param brokerId                 node id in Metadata/FindCoordinator
+ * @param clusterId                cluster id in Metadata/DescribeCluster
+ * @param dataDir                  data directory; ignored when {@code inMemory}
+ * @param inMemory                 dev mode: the engine on an in-memory filesystem, nothing survives a stop
+ * @param flushIntervalMessages    fsync once this many messages are pending (1 = every acks=all append is fsynced)
+ * @param segmentBytes             default segment size (per-topic segment.bytes overrides)
+ * @param retentionCheckInterval   how often the retention pass runs; zero disables it
+ * @param autoCreateTopics         Metadata/Produce may create unknown topics
+ * @param defaultPartitions        partitions of an auto-created topic (and CreateTopics with -1)
+ * @param socketRequestMaxBytes    a frame larger than this closes the connection
+ * @param requestHandlerThreads    threads that run API handlers (never the event loop)
+ */
+public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedListeners, int brokerId,
+                           String clusterId, Path dataDir, boolean inMemory, long flushIntervalMessages,
+                           long segmentBytes, Duration retentionCheckInterval, boolean autoCreateTopics,
+                           int defaultPartitions, int socketRequestMaxBytes, int requestHandlerThreads) {
+    public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
+    public static final Duration DEFAULT_RETENTION_CHECK_INTERVAL = Duration.ofSeconds(300);
+    /** A fixed default so that restarts without --cluster-id keep the same cluster (what clients cache). */
+    public static final String DEFAULT_CLUSTER_ID = "kaas-cluster-0000000001";
+
+    public BrokerConfig {
+        Objects.requireNonNull(listeners, "listeners");
+        if (listeners.isEmpty()) {
+            throw new IllegalArgumentException("at least one listener is needed");
+        }
+        advertisedListeners = advertisedListeners == null ? List.of() : List.copyOf(advertisedListeners);
+        listeners = List.copyOf(listeners);
+        if (brokerId < 0) {
+            throw new IllegalArgumentException("broker id must not be negative, got " + brokerId);
+        }
+        if (defaultPartitions < 1) {
+            throw new IllegalArgumentException("default partitions must be at least 1, got " + defaultPartitions);
+        }
+        if (socketRequestMaxBytes < 64) {
+            throw new IllegalArgumentException("socket.request.max.bytes is too small: " + socketRequestMaxBytes);
+        }
+        if (retentionCheckInterval.isNegative()) {
+            throw new IllegalArgumentException("retention check interval must not be negative");
+        }
+        if (!inMemory) {
+            Objects.requireNonNull(dataDir, "dataDir");
+        }
+    }
+
+    /** {@code kaas serve} with no arguments: localhost:9092, data in ./kaas-data. */
+    public static BrokerConfig defaults() {
+        return new BrokerConfig(List.of(new Endpoint("PLAINTEXT", "localhost", 9092)), List.of(), 0,
+                DEFAULT_CLUSTER_ID, Path.of("kaas-data"), false, 1, 1L << 30, DEFAULT_RETENTION_CHECK_INTERVAL,
+                true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, Math.max(2, Runtime.getRuntime().availableProcessors()));
+    }
+
+    /** A broker on an ephemeral loopback port (tests). */
+    public static BrokerConfig forTest(Path dataDir) {
+        return defaults().withListeners(List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 0))).withDataDir(dataDir);
+    }
+
+    public BrokerConfig withListeners(List<Endpoint> v) {
+        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withAdvertisedListeners(List<Endpoint> v) {
+        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withBrokerId(int v) {
+        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withClusterId(String v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withDataDir(Path v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withInMemory(boolean v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withFlushIntervalMessages(long v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withSegmentBytes(long v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withRetentionCheckInterval(Duration v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withAutoCreateTopics(boolean v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withDefaultPartitions(int v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads);
+    }
+
+    public BrokerConfig withSocketRequestMaxBytes(int v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads);
+    }
+}

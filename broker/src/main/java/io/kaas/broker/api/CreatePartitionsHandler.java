@@ -1,0 +1,44 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.storage.StorageException;
+import io.kaas.storage.TopicInfo;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/** CreatePartitions: grows a topic; shrinking or staying equal is INVALID_PARTITIONS, as in Kafka. */
+public final class CreatePartitionsHandler implements ApiHandler<CreatePartitionsRequestData> {
+    private final TopicCatalog topics;
+
+    public CreatePartitionsHandler(TopicCatalog topics) {
+        this.topics = topics;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, CreatePartitionsRequestData request) {
+        CreatePartitionsResponseData response = new CreatePartitionsResponseData();
+        for (CreatePartitionsRequestData.CreatePartitionsTopic t : request.topics()) {
+            CreatePartitionsResponseData.CreatePartitionsTopicResult r =
+                    new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(t.name());
+            response.results().add(r);
+            Optional<TopicInfo> topic = topics.topic(t.name());
+            if (topic.isEmpty()) {
+                r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage("topic '" + t.name() + "' does not exist");
+            } else if (t.count() <= topic.get().partitions()) {
+                r.setErrorCode(Errors.INVALID_PARTITIONS.code()).setErrorMessage("topic '" + t.name() + "' has "
+                        + topic.get().partitions() + " partitions; the new count " + t.count() + " must be larger");
+            } else if (!request.validateOnly()) {
+                try {
+                    topics.engine().createPartitions(t.name(), t.count());
+                } catch (StorageException e) {
+                    r.setErrorCode(ErrorMapping.toKafka(e.kind()).code()).setErrorMessage(e.getMessage());
+                }
+            }
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+}

@@ -1,0 +1,94 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.storage.StorageException;
+import io.kaas.storage.TopicInfo;
+import io.kaas.storage.format.TopicConfig;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * CreateTopics. One broker: replication factor must be -1 (default) or 1; partitions -1 means the
+ * broker default; manual assignments are accepted when they name only this broker. Configs are the
+ * ones {@code .config.json} holds; any other name is INVALID_CONFIG (rather than silently ignored).
+ */
+public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequestData> {
+    private final TopicCatalog topics;
+    private final TopicConfigView configs;
+    private final int brokerId;
+
+    public CreateTopicsHandler(TopicCatalog topics, TopicConfigView configs, int brokerId) {
+        this.topics = topics;
+        this.configs = configs;
+        this.brokerId = brokerId;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, CreateTopicsRequestData request) {
+        CreateTopicsResponseData response = new CreateTopicsResponseData();
+        for (CreateTopicsRequestData.CreatableTopic t : request.topics()) {
+            CreateTopicsResponseData.CreatableTopicResult r = new CreateTopicsResponseData.CreatableTopicResult()
+                    .setName(t.name()).setNumPartitions(-1).setReplicationFactor((short) -1);
+            response.topics().add(r);
+            try {
+                create(t, r, request.validateOnly());
+            } catch (InvalidTopicException e) {
+                r.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code()).setErrorMessage(e.getMessage());
+            } catch (IllegalArgumentException e) {
+                r.setErrorCode(Errors.INVALID_CONFIG.code()).setErrorMessage(e.getMessage());
+            } catch (StorageException e) {
+                r.setErrorCode(ErrorMapping.toKafka(e.kind()).code()).setErrorMessage(e.getMessage());
+            }
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+
+    private void create(CreateTopicsRequestData.CreatableTopic t, CreateTopicsResponseData.CreatableTopicResult r,
+                        boolean validateOnly) {
+        TopicCatalog.validateName(t.name());
+        int partitions = t.numPartitions() == -1 ? topics.defaultPartitions() : t.numPartitions();
+        if (!t.assignments().isEmpty()) {
+            for (CreateTopicsRequestData.CreatableReplicaAssignment a : t.assignments()) {
+                if (!a.brokerIds().equals(java.util.List.of(brokerId))) {
+                    r.setErrorCode(Errors.INVALID_REPLICA_ASSIGNMENT.code())
+                            .setErrorMessage("partition " + a.partitionIndex() + " must be assigned to broker " + brokerId + " only");
+                    return;
+                }
+            }
+            partitions = t.assignments().size();
+        }
+        if (partitions < 1) {
+            r.setErrorCode(Errors.INVALID_PARTITIONS.code()).setErrorMessage("partitions must be at least 1, got " + partitions);
+            return;
+        }
+        if (t.replicationFactor() != -1 && t.replicationFactor() != 1) {
+            r.setErrorCode(Errors.INVALID_REPLICATION_FACTOR.code())
+                    .setErrorMessage("replication factor " + t.replicationFactor() + " is larger than the 1 available broker");
+            return;
+        }
+        Map<String, String> raw = new LinkedHashMap<>();
+        for (CreateTopicsRequestData.CreatableTopicConfig c : t.configs()) {
+            raw.put(c.name(), c.value());
+        }
+        TopicConfig config = TopicConfigView.parse(raw);
+        if (topics.topic(t.name()).isPresent()) {
+            r.setErrorCode(Errors.TOPIC_ALREADY_EXISTS.code()).setErrorMessage("topic '" + t.name() + "' already exists");
+            return;
+        }
+        r.setNumPartitions(partitions).setReplicationFactor((short) 1);
+        r.setConfigs(new java.util.ArrayList<>());
+        configs.effective(config).values().forEach(e -> r.configs().add(new CreateTopicsResponseData.CreatableTopicConfigs()
+                .setName(e.name()).setValue(e.value()).setReadOnly(false).setConfigSource(e.source()).setIsSensitive(false)));
+        if (validateOnly) {
+            return;
+        }
+        TopicInfo info = topics.create(t.name(), partitions, config);
+        r.setTopicId(Uuids.toKafka(info.topicId()));
+    }
+}

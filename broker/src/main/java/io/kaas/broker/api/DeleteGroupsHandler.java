@@ -1,0 +1,27 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.group.GroupCoordinator;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/** DeleteGroups: groups without members, with their committed offsets. */
+public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequestData> {
+    private final GroupCoordinator groups;
+
+    public DeleteGroupsHandler(GroupCoordinator groups) {
+        this.groups = groups;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, DeleteGroupsRequestData request) {
+        DeleteGroupsResponseData response = new DeleteGroupsResponseData();
+        for (String id : request.groupsNames()) {
+            Errors e = groups.deleteGroup(id);
+            response.results().add(new DeleteGroupsResponseData.DeletableGroupResult().setGroupId(id).setErrorCode(e.code()));
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+}

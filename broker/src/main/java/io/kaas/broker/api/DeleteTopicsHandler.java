@@ -1,0 +1,51 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.storage.StorageException;
+import io.kaas.storage.TopicInfo;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/** DeleteTopics by name (v0-5) or by name or id (v6+). The engine closes the partitions and removes their files. */
+public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequestData> {
+    private final TopicCatalog topics;
+
+    public DeleteTopicsHandler(TopicCatalog topics) {
+        this.topics = topics;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, DeleteTopicsRequestData request) {
+        DeleteTopicsResponseData response = new DeleteTopicsResponseData();
+        for (String name : request.topicNames()) {
+            response.responses().add(delete(Optional.ofNullable(name), Uuid.ZERO_UUID));
+        }
+        for (DeleteTopicsRequestData.DeleteTopicState t : request.topics()) {
+            response.responses().add(delete(Optional.ofNullable(t.name()), t.topicId()));
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+
+    private DeleteTopicsResponseData.DeletableTopicResult delete(Optional<String> name, Uuid id) {
+        DeleteTopicsResponseData.DeletableTopicResult r = new DeleteTopicsResponseData.DeletableTopicResult()
+                .setName(name.orElse(null)).setTopicId(id);
+        Optional<TopicInfo> topic = name.isPresent() ? topics.topic(name.get())
+                : topics.topicById(Uuids.toJava(id));
+        if (topic.isEmpty()) {
+            Errors e = name.isPresent() ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.UNKNOWN_TOPIC_ID;
+            return r.setErrorCode(e.code()).setErrorMessage(e.message());
+        }
+        r.setName(topic.get().name()).setTopicId(Uuids.toKafka(topic.get().topicId()));
+        try {
+            topics.delete(topic.get().name());
+        } catch (StorageException e) {
+            r.setErrorCode(ErrorMapping.toKafka(e.kind()).code()).setErrorMessage(e.getMessage());
+        }
+        return r;
+    }
+}

@@ -1,0 +1,27 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.BrokerNode;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/** DescribeCluster: one broker, which is also the controller. */
+public final class DescribeClusterHandler implements ApiHandler<DescribeClusterRequestData> {
+    private final Supplier<BrokerNode> node;
+
+    public DescribeClusterHandler(Supplier<BrokerNode> node) {
+        this.node = node;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeClusterRequestData request) {
+        BrokerNode self = node.get();
+        DescribeClusterResponseData response = new DescribeClusterResponseData()
+                .setClusterId(self.clusterId()).setControllerId(self.nodeId()).setEndpointType(request.endpointType());
+        response.brokers().add(new DescribeClusterResponseData.DescribeClusterBroker()
+                .setBrokerId(self.nodeId()).setHost(self.host()).setPort(self.port()));
+        return CompletableFuture.completedFuture(response);
+    }
+}

@@ -1,0 +1,80 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.storage.TopicInfo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * DescribeConfigs for TOPIC (effective values: .config.json or defaults) and BROKER (this broker's
+ * settings, read-only). Other resource types are INVALID_REQUEST.
+ */
+public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsRequestData> {
+    private final TopicCatalog topics;
+    private final TopicConfigView topicConfigs;
+    private final BrokerConfig broker;
+
+    public DescribeConfigsHandler(TopicCatalog topics, TopicConfigView topicConfigs, BrokerConfig broker) {
+        this.topics = topics;
+        this.topicConfigs = topicConfigs;
+        this.broker = broker;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeConfigsRequestData request) {
+        DescribeConfigsResponseData response = new DescribeConfigsResponseData();
+        for (DescribeConfigsRequestData.DescribeConfigsResource res : request.resources()) {
+            DescribeConfigsResponseData.DescribeConfigsResult r = new DescribeConfigsResponseData.DescribeConfigsResult()
+                    .setResourceType(res.resourceType()).setResourceName(res.resourceName());
+            response.results().add(r);
+            List<String> keys = res.configurationKeys();
+            ConfigResource.Type type = ConfigResource.Type.forId(res.resourceType());
+            if (type == ConfigResource.Type.TOPIC) {
+                Optional<TopicInfo> topic = topics.topic(res.resourceName());
+                if (topic.isEmpty()) {
+                    r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage("topic '" + res.resourceName() + "' does not exist");
+                    continue;
+                }
+                for (TopicConfigView.Entry e : topicConfigs.effective(topic.get().config()).values()) {
+                    if (keys == null || keys.contains(e.name())) {
+                        r.configs().add(entry(e.name(), e.value(), false, e.source(), e.type(), request.includeSynonyms()));
+                    }
+                }
+            } else if (type == ConfigResource.Type.BROKER) {
+                if (!res.resourceName().isEmpty() && !res.resourceName().equals(Integer.toString(broker.brokerId()))) {
+                    r.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("this is broker " + broker.brokerId() + ", not " + res.resourceName());
+                    continue;
+                }
+                for (Map.Entry<String, String> e : BrokerConfigView.of(broker).entrySet()) {
+                    if (keys == null || keys.contains(e.getKey())) {
+                        r.configs().add(entry(e.getKey(), e.getValue(), true, TopicConfigView.SOURCE_STATIC_BROKER,
+                                TopicConfigView.TYPE_STRING, request.includeSynonyms()));
+                    }
+                }
+            } else {
+                r.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("resource type " + type + " has no configs here");
+            }
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+
+    private static DescribeConfigsResponseData.DescribeConfigsResourceResult entry(String name, String value, boolean readOnly,
+                                                                                   byte source, byte type, boolean synonyms) {
+        DescribeConfigsResponseData.DescribeConfigsResourceResult out = new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                .setName(name).setValue(value).setReadOnly(readOnly).setConfigSource(source).setIsSensitive(false)
+                .setConfigType(type).setSynonyms(new ArrayList<>());
+        if (synonyms) {
+            out.synonyms().add(new DescribeConfigsResponseData.DescribeConfigsSynonym().setName(name).setValue(value).setSource(source));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,35 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.group.GroupCoordinator;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/** DescribeGroups. An unknown group is state Dead (v0-5) or GROUP_ID_NOT_FOUND (v6+, KIP-1043), as in Kafka. */
+public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsRequestData> {
+    private static final short FIRST_NOT_FOUND_VERSION = 6;
+
+    private final GroupCoordinator groups;
+
+    public DescribeGroupsHandler(GroupCoordinator groups) {
+        this.groups = groups;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeGroupsRequestData request) {
+        DescribeGroupsResponseData response = new DescribeGroupsResponseData();
+        for (String id : request.groups()) {
+            response.groups().add(groups.describe(id).orElseGet(() -> {
+                DescribeGroupsResponseData.DescribedGroup d = new DescribeGroupsResponseData.DescribedGroup()
+                        .setGroupId(id).setGroupState("Dead").setProtocolType("").setProtocolData("");
+                if (ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION) {
+                    d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("group " + id + " not found");
+                }
+                return d;
+            }));
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+}

@@ -1,0 +1,171 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.storage.AbortedTransaction;
+import io.kaas.storage.FetchResult;
+import io.kaas.storage.PartitionLog;
+import io.kaas.storage.PartitionState;
+import io.kaas.storage.TopicInfo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+/**
+ * Fetch, stateless (session id 0 on every response: clients then send full requests). Reads whole
+ * batches up to the read cap (high watermark, or last stable offset for read_committed), never
+ * decoding them. When fewer than min_bytes are available it long-polls without parking a thread:
+ * it subscribes to {@link PartitionLog#awaitHighWatermarkAbove} for every partition it read and arms
+ * a timer on the broker's scheduler for max_wait_ms; whichever fires first re-runs the read on the
+ * request-handler pool.
+ */
+public final class FetchHandler implements ApiHandler<FetchRequestData> {
+    private static final short FIRST_TOPIC_ID_VERSION = 13;
+
+    private final TopicCatalog topics;
+    private final ScheduledExecutorService timer;
+    private final Executor handlerPool;
+
+    public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool) {
+        this.topics = topics;
+        this.timer = timer;
+        this.handlerPool = handlerPool;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, FetchRequestData request) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.maxWaitMs()));
+        CompletableFuture<ApiMessage> done = new CompletableFuture<>();
+        attempt(ctx, request, deadline, done);
+        return done;
+    }
+
+    private void attempt(RequestContext ctx, FetchRequestData request, long deadline, CompletableFuture<ApiMessage> done) {
+        Attempt a;
+        try {
+            a = readOnce(ctx, request);
+        } catch (RuntimeException e) {
+            done.completeExceptionally(e);
+            return;
+        }
+        long remainingNanos = deadline - System.nanoTime();
+        if (a.bytes >= request.minBytes() || a.hadError || remainingNanos <= 0 || a.waitable.isEmpty()) {
+            done.complete(a.response);
+            return;
+        }
+        AtomicBoolean fired = new AtomicBoolean();
+        List<CompletableFuture<Void>> wakers = new ArrayList<>();
+        Runnable wake = () -> {
+            if (fired.compareAndSet(false, true)) {
+                wakers.forEach(w -> w.cancel(false));
+                handlerPool.execute(() -> attempt(ctx, request, deadline, done));
+            }
+        };
+        for (Waitable w : a.waitable) {
+            wakers.add(w.log.awaitHighWatermarkAbove(w.offset));
+        }
+        ScheduledFuture<?> timeout = timer.schedule(wake, remainingNanos, TimeUnit.NANOSECONDS);
+        for (CompletableFuture<Void> w : wakers) {
+            w.whenComplete((v, e) -> {
+                if (!w.isCancelled()) {
+                    timeout.cancel(false);
+                    wake.run();
+                }
+            });
+        }
+    }
+
+    private record Waitable(PartitionLog log, long offset) {}
+
+    private static final class Attempt {
+        final FetchResponseData response = new FetchResponseData().setSessionId(0).setErrorCode((short) 0);
+        final List<Waitable> waitable = new ArrayList<>();
+        long bytes;
+        boolean hadError;
+    }
+
+    private Attempt readOnce(RequestContext ctx, FetchRequestData request) {
+        Attempt a = new Attempt();
+        boolean readCommitted = request.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
+        long responseBudget = request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes();
+        for (FetchRequestData.FetchTopic fetchTopic : request.topics()) {
+            FetchResponseData.FetchableTopicResponse topicResponse = new FetchResponseData.FetchableTopicResponse()
+                    .setTopic(fetchTopic.topic()).setTopicId(fetchTopic.topicId());
+            a.response.responses().add(topicResponse);
+            Optional<TopicInfo> topic = ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION
+                    ? topics.topicById(Uuids.toJava(fetchTopic.topicId()))
+                    : topics.topic(fetchTopic.topic());
+            Errors topicError = topic.isPresent() ? Errors.NONE
+                    : ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+            for (FetchRequestData.FetchPartition fp : fetchTopic.partitions()) {
+                FetchResponseData.PartitionData out = new FetchResponseData.PartitionData()
+                        .setPartitionIndex(fp.partition()).setHighWatermark(-1).setLastStableOffset(-1)
+                        .setLogStartOffset(-1).setPreferredReadReplica(-1).setRecords(MemoryRecords.EMPTY);
+                topicResponse.partitions().add(out);
+                if (topicError != Errors.NONE || fp.partition() < 0 || fp.partition() >= topic.get().partitions()) {
+                    out.setErrorCode((topicError != Errors.NONE ? topicError : Errors.UNKNOWN_TOPIC_OR_PARTITION).code());
+                    a.hadError = true;
+                    continue;
+                }
+                try {
+                    PartitionLog log = topics.partition(topic.get().name(), fp.partition());
+                    PartitionState state = log.state();
+                    long readCap = readCommitted ? state.lastStableOffset() : state.highWatermark();
+                    fillOffsets(out, state);
+                    if (fp.fetchOffset() < state.logStartOffset() || fp.fetchOffset() > state.highWatermark()) {
+                        out.setErrorCode(Errors.OFFSET_OUT_OF_RANGE.code());
+                        a.hadError = true;
+                        continue;
+                    }
+                    int maxBytes = (int) Math.min(fp.partitionMaxBytes(), responseBudget);
+                    if (maxBytes <= 0 && a.bytes > 0) {
+                        continue;
+                    }
+                    FetchResult result = log.read(fp.fetchOffset(), Math.max(maxBytes, 1), readCap);
+                    fillOffsets(out, result.state());
+                    int n = result.records().remaining();
+                    if (n > 0) {
+                        out.setRecords(MemoryRecords.readableRecords(result.records()));
+                        a.bytes += n;
+                        responseBudget -= n;
+                        if (readCommitted) {
+                            out.setAbortedTransactions(aborted(log, fp.fetchOffset(), readCap));
+                        }
+                    } else {
+                        // Wake when something past what we could read arrives; with read_committed and an open
+                        // transaction that is beyond the high watermark, not the fetch offset (no busy loop).
+                        a.waitable.add(new Waitable(log, Math.max(fp.fetchOffset(), result.state().highWatermark())));
+                    }
+                } catch (RuntimeException e) {
+                    out.setErrorCode(ErrorMapping.toKafka(e).code());
+                    a.hadError = true;
+                }
+            }
+        }
+        return a;
+    }
+
+    private static void fillOffsets(FetchResponseData.PartitionData out, PartitionState state) {
+        out.setHighWatermark(state.highWatermark()).setLastStableOffset(state.lastStableOffset())
+                .setLogStartOffset(state.logStartOffset());
+    }
+
+    private static List<FetchResponseData.AbortedTransaction> aborted(PartitionLog log, long from, long to) {
+        List<FetchResponseData.AbortedTransaction> out = new ArrayList<>();
+        for (AbortedTransaction t : log.abortedTransactions(from, to)) {
+            out.add(new FetchResponseData.AbortedTransaction().setProducerId(t.producerId()).setFirstOffset(t.firstOffset()));
+        }
+        return out;
+    }
+}

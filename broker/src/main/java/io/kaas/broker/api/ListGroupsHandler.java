@@ -1,0 +1,38 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.group.GroupCoordinator;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/** ListGroups with the state (v4+) and type (v5+) filters; every group here is of type "classic". */
+public final class ListGroupsHandler implements ApiHandler<ListGroupsRequestData> {
+    private static final String TYPE = "classic";
+
+    private final GroupCoordinator groups;
+
+    public ListGroupsHandler(GroupCoordinator groups) {
+        this.groups = groups;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, ListGroupsRequestData request) {
+        Set<String> states = request.statesFilter().stream().map(s -> s.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
+        Set<String> types = request.typesFilter().stream().map(s -> s.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
+        ListGroupsResponseData response = new ListGroupsResponseData();
+        if (!types.isEmpty() && !types.contains(TYPE)) {
+            return CompletableFuture.completedFuture(response);
+        }
+        for (GroupCoordinator.Listing l : groups.list()) {
+            if (states.isEmpty() || states.contains(l.state().toLowerCase(Locale.ROOT))) {
+                response.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(l.groupId())
+                        .setProtocolType(l.protocolType()).setGroupState(l.state()).setGroupType(TYPE));
+            }
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+}

@@ -1,0 +1,87 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.storage.TopicInfo;
+import io.kaas.storage.TopicPartition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Metadata: this broker leads every partition (replicas = ISR = itself), leader epochs from the
+ * partitions, topic ids from {@code .topic-id.json}. Unknown topics are auto-created when both the
+ * broker and the request allow it.
+ */
+public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
+    private final TopicCatalog topics;
+    private final Supplier<BrokerNode> node;
+
+    public MetadataHandler(TopicCatalog topics, Supplier<BrokerNode> node) {
+        this.topics = topics;
+        this.node = node;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, MetadataRequestData request) {
+        BrokerNode self = node.get();
+        MetadataResponseData response = new MetadataResponseData()
+                .setClusterId(self.clusterId())
+                .setControllerId(self.nodeId());
+        response.brokers().add(new MetadataResponseData.MetadataResponseBroker()
+                .setNodeId(self.nodeId()).setHost(self.host()).setPort(self.port()));
+        if (request.topics() == null) {
+            for (TopicInfo t : topics.topics()) {
+                response.topics().add(describe(t, self.nodeId()));
+            }
+        } else {
+            for (MetadataRequestData.MetadataRequestTopic wanted : request.topics()) {
+                response.topics().add(lookup(wanted, request.allowAutoTopicCreation(), self.nodeId()));
+            }
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+
+    private MetadataResponseData.MetadataResponseTopic lookup(MetadataRequestData.MetadataRequestTopic wanted,
+                                                              boolean allowAutoCreate, int nodeId) {
+        if (wanted.name() == null) {
+            Uuid id = wanted.topicId();
+            Optional<TopicInfo> byId = id == null ? Optional.empty() : topics.topicById(Uuids.toJava(id));
+            return byId.map(t -> describe(t, nodeId)).orElseGet(() -> new MetadataResponseData.MetadataResponseTopic()
+                    .setTopicId(id).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+        }
+        try {
+            TopicCatalog.validateName(wanted.name());
+            Optional<TopicInfo> t = topics.getOrAutoCreate(wanted.name(), allowAutoCreate);
+            if (t.isPresent()) {
+                return describe(t.get(), nodeId);
+            }
+            return new MetadataResponseData.MetadataResponseTopic()
+                    .setName(wanted.name()).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+        } catch (InvalidTopicException e) {
+            return new MetadataResponseData.MetadataResponseTopic()
+                    .setName(wanted.name()).setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code());
+        }
+    }
+
+    private MetadataResponseData.MetadataResponseTopic describe(TopicInfo t, int nodeId) {
+        MetadataResponseData.MetadataResponseTopic out = new MetadataResponseData.MetadataResponseTopic()
+                .setName(t.name()).setTopicId(Uuids.toKafka(t.topicId())).setIsInternal(false);
+        for (int p = 0; p < t.partitions(); p++) {
+            int epoch = topics.engine().partition(new TopicPartition(t.name(), p)).state().leaderEpoch();
+            out.partitions().add(new MetadataResponseData.MetadataResponsePartition()
+                    .setPartitionIndex(p).setLeaderId(nodeId).setLeaderEpoch(epoch)
+                    .setReplicaNodes(new ArrayList<>(List.of(nodeId))).setIsrNodes(new ArrayList<>(List.of(nodeId)))
+                    .setOfflineReplicas(new ArrayList<>()));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,88 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.group.OffsetStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * OffsetFetch, one group (v1-7) or many (v8+); served up to v9 (v10 names topics by id). A partition
+ * without a commit answers offset -1, as Kafka does; a null topic list means every committed partition.
+ */
+public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestData> {
+    public static final int MAX_VERSION = 9;
+    private static final short FIRST_BATCHED_VERSION = 8;
+
+    private final GroupCoordinator groups;
+
+    public OffsetFetchHandler(GroupCoordinator groups) {
+        this.groups = groups;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, OffsetFetchRequestData request) {
+        OffsetFetchResponseData response = new OffsetFetchResponseData();
+        if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
+            Map<String, List<Integer>> wanted = null;
+            if (request.topics() != null) {
+                wanted = new TreeMap<>();
+                for (OffsetFetchRequestData.OffsetFetchRequestTopic t : request.topics()) {
+                    wanted.put(t.name(), t.partitionIndexes());
+                }
+            }
+            for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(request.groupId(), wanted).entrySet()) {
+                OffsetFetchResponseData.OffsetFetchResponseTopic tr = new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(e.getKey());
+                for (OffsetStore.Committed c : e.getValue()) {
+                    tr.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartition().setPartitionIndex(c.partition())
+                            .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata()));
+                }
+                response.topics().add(tr);
+            }
+            return CompletableFuture.completedFuture(response);
+        }
+        for (OffsetFetchRequestData.OffsetFetchRequestGroup g : request.groups()) {
+            Map<String, List<Integer>> wanted = null;
+            if (g.topics() != null) {
+                wanted = new TreeMap<>();
+                for (OffsetFetchRequestData.OffsetFetchRequestTopics t : g.topics()) {
+                    wanted.put(t.name(), t.partitionIndexes());
+                }
+            }
+            OffsetFetchResponseData.OffsetFetchResponseGroup gr = new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
+            for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(g.groupId(), wanted).entrySet()) {
+                OffsetFetchResponseData.OffsetFetchResponseTopics tr = new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(e.getKey());
+                for (OffsetStore.Committed c : e.getValue()) {
+                    tr.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(c.partition())
+                            .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata()));
+                }
+                gr.topics().add(tr);
+            }
+            response.groups().add(gr);
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+
+    /** Topic → committed entries (offset -1 for wanted partitions without a commit). */
+    private Map<String, List<OffsetStore.Committed>> lookup(String groupId, Map<String, List<Integer>> wanted) {
+        Map<OffsetStore.PartitionKey, OffsetStore.Committed> committed = groups.committed(groupId);
+        Map<String, List<OffsetStore.Committed>> out = new TreeMap<>();
+        if (wanted == null) {
+            committed.forEach((k, c) -> out.computeIfAbsent(k.topic(), t -> new ArrayList<>()).add(c));
+            return out;
+        }
+        wanted.forEach((topic, partitions) -> {
+            List<OffsetStore.Committed> list = out.computeIfAbsent(topic, t -> new ArrayList<>());
+            for (int p : partitions) {
+                OffsetStore.Committed c = committed.get(new OffsetStore.PartitionKey(topic, p));
+                list.add(c != null ? c : new OffsetStore.Committed(topic, p, -1, -1, "", -1));
+            }
+        });
+        return out;
+    }
+}

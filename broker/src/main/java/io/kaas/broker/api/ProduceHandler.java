@@ -1,0 +1,118 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.storage.Acks;
+import io.kaas.storage.AppendResult;
+import io.kaas.storage.PartitionLog;
+import io.kaas.storage.TopicInfo;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Produce. Gates, per partition: topic exists (or is auto-created), partition exists, acks valid.
+ * The records are the request frame's own bytes ({@link MemoryRecords#buffer()}): they go to
+ * {@link PartitionLog#append} undecoded, which validates the batch headers and CRCs (CORRUPT_MESSAGE,
+ * nothing written) and does idempotence. With acks=all the append future completes on the partition's
+ * committer after the fsync; the response is assembled from whichever thread completes last.
+ * acks=0 completes with null: the dispatcher sends nothing.
+ */
+public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
+    private static final Logger LOG = LoggerFactory.getLogger(ProduceHandler.class);
+    /** Produce v13 names topics by id. */
+    private static final short FIRST_TOPIC_ID_VERSION = 13;
+
+    private final TopicCatalog topics;
+
+    public ProduceHandler(TopicCatalog topics) {
+        this.topics = topics;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request) {
+        short acksWire = request.acks();
+        boolean acksValid = acksWire == 0 || acksWire == 1 || acksWire == -1;
+        Acks acks = acksValid ? Acks.fromKafka(acksWire) : Acks.ALL;
+        ProduceResponseData response = new ProduceResponseData();
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        for (ProduceRequestData.TopicProduceData topicData : request.topicData()) {
+            ProduceResponseData.TopicProduceResponse topicResponse = new ProduceResponseData.TopicProduceResponse()
+                    .setName(topicData.name()).setTopicId(topicData.topicId());
+            response.responses().add(topicResponse);
+            Errors topicError = Errors.NONE;
+            Optional<TopicInfo> topic = Optional.empty();
+            if (!acksValid) {
+                topicError = Errors.INVALID_REQUIRED_ACKS;
+            } else if (ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION) {
+                topic = topics.topicById(Uuids.toJava(topicData.topicId()));
+                topicError = topic.isPresent() ? Errors.NONE : Errors.UNKNOWN_TOPIC_ID;
+            } else {
+                try {
+                    TopicCatalog.validateName(topicData.name());
+                    topic = topics.getOrAutoCreate(topicData.name(), true);
+                    topicError = topic.isPresent() ? Errors.NONE : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                } catch (InvalidTopicException e) {
+                    topicError = Errors.INVALID_TOPIC_EXCEPTION;
+                }
+            }
+            for (ProduceRequestData.PartitionProduceData partitionData : topicData.partitionData()) {
+                ProduceResponseData.PartitionProduceResponse partitionResponse =
+                        new ProduceResponseData.PartitionProduceResponse().setIndex(partitionData.index())
+                                .setBaseOffset(-1).setLogAppendTimeMs(-1).setLogStartOffset(-1);
+                topicResponse.partitionResponses().add(partitionResponse);
+                Errors error = topicError;
+                if (error == Errors.NONE && (partitionData.index() < 0 || partitionData.index() >= topic.get().partitions())) {
+                    error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                }
+                if (error == Errors.NONE && !(partitionData.records() instanceof MemoryRecords)) {
+                    error = Errors.CORRUPT_MESSAGE;
+                }
+                if (error != Errors.NONE) {
+                    partitionResponse.setErrorCode(error.code());
+                    continue;
+                }
+                ByteBuffer batches = ((MemoryRecords) partitionData.records()).buffer();
+                CompletableFuture<AppendResult> append;
+                try {
+                    PartitionLog log = topics.partition(topic.get().name(), partitionData.index());
+                    append = log.append(batches, acks, -1);
+                } catch (RuntimeException e) {
+                    append = CompletableFuture.failedFuture(e);
+                }
+                pending.add(append.handle((result, failure) -> {
+                    fill(partitionResponse, result, failure, topicResponse, ctx);
+                    return null;
+                }));
+            }
+        }
+        if (acks == Acks.NONE && acksValid) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> response);
+    }
+
+    private static void fill(ProduceResponseData.PartitionProduceResponse out, AppendResult result, Throwable failure,
+                             ProduceResponseData.TopicProduceResponse topic, RequestContext ctx) {
+        // Each partition response is written by exactly one future; allOf publishes them to the reader.
+        if (failure == null) {
+            out.setBaseOffset(result.baseOffset()).setLogStartOffset(result.logStartOffset());
+            return;
+        }
+        Errors error = ErrorMapping.toKafka(failure);
+        if (error == Errors.UNKNOWN_SERVER_ERROR || error == Errors.KAFKA_STORAGE_ERROR) {
+            LOG.warn("produce to {}-{} from client {} failed", topic.name(), out.index(), ctx.clientId(),
+                    ErrorMapping.unwrap(failure));
+        }
+        out.setErrorCode(error.code()).setErrorMessage(ErrorMapping.unwrap(failure).getMessage());
+    }
+}

@@ -1,0 +1,47 @@
+package io.kaas.broker.cluster;
+
+import io.kaas.storage.StorageException;
+import io.kaas.storage.format.StateJson;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Hands out producer ids that are unique across restarts. Ids come in blocks: before the first id of
+ * a block is used, the end of that block is written durably to
+ * {@code <data>/__cluster/producer_ids/next-block.json}; a restart starts at that end, so an id is
+ * never reused even after a crash (at the cost of skipping the rest of the block). Thread-safe.
+ */
+public final class ProducerIdAllocator {
+    public static final long BLOCK_SIZE = 1000;
+    public static final String FILE_NAME = "next-block.json";
+
+    /** The file's content: the first id no previous run may have handed out. */
+    public record NextBlock(long nextBlockStart) {}
+
+    private final Path file;
+    private long next;
+    private long blockEnd;
+
+    public ProducerIdAllocator(Path clusterDir) {
+        Path dir = clusterDir.resolve("producer_ids");
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, dir + ": cannot create: " + e.getMessage(), e);
+        }
+        this.file = dir.resolve(FILE_NAME);
+        long start = StateJson.read(file, NextBlock.class).map(NextBlock::nextBlockStart).orElse(0L);
+        this.next = start;
+        this.blockEnd = start;
+    }
+
+    public synchronized long allocate() {
+        if (next >= blockEnd) {
+            long end = next + BLOCK_SIZE;
+            StateJson.write(file, new NextBlock(end));
+            blockEnd = end;
+        }
+        return next++;
+    }
+}

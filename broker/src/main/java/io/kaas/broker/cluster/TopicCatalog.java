@@ -1,0 +1,134 @@
+package io.kaas.broker.cluster;
+
+import io.kaas.storage.PartitionLog;
+import io.kaas.storage.StorageEngine;
+import io.kaas.storage.StorageException;
+import io.kaas.storage.TopicInfo;
+import io.kaas.storage.TopicPartition;
+import io.kaas.storage.format.TopicConfig;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's view of topics over the engine: name rules, auto-creation and topic-id lookup (Fetch
+ * v13+, Produce v13 name topics by id). Thread-safe; the engine is the source of truth, the id map is
+ * only a cache refilled from it on a miss.
+ */
+public final class TopicCatalog {
+    private static final Logger LOG = LoggerFactory.getLogger(TopicCatalog.class);
+    private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]+");
+    public static final int MAX_NAME_LENGTH = 249;
+    /** Directory names under the data dir that are not topics. */
+    public static final String CLUSTER_DIR = "__cluster";
+
+    private final StorageEngine engine;
+    private final boolean autoCreate;
+    private final int defaultPartitions;
+    private final Map<UUID, String> namesById = new ConcurrentHashMap<>();
+
+    public TopicCatalog(StorageEngine engine, boolean autoCreate, int defaultPartitions) {
+        this.engine = engine;
+        this.autoCreate = autoCreate;
+        this.defaultPartitions = defaultPartitions;
+    }
+
+    public StorageEngine engine() {
+        return engine;
+    }
+
+    public int defaultPartitions() {
+        return defaultPartitions;
+    }
+
+    public boolean autoCreateEnabled() {
+        return autoCreate;
+    }
+
+    /** @throws InvalidTopicException naming the rule broken */
+    public static void validateName(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new InvalidTopicException("topic name is empty");
+        }
+        if (name.equals(".") || name.equals("..")) {
+            throw new InvalidTopicException("topic name cannot be '.' or '..'");
+        }
+        if (name.length() > MAX_NAME_LENGTH) {
+            throw new InvalidTopicException("topic name is longer than " + MAX_NAME_LENGTH + " characters");
+        }
+        if (!LEGAL.matcher(name).matches()) {
+            throw new InvalidTopicException("topic name '" + name + "' may only contain ASCII letters, digits, '.', '_' and '-'");
+        }
+        if (name.equals(CLUSTER_DIR)) {
+            throw new InvalidTopicException("topic name '" + name + "' is reserved for cluster state");
+        }
+    }
+
+    public Optional<TopicInfo> topic(String name) {
+        return engine.topic(name);
+    }
+
+    public Collection<TopicInfo> topics() {
+        return engine.topics();
+    }
+
+    public Optional<TopicInfo> topicById(UUID id) {
+        String name = namesById.get(id);
+        if (name != null) {
+            Optional<TopicInfo> t = engine.topic(name);
+            if (t.isPresent() && t.get().topicId().equals(id)) {
+                return t;
+            }
+            namesById.remove(id);
+        }
+        for (TopicInfo t : engine.topics()) {
+            namesById.put(t.topicId(), t.name());
+        }
+        name = namesById.get(id);
+        return name == null ? Optional.empty() : engine.topic(name).filter(t -> t.topicId().equals(id));
+    }
+
+    public TopicInfo create(String name, int partitions, TopicConfig config) {
+        validateName(name);
+        TopicInfo info = engine.createTopic(name, partitions, config);
+        namesById.put(info.topicId(), info.name());
+        LOG.info("created topic {} ({} partitions, id {})", name, partitions, info.topicId());
+        return info;
+    }
+
+    /**
+     * The topic, created with the default partition count when missing and auto-creation is on (and
+     * {@code allowed} by the request). Empty when it does not exist and may not be created.
+     */
+    public Optional<TopicInfo> getOrAutoCreate(String name, boolean allowed) {
+        Optional<TopicInfo> existing = engine.topic(name);
+        if (existing.isPresent() || !autoCreate || !allowed) {
+            return existing;
+        }
+        try {
+            return Optional.of(create(name, defaultPartitions, TopicConfig.EMPTY));
+        } catch (StorageException e) {
+            if (e.kind() == StorageException.Kind.TOPIC_EXISTS) {
+                return engine.topic(name);
+            }
+            throw e;
+        }
+    }
+
+    public void delete(String name) {
+        Optional<TopicInfo> t = engine.topic(name);
+        engine.deleteTopic(name);
+        t.ifPresent(info -> namesById.remove(info.topicId()));
+        LOG.info("deleted topic {}", name);
+    }
+
+    public PartitionLog partition(String topic, int partition) {
+        return engine.partition(new TopicPartition(topic, partition));
+    }
+}

@@ -1,0 +1,492 @@
+package io.kaas.broker.group;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One classic-protocol group: membership, generations and the join/sync rebalance.
+ *
+ * <pre>
+ * Empty ──join──▶ PreparingRebalance ──all joined / rebalance timeout──▶ CompletingRebalance ──leader's sync──▶ Stable
+ *   ▲                    ▲                                                     │                               │
+ *   └── last member gone ┴──────────── join, leave, session expiry ────────────┴───────────────────────────────┘
+ * </pre>
+ *
+ * Every method runs under this object's monitor; waiting members hold futures (never threads), completed
+ * by whichever call or timer finishes the step. Timers (session expiry, rebalance deadline) run on the
+ * broker's {@code kaas-timer} scheduler and re-enter through the monitor.
+ */
+final class ClassicGroup {
+    private static final Logger LOG = LoggerFactory.getLogger(ClassicGroup.class);
+    static final int MIN_SESSION_TIMEOUT_MS = 6_000;
+    static final int MAX_SESSION_TIMEOUT_MS = 1_800_000;
+    /** JoinGroup v4+ makes a new dynamic member rejoin with the id we hand out (KIP-394). */
+    private static final short FIRST_MEMBER_ID_REQUIRED_VERSION = 4;
+
+    final String groupId;
+    private final ScheduledExecutorService timer;
+    GroupState state = GroupState.EMPTY;
+    int generation;
+    String protocolType;
+    String protocolName;
+    String leaderId;
+    final Map<String, Member> members = new LinkedHashMap<>();
+    private final Map<String, String> staticMembers = new HashMap<>();
+    private final Set<String> pendingMemberIds = new HashSet<>();
+    private ScheduledFuture<?> rebalanceDeadline;
+
+    ClassicGroup(String groupId, ScheduledExecutorService timer) {
+        this.groupId = groupId;
+        this.timer = timer;
+    }
+
+    synchronized CompletableFuture<JoinGroupResponseData> join(JoinGroupRequestData req, short version, String clientId, String host) {
+        String memberId = req.memberId();
+        if (state == GroupState.DEAD) {
+            return joinError(Errors.COORDINATOR_NOT_AVAILABLE, memberId);
+        }
+        if (req.protocolType().isEmpty() || req.protocols().isEmpty()) {
+            return joinError(Errors.INCONSISTENT_GROUP_PROTOCOL, memberId);
+        }
+        if (req.sessionTimeoutMs() < MIN_SESSION_TIMEOUT_MS || req.sessionTimeoutMs() > MAX_SESSION_TIMEOUT_MS) {
+            return joinError(Errors.INVALID_SESSION_TIMEOUT, memberId);
+        }
+        Member existing = members.get(memberId);
+        if (!members.isEmpty() && !compatible(req, existing)) {
+            return joinError(Errors.INCONSISTENT_GROUP_PROTOCOL, memberId);
+        }
+        String instanceId = req.groupInstanceId();
+        Member member;
+        if (memberId.isEmpty()) {
+            String newId = (instanceId != null ? instanceId : clientId) + "-" + UUID.randomUUID();
+            if (instanceId != null) {
+                String old = staticMembers.get(instanceId);
+                Member previous = old == null ? null : members.get(old);
+                if (previous != null && state == GroupState.STABLE && !old.equals(leaderId) && sameProtocols(previous, req)) {
+                    return CompletableFuture.completedFuture(replaceStaticFollower(previous, newId, clientId, host, req));
+                }
+                if (old != null) {
+                    // A restarted static member takes over its old identity; the old instance is fenced.
+                    remove(members.get(old), Errors.FENCED_INSTANCE_ID, false);
+                }
+            } else if (version >= FIRST_MEMBER_ID_REQUIRED_VERSION) {
+                pendingMemberIds.add(newId);
+                return joinError(Errors.MEMBER_ID_REQUIRED, newId);
+            }
+            member = add(newId, instanceId, clientId, host);
+        } else if (existing == null) {
+            if (!pendingMemberIds.remove(memberId)) {
+                return joinError(Errors.UNKNOWN_MEMBER_ID, memberId);
+            }
+            member = add(memberId, instanceId, clientId, host);
+        } else {
+            if (instanceId != null && !memberId.equals(staticMembers.get(instanceId))) {
+                return joinError(Errors.FENCED_INSTANCE_ID, memberId);
+            }
+            member = existing;
+        }
+        member.sessionTimeoutMs = req.sessionTimeoutMs();
+        member.rebalanceTimeoutMs = req.rebalanceTimeoutMs() > 0 ? req.rebalanceTimeoutMs() : req.sessionTimeoutMs();
+        Map<String, byte[]> protocols = new LinkedHashMap<>();
+        req.protocols().forEach(p -> protocols.put(p.name(), p.metadata()));
+        member.protocols = protocols;
+        if (protocolType == null) {
+            protocolType = req.protocolType();
+        }
+        if (member.pendingJoin != null) {
+            member.pendingJoin.complete(errorJoinResponse(Errors.REBALANCE_IN_PROGRESS, member.memberId));
+        }
+        CompletableFuture<JoinGroupResponseData> f = new CompletableFuture<>();
+        member.pendingJoin = f;
+        // A member waiting in JoinGroup cannot heartbeat; the rebalance deadline bounds it instead.
+        cancelSession(member);
+        if (state == GroupState.PREPARING_REBALANCE) {
+            maybeCompleteJoin();
+        } else {
+            prepareRebalance("member " + member.memberId + " joined");
+        }
+        return f;
+    }
+
+    private static boolean sameProtocols(Member m, JoinGroupRequestData req) {
+        if (m.protocols.size() != req.protocols().size()) {
+            return false;
+        }
+        for (JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols()) {
+            byte[] mine = m.protocols.get(p.name());
+            if (mine == null || !java.util.Arrays.equals(mine, p.metadata())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * KIP-345: a restarted static follower with unchanged subscription takes over its old identity
+     * without a rebalance: new member id, same assignment, same generation; the old incarnation is fenced.
+     */
+    private JoinGroupResponseData replaceStaticFollower(Member previous, String newId, String clientId, String host,
+                                                        JoinGroupRequestData req) {
+        remove(previous, Errors.FENCED_INSTANCE_ID, false);
+        Member m = add(newId, previous.groupInstanceId, clientId, host);
+        m.protocols = previous.protocols;
+        m.assignment = previous.assignment;
+        m.sessionTimeoutMs = req.sessionTimeoutMs();
+        m.rebalanceTimeoutMs = req.rebalanceTimeoutMs() > 0 ? req.rebalanceTimeoutMs() : req.sessionTimeoutMs();
+        resetSession(m);
+        LOG.info("group {}: static member {} rejoined as {} without a rebalance", groupId, previous.groupInstanceId, newId);
+        return new JoinGroupResponseData().setGenerationId(generation).setProtocolType(protocolType)
+                .setProtocolName(protocolName).setLeader(leaderId).setMemberId(newId);
+    }
+
+    private boolean compatible(JoinGroupRequestData req, Member self) {
+        if (!req.protocolType().equals(protocolType)) {
+            return false;
+        }
+        Set<String> common = null;
+        for (Member m : members.values()) {
+            if (m == self) {
+                continue;
+            }
+            if (common == null) {
+                common = new HashSet<>(m.protocols.keySet());
+            } else {
+                common.retainAll(m.protocols.keySet());
+            }
+        }
+        if (common == null) {
+            return true;
+        }
+        for (JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols()) {
+            if (common.contains(p.name())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Member add(String memberId, String instanceId, String clientId, String host) {
+        Member m = new Member(memberId, instanceId, clientId, host);
+        members.put(memberId, m);
+        if (instanceId != null) {
+            staticMembers.put(instanceId, memberId);
+        }
+        return m;
+    }
+
+    private void prepareRebalance(String reason) {
+        LOG.info("group {} rebalancing (generation {}): {}", groupId, generation, reason);
+        state = GroupState.PREPARING_REBALANCE;
+        for (Member m : members.values()) {
+            if (m.pendingSync != null) {
+                m.pendingSync.complete(syncResponse(Errors.REBALANCE_IN_PROGRESS, new byte[0]));
+                m.pendingSync = null;
+            }
+        }
+        if (rebalanceDeadline != null) {
+            rebalanceDeadline.cancel(false);
+        }
+        int timeout = members.values().stream().mapToInt(m -> m.rebalanceTimeoutMs).max().orElse(0);
+        rebalanceDeadline = timer.schedule(this::rebalanceTimedOut, Math.max(timeout, 1), TimeUnit.MILLISECONDS);
+        maybeCompleteJoin();
+    }
+
+    private synchronized void rebalanceTimedOut() {
+        if (state != GroupState.PREPARING_REBALANCE) {
+            return;
+        }
+        for (Member m : new ArrayList<>(members.values())) {
+            if (m.pendingJoin == null) {
+                LOG.info("group {}: member {} did not rejoin within the rebalance timeout; removing it", groupId, m.memberId);
+                remove(m, Errors.UNKNOWN_MEMBER_ID, false);
+            }
+        }
+        completeJoin();
+    }
+
+    private void maybeCompleteJoin() {
+        if (state != GroupState.PREPARING_REBALANCE) {
+            return;
+        }
+        for (Member m : members.values()) {
+            if (m.pendingJoin == null) {
+                return;
+            }
+        }
+        completeJoin();
+    }
+
+    private void completeJoin() {
+        if (rebalanceDeadline != null) {
+            rebalanceDeadline.cancel(false);
+            rebalanceDeadline = null;
+        }
+        generation++;
+        if (members.isEmpty()) {
+            state = GroupState.EMPTY;
+            protocolType = null;
+            protocolName = null;
+            leaderId = null;
+            LOG.info("group {} is empty (generation {})", groupId, generation);
+            return;
+        }
+        if (leaderId == null || !members.containsKey(leaderId)) {
+            leaderId = members.keySet().iterator().next();
+        }
+        protocolName = selectProtocol();
+        state = GroupState.COMPLETING_REBALANCE;
+        LOG.info("group {} generation {}: {} members, leader {}, protocol {}", groupId, generation, members.size(), leaderId, protocolName);
+        for (Member m : members.values()) {
+            JoinGroupResponseData r = new JoinGroupResponseData()
+                    .setGenerationId(generation).setProtocolType(protocolType).setProtocolName(protocolName)
+                    .setLeader(leaderId).setMemberId(m.memberId);
+            if (m.memberId.equals(leaderId)) {
+                for (Member other : members.values()) {
+                    r.members().add(new JoinGroupResponseData.JoinGroupResponseMember().setMemberId(other.memberId)
+                            .setGroupInstanceId(other.groupInstanceId).setMetadata(other.protocols.get(protocolName)));
+                }
+            }
+            CompletableFuture<JoinGroupResponseData> f = m.pendingJoin;
+            m.pendingJoin = null;
+            resetSession(m);
+            f.complete(r);
+        }
+    }
+
+    /** The leader's most preferred protocol that every member supports. */
+    private String selectProtocol() {
+        Set<String> common = new LinkedHashSet<>(members.get(leaderId).protocols.keySet());
+        members.values().forEach(m -> common.retainAll(m.protocols.keySet()));
+        return common.isEmpty() ? members.get(leaderId).protocols.keySet().iterator().next() : common.iterator().next();
+    }
+
+    synchronized CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData req) {
+        Errors e = validateMember(req.memberId(), req.groupInstanceId(), req.generationId());
+        if (e != Errors.NONE) {
+            return CompletableFuture.completedFuture(syncResponse(e, new byte[0]));
+        }
+        if ((req.protocolType() != null && !req.protocolType().equals(protocolType))
+                || (req.protocolName() != null && !req.protocolName().equals(protocolName))) {
+            return CompletableFuture.completedFuture(syncResponse(Errors.INCONSISTENT_GROUP_PROTOCOL, new byte[0]));
+        }
+        Member m = members.get(req.memberId());
+        switch (state) {
+            case PREPARING_REBALANCE:
+                return CompletableFuture.completedFuture(syncResponse(Errors.REBALANCE_IN_PROGRESS, new byte[0]));
+            case STABLE:
+                resetSession(m);
+                return CompletableFuture.completedFuture(syncResponse(Errors.NONE, m.assignment));
+            case COMPLETING_REBALANCE:
+                resetSession(m);
+                CompletableFuture<SyncGroupResponseData> f = new CompletableFuture<>();
+                m.pendingSync = f;
+                if (m.memberId.equals(leaderId)) {
+                    Map<String, byte[]> given = new HashMap<>();
+                    req.assignments().forEach(a -> given.put(a.memberId(), a.assignment()));
+                    state = GroupState.STABLE;
+                    for (Member each : members.values()) {
+                        each.assignment = given.getOrDefault(each.memberId, new byte[0]);
+                        if (each.pendingSync != null) {
+                            each.pendingSync.complete(syncResponse(Errors.NONE, each.assignment));
+                            each.pendingSync = null;
+                        }
+                    }
+                    LOG.info("group {} generation {} is stable", groupId, generation);
+                }
+                return f;
+            default:
+                return CompletableFuture.completedFuture(syncResponse(Errors.UNKNOWN_MEMBER_ID, new byte[0]));
+        }
+    }
+
+    synchronized Errors heartbeat(String memberId, String instanceId, int generationId) {
+        Errors e = validateMember(memberId, instanceId, generationId);
+        if (e != Errors.NONE) {
+            return e;
+        }
+        resetSession(members.get(memberId));
+        return state == GroupState.PREPARING_REBALANCE ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
+    }
+
+    /** For OffsetCommit: generation -1 with no member id is an admin/standalone commit, allowed only on an empty group. */
+    synchronized Errors validateCommit(String memberId, String instanceId, int generationId) {
+        if (generationId < 0 && (memberId == null || memberId.isEmpty())) {
+            return members.isEmpty() ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID;
+        }
+        Errors e = validateMember(memberId, instanceId, generationId);
+        if (e != Errors.NONE) {
+            return e;
+        }
+        // As Kafka: commits are allowed while preparing a rebalance (eager members commit in their
+        // revocation callback right before rejoining), refused only between join and sync.
+        if (state == GroupState.COMPLETING_REBALANCE) {
+            return Errors.REBALANCE_IN_PROGRESS;
+        }
+        if (members.get(memberId).pendingJoin == null) {
+            resetSession(members.get(memberId));
+        }
+        return Errors.NONE;
+    }
+
+    private Errors validateMember(String memberId, String instanceId, int generationId) {
+        if (state == GroupState.DEAD) {
+            return Errors.COORDINATOR_NOT_AVAILABLE;
+        }
+        Member m = members.get(memberId);
+        if (m == null) {
+            return instanceId != null && staticMembers.containsKey(instanceId) ? Errors.FENCED_INSTANCE_ID : Errors.UNKNOWN_MEMBER_ID;
+        }
+        if (instanceId != null && !memberId.equals(staticMembers.get(instanceId))) {
+            return Errors.FENCED_INSTANCE_ID;
+        }
+        if (generationId != generation) {
+            return Errors.ILLEGAL_GENERATION;
+        }
+        return Errors.NONE;
+    }
+
+    /** LeaveGroup for one member (by member id, or by instance id for static members). */
+    synchronized Errors leave(String memberId, String instanceId) {
+        String id = memberId;
+        if (instanceId != null) {
+            String known = staticMembers.get(instanceId);
+            if (known == null) {
+                return Errors.UNKNOWN_MEMBER_ID;
+            }
+            if (memberId != null && !memberId.isEmpty() && !memberId.equals(known)) {
+                return Errors.FENCED_INSTANCE_ID;
+            }
+            id = known;
+        }
+        Member m = members.get(id);
+        if (m == null) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        LOG.info("group {}: member {} left", groupId, id);
+        remove(m, Errors.UNKNOWN_MEMBER_ID, true);
+        return Errors.NONE;
+    }
+
+    private synchronized void sessionExpired(Member m) {
+        if (members.get(m.memberId) != m) {
+            return;
+        }
+        LOG.info("group {}: member {} session expired after {} ms", groupId, m.memberId, m.sessionTimeoutMs);
+        remove(m, Errors.UNKNOWN_MEMBER_ID, true);
+    }
+
+    private void remove(Member m, Errors toWaiters, boolean rebalance) {
+        if (m == null) {
+            return;
+        }
+        cancelSession(m);
+        members.remove(m.memberId);
+        if (m.groupInstanceId != null && m.memberId.equals(staticMembers.get(m.groupInstanceId))) {
+            staticMembers.remove(m.groupInstanceId);
+        }
+        if (m.pendingJoin != null) {
+            m.pendingJoin.complete(errorJoinResponse(toWaiters, m.memberId));
+            m.pendingJoin = null;
+        }
+        if (m.pendingSync != null) {
+            m.pendingSync.complete(syncResponse(toWaiters, new byte[0]));
+            m.pendingSync = null;
+        }
+        if (!rebalance) {
+            return;
+        }
+        if (state == GroupState.PREPARING_REBALANCE) {
+            maybeCompleteJoin();
+        } else if (state == GroupState.STABLE || state == GroupState.COMPLETING_REBALANCE) {
+            prepareRebalance("member " + m.memberId + " left");
+        }
+    }
+
+    private void resetSession(Member m) {
+        cancelSession(m);
+        m.sessionExpiry = timer.schedule(() -> sessionExpired(m), m.sessionTimeoutMs, TimeUnit.MILLISECONDS);
+    }
+
+    private static void cancelSession(Member m) {
+        if (m.sessionExpiry != null) {
+            m.sessionExpiry.cancel(false);
+            m.sessionExpiry = null;
+        }
+    }
+
+    /** Answers every parked JoinGroup/SyncGroup with COORDINATOR_NOT_AVAILABLE; membership is kept. */
+    synchronized void releaseWaiters() {
+        for (Member m : members.values()) {
+            if (m.pendingJoin != null) {
+                m.pendingJoin.complete(errorJoinResponse(Errors.COORDINATOR_NOT_AVAILABLE, m.memberId));
+                m.pendingJoin = null;
+            }
+            if (m.pendingSync != null) {
+                m.pendingSync.complete(syncResponse(Errors.COORDINATOR_NOT_AVAILABLE, new byte[0]));
+                m.pendingSync = null;
+            }
+            cancelSession(m);
+        }
+        if (rebalanceDeadline != null) {
+            rebalanceDeadline.cancel(false);
+        }
+    }
+
+    /** Marks the group deleted; every waiter is told the coordinator moved (it will find an empty group). */
+    synchronized void markDead() {
+        for (Member m : new ArrayList<>(members.values())) {
+            remove(m, Errors.COORDINATOR_NOT_AVAILABLE, false);
+        }
+        if (rebalanceDeadline != null) {
+            rebalanceDeadline.cancel(false);
+        }
+        state = GroupState.DEAD;
+    }
+
+    /** The topics members subscribed to, when the group runs the consumer protocol (for OffsetDelete). */
+    synchronized Set<String> subscribedTopics() {
+        Set<String> topics = new HashSet<>();
+        if (!"consumer".equals(protocolType) || protocolName == null) {
+            return topics;
+        }
+        for (Member m : members.values()) {
+            byte[] meta = m.protocols.get(protocolName);
+            if (meta != null) {
+                topics.addAll(ConsumerSubscriptions.topics(meta));
+            }
+        }
+        return topics;
+    }
+
+    private static CompletableFuture<JoinGroupResponseData> joinError(Errors e, String memberId) {
+        return CompletableFuture.completedFuture(errorJoinResponse(e, memberId));
+    }
+
+    private static JoinGroupResponseData errorJoinResponse(Errors e, String memberId) {
+        return new JoinGroupResponseData().setErrorCode(e.code()).setGenerationId(-1).setMemberId(memberId)
+                .setLeader("").setProtocolName(null);
+    }
+
+    private SyncGroupResponseData syncResponse(Errors e, byte[] assignment) {
+        return new SyncGroupResponseData().setErrorCode(e.code()).setAssignment(assignment)
+                .setProtocolType(protocolType).setProtocolName(protocolName);
+    }
+}

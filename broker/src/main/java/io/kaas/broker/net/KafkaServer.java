@@ -1,0 +1,98 @@
+package io.kaas.broker.net;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import io.kaas.broker.Endpoint;
+import io.kaas.broker.api.ServedApis;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Netty side: one acceptor thread ({@code kaas-acceptor}), a few event loops ({@code kaas-network}),
+ * epoll when the native transport loads, NIO otherwise. Per connection the pipeline is
+ * {@code frame-decoder → request-decoder → dispatcher}; responses are written by the dispatcher.
+ */
+public final class KafkaServer {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaServer.class);
+
+    private final EventLoopGroup acceptor;
+    private final EventLoopGroup network;
+    private final Class<? extends ServerChannel> channelType;
+    private final ChannelGroup connections = new DefaultChannelGroup("kaas-connections", GlobalEventExecutor.INSTANCE);
+    private final List<Channel> serverChannels = new ArrayList<>();
+    private final InFlightRequests inFlight = new InFlightRequests();
+
+    public KafkaServer(int networkThreads) {
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kaas-acceptor"), io);
+        this.network = new MultiThreadIoEventLoopGroup(networkThreads, new DefaultThreadFactory("kaas-network"), io);
+        this.channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        LOG.debug("network transport: {}", epoll ? "epoll" : "nio");
+    }
+
+    /** Binds one listener; returns the bound address (the real port when 0 was asked for). */
+    public InetSocketAddress bind(Endpoint endpoint, ServedApis served, RequestInvoker invoker, int maxFrameBytes)
+            throws InterruptedException {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptor, network)
+                .channel(channelType)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        connections.add(ch);
+                        ch.pipeline()
+                                .addLast("frame-decoder", new FrameDecoder(maxFrameBytes))
+                                .addLast("request-decoder", new RequestDecoder(served))
+                                .addLast("dispatcher", new RequestDispatcher(invoker, inFlight));
+                    }
+                });
+        InetSocketAddress address = endpoint.host().isEmpty()
+                ? new InetSocketAddress(endpoint.port()) : new InetSocketAddress(endpoint.host(), endpoint.port());
+        Channel channel = bootstrap.bind(address).sync().channel();
+        serverChannels.add(channel);
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Closes the listening sockets and stops reading requests on every open connection. */
+    public void stopAccepting() throws InterruptedException {
+        for (Channel c : serverChannels) {
+            c.close().sync();
+        }
+        connections.forEach(c -> c.config().setAutoRead(false));
+    }
+
+    /**
+     * Waits up to {@code drainTimeoutMs} for requests in flight to be answered, then closes every
+     * connection and the event loops.
+     */
+    public void drainAndClose(long drainTimeoutMs) throws InterruptedException {
+        if (!inFlight.awaitNone(drainTimeoutMs, TimeUnit.MILLISECONDS)) {
+            LOG.warn("{} requests still in flight after {} ms; closing their connections", inFlight.count(), drainTimeoutMs);
+        }
+        connections.close().awaitUninterruptibly();
+        network.shutdownGracefully(0, 2, TimeUnit.SECONDS).sync();
+        acceptor.shutdownGracefully(0, 2, TimeUnit.SECONDS).sync();
+    }
+}

@@ -1,0 +1,90 @@
+package io.kaas.broker.net;
+
+import io.kaas.broker.api.ApiHandler;
+import io.kaas.broker.api.ErrorMapping;
+import io.kaas.broker.api.RequestContext;
+import io.kaas.broker.api.ServedApis;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes a decoded request to its {@link ApiHandler} on the request-handler pool, and builds the
+ * typed error response when a request is unsupported or its handler fails.
+ */
+public final class RequestInvoker {
+    private static final Logger LOG = LoggerFactory.getLogger(RequestInvoker.class);
+
+    private final ServedApis served;
+    private final Map<ApiKeys, ApiHandler<? extends ApiMessage>> handlers = new EnumMap<>(ApiKeys.class);
+    private final Executor handlerPool;
+
+    public RequestInvoker(ServedApis served, Executor handlerPool) {
+        this.served = served;
+        this.handlerPool = handlerPool;
+    }
+
+    /** Registers the handler for {@code api} and advertises versions {@code oldest..maxVersion}. */
+    public <Q extends ApiMessage> void register(ApiKeys api, int maxVersion, ApiHandler<Q> handler) {
+        handlers.put(api, handler);
+        served.serveUpTo(api, maxVersion);
+    }
+
+    public ServedApis served() {
+        return served;
+    }
+
+    public CompletableFuture<ApiMessage> invoke(DecodedRequest request, SocketAddress remote) {
+        if (request.unsupported()) {
+            return CompletableFuture.completedFuture(unsupportedResponse(request));
+        }
+        @SuppressWarnings("unchecked")
+        ApiHandler<ApiMessage> handler = (ApiHandler<ApiMessage>) handlers.get(request.api());
+        RequestContext ctx = new RequestContext(request.version(), request.header().clientId(),
+                request.correlationId(), remote);
+        return CompletableFuture.supplyAsync(() -> handler.handle(ctx, request.body()), handlerPool)
+                .thenCompose(f -> f);
+    }
+
+    private ApiMessage unsupportedResponse(DecodedRequest request) {
+        if (request.api() == ApiKeys.API_VERSIONS) {
+            return new ApiVersionsResponseData()
+                    .setErrorCode(Errors.UNSUPPORTED_VERSION.code())
+                    .setApiKeys(served.toApiVersions());
+        }
+        LOG.info("answering UNSUPPORTED_VERSION to {} v{} from client {}", request.api(), request.version(),
+                request.header().clientId());
+        return errorResponse(request, new UnsupportedVersionException(
+                request.api() + " v" + request.version() + " is not served by this broker"));
+    }
+
+    /** The API's own error response (every partition/topic marked), or null for acks=0 Produce. */
+    public ApiMessage errorResponse(DecodedRequest request, Throwable failure) {
+        Throwable cause = ErrorMapping.unwrap(failure);
+        Errors error = ErrorMapping.toKafka(cause);
+        if (error == Errors.UNKNOWN_SERVER_ERROR) {
+            LOG.error("{} v{} from client {} failed", request.api(), request.version(), request.header().clientId(), cause);
+        }
+        if (request.api() == ApiKeys.PRODUCE && ((ProduceRequestData) request.body()).acks() == 0) {
+            return null;
+        }
+        ByteBuffer body = request.frame().duplicate();
+        body.position(request.bodyOffset());
+        AbstractRequest parsed = AbstractRequest.parseRequest(request.api(), request.version(),
+                new ByteBufferAccessor(body.slice())).request;
+        return parsed.getErrorResponse(error.exception(cause.getMessage())).data();
+    }
+}

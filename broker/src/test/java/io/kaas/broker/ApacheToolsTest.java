@@ -1,0 +1,120 @@
+package io.kaas.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Apache Kafka's own command-line tools (the kafka-tools artifact), each run as its shell script runs
+ * it: its main class in a child JVM. In 4.4 all of them, ConfigCommand included, live in kafka-tools.
+ */
+class ApacheToolsTest {
+    @TempDir
+    Path dir;
+    TestBroker b;
+
+    @BeforeEach
+    void start() {
+        b = new TestBroker(dir.resolve("data"));
+    }
+
+    @AfterEach
+    void stop() {
+        b.close();
+    }
+
+    private ExternalProcess tool(String stdin, String mainClass, String... args) throws Exception {
+        ExternalProcess p = ExternalProcess.java(dir, stdin, mainClass, args);
+        assertThat(p.exitCode()).as("%s %s%n%s", mainClass, List.of(args), p).isZero();
+        return p;
+    }
+
+    @Test
+    void kafkaTopicsConsoleClientsGroupsOffsetsAndRecords() throws Exception {
+        String bs = b.bootstrap();
+        tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--create", "--topic", "tools", "--partitions", "2");
+        assertThat(tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--list").out().lines()).contains("tools");
+        tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--alter", "--topic", "tools", "--partitions", "3");
+        String described = tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--describe", "--topic", "tools").out();
+        assertThat(described).contains("PartitionCount: 3", "Leader: 0");
+
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 30; i++) {
+            lines.append("line-").append(i).append('\n');
+        }
+        tool(lines.toString(), "org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", bs, "--topic", "tools");
+        String consumed = tool(null, "org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server", bs, "--topic", "tools",
+                "--from-beginning", "--max-messages", "30", "--group", "console-group", "--timeout-ms", "30000").out();
+        assertThat(consumed.lines().filter(l -> l.startsWith("line-"))).hasSize(30);
+
+        String groups = tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bs,
+                "--describe", "--group", "console-group").out();
+        assertThat(groups).contains("console-group", "tools");
+        assertThat(tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bs, "--list").out())
+                .contains("console-group");
+        String reset = tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bs,
+                "--reset-offsets", "--group", "console-group", "--topic", "tools", "--to-earliest", "--execute").out();
+        assertThat(reset).contains("tools");
+        String afterReset = tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bs,
+                "--describe", "--group", "console-group").out();
+        assertThat(afterReset.lines().filter(l -> l.contains("tools")).toList()).allMatch(l -> l.split("\\s+")[3].equals("0"));
+
+        String offsets = tool(null, "org.apache.kafka.tools.GetOffsetShell", "--bootstrap-server", bs, "--topic", "tools").out();
+        long total = offsets.lines().mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf(':') + 1))).sum();
+        assertThat(total).isEqualTo(30);
+
+        // The console producer's sticky partitioner may leave partitions empty: delete in the fullest one.
+        String fullest = offsets.lines().max(java.util.Comparator.comparingLong(l -> Long.parseLong(l.substring(l.lastIndexOf(':') + 1))))
+                .orElseThrow();
+        int partition = Integer.parseInt(fullest.split(":")[1]);
+        Path json = dir.resolve("delete.json");
+        Files.writeString(json, "{\"partitions\":[{\"topic\":\"tools\",\"partition\":" + partition + ",\"offset\":2}],\"version\":1}");
+        String deleted = tool(null, "org.apache.kafka.tools.DeleteRecordsCommand", "--bootstrap-server", bs, "--offset-json-file", json.toString()).out();
+        assertThat(deleted).contains("low_watermark: 2");
+        String earliest = tool(null, "org.apache.kafka.tools.GetOffsetShell", "--bootstrap-server", bs, "--topic", "tools",
+                "--partitions", Integer.toString(partition), "--time", "-2").out();
+        assertThat(earliest.trim()).isEqualTo("tools:" + partition + ":2");
+
+        tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--delete", "--topic", "tools");
+        assertThat(tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--list").out().lines()).doesNotContain("tools");
+    }
+
+    @Test
+    void kafkaConfigsAndBrokerApiVersions() throws Exception {
+        String bs = b.bootstrap();
+        tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--create", "--topic", "cfg", "--partitions", "1");
+        tool(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bs, "--alter", "--entity-type", "topics",
+                "--entity-name", "cfg", "--add-config", "retention.ms=60000,segment.bytes=1048576");
+        String described = tool(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bs, "--describe",
+                "--entity-type", "topics", "--entity-name", "cfg").out();
+        assertThat(described).contains("retention.ms=60000", "segment.bytes=1048576");
+        tool(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bs, "--alter", "--entity-type", "topics",
+                "--entity-name", "cfg", "--delete-config", "retention.ms");
+        assertThat(tool(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bs, "--describe",
+                "--entity-type", "topics", "--entity-name", "cfg").out()).doesNotContain("retention.ms=60000");
+        assertThat(b.broker().engine().topic("cfg").orElseThrow().config().segmentBytes()).isEqualTo(1048576L);
+
+        String versions = tool(null, "org.apache.kafka.tools.BrokerApiVersionsCommand", "--bootstrap-server", bs).out();
+        assertThat(versions).contains("Produce(0): 3 to 13", "Fetch(1): 4 to 18", "ApiVersions(18)");
+    }
+
+    @Test
+    void verifiableProducerAndConsumer() throws Exception {
+        String bs = b.bootstrap();
+        String produced = tool(null, "org.apache.kafka.tools.VerifiableProducer", "--bootstrap-server", bs, "--topic", "verified",
+                "--max-messages", "200", "--acks", "-1").out();
+        assertThat(produced).contains("\"name\":\"tool_data\"", "\"sent\":200", "\"acked\":200");
+        String consumed = tool(null, "org.apache.kafka.tools.VerifiableConsumer", "--bootstrap-server", bs, "--topic", "verified",
+                "--group-id", "verifiers", "--max-messages", "200", "--reset-policy", "earliest").out();
+        assertThat(consumed).contains("\"name\":\"offsets_committed\"", "\"success\":true");
+        long records = consumed.lines().filter(l -> l.contains("\"name\":\"records_consumed\""))
+                .mapToLong(l -> Long.parseLong(l.replaceAll(".*\"count\":(\\d+).*", "$1"))).sum();
+        assertThat(records).isEqualTo(200);
+    }
+}

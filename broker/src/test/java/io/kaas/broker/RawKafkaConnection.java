@@ -1,0 +1,95 @@
+package io.kaas.broker;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.MessageSizeAccumulator;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+
+/** A bare socket speaking Kafka frames: for hostile input and for byte-exact protocol checks. */
+final class RawKafkaConnection implements AutoCloseable {
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private int correlationId;
+
+    RawKafkaConnection(int port) throws IOException {
+        socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(10_000);
+        in = new DataInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+    }
+
+    void sendBytes(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** Encodes header + body at {@code version}, frames it, sends it; returns the correlation id used. */
+    int send(ApiKeys api, short version, ApiMessage body) throws IOException {
+        int id = ++correlationId;
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
+                .setCorrelationId(id).setClientId("raw-test");
+        short hv = api.messageType.requestHeaderVersion(version);
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        MessageSizeAccumulator size = new MessageSizeAccumulator();
+        header.addSize(size, cache, hv);
+        body.addSize(size, cache, version);
+        ByteBuffer buf = ByteBuffer.allocate(4 + size.totalSize());
+        buf.putInt(size.totalSize());
+        ByteBufferAccessor w = new ByteBufferAccessor(buf);
+        header.write(w, cache, hv);
+        body.write(w, cache, version);
+        sendBytes(buf.array());
+        return id;
+    }
+
+    /** Reads one response frame; returns the body after checking the correlation id. */
+    ByteBuffer receive(ApiKeys api, short version, int expectedCorrelationId) throws IOException {
+        int size = in.readInt();
+        byte[] frame = new byte[size];
+        in.readFully(frame);
+        ByteBuffer buf = ByteBuffer.wrap(frame);
+        ResponseHeaderData header = new ResponseHeaderData(new ByteBufferAccessor(buf), api.messageType.responseHeaderVersion(version));
+        if (header.correlationId() != expectedCorrelationId) {
+            throw new IllegalStateException("correlation id " + header.correlationId() + ", expected " + expectedCorrelationId);
+        }
+        return buf.slice();
+    }
+
+    @SuppressWarnings("unchecked")
+    <R extends ApiMessage> R roundTrip(ApiKeys api, short version, ApiMessage body) throws IOException {
+        int id = send(api, version, body);
+        ByteBuffer b = receive(api, version, id);
+        ApiMessage response = api.messageType.newResponse();
+        response.read(new ByteBufferAccessor(b), version);
+        return (R) response;
+    }
+
+    /** True when the broker closed the connection (EOF) within the socket timeout. */
+    boolean closedByBroker() throws IOException {
+        try {
+            return in.read() == -1;
+        } catch (EOFException e) {
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true; // connection reset
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

@@ -1,0 +1,59 @@
+package io.kaas.cli;
+
+import io.kaas.recovery.RebuildIndexRun;
+import io.kaas.storage.segment.IndexPolicy;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code kaas rebuild-index}: rewrite .index files from their logs, byte for byte as the broker writes them. */
+@Command(name = "rebuild-index", mixinStandardHelpOptions = true,
+        header = "Rewrite .index files from their logs with the broker's own index rule.",
+        description = {
+            "For every segment under PATH (data dir, topic, partition or one .log/.index file) computes the index "
+                    + "the broker writes (an entry once more than --index-interval-bytes were appended since the last) "
+                    + "over the log's valid part and replaces the .index when it differs (written beside it, then renamed).",
+            "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
+        exitCodeListHeading = "%nExit Codes:%n",
+        exitCodeList = {"0:Success (with --check: every index already matches).", "1:--check found indexes that differ.",
+            "2:Usage error: unknown option, missing or malformed argument.",
+            "3:Data could not be read or written, or a running broker owns the partition.",
+            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
+public final class RebuildIndexCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "PATH", description = "Data dir, topic dir, partition dir, or one segment file.")
+    Path path;
+
+    @Option(names = "--index-interval-bytes", paramLabel = "BYTES", defaultValue = "4096",
+            description = "Bytes of log between index entries (index.interval.bytes; default ${DEFAULT-VALUE}).")
+    int indexIntervalBytes;
+
+    @Option(names = "--check", description = "Compare with what would be written; change nothing; exit 1 on a difference.")
+    boolean check;
+
+    @Option(names = "--dry-run", description = "Report what would be rewritten; change nothing.")
+    boolean dryRun;
+
+    @Option(names = "--force", description = "Do not check the partition's owner lock.")
+    boolean force;
+
+    @Mixin
+    JsonOutputMixin jsonOutput;
+
+    @Override
+    public Integer call() {
+        if (indexIntervalBytes <= 0) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--index-interval-bytes must be positive");
+        }
+        RebuildIndexRun.Options options = new RebuildIndexRun.Options(new IndexPolicy(indexIntervalBytes),
+                !check && !dryRun, check, force, jsonOutput.json());
+        return new RebuildIndexRun(options, spec.commandLine().getOut(), spec.commandLine().getErr()).run(path);
+    }
+}

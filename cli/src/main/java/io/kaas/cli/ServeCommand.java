@@ -1,0 +1,158 @@
+package io.kaas.cli;
+
+import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.Endpoint;
+import io.kaas.broker.KaasBroker;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code kaas serve}: the Kafka-compatible broker. Every flag has a {@code KAAS_*} environment
+ * variable; the flag wins. Runs until SIGTERM/SIGINT, then shuts down cleanly: stops accepting,
+ * answers requests in flight, closes every partition (fsync, manifest, checkpoint at EOF, locks).
+ */
+@Command(name = "serve",
+        header = "Run the Kafka-compatible broker on a data directory.",
+        description = {
+            "Serves Kafka's wire protocol to unmodified Kafka clients and tools. With no arguments it "
+                    + "listens on localhost:9092 with data in ./kaas-data.",
+            "",
+            "Each option can also be set with the environment variable named in its description; "
+                    + "an option given on the command line wins. SIGTERM or SIGINT shut the broker down "
+                    + "cleanly."
+        })
+final class ServeCommand implements Callable<Integer> {
+
+    @Mixin
+    DataDirMixin dataDir;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--listeners", paramLabel = "LISTENERS", defaultValue = "${env:KAAS_LISTENERS:-PLAINTEXT://localhost:9092}",
+            description = "Where to listen, Kafka syntax: PLAINTEXT://host:port[,...] (env KAAS_LISTENERS, which "
+                    + "also takes the JSON form; default PLAINTEXT://localhost:9092).")
+    String listeners;
+
+    @Option(names = "--advertised-listeners", paramLabel = "LISTENERS", defaultValue = "${env:KAAS_ADVERTISED_LISTENERS}",
+            description = "What clients are told to connect to (env KAAS_ADVERTISED_LISTENERS; default: the listeners).")
+    String advertisedListeners;
+
+    @Option(names = "--in-memory", defaultValue = "${env:KAAS_IN_MEMORY:-false}",
+            description = "Dev mode: keep everything in memory; nothing survives a stop (env KAAS_IN_MEMORY).")
+    boolean inMemory;
+
+    @Option(names = "--broker-id", paramLabel = "ID", defaultValue = "${env:KAAS_BROKER_ID:-0}",
+            description = "Node id reported to clients (env KAAS_BROKER_ID; default 0).")
+    int brokerId;
+
+    @Option(names = "--cluster-id", paramLabel = "ID", defaultValue = "${env:KAAS_CLUSTER_ID}",
+            description = "Cluster id reported to clients (env KAAS_CLUSTER_ID; default a fixed kaas id).")
+    String clusterId;
+
+    @Option(names = "--flush-interval-messages", paramLabel = "N", defaultValue = "${env:KAAS_FLUSH_INTERVAL_MESSAGES:-1}",
+            description = "Fsync once N messages are pending; 1 makes every acks=all write durable before it is "
+                    + "acknowledged (env KAAS_FLUSH_INTERVAL_MESSAGES; default 1).")
+    long flushIntervalMessages;
+
+    @Option(names = "--segment-bytes", paramLabel = "BYTES", defaultValue = "${env:KAAS_SEGMENT_BYTES:-1073741824}",
+            description = "Default segment size; a topic's segment.bytes overrides it (env KAAS_SEGMENT_BYTES; default 1 GiB).")
+    long segmentBytes;
+
+    @Option(names = "--retention-check-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:KAAS_RETENTION_CHECK_INTERVAL:-300s}",
+            description = "How often retention runs: seconds, or with a unit (500ms, 30s, 5m, 1h); 0 disables "
+                    + "(env KAAS_RETENTION_CHECK_INTERVAL; default 300s).")
+    Duration retentionCheckInterval;
+
+    @Option(names = "--auto-create-topics", negatable = true, defaultValue = "${env:KAAS_AUTO_CREATE_TOPICS:-true}",
+            fallbackValue = "true",
+            description = "Create unknown topics on first produce or metadata request (env KAAS_AUTO_CREATE_TOPICS; default on).")
+    boolean autoCreateTopics;
+
+    @Option(names = "--num-partitions", paramLabel = "N", defaultValue = "${env:KAAS_NUM_PARTITIONS:-1}",
+            description = "Partitions of an auto-created topic (env KAAS_NUM_PARTITIONS; default 1).")
+    int numPartitions;
+
+    @Option(names = "--socket-request-max-bytes", paramLabel = "BYTES",
+            defaultValue = "${env:KAAS_SOCKET_REQUEST_MAX_BYTES:-104857600}",
+            description = "Largest request accepted; a bigger one closes its connection (env KAAS_SOCKET_REQUEST_MAX_BYTES; default 100 MiB).")
+    int socketRequestMaxBytes;
+
+    /** The broker configuration these options describe. */
+    BrokerConfig toConfig() {
+        try {
+            List<Endpoint> advertised = advertisedListeners == null || advertisedListeners.isBlank()
+                    ? List.of() : Endpoint.parseListOrJson(advertisedListeners);
+            return BrokerConfig.defaults()
+                    .withListeners(Endpoint.parseListOrJson(listeners))
+                    .withAdvertisedListeners(advertised)
+                    .withBrokerId(brokerId)
+                    .withClusterId(clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId)
+                    .withDataDir(dataDir.dataDir())
+                    .withInMemory(inMemory)
+                    .withFlushIntervalMessages(flushIntervalMessages)
+                    .withSegmentBytes(segmentBytes)
+                    .withRetentionCheckInterval(retentionCheckInterval)
+                    .withAutoCreateTopics(autoCreateTopics)
+                    .withDefaultPartitions(numPartitions)
+                    .withSocketRequestMaxBytes(socketRequestMaxBytes);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        BrokerConfig config = toConfig();
+        KaasBroker broker = KaasBroker.create(config).start();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            broker.stop();
+            stopped.countDown();
+        }, "kaas-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        stopped.await();
+        return ExitCodes.OK;
+    }
+
+    /** {@code 300}, {@code 300s}, {@code 500ms}, {@code 5m}, {@code 1h}, or ISO-8601 ({@code PT5M}). */
+    static final class DurationConverter implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            String v = value.trim().toLowerCase(Locale.ROOT);
+            try {
+                if (v.startsWith("pt")) {
+                    return Duration.parse(value.trim());
+                }
+                if (v.endsWith("ms")) {
+                    return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+                }
+                if (v.endsWith("s")) {
+                    return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+                }
+                if (v.endsWith("m")) {
+                    return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+                }
+                if (v.endsWith("h")) {
+                    return Duration.ofHours(Long.parseLong(v.substring(0, v.length() - 1)));
+                }
+                return Duration.ofSeconds(Long.parseLong(v));
+            } catch (NumberFormatException | DateTimeParseException e) {
+                throw new IllegalArgumentException("'" + value + "' is not a duration (e.g. 300, 30s, 5m, 1h, 500ms)");
+            }
+        }
+    }
+
+}

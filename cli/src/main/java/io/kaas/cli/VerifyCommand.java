@@ -1,0 +1,72 @@
+package io.kaas.cli;
+
+import io.kaas.inspect.ProgressBar;
+import io.kaas.inspect.verify.Verifier;
+import io.kaas.inspect.verify.VerifyReport;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.function.LongConsumer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code kaas verify}: read-only check of CRCs, offsets, names, indexes, manifest and checkpoint. */
+@Command(name = "verify", mixinStandardHelpOptions = true,
+        header = "Check a data dir, topic, partition or segment for corruption and inconsistency.",
+        description = {
+            "Checks the CRC-32C of every batch (stored bytes must be exactly the client's), that offsets increase "
+                    + "and are contiguous within and across segments, that file names match contents, that index "
+                    + "entries point at the right batches, and that manifest.json and recovery-checkpoint.json agree "
+                    + "with the log. Each problem is printed as FILE:BYTE: what is wrong. Never changes a byte."},
+        exitCodeListHeading = "%nExit Codes:%n",
+        exitCodeList = {"0:Success: no problems found.", "1:Problems found (each printed as FILE:BYTE: what).",
+            "2:Usage error: unknown option, missing or malformed argument.",
+            "3:Data could not be read (missing path, permission, a directory where a file belongs).",
+            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
+public final class VerifyCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(paramLabel = "PATH", description = "Data dir, topic dir, partition dir, or one .log/.index file.")
+    Path path;
+
+    @Mixin
+    JsonOutputMixin jsonOutput;
+
+    @Option(names = "--no-progress", description = "No progress bar (it is shown only when stderr is a terminal).")
+    boolean noProgress;
+
+    @Mixin
+    ColorMixin color;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        VerifyReport report = new VerifyReport(p -> {
+            if (!jsonOutput.json()) {
+                out.println(p);
+                out.flush();
+            }
+        });
+        ProgressBar bar = !noProgress && color.progressOnStderr() ? new ProgressBar(err) : null;
+        LongConsumer progress = bar == null ? ProgressBar.NONE : bar;
+        new Verifier(report).verify(path, progress);
+        if (bar != null) {
+            bar.finish();
+        }
+        if (jsonOutput.json()) {
+            out.println(report.toJson());
+        } else {
+            report.unreadable().forEach(err::println);
+            err.println(report.summary());
+        }
+        out.flush();
+        err.flush();
+        return report.exitCode();
+    }
+}

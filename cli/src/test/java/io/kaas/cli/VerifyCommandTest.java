@@ -1,0 +1,201 @@
+package io.kaas.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.RecoveryCheckpoint;
+import io.kaas.storage.format.StateJson;
+import io.kaas.storage.segment.SegmentName;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class VerifyCommandTest {
+    @TempDir
+    Path data;
+    Path p0;
+    Path firstLog;
+    Path secondLog;
+
+    @BeforeEach
+    void healthyDataDir() {
+        p0 = LogFixture.partition(data, "orders", 0, 2, 40);
+        LogFixture.partition(data, "orders", 1, 1, 3);
+        LogFixture.partition(data, "audit", 0, 1, 10);
+        firstLog = p0.resolve(SegmentName.of(1, 0).logFileName());
+        secondLog = p0.resolve(SegmentName.of(1, 200).logFileName());
+    }
+
+    @Test
+    void healthyDataDirTopicPartitionAndSegmentAreClean() {
+        for (Path path : List.of(data, data.resolve("orders"), p0, firstLog, p0.resolve(SegmentName.of(1, 0).indexFileName()))) {
+            CliRun r = CliRun.run(new VerifyCommand(), path.toString());
+            assertThat(r.exit()).as(r.toString()).isZero();
+            assertThat(r.out()).isEmpty();
+        }
+        assertThat(CliRun.run(new VerifyCommand(), data.toString()).err())
+                .contains("verified 3 partition(s), 4 segment(s), 93 batch(es)").contains(": 0 problem(s)");
+    }
+
+    @Test
+    void flippedByteIsNamedByFileAndPosition() throws Exception {
+        long third = position(0, 2);
+        LogFixture.flipByte(firstLog, third + 80);
+
+        CliRun r = CliRun.run(new VerifyCommand(), data.toString());
+
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        assertThat(r.out()).startsWith(firstLog + ":" + third + ": CRC mismatch");
+        assertThat(r.out().lines()).hasSize(1); // the walk goes on after it and finds nothing else wrong
+    }
+
+    @Test
+    void aDamagedFirstBatchIsOneProblemNotANameMismatchToo() {
+        LogFixture.flipByte(firstLog, 70);
+
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out().lines()).singleElement().asString().startsWith(firstLog + ":0: CRC mismatch");
+    }
+
+    @Test
+    void tornAndZeroFilledTailsAreProblems() {
+        long end = position(0, 10);
+        Path audit = data.resolve("audit/0").resolve(SegmentName.of(1, 0).logFileName());
+        LogFixture.append(audit, new byte[]{0, 0, 0, 0, 0, 0, 0, 9, 0, 0});
+        LogFixture.append(secondLog, new byte[512]);
+
+        CliRun r = CliRun.run(new VerifyCommand(), data.toString());
+
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out()).contains(audit + ":" + end + ": 10 invalid bytes at the end: ")
+                .contains(secondLog + ":" + position(200, 40) + ": 512 invalid bytes at the end (zero-filled torn tail)");
+    }
+
+    @Test
+    void missingAndGarbageIndexes() throws Exception {
+        Files.delete(p0.resolve(SegmentName.of(1, 0).indexFileName()));
+        Path idx = p0.resolve(SegmentName.of(1, 200).indexFileName());
+        Files.write(idx, new byte[]{0, 0, 0, 2, 0, 0, 0, 5, 1, 2, 3});
+
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out()).contains(p0.resolve(SegmentName.of(1, 0).indexFileName()) + ": missing index")
+                .contains(idx + ":8: 3 trailing bytes")
+                .contains(idx + ":0: entry 0 (offset 202) points at log position 5, which is not the start of a valid batch");
+    }
+
+    @Test
+    void indexEntryWithAnOffsetOutsideItsBatch() throws Exception {
+        Path idx = p0.resolve(SegmentName.of(1, 0).indexFileName());
+        byte[] bytes = Files.readAllBytes(idx);
+        ByteBuffer.wrap(bytes).putInt(8, ByteBuffer.wrap(bytes).getInt(8) + 5); // entry 1: next batch's offset
+
+        Files.write(idx, bytes);
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out()).contains(idx + ":8: entry 1 says offset ").contains("but the batch there holds offsets");
+    }
+
+    @Test
+    void staleManifestAndWrongCheckpoint() {
+        LogFixture.writeManifest(p0, 1, 500, 0);
+        StateJson.write(p0.resolve(RecoveryCheckpoint.FILE_NAME), new RecoveryCheckpoint(200, position(200, 1), 204));
+
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out()).contains(p0.resolve(Manifest.FILE_NAME) + ": highWatermark 500 is past the log end 400")
+                .contains(p0.resolve(RecoveryCheckpoint.FILE_NAME) + ": highWatermark 204 disagrees with the log: the batch ending at byte "
+                        + position(200, 1) + " is followed by offset 205");
+    }
+
+    @Test
+    void correctCheckpointIsClean() {
+        StateJson.write(p0.resolve(RecoveryCheckpoint.FILE_NAME), new RecoveryCheckpoint(200, position(200, 3), 215));
+
+        assertThat(CliRun.run(new VerifyCommand(), p0.toString()).exit()).isZero();
+    }
+
+    @Test
+    void emptyAndZeroLengthActiveSegmentIsClean() throws Exception {
+        Files.write(p0.resolve(SegmentName.of(1, 400).logFileName()), new byte[0]);
+        Files.write(p0.resolve(SegmentName.of(1, 400).indexFileName()), new byte[0]);
+
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+    }
+
+    @Test
+    void gapAcrossSegmentsAndNameMismatch() throws Exception {
+        Path moved = p0.resolve(SegmentName.of(1, 190).logFileName());
+        Files.move(secondLog, moved);
+        Files.move(p0.resolve(SegmentName.of(1, 200).indexFileName()), p0.resolve(SegmentName.of(1, 190).indexFileName()));
+
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out()).contains(moved + ":0: first batch starts at offset 200, but the file name says 190");
+    }
+
+    @Test
+    void unreadablePathsExitThree() throws Exception {
+        Files.writeString(data.resolve("notes.txt"), "hi");
+        assertThat(CliRun.run(new VerifyCommand(), data.resolve("notes.txt").toString()))
+                .satisfies(r -> assertThat(r.exit()).isEqualTo(3))
+                .satisfies(r -> assertThat(r.err()).contains(data.resolve("notes.txt") + ": not a segment file"));
+        CliRun missing = CliRun.run(new VerifyCommand(), data.resolve("nope").toString());
+        assertThat(missing.exit()).isEqualTo(3);
+        assertThat(missing.err()).contains(data.resolve("nope") + ": no such file or directory");
+
+        // a directory where a segment file is expected: the log cannot be read
+        Path dirAsLog = Files.createDirectory(p0.resolve(SegmentName.of(1, 400).logFileName()));
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(r.exit()).as(r.toString()).isEqualTo(3);
+        assertThat(r.err()).contains(dirAsLog + ": cannot read");
+    }
+
+    @Test
+    void apacheLogDirWithAPreallocatedActiveIndexIsClean() throws Exception {
+        Path apache = data.resolve("apache/orders-0");
+        var batches = LogFixture.plain(0, 40, 5);
+        LogFixture.writeSegment(apache, new SegmentName(-1, 0, true), batches, 256);
+        Path index = apache.resolve(new SegmentName(-1, 0, true).indexFileName());
+        LogFixture.append(index, new byte[8 * 100]); // Apache preallocates the active index with zeros
+
+        CliRun r = CliRun.run(new VerifyCommand(), data.resolve("apache").toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.err()).contains("verified 1 partition(s), 1 segment(s), 40 batch(es)");
+    }
+
+    @Test
+    void jsonReportListsProblemsWithPositions() throws Exception {
+        LogFixture.flipByte(firstLog, 70);
+
+        CliRun r = CliRun.run(new VerifyCommand(), "--json", data.toString());
+
+        assertThat(r.exit()).isEqualTo(1);
+        JsonNode report = new ObjectMapper().readTree(r.out());
+        assertThat(report.get("ok").asBoolean()).isFalse();
+        assertThat(report.get("problems").get(0).get("file").asText()).isEqualTo(firstLog.toString());
+        assertThat(report.get("problems").get(0).get("position").asLong()).isZero();
+        assertThat(report.get("partitions").asInt()).isEqualTo(3);
+    }
+
+    /** Byte position of batch {@code i} in a segment of 5-record batches starting at {@code base} (as LogFixture.partition lays them). */
+    private static long position(long base, int i) {
+        return LogFixture.concat(LogFixture.plain(base, i, 5)).length;
+    }
+}

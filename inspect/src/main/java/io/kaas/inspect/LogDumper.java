@@ -1,0 +1,147 @@
+package io.kaas.inspect;
+
+import io.kaas.storage.format.CorruptBatchException;
+import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.segment.BatchScanner;
+import io.kaas.storage.segment.ScannedBatch;
+import io.kaas.storage.segment.SegmentName;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+
+/**
+ * Dumps one {@code .log} file batch by batch. Reads with core-storage's {@link BatchScanner}; where the
+ * scanner stops on a batch whose framing is intact (bad CRC, offsets going backwards) the batch is
+ * still shown (isvalid: false for a bad CRC) and the walk goes on after it, as Apache's tool does.
+ * Anything else that stops the scan (short batch, zero-filled tail, garbage) is reported as
+ * "N invalid bytes at position P", never as an exception.
+ */
+final class LogDumper {
+    private final DumpOptions options;
+    private final DumpOutput out;
+    private final RecordDecoder decoder;
+
+    LogDumper(DumpOptions options, DumpOutput out) {
+        this.options = options;
+        this.out = out;
+        this.decoder = new RecordDecoder(options.printDataLog(), options.hex());
+    }
+
+    /** Returns the number of problems found (invalid bytes, bad CRCs, offsets going backwards). */
+    int dump(Path log) throws IOException {
+        Optional<SegmentName> name = SegmentName.parse(log.getFileName().toString());
+        long baseOffset = name.map(SegmentName::baseOffset).orElse(0L);
+        name.ifPresent(n -> out.emit(new Events.LogStart(log, n.baseOffset())));
+        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
+            long size = ch.size();
+            Path index = log.resolveSibling(name.map(SegmentName::indexFileName).orElse("-"));
+            long start = IndexSeek.position(index, baseOffset, options.fromOffset(), size);
+            Walk walk = new Walk(log, ch, size, start);
+            int problems = walk.run();
+            if (walk.batchesSeen == 0 && start > 0) {
+                out.emit(new Events.Message("warning", log, log + ": index entry led to position " + start
+                        + ", which is not a batch; reading from the start", true));
+                problems = new Walk(log, ch, size, 0).run();
+            }
+            return problems;
+        }
+    }
+
+    /** One pass from a start position to the end of the window. */
+    private final class Walk {
+        private final Path log;
+        private final FileChannel ch;
+        private final long size;
+        private final long start;
+        private final long end;
+        private int batchesSeen;
+        private int problems;
+        private long lastRecordOffset = Long.MIN_VALUE;
+
+        Walk(Path log, FileChannel ch, long size, long start) {
+            this.log = log;
+            this.ch = ch;
+            this.size = size;
+            this.start = start;
+            this.end = options.maxBytes() == Long.MAX_VALUE ? size : Math.min(size, start + options.maxBytes());
+        }
+
+        int run() throws IOException {
+            long pos = start;
+            while (pos < end) {
+                BatchScanner scanner = new BatchScanner(ch, log, pos, end, Long.MIN_VALUE, true);
+                for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
+                    if (!show(b.position(), b.header(), true, b.bytes())) {
+                        return problems;
+                    }
+                }
+                CorruptBatchException stop = scanner.stopReason();
+                if (stop == null) {
+                    return problems;
+                }
+                pos = scanner.position();
+                if (batchesSeen == 0 && pos == start && start > 0) {
+                    return problems; // the caller retries from 0
+                }
+                ByteBuffer framed = framedBadBatch(stop, pos);
+                if (framed == null) {
+                    reportTail(scanner, stop, pos);
+                    return problems;
+                }
+                RecordBatchHeader h = RecordBatchHeader.peek(framed, 0);
+                boolean crcOk = stop.reason() != CorruptBatchException.Reason.BAD_CRC;
+                problems++;
+                out.emit(new Events.Message("warning", log, log + ":" + pos + ": " + stop.getMessage(), true));
+                if (!show(pos, h, crcOk, framed)) {
+                    return problems;
+                }
+                pos += h.sizeInBytes();
+            }
+            return problems;
+        }
+
+        private ByteBuffer framedBadBatch(CorruptBatchException stop, long pos) throws IOException {
+            if (stop.reason() != CorruptBatchException.Reason.BAD_CRC
+                    && stop.reason() != CorruptBatchException.Reason.BAD_OFFSET_RANGE) {
+                return null;
+            }
+            return BatchBytes.readAt(ch, pos, end);
+        }
+
+        private void reportTail(BatchScanner scanner, CorruptBatchException stop, long pos) throws IOException {
+            if (end < size) {
+                return; // the window ends inside a batch: not a verdict on the file
+            }
+            problems++;
+            out.emit(new Events.InvalidBytes(log, pos, size - pos, scanner.tailIsZeros(), stop.getMessage()));
+        }
+
+        /** Prints a batch (and its records); false once past --to-offset. */
+        private boolean show(long position, RecordBatchHeader h, boolean valid, ByteBuffer bytes) {
+            if (h.baseOffset() > options.toOffset()) {
+                return false;
+            }
+            batchesSeen++;
+            if (h.lastOffset() < options.fromOffset()) {
+                return true;
+            }
+            out.emit(new BatchLine(log, position, h, valid));
+            if (options.decodeRecords() && valid) {
+                decoder.decode(log, bytes, this::record);
+            }
+            return true;
+        }
+
+        private void record(RecordLine r) {
+            if (lastRecordOffset != Long.MIN_VALUE && r.offset() != lastRecordOffset + 1) {
+                out.emit(new Events.Message("non_consecutive", log, "Non-consecutive offsets in " + log + ": "
+                        + lastRecordOffset + " is followed by " + r.offset(), true));
+            }
+            lastRecordOffset = r.offset();
+            out.emit(r);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.kaas.inspect.verify;
+
+import io.kaas.recovery.SegmentFile;
+import io.kaas.storage.segment.IndexEntry;
+import io.kaas.storage.segment.SparseIndex;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Checks a segment's {@code .index} against the batches its log really holds: every entry must point
+ * at the start of a valid batch and carry an offset inside that batch (Apache writes the batch's last
+ * offset, the original its base offset; both are right), entries strictly increasing.
+ */
+final class IndexCheck {
+    private final VerifyReport report;
+
+    IndexCheck(VerifyReport report) {
+        this.report = report;
+    }
+
+    void check(SegmentFile segment, BatchMap batches) throws IOException {
+        Path index = segment.index();
+        if (!Files.exists(index)) {
+            if (batches.count() > 0) {
+                report.problem(index, -1, "missing index for a non-empty segment (recover or rebuild-index writes it)");
+            }
+            return;
+        }
+        long size = Files.size(index);
+        if (size % SparseIndex.ENTRY_SIZE != 0) {
+            report.problem(index, size - size % SparseIndex.ENTRY_SIZE, (size % SparseIndex.ENTRY_SIZE)
+                    + " trailing bytes are not a whole 8-byte entry");
+        }
+        IndexEntry[] entries = SparseIndex.readAll(index, segment.baseOffset());
+        for (int i = 0; i < entries.length; i++) {
+            IndexEntry e = entries[i];
+            long at = (long) i * SparseIndex.ENTRY_SIZE;
+            if (i > 0 && e.offset() == segment.baseOffset() && e.position() == 0) {
+                return; // Apache preallocates an active segment's index with zeros: the entries end here
+            }
+            if (i > 0 && (e.offset() <= entries[i - 1].offset() || e.position() <= entries[i - 1].position())) {
+                report.problem(index, at, "entry " + i + " (offset " + e.offset() + ", position " + e.position()
+                        + ") does not increase over entry " + (i - 1) + " (offset " + entries[i - 1].offset()
+                        + ", position " + entries[i - 1].position() + ")");
+                return; // the rest of a scrambled index only repeats the same news
+            }
+            int b = batches.batchAt(e.position());
+            if (b < 0) {
+                report.problem(index, at, "entry " + i + " (offset " + e.offset() + ") points at log position "
+                        + e.position() + ", which is not the start of a valid batch in " + segment.log().getFileName());
+            } else if (e.offset() < batches.baseOffset(b) || e.offset() > batches.lastOffset(b)) {
+                report.problem(index, at, "entry " + i + " says offset " + e.offset() + " is at position " + e.position()
+                        + ", but the batch there holds offsets " + batches.baseOffset(b) + ".." + batches.lastOffset(b));
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package io.kaas.inspect.verify;
+
+import io.kaas.recovery.SegmentFile;
+import io.kaas.storage.format.CorruptBatchException;
+import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.segment.BatchScanner;
+import io.kaas.storage.segment.ScannedBatch;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Walks one log file with core-storage's {@link BatchScanner} (CRC-32C of every batch: the stored
+ * bytes must be exactly the client's) and checks offsets: increasing, contiguous (unless the topic is
+ * compacted), the first at the file name's base offset. After a bad batch whose framing holds it
+ * walks on, so one run names every damaged batch, not just the first.
+ */
+final class SegmentCheck {
+    private final VerifyReport report;
+    private final boolean compacted;
+
+    SegmentCheck(VerifyReport report, boolean compacted) {
+        this.report = report;
+        this.compacted = compacted;
+    }
+
+    /** What the walk found; {@code nextOffset} is -1 when the log holds no valid batch. */
+    record Result(BatchMap batches, long firstOffset, long nextOffset, long size) {}
+
+    /** @param expectedNext the offset the previous segment ended at, or -1 for the first segment */
+    Result check(SegmentFile segment, long expectedNext) throws IOException {
+        Path log = segment.log();
+        BatchMap map = new BatchMap();
+        long first = -1;
+        long next = expectedNext;
+        long validNext = -1;
+        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
+            long size = ch.size();
+            long pos = 0;
+            while (pos < size) {
+                BatchScanner scanner = new BatchScanner(ch, log, pos, size, Long.MIN_VALUE, true);
+                for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
+                    RecordBatchHeader h = b.header();
+                    if (first < 0) {
+                        first = h.baseOffset();
+                        checkName(segment, h, expectedNext);
+                    } else {
+                        checkContiguous(log, b.position(), h, next);
+                    }
+                    map.add(b.position(), h.baseOffset(), h.lastOffset(), b.nextPosition());
+                    next = h.nextOffset();
+                    validNext = next;
+                }
+                CorruptBatchException stop = scanner.stopReason();
+                if (stop == null) {
+                    break;
+                }
+                pos = scanner.position();
+                RecordBatchHeader damaged = framedHeader(ch, stop, pos, size);
+                if (damaged != null) {
+                    report.problem(log, pos, stop.getMessage() + (stop.reason() == CorruptBatchException.Reason.BAD_CRC
+                            ? " (the stored bytes are not the client's)" : ""));
+                    // kept in the map (offsets unverified) so index entries pointing at it are not reported twice
+                    map.add(pos, damaged.baseOffset(), damaged.lastOffset(), pos + damaged.sizeInBytes());
+                    if (first < 0) {
+                        first = damaged.baseOffset(); // the file does start here; its name is not judged on unverified bytes
+                    }
+                    pos += damaged.sizeInBytes();
+                    next = -1; // offsets after a damaged batch cannot be judged against it
+                } else {
+                    boolean zeros = scanner.tailIsZeros();
+                    report.problem(log, pos, (size - pos) + " invalid bytes at the end"
+                            + (zeros ? " (zero-filled torn tail)" : "") + ": " + stop.getMessage());
+                    break;
+                }
+            }
+            report.countSegment(map.count(), size);
+            return new Result(map, first, validNext, size);
+        }
+    }
+
+    private void checkName(SegmentFile segment, RecordBatchHeader h, long expectedNext) {
+        long base = segment.baseOffset();
+        if (h.baseOffset() < base) {
+            report.problem(segment.log(), 0, "first batch starts at offset " + h.baseOffset()
+                    + ", below the base offset " + base + " in the file name");
+        } else if (h.baseOffset() > base && !compacted) {
+            report.problem(segment.log(), 0, "first batch starts at offset " + h.baseOffset()
+                    + ", but the file name says " + base);
+        }
+        checkContiguous(segment.log(), 0, h, expectedNext);
+    }
+
+    private void checkContiguous(Path log, long position, RecordBatchHeader h, long expected) {
+        if (expected < 0) {
+            return;
+        }
+        if (h.baseOffset() < expected) {
+            report.problem(log, position, "batch base offset " + h.baseOffset() + " goes back below "
+                    + expected + ", the offset after the previous batch");
+        } else if (h.baseOffset() > expected && !compacted) {
+            report.problem(log, position, "offset gap: expected " + expected + ", batch starts at " + h.baseOffset());
+        }
+    }
+
+    /** Header of the bad batch at {@code pos} when its framing holds (so the walk can go on), else null. */
+    private static RecordBatchHeader framedHeader(FileChannel ch, CorruptBatchException stop, long pos, long size) throws IOException {
+        if (stop.reason() != CorruptBatchException.Reason.BAD_CRC
+                && stop.reason() != CorruptBatchException.Reason.BAD_OFFSET_RANGE) {
+            return null;
+        }
+        if (size - pos < RecordBatchHeader.HEADER_SIZE) {
+            return null;
+        }
+        ByteBuffer head = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE);
+        while (head.hasRemaining() && ch.read(head, pos + head.position()) > 0) {
+            // read the whole header
+        }
+        RecordBatchHeader h = RecordBatchHeader.peek(head, 0);
+        long n = h.sizeInBytes();
+        return h.batchLength() > 0 && n >= RecordBatchHeader.HEADER_SIZE && pos + n <= size ? h : null;
+    }
+}

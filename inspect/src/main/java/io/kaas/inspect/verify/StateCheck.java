@@ -1,0 +1,76 @@
+package io.kaas.inspect.verify;
+
+import io.kaas.storage.StorageException;
+import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.RecoveryCheckpoint;
+import io.kaas.storage.format.StateJson;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Checks manifest.json and recovery-checkpoint.json against what the log holds. The manifest lags by
+ * design (a high watermark below the log end is normal after a crash), so only claims the log cannot
+ * back are problems: a high watermark past the log end, a log start past the high watermark, an epoch
+ * older than a segment's. The checkpoint must name a segment, a batch boundary inside its valid part,
+ * and the offset after that boundary.
+ */
+final class StateCheck {
+    private final VerifyReport report;
+
+    StateCheck(VerifyReport report) {
+        this.report = report;
+    }
+
+    /**
+     * @param logEnd       offset after the last valid batch of the partition (or the active segment's base when empty)
+     * @param maxEpoch     highest epoch among the segment names (-1 for Apache names)
+     * @param segmentsByBase batch maps of the segments, by base offset
+     */
+    void check(Path partitionDir, long logEnd, int maxEpoch, Map<Long, BatchMap> segmentsByBase) {
+        Path manifestFile = partitionDir.resolve(Manifest.FILE_NAME);
+        read(manifestFile, Manifest.class).ifPresent(m -> {
+            if (m.highWatermark() > logEnd) {
+                report.problem(manifestFile, -1, "highWatermark " + m.highWatermark() + " is past the log end " + logEnd
+                        + " (acknowledged records are missing from the log)");
+            }
+            if (m.logStartOffset() > m.highWatermark() && m.logStartOffset() > logEnd) {
+                report.problem(manifestFile, -1, "logStartOffset " + m.logStartOffset() + " is past the high watermark "
+                        + m.highWatermark() + " and the log end " + logEnd);
+            }
+            if (maxEpoch >= 0 && m.epoch() < maxEpoch) {
+                report.problem(manifestFile, -1, "epoch " + m.epoch() + " is older than segment epoch " + maxEpoch);
+            }
+        });
+        Path checkpointFile = partitionDir.resolve(RecoveryCheckpoint.FILE_NAME);
+        read(checkpointFile, RecoveryCheckpoint.class).ifPresent(c -> {
+            BatchMap map = segmentsByBase.get(c.segmentBase());
+            if (map == null) {
+                report.problem(checkpointFile, -1, "segmentBase " + c.segmentBase() + " names no segment");
+                return;
+            }
+            if (c.bytePos() > map.endPosition()) {
+                report.problem(checkpointFile, -1, "bytePos " + c.bytePos() + " is past the valid end " + map.endPosition()
+                        + " of segment " + c.segmentBase());
+                return;
+            }
+            long expected = c.bytePos() == 0 ? c.segmentBase() : map.nextOffsetEndingAt(c.bytePos());
+            if (expected == Long.MIN_VALUE) {
+                report.problem(checkpointFile, -1, "bytePos " + c.bytePos() + " is not a batch boundary of segment " + c.segmentBase());
+            } else if (c.bytePos() > 0 && c.highWatermark() != expected) {
+                report.problem(checkpointFile, -1, "highWatermark " + c.highWatermark() + " disagrees with the log: the batch ending at byte "
+                        + c.bytePos() + " is followed by offset " + expected);
+            }
+        });
+    }
+
+    private <T> Optional<T> read(Path file, Class<T> type) {
+        try {
+            return StateJson.read(file, type);
+        } catch (StorageException e) {
+            report.problem(file, -1, e.getMessage().startsWith(file.toString())
+                    ? e.getMessage().substring(file.toString().length() + 2) : e.getMessage());
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.kaas.inspect.verify;
+
+import io.kaas.recovery.PartitionFinder;
+import io.kaas.recovery.SegmentFile;
+import io.kaas.storage.StorageException;
+import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.ProducerStateSnapshot;
+import io.kaas.storage.format.RecoveryCheckpoint;
+import io.kaas.storage.format.TxnIndexSnapshot;
+import io.kaas.storage.segment.SegmentName;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.function.LongConsumer;
+
+/**
+ * {@code kaas verify PATH}: PATH is a data dir, a topic dir, a partition dir or one segment file.
+ * Never writes. The report's exit code is 0 clean, 1 problems, 3 unreadable.
+ */
+public final class Verifier {
+    private static final Set<String> STATE_FILES = Set.of(Manifest.FILE_NAME, RecoveryCheckpoint.FILE_NAME,
+            ProducerStateSnapshot.FILE_NAME, TxnIndexSnapshot.FILE_NAME);
+
+    private final VerifyReport report;
+
+    public Verifier(VerifyReport report) {
+        this.report = report;
+    }
+
+    /**
+     * @param progress told the total log bytes first (a negative number, once), then bytes as each segment is done
+     */
+    public VerifyReport verify(Path path, LongConsumer progress) {
+        if (!Files.exists(path)) {
+            report.unreadable(path + ": no such file or directory");
+            return report;
+        }
+        if (Files.isRegularFile(path)) {
+            verifyFile(path);
+            return report;
+        }
+        List<Path> partitions;
+        try {
+            partitions = PartitionFinder.find(path);
+        } catch (StorageException e) {
+            report.unreadable(e.getMessage());
+            return report;
+        }
+        progress.accept(-totalLogBytes(partitions));
+        PartitionVerifier pv = new PartitionVerifier(report, progress);
+        partitions.forEach(pv::verify);
+        return report;
+    }
+
+    private void verifyFile(Path file) {
+        String name = file.getFileName().toString();
+        if (STATE_FILES.contains(name)) {
+            Path dir = file.toAbsolutePath().getParent();
+            new PartitionVerifier(report, b -> { }).verify(dir);
+            return;
+        }
+        if (!SegmentName.isLogFile(name) && !SegmentName.isIndexFile(name)) {
+            report.unreadable(file + ": not a segment file ({epoch:08x}-{base:020d}.log/.index or {base:020d}.log/.index)");
+            return;
+        }
+        SegmentFile segment = SegmentFile.of(file).orElseThrow();
+        try {
+            if (!Files.isRegularFile(segment.log())) {
+                report.unreadable(segment.log() + ": no log file for index " + file);
+                return;
+            }
+            report.countPartition();
+            SegmentCheck.Result r = new SegmentCheck(report, PartitionVerifier.isCompacted(file.toAbsolutePath().getParent()))
+                    .check(segment, -1);
+            new IndexCheck(report).check(segment, r.batches());
+        } catch (IOException e) {
+            report.unreadable(file + ": cannot read: " + PartitionVerifier.describe(e));
+        }
+    }
+
+    private static long totalLogBytes(List<Path> partitions) {
+        long total = 0;
+        for (Path p : partitions) {
+            try (var files = Files.list(p)) {
+                total += files.filter(f -> SegmentName.isLogFile(f.getFileName().toString()))
+                        .mapToLong(f -> {
+                            try {
+                                return Files.isRegularFile(f) ? Files.size(f) : 0;
+                            } catch (IOException e) {
+                                return 0;
+                            }
+                        }).sum();
+            } catch (IOException e) {
+                // counted as unreadable when the partition is verified
+            }
+        }
+        return total;
+    }
+}

@@ -1,0 +1,111 @@
+package io.kaas.inspect.verify;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * What {@code verify} found. Problems are corruption or inconsistency (exit 1); unreadable entries
+ * are files or directories that could not be read at all (exit 3). Problems are also streamed to a
+ * listener as they are found, so a long scan prints as it goes.
+ */
+public final class VerifyReport {
+    private final List<Problem> problems = new ArrayList<>();
+    private final List<String> unreadable = new ArrayList<>();
+    private final Consumer<Problem> listener;
+    private int partitions;
+    private int segments;
+    private long batches;
+    private long bytes;
+
+    public VerifyReport(Consumer<Problem> listener) {
+        this.listener = listener;
+    }
+
+    void problem(Problem p) {
+        problems.add(p);
+        listener.accept(p);
+    }
+
+    void problem(java.nio.file.Path file, long position, String message) {
+        problem(new Problem(file, position, message));
+    }
+
+    void unreadable(String line) {
+        unreadable.add(line);
+    }
+
+    void countPartition() {
+        partitions++;
+    }
+
+    void countSegment(long batchCount, long byteCount) {
+        segments++;
+        batches += batchCount;
+        bytes += byteCount;
+    }
+
+    public List<Problem> problems() {
+        return List.copyOf(problems);
+    }
+
+    public List<String> unreadable() {
+        return List.copyOf(unreadable);
+    }
+
+    public int partitions() {
+        return partitions;
+    }
+
+    public int segments() {
+        return segments;
+    }
+
+    public long batches() {
+        return batches;
+    }
+
+    public long bytes() {
+        return bytes;
+    }
+
+    /** 0 clean, 1 problems, 3 something could not be read. */
+    public int exitCode() {
+        if (!unreadable.isEmpty()) {
+            return 3;
+        }
+        return problems.isEmpty() ? 0 : 1;
+    }
+
+    /** The whole report as one JSON object: counts, problems (file, position, message), unreadable lines. */
+    public String toJson() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("ok", exitCode() == 0);
+        m.put("exitCode", exitCode());
+        m.put("partitions", partitions);
+        m.put("segments", segments);
+        m.put("batches", batches);
+        m.put("bytes", bytes);
+        m.put("problems", problems.stream().map(p -> {
+            java.util.Map<String, Object> pm = new java.util.LinkedHashMap<>();
+            pm.put("file", p.file().toString());
+            pm.put("position", p.position());
+            pm.put("message", p.message());
+            return pm;
+        }).toList());
+        m.put("unreadable", unreadable);
+        try {
+            return JSON.writeValueAsString(m);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    public String summary() {
+        return "verified " + partitions + " partition(s), " + segments + " segment(s), " + batches + " batch(es), "
+                + bytes + " bytes: " + problems.size() + " problem(s)"
+                + (unreadable.isEmpty() ? "" : ", " + unreadable.size() + " unreadable");
+    }
+}

@@ -1,0 +1,75 @@
+package io.kaas.recovery;
+
+import io.kaas.storage.StorageException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@code kaas delete-records}: applies a {@link DeleteRecordsRequest} to a data dir and prints, per
+ * partition, what kafka-delete-records prints: {@code partition: T-P\tlow_watermark: N} or
+ * {@code partition: T-P\terror: ...}.
+ */
+public final class DeleteRecordsRun {
+    private final Path dataDir;
+    private final boolean dryRun;
+    private final boolean force;
+    private final PrintWriter out;
+    private final PrintWriter err;
+
+    public DeleteRecordsRun(Path dataDir, boolean dryRun, boolean force, PrintWriter out, PrintWriter err) {
+        this.dataDir = dataDir;
+        this.dryRun = dryRun;
+        this.force = force;
+        this.out = out;
+        this.err = err;
+    }
+
+    public int run(DeleteRecordsRequest request) {
+        if (!Files.isDirectory(dataDir)) {
+            err.println(dataDir + ": no such data directory");
+            return ExitCodes.UNREADABLE;
+        }
+        int exit = ExitCodes.OK;
+        out.println("Executing records delete operation" + (dryRun ? " (dry run: nothing is changed)" : ""));
+        StringBuilder results = new StringBuilder();
+        for (DeleteRecordsRequest.Target t : request.targets()) {
+            Path dir = partitionDir(t);
+            if (dir == null) {
+                results.append("partition: ").append(t.label()).append("\terror: unknown topic or partition (no ")
+                        .append(dataDir.resolve(t.topic()).resolve(Integer.toString(t.partition()))).append(")\n");
+                exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
+                continue;
+            }
+            try (OwnerLock lock = OwnerLock.acquire(dir, force || dryRun)) {
+                RecordDeleter.Result r = RecordDeleter.delete(dir, t.offset(), dryRun);
+                results.append("partition: ").append(t.label()).append("\tlow_watermark: ").append(r.lowWatermark()).append('\n');
+                for (Path removed : r.removed()) {
+                    err.println((dryRun ? "would remove " : "removed ") + removed);
+                }
+            } catch (RecordDeleter.OffsetOutOfRangeException e) {
+                results.append("partition: ").append(t.label()).append("\terror: ").append(e.getMessage()).append('\n');
+                exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);
+            } catch (StorageException e) {
+                err.println(e.getMessage());
+                results.append("partition: ").append(t.label()).append("\terror: ").append(e.getMessage()).append('\n');
+                exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
+            }
+        }
+        out.println("Records delete operation completed:");
+        out.print(results);
+        out.flush();
+        err.flush();
+        return exit;
+    }
+
+    /** kaas layout {@code <data>/<topic>/<partition>}, or Apache's {@code <logdir>/<topic>-<partition>}. */
+    private Path partitionDir(DeleteRecordsRequest.Target t) {
+        Path kaas = dataDir.resolve(t.topic()).resolve(Integer.toString(t.partition()));
+        if (Files.isDirectory(kaas)) {
+            return kaas;
+        }
+        Path apache = dataDir.resolve(t.label());
+        return Files.isDirectory(apache) ? apache : null;
+    }
+}

@@ -1,0 +1,95 @@
+package io.kaas.recovery;
+
+import io.kaas.storage.StorageException;
+import io.kaas.storage.recovery.RecoveryOptions;
+import io.kaas.storage.recovery.RecoveryReport;
+import io.kaas.storage.segment.IndexPolicy;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * {@code kaas recover PATH}: runs the broker's recovery scan over every partition under PATH and
+ * reports, per partition, what it changed (or would change). Damage (a bad batch followed by valid
+ * data) is refused unless forced; a partition a broker owns is refused unless forced.
+ */
+public final class OfflineRecovery {
+    /**
+     * @param dryRun report only, change no byte (and so take no lock)
+     * @param force  truncate from damage (DamagePolicy.TRUNCATE) and skip the owner-lock check
+     * @param fast   the broker's open-time shape: trust the checkpoint and closed segments with a sane
+     *               index; without it every byte of every segment is scanned
+     */
+    public record Options(boolean dryRun, boolean force, boolean fast, IndexPolicy indexPolicy, boolean json) {
+        /** @param leaderEpoch epoch for a manifest created from nothing: the newest segment's, so it is not older than its files */
+        RecoveryOptions scanOptions(int leaderEpoch) {
+            return new RecoveryOptions(dryRun, force ? RecoveryOptions.DamagePolicy.TRUNCATE : RecoveryOptions.DamagePolicy.REFUSE,
+                    indexPolicy, fast, leaderEpoch, !fast);
+        }
+    }
+
+    private final Options options;
+    private final PartitionRecoverer recoverer;
+    private final PrintWriter out;
+    private final PrintWriter err;
+
+    public OfflineRecovery(Options options, PartitionRecoverer recoverer, PrintWriter out, PrintWriter err) {
+        this.options = options;
+        this.recoverer = recoverer;
+        this.out = out;
+        this.err = err;
+    }
+
+    public int run(Path path) {
+        List<Path> partitions;
+        try {
+            partitions = PartitionFinder.find(path);
+        } catch (StorageException e) {
+            err.println(e.getMessage());
+            return ExitCodes.UNREADABLE;
+        }
+        int exit = ExitCodes.OK;
+        int changed = 0;
+        int refused = 0;
+        for (Path partition : partitions) {
+            try (OwnerLock lock = OwnerLock.acquire(partition, options.force() || options.dryRun())) {
+                List<SegmentFile> segments = PartitionSegments.list(partition);
+                requireRegularFiles(segments);
+                int epoch = segments.stream().mapToInt(sf -> sf.name().epoch()).max().orElse(0);
+                RecoveryReport report = recoverer.recover(partition, options.scanOptions(Math.max(0, epoch)));
+                print(report);
+                if (report.refused()) {
+                    refused++;
+                    exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);
+                } else if (report.changed()) {
+                    changed++;
+                }
+            } catch (StorageException e) {
+                err.println(e.getMessage());
+                exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
+            }
+            out.flush();
+        }
+        err.println(partitions.size() + " partition(s): " + changed + (options.dryRun() ? " would change, " : " changed, ")
+                + refused + " refused for damage");
+        err.flush();
+        return exit;
+    }
+
+    /** Names the file when a segment cannot be a log at all (the scan's own error would name only the partition). */
+    private static void requireRegularFiles(List<SegmentFile> segments) {
+        for (SegmentFile s : segments) {
+            if (!java.nio.file.Files.isRegularFile(s.log())) {
+                throw new StorageException(StorageException.Kind.IO, s.log() + ": not a regular file, cannot be read as a segment");
+            }
+        }
+    }
+
+    private void print(RecoveryReport report) {
+        if (options.json()) {
+            out.println(RecoveryReportText.json(report, options.dryRun()));
+        } else {
+            RecoveryReportText.lines(report, options.dryRun()).forEach(out::println);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.kaas.recovery;
+
+import io.kaas.storage.StorageException;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Finds the partition directories under a path that may be a data dir ({@code <data>/<topic>/<p>/}),
+ * a topic dir, a partition dir, or an Apache log dir ({@code <logdir>/<topic>-<p>/}). A directory is
+ * a partition when it holds segments or a manifest; {@code __cluster} is never one.
+ */
+public final class PartitionFinder {
+    private static final int MAX_DEPTH = 2;
+
+    private PartitionFinder() {}
+
+    /** Partition dirs under {@code root}, sorted; throws naming the path when it does not exist or cannot be listed. */
+    public static List<Path> find(Path root) {
+        if (!Files.exists(root)) {
+            throw new StorageException(StorageException.Kind.IO, root + ": no such file or directory");
+        }
+        if (!Files.isDirectory(root)) {
+            throw new StorageException(StorageException.Kind.IO, root + ": not a directory");
+        }
+        List<Path> out = new ArrayList<>();
+        walk(root, 0, out);
+        out.sort(null);
+        return out;
+    }
+
+    private static void walk(Path dir, int depth, List<Path> out) {
+        if (PartitionSegments.isPartitionDir(dir)) {
+            out.add(dir);
+            return;
+        }
+        if (depth >= MAX_DEPTH) {
+            return;
+        }
+        List<Path> children = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, Files::isDirectory)) {
+            stream.forEach(children::add);
+        } catch (NoSuchFileException e) {
+            throw new StorageException(StorageException.Kind.IO, dir + ": no such file or directory", e);
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, dir + ": cannot list: " + PartitionSegments.describe(e), e);
+        }
+        for (Path child : children) {
+            if (!child.getFileName().toString().equals("__cluster")) {
+                walk(child, depth + 1, out);
+            }
+        }
+    }
+}

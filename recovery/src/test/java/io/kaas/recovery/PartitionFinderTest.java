@@ -1,0 +1,41 @@
+package io.kaas.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.StorageException;
+import io.kaas.storage.segment.SegmentName;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PartitionFinderTest {
+    @TempDir
+    Path data;
+
+    @Test
+    void findsKaasAndApacheLayoutsAtAnyLevelAndSkipsTheClusterDir() throws Exception {
+        Path a0 = LogFixture.partition(data, "a", 0, 1, 1);
+        Path a1 = LogFixture.partition(data, "a", 1, 1, 1);
+        Path apache = data.resolve("b-0");
+        LogFixture.writeSegment(apache, new SegmentName(-1, 0, true), LogFixture.plain(0, 1, 1), 4096);
+        Files.createDirectories(data.resolve("__cluster/txn_state"));
+        LogFixture.writeManifest(Files.createDirectories(data.resolve("__cluster/x")), 0, 0, 0);
+
+        assertThat(PartitionFinder.find(data)).containsExactly(a0, a1, apache);
+        assertThat(PartitionFinder.find(data.resolve("a"))).containsExactly(a0, a1);
+        assertThat(PartitionFinder.find(a1)).containsExactly(a1);
+    }
+
+    @Test
+    void missingPathAndFileAreErrorsNamingThePath() throws Exception {
+        assertThatThrownBy(() -> PartitionFinder.find(data.resolve("nope"))).isInstanceOf(StorageException.class)
+                .hasMessage(data.resolve("nope") + ": no such file or directory");
+        Path file = Files.writeString(data.resolve("f"), "x");
+        assertThatThrownBy(() -> PartitionFinder.find(file)).hasMessage(file + ": not a directory");
+        assertThat(PartitionFinder.find(Files.createDirectory(data.resolve("empty")))).isEqualTo(List.of());
+    }
+}
