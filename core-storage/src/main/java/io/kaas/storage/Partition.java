@@ -309,6 +309,11 @@ public final class Partition implements PartitionLog {
         Segment old = active();
         try {
             old.seal();
+            // The index too, now: recovery trusts a closed segment's index when it looks sane, and an
+            // unsynced one can come back torn into plausible but wrong entries (a reader then finds
+            // nothing at an offset that is in the log). A deferred fsync left a window for that, and a
+            // clean close could beat it to the file.
+            old.index().flush();
             // Recovery replays only the active segment (from the checkpoint or byte 0): the snapshots must
             // cover every batch before the new segment, or a producer whose last batches sit in the
             // sealed one would be forgotten after a crash (its retry written twice, its next sequence refused).
@@ -322,15 +327,6 @@ public final class Partition implements PartitionLog {
             throw s;
         }
         publish();
-        executors.committers().execute(() -> {
-            try {
-                old.index().flush();
-            } catch (ClosedChannelException e) {
-                // deleted or closed meanwhile: nothing to flush
-            } catch (IOException e) {
-                LOG.warn("{}: deferred fsync of {} failed (the index is rebuilt from the log if needed): {}", id, old.index().file(), e.toString());
-            }
-        });
     }
 
     private long flushInterval() {

@@ -95,6 +95,8 @@ public final class RecoveryScan {
         long validEnd;
         long nextOffset = -1;
         boolean rebuildIndex;
+        /** The index file ends in a partial entry: rewrite it even if its whole entries are right. */
+        boolean partialIndexEntry;
         CorruptBatchException stop;
         boolean damaged;
         boolean zeroTail;
@@ -279,7 +281,8 @@ public final class RecoveryScan {
             return;
         }
         Optional<String> problem = SparseIndex.sanityCheck(p.index, p.existingEntries, p.size, p.name.baseOffset());
-        if (problem.isPresent() || Files.size(p.index) % SparseIndex.ENTRY_SIZE != 0) {
+        p.partialIndexEntry = Files.size(p.index) % SparseIndex.ENTRY_SIZE != 0;
+        if (problem.isPresent() || p.partialIndexEntry) {
             p.rebuildIndex = true;
             actions.add(problem.orElse(p.index + ": size is not a multiple of 8") + "; rebuilding");
         }
@@ -445,6 +448,8 @@ public final class RecoveryScan {
     }
 
     private static boolean indexDiffers(SegmentPlan p) {
-        return p.existingEntries == null || !p.entries.equals(Arrays.asList(p.existingEntries));
+        // A partial trailing entry left in place would later be cut and overwritten without an fsync,
+        // and a power cut can then mix its old bytes with the new entry's into a wrong entry.
+        return p.existingEntries == null || p.partialIndexEntry || !p.entries.equals(Arrays.asList(p.existingEntries));
     }
 }

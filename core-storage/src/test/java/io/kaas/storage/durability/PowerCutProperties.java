@@ -71,7 +71,7 @@ class PowerCutProperties {
 
     record Setup(long segmentBytes, int indexIntervalBytes, long checkpointIntervalBytes, long seed) {}
 
-    @Property(tries = 1000)
+    @Property(tries = 120)
     void acknowledgedDataSurvivesPowerCuts(@ForAll("setups") Setup setup, @ForAll("operations") List<Op> ops) throws Exception {
         Totals totals = TOTALS.get();
         totals.tries++;
@@ -239,12 +239,14 @@ class PowerCutProperties {
             closeDead(engine);
             producers.clear();
             // What the image holds must parse before anything reopens it.
+            StringBuilder image = new StringBuilder();
             for (TopicPartition tp : models.keySet()) {
                 Path dir = fs.pathOf(data).resolve(tp.topic()).resolve(Integer.toString(tp.partition()));
                 RecoveredLogCheck.stateFilesParse(dir);
+                image.append(tp).append(' ').append(RecoveredLogCheck.describeDir(dir)).append('\n');
             }
             engine = open();
-            verify("after power cut " + cuts + " (" + c.tail() + ", seed " + c.seed() + ")");
+            verify("after power cut " + cuts + " (" + c.tail() + ", seed " + c.seed() + "; image before reopen:\n" + image + ")");
         }
 
         private synchronized long nextProducerIdForBurst() {

@@ -49,6 +49,7 @@ final class RecoveredLogCheck {
         assertThat(state.highWatermark()).as("%s: high watermark below an acknowledged append", where)
                 .isGreaterThanOrEqualTo(model.durableEnd());
 
+        indexesPointAtTheirBatches(dir, where);
         Map<Long, ByteBuffer> byBase = readAll(log, state, where);
 
         List<PartitionModel.Placed> recovered = new ArrayList<>();
@@ -98,6 +99,33 @@ final class RecoveredLogCheck {
             }
         }
         model.resetTo(recovered, state.highWatermark(), state.logStartOffset());
+    }
+
+    /** Every index entry of every segment points at a batch start whose offsets contain the entry's offset. */
+    static void indexesPointAtTheirBatches(Path dir, String where) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+            for (Path log : files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList()) {
+                long base = io.kaas.storage.segment.SegmentName.parse(log.getFileName().toString()).orElseThrow().baseOffset();
+                Map<Long, long[]> batches = new TreeMap<>();
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(log)) {
+                    io.kaas.storage.segment.BatchScanner scanner = io.kaas.storage.segment.BatchScanner.ofWholeFile(ch, log, base);
+                    io.kaas.storage.segment.ScannedBatch b;
+                    while ((b = scanner.next()) != null) {
+                        batches.put(b.position(), new long[] {b.header().baseOffset(), b.header().lastOffset()});
+                    }
+                }
+                Path index = log.resolveSibling(log.getFileName().toString().replace(".log", ".index"));
+                if (!java.nio.file.Files.exists(index)) {
+                    continue;
+                }
+                for (io.kaas.storage.segment.IndexEntry e : io.kaas.storage.segment.SparseIndex.readAll(index, base)) {
+                    long[] range = batches.get((long) e.position());
+                    assertThat(range != null && range[0] <= e.offset() && e.offset() <= range[1])
+                            .as("%s: %s entry (offset %d, position %d) does not point at a batch holding that offset", where,
+                                    index.getFileName(), e.offset(), e.position()).isTrue();
+                }
+            }
+        }
     }
 
     /** The partition directory as a failure message shows it: files, sizes, state files. */
