@@ -285,9 +285,9 @@ public final class Partition implements PartitionLog {
      * Rolls when the batch would push the active segment past segment.bytes (or past what a 32-bit
      * index position or relative offset can address), or the segment is older than segment.ms (7 days
      * unset, as Kafka, so time retention can reach a quiet topic's data). The old
-     * segment is fsynced under the lock (so the committer never has to reach back into it) and the new
-     * file's directory entry is fsynced before anything in it can be acknowledged; the old index's
-     * fsync is deferred. Holds lock.
+     * segment (log and index) is fsynced under the lock (so the committer never has to reach back into
+     * it), the state snapshots are written, and the new file's directory entry is fsynced before
+     * anything in it can be acknowledged. Holds lock.
      */
     private void maybeRoll(long incomingBytes) {
         Segment active = active();
