@@ -315,7 +315,8 @@ public final class RecoveryScan {
     private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit) throws IOException {
         segmentsScanned += start < p.size ? 1 : 0;
         try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.READ)) {
-            BatchScanner scanner = new BatchScanner(ch, p.log, start, p.size, startOffset, true);
+            BatchScanner scanner = new BatchScanner(ch, p.log, start, p.size, startOffset, true)
+                    .limitOffsets(p.name.baseOffset() + Integer.MAX_VALUE);
             IndexEntry lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
             ScannedBatch b;
             while ((b = scanner.next()) != null) {
