@@ -30,7 +30,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.AfterProperty;
 
 /**
  * Random operation sequences against the disk engine on the fault-injecting filesystem, with power
@@ -41,16 +41,11 @@ import net.jqwik.api.lifecycle.AfterContainer;
  * files parse. jqwik reports the seed of a failing try and replays it first on the next run.
  */
 class PowerCutProperties {
-    /** Totals across all tries, for the summary line. */
-    private static final class Totals {
-        long tries;
-        long cuts;
-        long batchesVerified;
-        long retriesVerified;
-    }
-
-    // jqwik creates one instance per try; the totals live for the container (the class), read once at the end.
-    private static final ThreadLocal<Totals> TOTALS = ThreadLocal.withInitial(Totals::new);
+    /** Totals across all tries, for the summary line (jqwik makes one instance of this class per property). */
+    private long tries;
+    private long cuts;
+    private long batchesVerified;
+    private long retriesVerified;
 
     sealed interface Op permits Append, DeleteRecords, Retention, CleanReopen, CreateTopic, CreatePartitions, Cut {}
 
@@ -73,25 +68,22 @@ class PowerCutProperties {
 
     @Property(tries = 120)
     void acknowledgedDataSurvivesPowerCuts(@ForAll("setups") Setup setup, @ForAll("operations") List<Op> ops) throws Exception {
-        Totals totals = TOTALS.get();
-        totals.tries++;
+        tries++;
         try (Run run = new Run(setup)) {
             for (Op op : ops) {
                 run.apply(op);
             }
             run.apply(new Cut(TornTail.KEEP_RANDOM_PREFIX, setup.seed(), 0, 0));
-            totals.cuts += run.cuts;
-            totals.batchesVerified += run.check.batchesVerified;
-            totals.retriesVerified += run.check.retriesVerified;
+            cuts += run.cuts;
+            batchesVerified += run.check.batchesVerified;
+            retriesVerified += run.check.retriesVerified;
         }
     }
 
-    @AfterContainer
-    static void summary() {
-        Totals t = TOTALS.get();
+    @AfterProperty
+    void summary() {
         System.out.printf("durability: %d power-cut tries, %d cuts, %d acknowledged batches and %d idempotent retries verified%n",
-                t.tries, t.cuts, t.batchesVerified, t.retriesVerified);
-        TOTALS.remove();
+                tries, cuts, batchesVerified, retriesVerified);
     }
 
     @Provide

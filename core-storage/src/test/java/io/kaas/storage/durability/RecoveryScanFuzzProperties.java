@@ -37,7 +37,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.AfterProperty;
 
 /**
  * The recovery scan over valid partitions (written by the engine with kafka-clients batches) that
@@ -49,7 +49,8 @@ import net.jqwik.api.lifecycle.AfterContainer;
  */
 class RecoveryScanFuzzProperties {
     private static final TopicPartition TP = new TopicPartition("t", 0);
-    private static final ThreadLocal<long[]> CASES = ThreadLocal.withInitial(() -> new long[1]);
+    /** Cases run (jqwik makes one instance of this class per property). */
+    private long cases;
 
     enum DamageKind { TRUNCATE, FLIP, ZERO_FILL, GARBAGE_TAIL, ZERO_TAIL }
 
@@ -64,7 +65,7 @@ class RecoveryScanFuzzProperties {
     @Property(tries = 300)
     void recoveryNeverFailsAndKeepsEveryBatchBeforeTheDamage(@ForAll("written") Written written, @ForAll("damages") List<Damage> damages,
                                                             @ForAll("options") Options options) throws Exception {
-        CASES.get()[0]++;
+        cases++;
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix())) {
             Path data = fs.getPath("/data");
             Path dir = writePartition(data, written);
@@ -93,10 +94,9 @@ class RecoveryScanFuzzProperties {
         }
     }
 
-    @AfterContainer
-    static void summary() {
-        System.out.printf("durability: %d recovery-scan fuzz cases%n", CASES.get()[0]);
-        CASES.remove();
+    @AfterProperty
+    void summary() {
+        System.out.printf("durability: %d recovery-scan fuzz cases%n", cases);
     }
 
     private static void checkRecovered(Path dir, Map<String, byte[]> damaged, Map<String, byte[]> after, Options options,
