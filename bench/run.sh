@@ -138,6 +138,7 @@ pagecache	2 page cache: acks=1 1KiB 8 part. 4 producers
 consume-1	3 consume: 1 consumer, 8 part. 1KiB
 consume-3	3 consume: 3 consumers (each own group)
 latency	4 latency: acks=all 100B 1 part. linger 0
+latency-rate	4 latency at a fixed 500 rec/s (service time)
 EOF
 
 # ---------------------------------------------------------------------------------------------
@@ -281,7 +282,7 @@ produce_scenario() { # scenario topic procs record_size warmup_records producer-
     local cap=$((1500000000 / size / procs))
     perf() { # n: the ProducerPerformance command line for n records (first fifth excluded as warm-up)
         echo org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$bootstrap" --topic "$topic" \
-            --num-records "$1" --warmup-records "$(($1 / 5))" --record-size "$size" --throughput -1 \
+            --num-records "$1" --warmup-records "$(($1 / 5))" --record-size "$size" --throughput "${THROUGHPUT:--1}" \
             --command-property "${props[@]}" client.id=bench-producer-{i}
     }
     say "scenario $scenario: warm-up"
@@ -370,6 +371,9 @@ fi
 
 produce_scenario durable durable 4 1024 2000 acks=all
 produce_scenario latency latency 1 100 10000 acks=all linger.ms=0
+# Unthrottled producers measure their own queueing (p50 of seconds); at a rate both brokers sustain,
+# p50/p99 are the broker's service time: append, fsync, answer.
+THROUGHPUT=500 produce_scenario latency-rate latency 1 100 1000 acks=all linger.ms=0
 
 if [[ -z "$kaas_reason" ]]; then
     stop_pid "$kaas_pid" kaas; kaas_pid=""

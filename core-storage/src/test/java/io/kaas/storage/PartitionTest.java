@@ -267,7 +267,8 @@ class PartitionTest {
 
     @Test
     void aQuietSegmentRollsAfterSevenDaysUnsetAndAfterSegmentMsWhenSet() throws Exception {
-        Instant start = Instant.parse("2026-01-01T00:00:00Z");
+        // Wall-clock start: a reopened segment is dated by its file's last write.
+        Instant start = Instant.now();
         MovableClock clock = new MovableClock(start);
         Partition p = open(EngineConfig.defaults(dir).withClock(clock), TopicConfig.EMPTY);
         ack(p, TestBatches.batch(1, start.toEpochMilli()));
@@ -277,12 +278,25 @@ class PartitionTest {
         clock.now = start.plus(java.time.Duration.ofDays(7));
         ack(p, TestBatches.batch(1, clock.now.toEpochMilli()));
         assertThat(countLogs(p.dir())).isEqualTo(2);
-        // After a restart the segment is dated by its first batch, not by when the file was last written.
+        // After a restart the segment is dated by when its file was last written, never by client timestamps.
         engine.updateTopicConfig("t", TopicConfig.EMPTY.withKafkaConfig("segment.ms", "60000"));
         Partition q = reopen();
         clock.now = clock.now.plusSeconds(61);
         ack(q, TestBatches.batch(1, clock.now.toEpochMilli()));
         assertThat(countLogs(q.dir())).isEqualTo(3);
+    }
+
+    @Test
+    void ancientClientTimestampsDoNotMakeSegmentsRollPerBatch() throws Exception {
+        Partition p = open();
+        for (int i = 0; i < 5; i++) {
+            ack(p, TestBatches.batch(1, 1_000L));
+        }
+        p = reopen();
+        for (int i = 0; i < 5; i++) {
+            ack(p, TestBatches.batch(1, 1_000L));
+        }
+        assertThat(countLogs(p.dir())).isEqualTo(1);
     }
 
     @Test

@@ -21,6 +21,7 @@ public final class CreatePartitionsHandler implements ApiHandler<CreatePartition
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, CreatePartitionsRequestData request) {
         CreatePartitionsResponseData response = new CreatePartitionsResponseData();
+        long budget = TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST;
         for (CreatePartitionsRequestData.CreatePartitionsTopic t : request.topics()) {
             CreatePartitionsResponseData.CreatePartitionsTopicResult r =
                     new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(t.name());
@@ -31,7 +32,15 @@ public final class CreatePartitionsHandler implements ApiHandler<CreatePartition
             } else if (t.count() <= topic.get().partitions()) {
                 r.setErrorCode(Errors.INVALID_PARTITIONS.code()).setErrorMessage("topic '" + t.name() + "' has "
                         + topic.get().partitions() + " partitions; the new count " + t.count() + " must be larger");
-            } else if (!request.validateOnly()) {
+            } else if ((long) t.count() - topic.get().partitions() > budget) {
+                r.setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage("topic '" + t.name() + "' would grow from "
+                        + topic.get().partitions() + " to " + t.count() + " partitions; one request may create at most "
+                        + TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST + " partitions in all (" + budget + " left in this one)");
+            } else {
+                budget -= t.count() - topic.get().partitions();
+                if (request.validateOnly()) {
+                    continue;
+                }
                 try {
                     topics.engine().createPartitions(t.name(), t.count());
                 } catch (StorageException e) {

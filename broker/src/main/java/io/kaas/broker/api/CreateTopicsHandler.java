@@ -32,12 +32,13 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, CreateTopicsRequestData request) {
         CreateTopicsResponseData response = new CreateTopicsResponseData();
+        int budget = TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST;
         for (CreateTopicsRequestData.CreatableTopic t : request.topics()) {
             CreateTopicsResponseData.CreatableTopicResult r = new CreateTopicsResponseData.CreatableTopicResult()
                     .setName(t.name()).setNumPartitions(-1).setReplicationFactor((short) -1);
             response.topics().add(r);
             try {
-                create(t, r, request.validateOnly());
+                budget -= create(t, r, request.validateOnly(), budget);
             } catch (InvalidTopicException e) {
                 r.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code()).setErrorMessage(e.getMessage());
             } catch (IllegalArgumentException e) {
@@ -49,8 +50,9 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
         return CompletableFuture.completedFuture(response);
     }
 
-    private void create(CreateTopicsRequestData.CreatableTopic t, CreateTopicsResponseData.CreatableTopicResult r,
-                        boolean validateOnly) {
+    /** Fills {@code r}; returns the partitions it created (or would create, when validating). */
+    private int create(CreateTopicsRequestData.CreatableTopic t, CreateTopicsResponseData.CreatableTopicResult r,
+                       boolean validateOnly, int budget) {
         TopicCatalog.validateName(t.name());
         int partitions = t.numPartitions() == -1 ? topics.defaultPartitions() : t.numPartitions();
         if (!t.assignments().isEmpty()) {
@@ -58,19 +60,25 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                 if (!a.brokerIds().equals(java.util.List.of(brokerId))) {
                     r.setErrorCode(Errors.INVALID_REPLICA_ASSIGNMENT.code())
                             .setErrorMessage("partition " + a.partitionIndex() + " must be assigned to broker " + brokerId + " only");
-                    return;
+                    return 0;
                 }
             }
             partitions = t.assignments().size();
         }
         if (partitions < 1) {
             r.setErrorCode(Errors.INVALID_PARTITIONS.code()).setErrorMessage("partitions must be at least 1, got " + partitions);
-            return;
+            return 0;
+        }
+        if (partitions > budget) {
+            r.setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage("topic '" + t.name() + "' asks for " + partitions
+                    + " partitions; one request may create at most " + TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST
+                    + " partitions in all (" + budget + " left in this one)");
+            return 0;
         }
         if (t.replicationFactor() != -1 && t.replicationFactor() != 1) {
             r.setErrorCode(Errors.INVALID_REPLICATION_FACTOR.code())
                     .setErrorMessage("replication factor " + t.replicationFactor() + " is larger than the 1 available broker");
-            return;
+            return 0;
         }
         Map<String, String> raw = new LinkedHashMap<>();
         for (CreateTopicsRequestData.CreatableTopicConfig c : t.configs()) {
@@ -79,16 +87,17 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
         TopicConfig config = TopicConfigView.parse(raw);
         if (topics.topic(t.name()).isPresent()) {
             r.setErrorCode(Errors.TOPIC_ALREADY_EXISTS.code()).setErrorMessage("topic '" + t.name() + "' already exists");
-            return;
+            return 0;
         }
         r.setNumPartitions(partitions).setReplicationFactor((short) 1);
         r.setConfigs(new java.util.ArrayList<>());
         configs.effective(config).values().forEach(e -> r.configs().add(new CreateTopicsResponseData.CreatableTopicConfigs()
                 .setName(e.name()).setValue(e.value()).setReadOnly(false).setConfigSource(e.source()).setIsSensitive(false)));
         if (validateOnly) {
-            return;
+            return partitions;
         }
         TopicInfo info = topics.create(t.name(), partitions, config);
         r.setTopicId(Uuids.toKafka(info.topicId()));
+        return partitions;
     }
 }

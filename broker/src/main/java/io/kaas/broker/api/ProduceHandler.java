@@ -83,14 +83,15 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                 }
                 ByteBuffer batches = ((MemoryRecords) partitionData.records()).buffer();
                 CompletableFuture<AppendResult> append;
+                String topicName = topic.get().name(); // v13 requests name the topic by id only
                 try {
-                    PartitionLog log = topics.partition(topic.get().name(), partitionData.index());
+                    PartitionLog log = topics.partition(topicName, partitionData.index());
                     append = log.append(batches, acks, -1);
                 } catch (RuntimeException e) {
                     append = CompletableFuture.failedFuture(e);
                 }
                 pending.add(append.handle((result, failure) -> {
-                    fill(partitionResponse, result, failure, topicResponse, ctx);
+                    fill(partitionResponse, result, failure, topicName, ctx);
                     return null;
                 }));
             }
@@ -102,7 +103,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     }
 
     private static void fill(ProduceResponseData.PartitionProduceResponse out, AppendResult result, Throwable failure,
-                             ProduceResponseData.TopicProduceResponse topic, RequestContext ctx) {
+                             String topicName, RequestContext ctx) {
         // Each partition response is written by exactly one future; allOf publishes them to the reader.
         if (failure == null) {
             out.setBaseOffset(result.baseOffset()).setLogStartOffset(result.logStartOffset());
@@ -110,7 +111,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
         }
         Errors error = ErrorMapping.toKafka(failure);
         if (error == Errors.UNKNOWN_SERVER_ERROR || error == Errors.KAFKA_STORAGE_ERROR) {
-            LOG.warn("produce to {}-{} from client {} failed", topic.name(), out.index(), ctx.clientId(),
+            LOG.warn("produce to {}-{} from client {} failed", topicName, out.index(), ctx.clientId(),
                     ErrorMapping.unwrap(failure));
         }
         out.setErrorCode(error.code()).setErrorMessage(ErrorMapping.unwrap(failure).getMessage());

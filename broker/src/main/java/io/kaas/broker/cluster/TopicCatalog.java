@@ -27,6 +27,12 @@ public final class TopicCatalog {
     public static final int MAX_NAME_LENGTH = 249;
     /** Directory names under the data dir that are not topics. */
     public static final String CLUSTER_DIR = "__cluster";
+    /**
+     * New partitions one CreateTopics or CreatePartitions request may ask for, all topics together
+     * (Apache's controller limit). Each partition is a directory, files and open descriptors: without a
+     * limit one flipped bit in a 4-byte count has the broker create millions before it answers.
+     */
+    public static final int MAX_NEW_PARTITIONS_PER_REQUEST = 10_000;
 
     private final StorageEngine engine;
     private final boolean autoCreate;

@@ -5,7 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,18 +13,42 @@ import org.slf4j.LoggerFactory;
 /**
  * One per connection; runs only on the connection's event loop (so its fields need no locks).
  *
- * <p>One request in flight, as Apache: reads are muted (autoRead off) as soon as a request arrives and
- * resumed only when its response has been written and no decoded request is waiting. Frames that
- * arrived in the same read are queued and served in order, so responses go out in request order.
- * The handler's future may complete on any thread; completion hops back to this event loop to write.
+ * <p>Requests are handled in arrival order and answered in arrival order. Like Apache, a request
+ * waits until the one before it is answered — with one exception: a Produce behind Produce requests
+ * (up to {@link #MAX_PIPELINED_PRODUCE}, the producer's own max.in.flight default) starts as soon as the
+ * previous one's handler has returned, i.e. its appends are written and only its fsync is pending.
+ * That lets one producer's in-flight requests share a group-commit fsync instead of paying one fsync
+ * each, without reordering anything: appends still happen in request order (idempotence sequences
+ * stay in order) and responses are still written in request order. Reads are muted (autoRead off)
+ * whenever the next request could not start at once.
  */
 public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(RequestDispatcher.class);
+    static final int MAX_PIPELINED_PRODUCE = 5;
+
+    /** A request whose handler was called; answered in order once its response is ready. */
+    private static final class Call {
+        final DecodedRequest request;
+        boolean ready;
+        ApiMessage body;
+        Throwable error;
+
+        Call(DecodedRequest request) {
+            this.request = request;
+        }
+
+        boolean isProduce() {
+            return request.api() == ApiKeys.PRODUCE;
+        }
+    }
 
     private final RequestInvoker invoker;
     private final InFlightRequests inFlight;
     private final Deque<DecodedRequest> waiting = new ArrayDeque<>();
-    private boolean busy;
+    private final Deque<Call> calls = new ArrayDeque<>();
+    /** A handler is running its synchronous part; the next request may not start before it returns. */
+    private boolean handling;
+    private boolean closed;
 
     public RequestDispatcher(RequestInvoker invoker, InFlightRequests inFlight) {
         this.invoker = invoker;
@@ -34,45 +58,78 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         waiting.add((DecodedRequest) msg);
-        ctx.channel().config().setAutoRead(false);
-        if (!busy) {
-            next(ctx);
-        }
+        startNext(ctx);
     }
 
-    private void next(ChannelHandlerContext ctx) {
-        DecodedRequest request = waiting.poll();
-        if (request == null) {
-            busy = false;
-            if (ctx.channel().isActive()) {
-                ctx.channel().config().setAutoRead(true);
+    private boolean mayStart(DecodedRequest next) {
+        if (handling || closed) {
+            return false;
+        }
+        if (calls.isEmpty()) {
+            return true;
+        }
+        return next.api() == ApiKeys.PRODUCE && calls.size() < MAX_PIPELINED_PRODUCE && calls.stream().allMatch(Call::isProduce);
+    }
+
+    private void startNext(ChannelHandlerContext ctx) {
+        DecodedRequest next = waiting.peek();
+        if (next != null && mayStart(next)) {
+            waiting.poll();
+            Call call = new Call(next);
+            calls.add(call);
+            handling = true;
+            inFlight.started();
+            RequestInvoker.Invocation invocation;
+            try {
+                invocation = invoker.invoke(next, ctx.channel().remoteAddress());
+            } catch (RuntimeException e) {
+                invocation = new RequestInvoker.Invocation(java.util.concurrent.CompletableFuture.completedFuture(null),
+                        java.util.concurrent.CompletableFuture.failedFuture(e));
             }
-            return;
+            invocation.handled().whenComplete((v, t) -> ctx.executor().execute(() -> {
+                handling = false;
+                startNext(ctx);
+            }));
+            invocation.response().whenComplete((body, error) -> ctx.executor().execute(() -> {
+                call.ready = true;
+                call.body = body;
+                call.error = error;
+                writeReady(ctx);
+            }));
         }
-        busy = true;
-        inFlight.started();
-        CompletableFuture<ApiMessage> response;
-        try {
-            response = invoker.invoke(request, ctx.channel().remoteAddress());
-        } catch (RuntimeException e) {
-            response = CompletableFuture.failedFuture(e);
-        }
-        response.whenComplete((body, error) -> ctx.executor().execute(() -> respond(ctx, request, body, error)));
+        updateReads(ctx);
     }
 
-    private void respond(ChannelHandlerContext ctx, DecodedRequest request, ApiMessage body, Throwable error) {
+    /** Reads stay on only while another request could start at once. */
+    private void updateReads(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) {
-            inFlight.finished();
-            waiting.clear();
-            busy = false;
             return;
         }
+        boolean open = waiting.isEmpty() && (calls.isEmpty()
+                || (calls.size() < MAX_PIPELINED_PRODUCE && calls.stream().allMatch(Call::isProduce)));
+        ctx.channel().config().setAutoRead(open);
+    }
+
+    /** Writes every answer at the head of the queue that is ready, in request order. */
+    private void writeReady(ChannelHandlerContext ctx) {
+        while (!calls.isEmpty() && calls.peek().ready) {
+            Call call = calls.poll();
+            if (closed || !ctx.channel().isActive()) {
+                inFlight.finished();
+                continue;
+            }
+            write(ctx, call);
+        }
+        startNext(ctx);
+    }
+
+    private void write(ChannelHandlerContext ctx, Call call) {
+        DecodedRequest request = call.request;
         ByteBuf frame;
         try {
-            ApiMessage out = error == null ? body : invoker.errorResponse(request, error);
+            ApiMessage out = call.error == null ? call.body : invoker.errorResponse(request, call.error);
             if (out == null) {
                 inFlight.finished();
-                next(ctx);
                 return;
             }
             frame = ResponseEncoder.encode(request.api(), responseVersion(request), request.correlationId(), out);
@@ -80,27 +137,32 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             inFlight.finished();
             LOG.error("closing connection from {}: cannot encode the {} v{} response", ctx.channel().remoteAddress(),
                     request.api(), request.version(), e);
-            ctx.close();
+            close(ctx);
             return;
         }
         ctx.writeAndFlush(frame).addListener(f -> {
             inFlight.finished();
             if (!f.isSuccess()) {
                 LOG.debug("write to {} failed: {}", ctx.channel().remoteAddress(), f.cause().toString());
-                ctx.close();
+                close(ctx);
             }
-            next(ctx);
         });
+    }
+
+    private void close(ChannelHandlerContext ctx) {
+        closed = true;
+        waiting.clear();
+        ctx.close();
     }
 
     /** An unsupported ApiVersions request is answered at v0, the one version every client can read. */
     private static short responseVersion(DecodedRequest request) {
-        return request.unsupported() && request.api() == org.apache.kafka.common.protocol.ApiKeys.API_VERSIONS
-                ? 0 : request.version();
+        return request.unsupported() && request.api() == ApiKeys.API_VERSIONS ? 0 : request.version();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        closed = true;
         waiting.clear();
         super.channelInactive(ctx);
     }
@@ -108,6 +170,6 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.warn("closing connection from {}: {}", ctx.channel().remoteAddress(), cause.toString());
-        ctx.close();
+        close(ctx);
     }
 }

@@ -47,16 +47,25 @@ public final class RequestInvoker {
         return served;
     }
 
-    public CompletableFuture<ApiMessage> invoke(DecodedRequest request, SocketAddress remote) {
+    /**
+     * A handler call in two stages: {@code handled} completes when the handler has returned (its
+     * synchronous work, e.g. Produce's appends, is done); {@code response} when the answer is ready
+     * (e.g. after the fsync). The dispatcher starts a pipelined request only after the previous one is handled.
+     */
+    public record Invocation(CompletableFuture<?> handled, CompletableFuture<ApiMessage> response) {}
+
+    public Invocation invoke(DecodedRequest request, SocketAddress remote) {
         if (request.unsupported()) {
-            return CompletableFuture.completedFuture(unsupportedResponse(request));
+            CompletableFuture<ApiMessage> done = CompletableFuture.completedFuture(unsupportedResponse(request));
+            return new Invocation(done, done);
         }
         @SuppressWarnings("unchecked")
         ApiHandler<ApiMessage> handler = (ApiHandler<ApiMessage>) handlers.get(request.api());
         RequestContext ctx = new RequestContext(request.version(), request.header().clientId(),
                 request.correlationId(), remote);
-        return CompletableFuture.supplyAsync(() -> handler.handle(ctx, request.body()), handlerPool)
-                .thenCompose(f -> f);
+        CompletableFuture<CompletableFuture<ApiMessage>> handled =
+                CompletableFuture.supplyAsync(() -> handler.handle(ctx, request.body()), handlerPool);
+        return new Invocation(handled, handled.thenCompose(f -> f));
     }
 
     private ApiMessage unsupportedResponse(DecodedRequest request) {

@@ -64,29 +64,14 @@ public final class Segment implements AutoCloseable {
         try {
             SparseIndex index = SparseIndex.open(dir.resolve(name.indexFileName()), name.baseOffset());
             long size = log.size();
-            return new Segment(logFile, name, log, index, policy, size, rollingBase(log, logFile, size), size == 0);
+            // segment.ms counts wall-clock time: a segment created by a roll is dated by the clock, a reopened one
+            // by its file's last write. Never by client timestamps: Kafka dates by the first batch's, and a
+            // producer sending old timestamps (a replay, a skewed clock) then rolls a segment per batch.
+            return new Segment(logFile, name, log, index, policy, size, Files.getLastModifiedTime(logFile).toMillis(), size == 0);
         } catch (IOException | RuntimeException e) {
             log.close();
             throw e;
         }
-    }
-
-    /**
-     * When a reopened segment started, for segment.ms: its first batch's max timestamp, as Kafka's
-     * LogSegment uses; the file's modification time when it has none (or is empty).
-     */
-    private static long rollingBase(FileChannel log, Path logFile, long size) throws IOException {
-        if (size >= RecordBatchHeader.HEADER_SIZE) {
-            ByteBuffer head = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE);
-            while (head.hasRemaining() && log.read(head, head.position()) >= 0) {
-                // read the whole header
-            }
-            long ts = head.getLong(RecordBatchHeader.MAX_TIMESTAMP_OFFSET);
-            if (ts >= 0) {
-                return ts;
-            }
-        }
-        return Files.getLastModifiedTime(logFile).toMillis();
     }
 
     public SegmentName name() {
