@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The engine's threads, owned by the engine and stopped by {@link #close()}:
- * {@code kaas-committer-N} (fsync drains and deferred roll work; a cached pool, so a partition whose
+ * {@code kaas-committer-N} (fsync drains and checkpoint refreshes; a cached pool, so a partition whose
  * fsync hangs pins one thread, never the others') and {@code kaas-fsync-watchdog} (one timer).
  */
 public final class EngineExecutors implements AutoCloseable {
@@ -44,7 +44,7 @@ public final class EngineExecutors implements AutoCloseable {
 
     @Override
     public void close() {
-        watchdog.shutdownNow();
+        // Committers first: a drain still running schedules a watchdog timeout for each fsync it issues.
         committers.shutdown();
         try {
             // A hung fsync never returns: don't wait on it for long.
@@ -52,6 +52,7 @@ public final class EngineExecutors implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        watchdog.shutdownNow();
         committers.shutdownNow();
     }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -125,10 +126,17 @@ final class GroupCommitter {
 
     /** Runs one fsync under the watchdog; returns false if the partition failed. */
     boolean fsync(FlushTarget target) {
-        ScheduledFuture<?> dog = watchdog.schedule(() -> fail(new StorageException(StorageException.Kind.STALLED,
-                log.describe() + ": fsync of " + target.segment().logFile() + " took longer than " + timeout.toMillis()
-                        + " ms; the partition is stalled and refuses appends until it is reopened")),
-                timeout.toNanos(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> dog;
+        try {
+            dog = watchdog.schedule(() -> fail(new StorageException(StorageException.Kind.STALLED,
+                    log.describe() + ": fsync of " + target.segment().logFile() + " took longer than " + timeout.toMillis()
+                            + " ms; the partition is stalled and refuses appends until it is reopened")),
+                    timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // The engine is closing (a drain outlived the committers' grace period): close did the final fsync.
+            fail(new StorageException(StorageException.Kind.CLOSED, log.describe() + " is closed", e));
+            return false;
+        }
         try {
             target.segment().flush();
             fsyncs.incrementAndGet();

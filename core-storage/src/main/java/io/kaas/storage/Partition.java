@@ -175,6 +175,13 @@ public final class Partition implements PartitionLog {
         }
         Segment active = active();
         lastCheckpoint = new RecoveryCheckpoint(active.baseOffset(), active.size(), nextOffset);
+        if (outcome.report().bytesScanned() > 0) {
+            // The scan replayed the tail into memory only. Snapshots first, then the checkpoint at EOF:
+            // a checkpoint ahead of the snapshots would make the next open skip batches whose producer
+            // state nothing on disk remembers (a retried batch would be written twice).
+            writeStateSnapshots();
+            StateJson.write(dir.resolve(RecoveryCheckpoint.FILE_NAME), lastCheckpoint);
+        }
         publish();
     }
 
@@ -292,9 +299,9 @@ public final class Partition implements PartitionLog {
      * Rolls when the batch would push the active segment past segment.bytes (or past what a 32-bit
      * index position or relative offset can address), or the segment is older than segment.ms (7 days
      * unset, as Kafka, so time retention can reach a quiet topic's data). The old
-     * segment is fsynced under the lock (so the committer never has to reach back into it) and the new
-     * file's directory entry is fsynced before anything in it can be acknowledged; the old index's
-     * fsync is deferred. Holds lock.
+     * segment (log and index) is fsynced under the lock (so the committer never has to reach back into
+     * it), the state snapshots are written, and the new file's directory entry is fsynced before
+     * anything in it can be acknowledged. Holds lock.
      */
     private void maybeRoll(long incomingBytes) {
         Segment active = active();
@@ -316,24 +323,24 @@ public final class Partition implements PartitionLog {
         Segment old = active();
         try {
             old.seal();
+            // The index too, now: recovery trusts a closed segment's index when it looks sane, and an
+            // unsynced one can come back torn into plausible but wrong entries (a reader then finds
+            // nothing at an offset that is in the log). A deferred fsync left a window for that, and a
+            // clean close could beat it to the file.
+            old.index().flush();
+            // Recovery replays only the active segment (from the checkpoint or byte 0): the snapshots must
+            // cover every batch before the new segment, or a producer whose last batches sit in the
+            // sealed one would be forgotten after a crash (its retry written twice, its next sequence refused).
+            writeStateSnapshots();
             Segment fresh = Segment.create(dir, SegmentName.of(epoch, nextOffset), indexPolicy, now());
             AtomicFile.fsyncDirectory(dir);
             segments.add(fresh);
-        } catch (IOException e) {
+        } catch (IOException | StorageException e) {
             StorageException s = new StorageException(StorageException.Kind.IO, id + ": segment roll failed: " + e.getMessage(), e);
             sticky = s;
             throw s;
         }
         publish();
-        executors.committers().execute(() -> {
-            try {
-                old.index().flush();
-            } catch (ClosedChannelException e) {
-                // deleted or closed meanwhile: nothing to flush
-            } catch (IOException e) {
-                LOG.warn("{}: deferred fsync of {} failed (the index is rebuilt from the log if needed): {}", id, old.index().file(), e.toString());
-            }
-        });
     }
 
     private long flushInterval() {
@@ -404,37 +411,40 @@ public final class Partition implements PartitionLog {
     /**
      * Bounded recovery: once the fsynced log grew checkpointIntervalBytes past the last checkpoint,
      * record it (index and producer state first, so the checkpoint never claims more than is on disk).
+     * Runs on the committer under the partition lock: every snapshot write (here, at roll, at close)
+     * is serialised on it, so two writers never share the .tmp file and an older snapshot never lands
+     * over a newer one (a roll's snapshot must cover everything before the new segment).
      */
     private void maybeRefreshCheckpoint(GroupCommitter.FlushTarget t) {
-        synchronized (checkpointLock) {
-            long since = t.segment().baseOffset() == lastCheckpoint.segmentBase() ? t.bytePos() - lastCheckpoint.bytePos() : t.bytePos();
-            if (since < config.checkpointIntervalBytes()) {
-                return;
-            }
-            try {
-                t.segment().index().flush();
-                writeStateSnapshots();
-                RecoveryCheckpoint cp = new RecoveryCheckpoint(t.segment().baseOffset(), t.bytePos(), t.highWatermark());
-                StateJson.write(dir.resolve(RecoveryCheckpoint.FILE_NAME), cp);
-                lastCheckpoint = cp;
-            } catch (IOException | StorageException e) {
-                LOG.warn("{}: could not refresh the recovery checkpoint (next open scans more): {}", id, e.getMessage());
-            }
-        }
-    }
-
-    private void writeStateSnapshots() {
-        ProducerStateSnapshot ps;
-        TxnIndexSnapshot ts;
         lock.lock();
         try {
-            ps = producers.snapshot();
-            ts = txns.snapshot();
+            if (closed || sticky != null) {
+                return; // close writes its own checkpoint; after a failure nothing more is claimed
+            }
+            synchronized (checkpointLock) {
+                long since = t.segment().baseOffset() == lastCheckpoint.segmentBase() ? t.bytePos() - lastCheckpoint.bytePos() : t.bytePos();
+                if (since < config.checkpointIntervalBytes()) {
+                    return;
+                }
+                try {
+                    t.segment().index().flush();
+                    writeStateSnapshots();
+                    RecoveryCheckpoint cp = new RecoveryCheckpoint(t.segment().baseOffset(), t.bytePos(), t.highWatermark());
+                    StateJson.write(dir.resolve(RecoveryCheckpoint.FILE_NAME), cp);
+                    lastCheckpoint = cp;
+                } catch (IOException | StorageException e) {
+                    LOG.warn("{}: could not refresh the recovery checkpoint (next open scans more): {}", id, e.getMessage());
+                }
+            }
         } finally {
             lock.unlock();
         }
-        StateJson.write(dir.resolve(ProducerStateSnapshot.FILE_NAME), ps);
-        StateJson.write(dir.resolve(TxnIndexSnapshot.FILE_NAME), ts);
+    }
+
+    /** Writes the producer-state and txn snapshots as of now. Holds lock (or runs before the partition is shared). */
+    private void writeStateSnapshots() {
+        StateJson.write(dir.resolve(ProducerStateSnapshot.FILE_NAME), producers.snapshot());
+        StateJson.write(dir.resolve(TxnIndexSnapshot.FILE_NAME), txns.snapshot());
     }
 
     // ---------------------------------------------------------------- read path

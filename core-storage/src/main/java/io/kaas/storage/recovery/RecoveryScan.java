@@ -35,8 +35,9 @@ import java.util.TreeMap;
  *       classify where the valid part ends: clean, torn tail (short or zero-filled), or damage (a bad
  *       batch followed by valid data).</li>
  *   <li><b>Apply</b>: remove stale files, cut torn tails, rewrite indexes that differ from the log,
- *       fsync the log, reconcile manifest.json (the log is authoritative) and write the checkpoint
- *       at EOF.</li>
+ *       fsync the log, reconcile manifest.json (the log is authoritative), and pull the checkpoint
+ *       back if the log was cut below it (moving it forward is the opener's job, once the producer
+ *       state the scan replayed is written).</li>
  * </ol>
  * After a clean close the checkpoint sits at EOF and the active segment's scan reads zero bytes.
  */
@@ -94,6 +95,8 @@ public final class RecoveryScan {
         long validEnd;
         long nextOffset = -1;
         boolean rebuildIndex;
+        /** The index file ends in a partial entry: rewrite it even if its whole entries are right. */
+        boolean partialIndexEntry;
         CorruptBatchException stop;
         boolean damaged;
         boolean zeroTail;
@@ -163,6 +166,14 @@ public final class RecoveryScan {
         } else {
             logEnd = last.nextOffset >= 0 ? last.nextOffset : last.name.baseOffset();
         }
+        if (before != null && before.logStartOffset() > logEnd) {
+            // An acknowledged DeleteRecords (durable in the manifest) outran data that never reached the
+            // disk (acks=1, lost in the crash). Log start must not move back, nor may the offsets below
+            // it be handed out again: the log resumes, empty, at log start (as Kafka does).
+            actions.add(String.format("%s: log end %d is below the durable log start %d; the log resumes at %d",
+                    dir, logEnd, before.logStartOffset(), before.logStartOffset()));
+            logEnd = before.logStartOffset();
+        }
         long logStart = plans.isEmpty() ? logEnd : plans.get(0).name.baseOffset();
         if (before != null) {
             logStart = Math.max(logStart, Math.min(before.logStartOffset(), logEnd));
@@ -182,7 +193,12 @@ public final class RecoveryScan {
                         + p.entries.size() + " entries");
             }
         }
-        RecoveryCheckpoint newCheckpoint = last == null ? null : new RecoveryCheckpoint(last.name.baseOffset(), last.validEnd, logEnd);
+        // The checkpoint may only claim what the producer-state and txn snapshots already cover (replay
+        // resumes from it), and this scan cannot write those snapshots: so it never moves the checkpoint
+        // forward (Partition.open does, after writing the snapshots). It only pulls it back when the log
+        // was cut below it, so that it never points into bytes written after the cut.
+        RecoveryCheckpoint newCheckpoint = checkpoint != null && last != null && checkpoint.segmentBase() == last.name.baseOffset()
+                && checkpoint.bytePos() > last.validEnd ? new RecoveryCheckpoint(last.name.baseOffset(), last.validEnd, logEnd) : null;
 
         if (!options.dryRun()) {
             apply(plans, after, before, newCheckpoint, checkpoint);
@@ -265,7 +281,8 @@ public final class RecoveryScan {
             return;
         }
         Optional<String> problem = SparseIndex.sanityCheck(p.index, p.existingEntries, p.size, p.name.baseOffset());
-        if (problem.isPresent() || Files.size(p.index) % SparseIndex.ENTRY_SIZE != 0) {
+        p.partialIndexEntry = Files.size(p.index) % SparseIndex.ENTRY_SIZE != 0;
+        if (problem.isPresent() || p.partialIndexEntry) {
             p.rebuildIndex = true;
             actions.add(problem.orElse(p.index + ": size is not a multiple of 8") + "; rebuilding");
         }
@@ -298,7 +315,8 @@ public final class RecoveryScan {
     private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit) throws IOException {
         segmentsScanned += start < p.size ? 1 : 0;
         try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.READ)) {
-            BatchScanner scanner = new BatchScanner(ch, p.log, start, p.size, startOffset, true);
+            BatchScanner scanner = new BatchScanner(ch, p.log, start, p.size, startOffset, true)
+                    .limitOffsets(p.name.baseOffset() + Integer.MAX_VALUE);
             IndexEntry lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
             ScannedBatch b;
             while ((b = scanner.next()) != null) {
@@ -431,6 +449,8 @@ public final class RecoveryScan {
     }
 
     private static boolean indexDiffers(SegmentPlan p) {
-        return p.existingEntries == null || !p.entries.equals(Arrays.asList(p.existingEntries));
+        // A partial trailing entry left in place would later be cut and overwritten without an fsync,
+        // and a power cut can then mix its old bytes with the new entry's into a wrong entry.
+        return p.existingEntries == null || p.partialIndexEntry || !p.entries.equals(Arrays.asList(p.existingEntries));
     }
 }

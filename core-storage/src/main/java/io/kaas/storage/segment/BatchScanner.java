@@ -26,6 +26,7 @@ public final class BatchScanner {
     private long bufStart;
     private long position;
     private long minNextOffset;
+    private long maxLastOffset = Long.MAX_VALUE;
     private long bytesRead;
     private CorruptBatchException stop;
     private boolean done;
@@ -44,6 +45,16 @@ public final class BatchScanner {
         this.buf = ByteBuffer.allocate((int) Math.max(RecordBatchHeader.HEADER_SIZE, Math.min(DEFAULT_BUFFER, end - start)));
         this.buf.limit(0);
         this.bufStart = start;
+    }
+
+    /**
+     * Batches whose last offset is above {@code maxLastOffset} are invalid. A segment's index holds
+     * offsets relative to its base as 32-bit ints; baseOffset is outside the CRC, so a flipped bit there
+     * would otherwise pass as a valid batch far in the future. Returns this.
+     */
+    public BatchScanner limitOffsets(long maxLastOffset) {
+        this.maxLastOffset = maxLastOffset;
+        return this;
     }
 
     public static BatchScanner ofWholeFile(FileChannel channel, Path file, long minBaseOffset) throws IOException {
@@ -85,6 +96,11 @@ public final class BatchScanner {
             }
         } catch (CorruptBatchException e) {
             return stopAt(e);
+        }
+        if (header.lastOffset() > maxLastOffset || header.lastOffset() < header.baseOffset()) {
+            return stopAt(new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, position,
+                    "offsets " + header.baseOffset() + ".." + header.lastOffset() + " do not fit the segment (at most "
+                            + maxLastOffset + ")"));
         }
         if (header.baseOffset() < minNextOffset) {
             return stopAt(new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, position,
