@@ -132,23 +132,16 @@ public final class Partition implements PartitionLog {
             if (fl == null) {
                 throw new StorageException(StorageException.Kind.LOCKED, dir + ": another process holds " + LOCK_FILE);
             }
-            ProducerStateTable producers = ProducerStateTable.from(StateJson.read(dir.resolve(ProducerStateSnapshot.FILE_NAME),
-                    ProducerStateSnapshot.class).orElse(new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, List.of())));
-            TxnIndex txns = TxnIndex.from(StateJson.read(dir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class)
-                    .orElse(new TxnIndexSnapshot(TxnIndexSnapshot.VERSION, List.of(), List.of())));
-            RecoveryScan.Outcome outcome = RecoveryScan.scan(dir,
-                    RecoveryOptions.forOpen(new IndexPolicy(config.indexIntervalBytes()), config.leaderEpoch()),
-                    b -> {
-                        producers.replay(b.header());
-                        txns.replay(b.header(), b.bytes(), 0);
-                    });
+            RecoveryScan.RecoveredState recovered = RecoveryScan.recoverState(dir,
+                    RecoveryOptions.forOpen(new IndexPolicy(config.indexIntervalBytes()), config.leaderEpoch()));
+            RecoveryScan.Outcome outcome = recovered.outcome();
             if (outcome.report().refused()) {
                 throw new StorageException(StorageException.Kind.DAMAGED, String.join("; ", outcome.report().damage())
                         + " — run `kaas recover --force " + dir + "` to truncate, or restore the partition");
             }
             outcome.report().actions().forEach(a -> LOG.warn("{}: recovery: {}", id, a));
-            producers.dropAtOrAbove(outcome.logEndOffset());
-            txns.dropAtOrAbove(outcome.logEndOffset());
+            ProducerStateTable producers = recovered.producers();
+            TxnIndex txns = recovered.txns();
             Partition p = new Partition(id, dir, config, topicConfig, executors, lockChannel, fl, producers, txns, outcome.epoch());
             p.openReport = outcome.report();
             p.load(outcome);
@@ -174,14 +167,8 @@ public final class Partition implements PartitionLog {
             StateJson.write(dir.resolve(Manifest.FILE_NAME), new Manifest(epoch, nextOffset, logStartOffset));
         }
         Segment active = active();
+        // RecoveryScan.recoverState wrote the snapshots, then the checkpoint at EOF, if it scanned a tail.
         lastCheckpoint = new RecoveryCheckpoint(active.baseOffset(), active.size(), nextOffset);
-        if (outcome.report().bytesScanned() > 0) {
-            // The scan replayed the tail into memory only. Snapshots first, then the checkpoint at EOF:
-            // a checkpoint ahead of the snapshots would make the next open skip batches whose producer
-            // state nothing on disk remembers (a retried batch would be written twice).
-            writeStateSnapshots();
-            StateJson.write(dir.resolve(RecoveryCheckpoint.FILE_NAME), lastCheckpoint);
-        }
         publish();
     }
 
