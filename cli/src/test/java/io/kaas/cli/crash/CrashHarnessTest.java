@@ -43,8 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  * partitions, a consumer group committing offsets, and {@code kill -9} at random moments (mid-append and
  * around segment rolls with 16 KiB segments, during DeleteRecords, during a clean shutdown). After each
  * restart every acknowledged record must be there exactly once, in order, at its offset; offsets
- * contiguous; log start at or past every acknowledged DeleteRecords; committed offsets intact. At the end
- * {@code kaas verify} must find the data dir clean. {@code -Dkaas.crash.cycles=N} for a long soak,
+ * contiguous; log start at or past every acknowledged DeleteRecords; committed offsets intact; and
+ * {@code kaas verify} finds the data dir clean (after each recovery, and after the final shutdown).
+ * {@code -Dkaas.crash.cycles=N} for a long soak,
  * {@code -Dkaas.crash.seed=S} to replay one.
  */
 class CrashHarnessTest {
@@ -80,6 +81,8 @@ class CrashHarnessTest {
                     }
                 }
                 verifyEverything(broker, context);
+                // Recovered and idle (the checks above opened every partition): the files must verify clean.
+                assertVerifyClean(data, context);
                 driveAndKill(broker, cycle, random, context);
                 faults++;
             }
@@ -88,11 +91,15 @@ class CrashHarnessTest {
             verifyEverything(broker, "after the last kill (seed " + seed + ")");
             broker.stop();
         }
-        KaasRun verify = KaasRun.of("verify", data.toString());
-        assertThat(verify.exitCode()).as("kaas verify %s:%n%s%s", data, verify.out(), verify.err()).isZero();
+        assertVerifyClean(data, "after the final clean shutdown (seed " + seed + ")");
         long acknowledged = acked.values().stream().mapToLong(Map::size).sum();
         System.out.printf("crash: %d cycles, %d records acknowledged and verified (%d checks across restarts), %d faults injected"
                 + " (kill -9), seed %d%n", cycles, acknowledged, verified, faults, seed);
+    }
+
+    private static void assertVerifyClean(Path data, String context) {
+        KaasRun verify = KaasRun.of("verify", data.toString());
+        assertThat(verify.exitCode()).as("kaas verify %s, %s:%n%s%s", data, context, verify.out(), verify.err()).isZero();
     }
 
     /** Produces (and commits, and maybe purges) until a random moment, then kills the broker. */
