@@ -33,7 +33,7 @@ public final class DeleteRecordsHandler implements ApiHandler<DeleteRecordsReque
                 DeleteRecordsResponseData.DeleteRecordsPartitionResult pr = new DeleteRecordsResponseData.DeleteRecordsPartitionResult()
                         .setPartitionIndex(p.partitionIndex()).setLowWatermark(-1);
                 tr.partitions().add(pr);
-                if (topic.isEmpty() || p.partitionIndex() < 0 || p.partitionIndex() >= topic.get().partitions()) {
+                if (!TopicCatalog.hasPartition(topic, p.partitionIndex())) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
                 }

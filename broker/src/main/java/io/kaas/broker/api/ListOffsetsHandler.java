@@ -41,7 +41,7 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                 ListOffsetsResponseData.ListOffsetsPartitionResponse pr = new ListOffsetsResponseData.ListOffsetsPartitionResponse()
                         .setPartitionIndex(p.partitionIndex()).setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1);
                 tr.partitions().add(pr);
-                if (topic.isEmpty() || p.partitionIndex() < 0 || p.partitionIndex() >= topic.get().partitions()) {
+                if (!TopicCatalog.hasPartition(topic, p.partitionIndex())) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
                 }

@@ -43,7 +43,7 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
                 OffsetCommitResponseData.OffsetCommitResponsePartition pr =
                         new OffsetCommitResponseData.OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex());
                 tr.partitions().add(pr);
-                if (topic.isEmpty() || p.partitionIndex() < 0 || p.partitionIndex() >= topic.get().partitions()) {
+                if (!TopicCatalog.hasPartition(topic, p.partitionIndex())) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
                 }

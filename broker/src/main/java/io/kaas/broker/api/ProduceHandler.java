@@ -85,7 +85,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                                 .setBaseOffset(-1).setLogAppendTimeMs(-1).setLogStartOffset(-1);
                 topicResponse.partitionResponses().add(partitionResponse);
                 Errors error = topicError;
-                if (error == Errors.NONE && (partitionData.index() < 0 || partitionData.index() >= topic.get().partitions())) {
+                if (error == Errors.NONE && !TopicCatalog.hasPartition(topic, partitionData.index())) {
                     error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 }
                 if (error == Errors.NONE && !(partitionData.records() instanceof MemoryRecords)) {

@@ -76,6 +76,11 @@ public final class TopicCatalog {
         }
     }
 
+    /** True when {@code topic} exists and has a partition {@code index}: the gate every partition-level API applies. */
+    public static boolean hasPartition(Optional<TopicInfo> topic, int index) {
+        return topic.isPresent() && index >= 0 && index < topic.get().partitions();
+    }
+
     public Optional<TopicInfo> topic(String name) {
         return engine.topic(name);
     }
