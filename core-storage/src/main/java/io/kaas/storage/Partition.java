@@ -78,6 +78,9 @@ public final class Partition implements PartitionLog {
 
     // Guarded by lock.
     private final ArrayList<Segment> segments = new ArrayList<>();
+    /** Immutable copy of {@code segments} and the bytes of all but the active one; see segmentsChanged. */
+    private List<Segment> segmentsView = List.of();
+    private long closedSegmentBytes;
     private final ProducerStateTable producers;
     private final TxnIndex txns;
     private long nextOffset;
@@ -169,6 +172,7 @@ public final class Partition implements PartitionLog {
         Segment active = active();
         // RecoveryScan.recoverState wrote the snapshots, then the checkpoint at EOF, if it scanned a tail.
         lastCheckpoint = new RecoveryCheckpoint(active.baseOffset(), active.size(), nextOffset);
+        segmentsChanged();
         publish();
     }
 
@@ -327,6 +331,7 @@ public final class Partition implements PartitionLog {
             sticky = s;
             throw s;
         }
+        segmentsChanged();
         publish();
     }
 
@@ -338,13 +343,23 @@ public final class Partition implements PartitionLog {
         return segments.get(segments.size() - 1);
     }
 
+    /**
+     * Recomputes what readers see of the segment list. The list changes only on load, roll and
+     * removal, so the append path does not copy it or walk it. Holds lock.
+     */
+    private void segmentsChanged() {
+        segmentsView = List.copyOf(segments);
+        long closed = 0;
+        for (int i = 0; i < segments.size() - 1; i++) {
+            closed += segments.get(i).size();
+        }
+        closedSegmentBytes = closed;
+    }
+
     private void publish() {
         long lso = txns.lastStableOffset(nextOffset);
-        long size = 0;
-        for (Segment s : segments) {
-            size += s.size();
-        }
-        view = new View(List.copyOf(segments), new PartitionState(logStartOffset, nextOffset, lso, epoch, size));
+        long size = closedSegmentBytes + active().size();
+        view = new View(segmentsView, new PartitionState(logStartOffset, nextOffset, lso, epoch, size));
     }
 
     private void wakeHwmWaiters() {
@@ -571,6 +586,7 @@ public final class Partition implements PartitionLog {
         while (segments.size() > 1 && segments.get(1).baseOffset() <= logStartOffset) {
             removed.add(segments.remove(0));
         }
+        segmentsChanged();
         publish();
         return removed;
     }

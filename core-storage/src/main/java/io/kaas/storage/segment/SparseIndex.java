@@ -4,7 +4,6 @@ import io.kaas.storage.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
@@ -166,18 +165,6 @@ public final class SparseIndex implements AutoCloseable {
         return found < 0 ? new IndexEntry(baseOffset, 0) : new IndexEntry(baseOffset + rel[found], pos[found]);
     }
 
-    /** Largest entry with position ≤ the given one; (base, 0) when none is. */
-    public IndexEntry lookupByPosition(long position) {
-        int n = count;
-        IndexEntry best = new IndexEntry(baseOffset, 0);
-        for (int i = n - 1; i >= 0; i--) {
-            if (positions[i] <= position) {
-                return new IndexEntry(baseOffset + relOffsets[i], positions[i]);
-            }
-        }
-        return best;
-    }
-
     public IndexEntry lastEntry() {
         int n = count;
         return n == 0 ? null : new IndexEntry(baseOffset + relOffsets[n - 1], positions[n - 1]);
@@ -226,17 +213,5 @@ public final class SparseIndex implements AutoCloseable {
     @Override
     public void close() throws IOException {
         channel.close();
-    }
-
-    /** True if the file exists; used by recovery to decide on a rebuild. */
-    public static boolean exists(Path file) {
-        try {
-            file.getFileSystem().provider().checkAccess(file);
-            return true;
-        } catch (NoSuchFileException e) {
-            return false;
-        } catch (IOException e) {
-            return true;
-        }
     }
 }
