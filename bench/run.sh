@@ -5,10 +5,10 @@
 #   bench/run.sh            # everything: fetch, build, disk probe, 5 scenario rows, table
 #
 # Tunables (environment):
-#   BENCH_ROUNDS=2            measured rounds per system and scenario (A B A B ...), after one warm-up each
+#   BENCH_ROUNDS=3            measured rounds per system and scenario (A B A B ...), after one warm-up each
 #   BENCH_SECONDS=6           target length of one measured run; record counts are sized from the warm-up
 #   BENCH_DISK_SECONDS=4      length of each of the two disk probes
-#   BENCH_CONSUME_RECORDS=200000  1 KiB records prepared for the consume scenarios
+#   BENCH_CONSUME_RECORDS=1000000 1 KiB records prepared for the consume scenarios
 #   BENCH_RUN_TIMEOUT=120     hard cap (s) on one load process; hitting it is a scenario error
 #   BENCH_TMP=${TMPDIR:-/tmp} where the data dirs and the disk probe go (must be a real disk, not tmpfs)
 #   BENCH_SKIP_BUILD=1        use the already built bench module and cli/target/kaas.jar
@@ -24,18 +24,18 @@ set -euo pipefail
 here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 
-ROUNDS=${BENCH_ROUNDS:-2}
+ROUNDS=${BENCH_ROUNDS:-3}
 SECONDS_PER_RUN=${BENCH_SECONDS:-6}
 DISK_SECONDS=${BENCH_DISK_SECONDS:-4}
-CONSUME_RECORDS=${BENCH_CONSUME_RECORDS:-200000}
+CONSUME_RECORDS=${BENCH_CONSUME_RECORDS:-1000000}
 RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-120}
 TMP_ROOT=${BENCH_TMP:-${TMPDIR:-/tmp}}
 
 APACHE_BOOTSTRAP=127.0.0.1:19092
 APACHE_CONTROLLER=127.0.0.1:19093
 KAAS_BOOTSTRAP=127.0.0.1:29092
-# What "flush interval raised" means for kaas in the page-cache scenario: never fsync on count,
-# like Apache's default log.flush.interval.messages (Long.MAX_VALUE).
+# What "flush interval raised" means for kaas's page-cache and consume topics (per-topic
+# flush.messages): never fsync on count, like Apache's default log.flush.interval.messages.
 KAAS_RAISED_FLUSH=1000000000
 KAAS_LAUNCHER="$(readlink -f "${BENCH_KAAS_LAUNCHER:-$repo/bin/kaas}")"
 
@@ -46,7 +46,11 @@ work="$(mktemp -d "$TMP_ROOT/kaas-bench.XXXXXX")"
 # Same heap and collector for both brokers: what Apache's kafka-server-start.sh uses.
 BROKER_JVM=(-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
             -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true)
-TOOL_JVM=(-Xmx512m)
+# Load JVMs compile with C1 only. They are short-lived, and on two cores C2 compiling four producer
+# JVMs' hot paths took more CPU during a measured run than either broker did (measured: 26-29 CPU-s
+# for 400k records, against 3-5 s for the broker): the table would have measured the load
+# generators' JIT. C1 code is at steady state within the warm-up records. Both brokers get the same tools.
+TOOL_JVM=(-Xmx512m -XX:TieredStopAtLevel=1)
 LOG_CONFIG="-Dlog4j2.configurationFile=$here/log4j2.properties"
 
 apache_pid=""
@@ -134,6 +138,7 @@ cat "$results/meta.txt" >&2
 
 cat >"$results/scenarios.tsv" <<'EOF'
 durable	1 durable: acks=all 1KiB 8 part. 4 producers
+durable-rate	1 durable at a fixed 4x1000 rec/s (service time)
 pagecache	2 page cache: acks=1 1KiB 8 part. 4 producers
 consume-1	3 consume: 1 consumer, 8 part. 1KiB
 consume-3	3 consume: 3 consumers (each own group)
@@ -198,13 +203,12 @@ EOF
     await_broker "Apache Kafka" "$apache_pid" "$APACHE_BOOTSTRAP" || die "Apache Kafka did not start; see $results/apache-server.log"
 }
 
-start_kaas() { # phase [extra serve flags...]: a fresh data dir per phase
-    local phase=$1; shift
-    local dir="$work/kaas-$phase"
+start_kaas() {
+    local dir="$work/kaas"
     mkdir -p "$dir"
-    say "starting kaas serve on $KAAS_BOOTSTRAP ($phase${*:+: $*})"
+    say "starting kaas serve on $KAAS_BOOTSTRAP"
     KAAS_JAVA_OPTS="${BROKER_JVM[*]}" "$KAAS_LAUNCHER" serve --listeners "PLAINTEXT://$KAAS_BOOTSTRAP" \
-        --data-dir "$dir" "$@" >"$results/kaas-$phase.log" 2>&1 &
+        --data-dir "$dir" >"$results/kaas-server.log" 2>&1 &
     kaas_pid=$!
     if ! await_broker kaas "$kaas_pid" "$KAAS_BOOTSTRAP"; then
         stop_pid "$kaas_pid" kaas; kaas_pid=""
@@ -237,6 +241,9 @@ run_load() { # scenario system tag role count cmd...: count processes of cmd, "{
         fail "$scenario" "$system" "the $system broker is not running (see its log in $results)"
         return 1
     fi
+    local broker_pid ticks_before
+    broker_pid="$(pid_of "$system")"
+    ticks_before="$(cpu_ticks "$broker_pid")"
     for i in $(seq 1 "$count"); do
         out="$results/$scenario.$system.$tag.$role$i"
         timeout "$RUN_TIMEOUT" java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$out.log" -cp "$CP" \
@@ -258,7 +265,17 @@ run_load() { # scenario system tag role count cmd...: count processes of cmd, "{
         fi
     done
     load_pids=()
+    # The broker's own CPU over the run (all its threads, JIT and GC included) and the records the
+    # run moved: Report prints CPU per record, the efficiency figure machine noise does not blur.
+    if [[ -n "${RUN_RECORDS:-}" ]]; then
+        awk -v t0="$ticks_before" -v t1="$(cpu_ticks "$broker_pid")" -v hz="$(getconf CLK_TCK)" -v n="$RUN_RECORDS" \
+            'BEGIN { printf "%.2f %d\n", (t1 - t0) / hz, n }' >"$results/$scenario.$system.$tag.cpu"
+    fi
     return $status
+}
+
+cpu_ticks() { # pid: user + system CPU ticks the process has used so far
+    awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 
 producer_rate() { # files...: summed records/s of the final (steady-state if any) summary lines
@@ -274,10 +291,20 @@ sized() { # rate procs min max: records per process for a run of ~SECONDS_PER_RU
         'BEGIN { n = int(r * s / p); if (n < lo) n = lo; if (n > hi) n = hi; print n }'
 }
 
+fastest() { # rates...: the highest (0 when none)
+    local m=0 r
+    for r in "$@"; do (( r > m )) && m=$r; done
+    echo "$m"
+}
+
+# Every system gets the same load: within a round, the same command line (same record count). The
+# count is sized from the fastest system's last measured rate so its run lasts ~SECONDS_PER_RUN; a
+# slower system takes longer over the same records. The warm-up ran on cold brokers and cold load
+# JVMs and underestimates, so after each round the count is sized again from that round's rates.
 produce_scenario() { # scenario topic procs record_size warmup_records producer-properties...
     local scenario=$1 topic=$2 procs=$3 size=$4 warm=$5; shift 5
     local props=("$@") system round n rate
-    local -A per_proc=()
+    local -A rate_of=()
     # Bound one run to ~1.5 GB on disk whatever the calibration says.
     local cap=$((1500000000 / size / procs))
     perf() { # n: the ProducerPerformance command line for n records (first fifth excluded as warm-up)
@@ -291,25 +318,33 @@ produce_scenario() { # scenario topic procs record_size warmup_records producer-
         local bootstrap; bootstrap="$(bootstrap_of "$system")"
         # shellcheck disable=SC2046 # perf's words are split on purpose; none contains a space
         if run_load "$scenario" "$system" w producer "$procs" $(perf "$warm"); then
-            rate="$(producer_rate "$results/$scenario.$system.w.producer"*.out)"
-            per_proc[$system]="$(sized "$rate" "$procs" 1000 "$cap")"
-            say "  $system warm-up: $rate records/s -> $((per_proc[$system] * procs)) records per measured run"
+            rate_of[$system]="$(producer_rate "$results/$scenario.$system.w.producer"*.out)"
+            say "  $system warm-up: ${rate_of[$system]} records/s"
         fi
     done
     for round in $(seq 1 "$ROUNDS"); do
+        if [[ -n "${THROUGHPUT:-}" ]]; then
+            # A fixed-rate run lasts n / THROUGHPUT whatever the broker: twice the usual length, since
+            # its percentiles need more records than a rate does.
+            n=$((THROUGHPUT * SECONDS_PER_RUN * 2))
+        else
+            n="$(sized "$(fastest "${rate_of[@]}")" "$procs" 1000 "$cap")"
+        fi
         for system in $(systems); do
             failed "$scenario" "$system" && continue
             local bootstrap; bootstrap="$(bootstrap_of "$system")"
-            say "scenario $scenario: round $round, $system"
+            say "scenario $scenario: round $round, $system ($n records per producer)"
             # shellcheck disable=SC2046
-            run_load "$scenario" "$system" "r$round" producer "$procs" $(perf "${per_proc[$system]}") || true
+            if RUN_RECORDS=$((n * procs)) run_load "$scenario" "$system" "r$round" producer "$procs" $(perf "$n"); then
+                rate_of[$system]="$(producer_rate "$results/$scenario.$system.r$round.producer"*.out)"
+            fi
         done
     done
 }
 
 consume_scenario() { # scenario consumers
-    local scenario=$1 consumers=$2 system round rate n
-    local -A per_consumer=()
+    local scenario=$1 consumers=$2 system round n
+    local -A rate_of=()
     consumer_perf() { # tag n
         echo org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$bootstrap" --topic consume \
             --num-records "$2" --group "bench-$scenario-$1-{i}" --timeout 20000
@@ -320,18 +355,20 @@ consume_scenario() { # scenario consumers
         local bootstrap; bootstrap="$(bootstrap_of "$system")"
         # shellcheck disable=SC2046 # consumer_perf's words are split on purpose; none contains a space
         if run_load "$scenario" "$system" w consumer "$consumers" $(consumer_perf w "$((CONSUME_RECORDS / 4))"); then
-            rate="$(consumer_rate "$results/$scenario.$system.w.consumer"*.out)"
-            per_consumer[$system]="$(sized "$rate" "$consumers" 20000 "$CONSUME_RECORDS")"
-            say "  $system warm-up: $rate records/s -> $((per_consumer[$system])) records per consumer per measured run"
+            rate_of[$system]="$(consumer_rate "$results/$scenario.$system.w.consumer"*.out)"
+            say "  $system warm-up: ${rate_of[$system]} records/s"
         fi
     done
     for round in $(seq 1 "$ROUNDS"); do
+        n="$(sized "$(fastest "${rate_of[@]}")" "$consumers" 20000 "$CONSUME_RECORDS")"
         for system in $(systems); do
             failed "$scenario" "$system" && continue
             local bootstrap; bootstrap="$(bootstrap_of "$system")"
-            say "scenario $scenario: round $round, $system"
+            say "scenario $scenario: round $round, $system ($n records per consumer)"
             # shellcheck disable=SC2046
-            run_load "$scenario" "$system" "r$round" consumer "$consumers" $(consumer_perf "r$round" "${per_consumer[$system]}") || true
+            if RUN_RECORDS=$((n * consumers)) run_load "$scenario" "$system" "r$round" consumer "$consumers" $(consumer_perf "r$round" "$n"); then
+                rate_of[$system]="$(consumer_rate "$results/$scenario.$system.r$round.consumer"*.out)"
+            fi
         done
     done
 }
@@ -351,40 +388,38 @@ prepare_consume_topic() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# 5. The scenarios. Apache runs once throughout: its durable topics carry flush.messages=1 (the
-# per-topic form of log.flush.interval.messages=1), the others Apache's default (no count flush).
-# kaas needs its flush interval as a broker flag, so it runs twice on fresh data dirs:
-#   phase "durable": default (fsync before acknowledging) -> scenarios 1 and 4
-#   phase "raised":  --flush-interval-messages raised   -> scenarios 2 and 3
+# 5. The scenarios. Each broker runs once throughout, so both are as warm at every scenario; the
+# durability of each topic is its per-topic flush.messages:
+#   Apache: durable topics flush.messages=1 (the per-topic form of log.flush.interval.messages=1),
+#           the others Apache's default (no count-based flush);
+#   kaas:   durable topics its default (fsync before acknowledging), the others flush.messages
+#           raised (the per-topic form of --flush-interval-messages).
 
 start_apache
 create_topics apache "$APACHE_BOOTSTRAP" durable:8:flush.messages=1 latency:1:flush.messages=1 pagecache:8 consume:8 \
     || die "creating Apache topics failed; see $results/apache-topics.out"
 
 if [[ -z "$kaas_reason" ]]; then
-    if ! start_kaas durable; then
-        for s in durable latency; do fail "$s" kaas "kaas serve did not start; see $results/kaas-durable.log"; done
-    elif ! create_topics kaas "$KAAS_BOOTSTRAP" durable:8 latency:1; then
-        for s in durable latency; do fail "$s" kaas "creating topics failed; see $results/kaas-topics.out"; done
+    if ! start_kaas; then
+        for s in durable durable-rate latency latency-rate pagecache consume-1 consume-3; do
+            fail "$s" kaas "kaas serve did not start; see $results/kaas-server.log"
+        done
+    elif ! create_topics kaas "$KAAS_BOOTSTRAP" durable:8 latency:1 \
+            pagecache:8:flush.messages=$KAAS_RAISED_FLUSH consume:8:flush.messages=$KAAS_RAISED_FLUSH; then
+        for s in durable durable-rate latency latency-rate pagecache consume-1 consume-3; do
+            fail "$s" kaas "creating topics failed; see $results/kaas-topics.out"
+        done
     fi
 fi
 
-produce_scenario durable durable 4 1024 2000 acks=all
-produce_scenario latency latency 1 100 10000 acks=all linger.ms=0
+produce_scenario durable durable 4 1024 8000 acks=all
 # Unthrottled producers measure their own queueing (p50 of seconds); at a rate both brokers sustain,
 # p50/p99 are the broker's service time: append, fsync, answer.
+THROUGHPUT=1000 produce_scenario durable-rate durable 4 1024 1000 acks=all
+produce_scenario latency latency 1 100 40000 acks=all linger.ms=0
 THROUGHPUT=500 produce_scenario latency-rate latency 1 100 1000 acks=all linger.ms=0
 
-if [[ -z "$kaas_reason" ]]; then
-    stop_pid "$kaas_pid" kaas; kaas_pid=""
-    if ! start_kaas raised --flush-interval-messages "$KAAS_RAISED_FLUSH"; then
-        for s in pagecache consume-1 consume-3; do fail "$s" kaas "kaas serve did not start; see $results/kaas-raised.log"; done
-    elif ! create_topics kaas "$KAAS_BOOTSTRAP" pagecache:8 consume:8; then
-        for s in pagecache consume-1 consume-3; do fail "$s" kaas "creating topics failed; see $results/kaas-topics.out"; done
-    fi
-fi
-
-produce_scenario pagecache pagecache 4 1024 10000 acks=1
+produce_scenario pagecache pagecache 4 1024 30000 acks=1
 prepare_consume_topic
 consume_scenario consume-1 1
 consume_scenario consume-3 3

@@ -1,20 +1,33 @@
 package io.kaas.bench;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * One system's figures for one scenario. Within a round the load processes ran at the same time,
  * so their rates add up and the round's latency is the worst process's percentile (percentiles of
  * separate processes cannot be merged exactly; the worst is the honest upper bound). Across rounds
  * the figures are averaged and {@code spread} is (max - min) / mean of the rounds' records/s, a
- * quick measure of how noisy the machine was.
+ * quick measure of how noisy the machine was. {@code runSeconds} is how long the measured part of a
+ * round lasted (its slowest process), so a reader can check that runs were as long as asked.
+ * {@code brokerMicrosPerRecord} is the broker process's CPU time (all threads) over a round divided
+ * by the records the round moved, averaged over the rounds that recorded it ({@code NaN} if none).
  *
  * <p>Latencies are {@code NaN} for consumers, which report none.
  */
-public record Measurement(double recordsPerSec, double mbPerSec, double p50Ms, double p99Ms, int rounds, double spread) {
+public record Measurement(double recordsPerSec, double mbPerSec, double p50Ms, double p99Ms, int rounds, double spread,
+                          double runSeconds, double brokerMicrosPerRecord) {
 
-    /** One round: the summaries of the processes that ran together. */
-    public record Round(List<ProducerSummary> producers, List<ConsumerSummary> consumers) {
+    /** The broker's CPU seconds over one round, and the records that round produced or consumed. */
+    public record BrokerCpu(double seconds, long records) {
+        double microsPerRecord() {
+            return records == 0 ? Double.NaN : seconds * 1e6 / records;
+        }
+    }
+
+    /** One round: the summaries of the processes that ran together, and the broker's CPU if recorded. */
+    public record Round(List<ProducerSummary> producers, List<ConsumerSummary> consumers, Optional<BrokerCpu> cpu) {
 
         double recordsPerSec() {
             return producers.stream().mapToDouble(ProducerSummary::recordsPerSec).sum()
@@ -33,6 +46,14 @@ public record Measurement(double recordsPerSec, double mbPerSec, double p50Ms, d
         double p99Ms() {
             return producers.stream().mapToDouble(ProducerSummary::p99Ms).max().orElse(Double.NaN);
         }
+
+        /** How long the round measured: its slowest process's measured records over its rate. */
+        double seconds() {
+            return Stream.concat(
+                    producers.stream().map(p -> p.records() / p.recordsPerSec()),
+                    consumers.stream().map(c -> c.records() / c.recordsPerSec()))
+                    .mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        }
     }
 
     public static Measurement of(List<Round> rounds) {
@@ -47,6 +68,9 @@ public record Measurement(double recordsPerSec, double mbPerSec, double p50Ms, d
                 rounds.stream().mapToDouble(Round::p50Ms).average().orElse(Double.NaN),
                 rounds.stream().mapToDouble(Round::p99Ms).average().orElse(Double.NaN),
                 rounds.size(),
-                rate == 0 ? 0 : (max - min) / rate);
+                rate == 0 ? 0 : (max - min) / rate,
+                rounds.stream().mapToDouble(Round::seconds).average().orElse(Double.NaN),
+                rounds.stream().flatMap(r -> r.cpu().stream()).mapToDouble(BrokerCpu::microsPerRecord).average()
+                        .orElse(Double.NaN));
     }
 }

@@ -56,8 +56,8 @@ public final class Report {
         readIfPresent("disk.txt").ifPresent(out::print);
         Optional<String> kaasMissing = readIfPresent("kaas.unavailable").map(String::strip);
         out.println();
-        out.println(String.format(Locale.ROOT, "%-44s %-12s %12s %9s %9s %9s %6s %7s",
-                "scenario", "system", "records/s", "MB/s", "p50 ms", "p99 ms", "rounds", "spread"));
+        out.println(String.format(Locale.ROOT, "%-44s %-12s %12s %9s %9s %9s %11s %6s %7s %6s",
+                "scenario", "system", "records/s", "MB/s", "p50 ms", "p99 ms", "cpu us/rec", "rounds", "spread", "run s"));
         for (Map.Entry<String, String> scenario : scenarios().entrySet()) {
             Map<String, Measurement> bySystem = new LinkedHashMap<>();
             String label = scenario.getValue();
@@ -76,21 +76,24 @@ public final class Report {
                     Optional<Measurement> m = measure(scenario.getKey(), system, out, row);
                     m.ifPresent(v -> {
                         bySystem.put(system, v);
-                        out.println(row + String.format(Locale.ROOT, "%12.0f %9.2f %9s %9s %6d %6.0f%%",
-                                v.recordsPerSec(), v.mbPerSec(), ms(v.p50Ms()), ms(v.p99Ms()), v.rounds(), v.spread() * 100));
+                        out.println(row + String.format(Locale.ROOT, "%12.0f %9.2f %9s %9s %11s %6d %6.0f%% %6.1f",
+                                v.recordsPerSec(), v.mbPerSec(), ms(v.p50Ms()), ms(v.p99Ms()), micros(v.brokerMicrosPerRecord()),
+                                v.rounds(), v.spread() * 100, v.runSeconds()));
                     });
                 }
             }
             if (bySystem.size() == 2) {
                 Measurement a = bySystem.get("apache");
                 Measurement k = bySystem.get("kaas");
-                out.println(String.format(Locale.ROOT, "%-44s %-12s %11.2fx %8.2fx %9s %9s", "", "kaas/apache",
+                out.println(String.format(Locale.ROOT, "%-44s %-12s %11.2fx %8.2fx %9s %9s %11s", "", "kaas/apache",
                         k.recordsPerSec() / a.recordsPerSec(), k.mbPerSec() / a.mbPerSec(),
-                        ratio(k.p50Ms(), a.p50Ms()), ratio(k.p99Ms(), a.p99Ms())));
+                        ratio(k.p50Ms(), a.p50Ms()), ratio(k.p99Ms(), a.p99Ms()),
+                        ratio(k.brokerMicrosPerRecord(), a.brokerMicrosPerRecord())));
             }
         }
         out.println();
-        out.println("kaas/apache: above 1 is better for records/s and MB/s, below 1 is better for latency.");
+        out.println("kaas/apache: above 1 is better for records/s and MB/s, below 1 is better for latency and CPU.");
+        out.println("cpu us/rec: the broker process's CPU time (all threads) per record moved, over the measured runs.");
     }
 
     private Optional<Measurement> measure(String scenario, String system, PrintStream out, String row) {
@@ -120,9 +123,25 @@ public final class Report {
                     return Optional.empty();
                 }
             }
-            parsed.add(new Measurement.Round(producers, consumers));
+            RunFile first = runs.get(0);
+            parsed.add(new Measurement.Round(producers, consumers,
+                    brokerCpu(first.scenario() + "." + first.system() + ".r" + first.round() + ".cpu")));
         }
         return Optional.of(Measurement.of(parsed));
+    }
+
+    /** {@code <cpu seconds> <records>}, written by run.sh around each measured run. */
+    private Optional<Measurement.BrokerCpu> brokerCpu(String name) {
+        return readIfPresent(name).map(String::strip).flatMap(text -> {
+            String[] cols = text.split("\\s+");
+            try {
+                return cols.length == 2
+                        ? Optional.of(new Measurement.BrokerCpu(Double.parseDouble(cols[0]), Long.parseLong(cols[1])))
+                        : Optional.empty();
+            } catch (NumberFormatException e) {
+                return Optional.empty();
+            }
+        });
     }
 
     private Map<String, String> scenarios() {
@@ -159,6 +178,10 @@ public final class Report {
 
     private static String ms(double value) {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.0f", value);
+    }
+
+    private static String micros(double value) {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.1f", value);
     }
 
     private static String ratio(double kaas, double apache) {

@@ -25,13 +25,18 @@ class ReportTest {
 
     @Test
     void sumsConcurrentProducersAveragesRoundsAndPrintsTheRatio() throws IOException {
-        // apache: round 1 = 100 + 100, round 2 = 150 + 150 -> mean 250 records/s, worst p99 40 then 60 -> 50.
+        // apache: round 1 = 100 + 100, round 2 = 150 + 150 -> mean 250 records/s, worst p99 40 then 60 -> 50;
+        // each process measured 1000 records: rounds of 10 s and 6.7 s -> 8.3 s per run.
         producer("durable.apache.r1.producer1.out", 100, 10, 40);
         producer("durable.apache.r1.producer2.out", 100, 12, 30);
         producer("durable.apache.r2.producer1.out", 150, 10, 60);
         producer("durable.apache.r2.producer2.out", 150, 10, 50);
         // kaas: 500 records/s, p99 25 -> 2.00x throughput, 0.50x p99.
         producer("durable.kaas.r1.producer1.out", 250, 5, 25);
+        // Broker CPU: apache 2 s then 4 s over 100000 records each -> 30 us/record; kaas 1.5 s -> 15 (0.50x).
+        Files.writeString(dir.resolve("durable.apache.r1.cpu"), "2.00 100000\n");
+        Files.writeString(dir.resolve("durable.apache.r2.cpu"), "4.00 100000\n");
+        Files.writeString(dir.resolve("durable.kaas.r1.cpu"), "1.50 100000\n");
         producer("durable.kaas.r1.producer2.out", 250, 5, 20);
         consumer("consume-1.apache.r1.consumer1.out", 1000);
         consumer("consume-1.kaas.r1.consumer1.out", 1500);
@@ -41,8 +46,10 @@ class ReportTest {
         String table = render();
 
         assertThat(table).startsWith("disk: 4 KiB write+fdatasync: 1000 /s");
-        assertThat(table).containsPattern("1 durable\\s+apache\\s+250 .* 50 +2 +40%");
-        assertThat(table).containsPattern("kaas/apache\\s+2\\.00x\\s+\\S+\\s+\\S+\\s+0\\.50x");
+        assertThat(table).containsPattern("1 durable\\s+apache\\s+250 .* 50 +30\\.0 +2 +40% +8\\.3");
+        assertThat(table).containsPattern("kaas/apache\\s+2\\.00x\\s+\\S+\\s+\\S+\\s+0\\.50x\\s+0\\.50x");
+        // No CPU recorded for the consume rows: a dash, and no ratio.
+        assertThat(table).containsPattern("3 consume, 1 consumer\\s+apache\\s+1000 .* - +- +- +1 ");
         assertThat(table).containsPattern("kaas/apache\\s+1\\.50x\\s+\\S+\\s+-\\s+-");
         assertThat(report().failed()).isFalse();
     }

@@ -46,6 +46,8 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private final InFlightRequests inFlight;
     private final Deque<DecodedRequest> waiting = new ArrayDeque<>();
     private final Deque<Call> calls = new ArrayDeque<>();
+    /** How many of {@link #calls} are not Produce: a Produce may pipeline only behind Produce requests. */
+    private int nonProduceCalls;
     /** A handler is running its synchronous part; the next request may not start before it returns. */
     private boolean handling;
     private boolean closed;
@@ -68,7 +70,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         if (calls.isEmpty()) {
             return true;
         }
-        return next.api() == ApiKeys.PRODUCE && calls.size() < MAX_PIPELINED_PRODUCE && calls.stream().allMatch(Call::isProduce);
+        return next.api() == ApiKeys.PRODUCE && onlyProduceBelowLimit();
     }
 
     private void startNext(ChannelHandlerContext ctx) {
@@ -77,6 +79,9 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             waiting.poll();
             Call call = new Call(next);
             calls.add(call);
+            if (!call.isProduce()) {
+                nonProduceCalls++;
+            }
             handling = true;
             inFlight.started();
             RequestInvoker.Invocation invocation;
@@ -100,13 +105,16 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         updateReads(ctx);
     }
 
+    private boolean onlyProduceBelowLimit() {
+        return calls.size() < MAX_PIPELINED_PRODUCE && nonProduceCalls == 0;
+    }
+
     /** Reads stay on only while another request could start at once. */
     private void updateReads(ChannelHandlerContext ctx) {
         if (!ctx.channel().isActive()) {
             return;
         }
-        boolean open = waiting.isEmpty() && (calls.isEmpty()
-                || (calls.size() < MAX_PIPELINED_PRODUCE && calls.stream().allMatch(Call::isProduce)));
+        boolean open = waiting.isEmpty() && (calls.isEmpty() || onlyProduceBelowLimit());
         ctx.channel().config().setAutoRead(open);
     }
 
@@ -114,6 +122,9 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private void writeReady(ChannelHandlerContext ctx) {
         while (!calls.isEmpty() && calls.peek().ready) {
             Call call = calls.poll();
+            if (!call.isProduce()) {
+                nonProduceCalls--;
+            }
             if (closed || !ctx.channel().isActive()) {
                 call.request.release();
                 inFlight.finished();
