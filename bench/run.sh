@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh: Apache Kafka 4.4.0 and `kaas serve` side by side under Apache's own load tools
-# (issue 5). Unattended, loopback only, 6-10 minutes on 2 cores; not part of CI.
+# (issue 5). Unattended, loopback only, about 10 minutes on 2 cores; not part of CI.
 #
-#   bench/run.sh            # everything: fetch, build, disk probe, 5 scenario rows, table
+#   bench/run.sh            # everything: fetch, build, disk probe, 7 scenario rows, table
 #
 # Tunables (environment):
 #   BENCH_ROUNDS=3            measured rounds per system and scenario (A B A B ...), after one warm-up each
