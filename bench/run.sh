@@ -6,7 +6,7 @@
 #
 # Tunables (environment):
 #   BENCH_ROUNDS=3            measured rounds per system and scenario (A B A B ...), after one warm-up each
-#   BENCH_SECONDS=6           target length of one measured run; record counts are sized from the warm-up
+#   BENCH_SECONDS=6           target length of one measured run of the fastest system (same records for all)
 #   BENCH_DISK_SECONDS=4      length of each of the two disk probes
 #   BENCH_CONSUME_RECORDS=1000000 1 KiB records prepared for the consume scenarios
 #   BENCH_RUN_TIMEOUT=120     hard cap (s) on one load process; hitting it is a scenario error
@@ -46,9 +46,9 @@ work="$(mktemp -d "$TMP_ROOT/kaas-bench.XXXXXX")"
 # Same heap and collector for both brokers: what Apache's kafka-server-start.sh uses.
 BROKER_JVM=(-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
             -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true)
-# Load JVMs compile with C1 only. They are short-lived, and on two cores C2 compiling four producer
-# JVMs' hot paths took more CPU during a measured run than either broker did (measured: 26-29 CPU-s
-# for 400k records, against 3-5 s for the broker): the table would have measured the load
+# Load JVMs compile with C1 only. They are short-lived: on two cores four producer JVMs used 26-29
+# CPU-s per 400k records with C2 and 15-19 with C1, a difference (mostly compiling) larger than what
+# either broker used for the same records (3-5 s), so the table would have measured the load
 # generators' JIT. C1 code is at steady state within the warm-up records. Both brokers get the same tools.
 TOOL_JVM=(-Xmx512m -XX:TieredStopAtLevel=1)
 LOG_CONFIG="-Dlog4j2.configurationFile=$here/log4j2.properties"
@@ -303,7 +303,7 @@ fastest() { # rates...: the highest (0 when none)
 # JVMs and underestimates, so after each round the count is sized again from that round's rates.
 produce_scenario() { # scenario topic procs record_size warmup_records producer-properties...
     local scenario=$1 topic=$2 procs=$3 size=$4 warm=$5; shift 5
-    local props=("$@") system round n rate
+    local props=("$@") system round n
     local -A rate_of=()
     # Bound one run to ~1.5 GB on disk whatever the calibration says.
     local cap=$((1500000000 / size / procs))

@@ -20,6 +20,8 @@ import java.util.stream.Stream;
  *
  * <p>Reads: {@code meta.txt} and {@code disk.txt} (printed first, verbatim); {@code scenarios.tsv}
  * ({@code id<TAB>label} in display order); the runs' stdout files (see {@link RunFile});
+ * {@code <scenario>.<system>.r<round>.cpu} holding the broker's CPU seconds and the records of that
+ * measured run (a missing or unreadable one prints "-");
  * {@code <scenario>.<system>.failed} markers holding why a scenario errored; and
  * {@code kaas.unavailable} holding why kaas could not be run at all.
  *
