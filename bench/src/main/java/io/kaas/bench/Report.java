@@ -125,9 +125,7 @@ public final class Report {
                     return Optional.empty();
                 }
             }
-            RunFile first = runs.get(0);
-            parsed.add(new Measurement.Round(producers, consumers,
-                    brokerCpu(first.scenario() + "." + first.system() + ".r" + first.round() + ".cpu")));
+            parsed.add(new Measurement.Round(producers, consumers, brokerCpu(runs.get(0).cpuFileName())));
         }
         return Optional.of(Measurement.of(parsed));
     }

@@ -16,6 +16,11 @@ public record RunFile(Path path, String scenario, String system, int round, Role
 
     private static final Pattern NAME = Pattern.compile("^([a-z0-9-]+)\\.([a-z]+)\\.r(\\d+)\\.(producer|consumer)\\d+\\.out$");
 
+    /** The broker-CPU record run.sh writes beside a measured round's outputs: {@code <scenario>.<system>.r<round>.cpu}. */
+    public String cpuFileName() {
+        return scenario + "." + system + ".r" + round + ".cpu";
+    }
+
     public static Optional<RunFile> of(Path path) {
         Matcher m = NAME.matcher(path.getFileName().toString());
         if (!m.matches()) {
