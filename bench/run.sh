@@ -401,14 +401,10 @@ create_topics apache "$APACHE_BOOTSTRAP" durable:8:flush.messages=1 latency:1:fl
 
 if [[ -z "$kaas_reason" ]]; then
     if ! start_kaas; then
-        for s in durable durable-rate latency latency-rate pagecache consume-1 consume-3; do
-            fail "$s" kaas "kaas serve did not start; see $results/kaas-server.log"
-        done
+        for s in $(cut -f1 "$results/scenarios.tsv"); do fail "$s" kaas "kaas serve did not start; see $results/kaas-server.log"; done
     elif ! create_topics kaas "$KAAS_BOOTSTRAP" durable:8 latency:1 \
             pagecache:8:flush.messages=$KAAS_RAISED_FLUSH consume:8:flush.messages=$KAAS_RAISED_FLUSH; then
-        for s in durable durable-rate latency latency-rate pagecache consume-1 consume-3; do
-            fail "$s" kaas "creating topics failed; see $results/kaas-topics.out"
-        done
+        for s in $(cut -f1 "$results/scenarios.tsv"); do fail "$s" kaas "creating topics failed; see $results/kaas-topics.out"; done
     fi
 fi
 
