@@ -3,9 +3,8 @@ package io.kaas.storage.recovery;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.Manifest;
-import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
-import io.kaas.storage.format.TxnIndexSnapshot;
+import io.kaas.storage.state.PartitionStateFiles;
 import io.kaas.storage.state.ProducerStateTable;
 import io.kaas.storage.state.TxnIndex;
 import io.kaas.storage.format.StateJson;
@@ -88,15 +87,12 @@ public final class RecoveryScan {
      * What a partition open runs, and offline recovery too, so they leave the same files: load the
      * producer-state and txn snapshots, scan (replaying the scanned tail onto them), forget what lies
      * past the recovered log end, and — when a tail was scanned and this is no dry run — write the
-     * snapshots, then the checkpoint at EOF. In that order: replay resumes from the checkpoint, so
-     * a checkpoint ahead of the snapshots would make the next open forget producers (a retried batch
-     * would be written twice).
+     * snapshots, then the checkpoint at EOF ({@link PartitionStateFiles#writeCheckpoint}).
      */
     public static RecoveredState recoverState(Path partitionDir, RecoveryOptions options) {
-        ProducerStateTable producers = ProducerStateTable.from(StateJson.read(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME),
-                ProducerStateSnapshot.class).orElse(new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, List.of())));
-        TxnIndex txns = TxnIndex.from(StateJson.read(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class)
-                .orElse(new TxnIndexSnapshot(TxnIndexSnapshot.VERSION, List.of(), List.of())));
+        PartitionStateFiles stateFiles = new PartitionStateFiles(partitionDir);
+        ProducerStateTable producers = stateFiles.loadProducers();
+        TxnIndex txns = stateFiles.loadTxns();
         Outcome outcome = scan(partitionDir, options, b -> {
             producers.replay(b.header());
             txns.replay(b.header(), b.bytes(), 0);
@@ -110,10 +106,7 @@ public final class RecoveryScan {
             SegmentName active = outcome.segments().get(outcome.segments().size() - 1);
             try {
                 long end = Files.size(partitionDir.resolve(active.logFileName()));
-                StateJson.write(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME), producers.snapshot());
-                StateJson.write(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), txns.snapshot());
-                StateJson.write(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME),
-                        new RecoveryCheckpoint(active.baseOffset(), end, outcome.logEndOffset()));
+                stateFiles.writeCheckpoint(producers, txns, new RecoveryCheckpoint(active.baseOffset(), end, outcome.logEndOffset()));
             } catch (IOException e) {
                 throw new StorageException(StorageException.Kind.IO, partitionDir + ": cannot write recovered state: " + e.getMessage(), e);
             }

@@ -1,0 +1,162 @@
+package io.kaas.storage;
+
+import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.segment.Segment;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The read side of a partition: Fetch reads and the offset lookups (by timestamp, max timestamp, leader
+ * epoch). Lock-free: every call works on one published {@link PartitionView}.
+ */
+final class PartitionReads {
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private final TopicPartition id;
+    private final Supplier<PartitionView> view;
+    private final BooleanSupplier closed;
+    /** sendfile needs an OS file descriptor: the in-memory (jimfs) engine's channels have none, so it copies. */
+    private final boolean slicesSupported;
+
+    PartitionReads(TopicPartition id, Supplier<PartitionView> view, BooleanSupplier closed, boolean slicesSupported) {
+        this.id = id;
+        this.view = view;
+        this.closed = closed;
+        this.slicesSupported = slicesSupported;
+    }
+
+    /** See {@link PartitionLog#read} and {@link PartitionLog#readForTransfer}. */
+    FetchResult read(long fetchOffset, int maxBytes, long readCap, boolean forTransfer) {
+        boolean asSlice = forTransfer && slicesSupported;
+        for (int attempt = 0; ; attempt++) {
+            PartitionView v = view.get();
+            PartitionState s = v.state();
+            if (fetchOffset < s.logStartOffset() || fetchOffset > s.highWatermark()) {
+                throw new StorageException(StorageException.Kind.OFFSET_OUT_OF_RANGE, String.format(
+                        "%s: offset %d is outside [%d, %d]", id, fetchOffset, s.logStartOffset(), s.highWatermark()));
+            }
+            long cap = Math.min(readCap, s.highWatermark());
+            try {
+                return readFrom(v.segments(), fetchOffset, maxBytes, cap, s, asSlice);
+            } catch (ClosedChannelException e) {
+                if (attempt > 0 || closed.getAsBoolean()) {
+                    throw new StorageException(StorageException.Kind.OFFSET_OUT_OF_RANGE, id + ": offset " + fetchOffset + " was removed while reading");
+                }
+                // A segment was closed under us (partition closing, or a removed segment past its delay): retry on the new view.
+            } catch (IOException e) {
+                throw new StorageException(StorageException.Kind.IO, id + ": read failed at offset " + fetchOffset + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The one read rule, for both copies and slices: see {@link Segment#wholeBatchesEnd}. */
+    private static FetchResult readFrom(List<Segment> segs, long fetchOffset, int maxBytes, long cap, PartitionState state,
+                                        boolean asSlice) throws IOException {
+        if (fetchOffset >= cap) {
+            return new FetchResult(EMPTY, state);
+        }
+        for (int i = floorSegment(segs, fetchOffset); i < segs.size(); i++) {
+            Segment seg = segs.get(i);
+            long limit = seg.size();
+            long pos = seg.positionOf(fetchOffset, limit);
+            if (pos < 0) {
+                continue;
+            }
+            int length = (int) (seg.wholeBatchesEnd(pos, limit, maxBytes, cap) - pos);
+            if (length == 0) {
+                return new FetchResult(EMPTY, state);
+            }
+            return asSlice ? new FetchResult(EMPTY, seg.slice(pos, length), state) : new FetchResult(seg.read(pos, length), state);
+        }
+        return new FetchResult(EMPTY, state);
+    }
+
+    private static int floorSegment(List<Segment> segs, long offset) {
+        int lo = 0;
+        int hi = segs.size() - 1;
+        int found = 0;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (segs.get(mid).baseOffset() <= offset) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    /** See {@link PartitionLog#offsetForTimestamp}. */
+    Optional<TimestampOffset> offsetForTimestamp(long timestamp) {
+        PartitionView v = view.get();
+        long logStart = v.state().logStartOffset();
+        try {
+            for (Segment s : v.segments()) {
+                if (s.maxTimestamp() < timestamp) {
+                    continue;
+                }
+                long pos = 0;
+                long limit = s.size();
+                while (pos + RecordBatchHeader.HEADER_SIZE <= limit) {
+                    RecordBatchHeader h = s.headerAt(pos);
+                    if (h.maxTimestamp() >= timestamp && h.nextOffset() > logStart) {
+                        // Batch granularity: records are never decoded, so the answer is the batch's first offset.
+                        return Optional.of(new TimestampOffset(h.maxTimestamp(), Math.max(h.baseOffset(), logStart)));
+                    }
+                    pos += h.sizeInBytes();
+                }
+            }
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, id + ": timestamp lookup failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** See {@link PartitionLog#maxTimestamp}. */
+    Optional<TimestampOffset> maxTimestamp() {
+        PartitionView v = view.get();
+        long best = RecordBatchHeader.NO_TIMESTAMP;
+        long at = -1;
+        try {
+            for (Segment s : v.segments()) {
+                if (s.maxTimestamp() > best) {
+                    best = s.maxTimestamp();
+                    at = s.offsetOfMaxTimestamp();
+                }
+            }
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, id + ": timestamp lookup failed: " + e.getMessage(), e);
+        }
+        return at < 0 ? Optional.empty() : Optional.of(new TimestampOffset(best, at));
+    }
+
+    /** See {@link PartitionLog#endOffsetForEpoch}. */
+    Optional<PartitionLog.EpochEndOffset> endOffsetForEpoch(int requested) {
+        PartitionView v = view.get();
+        int current = v.state().leaderEpoch();
+        if (requested >= current) {
+            return requested == current ? Optional.of(new PartitionLog.EpochEndOffset(current, v.state().highWatermark())) : Optional.empty();
+        }
+        // Epochs start where their first segment starts; the end of an epoch is the start of the next.
+        int best = -1;
+        long end = -1;
+        for (Segment s : v.segments()) {
+            int e = s.name().epoch();
+            if (e <= requested) {
+                best = Math.max(best, e);
+            } else if (end < 0) {
+                end = s.baseOffset();
+            }
+        }
+        if (best < 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new PartitionLog.EpochEndOffset(best, end < 0 ? v.state().highWatermark() : end));
+    }
+}

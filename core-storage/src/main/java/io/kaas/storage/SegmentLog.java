@@ -1,0 +1,168 @@
+package io.kaas.storage;
+
+import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.segment.IndexPolicy;
+import io.kaas.storage.segment.Segment;
+import io.kaas.storage.segment.SegmentName;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A partition's segments, oldest first, the last one active, and the next offset to assign: where an
+ * append's bytes go. Keeps an immutable copy of the list for lock-free readers.
+ *
+ * <p>Not thread-safe: every call holds the partition lock. The list changes only on load, roll and
+ * removal, so the copy and the byte count of the closed segments are recomputed there, never on the
+ * append path.
+ */
+final class SegmentLog {
+    private static final Logger LOG = LoggerFactory.getLogger(SegmentLog.class);
+
+    private final Path dir;
+    private final int epoch;
+    private final IndexPolicy indexPolicy;
+    private final ArrayList<Segment> segments = new ArrayList<>();
+    private List<Segment> readerCopy = List.of();
+    private long closedBytes;
+    private long nextOffset;
+
+    private SegmentLog(Path dir, int epoch, IndexPolicy indexPolicy, long nextOffset) {
+        this.dir = dir;
+        this.epoch = epoch;
+        this.indexPolicy = indexPolicy;
+        this.nextOffset = nextOffset;
+    }
+
+    /**
+     * Opens the segments recovery kept; with none, creates the first at {@code logEnd} and fsyncs its
+     * directory entry before anything in it can be acknowledged.
+     */
+    static SegmentLog open(Path dir, List<SegmentName> names, int epoch, long logEnd, IndexPolicy indexPolicy, long nowMs)
+            throws IOException {
+        SegmentLog log = new SegmentLog(dir, epoch, indexPolicy, logEnd);
+        for (SegmentName name : names) {
+            log.segments.add(Segment.open(dir, name, indexPolicy));
+        }
+        if (log.segments.isEmpty()) {
+            log.startSegment(nowMs);
+        }
+        log.changed();
+        return log;
+    }
+
+    long nextOffset() {
+        return nextOffset;
+    }
+
+    Segment active() {
+        return segments.get(segments.size() - 1);
+    }
+
+    /**
+     * Stamps each batch's base offset and this partition's epoch in place (outside the CRC: the only
+     * bytes the broker writes) and appends them to the active segment. Either all land, or none do.
+     *
+     * @return the batches' headers as stamped
+     * @throws IOException when nothing was written
+     * @throws StorageException when a partial batch could not be cut off: the segment is in doubt and
+     *         the partition must stop
+     */
+    List<RecordBatchHeader> write(ProducedBatches batches) throws IOException {
+        ByteBuffer buf = batches.buffer();
+        long offset = nextOffset;
+        List<RecordBatchHeader> stamped = new ArrayList<>(batches.headers().size());
+        for (int i = 0; i < batches.headers().size(); i++) {
+            RecordBatchHeader.assignOffsetAndEpoch(buf, batches.starts()[i], offset, epoch);
+            RecordBatchHeader h = RecordBatchHeader.peek(buf, batches.starts()[i]);
+            stamped.add(h);
+            offset = h.nextOffset();
+        }
+        active().append(buf, stamped, batches.starts());
+        nextOffset = offset;
+        return stamped;
+    }
+
+    /**
+     * Whether {@code incomingBytes} more must go to a new segment: past segment.bytes (or past what a
+     * 32-bit index position or relative offset can address), or the active segment is older than
+     * segment.ms. An empty segment never rolls.
+     */
+    boolean rollDue(long incomingBytes, long segmentBytes, long segmentMs, long nowMs) {
+        Segment active = active();
+        if (active.size() == 0) {
+            return false;
+        }
+        boolean full = active.size() + incomingBytes > Math.min(segmentBytes, Integer.MAX_VALUE);
+        boolean offsetsExhausted = nextOffset - active.baseOffset() > Integer.MAX_VALUE - 1_000_000L;
+        boolean old = nowMs - active.createdMs() >= segmentMs;
+        return full || offsetsExhausted || old;
+    }
+
+    /**
+     * First half of a roll: fsyncs the active segment's log and refuses further appends to it, and
+     * fsyncs its index too. Recovery trusts a closed segment's index when it looks sane, and an unsynced
+     * one can come back torn into plausible but wrong entries (a reader then finds nothing at an offset
+     * that is in the log); a deferred index fsync left a window for that, and a clean close could beat
+     * it to the file.
+     */
+    void sealActive() throws IOException {
+        Segment old = active();
+        old.seal();
+        old.index().flush();
+    }
+
+    /** Second half of a roll: a new active segment at the next offset, its directory entry fsynced. */
+    void startSegment(long nowMs) throws IOException {
+        segments.add(Segment.create(dir, SegmentName.of(epoch, nextOffset), indexPolicy, nowMs));
+        AtomicFile.fsyncDirectory(dir);
+        changed();
+    }
+
+    /** Detaches the closed segments lying wholly below {@code logStartOffset} ({@link LogStartRule#segmentsWhollyBelow}). */
+    List<Segment> removeWhollyBelow(long logStartOffset) {
+        int n = LogStartRule.segmentsWhollyBelow(segments.stream().map(Segment::baseOffset).toList(), logStartOffset);
+        List<Segment> below = segments.subList(0, n);
+        List<Segment> removed = List.copyOf(below);
+        below.clear();
+        if (n > 0) {
+            changed();
+        }
+        return removed;
+    }
+
+    /** The immutable copy readers walk: valid until the next change. */
+    List<Segment> readerCopy() {
+        return readerCopy;
+    }
+
+    /** Bytes in every segment, the active one as of now. */
+    long sizeInBytes() {
+        return closedBytes + active().size();
+    }
+
+    /** Closes every segment's files (partition close); a failure is logged, the rest still close. */
+    void closeAll(TopicPartition id) {
+        for (Segment s : segments) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                LOG.warn("{}: closing {} failed: {}", id, s, e.toString());
+            }
+        }
+    }
+
+    private void changed() {
+        readerCopy = List.copyOf(segments);
+        long closed = 0;
+        for (int i = 0; i < segments.size() - 1; i++) {
+            closed += segments.get(i).size();
+        }
+        closedBytes = closed;
+    }
+}
