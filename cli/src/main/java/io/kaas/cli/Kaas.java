@@ -141,10 +141,8 @@ public final class Kaas implements Runnable {
         if (usage.commandListHeading().equals("Commands:%n")) {
             usage.commandListHeading("%nCommands:%n");
         }
-        if (command.usageMessage().exitCodeList().isEmpty()) {
-            Map<String, String> codes = ExitCodes.descriptions();
-            command.usageMessage().exitCodeListHeading("%nExit Codes:%n").exitCodeList(codes);
-        }
+        Map<String, String> own = usage.exitCodeList();
+        usage.exitCodeListHeading("%nExit Codes:%n").exitCodeList(ExitCodeList.complete(own.isEmpty() ? ExitCodeList.defaults() : own));
         if (!command.helpCommand() && command.findOption("--help") == null) {
             command.mixinStandardHelpOptions(true);
         }

@@ -2,6 +2,7 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.storage.ExitCodes;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -17,7 +18,7 @@ class KaasTest {
         assertThat(run.exitCode()).isZero();
         assertThat(run.err()).isEmpty();
         assertThat(run.out()).contains("Usage: kaas [-hV] COMMAND", "Commands:", "help ", "Exit Codes:");
-        ExitCodes.descriptions().forEach((code, description) ->
+        ExitCodeList.descriptions().forEach((code, description) ->
                 assertThat(run.out()).containsPattern("(?m)^  " + code + " +" + description.substring(0, 20)));
     }
 

@@ -1,6 +1,8 @@
 package io.kaas.recovery;
 
+import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.layout.OwnerLock;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +43,7 @@ public final class DeleteRecordsRun {
                 exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
                 continue;
             }
-            try (OwnerLock lock = OwnerLock.acquire(dir, force || dryRun)) {
+            try (OwnerLock lock = OwnerLock.acquireIfOwned(dir, force || dryRun)) {
                 RecordDeleter.Result r = RecordDeleter.delete(dir, t.offset(), dryRun);
                 results.append("partition: ").append(t.label()).append("\tlow_watermark: ").append(r.lowWatermark()).append('\n');
                 for (Path removed : r.removed()) {

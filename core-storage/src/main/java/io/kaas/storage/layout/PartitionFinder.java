@@ -1,4 +1,4 @@
-package io.kaas.recovery;
+package io.kaas.storage.layout;
 
 import io.kaas.storage.StorageException;
 import java.io.IOException;
@@ -12,7 +12,8 @@ import java.util.List;
 /**
  * Finds the partition directories under a path that may be a data dir ({@code <data>/<topic>/<p>/}),
  * a topic dir, a partition dir, or an Apache log dir ({@code <logdir>/<topic>-<p>/}). A directory is
- * a partition when it holds segments or a manifest; {@code __cluster} is never one.
+ * a partition when it holds segments or a manifest ({@link PartitionSegments#isPartitionDir});
+ * {@code __cluster} ({@link ClusterDir}) is never one.
  */
 public final class PartitionFinder {
     private static final int MAX_DEPTH = 2;
@@ -50,7 +51,7 @@ public final class PartitionFinder {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot list: " + PartitionSegments.describe(e), e);
         }
         for (Path child : children) {
-            if (!child.getFileName().toString().equals("__cluster")) {
+            if (!child.getFileName().toString().equals(ClusterDir.NAME)) {
                 walk(child, depth + 1, out);
             }
         }

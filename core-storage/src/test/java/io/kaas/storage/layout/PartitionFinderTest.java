@@ -1,9 +1,9 @@
-package io.kaas.recovery;
+package io.kaas.storage.layout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.file.Files;
