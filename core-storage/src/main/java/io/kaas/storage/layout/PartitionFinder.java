@@ -8,6 +8,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Finds the partition directories under a path that may be a data dir ({@code <data>/<topic>/<p>/}),
@@ -32,6 +33,19 @@ public final class PartitionFinder {
         walk(root, 0, out);
         out.sort(null);
         return out;
+    }
+
+    /**
+     * One partition's directory under a data dir: kaas's {@code <data>/<topic>/<p>/}, else Apache's
+     * {@code <logdir>/<topic>-<p>/}; empty when neither is a directory.
+     */
+    public static Optional<Path> find(Path dataDir, String topic, int partition) {
+        Path kaas = TopicDir.partition(dataDir, topic, partition);
+        if (Files.isDirectory(kaas)) {
+            return Optional.of(kaas);
+        }
+        Path apache = dataDir.resolve(topic + "-" + partition);
+        return Files.isDirectory(apache) ? Optional.of(apache) : Optional.empty();
     }
 
     private static void walk(Path dir, int depth, List<Path> out) {

@@ -38,4 +38,13 @@ class PartitionFinderTest {
         assertThatThrownBy(() -> PartitionFinder.find(file)).hasMessage(file + ": not a directory");
         assertThat(PartitionFinder.find(Files.createDirectory(data.resolve("empty")))).isEqualTo(List.of());
     }
+
+    @Test
+    void onePartitionByTopicAndIndexInEitherLayout() throws Exception {
+        Path kaas = LogFixture.partition(data, "a", 0, 1, 1);
+        Path apache = Files.createDirectories(data.resolve("b-3"));
+        assertThat(PartitionFinder.find(data, "a", 0)).contains(kaas);
+        assertThat(PartitionFinder.find(data, "b", 3)).contains(apache);
+        assertThat(PartitionFinder.find(data, "a", 1)).isEmpty();
+    }
 }
