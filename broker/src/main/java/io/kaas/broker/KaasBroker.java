@@ -39,6 +39,7 @@ import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.MemoryStorageEngine;
 import io.kaas.storage.StorageEngine;
+import io.kaas.storage.layout.ClusterDir;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -105,7 +106,7 @@ public final class KaasBroker implements AutoCloseable {
         started = true;
         handlerPool = Executors.newFixedThreadPool(config.requestHandlerThreads(), new DefaultThreadFactory("kaas-request-handler"));
         timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-timer", true));
-        Path clusterDir = engine.dataDir().resolve(TopicCatalog.CLUSTER_DIR);
+        Path clusterDir = ClusterDir.of(engine.dataDir());
         try {
             Files.createDirectories(clusterDir);
         } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.kaas.cli;
 
+import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
 import java.io.IOException;
 import java.io.PrintWriter;

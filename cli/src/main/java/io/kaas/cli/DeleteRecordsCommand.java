@@ -2,6 +2,7 @@ package io.kaas.cli;
 
 import io.kaas.recovery.DeleteRecordsRequest;
 import io.kaas.recovery.DeleteRecordsRun;
+import io.kaas.storage.ExitCodes;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,10 +25,7 @@ import picocli.CommandLine.Spec;
                     + "partition, as kafka-delete-records does.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success.", "1:An offset was out of range (above the high watermark).",
-            "2:Usage error: unknown option, missing or malformed argument.",
-            "3:Data could not be read or written, a partition is unknown, or a running broker owns it.",
-            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
+        exitCodeList = {"0:Success.", "1:An offset was out of range (above the high watermark)."})
 public final class DeleteRecordsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

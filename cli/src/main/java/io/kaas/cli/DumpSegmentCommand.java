@@ -22,10 +22,7 @@ import picocli.CommandLine.Spec;
                     + "kaas ({epoch:08x}-{base:020d}.log) and Apache (00000000000000000000.log) names.",
             "A torn or zero-filled tail prints \"N invalid bytes at position P\". Never changes a byte."},
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success: files read, nothing wrong in them.", "1:Invalid bytes, bad CRCs or wrong index entries found.",
-            "2:Usage error: unknown option, missing or malformed argument.",
-            "3:Data could not be read (missing file, permission, not a segment or state file).",
-            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
+        exitCodeList = {"0:Success: files read, nothing wrong in them.", "1:Invalid bytes, bad CRCs or wrong index entries found."})
 public final class DumpSegmentCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -120,10 +120,10 @@ public final class Kaas implements Runnable {
     }
 
     /**
-     * Gives every command in the tree what DESIGN.md promises of all of them, so a subcommand class
-     * cannot forget it: {@code -h/--help} and {@code -V/--version}, help as wide as the terminal, the exit-code list (unless the
-     * command declares its own, more specific one), and one help layout with a blank line between
-     * sections (unless the command sets its own headings).
+     * Gives every command in the tree what cli/README.md promises of all of them, so a subcommand class
+     * cannot forget it: {@code -h/--help} and {@code -V/--version}, help as wide as the terminal, the
+     * exit-code list (the command's own 0 and 1, or generic ones, then the shared 2, 3 and 70), and one
+     * help layout with a blank line between sections (unless the command sets its own headings).
      */
     static void applyConventions(CommandLine commandLine) {
         CommandSpec command = commandLine.getCommandSpec();
@@ -141,10 +141,8 @@ public final class Kaas implements Runnable {
         if (usage.commandListHeading().equals("Commands:%n")) {
             usage.commandListHeading("%nCommands:%n");
         }
-        if (command.usageMessage().exitCodeList().isEmpty()) {
-            Map<String, String> codes = ExitCodes.descriptions();
-            command.usageMessage().exitCodeListHeading("%nExit Codes:%n").exitCodeList(codes);
-        }
+        Map<String, String> own = usage.exitCodeList();
+        usage.exitCodeListHeading("%nExit Codes:%n").exitCodeList(ExitCodeList.complete(own.isEmpty() ? ExitCodeList.defaults() : own));
         if (!command.helpCommand() && command.findOption("--help") == null) {
             command.mixinStandardHelpOptions(true);
         }

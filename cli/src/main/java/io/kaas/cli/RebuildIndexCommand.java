@@ -20,10 +20,7 @@ import picocli.CommandLine.Spec;
                     + "over the log's valid part and replaces the .index when it differs (written beside it, then renamed).",
             "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success (with --check: every index already matches).", "1:--check found indexes that differ.",
-            "2:Usage error: unknown option, missing or malformed argument.",
-            "3:Data could not be read or written, or a running broker owns the partition.",
-            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
+        exitCodeList = {"0:Success (with --check: every index already matches).", "1:--check found indexes that differ."})
 public final class RebuildIndexCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -1,7 +1,6 @@
 package io.kaas.cli;
 
 import io.kaas.recovery.OfflineRecovery;
-import io.kaas.recovery.PartitionRecoverer;
 import io.kaas.storage.segment.IndexPolicy;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -24,10 +23,7 @@ import picocli.CommandLine.Spec;
                     + "--force, which truncates from the bad batch, removes later segments and says what that discarded.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success: recovered, or already clean.", "1:Damage found and refused; nothing changed in that partition (rerun with --force).",
-            "2:Usage error: unknown option, missing or malformed argument.",
-            "3:Data could not be read or written, or a running broker owns the partition.",
-            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
+        exitCodeList = {"0:Success: recovered, or already clean.", "1:Damage found and refused; nothing changed in that partition (rerun with --force)."})
 public final class RecoverCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -57,7 +53,7 @@ public final class RecoverCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--index-interval-bytes must be positive");
         }
         OfflineRecovery.Options options = new OfflineRecovery.Options(dryRun, force, fast, new IndexPolicy(indexIntervalBytes), jsonOutput.json());
-        return new OfflineRecovery(options, PartitionRecoverer.BROKER_SCAN, spec.commandLine().getOut(),
+        return new OfflineRecovery(options, spec.commandLine().getOut(),
                 spec.commandLine().getErr()).run(path);
     }
 }

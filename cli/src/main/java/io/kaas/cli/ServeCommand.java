@@ -3,6 +3,7 @@ package io.kaas.cli;
 import io.kaas.broker.BrokerConfig;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
+import io.kaas.storage.ExitCodes;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.kaas.cli;
 
+import io.kaas.storage.ExitCodes;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.IParameterExceptionHandler;

@@ -23,10 +23,7 @@ import picocli.CommandLine.Spec;
                     + "entries point at the right batches, and that manifest.json and recovery-checkpoint.json agree "
                     + "with the log. Each problem is printed as FILE:BYTE: what is wrong. Never changes a byte."},
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success: no problems found.", "1:Problems found (each printed as FILE:BYTE: what).",
-            "2:Usage error: unknown option, missing or malformed argument.",
-            "3:Data could not be read (missing path, permission, a directory where a file belongs).",
-            "70:Internal error: a bug in kaas; the stack trace is on stderr."})
+        exitCodeList = {"0:Success: no problems found.", "1:Problems found (each printed as FILE:BYTE: what)."})
 public final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

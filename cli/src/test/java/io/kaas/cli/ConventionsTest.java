@@ -2,6 +2,7 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,7 +2,7 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.storage.ExitCodes;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -17,7 +18,7 @@ class KaasTest {
         assertThat(run.exitCode()).isZero();
         assertThat(run.err()).isEmpty();
         assertThat(run.out()).contains("Usage: kaas [-hV] COMMAND", "Commands:", "help ", "Exit Codes:");
-        ExitCodes.descriptions().forEach((code, description) ->
+        ExitCodeList.descriptions().forEach((code, description) ->
                 assertThat(run.out()).containsPattern("(?m)^  " + code + " +" + description.substring(0, 20)));
     }
 
@@ -28,6 +29,11 @@ class KaasTest {
         for (CommandLine command : kaas.getSubcommands().values()) {
             String usage = command.getUsageMessage();
             assertThat(usage).as(command.getCommandName()).contains("Exit Codes:", "  3    Data could not be read");
+            // Each command words its own 0 and 1; 2, 3 and 70 are the shared wording, appended once.
+            assertThat(command.getCommandSpec().usageMessage().exitCodeList()).as(command.getCommandName())
+                    .containsKeys("0", "1").containsAllEntriesOf(ExitCodeList.complete(Map.of()));
+            assertThat(command.getCommandSpec().usageMessage().exitCodeList().keySet()).as(command.getCommandName())
+                    .containsExactly("0", "1", "2", "3", "70");
             assertThat(command.getCommandSpec().findOption("--help")).as(command.getCommandName()).isNotNull();
         }
     }

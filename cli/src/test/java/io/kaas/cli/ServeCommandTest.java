@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.kaas.broker.BrokerConfig;
 import io.kaas.broker.Endpoint;
+import io.kaas.storage.ExitCodes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

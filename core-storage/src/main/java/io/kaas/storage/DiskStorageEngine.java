@@ -4,6 +4,8 @@ import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.format.TopicIdentity;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.layout.TopicDir;
+import io.kaas.storage.layout.TopicName;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
@@ -17,25 +19,23 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Topics and partitions under one data directory, laid out as DESIGN.md says:
+ * Topics and partitions under one data directory, laid out as {@link TopicDir} says:
  * {@code <data>/<topic>/{.topic-id.json,.config.json}} and {@code <data>/<topic>/<n>/} per partition.
- * Directory names starting with {@code .} and {@code __cluster} are not topics.
+ * Directory names that are not legal topic names ({@link TopicName}: {@code __cluster}, names starting
+ * with {@code .}) are not topics.
  *
  * <p>Partitions are opened (recovered, locked) on first use. Topic metadata changes are serialised on
  * this object's monitor; appends and reads never take it.
  */
 public final class DiskStorageEngine implements StorageEngine {
     private static final Logger LOG = LoggerFactory.getLogger(DiskStorageEngine.class);
-    /** Kafka's rule for topic names (Topic.LEGAL_CHARS, at most 249 characters). */
-    private static final Pattern LEGAL_TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
-    private static final String DELETING_SUFFIX = ".deleting";
 
     private final EngineConfig config;
     private final EngineExecutors executors = new EngineExecutors();
@@ -58,12 +58,12 @@ public final class DiskStorageEngine implements StorageEngine {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(config.dataDir(), Files::isDirectory)) {
             for (Path d : ds) {
                 String name = d.getFileName().toString();
-                if (name.startsWith(".") && name.endsWith(DELETING_SUFFIX)) {
+                if (TopicDir.isDeleting(name)) {
                     // A delete that a crash interrupted: finish it.
                     deleteRecursively(d);
                     continue;
                 }
-                if (!isTopicDirName(name)) {
+                if (!TopicDir.isTopic(name)) {
                     continue;
                 }
                 UUID id = StateJson.read(d.resolve(TopicIdentity.FILE_NAME), TopicIdentity.class).map(TopicIdentity::topicId).orElse(null);
@@ -77,16 +77,13 @@ public final class DiskStorageEngine implements StorageEngine {
         }
     }
 
-    private static boolean isTopicDirName(String name) {
-        return !name.startsWith(".") && !name.equals("__cluster") && LEGAL_TOPIC.matcher(name).matches();
-    }
-
     private static int countPartitions(Path topicDir) throws IOException {
         int n = 0;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(topicDir, Files::isDirectory)) {
             for (Path p : ds) {
-                if (p.getFileName().toString().matches("[0-9]+")) {
-                    n = Math.max(n, Integer.parseInt(p.getFileName().toString()) + 1);
+                OptionalInt index = TopicDir.partitionIndex(p.getFileName().toString());
+                if (index.isPresent()) {
+                    n = Math.max(n, index.getAsInt() + 1);
                 }
             }
         }
@@ -96,23 +93,21 @@ public final class DiskStorageEngine implements StorageEngine {
     @Override
     public synchronized TopicInfo createTopic(String name, int partitions, TopicConfig topicConfig) {
         ensureOpen();
-        if (!isTopicDirName(name) || name.equals(".") || name.equals("..")) {
-            throw new IllegalArgumentException("illegal topic name '" + name + "': use 1-249 of [a-zA-Z0-9._-], not starting with '.'");
-        }
+        TopicName.requireLegal(name);
         if (partitions < 1) {
             throw new IllegalArgumentException("a topic needs at least one partition, got " + partitions);
         }
         if (topics.containsKey(name)) {
             throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists");
         }
-        Path dir = config.dataDir().resolve(name);
+        Path dir = TopicDir.of(config.dataDir(), name);
         try {
             AtomicFile.createDirectories(dir);
             TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
             StateJson.write(dir.resolve(TopicConfig.FILE_NAME), topicConfig);
             StateJson.write(dir.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(info.topicId()));
             for (int p = 0; p < partitions; p++) {
-                Files.createDirectory(dir.resolve(Integer.toString(p)));
+                Files.createDirectory(TopicDir.partition(dir, p));
             }
             AtomicFile.fsyncDirectory(dir);
             topics.put(name, info);
@@ -138,9 +133,9 @@ public final class DiskStorageEngine implements StorageEngine {
                 part.close();
             }
         }
-        Path dir = config.dataDir().resolve(name);
+        Path dir = TopicDir.of(config.dataDir(), name);
         // Rename first (one atomic, durable step), then delete at leisure: a crash never leaves half a topic.
-        Path doomed = config.dataDir().resolve("." + name + "-" + info.topicId() + DELETING_SUFFIX);
+        Path doomed = TopicDir.deleting(config.dataDir(), name, info.topicId());
         try {
             Files.move(dir, doomed, StandardCopyOption.ATOMIC_MOVE);
             AtomicFile.fsyncDirectory(config.dataDir());
@@ -174,10 +169,10 @@ public final class DiskStorageEngine implements StorageEngine {
             throw new IllegalArgumentException("topic " + name + " has " + info.partitions()
                     + " partitions; the new count must be larger, got " + totalPartitions);
         }
-        Path dir = config.dataDir().resolve(name);
+        Path dir = TopicDir.of(config.dataDir(), name);
         try {
             for (int p = info.partitions(); p < totalPartitions; p++) {
-                Files.createDirectories(dir.resolve(Integer.toString(p)));
+                Files.createDirectories(TopicDir.partition(dir, p));
             }
             AtomicFile.fsyncDirectory(dir);
         } catch (IOException e) {
@@ -195,7 +190,7 @@ public final class DiskStorageEngine implements StorageEngine {
     public synchronized TopicInfo updateTopicConfig(String name, TopicConfig topicConfig) {
         ensureOpen();
         TopicInfo info = topicOrThrow(name);
-        StateJson.write(config.dataDir().resolve(name).resolve(TopicConfig.FILE_NAME), topicConfig);
+        StateJson.write(TopicDir.of(config.dataDir(), name).resolve(TopicConfig.FILE_NAME), topicConfig);
         TopicInfo updated = new TopicInfo(name, info.topicId(), info.partitions(), topicConfig);
         topics.put(name, updated);
         open.forEach((tp, p) -> {
@@ -240,7 +235,7 @@ public final class DiskStorageEngine implements StorageEngine {
         if (info == null || tp.partition() < 0 || tp.partition() >= info.partitions()) {
             throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "unknown partition " + tp);
         }
-        return open.computeIfAbsent(tp, k -> Partition.open(config.dataDir().resolve(tp.topic()).resolve(Integer.toString(tp.partition())),
+        return open.computeIfAbsent(tp, k -> Partition.open(TopicDir.partition(config.dataDir(), tp.topic(), tp.partition()),
                 tp, config, info.config(), executors));
     }
 

@@ -1,6 +1,6 @@
 package io.kaas.inspect;
 
-import io.kaas.recovery.ExitCodes;
+import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;

@@ -1,9 +1,9 @@
 package io.kaas.inspect;
 
-import io.kaas.recovery.ExitCodes;
+import io.kaas.storage.ExitCodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;

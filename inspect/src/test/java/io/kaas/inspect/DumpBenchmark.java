@@ -2,7 +2,7 @@ package io.kaas.inspect;
 
 import io.kaas.inspect.verify.Verifier;
 import io.kaas.inspect.verify.VerifyReport;
-import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.SegmentName;
 import java.io.BufferedOutputStream;

@@ -1,11 +1,11 @@
 package io.kaas.inspect;
 
-import io.kaas.recovery.ExitCodes;
+import io.kaas.storage.ExitCodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.ByteBuffer;

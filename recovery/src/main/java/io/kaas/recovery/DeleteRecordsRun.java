@@ -1,6 +1,10 @@
 package io.kaas.recovery;
 
+import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.layout.OwnerLock;
+import io.kaas.storage.layout.PartitionFinder;
+import io.kaas.storage.layout.TopicDir;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,14 +38,14 @@ public final class DeleteRecordsRun {
         out.println("Executing records delete operation" + (dryRun ? " (dry run: nothing is changed)" : ""));
         StringBuilder results = new StringBuilder();
         for (DeleteRecordsRequest.Target t : request.targets()) {
-            Path dir = partitionDir(t);
+            Path dir = PartitionFinder.find(dataDir, t.topic(), t.partition()).orElse(null);
             if (dir == null) {
                 results.append("partition: ").append(t.label()).append("\terror: unknown topic or partition (no ")
-                        .append(dataDir.resolve(t.topic()).resolve(Integer.toString(t.partition()))).append(")\n");
+                        .append(TopicDir.partition(dataDir, t.topic(), t.partition())).append(")\n");
                 exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
                 continue;
             }
-            try (OwnerLock lock = OwnerLock.acquire(dir, force || dryRun)) {
+            try (OwnerLock lock = OwnerLock.acquireIfOwned(dir, force || dryRun)) {
                 RecordDeleter.Result r = RecordDeleter.delete(dir, t.offset(), dryRun);
                 results.append("partition: ").append(t.label()).append("\tlow_watermark: ").append(r.lowWatermark()).append('\n');
                 for (Path removed : r.removed()) {
@@ -61,15 +65,5 @@ public final class DeleteRecordsRun {
         out.flush();
         err.flush();
         return exit;
-    }
-
-    /** kaas layout {@code <data>/<topic>/<partition>}, or Apache's {@code <logdir>/<topic>-<partition>}. */
-    private Path partitionDir(DeleteRecordsRequest.Target t) {
-        Path kaas = dataDir.resolve(t.topic()).resolve(Integer.toString(t.partition()));
-        if (Files.isDirectory(kaas)) {
-            return kaas;
-        }
-        Path apache = dataDir.resolve(t.label());
-        return Files.isDirectory(apache) ? apache : null;
     }
 }

@@ -2,6 +2,8 @@ package io.kaas.recovery;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.layout.PartitionSegments;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.IndexEntry;
 import io.kaas.storage.segment.IndexPolicy;

@@ -1,5 +1,6 @@
 package io.kaas.recovery;
 
+import io.kaas.storage.layout.SegmentFile;
 import java.util.List;
 
 /**

@@ -1,8 +1,14 @@
 package io.kaas.recovery;
 
+import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.layout.OwnerLock;
+import io.kaas.storage.layout.PartitionFinder;
+import io.kaas.storage.layout.PartitionSegments;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryReport;
+import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.IndexPolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -29,13 +35,11 @@ public final class OfflineRecovery {
     }
 
     private final Options options;
-    private final PartitionRecoverer recoverer;
     private final PrintWriter out;
     private final PrintWriter err;
 
-    public OfflineRecovery(Options options, PartitionRecoverer recoverer, PrintWriter out, PrintWriter err) {
+    public OfflineRecovery(Options options, PrintWriter out, PrintWriter err) {
         this.options = options;
-        this.recoverer = recoverer;
         this.out = out;
         this.err = err;
     }
@@ -52,11 +56,11 @@ public final class OfflineRecovery {
         int changed = 0;
         int refused = 0;
         for (Path partition : partitions) {
-            try (OwnerLock lock = OwnerLock.acquire(partition, options.force() || options.dryRun())) {
+            try (OwnerLock lock = OwnerLock.acquireIfOwned(partition, options.force() || options.dryRun())) {
                 List<SegmentFile> segments = PartitionSegments.list(partition);
                 requireRegularFiles(segments);
                 int epoch = segments.stream().mapToInt(sf -> sf.name().epoch()).max().orElse(0);
-                RecoveryReport report = recoverer.recover(partition, options.scanOptions(Math.max(0, epoch)));
+                RecoveryReport report = RecoveryScan.run(partition, options.scanOptions(Math.max(0, epoch)));
                 print(report);
                 if (report.refused()) {
                     refused++;

@@ -1,6 +1,10 @@
 package io.kaas.recovery;
 
+import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.layout.OwnerLock;
+import io.kaas.storage.layout.SegmentFile;
+import io.kaas.storage.layout.Targets;
 import io.kaas.storage.segment.IndexPolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -40,7 +44,7 @@ public final class RebuildIndexRun {
         IndexRebuilder rebuilder = new IndexRebuilder(options.policy());
         for (Map.Entry<Path, List<SegmentFile>> partition : targets.entrySet()) {
             boolean lockNeeded = options.write() && !options.force();
-            try (OwnerLock lock = lockNeeded ? OwnerLock.acquire(partition.getKey()) : OwnerLock.none()) {
+            try (OwnerLock lock = OwnerLock.acquireIfOwned(partition.getKey(), !lockNeeded)) {
                 for (SegmentFile segment : partition.getValue()) {
                     segments++;
                     IndexRebuilder.Result r = rebuilder.rebuild(segment, options.write());
@@ -49,9 +53,6 @@ public final class RebuildIndexRun {
                     }
                     print(r);
                 }
-            } catch (PartitionLockedException e) {
-                err.println(e.getMessage());
-                exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
             } catch (StorageException e) {
                 err.println(e.getMessage());
                 exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);

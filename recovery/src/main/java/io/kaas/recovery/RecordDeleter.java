@@ -4,6 +4,8 @@ import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.layout.PartitionSegments;
+import io.kaas.storage.layout.SegmentFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,8 @@
 package io.kaas.recovery;
 
 import io.kaas.storage.StorageException;
+import io.kaas.storage.layout.PartitionSegments;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.ScannedBatch;
 import java.io.IOException;

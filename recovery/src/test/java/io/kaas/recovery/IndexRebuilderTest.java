@@ -2,11 +2,13 @@ package io.kaas.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.layout.PartitionSegments;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.testing.LogFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package io.kaas.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.segment.SegmentName;

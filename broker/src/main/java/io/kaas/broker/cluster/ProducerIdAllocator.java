@@ -2,6 +2,7 @@ package io.kaas.broker.cluster;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +25,7 @@ public final class ProducerIdAllocator {
     private long blockEnd;
 
     public ProducerIdAllocator(Path clusterDir) {
-        Path dir = clusterDir.resolve("producer_ids");
+        Path dir = ClusterDir.producerIds(clusterDir);
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {

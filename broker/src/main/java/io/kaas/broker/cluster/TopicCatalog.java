@@ -6,27 +6,23 @@ import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.layout.TopicName;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker's view of topics over the engine: name rules, auto-creation and topic-id lookup (Fetch
+ * The broker's view of topics over the engine: name checks, auto-creation and topic-id lookup (Fetch
  * v13+, Produce v13 name topics by id). Thread-safe; the engine is the source of truth, the id map is
  * only a cache refilled from it on a miss.
  */
 public final class TopicCatalog {
     private static final Logger LOG = LoggerFactory.getLogger(TopicCatalog.class);
-    private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]+");
-    public static final int MAX_NAME_LENGTH = 249;
-    /** Directory names under the data dir that are not topics. */
-    public static final String CLUSTER_DIR = "__cluster";
     /**
      * New partitions one CreateTopics or CreatePartitions request may ask for, all topics together
      * (Apache's controller limit). Each partition is a directory, files and open descriptors: without a
@@ -57,23 +53,16 @@ public final class TopicCatalog {
         return autoCreate;
     }
 
-    /** @throws InvalidTopicException naming the rule broken */
+    /**
+     * The engine's rule ({@link TopicName}) as the error Kafka clients expect (INVALID_TOPIC_EXCEPTION), so
+     * CreateTopics and auto-creation refuse a name before the engine would.
+     *
+     * @throws InvalidTopicException naming the rule broken
+     */
     public static void validateName(String name) {
-        if (name == null || name.isEmpty()) {
-            throw new InvalidTopicException("topic name is empty");
-        }
-        if (name.equals(".") || name.equals("..")) {
-            throw new InvalidTopicException("topic name cannot be '.' or '..'");
-        }
-        if (name.length() > MAX_NAME_LENGTH) {
-            throw new InvalidTopicException("topic name is longer than " + MAX_NAME_LENGTH + " characters");
-        }
-        if (!LEGAL.matcher(name).matches()) {
-            throw new InvalidTopicException("topic name '" + name + "' may only contain ASCII letters, digits, '.', '_' and '-'");
-        }
-        if (name.equals(CLUSTER_DIR)) {
-            throw new InvalidTopicException("topic name '" + name + "' is reserved for cluster state");
-        }
+        TopicName.problem(name).ifPresent(p -> {
+            throw new InvalidTopicException(p);
+        });
     }
 
     /** True when {@code topic} exists and has a partition {@code index}: the gate every partition-level API applies. */

@@ -2,6 +2,7 @@ package io.kaas.broker.group;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -25,7 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * happens under the same monitor so that files are written in commit order.
  */
 public final class OffsetStore {
-    public static final String DIR = "__consumer_offsets";
     private static final String SUFFIX = ".json";
 
     /** One committed offset, as stored. */
@@ -46,7 +46,7 @@ public final class OffsetStore {
     }
 
     public OffsetStore(Path clusterDir) {
-        this.dir = clusterDir.resolve(DIR);
+        this.dir = ClusterDir.consumerOffsets(clusterDir);
         try {
             Files.createDirectories(dir);
             try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {

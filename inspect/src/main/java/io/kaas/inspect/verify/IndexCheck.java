@@ -1,6 +1,6 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.recovery.SegmentFile;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.IndexEntry;
 import io.kaas.storage.segment.SparseIndex;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.recovery.PartitionSegments;
-import io.kaas.recovery.SegmentFile;
+import io.kaas.storage.layout.PartitionSegments;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;

@@ -1,6 +1,6 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.recovery.SegmentFile;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.BatchScanner;

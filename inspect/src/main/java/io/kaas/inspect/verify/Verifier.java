@@ -1,7 +1,7 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.recovery.PartitionFinder;
-import io.kaas.recovery.SegmentFile;
+import io.kaas.storage.layout.PartitionFinder;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;

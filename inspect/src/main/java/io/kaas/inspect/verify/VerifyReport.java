@@ -1,5 +1,6 @@
 package io.kaas.inspect.verify;
 
+import io.kaas.storage.ExitCodes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -69,12 +70,12 @@ public final class VerifyReport {
         return bytes;
     }
 
-    /** 0 clean, 1 problems, 3 something could not be read. */
+    /** OK clean, PROBLEMS found, UNREADABLE when something could not be read. */
     public int exitCode() {
         if (!unreadable.isEmpty()) {
-            return 3;
+            return ExitCodes.UNREADABLE;
         }
-        return problems.isEmpty() ? 0 : 1;
+        return problems.isEmpty() ? ExitCodes.OK : ExitCodes.PROBLEMS;
     }
 
     /** The whole report as one JSON object: counts, problems (file, position, message), unreadable lines. */

@@ -1,4 +1,4 @@
-package io.kaas.recovery;
+package io.kaas.storage.layout;
 
 import io.kaas.storage.StorageException;
 import java.io.IOException;
@@ -8,11 +8,13 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Finds the partition directories under a path that may be a data dir ({@code <data>/<topic>/<p>/}),
  * a topic dir, a partition dir, or an Apache log dir ({@code <logdir>/<topic>-<p>/}). A directory is
- * a partition when it holds segments or a manifest; {@code __cluster} is never one.
+ * a partition when it holds segments or a manifest ({@link PartitionSegments#isPartitionDir});
+ * {@code __cluster} ({@link ClusterDir}) is never one.
  */
 public final class PartitionFinder {
     private static final int MAX_DEPTH = 2;
@@ -33,6 +35,19 @@ public final class PartitionFinder {
         return out;
     }
 
+    /**
+     * One partition's directory under a data dir: kaas's {@code <data>/<topic>/<p>/}, else Apache's
+     * {@code <logdir>/<topic>-<p>/}; empty when neither is a directory.
+     */
+    public static Optional<Path> find(Path dataDir, String topic, int partition) {
+        Path kaas = TopicDir.partition(dataDir, topic, partition);
+        if (Files.isDirectory(kaas)) {
+            return Optional.of(kaas);
+        }
+        Path apache = dataDir.resolve(topic + "-" + partition);
+        return Files.isDirectory(apache) ? Optional.of(apache) : Optional.empty();
+    }
+
     private static void walk(Path dir, int depth, List<Path> out) {
         if (PartitionSegments.isPartitionDir(dir)) {
             out.add(dir);
@@ -50,7 +65,7 @@ public final class PartitionFinder {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot list: " + PartitionSegments.describe(e), e);
         }
         for (Path child : children) {
-            if (!child.getFileName().toString().equals("__cluster")) {
+            if (!child.getFileName().toString().equals(ClusterDir.NAME)) {
                 walk(child, depth + 1, out);
             }
         }

@@ -1,4 +1,4 @@
-package io.kaas.recovery;
+package io.kaas.storage.layout;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.segment.SegmentName;
@@ -50,7 +50,8 @@ public final class PartitionSegments {
         return false;
     }
 
-    static String describe(IOException e) {
+    /** An I/O failure for a one-line message: the exception class (NoSuchFile, AccessDenied...) and its text. */
+    public static String describe(IOException e) {
         String m = e.getMessage();
         return e.getClass().getSimpleName() + (m == null ? "" : " " + m);
     }

@@ -1,4 +1,4 @@
-package io.kaas.recovery.testing;
+package io.kaas.storage.testing;
 
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecordBatchHeader;

@@ -1,4 +1,4 @@
-package io.kaas.recovery;
+package io.kaas.storage.layout;
 
 import io.kaas.storage.StorageException;
 import java.nio.file.Path;

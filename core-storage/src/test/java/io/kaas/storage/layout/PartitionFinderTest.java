@@ -1,9 +1,9 @@
-package io.kaas.recovery;
+package io.kaas.storage.layout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.recovery.testing.LogFixture;
+import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.file.Files;
@@ -37,5 +37,14 @@ class PartitionFinderTest {
         Path file = Files.writeString(data.resolve("f"), "x");
         assertThatThrownBy(() -> PartitionFinder.find(file)).hasMessage(file + ": not a directory");
         assertThat(PartitionFinder.find(Files.createDirectory(data.resolve("empty")))).isEqualTo(List.of());
+    }
+
+    @Test
+    void onePartitionByTopicAndIndexInEitherLayout() throws Exception {
+        Path kaas = LogFixture.partition(data, "a", 0, 1, 1);
+        Path apache = Files.createDirectories(data.resolve("b-3"));
+        assertThat(PartitionFinder.find(data, "a", 0)).contains(kaas);
+        assertThat(PartitionFinder.find(data, "b", 3)).contains(apache);
+        assertThat(PartitionFinder.find(data, "a", 1)).isEmpty();
     }
 }

@@ -1,0 +1,30 @@
+package io.kaas.storage.layout;
+
+import java.nio.file.Path;
+
+/**
+ * {@code <data>/__cluster/}: the broker's cluster-wide state beside the topics (committed offsets,
+ * producer-id blocks). It is never a topic ({@link TopicName}) and never holds partitions
+ * ({@link PartitionFinder} skips it).
+ */
+public final class ClusterDir {
+    public static final String NAME = "__cluster";
+    /** {@code <cluster>/__consumer_offsets/<group>.json}, one file per consumer group. */
+    public static final String CONSUMER_OFFSETS = "__consumer_offsets";
+    /** {@code <cluster>/producer_ids/next-block.json}, the end of the last producer-id block handed out. */
+    public static final String PRODUCER_IDS = "producer_ids";
+
+    private ClusterDir() {}
+
+    public static Path of(Path dataDir) {
+        return dataDir.resolve(NAME);
+    }
+
+    public static Path consumerOffsets(Path clusterDir) {
+        return clusterDir.resolve(CONSUMER_OFFSETS);
+    }
+
+    public static Path producerIds(Path clusterDir) {
+        return clusterDir.resolve(PRODUCER_IDS);
+    }
+}
