@@ -5,6 +5,7 @@ import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.recovery.RecoveryReport;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.Segment;
@@ -13,8 +14,6 @@ import io.kaas.storage.state.ProducerStateTable;
 import io.kaas.storage.state.TxnIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,15 +37,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class Partition implements PartitionLog {
     private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
-    public static final String LOCK_FILE = ".lock";
     /** How long a segment removed by retention or DeleteRecords stays open: see {@link RemovedSegments}. */
     public static final Duration REMOVED_SEGMENT_CLOSE_DELAY = RemovedSegments.CLOSE_DELAY;
 
     private final TopicPartition id;
     private final Path dir;
     private final EngineConfig config;
-    private final FileChannel lockChannel;
-    private final FileLock fileLock;
+    private final OwnerLock owner;
     private final GroupCommitter committer;
     private final PartitionStateFiles stateFiles;
     private final PartitionReads reads;
@@ -74,15 +71,14 @@ public final class Partition implements PartitionLog {
 
     /** Called by {@link PartitionLoader} once the lock is held, recovery ran and the segments are open. */
     Partition(TopicPartition id, Path dir, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
-              FileChannel lockChannel, FileLock fileLock, RecoveryScan.RecoveredState recovered, SegmentLog log) {
+              OwnerLock owner, RecoveryScan.RecoveredState recovered, SegmentLog log) {
         this.id = id;
         this.dir = dir;
         this.config = config;
         this.topicConfig = topicConfig;
         this.log = log;
         this.logStartOffset = recovered.outcome().logStartOffset();
-        this.lockChannel = lockChannel;
-        this.fileLock = fileLock;
+        this.owner = owner;
         this.producers = recovered.producers();
         this.txns = recovered.txns();
         this.epoch = recovered.outcome().epoch();
@@ -507,27 +503,8 @@ public final class Partition implements PartitionLog {
             removed.closeAll();
         } finally {
             lock.unlock();
-            releaseLock();
+            owner.close();
             hwmWaiters.close();
-        }
-    }
-
-    private void releaseLock() {
-        try {
-            fileLock.release();
-        } catch (IOException e) {
-            LOG.warn("{}: releasing {} failed: {}", id, LOCK_FILE, e.toString());
-        }
-        closeQuietly(lockChannel);
-    }
-
-    private static void closeQuietly(FileChannel ch) {
-        if (ch != null) {
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // nothing more to do
-            }
         }
     }
 

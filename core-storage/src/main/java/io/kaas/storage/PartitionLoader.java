@@ -3,17 +3,14 @@ package io.kaas.storage;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryReport;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.state.PartitionStateFiles;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,19 +26,13 @@ final class PartitionLoader {
     private PartitionLoader() {}
 
     static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors) {
-        FileChannel lockChannel = null;
         try {
             AtomicFile.createDirectories(dir);
-            lockChannel = FileChannel.open(dir.resolve(Partition.LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock fl;
-            try {
-                fl = lockChannel.tryLock();
-            } catch (OverlappingFileLockException e) {
-                fl = null;
-            }
-            if (fl == null) {
-                throw new StorageException(StorageException.Kind.LOCKED, dir + ": another process holds " + Partition.LOCK_FILE);
-            }
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, dir + ": cannot open partition: " + e.getMessage(), e);
+        }
+        OwnerLock owner = OwnerLock.acquire(dir);
+        try {
             IndexPolicy indexPolicy = new IndexPolicy(config.indexIntervalBytes());
             RecoveryScan.RecoveredState recovered = RecoveryScan.recoverState(dir, RecoveryOptions.forOpen(indexPolicy, config.leaderEpoch()));
             RecoveryScan.Outcome outcome = recovered.outcome();
@@ -56,23 +47,13 @@ final class PartitionLoader {
             if (outcome.segments().isEmpty()) {
                 new PartitionStateFiles(dir).writeManifest(new Manifest(outcome.epoch(), outcome.logEndOffset(), outcome.logStartOffset()));
             }
-            return new Partition(id, dir, config, topicConfig, executors, lockChannel, fl, recovered, log);
+            return new Partition(id, dir, config, topicConfig, executors, owner, recovered, log);
         } catch (IOException e) {
-            closeQuietly(lockChannel);
+            owner.close();
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot open partition: " + e.getMessage(), e);
         } catch (RuntimeException e) {
-            closeQuietly(lockChannel);
+            owner.close();
             throw e;
-        }
-    }
-
-    private static void closeQuietly(FileChannel ch) {
-        if (ch != null) {
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // nothing more to do
-            }
         }
     }
 }
