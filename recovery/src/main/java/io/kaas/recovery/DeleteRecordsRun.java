@@ -51,10 +51,13 @@ public final class DeleteRecordsRun {
                 for (Path removed : r.removed()) {
                     err.println((dryRun ? "would remove " : "removed ") + removed);
                 }
-            } catch (RecordDeleter.OffsetOutOfRangeException e) {
-                results.append("partition: ").append(t.label()).append("\terror: ").append(e.getMessage()).append('\n');
-                exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);
             } catch (StorageException e) {
+                if (e.kind() == StorageException.Kind.OFFSET_OUT_OF_RANGE) {
+                    // Kafka's OFFSET_OUT_OF_RANGE: the command ran, the request was wrong; nothing changed.
+                    results.append("partition: ").append(t.label()).append("\terror: ").append(e.getMessage()).append('\n');
+                    exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);
+                    continue;
+                }
                 err.println(e.getMessage());
                 results.append("partition: ").append(t.label()).append("\terror: ").append(e.getMessage()).append('\n');
                 exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);

@@ -1,11 +1,16 @@
 package io.kaas.recovery;
 
+import io.kaas.storage.EngineConfig;
+import io.kaas.storage.LogStartRule;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.layout.PartitionSegments;
-import io.kaas.storage.layout.SegmentFile;
+import io.kaas.storage.recovery.RecoveryOptions;
+import io.kaas.storage.recovery.RecoveryScan;
+import io.kaas.storage.segment.IndexPolicy;
+import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,58 +18,57 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Offline DeleteRecords on one partition: advance the log start offset in manifest.json (atomic
- * write, before anything is unlinked, as the broker does before it acknowledges), then unlink the
- * closed segments every offset of which is below it. The active segment (highest base offset) is
- * never removed. The high watermark is the log end read from the files, not the lagging manifest.
+ * Offline DeleteRecords on one partition, by the engine's own rules: the log end comes from a dry run
+ * of the recovery scan (what the broker would recover, not the lagging manifest; nothing is changed),
+ * the target and the segments that go from {@link LogStartRule}. Then, as the broker does, log start is
+ * made durable in manifest.json before anything is unlinked.
  */
 public final class RecordDeleter {
-    /** Offset asked for is past the high watermark (Kafka's OFFSET_OUT_OF_RANGE). */
-    public static final class OffsetOutOfRangeException extends Exception {
-        public OffsetOutOfRangeException(String message) {
-            super(message);
-        }
-    }
-
     /** What was (or would be) done. */
     public record Result(long lowWatermark, long previousLogStart, long highWatermark, List<Path> removed) {}
 
     private RecordDeleter() {}
 
-    public static Result delete(Path partitionDir, long offset, boolean dryRun) throws OffsetOutOfRangeException {
-        List<SegmentFile> segments = PartitionSegments.list(partitionDir);
-        Path manifestFile = partitionDir.resolve(Manifest.FILE_NAME);
-        Manifest manifest = StateJson.read(manifestFile, Manifest.class).orElse(null);
-        long firstBase = segments.isEmpty() ? 0 : segments.get(0).baseOffset();
-        long logStart = Math.max(firstBase, manifest == null ? firstBase : manifest.logStartOffset());
-        long logEnd = LogEnd.of(segments, logStart);
-        long target = offset == -1 ? logEnd : offset;
-        if (target < 0 || target > logEnd) {
-            throw new OffsetOutOfRangeException("offset " + offset + " is not between 0 and the high watermark " + logEnd
-                    + " (-1 means the high watermark)");
+    /**
+     * @throws StorageException OFFSET_OUT_OF_RANGE when {@code offset} is past the high watermark (nothing
+     *         changed); DAMAGED when the partition needs {@code kaas recover} first; IO when files cannot be read or written
+     */
+    public static Result delete(Path partitionDir, long offset, boolean dryRun) {
+        RecoveryScan.Outcome scan = RecoveryScan.scan(partitionDir, dryRunScan(partitionDir), batch -> { });
+        if (scan.report().refused()) {
+            throw new StorageException(StorageException.Kind.DAMAGED, String.join("; ", scan.report().damage())
+                    + " — run `kaas recover` on it first");
         }
-        long newStart = Math.max(logStart, target);
+        long logEnd = scan.logEndOffset();
+        long logStart = scan.logStartOffset();
+        long newStart = Math.max(logStart, LogStartRule.deleteRecordsTarget(offset, logEnd));
+        List<SegmentName> segments = scan.segments();
+        int gone = LogStartRule.segmentsWhollyBelow(segments.stream().map(SegmentName::baseOffset).toList(), newStart);
         List<Path> removed = new ArrayList<>();
-        for (int i = 0; i + 1 < segments.size() && segments.get(i + 1).baseOffset() <= newStart; i++) {
-            removed.add(segments.get(i).log());
-            if (Files.exists(segments.get(i).index())) {
-                removed.add(segments.get(i).index());
+        for (SegmentName s : segments.subList(0, gone)) {
+            removed.add(partitionDir.resolve(s.logFileName()));
+            if (Files.exists(partitionDir.resolve(s.indexFileName()))) {
+                removed.add(partitionDir.resolve(s.indexFileName()));
             }
         }
         if (!dryRun) {
-            apply(partitionDir, manifestFile, manifest, newStart, logEnd, segments, removed);
+            apply(partitionDir, newStart > logStart ? new Manifest(scan.epoch(), logEnd, newStart) : null, removed);
         }
         return new Result(newStart, logStart, logEnd, removed);
     }
 
-    private static void apply(Path dir, Path manifestFile, Manifest manifest, long newStart, long logEnd,
-                              List<SegmentFile> segments, List<Path> removed) {
-        int epoch = manifest != null ? manifest.epoch()
-                : Math.max(0, segments.stream().mapToInt(s -> s.name().epoch()).max().orElse(0));
-        long hw = manifest == null ? logEnd : Math.max(manifest.highWatermark(), newStart);
-        Manifest after = new Manifest(epoch, hw, newStart);
-        if (!after.equals(manifest)) {
-            StateJson.write(manifestFile, after);
+    /** A read-only scan in the broker's open-time shape; a manifest it would create gets the newest segment's epoch. */
+    private static RecoveryOptions dryRunScan(Path partitionDir) {
+        int newestEpoch = PartitionSegments.list(partitionDir).stream().mapToInt(s -> s.name().epoch()).max().orElse(0);
+        return new RecoveryOptions(true, RecoveryOptions.DamagePolicy.REFUSE, new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES),
+                true, Math.max(0, newestEpoch));
+    }
+
+    /** @param moved the manifest with the new log start, or null when log start stays where it is (as in the broker, nothing is rewritten) */
+    private static void apply(Path dir, Manifest moved, List<Path> removed) {
+        if (moved != null) {
+            // Durable before anything is unlinked: log start never moves back after a crash.
+            StateJson.write(dir.resolve(Manifest.FILE_NAME), moved);
         }
         try {
             for (Path p : removed) {

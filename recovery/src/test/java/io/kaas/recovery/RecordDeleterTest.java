@@ -3,6 +3,7 @@ package io.kaas.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kaas.storage.StorageException;
 import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.StateJson;
@@ -58,7 +59,8 @@ class RecordDeleterTest {
     @Test
     void pastTheHighWatermarkIsOutOfRange() {
         Path p = LogFixture.partition(data, "t", 0, 1, 2);
-        assertThatThrownBy(() -> RecordDeleter.delete(p, 11, false)).isInstanceOf(RecordDeleter.OffsetOutOfRangeException.class)
+        assertThatThrownBy(() -> RecordDeleter.delete(p, 11, false)).isInstanceOfSatisfying(StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OFFSET_OUT_OF_RANGE))
                 .hasMessageContaining("high watermark 10");
         assertThat(Files.exists(p.resolve(SegmentName.of(1, 0).logFileName()))).isTrue();
     }
