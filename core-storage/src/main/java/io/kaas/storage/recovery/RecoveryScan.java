@@ -11,6 +11,7 @@ import io.kaas.storage.state.TxnIndex;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.segment.BatchScanner;
+import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.IndexEntry;
 import io.kaas.storage.segment.ScannedBatch;
 import io.kaas.storage.segment.SegmentName;
@@ -360,7 +361,7 @@ public final class RecoveryScan {
     private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit) throws IOException {
         segmentsScanned += start < p.size ? 1 : 0;
         try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.READ)) {
-            BatchScanner scanner = new BatchScanner(ch, p.log, start, p.size, startOffset, true)
+            BatchScanner scanner = new BatchScanner(ch, p.log, start, p.size, startOffset)
                     .limitOffsets(p.name.baseOffset() + Integer.MAX_VALUE);
             IndexEntry lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
             ScannedBatch b;
@@ -432,23 +433,22 @@ public final class RecoveryScan {
 
     private record Counts(long batches, long records) {}
 
-    /** Counts batches after {@code from} by framing only (CRC ignored), for "what --force discards". */
-    private Counts countFraming(Path log, long from, long end) throws IOException {
+    /**
+     * Counts batches after {@code from} by framing only (CRC and magic ignored: a bad batch is stepped
+     * over by the rule every walk shares), for "what --force discards".
+     */
+    private static Counts countFraming(Path log, long from, long end) throws IOException {
         long batches = 0;
         long records = 0;
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
-            long pos = from;
-            java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(61);
-            while (pos + 61 <= end) {
-                head.clear();
-                ch.read(head, pos);
-                int len = head.getInt(8);
-                if (len < 49 || pos + 12 + len > end) {
-                    break;
+            HeaderCursor cursor = new HeaderCursor(ch, from, end);
+            for (HeaderCursor.Framing f = cursor.next(); f == HeaderCursor.Framing.BATCH
+                    || f == HeaderCursor.Framing.BAD_MAGIC; f = cursor.next()) {
+                if (f == HeaderCursor.Framing.BAD_MAGIC) {
+                    cursor.stepOver();
                 }
                 batches++;
-                records += Math.max(0, head.getInt(57));
-                pos += 12L + len;
+                records += Math.max(0, cursor.recordCount());
             }
         }
         return new Counts(batches, records);
@@ -473,13 +473,7 @@ public final class RecoveryScan {
                 }
             }
             if (indexDiffers(p)) {
-                dirChanged |= p.existingEntries == null;
-                try (SparseIndex idx = SparseIndex.create(p.index, p.name.baseOffset())) {
-                    for (IndexEntry e : p.entries) {
-                        idx.append(e.offset(), e.position());
-                    }
-                    idx.flush();
-                }
+                SparseIndex.writeAtomically(p.index, p.name.baseOffset(), p.entries);
             }
         }
         if (dirChanged) {
