@@ -184,14 +184,17 @@ public final class BatchScanner {
 
     /**
      * After a stop where {@link #canStepOver()}: the bad batch, unjudged (its view valid until the next
-     * call), and the scan resumes after it, expecting offsets above it. Null when it cannot be stepped over.
+     * call), and the scan resumes after it. Its offsets are not trusted, so the batches after it are not
+     * held to follow them. Null when it cannot be stepped over (or the file ends before the batch does).
      */
     public ScannedBatch stepOver() throws IOException {
         if (!canStepOver()) {
             return null;
         }
         int size = lengthAtStop() + RecordBatchHeader.LOG_OVERHEAD;
-        fill(position, size);
+        if (!fill(position, size)) {
+            return null;
+        }
         int rel = (int) (position - bufStart);
         RecordBatchHeader header = RecordBatchHeader.peek(buf, rel);
         ScannedBatch bad = new ScannedBatch(position, header, view(rel, size));
