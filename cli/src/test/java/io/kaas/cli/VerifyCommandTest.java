@@ -8,6 +8,7 @@ import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -54,6 +55,17 @@ class VerifyCommandTest {
         assertThat(r.exit()).as(r.toString()).isEqualTo(1);
         assertThat(r.out()).startsWith(firstLog + ":" + third + ": CRC mismatch");
         assertThat(r.out().lines()).hasSize(1); // the walk goes on after it and finds nothing else wrong
+    }
+
+    @Test
+    void aBadMagicInsideAWholeFrameIsOneProblemAndTheWalkGoesOn() {
+        long third = position(0, 2);
+        LogFixture.flipByte(firstLog, third + RecordBatchHeader.MAGIC_OFFSET);
+
+        CliRun r = CliRun.run(new VerifyCommand(), data.toString());
+
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        assertThat(r.out().lines()).singleElement().asString().startsWith(firstLog + ":" + third + ": magic -3, expected 2");
     }
 
     @Test

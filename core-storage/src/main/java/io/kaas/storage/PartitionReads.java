@@ -101,15 +101,10 @@ final class PartitionReads {
                 if (s.maxTimestamp() < timestamp) {
                     continue;
                 }
-                long pos = 0;
-                long limit = s.size();
-                while (pos + RecordBatchHeader.HEADER_SIZE <= limit) {
-                    RecordBatchHeader h = s.headerAt(pos);
-                    if (h.maxTimestamp() >= timestamp && h.nextOffset() > logStart) {
-                        // Batch granularity: records are never decoded, so the answer is the batch's first offset.
-                        return Optional.of(new TimestampOffset(h.maxTimestamp(), Math.max(h.baseOffset(), logStart)));
-                    }
-                    pos += h.sizeInBytes();
+                RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(timestamp, logStart);
+                if (h != null) {
+                    // Batch granularity: records are never decoded, so the answer is the batch's first offset.
+                    return Optional.of(new TimestampOffset(h.maxTimestamp(), Math.max(h.baseOffset(), logStart)));
                 }
             }
             return Optional.empty();

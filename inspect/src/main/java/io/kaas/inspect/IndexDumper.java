@@ -88,7 +88,15 @@ final class IndexDumper {
         if (position < 0 || ch.size() - position < RecordBatchHeader.HEADER_SIZE) {
             return null;
         }
-        ByteBuffer head = BatchBytes.readFully(ch, position, RecordBatchHeader.HEADER_SIZE);
+        ByteBuffer head = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE);
+        long at = position;
+        while (head.hasRemaining()) {
+            int r = ch.read(head, at);
+            if (r < 0) {
+                return null;
+            }
+            at += r;
+        }
         if (head.get(RecordBatchHeader.MAGIC_OFFSET) != RecordBatchHeader.MAGIC_V2) {
             return null;
         }

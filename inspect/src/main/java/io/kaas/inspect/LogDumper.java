@@ -14,8 +14,9 @@ import java.util.Optional;
 
 /**
  * Dumps one {@code .log} file batch by batch. Reads with core-storage's {@link BatchScanner}; where the
- * scanner stops on a batch whose framing is intact (bad CRC, offsets going backwards) the batch is
- * still shown (isvalid: false for a bad CRC) and the walk goes on after it, as Apache's tool does.
+ * scanner stops on a batch it can step over ({@link BatchScanner#canStepOver}: bad CRC, offsets going
+ * backwards, bad magic, inside a whole frame) the batch is still shown (isvalid: false unless only its
+ * offsets are wrong) and the walk goes on after it, as Apache's tool does.
  * Anything else that stops the scan (short batch, zero-filled tail, garbage) is reported as
  * "N invalid bytes at position P", never as an exception.
  */
@@ -70,9 +71,8 @@ final class LogDumper {
         }
 
         int run() throws IOException {
-            long pos = start;
-            while (pos < end) {
-                BatchScanner scanner = new BatchScanner(ch, log, pos, end, Long.MIN_VALUE, true);
+            BatchScanner scanner = new BatchScanner(ch, log, start, end, Long.MIN_VALUE);
+            while (true) {
                 for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
                     if (!show(b.position(), b.header(), true, b.bytes())) {
                         return problems;
@@ -82,33 +82,22 @@ final class LogDumper {
                 if (stop == null) {
                     return problems;
                 }
-                pos = scanner.position();
+                long pos = scanner.position();
                 if (batchesSeen == 0 && pos == start && start > 0) {
                     return problems; // the caller retries from 0
                 }
-                ByteBuffer framed = framedBadBatch(stop, pos);
-                if (framed == null) {
+                ScannedBatch bad = scanner.stepOver();
+                if (bad == null) {
                     reportTail(scanner, stop, pos);
                     return problems;
                 }
-                RecordBatchHeader h = RecordBatchHeader.peek(framed, 0);
-                boolean crcOk = stop.reason() != CorruptBatchException.Reason.BAD_CRC;
                 problems++;
                 out.emit(new Events.Message("warning", log, log + ":" + pos + ": " + stop.getMessage(), true));
-                if (!show(pos, h, crcOk, framed)) {
+                // only a batch whose CRC matched (bad offsets) has records worth decoding
+                if (!show(pos, bad.header(), stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE, bad.bytes())) {
                     return problems;
                 }
-                pos += h.sizeInBytes();
             }
-            return problems;
-        }
-
-        private ByteBuffer framedBadBatch(CorruptBatchException stop, long pos) throws IOException {
-            if (stop.reason() != CorruptBatchException.Reason.BAD_CRC
-                    && stop.reason() != CorruptBatchException.Reason.BAD_OFFSET_RANGE) {
-                return null;
-            }
-            return BatchBytes.readAt(ch, pos, end);
         }
 
         private void reportTail(BatchScanner scanner, CorruptBatchException stop, long pos) throws IOException {

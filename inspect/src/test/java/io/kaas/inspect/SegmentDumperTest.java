@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -85,6 +86,22 @@ class SegmentDumperTest {
         assertThat(run.exit()).isEqualTo(ExitCodes.PROBLEMS);
         assertThat(run.batchLines()).hasSize(3);
         assertThat(run.out()).contains("40 invalid bytes at position " + valid + ": ");
+    }
+
+    @Test
+    void aBadMagicInsideAWholeFrameIsShownInvalidAndTheWalkGoesOn() {
+        List<ByteBuffer> batches = LogFixture.plain(0, 3, 5);
+        Path log = LogFixture.writeSegment(dir, SegmentName.of(1, 0), batches, 4096);
+        long second = LogFixture.sizeOf(batches.get(0));
+        LogFixture.flipByte(log, second + RecordBatchHeader.MAGIC_OFFSET);
+
+        DumpRun run = DumpRun.of(DEEP, log);
+
+        assertThat(run.exit()).isEqualTo(ExitCodes.PROBLEMS);
+        assertThat(run.err()).contains(log + ":" + second + ": magic -3, expected 2");
+        assertThat(run.batchLines()).hasSize(3);
+        assertThat(run.batchLines().get(1)).startsWith("baseOffset: 5 lastOffset: 9 ").contains("isvalid: false");
+        assertThat(run.out()).doesNotContain("invalid bytes").contains("| offset: 14 ").doesNotContain("| offset: 5 ");
     }
 
     @Test

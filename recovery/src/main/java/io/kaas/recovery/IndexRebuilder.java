@@ -1,7 +1,6 @@
 package io.kaas.recovery;
 
 import io.kaas.storage.StorageException;
-import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.BatchScanner;
@@ -14,7 +13,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,9 +20,9 @@ import java.util.List;
 
 /**
  * Rewrites a segment's {@code .index} from its log with the broker's own rule ({@link IndexPolicy})
- * and writer ({@link SparseIndex}), so the bytes are the ones the broker writes. Only the valid prefix
- * of the log is indexed (the part {@link BatchScanner} accepts); the log itself is never touched.
- * The new index is written beside the old one and renamed over it, so a crash leaves one or the other.
+ * and encoding ({@link SparseIndex#encode}), so the bytes are the ones the broker writes. Only the valid
+ * prefix of the log is indexed (the part {@link BatchScanner} accepts); the log itself is never touched.
+ * The new index is written with {@link SparseIndex#writeAtomically}, as recovery writes it.
  */
 public final class IndexRebuilder {
     private final IndexPolicy policy;
@@ -64,11 +62,11 @@ public final class IndexRebuilder {
         try {
             long[] validAndSize = new long[2];
             List<IndexEntry> entries = compute(segment, validAndSize);
-            byte[] expected = encode(segment.baseOffset(), entries);
+            byte[] expected = SparseIndex.encode(segment.baseOffset(), entries);
             String difference = difference(segment, expected);
             boolean written = false;
             if (difference != null && write) {
-                writeAtomically(segment, entries);
+                SparseIndex.writeAtomically(segment.index(), segment.baseOffset(), entries);
                 written = true;
             }
             return new Result(segment, entries.size(), difference != null, written, difference,
@@ -101,25 +99,5 @@ public final class IndexRebuilder {
         }
         ByteBuffer b = ByteBuffer.wrap(index, at, SparseIndex.ENTRY_SIZE);
         return "(offset " + (base + b.getInt()) + ", position " + b.getInt() + ")";
-    }
-
-    static byte[] encode(long baseOffset, List<IndexEntry> entries) {
-        ByteBuffer b = ByteBuffer.allocate(entries.size() * SparseIndex.ENTRY_SIZE);
-        for (IndexEntry e : entries) {
-            b.putInt((int) (e.offset() - baseOffset)).putInt(e.position());
-        }
-        return b.array();
-    }
-
-    private static void writeAtomically(SegmentFile segment, List<IndexEntry> entries) throws IOException {
-        Path tmp = segment.index().resolveSibling(segment.index().getFileName() + ".tmp");
-        try (SparseIndex index = SparseIndex.create(tmp, segment.baseOffset())) {
-            for (IndexEntry e : entries) {
-                index.append(e.offset(), e.position());
-            }
-            index.flush();
-        }
-        Files.move(tmp, segment.index(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        AtomicFile.fsyncDirectory(segment.index().getParent());
     }
 }

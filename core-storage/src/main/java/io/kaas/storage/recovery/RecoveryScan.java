@@ -9,7 +9,6 @@ import io.kaas.storage.state.ProducerStateTable;
 import io.kaas.storage.state.TxnIndex;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
-import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.IndexEntry;
 import io.kaas.storage.segment.ScannedBatch;
 import io.kaas.storage.segment.SegmentName;
@@ -352,30 +351,17 @@ public final class RecoveryScan {
 
     private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit) throws IOException {
         segmentsScanned += start < p.size ? 1 : 0;
-        try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.READ)) {
-            BatchScanner scanner = new BatchScanner(ch, p.log, start, p.size, startOffset, true)
-                    .limitOffsets(p.name.baseOffset() + Integer.MAX_VALUE);
-            IndexEntry lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
-            ScannedBatch b;
-            while ((b = scanner.next()) != null) {
-                if (options.indexPolicy().due(b.position(), lastEntry)) {
-                    lastEntry = new IndexEntry(b.header().lastOffset(), (int) b.position());
-                    entries.add(lastEntry);
-                }
-                p.nextOffset = b.header().nextOffset();
-                if (visit) {
-                    visitor.visit(b);
-                }
-            }
-            p.validEnd = scanner.position();
-            p.stop = scanner.stopReason();
-            if (p.stop != null) {
-                p.zeroTail = scanner.tailIsZeros();
-                p.damaged = !p.zeroTail && scanner.validDataFollows();
-            }
-            bytesScanned += scanner.bytesRead();
-            p.scanned = scanner.bytesRead();
+        SegmentLogScan.Result r = SegmentLogScan.scan(p.log, start, p.size, startOffset, p.name.baseOffset(),
+                options.indexPolicy(), entries, visit ? visitor : null);
+        if (r.nextOffset() >= 0) {
+            p.nextOffset = r.nextOffset();
         }
+        p.validEnd = r.validEnd();
+        p.stop = r.stop();
+        p.zeroTail = r.zeroTail();
+        p.damaged = r.damaged();
+        p.scanned = r.bytesRead();
+        bytesScanned += r.bytesRead();
         p.entries = entries;
     }
 
@@ -385,13 +371,13 @@ public final class RecoveryScan {
         long droppedBatches = 0;
         long droppedRecords = 0;
         long droppedBytes = p.size - p.validEnd;
-        Counts c = countFraming(p.log, p.validEnd, p.size);
-        droppedBatches += c.batches;
-        droppedRecords += c.records;
+        SegmentLogScan.Counts c = SegmentLogScan.countFramed(p.log, p.validEnd, p.size);
+        droppedBatches += c.batches();
+        droppedRecords += c.records();
         for (SegmentPlan later : plans.subList(first + 1, plans.size())) {
-            Counts lc = countFraming(later.log, 0, later.size);
-            droppedBatches += lc.batches;
-            droppedRecords += lc.records;
+            SegmentLogScan.Counts lc = SegmentLogScan.countFramed(later.log, 0, later.size);
+            droppedBatches += lc.batches();
+            droppedRecords += lc.records();
             droppedBytes += later.size;
         }
         int laterSegments = plans.size() - first - 1;
@@ -423,30 +409,6 @@ public final class RecoveryScan {
         return false;
     }
 
-    private record Counts(long batches, long records) {}
-
-    /** Counts batches after {@code from} by framing only (CRC ignored), for "what --force discards". */
-    private Counts countFraming(Path log, long from, long end) throws IOException {
-        long batches = 0;
-        long records = 0;
-        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
-            long pos = from;
-            java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(61);
-            while (pos + 61 <= end) {
-                head.clear();
-                ch.read(head, pos);
-                int len = head.getInt(8);
-                if (len < 49 || pos + 12 + len > end) {
-                    break;
-                }
-                batches++;
-                records += Math.max(0, head.getInt(57));
-                pos += 12L + len;
-            }
-        }
-        return new Counts(batches, records);
-    }
-
     private void apply(List<SegmentPlan> plans, Manifest after, Manifest before, RecoveryCheckpoint newCp,
                        RecoveryCheckpoint oldCp) throws IOException {
         boolean dirChanged = false;
@@ -466,13 +428,7 @@ public final class RecoveryScan {
                 }
             }
             if (indexDiffers(p)) {
-                dirChanged |= p.existingEntries == null;
-                try (SparseIndex idx = SparseIndex.create(p.index, p.name.baseOffset())) {
-                    for (IndexEntry e : p.entries) {
-                        idx.append(e.offset(), e.position());
-                    }
-                    idx.flush();
-                }
+                SparseIndex.writeAtomically(p.index, p.name.baseOffset(), p.entries);
             }
         }
         if (dirChanged) {

@@ -11,7 +11,9 @@ import java.nio.file.Path;
 /**
  * Walks a log file batch by batch from a byte position, checking framing, CRC-32C and that offsets
  * increase, and stops at the first batch that fails. The one reader behind recovery, verify, dump and
- * rebuild-index, so they agree on where a log's valid part ends.
+ * rebuild-index, so they agree on where a log's valid part ends. Whether a walk may go on past the
+ * batch it stopped at is {@link #canStepOver()}: the same rule ({@link HeaderCursor#framesWholeBatch})
+ * for recovery's damage verdict, verify and dump.
  *
  * <p>Reads through one buffer (grown to the largest batch seen); never maps the file. Not thread-safe.
  */
@@ -21,7 +23,6 @@ public final class BatchScanner {
     private final FileChannel channel;
     private final Path file;
     private final long end;
-    private final boolean verifyCrc;
     private ByteBuffer buf;
     private long bufStart;
     private long position;
@@ -31,15 +32,11 @@ public final class BatchScanner {
     private CorruptBatchException stop;
     private boolean done;
 
-    /**
-     * @param minBaseOffset the first batch's base offset must be at least this (the segment's base offset)
-     * @param verifyCrc     false skips CRC checks (framing and offsets are still checked)
-     */
-    public BatchScanner(FileChannel channel, Path file, long start, long end, long minBaseOffset, boolean verifyCrc) {
+    /** @param minBaseOffset the first batch's base offset must be at least this (the segment's base offset) */
+    public BatchScanner(FileChannel channel, Path file, long start, long end, long minBaseOffset) {
         this.channel = channel;
         this.file = file;
         this.end = end;
-        this.verifyCrc = verifyCrc;
         this.position = start;
         this.minNextOffset = minBaseOffset;
         this.buf = ByteBuffer.allocate((int) Math.max(RecordBatchHeader.HEADER_SIZE, Math.min(DEFAULT_BUFFER, end - start)));
@@ -58,7 +55,7 @@ public final class BatchScanner {
     }
 
     public static BatchScanner ofWholeFile(FileChannel channel, Path file, long minBaseOffset) throws IOException {
-        return new BatchScanner(channel, file, 0, channel.size(), minBaseOffset, true);
+        return new BatchScanner(channel, file, 0, channel.size(), minBaseOffset);
     }
 
     /** The next valid batch, or null at the end of the range or at the first invalid batch (see {@link #stopReason()}). */
@@ -82,18 +79,14 @@ public final class BatchScanner {
         int batchLength = buf.getInt(rel + RecordBatchHeader.LENGTH_OFFSET);
         long size = (long) batchLength + RecordBatchHeader.LOG_OVERHEAD;
         int needed = (int) Math.min(Math.max(size, RecordBatchHeader.HEADER_SIZE), Math.min(remaining, Integer.MAX_VALUE - 16));
-        if (verifyCrc && size > RecordBatchHeader.HEADER_SIZE && size <= remaining) {
+        if (size > RecordBatchHeader.HEADER_SIZE && size <= remaining) {
             fill(position, needed);
             rel = (int) (position - bufStart);
         }
         int limit = (int) Math.min((long) rel + Math.min(remaining, (long) buf.limit() - rel), buf.limit());
         RecordBatchHeader header;
         try {
-            if (verifyCrc) {
-                header = BatchValidator.validateStored(buf, rel, limit, position);
-            } else {
-                header = framingOnly(rel, remaining);
-            }
+            header = BatchValidator.validateStored(buf, rel, limit, position);
         } catch (CorruptBatchException e) {
             return stopAt(e);
         }
@@ -106,29 +99,14 @@ public final class BatchScanner {
             return stopAt(new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, position,
                     "base offset " + header.baseOffset() + " is below the expected " + minNextOffset));
         }
-        ByteBuffer view = verifyCrc
-                ? buf.duplicate().position(rel).limit(rel + header.sizeInBytes()).slice().asReadOnlyBuffer()
-                : buf.duplicate().position(rel).limit(rel + RecordBatchHeader.HEADER_SIZE).slice().asReadOnlyBuffer();
-        ScannedBatch b = new ScannedBatch(position, header, view);
+        ScannedBatch b = new ScannedBatch(position, header, view(rel, header.sizeInBytes()));
         position += header.sizeInBytes();
         minNextOffset = header.nextOffset();
         return b;
     }
 
-    private RecordBatchHeader framingOnly(int rel, long remaining) {
-        int batchLength = buf.getInt(rel + RecordBatchHeader.LENGTH_OFFSET);
-        if (batchLength < RecordBatchHeader.HEADER_SIZE - RecordBatchHeader.LOG_OVERHEAD) {
-            throw new CorruptBatchException(CorruptBatchException.Reason.BAD_LENGTH, position, "batch length " + batchLength + " is smaller than the v2 header");
-        }
-        byte magic = buf.get(rel + RecordBatchHeader.MAGIC_OFFSET);
-        if (magic != RecordBatchHeader.MAGIC_V2) {
-            throw new CorruptBatchException(CorruptBatchException.Reason.BAD_MAGIC, position, "magic " + magic + ", expected 2");
-        }
-        if ((long) batchLength + RecordBatchHeader.LOG_OVERHEAD > remaining) {
-            throw new CorruptBatchException(CorruptBatchException.Reason.TRUNCATED, position,
-                    "batch of " + ((long) batchLength + RecordBatchHeader.LOG_OVERHEAD) + " bytes but only " + remaining + " available");
-        }
-        return RecordBatchHeader.peek(buf, rel);
+    private ByteBuffer view(int rel, int size) {
+        return buf.duplicate().position(rel).limit(rel + size).slice().asReadOnlyBuffer();
     }
 
     private ScannedBatch stopAt(CorruptBatchException e) {
@@ -187,51 +165,60 @@ public final class BatchScanner {
 
     /** After a stop: true if every byte from the stop position to the end is zero (a zero-filled torn tail). */
     public boolean tailIsZeros() throws IOException {
-        if (stop == null) {
-            return false;
-        }
-        ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
-        long at = position;
-        while (at < end) {
-            chunk.clear();
-            chunk.limit((int) Math.min(chunk.capacity(), end - at));
-            int r = channel.read(chunk, at);
-            if (r <= 0) {
-                break;
-            }
-            bytesRead += r;
-            for (int i = 0; i < r; i++) {
-                if (chunk.get(i) != 0) {
-                    return false;
-                }
-            }
-            at += r;
-        }
-        return true;
+        return stop != null && HeaderCursor.zerosFrom(channel, position, end, n -> bytesRead += n);
     }
 
     /**
-     * After a stop on a batch whose framing is intact (bad CRC or offsets): true if a valid batch
-     * follows it. That is damage (bit rot), not a torn tail: the bytes after it were once written
-     * whole, so recovery must not drop them without an operator's say-so.
+     * After a stop: true when the batch there can be walked past, its damage confined to itself (bad
+     * CRC, bad offsets, bad magic), because its length frames a whole batch inside the range.
+     */
+    public boolean canStepOver() throws IOException {
+        return stop != null && end - position >= RecordBatchHeader.HEADER_SIZE
+                && fill(position, RecordBatchHeader.HEADER_SIZE)
+                && HeaderCursor.framesWholeBatch(lengthAtStop(), end - position);
+    }
+
+    private int lengthAtStop() {
+        return buf.getInt((int) (position - bufStart) + RecordBatchHeader.LENGTH_OFFSET);
+    }
+
+    /**
+     * After a stop where {@link #canStepOver()}: the bad batch, unjudged (its view valid until the next
+     * call), and the scan resumes after it. Its offsets are not trusted, so the batches after it are not
+     * held to follow them. Null when it cannot be stepped over (or the file ends before the batch does).
+     */
+    public ScannedBatch stepOver() throws IOException {
+        if (!canStepOver()) {
+            return null;
+        }
+        int size = lengthAtStop() + RecordBatchHeader.LOG_OVERHEAD;
+        if (!fill(position, size)) {
+            return null;
+        }
+        int rel = (int) (position - bufStart);
+        RecordBatchHeader header = RecordBatchHeader.peek(buf, rel);
+        ScannedBatch bad = new ScannedBatch(position, header, view(rel, size));
+        position += size;
+        minNextOffset = Long.MIN_VALUE;
+        stop = null;
+        done = false;
+        return bad;
+    }
+
+    /**
+     * After a stop on a batch that can be stepped over: true if a valid batch follows it. That is
+     * damage (bit rot), not a torn tail: the bytes after it were once written whole, so recovery must
+     * not drop them without an operator's say-so. Leaves the scanner at the stop.
      */
     public boolean validDataFollows() throws IOException {
-        if (stop == null || (stop.reason() != CorruptBatchException.Reason.BAD_CRC
-                && stop.reason() != CorruptBatchException.Reason.BAD_OFFSET_RANGE
-                && stop.reason() != CorruptBatchException.Reason.BAD_MAGIC)) {
+        if (!canStepOver()) {
             return false;
         }
-        ByteBuffer len = ByteBuffer.allocate(4);
-        channel.read(len, position + RecordBatchHeader.LENGTH_OFFSET);
-        len.flip();
-        if (len.remaining() < 4) {
+        long next = position + RecordBatchHeader.LOG_OVERHEAD + lengthAtStop();
+        if (next >= end) {
             return false;
         }
-        long next = position + RecordBatchHeader.LOG_OVERHEAD + len.getInt();
-        if (next <= position || next >= end) {
-            return false;
-        }
-        BatchScanner probe = new BatchScanner(channel, file, next, end, Long.MIN_VALUE, true);
+        BatchScanner probe = new BatchScanner(channel, file, next, end, Long.MIN_VALUE);
         boolean found = probe.next() != null;
         bytesRead += probe.bytesRead();
         return found;

@@ -174,21 +174,28 @@ public final class Segment implements AutoCloseable {
      * below {@code limit}. Reads only batch heads, starting from the index's nearest entry.
      */
     public long positionOf(long offset, long limit) throws IOException {
-        IndexEntry entry = index.lookup(offset);
-        long pos = entry.position();
-        ByteBuffer head = ByteBuffer.allocate(RecordBatchHeader.BASE_TIMESTAMP_OFFSET);
-        while (pos + RecordBatchHeader.HEADER_SIZE <= limit) {
-            head.clear();
-            readFully(head, pos);
-            long base = head.getLong(RecordBatchHeader.BASE_OFFSET_OFFSET);
-            int length = head.getInt(RecordBatchHeader.LENGTH_OFFSET);
-            int delta = head.getInt(RecordBatchHeader.LAST_OFFSET_DELTA_OFFSET);
-            if (base + delta >= offset) {
-                return pos;
+        HeaderCursor batches = new HeaderCursor(log, index.lookup(offset).position(), limit);
+        while (batches.next() == HeaderCursor.Framing.BATCH) {
+            if (batches.lastOffset() >= offset) {
+                return batches.position();
             }
-            pos += RecordBatchHeader.LOG_OVERHEAD + length;
         }
         return -1;
+    }
+
+    /**
+     * Header of the first batch whose max timestamp is ≥ {@code timestamp} and that holds an offset
+     * ≥ {@code minOffset} (log start: its next offset is above it), or null. For ListOffsets by timestamp,
+     * which answers at batch granularity: records are never decoded. Reads only batch heads.
+     */
+    public RecordBatchHeader firstBatchWithMaxTimestampAtLeast(long timestamp, long minOffset) throws IOException {
+        HeaderCursor batches = new HeaderCursor(log, 0, size);
+        while (batches.next() == HeaderCursor.Framing.BATCH) {
+            if (batches.maxTimestamp() >= timestamp && batches.nextOffset() > minOffset) {
+                return batches.header();
+            }
+        }
+        return null;
     }
 
     /** Reads a whole-batch header at {@code pos}. */
@@ -202,20 +209,17 @@ public final class Segment implements AutoCloseable {
      * End of the run of whole batches starting at {@code pos} (a batch start) that a read returns:
      * the first batch always (if its base offset is below {@code cap}), then following ones while
      * their base offset is below {@code cap}, they end at or before {@code limit} and the run stays
-     * within {@code maxBytes}. Reads only the 12-byte head (base offset, length) of each batch.
+     * within {@code maxBytes}. Reads only batch heads.
      */
     public long wholeBatchesEnd(long pos, long limit, int maxBytes, long cap) throws IOException {
-        ByteBuffer head = ByteBuffer.allocate(RecordBatchHeader.LOG_OVERHEAD);
+        HeaderCursor batches = new HeaderCursor(log, pos, limit);
         long end = pos;
-        while (end + RecordBatchHeader.HEADER_SIZE <= limit) {
-            head.clear();
-            readFully(head, end);
-            long base = head.getLong(RecordBatchHeader.BASE_OFFSET_OFFSET);
-            long size = head.getInt(RecordBatchHeader.LENGTH_OFFSET) + (long) RecordBatchHeader.LOG_OVERHEAD;
-            if (base >= cap || end + size > limit || (end > pos && end + size - pos > maxBytes)) {
+        while (batches.next() == HeaderCursor.Framing.BATCH) {
+            long next = batches.position() + batches.sizeInBytes();
+            if (batches.baseOffset() >= cap || (end > pos && next - pos > maxBytes)) {
                 break;
             }
-            end += size;
+            end = next;
         }
         return end;
     }
@@ -263,17 +267,14 @@ public final class Segment implements AutoCloseable {
             if (timestampsKnown) {
                 return;
             }
-            long limit = size;
-            long pos = 0;
+            HeaderCursor batches = new HeaderCursor(log, 0, size);
             long max = RecordBatchHeader.NO_TIMESTAMP;
             long at = -1;
-            while (pos + RecordBatchHeader.HEADER_SIZE <= limit) {
-                RecordBatchHeader h = headerAt(pos);
-                if (h.maxTimestamp() > max) {
-                    max = h.maxTimestamp();
-                    at = h.baseOffset();
+            while (batches.next() == HeaderCursor.Framing.BATCH) {
+                if (batches.maxTimestamp() > max) {
+                    max = batches.maxTimestamp();
+                    at = batches.baseOffset();
                 }
-                pos += h.sizeInBytes();
             }
             maxTimestamp = max;
             offsetOfMaxTimestamp = at;

@@ -1,12 +1,14 @@
 package io.kaas.storage.segment;
 
 import io.kaas.storage.StorageException;
+import io.kaas.storage.io.AtomicFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -56,6 +58,36 @@ public final class SparseIndex implements AutoCloseable {
         FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
         return new SparseIndex(file, baseOffset, ch, new int[16], new int[16], 0);
+    }
+
+    /**
+     * The bytes of an index holding {@code entries}, exactly as {@link #append} writes them one by
+     * one (so a rebuilt index compares byte for byte with the one the broker wrote).
+     */
+    public static byte[] encode(long baseOffset, List<IndexEntry> entries) {
+        ByteBuffer b = ByteBuffer.allocate(entries.size() * ENTRY_SIZE);
+        for (IndexEntry e : entries) {
+            b.putInt(relative(e.offset(), baseOffset, null)).putInt(e.position());
+        }
+        return b.array();
+    }
+
+    /**
+     * Replaces the index file with one holding {@code entries}, atomically and durably (tmp, fsync,
+     * rename, directory fsync): a power cut leaves the old index or the new one, never a mix of both
+     * that would point reads at wrong positions. The writer recovery and rebuild-index share.
+     */
+    public static void writeAtomically(Path file, long baseOffset, List<IndexEntry> entries) throws IOException {
+        AtomicFile.write(file, encode(baseOffset, entries));
+    }
+
+    private static int relative(long offset, long baseOffset, Path file) {
+        long rel = offset - baseOffset;
+        if (rel < 0 || rel > Integer.MAX_VALUE) {
+            throw new StorageException(StorageException.Kind.IO, (file == null ? "index" : file.toString())
+                    + ": offset " + offset + " does not fit an index based at " + baseOffset);
+        }
+        return (int) rel;
     }
 
     /** Reads an index file's entries without opening it for writing; a trailing partial entry is ignored. */
@@ -121,16 +153,13 @@ public final class SparseIndex implements AutoCloseable {
 
     /** Appends an entry (holds Partition.lock). */
     public void append(long offset, int position) throws IOException {
-        long rel = offset - baseOffset;
-        if (rel < 0 || rel > Integer.MAX_VALUE) {
-            throw new StorageException(StorageException.Kind.IO, file + ": offset " + offset + " does not fit an index based at " + baseOffset);
-        }
+        int rel = relative(offset, baseOffset, file);
         int n = count;
         if (n > 0 && (rel <= relOffsets[n - 1] || position <= positions[n - 1])) {
             throw new IllegalStateException(file + ": index entries must increase: (" + offset + ", " + position + ") after ("
                     + (baseOffset + relOffsets[n - 1]) + ", " + positions[n - 1] + ")");
         }
-        ByteBuffer buf = ByteBuffer.allocate(ENTRY_SIZE).putInt((int) rel).putInt(position).flip();
+        ByteBuffer buf = ByteBuffer.allocate(ENTRY_SIZE).putInt(rel).putInt(position).flip();
         long at = (long) n * ENTRY_SIZE;
         while (buf.hasRemaining()) {
             at += channel.write(buf, at);
@@ -139,7 +168,7 @@ public final class SparseIndex implements AutoCloseable {
             relOffsets = Arrays.copyOf(relOffsets, n * 2);
             positions = Arrays.copyOf(positions, n * 2);
         }
-        relOffsets[n] = (int) rel;
+        relOffsets[n] = rel;
         positions[n] = position;
         count = n + 1;
     }

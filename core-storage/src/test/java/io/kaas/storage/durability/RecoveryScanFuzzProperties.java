@@ -128,7 +128,7 @@ class RecoveryScanFuzzProperties {
         Path tmp = like.resolveSibling("probe.bin");
         Files.write(tmp, bytes);
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.READ)) {
-            BatchScanner s = new BatchScanner(ch, tmp, 0, size, base, true).limitOffsets(base + Integer.MAX_VALUE);
+            BatchScanner s = new BatchScanner(ch, tmp, 0, size, base).limitOffsets(base + Integer.MAX_VALUE);
             while (s.next() != null) {
                 // walk
             }

@@ -6,7 +6,6 @@ import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.ScannedBatch;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -14,8 +13,8 @@ import java.nio.file.StandardOpenOption;
 /**
  * Walks one log file with core-storage's {@link BatchScanner} (CRC-32C of every batch: the stored
  * bytes must be exactly the client's) and checks offsets: increasing, contiguous (unless the topic is
- * compacted), the first at the file name's base offset. After a bad batch whose framing holds it
- * walks on, so one run names every damaged batch, not just the first.
+ * compacted), the first at the file name's base offset. After a bad batch the scanner can step over
+ * ({@link BatchScanner#canStepOver}) it walks on, so one run names every damaged batch, not just the first.
  */
 final class SegmentCheck {
     private final VerifyReport report;
@@ -38,9 +37,8 @@ final class SegmentCheck {
         long validNext = -1;
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
             long size = ch.size();
-            long pos = 0;
-            while (pos < size) {
-                BatchScanner scanner = new BatchScanner(ch, log, pos, size, Long.MIN_VALUE, true);
+            BatchScanner scanner = new BatchScanner(ch, log, 0, size, Long.MIN_VALUE);
+            while (true) {
                 for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
                     RecordBatchHeader h = b.header();
                     if (first < 0) {
@@ -57,24 +55,22 @@ final class SegmentCheck {
                 if (stop == null) {
                     break;
                 }
-                pos = scanner.position();
-                RecordBatchHeader damaged = framedHeader(ch, stop, pos, size);
-                if (damaged != null) {
-                    report.problem(log, pos, stop.getMessage() + (stop.reason() == CorruptBatchException.Reason.BAD_CRC
-                            ? " (the stored bytes are not the client's)" : ""));
-                    // kept in the map (offsets unverified) so index entries pointing at it are not reported twice
-                    map.add(pos, damaged.baseOffset(), damaged.lastOffset(), pos + damaged.sizeInBytes());
-                    if (first < 0) {
-                        first = damaged.baseOffset(); // the file does start here; its name is not judged on unverified bytes
-                    }
-                    pos += damaged.sizeInBytes();
-                    next = -1; // offsets after a damaged batch cannot be judged against it
-                } else {
+                long pos = scanner.position();
+                ScannedBatch damaged = scanner.stepOver();
+                if (damaged == null) {
                     boolean zeros = scanner.tailIsZeros();
                     report.problem(log, pos, (size - pos) + " invalid bytes at the end"
                             + (zeros ? " (zero-filled torn tail)" : "") + ": " + stop.getMessage());
                     break;
                 }
+                report.problem(log, pos, stop.getMessage() + (stop.reason() == CorruptBatchException.Reason.BAD_CRC
+                        ? " (the stored bytes are not the client's)" : ""));
+                // kept in the map (offsets unverified) so index entries pointing at it are not reported twice
+                map.add(pos, damaged.header().baseOffset(), damaged.header().lastOffset(), damaged.nextPosition());
+                if (first < 0) {
+                    first = damaged.header().baseOffset(); // the file does start here; its name is not judged on unverified bytes
+                }
+                next = -1; // offsets after a damaged batch cannot be judged against it
             }
             report.countSegment(map.count(), size);
             return new Result(map, first, validNext, size);
@@ -103,23 +99,5 @@ final class SegmentCheck {
         } else if (h.baseOffset() > expected && !compacted) {
             report.problem(log, position, "offset gap: expected " + expected + ", batch starts at " + h.baseOffset());
         }
-    }
-
-    /** Header of the bad batch at {@code pos} when its framing holds (so the walk can go on), else null. */
-    private static RecordBatchHeader framedHeader(FileChannel ch, CorruptBatchException stop, long pos, long size) throws IOException {
-        if (stop.reason() != CorruptBatchException.Reason.BAD_CRC
-                && stop.reason() != CorruptBatchException.Reason.BAD_OFFSET_RANGE) {
-            return null;
-        }
-        if (size - pos < RecordBatchHeader.HEADER_SIZE) {
-            return null;
-        }
-        ByteBuffer head = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE);
-        while (head.hasRemaining() && ch.read(head, pos + head.position()) > 0) {
-            // read the whole header
-        }
-        RecordBatchHeader h = RecordBatchHeader.peek(head, 0);
-        long n = h.sizeInBytes();
-        return h.batchLength() > 0 && n >= RecordBatchHeader.HEADER_SIZE && pos + n <= size ? h : null;
     }
 }
