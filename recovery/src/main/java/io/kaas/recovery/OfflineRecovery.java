@@ -59,8 +59,7 @@ public final class OfflineRecovery {
             try (OwnerLock lock = OwnerLock.acquireIfOwned(partition, options.force() || options.dryRun())) {
                 List<SegmentFile> segments = PartitionSegments.list(partition);
                 requireRegularFiles(segments);
-                int epoch = segments.stream().mapToInt(sf -> sf.name().epoch()).max().orElse(0);
-                RecoveryReport report = RecoveryScan.run(partition, options.scanOptions(Math.max(0, epoch)));
+                RecoveryReport report = RecoveryScan.run(partition, options.scanOptions(PartitionSegments.newestEpoch(segments)));
                 print(report);
                 if (report.refused()) {
                     refused++;

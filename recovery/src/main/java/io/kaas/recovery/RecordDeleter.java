@@ -59,9 +59,8 @@ public final class RecordDeleter {
 
     /** A read-only scan in the broker's open-time shape; a manifest it would create gets the newest segment's epoch. */
     private static RecoveryOptions dryRunScan(Path partitionDir) {
-        int newestEpoch = PartitionSegments.list(partitionDir).stream().mapToInt(s -> s.name().epoch()).max().orElse(0);
         return new RecoveryOptions(true, RecoveryOptions.DamagePolicy.REFUSE, new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES),
-                true, Math.max(0, newestEpoch));
+                true, PartitionSegments.newestEpoch(PartitionSegments.list(partitionDir)));
     }
 
     /** @param moved the manifest with the new log start, or null when log start stays where it is (as in the broker, nothing is rewritten) */

@@ -30,6 +30,14 @@ public final class PartitionSegments {
         return out;
     }
 
+    /**
+     * The epoch a manifest created from nothing gets offline: the newest segment's (never below 0, Apache's
+     * unprefixed names have none), so it is not older than the files it describes.
+     */
+    public static int newestEpoch(List<SegmentFile> segments) {
+        return Math.max(0, segments.stream().mapToInt(s -> s.name().epoch()).max().orElse(0));
+    }
+
     /** True when the directory holds segment files or a manifest: what a partition directory looks like. */
     public static boolean isPartitionDir(Path dir) {
         if (!Files.isDirectory(dir)) {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Every state file round-trips byte for byte against fixtures written by hand from DESIGN.md. */
+/** Every state file round-trips byte for byte against fixtures written by hand from docs/on-disk-format.md. */
 class StateFilesTest {
     @TempDir
     Path dir;
