@@ -1,7 +1,6 @@
 package io.kaas.storage.layout;
 
 import io.kaas.storage.StorageException;
-import io.kaas.storage.segment.SegmentName;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,11 +20,7 @@ public final class Targets {
     public static Map<Path, List<SegmentFile>> segments(Path path) {
         Map<Path, List<SegmentFile>> out = new LinkedHashMap<>();
         if (Files.isRegularFile(path)) {
-            String name = path.getFileName().toString();
-            if (!SegmentName.isLogFile(name) && !SegmentName.isIndexFile(name)) {
-                throw new StorageException(StorageException.Kind.IO, path + ": not a segment file ({epoch:08x}-{base:020d}.log/.index or {base:020d}.log/.index)");
-            }
-            SegmentFile segment = SegmentFile.of(path).orElseThrow();
+            SegmentFile segment = SegmentFile.require(path);
             if (!Files.isRegularFile(segment.log())) {
                 throw new StorageException(StorageException.Kind.IO, segment.log() + ": no such file");
             }

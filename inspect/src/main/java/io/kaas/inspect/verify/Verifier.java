@@ -61,11 +61,13 @@ public final class Verifier {
             new PartitionVerifier(report, b -> { }).verify(dir);
             return;
         }
-        if (!SegmentName.isLogFile(name) && !SegmentName.isIndexFile(name)) {
-            report.unreadable(file + ": not a segment file ({epoch:08x}-{base:020d}.log/.index or {base:020d}.log/.index)");
+        SegmentFile segment;
+        try {
+            segment = SegmentFile.require(file);
+        } catch (StorageException e) {
+            report.unreadable(e.getMessage());
             return;
         }
-        SegmentFile segment = SegmentFile.of(file).orElseThrow();
         try {
             if (!Files.isRegularFile(segment.log())) {
                 report.unreadable(segment.log() + ": no log file for index " + file);
