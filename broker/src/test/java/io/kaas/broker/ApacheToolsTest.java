@@ -105,6 +105,10 @@ class ApacheToolsTest {
                 .map(l -> l.substring(0, l.indexOf('='))).toList();
         assertThat(listed).containsExactlyInAnyOrderElementsOf(org.apache.kafka.storage.internals.log.LogConfig.nonInternalConfigNames());
         assertThat(all).contains("segment.bytes=1048576 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:segment.bytes=1048576");
+        String broker = tool(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bs, "--describe", "--all",
+                "--entity-type", "brokers", "--entity-name", "0").out();
+        assertThat(broker).contains("log.retention.hours=168 sensitive=false synonyms={DEFAULT_CONFIG:log.retention.hours=168}",
+                "message.max.bytes=1048588", "num.partitions=");
 
         String versions = tool(null, "org.apache.kafka.tools.BrokerApiVersionsCommand", "--bootstrap-server", bs).out();
         assertThat(versions).contains("Produce(0): 3 to 13", "Fetch(1): 4 to 18", "ApiVersions(18)");
