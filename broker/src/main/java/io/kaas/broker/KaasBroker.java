@@ -23,6 +23,8 @@ import io.kaas.broker.api.DescribeLogDirsHandler;
 import io.kaas.broker.api.DescribeTopicPartitionsHandler;
 import io.kaas.broker.api.FetchHandler;
 import io.kaas.broker.api.IncrementalAlterConfigsHandler;
+import io.kaas.broker.api.AlterConfigsHandler;
+import io.kaas.broker.api.GetTelemetrySubscriptionsHandler;
 import io.kaas.broker.api.InitProducerIdHandler;
 import io.kaas.broker.api.ListOffsetsHandler;
 import io.kaas.broker.api.MetadataHandler;
@@ -152,6 +154,8 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.DELETE_RECORDS, ApiKeys.DELETE_RECORDS.latestVersion(), new DeleteRecordsHandler(topics));
         invoker.register(ApiKeys.DESCRIBE_CONFIGS, ApiKeys.DESCRIBE_CONFIGS.latestVersion(), new DescribeConfigsHandler(topics, topicConfigs, config));
         invoker.register(ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(), new IncrementalAlterConfigsHandler(topics));
+        invoker.register(ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(), new GetTelemetrySubscriptionsHandler());
+        invoker.register(ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), new AlterConfigsHandler(topics));
         invoker.register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), new DescribeClusterHandler(node::get));
         invoker.register(ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.DESCRIBE_LOG_DIRS.latestVersion(), new DescribeLogDirsHandler(topics));
         invoker.register(ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_FOR_LEADER_EPOCH.latestVersion(), new OffsetForLeaderEpochHandler(topics));

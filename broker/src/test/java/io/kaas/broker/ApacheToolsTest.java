@@ -99,6 +99,16 @@ class ApacheToolsTest {
         assertThat(tool(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bs, "--describe",
                 "--entity-type", "topics", "--entity-name", "cfg").out()).doesNotContain("retention.ms=60000");
         assertThat(b.broker().engine().topic("cfg").orElseThrow().config().segmentBytes()).isEqualTo(1048576L);
+        String all = tool(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bs, "--describe", "--all",
+                "--entity-type", "topics", "--entity-name", "cfg").out();
+        java.util.List<String> listed = all.lines().map(String::trim).filter(l -> l.contains("=") && l.contains(" sensitive="))
+                .map(l -> l.substring(0, l.indexOf('='))).toList();
+        assertThat(listed).containsExactlyInAnyOrderElementsOf(org.apache.kafka.storage.internals.log.LogConfig.nonInternalConfigNames());
+        assertThat(all).contains("segment.bytes=1048576 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:segment.bytes=1048576");
+        String broker = tool(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bs, "--describe", "--all",
+                "--entity-type", "brokers", "--entity-name", "0").out();
+        assertThat(broker).contains("log.retention.hours=168 sensitive=false synonyms={DEFAULT_CONFIG:log.retention.hours=168}",
+                "message.max.bytes=1048588", "num.partitions=");
 
         String versions = tool(null, "org.apache.kafka.tools.BrokerApiVersionsCommand", "--bootstrap-server", bs).out();
         assertThat(versions).contains("Produce(0): 3 to 13", "Fetch(1): 4 to 18", "ApiVersions(18)");

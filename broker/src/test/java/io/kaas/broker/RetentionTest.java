@@ -27,11 +27,12 @@ class RetentionTest {
     void oldSegmentsAreRemovedByTheRetentionTimer() throws Exception {
         BrokerConfig config = BrokerConfig.forTest(dir).withRetentionCheckInterval(Duration.ofMillis(200));
         try (TestBroker b = new TestBroker(config); Admin admin = b.admin()) {
+            // Apache's smallest segment.bytes (1 MiB) and twice that retained; ~6 MiB written.
             admin.createTopics(List.of(new NewTopic("short", 1, (short) 1).configs(Map.of(
-                    "segment.bytes", "2048", "retention.bytes", "4096")))).all().get();
+                    "segment.bytes", "1048576", "retention.bytes", "2097152")))).all().get();
             try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of())) {
                 for (int i = 0; i < 100; i++) {
-                    p.send(new ProducerRecord<>("short", 0, null, new byte[300])).get();
+                    p.send(new ProducerRecord<>("short", 0, null, new byte[60_000])).get();
                 }
             }
             Path partition = dir.resolve("short").resolve("0");

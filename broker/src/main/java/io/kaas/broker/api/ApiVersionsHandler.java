@@ -4,9 +4,19 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.server.common.MetadataVersion;
 
-/** ApiVersions: exactly the APIs and versions registered with the invoker. */
+/**
+ * ApiVersions: exactly the APIs and versions registered with the invoker, and (v3+) the feature
+ * levels a single Apache 4.4 node finalizes that kaas honours (KIP-584): metadata.version at Apache's
+ * latest production level. Nothing else is finalized: transaction.version 2 (KIP-890 part 2) would
+ * make 4.x producers use transaction protocol kaas does not serve, group.version 1 the KIP-848
+ * consumer protocol. Admin.describeFeatures reads this answer.
+ */
 public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestData> {
+    /** The feature epoch Apache takes from its metadata log; kaas's features never change, so it stays 0. */
+    static final long FINALIZED_FEATURES_EPOCH = 0;
+
     private final ServedApis served;
 
     public ApiVersionsHandler(ServedApis served) {
@@ -15,8 +25,15 @@ public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestDa
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ApiVersionsRequestData request) {
-        return CompletableFuture.completedFuture(new ApiVersionsResponseData()
+        ApiVersionsResponseData response = new ApiVersionsResponseData()
                 .setErrorCode((short) 0)
-                .setApiKeys(served.toApiVersions()));
+                .setApiKeys(served.toApiVersions())
+                .setFinalizedFeaturesEpoch(FINALIZED_FEATURES_EPOCH);
+        MetadataVersion latest = MetadataVersion.LATEST_PRODUCTION;
+        response.supportedFeatures().add(new ApiVersionsResponseData.SupportedFeatureKey().setName(MetadataVersion.FEATURE_NAME)
+                .setMinVersion(MetadataVersion.MINIMUM_VERSION.featureLevel()).setMaxVersion(latest.featureLevel()));
+        response.finalizedFeatures().add(new ApiVersionsResponseData.FinalizedFeatureKey().setName(MetadataVersion.FEATURE_NAME)
+                .setMinVersionLevel(latest.featureLevel()).setMaxVersionLevel(latest.featureLevel()));
+        return CompletableFuture.completedFuture(response);
     }
 }

@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.config.TopicConfigChanges;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.format.TopicConfig;
@@ -14,9 +15,11 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * CreateTopics. One broker: replication factor must be -1 (default) or 1; partitions -1 means the
- * broker default; manual assignments are accepted when they name only this broker. Configs are the
- * ones {@code .config.json} holds; any other name is INVALID_CONFIG (rather than silently ignored).
+ * CreateTopics. One broker: replication factor must be -1 (the broker default, KIP-464) or 1;
+ * partitions -1 means the broker default (num.partitions); manual assignments are accepted when they
+ * name only this broker. Configs are every topic config Apache's LogConfig defines, validated as
+ * Apache does (INVALID_CONFIG with its message for an unknown name or a bad value). validate_only
+ * checks everything and creates nothing. The answer carries the topic's effective configs (v5+).
  */
 public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequestData> {
     private final TopicCatalog topics;
@@ -84,15 +87,17 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
         for (CreateTopicsRequestData.CreatableTopicConfig c : t.configs()) {
             raw.put(c.name(), c.value());
         }
-        TopicConfig config = TopicConfigView.parse(raw);
+        TopicConfig config = TopicConfigChanges.build(Map.of(), raw);
         if (topics.topic(t.name()).isPresent()) {
             r.setErrorCode(Errors.TOPIC_ALREADY_EXISTS.code()).setErrorMessage("topic '" + t.name() + "' already exists");
             return 0;
         }
         r.setNumPartitions(partitions).setReplicationFactor((short) 1);
         r.setConfigs(new java.util.ArrayList<>());
-        configs.effective(config).values().forEach(e -> r.configs().add(new CreateTopicsResponseData.CreatableTopicConfigs()
-                .setName(e.name()).setValue(e.value()).setReadOnly(false).setConfigSource(e.source()).setIsSensitive(false)));
+        for (TopicConfigView.Entry e : configs.effective(config).values()) {
+            r.configs().add(new CreateTopicsResponseData.CreatableTopicConfigs()
+                    .setName(e.name()).setValue(e.value()).setReadOnly(false).setConfigSource(e.source()).setIsSensitive(false));
+        }
         if (validateOnly) {
             return partitions;
         }

@@ -26,7 +26,9 @@ public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequest
             response.responses().add(delete(Optional.ofNullable(name), Uuid.ZERO_UUID));
         }
         for (DeleteTopicsRequestData.DeleteTopicState t : request.topics()) {
-            response.responses().add(delete(Optional.ofNullable(t.name()), t.topicId()));
+            // By id (v6+) when the id is set; the name is then null or "" depending on the client.
+            boolean byId = t.topicId() != null && !t.topicId().equals(Uuid.ZERO_UUID);
+            response.responses().add(delete(byId ? Optional.empty() : Optional.ofNullable(t.name()), t.topicId()));
         }
         return CompletableFuture.completedFuture(response);
     }

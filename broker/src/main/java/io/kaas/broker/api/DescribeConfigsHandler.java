@@ -5,7 +5,6 @@ import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.config.ConfigResource;
@@ -15,8 +14,10 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * DescribeConfigs for TOPIC (effective values: .config.json or defaults) and BROKER (this broker's
- * settings, read-only). Other resource types are INVALID_REQUEST.
+ * DescribeConfigs for TOPIC (every config Apache's LogConfig defines, with source, synonyms and
+ * documentation as Apache reports them; see {@link TopicConfigView}) and BROKER (this broker's
+ * settings over Apache's log defaults, read-only; see {@link BrokerConfigView}). Other resource types
+ * are INVALID_REQUEST.
  */
 public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsRequestData> {
     private final TopicCatalog topics;
@@ -46,7 +47,7 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
                 }
                 for (TopicConfigView.Entry e : topicConfigs.effective(topic.get().config()).values()) {
                     if (keys == null || keys.contains(e.name())) {
-                        r.configs().add(entry(e.name(), e.value(), false, e.source(), e.type(), request.includeSynonyms()));
+                        r.configs().add(topicEntry(e, request.includeSynonyms(), request.includeDocumentation()));
                     }
                 }
             } else if (type == ConfigResource.Type.BROKER) {
@@ -54,10 +55,9 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
                     r.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("this is broker " + broker.brokerId() + ", not " + res.resourceName());
                     continue;
                 }
-                for (Map.Entry<String, String> e : BrokerConfigView.of(broker).entrySet()) {
-                    if (keys == null || keys.contains(e.getKey())) {
-                        r.configs().add(entry(e.getKey(), e.getValue(), true, TopicConfigView.SOURCE_STATIC_BROKER,
-                                TopicConfigView.TYPE_STRING, request.includeSynonyms()));
+                for (BrokerConfigView.Entry e : BrokerConfigView.of(broker).values()) {
+                    if (keys == null || keys.contains(e.name())) {
+                        r.configs().add(brokerEntry(e, request.includeSynonyms()));
                     }
                 }
             } else {
@@ -67,13 +67,27 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
         return CompletableFuture.completedFuture(response);
     }
 
-    private static DescribeConfigsResponseData.DescribeConfigsResourceResult entry(String name, String value, boolean readOnly,
-                                                                                   byte source, byte type, boolean synonyms) {
+    private static DescribeConfigsResponseData.DescribeConfigsResourceResult topicEntry(TopicConfigView.Entry e, boolean synonyms,
+                                                                                        boolean documentation) {
         DescribeConfigsResponseData.DescribeConfigsResourceResult out = new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                .setName(name).setValue(value).setReadOnly(readOnly).setConfigSource(source).setIsSensitive(false)
-                .setConfigType(type).setSynonyms(new ArrayList<>());
+                .setName(e.name()).setValue(e.value()).setReadOnly(false).setConfigSource(e.source()).setIsSensitive(false)
+                .setConfigType(e.type()).setSynonyms(new ArrayList<>()).setDocumentation(documentation ? e.documentation() : null);
         if (synonyms) {
-            out.synonyms().add(new DescribeConfigsResponseData.DescribeConfigsSynonym().setName(name).setValue(value).setSource(source));
+            for (TopicConfigView.Synonym s : e.synonyms()) {
+                out.synonyms().add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
+                        .setName(s.name()).setValue(s.value()).setSource(s.source()));
+            }
+        }
+        return out;
+    }
+
+    private static DescribeConfigsResponseData.DescribeConfigsResourceResult brokerEntry(BrokerConfigView.Entry e, boolean synonyms) {
+        DescribeConfigsResponseData.DescribeConfigsResourceResult out = new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                .setName(e.name()).setValue(e.value()).setReadOnly(true).setConfigSource(e.source()).setIsSensitive(false)
+                .setConfigType(e.type()).setSynonyms(new ArrayList<>());
+        if (synonyms) {
+            out.synonyms().add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
+                    .setName(e.name()).setValue(e.value()).setSource(e.source()));
         }
         return out;
     }

@@ -52,11 +52,13 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
 
     private MetadataResponseData.MetadataResponseTopic lookup(MetadataRequestData.MetadataRequestTopic wanted,
                                                               boolean allowAutoCreate, int nodeId) {
-        if (wanted.name() == null) {
-            Uuid id = wanted.topicId();
-            Optional<TopicInfo> byId = id == null ? Optional.empty() : topics.topicById(Uuids.toJava(id));
+        Uuid id = wanted.topicId();
+        if (id != null && !id.equals(Uuid.ZERO_UUID)) {
+            // By id (Metadata v10+, KIP-516). kafka-clients sends the name as "" here, not null, and
+            // reads every topic id in the answer: an unknown id comes back echoed, never as zero.
+            Optional<TopicInfo> byId = topics.topicById(Uuids.toJava(id));
             return byId.map(t -> describe(t, nodeId)).orElseGet(() -> new MetadataResponseData.MetadataResponseTopic()
-                    .setTopicId(id).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+                    .setName(null).setTopicId(id).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
         }
         try {
             TopicCatalog.validateName(wanted.name());

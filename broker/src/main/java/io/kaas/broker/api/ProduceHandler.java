@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.storage.Acks;
 import io.kaas.storage.AppendResult;
 import io.kaas.storage.PartitionLog;
@@ -35,6 +36,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     private static final Logger LOG = LoggerFactory.getLogger(ProduceHandler.class);
     /** Produce v13 names topics by id. */
     private static final short FIRST_TOPIC_ID_VERSION = 13;
+    private static final String MAX_MESSAGE_BYTES = "max.message.bytes";
+    /** Apache's default (1048588: 1 MiB plus batch overhead); kaas has no broker-level message.max.bytes setting. */
+    private static final int DEFAULT_MAX_MESSAGE_BYTES = Integer.parseInt(ApacheTopicConfigs.defaultValue(MAX_MESSAGE_BYTES));
+    /** A batch's size is its 12-byte offset+length prefix plus the length. */
+    private static final int BATCH_PREFIX = 12, LENGTH_OFFSET = 8;
 
     private final TopicCatalog topics;
 
@@ -96,8 +102,17 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                     continue;
                 }
                 ByteBuffer batches = ((MemoryRecords) partitionData.records()).buffer();
-                CompletableFuture<AppendResult> append;
                 String topicName = topic.get().name(); // v13 requests name the topic by id only
+                int maxBytes = maxMessageBytes(topic.get());
+                int largest = largestBatch(batches);
+                if (largest > maxBytes) {
+                    // Apache's check and message (RecordTooLargeException): the limit is per batch, not per record.
+                    partitionResponse.setErrorCode(Errors.MESSAGE_TOO_LARGE.code()).setErrorMessage("The record batch size in the append to "
+                            + topicName + "-" + partitionData.index() + " is " + largest
+                            + " bytes which exceeds the maximum configured value of " + maxBytes + ".");
+                    continue;
+                }
+                CompletableFuture<AppendResult> append;
                 try {
                     PartitionLog log = topics.partition(topicName, partitionData.index());
                     append = log.append(batches, acks, -1);
@@ -115,6 +130,30 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
             return all.thenApply(v -> null);
         }
         return all.thenApply(v -> response);
+    }
+
+    private static int maxMessageBytes(TopicInfo topic) {
+        String set = topic.config().otherConfigs().get(MAX_MESSAGE_BYTES);
+        return set == null ? DEFAULT_MAX_MESSAGE_BYTES : Integer.parseInt(set);
+    }
+
+    /** The largest batch's size by the headers' length fields; a truncated tail is left for the engine's validation to reject. */
+    static int largestBatch(ByteBuffer batches) {
+        int largest = 0;
+        int pos = batches.position();
+        while (batches.limit() - pos >= BATCH_PREFIX) {
+            int length = batches.getInt(pos + LENGTH_OFFSET);
+            if (length < 0) {
+                break;
+            }
+            long size = (long) BATCH_PREFIX + length;
+            largest = (int) Math.max(largest, Math.min(size, Integer.MAX_VALUE));
+            pos += (int) Math.min(size, Integer.MAX_VALUE - pos);
+            if (size > Integer.MAX_VALUE - BATCH_PREFIX) {
+                break;
+            }
+        }
+        return largest;
     }
 
     private static void fill(ProduceResponseData.PartitionProduceResponse out, AppendResult result, Throwable failure,

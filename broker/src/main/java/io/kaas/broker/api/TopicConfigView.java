@@ -1,22 +1,30 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.storage.format.TopicConfig;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigSource;
 
 /**
- * A topic's effective configs by Kafka name: the value in {@code .config.json} when set (source
- * DYNAMIC_TOPIC_CONFIG), else the default the engine applies (DEFAULT_CONFIG): Apache's, except
- * segment.bytes and flush.messages (this broker's settings). The defaults are the engine's own
- * (TopicConfig.DEFAULT_*), so what is reported is what is applied.
+ * A topic's effective configs, every one Apache's LogConfig defines, as Apache's DescribeConfigs
+ * reports them: the topic's own value when set (TOPIC_CONFIG); else this broker's static setting of
+ * the config's broker-level synonym (STATIC_BROKER_CONFIG: log.segment.bytes and
+ * log.flush.interval.messages, where kaas is configured off Apache's default); else Apache's default
+ * (DEFAULT_CONFIG). Synonyms list those layers highest first, under their broker-level names where
+ * they come from the broker (log.retention.hours=168 for retention.ms), as Apache does.
  */
 public final class TopicConfigView {
-    /** Kafka's ConfigSource / ConfigType wire values. */
-    public static final byte SOURCE_TOPIC = 1, SOURCE_STATIC_BROKER = 4, SOURCE_DEFAULT = 5;
-    public static final byte TYPE_STRING = 2, TYPE_LONG = 5, TYPE_LIST = 7;
+    public record Synonym(String name, String value, byte source) {}
 
-    public record Entry(String name, String value, byte source, byte type) {}
+    public record Entry(String name, String value, byte source, byte type, List<Synonym> synonyms, String documentation) {
+        public boolean isDefault() {
+            return source == ConfigSource.DEFAULT_CONFIG.id();
+        }
+    }
 
     private final BrokerConfig broker;
 
@@ -24,36 +32,36 @@ public final class TopicConfigView {
         this.broker = broker;
     }
 
-    public Map<String, String> defaults() {
-        Map<String, String> d = new LinkedHashMap<>();
-        d.put("retention.ms", Long.toString(TopicConfig.DEFAULT_RETENTION_MS));
-        d.put("retention.bytes", Long.toString(TopicConfig.DEFAULT_RETENTION_BYTES));
-        d.put("segment.bytes", Long.toString(broker.segmentBytes()));
-        d.put("segment.ms", Long.toString(TopicConfig.DEFAULT_SEGMENT_MS));
-        d.put("cleanup.policy", TopicConfig.DEFAULT_CLEANUP_POLICY);
-        d.put("min.compaction.lag.ms", Long.toString(TopicConfig.DEFAULT_MIN_COMPACTION_LAG_MS));
-        d.put("delete.retention.ms", Long.toString(TopicConfig.DEFAULT_DELETE_RETENTION_MS));
-        d.put("flush.messages", Long.toString(broker.flushIntervalMessages()));
-        return d;
-    }
-
+    /** Effective entries for a topic, in LogConfig's order. */
     public Map<String, Entry> effective(TopicConfig config) {
         Map<String, String> set = config.toKafkaConfigs();
+        Map<String, String> brokerStatic = BrokerConfigView.staticLogOverrides(broker);
         Map<String, Entry> out = new LinkedHashMap<>();
-        defaults().forEach((name, def) -> {
-            byte type = name.equals("cleanup.policy") ? TYPE_LIST : TYPE_LONG;
-            String v = set.get(name);
-            out.put(name, v != null ? new Entry(name, v, SOURCE_TOPIC, type) : new Entry(name, def, SOURCE_DEFAULT, type));
-        });
+        for (String name : ApacheTopicConfigs.names()) {
+            List<Synonym> synonyms = new ArrayList<>();
+            if (set.containsKey(name)) {
+                synonyms.add(new Synonym(name, set.get(name), ConfigSource.TOPIC_CONFIG.id()));
+            }
+            String brokerValue = null;
+            for (String serverName : ApacheTopicConfigs.serverSynonyms(name)) {
+                if (brokerStatic.containsKey(serverName)) {
+                    brokerValue = brokerStatic.get(serverName);
+                    synonyms.add(new Synonym(serverName, brokerValue, ConfigSource.STATIC_BROKER_CONFIG.id()));
+                }
+            }
+            BrokerConfigView.serverDefaultSynonym(name)
+                    .ifPresent(d -> synonyms.add(new Synonym(d.getKey(), d.getValue(), ConfigSource.DEFAULT_CONFIG.id())));
+            String value = set.containsKey(name) ? set.get(name)
+                    : brokerValue != null ? brokerValue : ApacheTopicConfigs.defaultValue(name);
+            byte source = synonyms.isEmpty() ? ConfigSource.DEFAULT_CONFIG.id() : synonyms.get(0).source();
+            out.put(name, new Entry(name, value, source, ApacheTopicConfigs.wireType(name), List.copyOf(synonyms),
+                    ApacheTopicConfigs.documentation(name)));
+        }
         return out;
     }
 
-    /** Builds a config from CreateTopics' name/value pairs. @throws IllegalArgumentException for unknown names or bad values */
-    public static TopicConfig parse(Map<String, String> kafkaConfigs) {
-        TopicConfig c = TopicConfig.EMPTY;
-        for (Map.Entry<String, String> e : kafkaConfigs.entrySet()) {
-            c = c.withKafkaConfig(e.getKey(), e.getValue());
-        }
-        return c;
+    /** The value the topic runs with: its own, else this broker's, else Apache's default. */
+    public String value(TopicConfig config, String name) {
+        return effective(config).get(name).value();
     }
 }

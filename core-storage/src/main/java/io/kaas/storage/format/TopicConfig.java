@@ -1,22 +1,42 @@
 package io.kaas.storage.format;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * {@code <topic>/.config.json}. Every field is optional (null = unset, omitted from the file, the
  * broker default applies). {@link #toKafkaConfigs()} and {@link #withKafkaConfig} translate to and from
  * the Kafka config names the admin APIs use.
+ *
+ * <p>The typed fields are the configs the engine enforces. {@code otherConfigs} holds every other
+ * topic config a client set (Kafka name → value as given), which the engine stores and reports but
+ * does not act on; the broker validates them before they get here. A file written before that map
+ * existed has no {@code otherConfigs} key and loads as an empty map.
  */
 @JsonPropertyOrder({"retentionMs", "retentionBytes", "segmentBytes", "segmentMs", "cleanupPolicy",
-        "minCompactionLagMs", "deleteRetentionMs", "flushMessages"})
+        "minCompactionLagMs", "deleteRetentionMs", "flushMessages", "otherConfigs"})
 public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentBytes, Long segmentMs,
                           String cleanupPolicy, Long minCompactionLagMs, Long deleteRetentionMs,
-                          Long flushMessages) {
+                          Long flushMessages,
+                          @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> otherConfigs) {
     public static final String FILE_NAME = ".config.json";
     public static final TopicConfig EMPTY = new TopicConfig(null, null, null, null, null, null, null, null);
+
+    public TopicConfig {
+        otherConfigs = otherConfigs == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(otherConfigs));
+    }
+
+    /** A config with only the typed (enforced) fields. */
+    public TopicConfig(Long retentionMs, Long retentionBytes, Long segmentBytes, Long segmentMs, String cleanupPolicy,
+                       Long minCompactionLagMs, Long deleteRetentionMs, Long flushMessages) {
+        this(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs,
+                flushMessages, Map.of());
+    }
 
     /** Apache Kafka's broker defaults for unset topic configs (log.retention.hours, log.roll.hours = 168). */
     public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
@@ -49,6 +69,7 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
         put(out, "min.compaction.lag.ms", minCompactionLagMs);
         put(out, "delete.retention.ms", deleteRetentionMs);
         put(out, "flush.messages", flushMessages);
+        out.putAll(otherConfigs);
         return out;
     }
 
@@ -56,6 +77,24 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
         if (value != null) {
             out.put(name, value.toString());
         }
+    }
+
+    /**
+     * Like {@link #withKafkaConfig}, but a name outside {@link #KAFKA_NAMES} is kept in
+     * {@code otherConfigs} instead of refused: for callers that validated the name and value already.
+     */
+    public TopicConfig withAnyKafkaConfig(String name, String value) {
+        if (KAFKA_NAMES.containsKey(name)) {
+            return withKafkaConfig(name, value);
+        }
+        Map<String, String> others = new TreeMap<>(otherConfigs);
+        if (value == null) {
+            others.remove(name);
+        } else {
+            others.put(name, value);
+        }
+        return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs,
+                deleteRetentionMs, flushMessages, others);
     }
 
     /**
@@ -73,18 +112,18 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
             }
         }
         switch (name) {
-            case "retention.ms": return new TopicConfig(n, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages);
-            case "retention.bytes": return new TopicConfig(retentionMs, n, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages);
-            case "segment.bytes": return new TopicConfig(retentionMs, retentionBytes, n, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages);
-            case "segment.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, n, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages);
+            case "retention.ms": return new TopicConfig(n, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
+            case "retention.bytes": return new TopicConfig(retentionMs, n, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
+            case "segment.bytes": return new TopicConfig(retentionMs, retentionBytes, n, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
+            case "segment.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, n, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
             case "cleanup.policy":
                 if (value != null && !value.equals("delete") && !value.equals("compact") && !value.equals("compact,delete") && !value.equals("delete,compact")) {
                     throw new IllegalArgumentException("cleanup.policy must be delete, compact or both, got '" + value + "'");
                 }
-                return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, value, minCompactionLagMs, deleteRetentionMs, flushMessages);
-            case "min.compaction.lag.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, n, deleteRetentionMs, flushMessages);
-            case "delete.retention.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, n, flushMessages);
-            case "flush.messages": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, n);
+                return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, value, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
+            case "min.compaction.lag.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, n, deleteRetentionMs, flushMessages, otherConfigs);
+            case "delete.retention.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, n, flushMessages, otherConfigs);
+            case "flush.messages": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, n, otherConfigs);
             default: throw new IllegalArgumentException("unknown topic config " + name);
         }
     }

@@ -91,4 +91,20 @@ class StateFilesTest {
         assertThatThrownBy(() -> c.withKafkaConfig("no.such", "1")).isInstanceOf(IllegalArgumentException.class);
         assertThat(List.copyOf(TopicConfig.KAFKA_NAMES.keySet())).hasSize(8);
     }
+
+    @Test
+    void configsTheEngineDoesNotEnforceAreStoredBesideTheTypedOnes() throws Exception {
+        TopicConfig c = TopicConfig.EMPTY.withAnyKafkaConfig("retention.ms", "1000")
+                .withAnyKafkaConfig("min.cleanable.dirty.ratio", "0.01").withAnyKafkaConfig("message.timestamp.type", "CreateTime");
+        assertThat(c.retentionMs()).isEqualTo(1000L);
+        assertThat(c.otherConfigs()).containsOnlyKeys("min.cleanable.dirty.ratio", "message.timestamp.type");
+        assertThat(c.toKafkaConfigs()).containsEntry("min.cleanable.dirty.ratio", "0.01").containsEntry("retention.ms", "1000");
+        String json = new String(StateJson.toBytes(c), StandardCharsets.UTF_8);
+        assertThat(json).isEqualTo("{\"retentionMs\":1000,\"otherConfigs\":{\"message.timestamp.type\":\"CreateTime\","
+                + "\"min.cleanable.dirty.ratio\":\"0.01\"}}");
+        assertThat(StateJson.fromBytes(json.getBytes(StandardCharsets.UTF_8), TopicConfig.class)).isEqualTo(c);
+        assertThat(c.withAnyKafkaConfig("min.cleanable.dirty.ratio", null).otherConfigs()).containsOnlyKeys("message.timestamp.type");
+        // A file from before otherConfigs existed loads unchanged, with no other configs.
+        assertThat(StateJson.fromBytes(fixture("config.json"), TopicConfig.class).otherConfigs()).isEmpty();
+    }
 }

@@ -1,0 +1,37 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.TopicCatalog;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.requests.ApiError;
+
+/**
+ * The legacy AlterConfigs (API 33, deprecated by KIP-339 but still sent by older tools and
+ * Admin.alterConfigs): the request's configs replace the topic's whole set, so a config it does not
+ * name goes back to its default. See {@link TopicConfigAlterer}.
+ */
+public final class AlterConfigsHandler implements ApiHandler<AlterConfigsRequestData> {
+    private final TopicConfigAlterer alterer;
+
+    public AlterConfigsHandler(TopicCatalog topics) {
+        this.alterer = new TopicConfigAlterer(topics);
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, AlterConfigsRequestData request) {
+        AlterConfigsResponseData response = new AlterConfigsResponseData();
+        for (AlterConfigsRequestData.AlterConfigsResource res : request.resources()) {
+            Map<String, String> replacement = new LinkedHashMap<>();
+            res.configs().forEach(c -> replacement.put(c.name(), c.value()));
+            ApiError error = alterer.alter(res.resourceType(), res.resourceName(), current -> replacement, request.validateOnly());
+            response.responses().add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
+                    .setResourceType(res.resourceType()).setResourceName(res.resourceName())
+                    .setErrorCode(error.error().code()).setErrorMessage(error.message()));
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+}

@@ -1,0 +1,58 @@
+package io.kaas.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.FeatureMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.server.common.MetadataVersion;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What 4.x clients and tools ask a broker besides data: telemetry subscriptions (KIP-714) and feature levels (KIP-584). */
+class ClientProbesTest {
+    @TempDir
+    static Path dir;
+    static TestBroker b;
+
+    @BeforeAll
+    static void start() {
+        b = new TestBroker(dir);
+    }
+
+    @AfterAll
+    static void stop() {
+        b.close();
+    }
+
+    @Test
+    void aClientGetsAnInstanceIdAndNoTelemetrySubscription() throws Exception {
+        try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of())) {
+            // clientInstanceId() is answered from GetTelemetrySubscriptions; it throws when the broker lacks the API.
+            Uuid id = p.clientInstanceId(Duration.ofSeconds(20));
+            assertThat(id).isNotNull().isNotEqualTo(Uuid.ZERO_UUID);
+        }
+        // Admin pushes no metrics unless asked (its enable.metrics.push defaults to false).
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", b.bootstrap(), "enable.metrics.push", true))) {
+            assertThat(admin.clientInstanceId(Duration.ofSeconds(20))).isNotEqualTo(Uuid.ZERO_UUID);
+        }
+    }
+
+    @Test
+    void featuresAreThoseOfASingleApacheNodeWithoutTransactionVersionTwo() throws Exception {
+        try (Admin admin = b.admin()) {
+            FeatureMetadata f = admin.describeFeatures().featureMetadata().get();
+            short latest = MetadataVersion.LATEST_PRODUCTION.featureLevel();
+            assertThat(f.finalizedFeatures().get(MetadataVersion.FEATURE_NAME).maxVersionLevel()).isEqualTo(latest);
+            assertThat(f.supportedFeatures().get(MetadataVersion.FEATURE_NAME).maxVersion()).isEqualTo(latest);
+            assertThat(f.finalizedFeatures()).doesNotContainKeys("transaction.version", "group.version");
+            assertThat(f.finalizedFeaturesEpoch()).isPresent();
+        }
+    }
+}
