@@ -4,18 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kaas.storage.DiskStorageEngine;
-import io.kaas.storage.EngineConfig;
 import io.kaas.storage.Partition;
 import io.kaas.storage.TestBatches;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.durability.FaultyDisk;
 import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.io.AtomicFile;
-import io.kaas.storage.testfs.FaultyFileSystem;
 import io.kaas.storage.testfs.FsyncGate;
 import io.kaas.storage.testfs.Scope;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,19 +32,18 @@ import org.junit.jupiter.api.Test;
  */
 class PipelinedProduceTest {
     static final short PRODUCE_V9 = 9;
-    FaultyFileSystem fs;
+    FaultyDisk disk;
     DiskStorageEngine engine;
     KaasBroker broker;
     FsyncGate gate;
 
     @BeforeEach
     void start() throws Exception {
-        fs = FaultyFileSystem.onJimfs();
-        Path data = Files.createDirectory(fs.root().resolve("data"));
-        AtomicFile.fsyncDirectory(fs.root());
-        engine = new DiskStorageEngine(EngineConfig.defaults(data));
+        disk = FaultyDisk.create();
+        // The broker owns the engine (stop closes it), so it is built from the disk's config, not opened by it.
+        engine = new DiskStorageEngine(disk.config());
         engine.createTopic("p", 1, TopicConfig.EMPTY);
-        broker = new KaasBroker(BrokerConfig.forTest(data).withRetentionCheckInterval(Duration.ZERO), engine).start();
+        broker = new KaasBroker(BrokerConfig.forTest(disk.dataDir()).withRetentionCheckInterval(Duration.ZERO), engine).start();
     }
 
     @AfterEach
@@ -57,7 +52,7 @@ class PipelinedProduceTest {
             gate.release();
         }
         broker.stop();
-        fs.close();
+        disk.close();
     }
 
     static ProduceRequestData produce(int sequence) {
@@ -71,7 +66,7 @@ class PipelinedProduceTest {
     @Test
     void requestsBehindAnFsyncAreAppendedAndShareTheNextOne() throws Exception {
         Partition partition = engine.openPartition(new TopicPartition("p", 0));
-        gate = fs.faults().hangFsync(Scope.fileNameEndsWith(".log"));
+        gate = disk.fs().faults().hangFsync(Scope.fileNameEndsWith(".log"));
         long fsyncsBefore = partition.fsyncCount();
         try (RawKafkaConnection c = new RawKafkaConnection(broker.boundPort())) {
             List<Integer> ids = new ArrayList<>();

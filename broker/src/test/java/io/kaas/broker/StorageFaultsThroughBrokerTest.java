@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kaas.storage.DiskStorageEngine;
-import io.kaas.storage.EngineConfig;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.StorageEngine;
+import io.kaas.storage.durability.FaultyDisk;
 import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.testfs.DiskFullMode;
-import io.kaas.storage.testfs.FaultyFileSystem;
 import io.kaas.storage.testfs.FsyncGate;
 import io.kaas.storage.testfs.Repeat;
 import io.kaas.storage.testfs.Scope;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -66,28 +62,26 @@ class StorageFaultsThroughBrokerTest {
     private static final short PRODUCE_V = 11;
     private static final short FETCH_V = 12;
 
-    private FaultyFileSystem fs;
-    private Path data;
+    private FaultyDisk disk;
     private KaasBroker broker;
 
     @BeforeEach
     void start() throws Exception {
-        fs = FaultyFileSystem.onJimfs();
         // The data directory exists durably before the broker starts, as an operator's would.
-        data = Files.createDirectory(fs.root().resolve("data"));
-        AtomicFile.fsyncDirectory(fs.root());
-        broker = startBroker(fs.pathOf(data));
+        disk = FaultyDisk.create(c -> c.withFsyncTimeout(FSYNC_TIMEOUT));
+        broker = startBroker(disk);
     }
 
     @AfterEach
     void stop() throws Exception {
         stopQuietly(broker);
-        fs.close();
+        disk.close();
     }
 
-    private static KaasBroker startBroker(Path dataDir) {
-        StorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(dataDir).withFsyncTimeout(FSYNC_TIMEOUT));
-        return new KaasBroker(BrokerConfig.forTest(dataDir).withRetentionCheckInterval(Duration.ZERO), engine).start();
+    /** The broker owns its engine (stop closes it); the disk lends only its current world and config. */
+    private static KaasBroker startBroker(FaultyDisk disk) {
+        StorageEngine engine = new DiskStorageEngine(disk.config());
+        return new KaasBroker(BrokerConfig.forTest(disk.dataDir()).withRetentionCheckInterval(Duration.ZERO), engine).start();
     }
 
     private static void stopQuietly(KaasBroker b) {
@@ -115,10 +109,10 @@ class StorageFaultsThroughBrokerTest {
                 sendAcked(producer, t1, "t1-client-before-" + i, acked);
             }
 
-            fs.faults().failFsync(Scope.under(data.resolve("t/0")), Repeat.ALWAYS);
+            disk.fs().faults().failFsync(Scope.under(disk.dataDir().resolve("t/0")), Repeat.ALWAYS);
             assertThat(produceRaw(c, t0, "t0-never-acked").errorCode()).isEqualTo(Errors.KAFKA_STORAGE_ERROR.code());
             // Sticky: a disk that failed an fsync is not trusted again until the partition is reopened.
-            fs.faults().clearFsyncFailure();
+            disk.fs().faults().clearFsyncFailure();
             ProduceResponseData.PartitionProduceResponse again = produceRaw(c, t0, "t0-after-fault");
             assertThat(again.errorCode()).isEqualTo(Errors.KAFKA_STORAGE_ERROR.code());
             assertThat(again.errorMessage()).contains("fsync");
@@ -139,10 +133,9 @@ class StorageFaultsThroughBrokerTest {
         }
 
         // Pull the power while the broker runs; reopen an engine on what the disk really holds.
-        FaultyFileSystem rebooted = fs.powerCut();
+        disk.cutPower();
         stopQuietly(broker);
-        fs = rebooted;
-        broker = startBroker(fs.pathOf(data));
+        broker = startBroker(disk);
         for (Map.Entry<TopicPartition, Map<Long, String>> e : acked.entrySet()) {
             Map<Long, String> onDisk = readAll(broker.engine(), e.getKey());
             assertThat(onDisk).as("%s after the power cut", e.getKey()).containsAllEntriesOf(e.getValue());
@@ -161,7 +154,7 @@ class StorageFaultsThroughBrokerTest {
         FsyncGate gate = null;
         try (CapturedLog log = new CapturedLog(); RawKafkaConnection c = raw(); KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
             ackedRaw(c, h0, acked, "h0-before");
-            gate = fs.faults().hangFsync(Scope.under(data.resolve("h/0")));
+            gate = disk.fs().faults().hangFsync(Scope.under(disk.dataDir().resolve("h/0")));
 
             long t = System.nanoTime();
             ProduceResponseData.PartitionProduceResponse stalled = produceRaw(c, h0, "h0-stalled");
@@ -200,7 +193,7 @@ class StorageFaultsThroughBrokerTest {
                 ackedRaw(c, d0, acked, "d-before-" + i);
             }
             // Less room than one batch header: the next batch is cut mid-write.
-            fs.faults().diskFullAfter(40, mode);
+            disk.fs().faults().diskFullAfter(40, mode);
             String[] big = new String[20];
             for (int i = 0; i < big.length; i++) {
                 big[i] = "d-does-not-fit-" + i;
@@ -214,9 +207,9 @@ class StorageFaultsThroughBrokerTest {
         }
         assertThat(consume(d0, 5)).containsExactlyElementsOf(acked.get(d0).values());
 
-        fs.faults().spaceReturns();
+        disk.fs().faults().spaceReturns();
         broker.stop();
-        broker = startBroker(fs.pathOf(data));
+        broker = startBroker(disk);
         try (KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
             for (int i = 0; i < 5; i++) {
                 sendAcked(producer, d0, "d-after-restart-" + i, acked);
@@ -237,7 +230,7 @@ class StorageFaultsThroughBrokerTest {
                 ackedRaw(c, r0, acked, "r0-" + i);
                 ackedRaw(c, r1, acked, "r1-" + i);
             }
-            fs.faults().failReads(Scope.under(data.resolve("r/0")).and(Scope.fileNameEndsWith(".log")), Repeat.ALWAYS);
+            disk.fs().faults().failReads(Scope.under(disk.dataDir().resolve("r/0")).and(Scope.fileNameEndsWith(".log")), Repeat.ALWAYS);
 
             Map<Integer, FetchResponseData.PartitionData> byPartition = fetchRaw(c, "r", 0, 1);
             assertThat(byPartition.get(0).errorCode()).isEqualTo(Errors.KAFKA_STORAGE_ERROR.code());
@@ -246,7 +239,7 @@ class StorageFaultsThroughBrokerTest {
             assertThat(consume(r1, 3)).containsExactlyElementsOf(acked.get(r1).values());
 
             // A read error is not sticky: once the disk reads again, so does the partition.
-            fs.faults().clearReadFailure();
+            disk.fs().faults().clearReadFailure();
             FetchResponseData.PartitionData healed = fetchRaw(c, r0);
             assertThat(healed.errorCode()).isZero();
             assertThat(valuesOf((MemoryRecords) healed.records(), true)).containsExactlyElementsOf(acked.get(r0).values());

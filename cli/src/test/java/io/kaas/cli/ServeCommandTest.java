@@ -110,6 +110,14 @@ class ServeCommandTest {
     @Test
     void killedBrokerKeepsEveryAcknowledgedRecordAndCommit(@TempDir Path dir) throws Exception {
         Process p = serve(dir, dir.resolve("first.log"));
+        try {
+            killMidStreamThenRestart(p, dir);
+        } finally {
+            killAndWait(p); // a no-op after the kill; on a failure before it, no child outlives the test
+        }
+    }
+
+    private static void killMidStreamThenRestart(Process p, Path dir) throws Exception {
         int port = awaitPort(dir.resolve("first.log"));
         java.util.Set<String> acked = java.util.concurrent.ConcurrentHashMap.newKeySet();
         Properties props = clientProps(port);
@@ -161,8 +169,15 @@ class ServeCommandTest {
             assertThat(seen).containsAll(acked);
         } finally {
             again.destroy();
-            again.waitFor(30, TimeUnit.SECONDS);
+            if (!again.waitFor(30, TimeUnit.SECONDS)) {
+                killAndWait(again);
+            }
         }
+    }
+
+    private static void killAndWait(Process p) throws InterruptedException {
+        p.destroyForcibly();
+        p.waitFor(30, TimeUnit.SECONDS);
     }
 
     /** The real command in a child JVM: serves a producer, then SIGTERM shuts it down cleanly, releasing the data dir. */
@@ -170,24 +185,22 @@ class ServeCommandTest {
     void sigtermShutsDownCleanly(@TempDir Path dir) throws Exception {
         for (int round = 0; round < 2; round++) {
             Path log = dir.resolve("serve-" + round + ".log");
-            Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), "io.kaas.cli.Kaas", "serve",
-                    "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.resolve("data").toString())
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            Pattern listening = Pattern.compile("listening on .*advertised PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
-            Matcher m = await().atMost(Duration.ofSeconds(30)).until(
-                    () -> listening.matcher(Files.readString(log)), Matcher::find);
-            int port = Integer.parseInt(m.group(1));
-            Properties props = new Properties();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-            props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-            props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
-                assertThat(producer.send(new ProducerRecord<>("served", "round " + round)).get().offset()).isEqualTo(round);
+            Process p = serve(dir, log);
+            try {
+                int port = awaitPort(log);
+                Properties props = new Properties();
+                props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
+                props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+                props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+                try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+                    assertThat(producer.send(new ProducerRecord<>("served", "round " + round)).get().offset()).isEqualTo(round);
+                }
+                p.destroy(); // SIGTERM
+                assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(Files.readString(log)).contains("kaas broker 0 stopped");
+            } finally {
+                killAndWait(p); // a no-op after a clean exit; on a failure, no child outlives the test
             }
-            p.destroy(); // SIGTERM
-            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(Files.readString(log)).contains("kaas broker 0 stopped");
         }
     }
 }

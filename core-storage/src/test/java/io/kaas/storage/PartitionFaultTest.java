@@ -3,8 +3,8 @@ package io.kaas.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kaas.storage.durability.FaultyDisk;
 import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.testfs.DiskFullMode;
 import io.kaas.storage.testfs.FaultyFileSystem;
 import io.kaas.storage.testfs.FsyncGate;
@@ -26,22 +26,17 @@ class PartitionFaultTest {
     static final TopicPartition T0 = new TopicPartition("t", 0);
     static final TopicPartition T1 = new TopicPartition("t", 1);
 
+    FaultyDisk disk;
     FaultyFileSystem fs;
-    Path data;
     DiskStorageEngine engine;
     FsyncGate gate;
 
     @BeforeEach
     void setUp() throws Exception {
-        fs = FaultyFileSystem.onJimfs();
-        data = Files.createDirectory(fs.root().resolve("data"));
-        AtomicFile.fsyncDirectory(fs.root());
-        engine = open();
+        disk = FaultyDisk.create(c -> c.withFsyncTimeout(Duration.ofMillis(300)));
+        fs = disk.fs();
+        engine = disk.open();
         engine.createTopic("t", 2, TopicConfig.EMPTY);
-    }
-
-    DiskStorageEngine open() {
-        return new DiskStorageEngine(EngineConfig.defaults(fs.pathOf(data)).withFsyncTimeout(Duration.ofMillis(300)));
     }
 
     @AfterEach
@@ -49,16 +44,12 @@ class PartitionFaultTest {
         if (gate != null) {
             gate.release();
         }
-        try {
-            engine.close();
-        } catch (RuntimeException ignored) {
-            // a dead world after a power cut
-        }
-        fs.close();
+        disk.closeEngineQuietly(); // a failed partition or a dead world after a power cut
+        disk.close();
     }
 
     Path dirOf(TopicPartition tp) {
-        return fs.pathOf(data).resolve(tp.topic()).resolve(Integer.toString(tp.partition()));
+        return disk.partitionDir(tp);
     }
 
     static StorageException.Kind kindOf(Throwable t) {
@@ -82,8 +73,8 @@ class PartitionFaultTest {
         // The other partition never noticed.
         assertThat(engine.partition(T1).append(TestBatches.batch(1, 1), Acks.ALL, -1).get().baseOffset()).isZero();
         // Power cut: what was acknowledged survives.
-        fs = fs.powerCut();
-        engine = open();
+        engine = disk.powerCutAndReopen();
+        fs = disk.fs();
         assertThat(engine.partition(T0).state().highWatermark()).isGreaterThan(acked);
     }
 
@@ -122,8 +113,7 @@ class PartitionFaultTest {
         assertThat(PartitionTest.baseOffsets(p.read(0, 1 << 20, Long.MAX_VALUE).records())).containsExactly(0L);
         fs.faults().spaceReturns();
         assertThat(p.append(TestBatches.batch(2, 1), Acks.ALL, -1).get().baseOffset()).isEqualTo(3);
-        engine.close();
-        engine = open();
+        engine = disk.reopen();
         assertThat(engine.partition(T0).state().highWatermark()).isEqualTo(5);
     }
 
@@ -143,8 +133,7 @@ class PartitionFaultTest {
         PartitionLog p = engine.partition(T0);
         fs.faults().shortWriteOnce(Scope.fileNameEndsWith(".log"), 17);
         p.append(TestBatches.batch(10, 1), Acks.ALL, -1).get();
-        engine.close();
-        engine = open();
+        engine = disk.reopen();
         assertThat(engine.partition(T0).state().highWatermark()).isEqualTo(10);
         assertThat(engine.partition(T0).read(0, 1 << 20, Long.MAX_VALUE).records().remaining()).isPositive();
     }

@@ -9,7 +9,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** {@code kaas serve} as a real child JVM on an ephemeral loopback port; owned by the test that starts it. */
+/**
+ * {@code kaas serve} as a real child JVM on an ephemeral loopback port; owned by the test that starts it.
+ * It runs on the test classpath, so it logs as the test resources' simplelogger.properties says (WARN,
+ * plus the broker's INFO "listening on" line this class waits for).
+ */
 final class BrokerProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on .*advertised PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
 

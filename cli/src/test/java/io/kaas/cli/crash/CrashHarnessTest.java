@@ -131,8 +131,8 @@ class CrashHarnessTest {
                 // the kill, or the producer closing under us
             }
         }, "crash-producer-" + cycle);
-        sender.start();
         try {
+            sender.start();
             await().atMost(Duration.ofSeconds(60)).until(() -> acks.get() >= target);
             commitSomeOffsets(broker, random);
             switch (moment) {
@@ -141,7 +141,8 @@ class CrashHarnessTest {
                     broker.kill();
                 }
                 case DURING_DELETE_RECORDS -> {
-                    try (Admin admin = Admin.create(adminProps(broker))) {
+                    Admin admin = Admin.create(adminProps(broker));
+                    try {
                         int partition = random.nextInt(PARTITIONS);
                         Long upTo = pickAckedOffset(partition, random);
                         if (upTo == null) {
@@ -161,6 +162,11 @@ class CrashHarnessTest {
                                 }
                             }
                         }
+                    } finally {
+                        // The broker is dead by now. A plain close() would wait out a still pending DeleteRecords
+                        // call (up to default.api.timeout.ms) while the client rebootstraps against the dead
+                        // port in a tight loop, hundreds of thousands of log lines; close now and fail it.
+                        admin.close(Duration.ZERO);
                     }
                 }
                 case DURING_SHUTDOWN -> broker.stopThenKillAfter(random.nextInt(300));
@@ -269,9 +275,16 @@ class CrashHarnessTest {
         return p;
     }
 
+    /** Short timeouts and backoffs: the admin client may outlive the broker it talks to by a moment. */
     private static Properties adminProps(BrokerProcess broker) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        p.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
+        p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
+        p.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 50);
+        p.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 500);
         return p;
     }
 }

@@ -4,18 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;
-import io.kaas.storage.EngineConfig;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TestBatches;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.io.AtomicFile;
-import io.kaas.storage.testfs.FaultyFileSystem;
 import io.kaas.storage.testfs.FsyncGate;
 import io.kaas.storage.testfs.Scope;
 import io.kaas.storage.testfs.TornTail;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,43 +24,31 @@ import org.junit.jupiter.api.Test;
 class DeleteRecordsAcrossPowerCutsTest {
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
-    private FaultyFileSystem fs;
-    private Path data;
-    private DiskStorageEngine engine;
+    private FaultyDisk disk;
 
     @BeforeEach
     void setUp() throws Exception {
-        fs = FaultyFileSystem.onJimfs();
-        data = Files.createDirectory(fs.root().resolve("data"));
-        AtomicFile.fsyncDirectory(fs.root());
-        engine = new DiskStorageEngine(EngineConfig.defaults(fs.pathOf(data)));
-        engine.createTopic("t", 1, TopicConfig.EMPTY);
+        disk = FaultyDisk.create();
+        disk.open().createTopic("t", 1, TopicConfig.EMPTY);
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        engine.close();
-        fs.close();
+        disk.close();
     }
 
     @Test
     void logStartNeverMovesBackBelowAnAcknowledgedDeleteRecords() throws Exception {
-        PartitionLog log = engine.partition(TP);
+        PartitionLog log = disk.engine().partition(TP);
         // Hold the committer's fsync of the log: the acks=1 batch stays in the page cache only.
-        FsyncGate gate = fs.faults().hangFsync(Scope.fileNameEndsWith(".log"));
+        FsyncGate gate = disk.fs().faults().hangFsync(Scope.fileNameEndsWith(".log"));
         log.append(TestBatches.batch(3, 1_000L), Acks.LEADER, -1).get(10, TimeUnit.SECONDS);
         long purged = log.deleteRecords(-1);
         assertThat(purged).isEqualTo(3);
         gate.awaitBlocked(1, java.time.Duration.ofSeconds(10));
 
-        fs = fs.powerCut(TornTail.DROP, 0); // the acks=1 batch never reached the disk; the purge did
-        try {
-            engine.close();
-        } catch (RuntimeException expected) {
-            // the old engine lives in the dead world
-        }
-        engine = new DiskStorageEngine(EngineConfig.defaults(fs.pathOf(data)));
-        PartitionLog reopened = engine.partition(TP);
+        // the acks=1 batch never reached the disk; the purge did
+        PartitionLog reopened = disk.powerCutAndReopen(TornTail.DROP, 0).partition(TP);
         assertThat(reopened.state().logStartOffset()).isEqualTo(purged);
         assertThat(reopened.state().highWatermark()).isEqualTo(purged);
         assertThat(reopened.append(TestBatches.batch(1, 1_000L), Acks.ALL, -1).get(10, TimeUnit.SECONDS).baseOffset())
@@ -73,8 +56,7 @@ class DeleteRecordsAcrossPowerCutsTest {
         assertThat(reopened.read(purged, 1 << 20, Long.MAX_VALUE).records().getLong(0)).isEqualTo(purged);
 
         // And the same state survives another reopen (full scan, no checkpoint help).
-        engine.close();
-        engine = new DiskStorageEngine(EngineConfig.defaults(fs.pathOf(data)));
+        DiskStorageEngine engine = disk.reopen();
         assertThat(engine.partition(TP).state().logStartOffset()).isEqualTo(purged);
         assertThat(engine.partition(TP).state().highWatermark()).isEqualTo(purged + 1);
     }

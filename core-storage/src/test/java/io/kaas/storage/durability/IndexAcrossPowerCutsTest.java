@@ -3,14 +3,10 @@ package io.kaas.storage.durability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.storage.Acks;
-import io.kaas.storage.DiskStorageEngine;
-import io.kaas.storage.EngineConfig;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TestBatches;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.io.AtomicFile;
-import io.kaas.storage.testfs.FaultyFileSystem;
 import io.kaas.storage.testfs.TornTail;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -32,47 +28,31 @@ import org.junit.jupiter.api.Test;
 class IndexAcrossPowerCutsTest {
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
-    private FaultyFileSystem fs;
-    private Path data;
-    private DiskStorageEngine engine;
+    private FaultyDisk disk;
 
     @BeforeEach
     void setUp() throws Exception {
-        fs = FaultyFileSystem.onJimfs();
-        data = Files.createDirectory(fs.root().resolve("data"));
-        AtomicFile.fsyncDirectory(fs.root());
-        engine = open();
-        engine.createTopic("t", 1, TopicConfig.EMPTY);
+        disk = FaultyDisk.create(c -> c.withSegmentBytes(2048).withIndexIntervalBytes(0));
+        disk.open().createTopic("t", 1, TopicConfig.EMPTY);
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        engine.close();
-        fs.close();
-    }
-
-    private DiskStorageEngine open() {
-        return new DiskStorageEngine(EngineConfig.defaults(fs.pathOf(data)).withSegmentBytes(2048).withIndexIntervalBytes(0));
+        disk.close();
     }
 
     private Path partitionDir() {
-        return fs.pathOf(data).resolve("t").resolve("0");
+        return disk.partitionDir(TP);
     }
 
     private void powerCut() throws Exception {
-        fs = fs.powerCut(TornTail.DROP, 0);
-        try {
-            engine.close();
-        } catch (RuntimeException expected) {
-            // the old engine lives in the dead world
-        }
-        engine = open();
+        disk.powerCutAndReopen(TornTail.DROP, 0);
     }
 
     /** The deferred fsync of a rolled segment's index could lose the race with a power cut. */
     @Test
     void aRolledSegmentsIndexIsDurableWhenTheRollReturns() throws Exception {
-        PartitionLog log = engine.partition(TP);
+        PartitionLog log = disk.engine().partition(TP);
         while (segmentLogs().count() < 2) {
             log.append(TestBatches.batch(3, 1_000L), Acks.ALL, -1).get(10, TimeUnit.SECONDS);
         }
@@ -80,7 +60,7 @@ class IndexAcrossPowerCutsTest {
         long entries = Files.size(closedIndex);
         assertThat(entries).isPositive();
         powerCut();
-        assertThat(Files.size(fs.pathOf(closedIndex))).as("closed segment's index after the cut").isEqualTo(entries);
+        assertThat(Files.size(disk.fs().pathOf(closedIndex))).as("closed segment's index after the cut").isEqualTo(entries);
     }
 
     /**
@@ -90,17 +70,16 @@ class IndexAcrossPowerCutsTest {
      */
     @Test
     void anIndexWithAPartialEntryIsRewrittenDurably() throws Exception {
-        engine.partition(TP).append(TestBatches.batch(3, 1_000L), Acks.ALL, -1).get(10, TimeUnit.SECONDS);
-        engine.close();
+        disk.engine().partition(TP).append(TestBatches.batch(3, 1_000L), Acks.ALL, -1).get(10, TimeUnit.SECONDS);
+        disk.closeEngine();
         Path index = partitionDir().resolve("00000000-00000000000000000000.index");
         try (FileChannel ch = FileChannel.open(index, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             ch.write(ByteBuffer.allocate(4)); // what a zero-filled torn tail leaves
             ch.force(true);
         }
-        engine = open();
-        engine.partition(TP);
+        disk.open().partition(TP);
         powerCut();
-        assertThat(Files.size(fs.pathOf(index)) % 8).as("index size after recovery and a cut").isZero();
+        assertThat(Files.size(disk.fs().pathOf(index)) % 8).as("index size after recovery and a cut").isZero();
     }
 
     private Stream<Path> segmentLogs() throws Exception {

@@ -12,11 +12,9 @@ import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.format.TopicIdentity;
-import io.kaas.storage.io.AtomicFile;
-import io.kaas.storage.testfs.FaultyFileSystem;
 import io.kaas.storage.testfs.TornTail;
+import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -124,25 +122,17 @@ class PowerCutProperties {
         /** Producer id → next sequence, for idempotent appends between cuts (a cut retires every producer). */
         private final Map<TopicPartition, long[]> producers = new LinkedHashMap<>();
         final RecoveredLogCheck check = new RecoveredLogCheck();
-        private FaultyFileSystem fs;
-        private final Path data;
-        private DiskStorageEngine engine;
+        private final FaultyDisk disk;
         private long nextProducerId = 1000;
         int cuts;
 
         Run(Setup setup) throws Exception {
             this.setup = setup;
             this.random = new Random(setup.seed());
-            fs = FaultyFileSystem.onJimfs();
-            data = Files.createDirectory(fs.root().resolve("data"));
-            AtomicFile.fsyncDirectory(fs.root());
-            engine = open();
-            createTopic(2);
-        }
-
-        private DiskStorageEngine open() {
-            return new DiskStorageEngine(EngineConfig.defaults(fs.pathOf(data)).withSegmentBytes(setup.segmentBytes())
+            disk = FaultyDisk.create(c -> c.withSegmentBytes(setup.segmentBytes())
                     .withIndexIntervalBytes(setup.indexIntervalBytes()).withCheckpointIntervalBytes(setup.checkpointIntervalBytes()));
+            disk.open();
+            createTopic(2);
         }
 
         void apply(Op op) throws Exception {
@@ -150,25 +140,25 @@ class PowerCutProperties {
                 append(a);
             } else if (op instanceof DeleteRecords d) {
                 TopicPartition tp = pick(d.partitionPick());
-                PartitionLog log = engine.partition(tp);
+                PartitionLog log = disk.engine().partition(tp);
                 long start = log.state().logStartOffset();
                 long target = start + (log.state().highWatermark() - start) * d.percentOfHighWatermark() / 100;
                 models.get(tp).logStartAcknowledged(log.deleteRecords(d.percentOfHighWatermark() == 100 ? -1 : target));
             } else if (op instanceof Retention r) {
-                engine.runRetention(r.expireEverything() ? System.currentTimeMillis() : 0);
-                models.forEach((tp, m) -> m.logStartAcknowledged(engine.partition(tp).state().logStartOffset()));
+                disk.engine().runRetention(r.expireEverything() ? System.currentTimeMillis() : 0);
+                models.forEach((tp, m) -> m.logStartAcknowledged(disk.engine().partition(tp).state().logStartOffset()));
             } else if (op instanceof CleanReopen) {
-                models.forEach((tp, m) -> m.allDurableUpTo(engine.partition(tp).state().highWatermark()));
-                engine.close();
-                assertThat(fs.openFiles()).as("files left open by a clean close").isEmpty();
-                engine = open();
+                models.forEach((tp, m) -> m.allDurableUpTo(disk.engine().partition(tp).state().highWatermark()));
+                disk.closeEngine();
+                assertThat(disk.fs().openFiles()).as("files left open by a clean close").isEmpty();
+                disk.open();
                 verify("after a clean reopen");
             } else if (op instanceof CreateTopic c) {
                 createTopic(c.partitions());
             } else if (op instanceof CreatePartitions c) {
                 String name = new ArrayList<>(topics.keySet()).get(c.topicPick() % topics.size());
                 int grown = topics.get(name) + 1;
-                engine.createPartitions(name, grown);
+                disk.engine().createPartitions(name, grown);
                 topics.put(name, grown);
                 models.put(new TopicPartition(name, grown - 1), new PartitionModel());
             } else if (op instanceof Cut c) {
@@ -178,7 +168,7 @@ class PowerCutProperties {
 
         private void createTopic(int partitions) {
             String name = "t" + topics.size();
-            engine.createTopic(name, partitions, TopicConfig.EMPTY);
+            disk.engine().createTopic(name, partitions, TopicConfig.EMPTY);
             topics.put(name, partitions);
             for (int p = 0; p < partitions; p++) {
                 models.put(new TopicPartition(name, p), new PartitionModel());
@@ -207,7 +197,7 @@ class PowerCutProperties {
             if (pid >= 0) {
                 models.get(tp).sending(pid, seq);
             }
-            AppendResult r = engine.partition(tp).append(batch, acks, -1).get(20, TimeUnit.SECONDS);
+            AppendResult r = disk.engine().partition(tp).append(batch, acks, -1).get(20, TimeUnit.SECONDS);
             assertThat(r.duplicate()).isFalse();
             models.get(tp).appended(new PartitionModel.Placed(r.baseOffset(), r.lastOffset(), sent, acks, pid));
         }
@@ -216,28 +206,28 @@ class PowerCutProperties {
             Burst burst = null;
             if (c.appenders() > 0) {
                 List<TopicPartition> tps = new ArrayList<>(models.keySet());
-                DiskStorageEngine e = engine;
+                DiskStorageEngine e = disk.engine();
                 burst = new Burst(c.appenders(), c.acksBeforeCut(), c.seed(), (int) setup.segmentBytes() / 2,
                         pick -> new Burst.Target(e.partition(tps.get(pick % tps.size())), models.get(tps.get(pick % tps.size()))),
                         () -> nextProducerIdForBurst());
                 burst.start();
                 assertThat(burst.awaitAcks()).as("appenders acknowledged %d appends before the cut", c.acksBeforeCut()).isTrue();
             }
-            fs = fs.powerCut(c.tail(), c.seed());
+            disk.cutPower(c.tail(), c.seed());
             cuts++;
             if (burst != null) {
                 burst.join(true);
             }
-            closeDead(engine);
+            disk.closeEngineQuietly(); // closing writes state files; in the dead world those writes fail
             producers.clear();
             // What the image holds must parse before anything reopens it.
             StringBuilder image = new StringBuilder();
             for (TopicPartition tp : models.keySet()) {
-                Path dir = fs.pathOf(data).resolve(tp.topic()).resolve(Integer.toString(tp.partition()));
+                Path dir = disk.partitionDir(tp);
                 RecoveredLogCheck.stateFilesParse(dir);
                 image.append(tp).append(' ').append(RecoveredLogCheck.describeDir(dir)).append('\n');
             }
-            engine = open();
+            disk.open();
             verify("after power cut " + cuts + " (" + c.tail() + ", seed " + c.seed() + "; image before reopen:\n" + image + ")");
         }
 
@@ -247,33 +237,21 @@ class PowerCutProperties {
 
         private void verify(String context) throws Exception {
             for (Map.Entry<String, Integer> t : topics.entrySet()) {
-                TopicInfo info = engine.topic(t.getKey()).orElseThrow(() -> new AssertionError(context + ": topic " + t.getKey() + " is gone"));
+                TopicInfo info = disk.engine().topic(t.getKey()).orElseThrow(() -> new AssertionError(context + ": topic " + t.getKey() + " is gone"));
                 assertThat(info.partitions()).as("%s: partitions of %s", context, t.getKey()).isEqualTo(t.getValue());
-                assertThat(StateJson.read(fs.pathOf(data).resolve(t.getKey()).resolve(TopicIdentity.FILE_NAME), TopicIdentity.class))
+                assertThat(StateJson.read(disk.dataDir().resolve(t.getKey()).resolve(TopicIdentity.FILE_NAME), TopicIdentity.class))
                         .as("%s: topic id of %s", context, t.getKey()).isPresent();
             }
             for (Map.Entry<TopicPartition, PartitionModel> e : models.entrySet()) {
-                Path dir = fs.pathOf(data).resolve(e.getKey().topic()).resolve(Integer.toString(e.getKey().partition()));
-                check.check(e.getKey(), engine.partition(e.getKey()), e.getValue(), context, dir);
+                Path dir = disk.partitionDir(e.getKey());
+                check.check(e.getKey(), disk.engine().partition(e.getKey()), e.getValue(), context, dir);
                 RecoveredLogCheck.stateFilesParse(dir);
             }
         }
 
-        private static void closeDead(DiskStorageEngine dead) {
-            try {
-                dead.close();
-            } catch (RuntimeException expected) {
-                // Closing writes state files; in the dead world those writes fail.
-            }
-        }
-
         @Override
-        public void close() throws Exception {
-            try {
-                engine.close();
-            } finally {
-                fs.close();
-            }
+        public void close() throws IOException {
+            disk.close();
         }
     }
 }

@@ -4,17 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.storage.Acks;
 import io.kaas.storage.AppendResult;
-import io.kaas.storage.DiskStorageEngine;
-import io.kaas.storage.EngineConfig;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TestBatches;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.io.AtomicFile;
-import io.kaas.storage.testfs.FaultyFileSystem;
 import io.kaas.storage.testfs.TornTail;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,41 +24,25 @@ class ProducerStateAcrossPowerCutsTest {
     private static final TopicPartition TP = new TopicPartition("t", 0);
     private static final long PID = 42;
 
-    private FaultyFileSystem fs;
-    private Path data;
-    private DiskStorageEngine engine;
+    private FaultyDisk disk;
 
     @BeforeEach
     void setUp() throws Exception {
-        fs = FaultyFileSystem.onJimfs();
-        data = Files.createDirectory(fs.root().resolve("data"));
-        AtomicFile.fsyncDirectory(fs.root());
-        engine = open();
-        engine.createTopic("t", 1, TopicConfig.EMPTY);
+        disk = FaultyDisk.create(c -> c.withSegmentBytes(1024));
+        disk.open().createTopic("t", 1, TopicConfig.EMPTY);
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        engine.close();
-        fs.close();
-    }
-
-    private DiskStorageEngine open() {
-        return new DiskStorageEngine(EngineConfig.defaults(fs.pathOf(data)).withSegmentBytes(1024));
+        disk.close();
     }
 
     private void powerCut() throws Exception {
-        fs = fs.powerCut(TornTail.DROP, 1);
-        try {
-            engine.close();
-        } catch (RuntimeException expected) {
-            // the old engine lives in the dead world
-        }
-        engine = open();
+        disk.powerCutAndReopen(TornTail.DROP, 1);
     }
 
     private AppendResult append(java.nio.ByteBuffer batch) throws Exception {
-        return engine.partition(TP).append(batch, Acks.ALL, -1).get(10, TimeUnit.SECONDS);
+        return disk.engine().partition(TP).append(batch, Acks.ALL, -1).get(10, TimeUnit.SECONDS);
     }
 
     /**
@@ -75,13 +54,13 @@ class ProducerStateAcrossPowerCutsTest {
     void aSecondCrashAfterRecoveryKeepsTheProducerState() throws Exception {
         long original = append(TestBatches.idempotent(PID, (short) 0, 0, 2)).baseOffset();
         powerCut();
-        engine.partition(TP); // open = recovery
+        disk.engine().partition(TP); // open = recovery
         powerCut();
         AppendResult retry = append(TestBatches.idempotent(PID, (short) 0, 0, 2));
         assertThat(retry.duplicate()).as("retry after two crashes is a duplicate").isTrue();
         assertThat(retry.baseOffset()).isEqualTo(original);
         assertThat(append(TestBatches.idempotent(PID, (short) 0, 2, 2)).duplicate()).isFalse();
-        assertThat(engine.partition(TP).state().highWatermark()).isEqualTo(4);
+        assertThat(disk.engine().partition(TP).state().highWatermark()).isEqualTo(4);
     }
 
     /**
@@ -90,7 +69,7 @@ class ProducerStateAcrossPowerCutsTest {
      */
     @Test
     void aProducerWhoseLastBatchIsInAClosedSegmentIsRemembered() throws Exception {
-        PartitionLog log = engine.partition(TP);
+        PartitionLog log = disk.engine().partition(TP);
         AppendResult last = null;
         for (int seq = 0; seq < 6; seq += 2) {
             last = append(TestBatches.idempotent(PID, (short) 0, seq, 2));
@@ -109,7 +88,7 @@ class ProducerStateAcrossPowerCutsTest {
     }
 
     private int segmentCount() throws Exception {
-        try (var s = Files.list(fs.pathOf(data).resolve("t").resolve("0"))) {
+        try (var s = Files.list(disk.partitionDir(TP))) {
             return (int) s.filter(p -> p.getFileName().toString().endsWith(".log")).count();
         }
     }

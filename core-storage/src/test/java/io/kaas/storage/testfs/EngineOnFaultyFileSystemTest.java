@@ -4,16 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.storage.Acks;
 import io.kaas.storage.AppendResult;
-import io.kaas.storage.DiskStorageEngine;
-import io.kaas.storage.EngineConfig;
 import io.kaas.storage.FetchResult;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.StorageEngine;
 import io.kaas.storage.TestBatches;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.durability.FaultyDisk;
 import io.kaas.storage.format.TopicConfig;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,29 +27,19 @@ import org.junit.jupiter.params.provider.EnumSource;
 class EngineOnFaultyFileSystemTest {
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
-    private FaultyFileSystem fs;
-    private Path data;
+    private FaultyDisk disk;
     private StorageEngine engine;
 
     @BeforeEach
     void setUp() throws Exception {
-        fs = FaultyFileSystem.onJimfs();
         // The data directory exists, durably, before the engine starts, as an operator's would.
-        data = java.nio.file.Files.createDirectory(fs.root().resolve("data"));
-        io.kaas.storage.io.AtomicFile.fsyncDirectory(fs.root());
-        engine = open();
+        disk = FaultyDisk.create(c -> c.withSegmentBytes(4096));
+        engine = disk.open();
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        if (engine != null) {
-            engine.close();
-        }
-        fs.close();
-    }
-
-    private StorageEngine open() {
-        return new DiskStorageEngine(EngineConfig.defaults(fs.pathOf(data)).withSegmentBytes(4096));
+        disk.close();
     }
 
     private static long append(PartitionLog log) throws Exception {
@@ -63,16 +51,15 @@ class EngineOnFaultyFileSystemTest {
     void runsTheEngineAndClosesEveryFile() throws Exception {
         engine.createTopic("t", 1, TopicConfig.EMPTY);
         PartitionLog log = engine.partition(TP);
-        long forcesBefore = fs.forceCounts().total();
+        long forcesBefore = disk.fs().forceCounts().total();
         for (int i = 0; i < 40; i++) {
             append(log);
         }
-        assertThat(fs.forceCounts().total() - forcesBefore).as("acks=all appends fsync").isGreaterThanOrEqualTo(40);
+        assertThat(disk.fs().forceCounts().total() - forcesBefore).as("acks=all appends fsync").isGreaterThanOrEqualTo(40);
         FetchResult read = log.read(0, 1 << 20, Long.MAX_VALUE);
         assertThat(read.records().remaining()).isPositive();
-        engine.close();
-        engine = null;
-        assertThat(fs.openFiles()).isEmpty();
+        disk.closeEngine();
+        assertThat(disk.fs().openFiles()).isEmpty();
     }
 
     @ParameterizedTest
@@ -89,21 +76,12 @@ class EngineOnFaultyFileSystemTest {
             for (int i = 0; i < 3; i++) {
                 log.append(TestBatches.batch(3, 1_000L), Acks.LEADER, -1).get(10, TimeUnit.SECONDS);
             }
-            fs = fs.powerCut(tail, cycle);
-            closeQuietly(engine); // the old engine lives in the dead world; its calls fail
-            engine = open();
+            // The old engine lives in the dead world; its calls fail, closing it too.
+            engine = disk.powerCutAndReopen(tail, cycle);
             PartitionLog reopened = engine.partition(TP);
             assertThat(reopened.state().highWatermark()).as("cycle %d", cycle).isGreaterThan(acked);
             ByteBuffer all = reopened.read(0, Integer.MAX_VALUE, Long.MAX_VALUE).records();
             assertThat(all.remaining()).isPositive();
-        }
-    }
-
-    private static void closeQuietly(StorageEngine dead) {
-        try {
-            dead.close();
-        } catch (RuntimeException expected) {
-            // Closing writes a manifest and checkpoint; after a power cut those writes fail.
         }
     }
 }
