@@ -58,12 +58,13 @@ public final class Partition implements PartitionLog {
     private long logStartOffset;
     private final int epoch;
     private long pendingMessages;
-    private volatile boolean closed;
     private TopicConfig topicConfig;
     private final CheckpointKeeper checkpoints;
 
     /** Written under lock, read lock-free by the committer to decide whether to run. */
     private volatile long requestedFlushSeq;
+    /** Written under lock, read lock-free by readers (a read that lost a segment retries unless closed). */
+    private volatile boolean closed;
     private volatile PartitionView view;
     /** Set once by an fsync failure or stall; every later append fails fast with it. */
     private volatile StorageException sticky;
