@@ -92,43 +92,66 @@ final class PartitionReads {
         return found;
     }
 
-    /** See {@link PartitionLog#offsetForTimestamp}. */
-    Optional<TimestampOffset> offsetForTimestamp(long timestamp) {
-        PartitionView v = view.get();
-        long logStart = v.state().logStartOffset();
-        try {
-            for (Segment s : v.segments()) {
+    /** See {@link PartitionLog#firstBatchWithMaxTimestampAtLeast}. */
+    Optional<StoredBatch> firstBatchWithMaxTimestampAtLeast(long timestamp, long fromOffset) {
+        return copyingBatch("timestamp lookup", v -> {
+            long from = Math.max(fromOffset, v.state().logStartOffset());
+            List<Segment> segs = v.segments();
+            for (int i = floorSegment(segs, from); i < segs.size(); i++) {
+                Segment s = segs.get(i);
                 if (s.maxTimestamp() < timestamp) {
                     continue;
                 }
-                RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(timestamp, logStart);
+                RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(timestamp, from);
                 if (h != null) {
-                    // Batch granularity: records are never decoded, so the answer is the batch's first offset.
-                    return Optional.of(new TimestampOffset(h.maxTimestamp(), Math.max(h.baseOffset(), logStart)));
+                    return copyOf(s, h.baseOffset(), v);
                 }
             }
             return Optional.empty();
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, id + ": timestamp lookup failed: " + e.getMessage(), e);
+        });
+    }
+
+    /** See {@link PartitionLog#firstBatchWithMaxTimestamp}. */
+    Optional<StoredBatch> firstBatchWithMaxTimestamp() {
+        return copyingBatch("max timestamp lookup", v -> {
+            Segment best = null;
+            for (Segment s : v.segments()) {
+                // Strictly greater: of segments sharing the largest timestamp, the first one (Apache's rule).
+                if (s.offsetOfMaxTimestamp() >= 0 && (best == null || s.maxTimestamp() > best.maxTimestamp())) {
+                    best = s;
+                }
+            }
+            return best == null ? Optional.empty() : copyOf(best, best.offsetOfMaxTimestamp(), v);
+        });
+    }
+
+    private interface BatchLookup {
+        Optional<StoredBatch> in(PartitionView v) throws IOException;
+    }
+
+    /** Runs a lookup on the current view, once more on a new view if a segment was closed under it (as {@link #read}). */
+    private Optional<StoredBatch> copyingBatch(String what, BatchLookup lookup) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return lookup.in(view.get());
+            } catch (ClosedChannelException e) {
+                if (attempt > 0 || closed.getAsBoolean()) {
+                    throw new StorageException(StorageException.Kind.IO, id + ": " + what + " failed: the partition was closed", e);
+                }
+            } catch (IOException e) {
+                throw new StorageException(StorageException.Kind.IO, id + ": " + what + " failed: " + e.getMessage(), e);
+            }
         }
     }
 
-    /** See {@link PartitionLog#maxTimestamp}. */
-    Optional<TimestampOffset> maxTimestamp() {
-        PartitionView v = view.get();
-        long best = RecordBatchHeader.NO_TIMESTAMP;
-        long at = -1;
-        try {
-            for (Segment s : v.segments()) {
-                if (s.maxTimestamp() > best) {
-                    best = s.maxTimestamp();
-                    at = s.offsetOfMaxTimestamp();
-                }
-            }
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, id + ": timestamp lookup failed: " + e.getMessage(), e);
+    /** A copy of the whole batch holding {@code offset} (a batch's base offset) in {@code s}. */
+    private static Optional<StoredBatch> copyOf(Segment s, long offset, PartitionView v) throws IOException {
+        long pos = s.positionOf(offset, s.size());
+        if (pos < 0) {
+            return Optional.empty();
         }
-        return at < 0 ? Optional.empty() : Optional.of(new TimestampOffset(best, at));
+        RecordBatchHeader h = s.headerAt(pos);
+        return Optional.of(new StoredBatch(h, s.read(pos, h.sizeInBytes()), v.state().logStartOffset()));
     }
 
     /** See {@link PartitionLog#endOffsetForEpoch}. */
