@@ -2,11 +2,14 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.Segment;
+import io.kaas.storage.segment.SegmentTimeIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.WeakHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -22,6 +25,8 @@ final class PartitionReads {
     private final BooleanSupplier closed;
     /** sendfile needs an OS file descriptor: the in-memory (jimfs) engine's channels have none, so it copies. */
     private final boolean slicesSupported;
+    /** ListOffsets by timestamp: one in-memory time index per segment (see {@link SegmentTimeIndex} for why not a file). */
+    private final Map<Segment, SegmentTimeIndex> timeIndexes = new WeakHashMap<>();
 
     PartitionReads(TopicPartition id, Supplier<PartitionView> view, BooleanSupplier closed, boolean slicesSupported) {
         this.id = id;
@@ -102,13 +107,25 @@ final class PartitionReads {
                 if (s.maxTimestamp() < timestamp) {
                     continue;
                 }
-                RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(timestamp, from);
+                long byOffset = s.positionOf(from, s.size());
+                if (byOffset < 0) {
+                    continue;
+                }
+                long start = Math.max(byOffset, timeIndexOf(s).startFor(s, timestamp));
+                RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(timestamp, from, start);
                 if (h != null) {
                     return copyOf(s, h.baseOffset(), v);
                 }
             }
             return Optional.empty();
         });
+    }
+
+    /** The in-memory time index of a segment of this partition, made on first use; dropped with the segment. */
+    private SegmentTimeIndex timeIndexOf(Segment s) {
+        synchronized (timeIndexes) {
+            return timeIndexes.computeIfAbsent(s, x -> new SegmentTimeIndex());
+        }
     }
 
     /** See {@link PartitionLog#firstBatchWithMaxTimestamp}. */

@@ -312,8 +312,11 @@ class PartitionTest {
         assertThat(p.firstBatchWithMaxTimestampAtLeast(200, 4).orElseThrow().header().baseOffset()).isEqualTo(4);
         assertThat(p.firstBatchWithMaxTimestampAtLeast(10_000, 0)).isEmpty();
         assertThat(p.firstBatchWithMaxTimestamp().orElseThrow().header().baseOffset()).isEqualTo(2);
+        // The in-memory time index built by the lookups above is extended over what is appended after them.
+        ack(p, TestBatches.batch(2, 900));
+        assertThat(p.firstBatchWithMaxTimestampAtLeast(800, 0).orElseThrow().header().baseOffset()).isEqualTo(6);
         Partition q = reopen();
-        assertThat(q.firstBatchWithMaxTimestamp().orElseThrow().header().baseOffset()).isEqualTo(2);
+        assertThat(q.firstBatchWithMaxTimestamp().orElseThrow().header().baseOffset()).isEqualTo(6);
         q.deleteRecords(3);
         assertThat(q.firstBatchWithMaxTimestampAtLeast(0, 0).orElseThrow().logStartOffset()).isEqualTo(3);
         assertThat(q.firstBatchWithMaxTimestampAtLeast(0, 0).orElseThrow().header().baseOffset()).isEqualTo(2);
