@@ -124,7 +124,14 @@ final class FetchSession {
 
     /** After a full response created the session: remember what was sent. */
     void rememberSent(FetchResponseData response) {
-        forEachSent(response, (cached, sent) -> cached.mustRespond(sent));
+        for (FetchResponseData.FetchableTopicResponse t : response.responses()) {
+            for (FetchResponseData.PartitionData sent : t.partitions()) {
+                CachedPartition cached = partitions.get(new PartitionKey(t.topic(), t.topicId(), sent.partitionIndex()));
+                if (cached != null) {
+                    cached.mustRespond(sent);
+                }
+            }
+        }
     }
 
     /** An incremental response: drops the partitions with nothing new, remembers the rest. */
@@ -147,21 +154,6 @@ final class FetchSession {
         for (CachedPartition c : moved) {
             partitions.remove(c.key);
             partitions.put(c.key, c);
-        }
-    }
-
-    private interface SentVisitor {
-        void visit(CachedPartition cached, FetchResponseData.PartitionData sent);
-    }
-
-    private void forEachSent(FetchResponseData response, SentVisitor visitor) {
-        for (FetchResponseData.FetchableTopicResponse t : response.responses()) {
-            for (FetchResponseData.PartitionData sent : t.partitions()) {
-                CachedPartition cached = partitions.get(new PartitionKey(t.topic(), t.topicId(), sent.partitionIndex()));
-                if (cached != null) {
-                    visitor.visit(cached, sent);
-                }
-            }
         }
     }
 
