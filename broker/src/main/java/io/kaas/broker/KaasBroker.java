@@ -22,6 +22,7 @@ import io.kaas.broker.api.DescribeConfigsHandler;
 import io.kaas.broker.api.DescribeLogDirsHandler;
 import io.kaas.broker.api.DescribeTopicPartitionsHandler;
 import io.kaas.broker.api.FetchHandler;
+import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.api.IncrementalAlterConfigsHandler;
 import io.kaas.broker.api.AlterConfigsHandler;
 import io.kaas.broker.api.GetTelemetrySubscriptionsHandler;
@@ -145,7 +146,8 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served()));
         invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, node::get));
         invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics));
-        invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool));
+        invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool,
+                new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis)));
         invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(topics));
         invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(producerIds));
         invoker.register(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), new CreateTopicsHandler(topics, topicConfigs, config.brokerId()));

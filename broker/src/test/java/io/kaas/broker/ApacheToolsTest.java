@@ -127,4 +127,69 @@ class ApacheToolsTest {
                 .mapToLong(l -> Long.parseLong(l.replaceAll(".*\"count\":(\\d+).*", "$1"))).sum();
         assertThat(records).isEqualTo(200);
     }
+
+    @Test
+    void performanceTools() throws Exception {
+        String bs = b.bootstrap();
+        tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--create", "--topic", "perf", "--partitions", "2");
+        String produced = tool(null, "org.apache.kafka.tools.ProducerPerformance", "--topic", "perf", "--num-records", "2000",
+                "--record-size", "100", "--throughput", "-1", "--bootstrap-server", bs, "--command-property", "acks=all").out();
+        assertThat(produced).contains("2000 records sent");
+        String consumed = tool(null, "org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server", bs, "--topic", "perf",
+                "--num-records", "2000", "--group", "perf-group", "--timeout", "30000").out();
+        // The data row's fifth column is data.consumed.in.nMsg.
+        assertThat(consumed.lines().filter(l -> l.matches("^\\d{4}-.*")).map(l -> l.split(",\\s*")[4].trim())).containsExactly("2000");
+        String latency = tool(null, "org.apache.kafka.tools.EndToEndLatency", "--bootstrap-server", bs, "--topic", "perf",
+                "--num-records", "100", "--producer-acks", "all", "--record-size", "100").out();
+        assertThat(latency).contains("Avg latency:", "Percentiles:");
+    }
+
+    @Test
+    void logDirsFeaturesClusterIdOffsetsByTimeGroupDeletionAndStreamsReset() throws Exception {
+        String bs = b.bootstrap();
+        tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--create", "--topic", "times", "--partitions", "1");
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> p = b.producer(java.util.Map.of())) {
+            for (int i = 0; i < 10; i++) {
+                p.send(new org.apache.kafka.clients.producer.ProducerRecord<>("times", 0, 1_000_000L + i * 1000, null, new byte[] {(byte) i}));
+            }
+            p.flush();
+        }
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = b.consumer(java.util.Map.of("group.id", "app"))) {
+            org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition("times", 0);
+            c.commitSync(java.util.Map.of(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(7)));
+        }
+        tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--create", "--topic", "app-store-changelog", "--partitions", "1");
+
+        // By time (one batch of ten records: the answer is the record, not the batch), max timestamp, earliest local.
+        assertThat(tool(null, "org.apache.kafka.tools.GetOffsetShell", "--bootstrap-server", bs, "--topic", "times", "--time", "1004500")
+                .out().trim()).isEqualTo("times:0:5");
+        assertThat(tool(null, "org.apache.kafka.tools.GetOffsetShell", "--bootstrap-server", bs, "--topic", "times", "--time", "-3")
+                .out().trim()).isEqualTo("times:0:9");
+        assertThat(tool(null, "org.apache.kafka.tools.GetOffsetShell", "--bootstrap-server", bs, "--topic", "times", "--time", "-4")
+                .out().trim()).isEqualTo("times:0:0");
+
+        String logDirs = tool(null, "org.apache.kafka.tools.LogDirsCommand", "--bootstrap-server", bs, "--describe", "--topic-list", "times").out();
+        assertThat(logDirs).contains("\"partition\":\"times-0\"", "\"logDir\":\"" + b.dataDir());
+        assertThat(tool(null, "org.apache.kafka.tools.FeatureCommand", "--bootstrap-server", bs, "describe").out())
+                .contains("Feature: metadata.version", "FinalizedVersionLevel: 4.4");
+        assertThat(tool(null, "org.apache.kafka.tools.ClusterTool", "cluster-id", "--bootstrap-server", bs).out())
+                .contains("Cluster ID: " + BrokerConfig.DEFAULT_CLUSTER_ID);
+        assertThat(tool(null, "org.apache.kafka.tools.GroupsCommand", "--bootstrap-server", bs, "--list").out()).contains("app");
+
+        // Streams' reset tool: input offsets back to earliest, internal topics of the application deleted.
+        String reset = tool(null, "org.apache.kafka.tools.StreamsResetter", "--bootstrap-server", bs, "--application-id", "app",
+                "--input-topics", "times", "--to-earliest").out();
+        assertThat(reset).contains("Topic: times Partition: 0 Offset: 0", "app-store-changelog");
+        assertThat(tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--list").out().lines())
+                .contains("times").doesNotContain("app-store-changelog");
+
+        String deletedOffsets = tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bs,
+                "--delete-offsets", "--group", "app", "--topic", "times").out();
+        assertThat(deletedOffsets).contains("Successful");
+        String deleted = tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bs,
+                "--delete", "--group", "app").out();
+        assertThat(deleted).contains("Deletion of requested consumer groups ('app') was successful.");
+        assertThat(tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bs, "--list").out())
+                .doesNotContain("app");
+    }
 }

@@ -91,6 +91,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "Largest request accepted; a bigger one closes its connection (env KAAS_SOCKET_REQUEST_MAX_BYTES; default 100 MiB).")
     int socketRequestMaxBytes;
 
+    @Option(names = "--max-incremental-fetch-session-cache-slots", paramLabel = "N",
+            defaultValue = "${env:KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS:-1000}",
+            description = "Incremental fetch sessions (KIP-227) kept at once; 0 turns them off (env KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS; default 1000).")
+    int fetchSessionCacheSlots;
+
     /** The broker configuration these options describe. */
     BrokerConfig toConfig() {
         try {
@@ -108,7 +113,8 @@ final class ServeCommand implements Callable<Integer> {
                     .withRetentionCheckInterval(retentionCheckInterval)
                     .withAutoCreateTopics(autoCreateTopics)
                     .withDefaultPartitions(numPartitions)
-                    .withSocketRequestMaxBytes(socketRequestMaxBytes);
+                    .withSocketRequestMaxBytes(socketRequestMaxBytes)
+                    .withFetchSessionCacheSlots(fetchSessionCacheSlots);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -403,13 +403,13 @@ public final class Partition implements PartitionLog {
     }
 
     @Override
-    public Optional<TimestampOffset> offsetForTimestamp(long timestamp) {
-        return reads.offsetForTimestamp(timestamp);
+    public Optional<StoredBatch> firstBatchWithMaxTimestampAtLeast(long timestamp, long fromOffset) {
+        return reads.firstBatchWithMaxTimestampAtLeast(timestamp, fromOffset);
     }
 
     @Override
-    public Optional<TimestampOffset> maxTimestamp() {
-        return reads.maxTimestamp();
+    public Optional<StoredBatch> firstBatchWithMaxTimestamp() {
+        return reads.firstBatchWithMaxTimestamp();
     }
 
     @Override

@@ -61,11 +61,18 @@ public interface PartitionLog extends AutoCloseable {
      */
     long deleteRecords(long offset);
 
-    /** First offset whose batch max timestamp is ≥ {@code timestamp} (ListOffsets by time). */
-    Optional<TimestampOffset> offsetForTimestamp(long timestamp);
+    /**
+     * ListOffsets by timestamp (KIP-79): a copy of the first batch whose max timestamp is ≥ {@code timestamp}
+     * and that holds an offset ≥ {@code fromOffset} and ≥ log start. The record the lookup answers with is
+     * inside it; the broker reads its record timestamps. Only batch headers are read to find it.
+     */
+    Optional<StoredBatch> firstBatchWithMaxTimestampAtLeast(long timestamp, long fromOffset);
 
-    /** The batch with the largest max timestamp (ListOffsets MAX_TIMESTAMP, KIP-734). */
-    Optional<TimestampOffset> maxTimestamp();
+    /**
+     * ListOffsets MAX_TIMESTAMP (KIP-734): a copy of the first batch holding the partition's largest
+     * timestamp (of the first segment holding it, as Apache), whose first record with that timestamp is the answer.
+     */
+    Optional<StoredBatch> firstBatchWithMaxTimestamp();
 
     /** Aborted transactions overlapping [fetchOffset, upperBound). */
     List<AbortedTransaction> abortedTransactions(long fetchOffset, long upperBound);

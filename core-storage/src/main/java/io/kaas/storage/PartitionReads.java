@@ -2,11 +2,14 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.Segment;
+import io.kaas.storage.segment.SegmentTimeIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.WeakHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -22,6 +25,8 @@ final class PartitionReads {
     private final BooleanSupplier closed;
     /** sendfile needs an OS file descriptor: the in-memory (jimfs) engine's channels have none, so it copies. */
     private final boolean slicesSupported;
+    /** ListOffsets by timestamp: one in-memory time index per segment (see {@link SegmentTimeIndex} for why not a file). */
+    private final Map<Segment, SegmentTimeIndex> timeIndexes = new WeakHashMap<>();
 
     PartitionReads(TopicPartition id, Supplier<PartitionView> view, BooleanSupplier closed, boolean slicesSupported) {
         this.id = id;
@@ -92,43 +97,78 @@ final class PartitionReads {
         return found;
     }
 
-    /** See {@link PartitionLog#offsetForTimestamp}. */
-    Optional<TimestampOffset> offsetForTimestamp(long timestamp) {
-        PartitionView v = view.get();
-        long logStart = v.state().logStartOffset();
-        try {
-            for (Segment s : v.segments()) {
+    /** See {@link PartitionLog#firstBatchWithMaxTimestampAtLeast}. */
+    Optional<StoredBatch> firstBatchWithMaxTimestampAtLeast(long timestamp, long fromOffset) {
+        return copyingBatch("timestamp lookup", v -> {
+            long from = Math.max(fromOffset, v.state().logStartOffset());
+            List<Segment> segs = v.segments();
+            for (int i = floorSegment(segs, from); i < segs.size(); i++) {
+                Segment s = segs.get(i);
                 if (s.maxTimestamp() < timestamp) {
                     continue;
                 }
-                RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(timestamp, logStart);
+                long byOffset = s.positionOf(from, s.size());
+                if (byOffset < 0) {
+                    continue;
+                }
+                long start = Math.max(byOffset, timeIndexOf(s).startFor(s, timestamp));
+                RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(timestamp, from, start);
                 if (h != null) {
-                    // Batch granularity: records are never decoded, so the answer is the batch's first offset.
-                    return Optional.of(new TimestampOffset(h.maxTimestamp(), Math.max(h.baseOffset(), logStart)));
+                    return copyOf(s, h.baseOffset(), v);
                 }
             }
             return Optional.empty();
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, id + ": timestamp lookup failed: " + e.getMessage(), e);
+        });
+    }
+
+    /** The in-memory time index of a segment of this partition, made on first use; dropped with the segment. */
+    private SegmentTimeIndex timeIndexOf(Segment s) {
+        synchronized (timeIndexes) {
+            return timeIndexes.computeIfAbsent(s, x -> new SegmentTimeIndex());
         }
     }
 
-    /** See {@link PartitionLog#maxTimestamp}. */
-    Optional<TimestampOffset> maxTimestamp() {
-        PartitionView v = view.get();
-        long best = RecordBatchHeader.NO_TIMESTAMP;
-        long at = -1;
-        try {
+    /** See {@link PartitionLog#firstBatchWithMaxTimestamp}. */
+    Optional<StoredBatch> firstBatchWithMaxTimestamp() {
+        return copyingBatch("max timestamp lookup", v -> {
+            Segment best = null;
             for (Segment s : v.segments()) {
-                if (s.maxTimestamp() > best) {
-                    best = s.maxTimestamp();
-                    at = s.offsetOfMaxTimestamp();
+                // Strictly greater: of segments sharing the largest timestamp, the first one (Apache's rule).
+                if (s.offsetOfMaxTimestamp() >= 0 && (best == null || s.maxTimestamp() > best.maxTimestamp())) {
+                    best = s;
                 }
             }
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, id + ": timestamp lookup failed: " + e.getMessage(), e);
+            return best == null ? Optional.empty() : copyOf(best, best.offsetOfMaxTimestamp(), v);
+        });
+    }
+
+    private interface BatchLookup {
+        Optional<StoredBatch> in(PartitionView v) throws IOException;
+    }
+
+    /** Runs a lookup on the current view, once more on a new view if a segment was closed under it (as {@link #read}). */
+    private Optional<StoredBatch> copyingBatch(String what, BatchLookup lookup) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return lookup.in(view.get());
+            } catch (ClosedChannelException e) {
+                if (attempt > 0 || closed.getAsBoolean()) {
+                    throw new StorageException(StorageException.Kind.IO, id + ": " + what + " failed: the partition was closed", e);
+                }
+            } catch (IOException e) {
+                throw new StorageException(StorageException.Kind.IO, id + ": " + what + " failed: " + e.getMessage(), e);
+            }
         }
-        return at < 0 ? Optional.empty() : Optional.of(new TimestampOffset(best, at));
+    }
+
+    /** A copy of the whole batch holding {@code offset} (a batch's base offset) in {@code s}. */
+    private static Optional<StoredBatch> copyOf(Segment s, long offset, PartitionView v) throws IOException {
+        long pos = s.positionOf(offset, s.size());
+        if (pos < 0) {
+            return Optional.empty();
+        }
+        RecordBatchHeader h = s.headerAt(pos);
+        return Optional.of(new StoredBatch(h, s.read(pos, h.sizeInBytes()), v.state().logStartOffset()));
     }
 
     /** See {@link PartitionLog#endOffsetForEpoch}. */

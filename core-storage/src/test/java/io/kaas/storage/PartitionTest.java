@@ -305,11 +305,21 @@ class PartitionTest {
         ack(p, TestBatches.batch(2, 100));
         ack(p, TestBatches.batch(2, 500));
         ack(p, TestBatches.batch(2, 300));
-        assertThat(p.offsetForTimestamp(200)).contains(new TimestampOffset(501, 2));
-        assertThat(p.offsetForTimestamp(10_000)).isEmpty();
-        assertThat(p.maxTimestamp()).contains(new TimestampOffset(501, 2));
+        StoredBatch spanning = p.firstBatchWithMaxTimestampAtLeast(200, 0).orElseThrow();
+        assertThat(spanning.header().baseOffset()).isEqualTo(2);
+        assertThat(spanning.header().maxTimestamp()).isEqualTo(501);
+        assertThat(spanning.bytes().remaining()).isEqualTo(spanning.header().sizeInBytes());
+        assertThat(p.firstBatchWithMaxTimestampAtLeast(200, 4).orElseThrow().header().baseOffset()).isEqualTo(4);
+        assertThat(p.firstBatchWithMaxTimestampAtLeast(10_000, 0)).isEmpty();
+        assertThat(p.firstBatchWithMaxTimestamp().orElseThrow().header().baseOffset()).isEqualTo(2);
+        // The in-memory time index built by the lookups above is extended over what is appended after them.
+        ack(p, TestBatches.batch(2, 900));
+        assertThat(p.firstBatchWithMaxTimestampAtLeast(800, 0).orElseThrow().header().baseOffset()).isEqualTo(6);
         Partition q = reopen();
-        assertThat(q.maxTimestamp()).contains(new TimestampOffset(501, 2));
+        assertThat(q.firstBatchWithMaxTimestamp().orElseThrow().header().baseOffset()).isEqualTo(6);
+        q.deleteRecords(3);
+        assertThat(q.firstBatchWithMaxTimestampAtLeast(0, 0).orElseThrow().logStartOffset()).isEqualTo(3);
+        assertThat(q.firstBatchWithMaxTimestampAtLeast(0, 0).orElseThrow().header().baseOffset()).isEqualTo(2);
     }
 
     @Test

@@ -40,6 +40,7 @@ public final class BrokerConfigView {
         m.put("log.flush.interval.messages", Long.toString(c.flushIntervalMessages()));
         m.put("log.retention.check.interval.ms", Long.toString(c.retentionCheckInterval().toMillis()));
         m.put("socket.request.max.bytes", Integer.toString(c.socketRequestMaxBytes()));
+        m.put("max.incremental.fetch.session.cache.slots", Integer.toString(c.fetchSessionCacheSlots()));
         m.put("default.replication.factor", "1");
         m.put("min.insync.replicas", "1");
         return m;

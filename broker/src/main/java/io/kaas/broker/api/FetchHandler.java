@@ -1,6 +1,8 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.fetch.FetchContext;
+import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.storage.AbortedTransaction;
 import io.kaas.storage.FetchResult;
 import io.kaas.storage.PartitionLog;
@@ -23,8 +25,9 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * Fetch, stateless (session id 0 on every response: clients then send full requests). Reads whole
- * batches up to the read cap (high watermark, or last stable offset for read_committed), never
+ * Fetch, with incremental fetch sessions (KIP-227, {@link FetchSessionCache}): a request names only the
+ * partitions whose position changed and the response carries only partitions with something new. Reads
+ * whole batches up to the read cap (high watermark, or last stable offset for read_committed), never
  * decoding them. When fewer than min_bytes are available it long-polls without parking a thread:
  * it subscribes to {@link PartitionLog#awaitHighWatermarkAbove} for every partition it read and arms
  * a timer on the broker's scheduler for max_wait_ms; whichever fires first re-runs the read on the
@@ -36,32 +39,39 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
     private final TopicCatalog topics;
     private final ScheduledExecutorService timer;
     private final Executor handlerPool;
+    private final FetchSessionCache sessions;
 
-    public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool) {
+    public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool, FetchSessionCache sessions) {
         this.topics = topics;
         this.timer = timer;
         this.handlerPool = handlerPool;
+        this.sessions = sessions;
     }
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, FetchRequestData request) {
+        FetchContext session = sessions.newContext(request, ctx.apiVersion());
+        if (session.error() != Errors.NONE) {
+            return CompletableFuture.completedFuture(session.finish(new FetchResponseData()));
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.maxWaitMs()));
         CompletableFuture<ApiMessage> done = new CompletableFuture<>();
-        attempt(ctx, request, deadline, done);
+        attempt(ctx, request, session, deadline, done);
         return done;
     }
 
-    private void attempt(RequestContext ctx, FetchRequestData request, long deadline, CompletableFuture<ApiMessage> done) {
+    private void attempt(RequestContext ctx, FetchRequestData request, FetchContext session, long deadline,
+                         CompletableFuture<ApiMessage> done) {
         Attempt a;
         try {
-            a = readOnce(ctx, request);
+            a = readOnce(ctx, request, session.topics());
         } catch (RuntimeException e) {
             done.completeExceptionally(e);
             return;
         }
         long remainingNanos = deadline - System.nanoTime();
         if (a.bytes >= request.minBytes() || a.hadError || remainingNanos <= 0 || a.waitable.isEmpty()) {
-            done.complete(a.response);
+            done.complete(session.finish(a.response));
             return;
         }
         AtomicBoolean fired = new AtomicBoolean();
@@ -69,7 +79,7 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         Runnable wake = () -> {
             if (fired.compareAndSet(false, true)) {
                 wakers.forEach(w -> w.cancel(false));
-                handlerPool.execute(() -> attempt(ctx, request, deadline, done));
+                handlerPool.execute(() -> attempt(ctx, request, session, deadline, done));
             }
         };
         for (Waitable w : a.waitable) {
@@ -89,17 +99,17 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
     private record Waitable(PartitionLog log, long offset) {}
 
     private static final class Attempt {
-        final FetchResponseData response = new FetchResponseData().setSessionId(0).setErrorCode((short) 0);
+        final FetchResponseData response = new FetchResponseData().setErrorCode((short) 0);
         final List<Waitable> waitable = new ArrayList<>();
         long bytes;
         boolean hadError;
     }
 
-    private Attempt readOnce(RequestContext ctx, FetchRequestData request) {
+    private Attempt readOnce(RequestContext ctx, FetchRequestData request, List<FetchRequestData.FetchTopic> fetchTopics) {
         Attempt a = new Attempt();
         boolean readCommitted = request.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
         long responseBudget = request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes();
-        for (FetchRequestData.FetchTopic fetchTopic : request.topics()) {
+        for (FetchRequestData.FetchTopic fetchTopic : fetchTopics) {
             FetchResponseData.FetchableTopicResponse topicResponse = new FetchResponseData.FetchableTopicResponse()
                     .setTopic(fetchTopic.topic()).setTopicId(fetchTopic.topicId());
             a.response.responses().add(topicResponse);

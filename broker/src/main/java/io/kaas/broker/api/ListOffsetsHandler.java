@@ -3,23 +3,31 @@ package io.kaas.broker.api;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
-import io.kaas.storage.TimestampOffset;
+import io.kaas.broker.config.ApacheTopicConfigs;
+import io.kaas.storage.StoredBatch;
 import io.kaas.storage.TopicInfo;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * ListOffsets: earliest (-2, and earliest-local -4), latest (-1: high watermark, or last stable
- * offset for read_committed), max-timestamp (-3, KIP-734) and lookup by timestamp (first batch whose
- * max timestamp is at or after it). Tiered-storage queries (-5, -6) answer with log start: nothing is tiered.
+ * ListOffsets, answering as Apache's {@code UnifiedLog.fetchOffsetByTimestamp} does with no tiered storage:
+ * earliest (-2) and earliest-local (-4, KIP-405: all of the log is local) are log start; latest (-1) is the
+ * high watermark, or the last stable offset for read_committed; by timestamp (KIP-79) it is the first record
+ * whose timestamp is ≥ the target and max-timestamp (-3, KIP-734) the first record holding the largest
+ * timestamp, both exact to the record ({@link RecordTimestampSearch} reads the timestamps inside the one
+ * spanning batch) and only below the high watermark (last stable offset); latest-tiered (-5, KIP-1005) and
+ * earliest-pending-upload (-6, KIP-1023) are offset -1, timestamp -1, epoch -1, as Apache answers when
+ * remote storage is off.
  */
 public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestData> {
-    static final long LATEST = -1, EARLIEST = -2, MAX_TIMESTAMP = -3, EARLIEST_LOCAL = -4;
+    static final long LATEST = -1, EARLIEST = -2, MAX_TIMESTAMP = -3, EARLIEST_LOCAL = -4, LATEST_TIERED = -5,
+            EARLIEST_PENDING_UPLOAD = -6;
     /** The leader epoch field exists from v4; writing a non-default value at older versions fails. */
     private static final short FIRST_LEADER_EPOCH_VERSION = 4;
 
@@ -48,20 +56,26 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                 try {
                     PartitionLog log = topics.partition(t.name(), p.partitionIndex());
                     PartitionState state = log.state();
-                    if (ctx.apiVersion() >= FIRST_LEADER_EPOCH_VERSION) {
-                        pr.setLeaderEpoch(state.leaderEpoch());
-                    }
                     long ts = p.timestamp();
-                    if (ts == LATEST) {
-                        pr.setOffset(readCommitted ? state.lastStableOffset() : state.highWatermark());
-                    } else if (ts == MAX_TIMESTAMP) {
-                        Optional<TimestampOffset> max = log.maxTimestamp();
-                        max.ifPresent(m -> pr.setTimestamp(m.timestamp()).setOffset(m.offset()));
-                    } else if (ts < 0) {
-                        pr.setOffset(state.logStartOffset());
-                    } else {
-                        Optional<TimestampOffset> found = log.offsetForTimestamp(ts);
-                        found.ifPresent(f -> pr.setTimestamp(f.timestamp()).setOffset(f.offset()));
+                    boolean withEpoch = ctx.apiVersion() >= FIRST_LEADER_EPOCH_VERSION;
+                    long lastFetchable = readCommitted ? state.lastStableOffset() : state.highWatermark();
+                    if (ts == LATEST || ts == EARLIEST || ts == EARLIEST_LOCAL) {
+                        pr.setOffset(ts == LATEST ? lastFetchable : state.logStartOffset());
+                        if (withEpoch) {
+                            pr.setLeaderEpoch(state.leaderEpoch());
+                        }
+                    } else if (ts != LATEST_TIERED && ts != EARLIEST_PENDING_UPLOAD) {
+                        int maxDecompressed = maxDecompressedBytes(topic.get());
+                        Optional<RecordTimestampSearch.Found> found = ts == MAX_TIMESTAMP
+                                ? log.firstBatchWithMaxTimestamp().flatMap(b -> RecordTimestampSearch.firstWithMaxTimestamp(b, maxDecompressed))
+                                : byTimestamp(log, ts, maxDecompressed);
+                        // Apache answers only with records a consumer may read.
+                        found.filter(f -> f.offset() < lastFetchable).ifPresent(f -> {
+                            pr.setTimestamp(f.timestamp()).setOffset(f.offset());
+                            if (withEpoch) {
+                                pr.setLeaderEpoch(f.leaderEpoch());
+                            }
+                        });
                     }
                 } catch (RuntimeException e) {
                     pr.setErrorCode(ErrorMapping.toKafka(e).code());
@@ -69,5 +83,31 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
             }
         }
         return CompletableFuture.completedFuture(response);
+    }
+
+    /**
+     * KIP-79: the first record whose timestamp is ≥ {@code ts}. The first batch whose max timestamp reaches it
+     * holds that record, unless log start cuts into the batch after the records that qualify: then the next one.
+     */
+    private static Optional<RecordTimestampSearch.Found> byTimestamp(PartitionLog log, long ts, int maxDecompressed) {
+        long from = 0;
+        while (true) {
+            Optional<StoredBatch> batch = log.firstBatchWithMaxTimestampAtLeast(ts, from);
+            if (batch.isEmpty()) {
+                return Optional.empty();
+            }
+            StoredBatch b = batch.get();
+            Optional<RecordTimestampSearch.Found> found = RecordTimestampSearch.firstAtLeast(b, ts, b.logStartOffset(), maxDecompressed);
+            if (found.isPresent()) {
+                return found;
+            }
+            from = b.header().nextOffset();
+        }
+    }
+
+    /** The topic's max.decompressed.message.bytes, which Apache applies to these lookups too. */
+    private static int maxDecompressedBytes(TopicInfo topic) {
+        String name = TopicConfig.MAX_DECOMPRESSED_MESSAGE_BYTES_CONFIG;
+        return Integer.parseInt(topic.config().otherConfigs().getOrDefault(name, ApacheTopicConfigs.defaultValue(name)));
     }
 }

@@ -184,12 +184,13 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * Header of the first batch whose max timestamp is ≥ {@code timestamp} and that holds an offset
-     * ≥ {@code minOffset} (log start: its next offset is above it), or null. For ListOffsets by timestamp,
-     * which answers at batch granularity: records are never decoded. Reads only batch heads.
+     * Header of the first batch at or after byte {@code fromPosition} (a batch start: a {@link SegmentTimeIndex}
+     * hint, or 0) whose max timestamp is ≥ {@code timestamp} and that holds an offset ≥ {@code minOffset}
+     * (log start: its next offset is above it), or null. For ListOffsets by timestamp: the answer is a
+     * record inside this batch, which the broker finds (core-storage never decodes records). Reads only batch heads.
      */
-    public RecordBatchHeader firstBatchWithMaxTimestampAtLeast(long timestamp, long minOffset) throws IOException {
-        HeaderCursor batches = new HeaderCursor(log, 0, size);
+    public RecordBatchHeader firstBatchWithMaxTimestampAtLeast(long timestamp, long minOffset, long fromPosition) throws IOException {
+        HeaderCursor batches = new HeaderCursor(log, fromPosition, size);
         while (batches.next() == HeaderCursor.Framing.BATCH) {
             if (batches.maxTimestamp() >= timestamp && batches.nextOffset() > minOffset) {
                 return batches.header();

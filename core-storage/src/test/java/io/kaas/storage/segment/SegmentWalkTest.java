@@ -47,15 +47,16 @@ class SegmentWalkTest {
     }
 
     @Test
-    void firstBatchWithMaxTimestampAtLeastAnswersAtBatchGranularity() throws Exception {
+    void firstBatchWithMaxTimestampAtLeastFindsTheSpanningBatchFromAPosition() throws Exception {
         try (Segment s = open()) {
-            RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(1_500, 0);
+            RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(1_500, 0, 0);
             assertThat(h.baseOffset()).isEqualTo(103);
             assertThat(h.maxTimestamp()).isEqualTo(2_000);
-            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 0).baseOffset()).isEqualTo(100);
-            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 103).baseOffset()).as("below log start").isEqualTo(103);
-            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 102).baseOffset()).as("holds log start").isEqualTo(100);
-            assertThat(s.firstBatchWithMaxTimestampAtLeast(3_005, 0)).isNull();
+            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 0, 0).baseOffset()).isEqualTo(100);
+            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 103, 0).baseOffset()).as("below log start").isEqualTo(103);
+            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 102, 0).baseOffset()).as("holds log start").isEqualTo(100);
+            assertThat(s.firstBatchWithMaxTimestampAtLeast(3_005, 0, 0)).isNull();
+            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 0, log.start(1)).baseOffset()).as("from the second batch on").isEqualTo(103);
         }
     }
 
