@@ -130,8 +130,10 @@ public final class Partition implements PartitionLog {
             if (duplicate.isPresent()) {
                 result = duplicate.get();
             } else {
+                long now = now();
+                AppendTimestamps.check(id, parsed.headers(), topicConfig, now);
                 maybeRoll(parsed.totalBytes());
-                result = write(parsed);
+                result = write(parsed, AppendTimestamps.logAppendTime(topicConfig, now));
                 pendingMessages += parsed.recordCount();
                 if (pendingMessages >= flushInterval()) {
                     pendingMessages = 0;
@@ -181,11 +183,11 @@ public final class Partition implements PartitionLog {
     }
 
     /** Writes the batches ({@link SegmentLog#write}), records idempotence and transaction state, publishes. Holds lock. */
-    private AppendResult write(ProducedBatches parsed) {
+    private AppendResult write(ProducedBatches parsed, long logAppendTimeMs) {
         long base = log.nextOffset();
         List<RecordBatchHeader> stamped;
         try {
-            stamped = log.write(parsed);
+            stamped = log.write(parsed, logAppendTimeMs);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, log.active().logFile() + ": append failed, nothing written: " + e.getMessage(), e);
         } catch (StorageException e) {
@@ -197,7 +199,7 @@ public final class Partition implements PartitionLog {
             txns.onAppend(stamped.get(i), parsed.buffer(), parsed.starts()[i]);
         }
         publish();
-        return new AppendResult(base, log.nextOffset() - 1, logStartOffset, false);
+        return new AppendResult(base, log.nextOffset() - 1, logStartOffset, false, logAppendTimeMs);
     }
 
     /** Rolls when {@link SegmentLog#rollDue} (segment.ms is 7 days unset, as Kafka, so time retention can reach a quiet topic's data). Holds lock. */

@@ -65,19 +65,23 @@ final class SegmentLog {
     }
 
     /**
-     * Stamps each batch's base offset and this partition's epoch in place (outside the CRC: the only
-     * bytes the broker writes) and appends them to the active segment. Either all land, or none do.
+     * Stamps each batch's base offset and this partition's epoch in place (outside the CRC), and for a
+     * LogAppendTime topic its timestamp type and max timestamp ({@link RecordBatchHeader#stampLogAppendTime}),
+     * and appends them to the active segment. Either all land, or none do.
      *
      * @return the batches' headers as stamped
      * @throws IOException when nothing was written
      * @throws StorageException when a partial batch could not be cut off: the segment is in doubt and
      *         the partition must stop
      */
-    List<RecordBatchHeader> write(ProducedBatches batches) throws IOException {
+    List<RecordBatchHeader> write(ProducedBatches batches, long logAppendTimeMs) throws IOException {
         ByteBuffer buf = batches.buffer();
         long offset = nextOffset;
         List<RecordBatchHeader> stamped = new ArrayList<>(batches.headers().size());
         for (int i = 0; i < batches.headers().size(); i++) {
+            if (logAppendTimeMs != RecordBatchHeader.NO_TIMESTAMP) {
+                RecordBatchHeader.stampLogAppendTime(buf, batches.starts()[i], batches.headers().get(i).sizeInBytes(), logAppendTimeMs);
+            }
             RecordBatchHeader.assignOffsetAndEpoch(buf, batches.starts()[i], offset, epoch);
             RecordBatchHeader h = RecordBatchHeader.peek(buf, batches.starts()[i]);
             stamped.add(h);

@@ -31,7 +31,9 @@ public class StorageException extends RuntimeException {
         /** Another process holds the partition's lock. */
         LOCKED,
         /** Damage found that needs an operator's decision (bad batch followed by valid data). */
-        DAMAGED
+        DAMAGED,
+        /** A CreateTime batch's timestamp is outside the topic's message.timestamp.before/after.max.ms (KIP-937). */
+        INVALID_TIMESTAMP
     }
 
     private final Kind kind;

@@ -30,6 +30,7 @@ public final class ErrorMapping {
             case TOPIC_EXISTS: return Errors.TOPIC_ALREADY_EXISTS;
             case LOCKED: return Errors.KAFKA_STORAGE_ERROR;
             case DAMAGED: return Errors.KAFKA_STORAGE_ERROR;
+            case INVALID_TIMESTAMP: return Errors.INVALID_TIMESTAMP;
             default: return Errors.UNKNOWN_SERVER_ERROR;
         }
     }

@@ -160,7 +160,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                              String topicName, RequestContext ctx) {
         // Each partition response is written by exactly one future; allOf publishes them to the reader.
         if (failure == null) {
-            out.setBaseOffset(result.baseOffset()).setLogStartOffset(result.logStartOffset());
+            out.setBaseOffset(result.baseOffset()).setLogStartOffset(result.logStartOffset()).setLogAppendTimeMs(result.logAppendTimeMs());
             return;
         }
         Errors error = ErrorMapping.toKafka(failure);

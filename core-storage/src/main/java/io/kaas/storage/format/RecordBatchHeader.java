@@ -137,4 +137,15 @@ public record RecordBatchHeader(
         buf.putLong(pos + BASE_OFFSET_OFFSET, baseOffset);
         buf.putInt(pos + PARTITION_LEADER_EPOCH_OFFSET, partitionLeaderEpoch);
     }
+
+    /**
+     * A topic with message.timestamp.type=LogAppendTime: sets the batch's timestamp type and max timestamp
+     * to the broker's append time and recomputes the CRC, as Apache does (the records' own timestamps and
+     * everything else stay as the client sent them). The one rewrite of CRC-covered bytes.
+     */
+    public static void stampLogAppendTime(ByteBuffer buf, int pos, int sizeInBytes, long appendTimeMs) {
+        buf.putShort(pos + ATTRIBUTES_OFFSET, (short) (buf.getShort(pos + ATTRIBUTES_OFFSET) | TIMESTAMP_TYPE_MASK));
+        buf.putLong(pos + MAX_TIMESTAMP_OFFSET, appendTimeMs);
+        buf.putInt(pos + CRC_OFFSET, computeCrc(buf, pos, sizeInBytes));
+    }
 }

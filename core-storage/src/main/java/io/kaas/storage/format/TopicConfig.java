@@ -46,6 +46,27 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
     public static final long DEFAULT_MIN_COMPACTION_LAG_MS = 0;
     public static final String DEFAULT_CLEANUP_POLICY = "delete";
 
+    /** Apache Kafka 4.x's log.message.timestamp.after.max.ms (KIP-937): a CreateTime record at most an hour ahead. */
+    public static final long DEFAULT_TIMESTAMP_AFTER_MAX_MS = 3_600_000L;
+    public static final long DEFAULT_TIMESTAMP_BEFORE_MAX_MS = Long.MAX_VALUE;
+
+    /** message.timestamp.type=LogAppendTime: the broker stamps the batches it appends. */
+    public boolean logAppendTime() {
+        return "LogAppendTime".equals(otherConfigs.get("message.timestamp.type"));
+    }
+
+    /** message.timestamp.before.max.ms: how far behind the broker's clock a CreateTime timestamp may be. */
+    public long timestampBeforeMaxMs() {
+        String v = otherConfigs.get("message.timestamp.before.max.ms");
+        return v == null ? DEFAULT_TIMESTAMP_BEFORE_MAX_MS : Long.parseLong(v.trim());
+    }
+
+    /** message.timestamp.after.max.ms: how far ahead of the broker's clock a CreateTime timestamp may be. */
+    public long timestampAfterMaxMs() {
+        String v = otherConfigs.get("message.timestamp.after.max.ms");
+        return v == null ? DEFAULT_TIMESTAMP_AFTER_MAX_MS : Long.parseLong(v.trim());
+    }
+
     /** Kafka config name → field, in file order. */
     public static final Map<String, String> KAFKA_NAMES = Map.of(
             "retention.ms", "retentionMs",
