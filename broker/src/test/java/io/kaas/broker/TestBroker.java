@@ -16,6 +16,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class TestBroker implements AutoCloseable {
     private final Path dataDir;
     private final BrokerConfig config;
+    private final io.kaas.broker.security.SecurityConfig security;
     private KaasBroker broker;
 
     public TestBroker(Path dataDir) {
@@ -23,15 +24,21 @@ public final class TestBroker implements AutoCloseable {
     }
 
     public TestBroker(BrokerConfig config) {
+        this(config, io.kaas.broker.security.SecurityConfig.none());
+    }
+
+    /** A broker with TLS/SASL listeners; clients pick one with {@link #bootstrap(String)}. */
+    public TestBroker(BrokerConfig config, io.kaas.broker.security.SecurityConfig security) {
         this.dataDir = config.dataDir();
         this.config = config;
-        this.broker = KaasBroker.create(config).start();
+        this.security = security;
+        this.broker = KaasBroker.create(config, security).start();
     }
 
     /** Stops (cleanly) and starts again on the same data dir and a new ephemeral port. */
     public void restart() {
         broker.stop();
-        broker = KaasBroker.create(config).start();
+        broker = KaasBroker.create(config, security).start();
     }
 
     public KaasBroker broker() {
@@ -44,6 +51,11 @@ public final class TestBroker implements AutoCloseable {
 
     public String bootstrap() {
         return "127.0.0.1:" + broker.boundPort();
+    }
+
+    /** {@code 127.0.0.1:port} of the listener named {@code listenerName}. */
+    public String bootstrap(String listenerName) {
+        return "127.0.0.1:" + broker.boundPort(listenerName);
     }
 
     public KafkaProducer<byte[], byte[]> producer(Map<String, Object> overrides) {
@@ -72,10 +84,15 @@ public final class TestBroker implements AutoCloseable {
     }
 
     public Admin admin() {
+        return admin(Map.of());
+    }
+
+    public Admin admin(Map<String, Object> overrides) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
+        p.putAll(overrides);
         return Admin.create(p);
     }
 

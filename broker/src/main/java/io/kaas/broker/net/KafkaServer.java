@@ -24,13 +24,17 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.api.ServedApis;
+import io.kaas.broker.security.ClientSession;
+import io.kaas.broker.security.ListenerSecurity;
+import io.netty.handler.ssl.SslHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Netty side: one acceptor thread ({@code kaas-acceptor}), a few event loops ({@code kaas-network}),
  * epoll when the native transport loads, NIO otherwise. Per connection the pipeline is
- * {@code frame-decoder → request-decoder → dispatcher}; responses are written by the dispatcher.
+ * {@code [tls → tls-principal →] frame-decoder → request-decoder → [authentication-gate →] dispatcher};
+ * responses are written by the dispatcher.
  */
 public final class KafkaServer {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaServer.class);
@@ -51,9 +55,19 @@ public final class KafkaServer {
         LOG.debug("network transport: {}", epoll ? "epoll" : "nio");
     }
 
-    /** Binds one listener; returns the bound address (the real port when 0 was asked for). */
+    /** Binds one plaintext listener; returns the bound address (the real port when 0 was asked for). */
     public InetSocketAddress bind(Endpoint endpoint, ServedApis served, RequestInvoker invoker, int maxFrameBytes)
             throws InterruptedException {
+        return bind(endpoint, ListenerSecurity.plaintext(endpoint.listenerName()), served, invoker, maxFrameBytes);
+    }
+
+    /**
+     * Binds one listener with its security: TLS adds Netty's {@code SslHandler} (engine from the
+     * listener's {@code ssl.*} keys) in front and names the principal after the handshake; SASL adds
+     * the {@link AuthenticationGate} before the dispatcher.
+     */
+    public InetSocketAddress bind(Endpoint endpoint, ListenerSecurity security, ServedApis served, RequestInvoker invoker,
+                                  int maxFrameBytes) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, network)
                 .channel(channelType)
@@ -62,10 +76,19 @@ public final class KafkaServer {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
+                        ch.attr(ClientSession.KEY).set(new ClientSession(security, ch.remoteAddress()));
+                        if (security.tls()) {
+                            ch.pipeline()
+                                    .addLast("tls", new SslHandler(security.newServerEngine(ch.remoteAddress())))
+                                    .addLast("tls-principal", new TlsPrincipalHandler());
+                        }
                         ch.pipeline()
                                 .addLast("frame-decoder", new FrameDecoder(maxFrameBytes))
-                                .addLast("request-decoder", new RequestDecoder(served))
-                                .addLast("dispatcher", new RequestDispatcher(invoker, inFlight));
+                                .addLast("request-decoder", new RequestDecoder(served));
+                        if (security.sasl()) {
+                            ch.pipeline().addLast("authentication-gate", new AuthenticationGate());
+                        }
+                        ch.pipeline().addLast("dispatcher", new RequestDispatcher(invoker, inFlight));
                     }
                 });
         InetSocketAddress address = endpoint.host().isEmpty()

@@ -1,0 +1,93 @@
+package io.kaas.broker.security;
+
+import javax.security.sasl.SaslException;
+import javax.security.sasl.SaslServer;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.plain.internals.PlainSaslServer;
+import org.apache.kafka.common.security.scram.internals.ScramMechanism;
+
+/**
+ * SaslHandshake and SaslAuthenticate for one broker: picks the mechanism's server (kafka-clients'
+ * {@link PlainSaslServer} with {@link PlainAgainstScram}, or {@link ScramServer}), feeds it the
+ * client's tokens, and moves the connection's {@link ClientSession} along. Any failure — wrong
+ * password, unknown user, a token that does not parse — answers SASL_AUTHENTICATION_FAILED and closes
+ * that one connection, as Apache does; it is logged (rate-limited) without the token.
+ */
+public final class SaslAuthentication {
+    /** What SaslAuthenticate answers. */
+    public record Outcome(Errors error, String message, byte[] token) {}
+
+    private final ScramCredentialStore store;
+    private final boolean acceptLegacyNonce;
+    private final AuthenticationFailureLog log = new AuthenticationFailureLog();
+
+    public SaslAuthentication(ScramCredentialStore store, boolean acceptLegacyNonce) {
+        this.store = store;
+        this.acceptLegacyNonce = acceptLegacyNonce;
+    }
+
+    public ScramCredentialStore store() {
+        return store;
+    }
+
+    /** SaslHandshake: NONE, UNSUPPORTED_SASL_MECHANISM or ILLEGAL_SASL_STATE. */
+    public Errors handshake(ClientSession session, String mechanism) {
+        if (!session.listener().sasl()) {
+            // Apache answers this on a listener without SASL and keeps the connection.
+            return Errors.ILLEGAL_SASL_STATE;
+        }
+        if (session.stage() != ClientSession.SaslStage.AWAIT_HANDSHAKE) {
+            // A non-SASL listener, a second handshake, or re-authentication (KIP-368, not offered: lifetime 0).
+            session.fail();
+            return Errors.ILLEGAL_SASL_STATE;
+        }
+        if (!session.listener().saslMechanisms().contains(mechanism)) {
+            // The client may retry with another mechanism from the list we answer with.
+            return Errors.UNSUPPORTED_SASL_MECHANISM;
+        }
+        session.startSasl(mechanism, newServer(session, mechanism));
+        return Errors.NONE;
+    }
+
+    private SaslServer newServer(ClientSession session, String mechanism) {
+        if (mechanism.equals(PlainSaslServer.PLAIN_MECHANISM)) {
+            return new PlainSaslServer(new PlainAgainstScram(store::lookup));
+        }
+        return new ScramServer(ScramMechanism.forMechanismName(mechanism), store::lookup, acceptLegacyNonce,
+                user -> log.legacyNonce(session, user));
+    }
+
+    public Outcome authenticate(ClientSession session, byte[] token) {
+        if (!session.listener().sasl()) {
+            return new Outcome(Errors.ILLEGAL_SASL_STATE, "this listener does not use SASL", new byte[0]);
+        }
+        SaslServer server = session.saslServer();
+        if (session.stage() != ClientSession.SaslStage.AWAIT_AUTHENTICATE || server == null) {
+            session.fail();
+            return new Outcome(Errors.ILLEGAL_SASL_STATE, "SaslAuthenticate without a SaslHandshake first", new byte[0]);
+        }
+        try {
+            byte[] challenge = server.evaluateResponse(token);
+            if (server.isComplete()) {
+                session.authenticatedAs(server.getAuthorizationID());
+            }
+            return new Outcome(Errors.NONE, null, challenge == null ? new byte[0] : challenge);
+        } catch (SaslException | RuntimeException e) {
+            // RuntimeException: SaslAuthenticationException, and any parse failure of a hostile token.
+            String user = server instanceof ScramServer s ? s.attemptedUser() : plainUser(token);
+            log.failed(session, session.mechanism(), user, e.getMessage());
+            session.fail();
+            // Apache's wording; never the token or what the store holds.
+            return new Outcome(Errors.SASL_AUTHENTICATION_FAILED, "Authentication failed during authentication due to "
+                    + "invalid credentials with SASL mechanism " + session.mechanism(), new byte[0]);
+        }
+    }
+
+    /** The user name of a PLAIN token ({@code authzid NUL user NUL password}), for the failure log only. */
+    private static String plainUser(byte[] token) {
+        String s = new String(token, java.nio.charset.StandardCharsets.UTF_8);
+        int first = s.indexOf('\0');
+        int second = first < 0 ? -1 : s.indexOf('\0', first + 1);
+        return second < 0 ? null : s.substring(first + 1, second);
+    }
+}

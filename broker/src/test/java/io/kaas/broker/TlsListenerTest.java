@@ -1,0 +1,137 @@
+package io.kaas.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kaas.broker.security.SecurityConfig;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * TLS listeners with kafka-clients: SSL produce/consume/admin (the copying Fetch path), a listener
+ * that requires client certificates whose principal comes from ssl.principal.mapping.rules, and
+ * hostile bytes on a TLS port closing only their own connection.
+ */
+class TlsListenerTest {
+    @TempDir
+    static Path dir;
+    static TestBroker b;
+    static TlsMaterial tls;
+
+    @BeforeAll
+    static void start() {
+        tls = TlsMaterial.get();
+        Map<String, String> s = new HashMap<>(tls.brokerSsl());
+        s.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL");
+        s.put("listener.name.mtls.ssl.client.auth", "required");
+        s.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]+),O=kaas$/$1/,DEFAULT");
+        s.put("super.users", "User:admin");
+        BrokerConfig config = BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO)
+                .withListeners(List.of(Endpoint.parse("PLAINTEXT://127.0.0.1:0"), Endpoint.parse("SSL://127.0.0.1:0"),
+                        Endpoint.parse("MTLS://127.0.0.1:0")));
+        b = new TestBroker(config, new SecurityConfig(s));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (b != null) {
+            b.close();
+        }
+    }
+
+    private static Map<String, Object> ssl(String listener, Map<String, Object> tlsProps) {
+        Map<String, Object> p = new HashMap<>(tlsProps);
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap(listener));
+        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SSL");
+        return p;
+    }
+
+    @Test
+    void producerConsumerAndAdminOverSsl() throws Exception {
+        Map<String, Object> props = ssl("SSL", tls.clientSsl());
+        try (KafkaProducer<byte[], byte[]> producer = b.producer(props)) {
+            for (int i = 0; i < 50; i++) {
+                producer.send(new ProducerRecord<>("tls-topic", ("v" + i).getBytes(StandardCharsets.UTF_8))).get();
+            }
+        }
+        List<String> values = new ArrayList<>();
+        Map<String, Object> consumerProps = new HashMap<>(props);
+        consumerProps.put("group.id", "tls-group");
+        try (KafkaConsumer<byte[], byte[]> consumer = b.consumer(consumerProps)) {
+            consumer.subscribe(List.of("tls-topic"));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (values.size() < 50 && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    values.add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        assertThat(values).hasSize(50).startsWith("v0").endsWith("v49");
+        try (Admin admin = b.admin(props)) {
+            // Metadata on the SSL listener names the SSL port, not the first listener's.
+            assertThat(admin.describeCluster().nodes().get()).extracting(Node::port).containsExactly(b.broker().boundPort("SSL"));
+        }
+    }
+
+    @Test
+    void plaintextAndGarbageOnTlsPortCloseOnlyTheirOwnConnection() throws Exception {
+        try (Admin admin = b.admin(ssl("SSL", tls.clientSsl()))) {
+            assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
+            try (RawKafkaConnection plain = new RawKafkaConnection(b.broker().boundPort("SSL"))) {
+                plain.send(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
+                        .setClientSoftwareName("raw").setClientSoftwareVersion("1"));
+                assertThat(plain.closedByBroker()).isTrue();
+            }
+            try (RawKafkaConnection garbage = new RawKafkaConnection(b.broker().boundPort("SSL"))) {
+                byte[] junk = new byte[4096];
+                new Random(7).nextBytes(junk);
+                junk[0] = 0x16; // looks like a TLS handshake record, then is not one
+                garbage.sendBytes(junk);
+                assertThat(garbage.closedByBroker()).isTrue();
+            }
+            assertThat(admin.describeTopics(List.of("tls-other")).allTopicNames().toCompletionStage().toCompletableFuture()
+                    .handle((v, t) -> "answered").get()).isEqualTo("answered");
+            assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
+        }
+    }
+
+    @Test
+    void clientCertificateNamesThePrincipal() throws Exception {
+        UserScramCredentialUpsertion bob = new UserScramCredentialUpsertion("bob",
+                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "bob-secret");
+        // CN=admin,O=kaas → User:admin by the mapping rule, a super user: may alter credentials.
+        try (Admin admin = b.admin(ssl("MTLS", tls.clientMtls()))) {
+            admin.alterUserScramCredentials(List.of(bob)).all().get();
+            assertThat(admin.describeUserScramCredentials(List.of("bob")).all().get()).containsKey("bob");
+        }
+        // Without a certificate the principal is User:ANONYMOUS, not a super user.
+        try (Admin admin = b.admin(ssl("SSL", tls.clientSsl()))) {
+            assertThatThrownBy(() -> admin.alterUserScramCredentials(List.of(bob)).all().get())
+                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(ClusterAuthorizationException.class);
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.kaas.broker;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Self-signed TLS material for tests, made once per test JVM with the JDK's keytool (EC P-256: fast to
+ * generate): a broker key pair for CN=localhost with SAN 127.0.0.1, a client key pair for
+ * CN=admin,O=kaas (mTLS), truststores trusting each, and the broker certificate as PEM (kcat's CA).
+ */
+public final class TlsMaterial {
+    public static final String PASSWORD = "test-store-pass";
+    private static TlsMaterial instance;
+
+    public final Path dir;
+    public final Path brokerKeystore;
+    public final Path brokerTruststore;
+    public final Path brokerCertPem;
+    public final Path clientKeystore;
+    public final Path clientTruststore;
+
+    private TlsMaterial(Path dir) {
+        this.dir = dir;
+        this.brokerKeystore = dir.resolve("broker.p12");
+        this.brokerTruststore = dir.resolve("broker-trust.p12");
+        this.brokerCertPem = dir.resolve("broker.pem");
+        this.clientKeystore = dir.resolve("client.p12");
+        this.clientTruststore = dir.resolve("client-trust.p12");
+    }
+
+    public static synchronized TlsMaterial get() {
+        if (instance == null) {
+            try {
+                Path dir = Files.createTempDirectory("kaas-tls");
+                TlsMaterial m = new TlsMaterial(dir);
+                m.generate();
+                instance = m;
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException("cannot generate test TLS material with keytool", e);
+            }
+        }
+        return instance;
+    }
+
+    private void generate() throws IOException, InterruptedException {
+        Path clientPem = dir.resolve("client.pem");
+        keytool("-genkeypair", "-alias", "broker", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+                "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "30", "-storetype", "PKCS12",
+                "-keystore", brokerKeystore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
+        keytool("-exportcert", "-rfc", "-alias", "broker", "-keystore", brokerKeystore.toString(), "-storepass", PASSWORD,
+                "-file", brokerCertPem.toString());
+        keytool("-importcert", "-noprompt", "-alias", "broker", "-file", brokerCertPem.toString(), "-storetype", "PKCS12",
+                "-keystore", clientTruststore.toString(), "-storepass", PASSWORD);
+        keytool("-genkeypair", "-alias", "client", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=admin,O=kaas",
+                "-validity", "30", "-storetype", "PKCS12", "-keystore", clientKeystore.toString(), "-storepass", PASSWORD,
+                "-keypass", PASSWORD);
+        keytool("-exportcert", "-rfc", "-alias", "client", "-keystore", clientKeystore.toString(), "-storepass", PASSWORD,
+                "-file", clientPem.toString());
+        keytool("-importcert", "-noprompt", "-alias", "client", "-file", clientPem.toString(), "-storetype", "PKCS12",
+                "-keystore", brokerTruststore.toString(), "-storepass", PASSWORD);
+    }
+
+    private static void keytool(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException("keytool " + String.join(" ", args) + " failed: " + out);
+        }
+    }
+
+    /** The broker's {@code ssl.*} keys (server.properties spelling). */
+    public Map<String, String> brokerSsl() {
+        return Map.of("ssl.keystore.location", brokerKeystore.toString(), "ssl.keystore.password", PASSWORD,
+                "ssl.key.password", PASSWORD, "ssl.keystore.type", "PKCS12",
+                "ssl.truststore.location", brokerTruststore.toString(), "ssl.truststore.password", PASSWORD,
+                "ssl.truststore.type", "PKCS12");
+    }
+
+    /** A kafka-clients client trusting the broker (no client certificate). */
+    public Map<String, Object> clientSsl() {
+        return Map.of("ssl.truststore.location", clientTruststore.toString(), "ssl.truststore.password", PASSWORD,
+                "ssl.truststore.type", "PKCS12");
+    }
+
+    /** {@link #clientSsl()} plus the client's certificate (CN=admin,O=kaas). */
+    public Map<String, Object> clientMtls() {
+        Map<String, Object> m = new java.util.HashMap<>(clientSsl());
+        m.put("ssl.keystore.location", clientKeystore.toString());
+        m.put("ssl.keystore.password", PASSWORD);
+        m.put("ssl.key.password", PASSWORD);
+        m.put("ssl.keystore.type", "PKCS12");
+        return m;
+    }
+}
