@@ -386,12 +386,18 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--config')
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
