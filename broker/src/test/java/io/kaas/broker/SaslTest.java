@@ -139,6 +139,11 @@ class SaslTest {
             raw.send(ApiKeys.METADATA, (short) 12, new MetadataRequestData());
             assertThat(raw.closedByBroker()).isTrue();
         }
+        // Before authentication a frame may not exceed sasl.server.max.receive.size (512 KiB), not 100 MiB.
+        try (RawKafkaConnection raw = new RawKafkaConnection(b.broker().boundPort("SASL_PLAINTEXT"))) {
+            raw.sendBytes(java.nio.ByteBuffer.allocate(4).putInt(600 * 1024).array());
+            assertThat(raw.closedByBroker()).isTrue();
+        }
         // The broker is fine: an authenticated client still works.
         try (Admin admin = b.admin(client("SASL_PLAINTEXT", "SCRAM-SHA-256", "alice", ALICE_PASSWORD))) {
             assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();

@@ -76,14 +76,16 @@ public final class KafkaServer {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
-                        ch.attr(ClientSession.KEY).set(new ClientSession(security, ch.remoteAddress()));
+                        ClientSession session = new ClientSession(security, ch.remoteAddress());
+                        ch.attr(ClientSession.KEY).set(session);
                         if (security.tls()) {
                             ch.pipeline()
                                     .addLast("tls", new SslHandler(security.newServerEngine(ch.remoteAddress())))
                                     .addLast("tls-principal", new TlsPrincipalHandler());
                         }
                         ch.pipeline()
-                                .addLast("frame-decoder", new FrameDecoder(maxFrameBytes))
+                                .addLast("frame-decoder", new FrameDecoder(() -> session.authenticated() ? maxFrameBytes
+                                        : Math.min(maxFrameBytes, security.saslMaxReceiveBytes())))
                                 .addLast("request-decoder", new RequestDecoder(served));
                         if (security.sasl()) {
                             ch.pipeline().addLast("authentication-gate", new AuthenticationGate());

@@ -22,18 +22,20 @@ public final class ListenerSecurity implements AutoCloseable {
     private final SslEngineFactory sslEngines;
     private final SslPrincipalMapper principalMapper;
     private final List<String> saslMechanisms;
+    private final int saslMaxReceiveBytes;
 
     private ListenerSecurity(String listenerName, SecurityProtocol protocol, SslEngineFactory sslEngines,
-                             SslPrincipalMapper principalMapper, List<String> saslMechanisms) {
+                             SslPrincipalMapper principalMapper, List<String> saslMechanisms, int saslMaxReceiveBytes) {
         this.listenerName = listenerName;
         this.protocol = protocol;
         this.sslEngines = sslEngines;
         this.principalMapper = principalMapper;
         this.saslMechanisms = saslMechanisms;
+        this.saslMaxReceiveBytes = saslMaxReceiveBytes;
     }
 
     public static ListenerSecurity plaintext(String listenerName) {
-        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, null, null, List.of());
+        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, null, null, List.of(), Integer.MAX_VALUE);
     }
 
     /** Builds the listener's TLS context now, so a bad keystore fails the start, not the first client. */
@@ -51,7 +53,8 @@ public final class ListenerSecurity implements AutoCloseable {
             mapper = SslPrincipalMapper.fromRules((String) parsed.get(BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG));
         }
         return new ListenerSecurity(listenerName, protocol, engines, mapper,
-                sasl ? List.copyOf(config.saslMechanisms(listenerName)) : List.of());
+                sasl ? List.copyOf(config.saslMechanisms(listenerName)) : List.of(),
+                (Integer) parsed.get(BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG));
     }
 
     public String listenerName() {
@@ -80,6 +83,11 @@ public final class ListenerSecurity implements AutoCloseable {
 
     public List<String> saslMechanisms() {
         return saslMechanisms;
+    }
+
+    /** Largest frame before SASL authentication ({@code sasl.server.max.receive.size}, Apache's 512 KiB default). */
+    public int saslMaxReceiveBytes() {
+        return saslMaxReceiveBytes;
     }
 
     public SSLEngine newServerEngine(InetSocketAddress peer) {

@@ -10,7 +10,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.config.internals.BrokerSecurityConfigs;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
@@ -45,10 +48,32 @@ public record SecurityConfig(Map<String, String> settings) {
         return new SecurityConfig(Map.of());
     }
 
-    /** Does {@code key} belong here (and not to the storage or listener options)? */
+    /**
+     * The Apache keys kaas applies: the TLS keys of {@code SslConfigs} (except a pluggable engine
+     * factory), client auth, principal mapping, the SASL mechanism list and the pre-authentication
+     * frame limit. Other broker security keys (principal builders, callback handlers, JAAS, Kerberos,
+     * OAUTHBEARER, re-authentication) are not applied and so are reported, not silently taken.
+     */
+    private static final Set<String> APPLIED = applied();
+
+    private static Set<String> applied() {
+        Set<String> keys = new TreeSet<>(new ConfigDef().withClientSslSupport().names());
+        keys.remove(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG);
+        keys.addAll(List.of(BrokerSecurityConfigs.SSL_CLIENT_AUTH_CONFIG, BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG,
+                BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG));
+        return Set.copyOf(keys);
+    }
+
+    /** Does kaas apply {@code key} (globally, or as {@code listener.name.<listener>.<key>})? */
     public static boolean isSecurityKey(String key) {
-        return key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(LEGACY_SCRAM_NONCE)
-                || key.startsWith("listener.name.") || BrokerSecurityConfigs.CONFIG_DEF.names().contains(key);
+        if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(LEGACY_SCRAM_NONCE)) {
+            return true;
+        }
+        if (key.startsWith("listener.name.")) {
+            int dot = key.indexOf('.', "listener.name.".length());
+            return dot > 0 && APPLIED.contains(key.substring(dot + 1));
+        }
+        return APPLIED.contains(key);
     }
 
     /** Apache's {@code listener.security.protocol.map}; unset means each protocol's own name. */
@@ -94,20 +119,14 @@ public record SecurityConfig(Map<String, String> settings) {
     public Map<String, Object> parsedFor(String listenerName) {
         String prefix = "listener.name." + listenerName.toLowerCase(Locale.ROOT) + ".";
         Map<String, Object> raw = new HashMap<>();
-        Set<String> known = BrokerSecurityConfigs.CONFIG_DEF.names();
         settings.forEach((k, v) -> {
-            if (known.contains(k)) {
+            if (APPLIED.contains(k)) {
                 raw.put(k, v);
             }
         });
         settings.forEach((k, v) -> {
-            if (k.startsWith(prefix)) {
-                String rest = k.substring(prefix.length());
-                // listener.name.x.scram-sha-256.sasl.jaas.config style keys are per mechanism; keep the key part.
-                String key = rest.matches("^(plain|scram-sha-256|scram-sha-512|gssapi|oauthbearer)\\..*") ? rest.substring(rest.indexOf('.') + 1) : rest;
-                if (known.contains(key)) {
-                    raw.put(key, v);
-                }
+            if (k.startsWith(prefix) && APPLIED.contains(k.substring(prefix.length()))) {
+                raw.put(k.substring(prefix.length()), v);
             }
         });
         if (!raw.containsKey(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG)) {
