@@ -130,7 +130,17 @@ public final class ScramCredentialStore {
             throw new StorageException(StorageException.Kind.IO, file.getParent() + ": cannot create: " + e.getMessage(), e);
         }
         StateJson.write(file, new CredentialsFile(1, users));
+        ownerOnly();
         remember();
+    }
+
+    /** rw------- where the filesystem has POSIX permissions: the keys let a thief pose as the broker. */
+    private void ownerOnly() {
+        try {
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException | IOException e) {
+            // not a POSIX filesystem (in-memory engine, Windows): nothing to narrow
+        }
     }
 
     private void reloadIfChanged() {
