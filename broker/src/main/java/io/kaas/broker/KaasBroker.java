@@ -167,6 +167,7 @@ public final class KaasBroker implements AutoCloseable {
                     new BrokerNode(config.brokerId(), a.host(), a.port(), config.clusterId()));
         }
         startRetention();
+        startTlsReloadChecks();
         LOG.info("kaas broker {} listening on {} (advertised {}), data in {}", config.brokerId(), bound, advertised,
                 config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize());
         return this;
@@ -258,6 +259,14 @@ public final class KaasBroker implements AutoCloseable {
         Endpoint first = config.listeners().get(0);
         String host = first.host().isEmpty() || first.host().equals("0.0.0.0") ? "localhost" : first.host();
         return new Endpoint(first.listenerName(), host, bound.get(0).getPort());
+    }
+
+    /** Certificate rotation without a restart: TLS listeners re-read changed stores (on {@code kaas-timer}). */
+    private void startTlsReloadChecks() {
+        long ms = security.sslReloadInterval().toMillis();
+        if (ms > 0 && listenerSecurities.stream().anyMatch(ListenerSecurity::tls)) {
+            timer.scheduleWithFixedDelay(() -> listenerSecurities.forEach(ListenerSecurity::reloadIfChanged), ms, ms, TimeUnit.MILLISECONDS);
+        }
     }
 
     private void startRetention() {

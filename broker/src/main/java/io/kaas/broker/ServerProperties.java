@@ -178,29 +178,25 @@ public final class ServerProperties {
 
     /** {@code listeners} without the KRaft controller listeners; empty when the file sets none. */
     public List<Endpoint> listeners() {
-        Object text = values.get("listeners");
-        if (text == null || text.toString().isBlank()) {
-            return List.of();
-        }
-        List<Endpoint> out = new ArrayList<>();
-        for (Endpoint e : parseListeners("listeners", text.toString())) {
-            if (!controllerListeners().contains(e.listenerName())) {
-                out.add(e);
-            }
-        }
-        if (out.isEmpty()) {
-            throw new ConfigException("listeners", text, "no broker listener left after removing controller.listener.names");
+        List<Endpoint> out = brokerEndpoints("listeners");
+        if (out.isEmpty() && values.get("listeners") != null && !values.get("listeners").toString().isBlank()) {
+            throw new ConfigException("listeners", values.get("listeners"), "no broker listener left after removing controller.listener.names");
         }
         return out;
     }
 
     private List<Endpoint> advertisedListeners() {
-        Object text = values.get("advertised.listeners");
+        return brokerEndpoints("advertised.listeners");
+    }
+
+    /** The endpoints of {@code key}, controller listeners left out. */
+    private List<Endpoint> brokerEndpoints(String key) {
+        Object text = values.get(key);
         if (text == null || text.toString().isBlank()) {
             return List.of();
         }
         List<Endpoint> out = new ArrayList<>();
-        for (Endpoint e : parseListeners("advertised.listeners", text.toString())) {
+        for (Endpoint e : parseListeners(key, text.toString())) {
             if (!controllerListeners().contains(e.listenerName())) {
                 out.add(e);
             }

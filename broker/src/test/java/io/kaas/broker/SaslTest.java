@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kaas.broker.security.ScramCredentialStore;
-import io.kaas.broker.security.SecurityConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,9 +60,7 @@ class SaslTest {
         Map<String, String> s = new HashMap<>(tls.brokerSsl());
         s.put("sasl.enabled.mechanisms", "SCRAM-SHA-256,SCRAM-SHA-512");
         s.put("listener.name.sasl_plaintext.sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256");
-        BrokerConfig config = BrokerConfig.forTest(data).withRetentionCheckInterval(Duration.ZERO)
-                .withListeners(List.of(Endpoint.parse("SASL_SSL://127.0.0.1:0"), Endpoint.parse("SASL_PLAINTEXT://127.0.0.1:0")));
-        b = new TestBroker(config, new SecurityConfig(s));
+        b = TestBroker.secured(data, s, "SASL_SSL://127.0.0.1:0", "SASL_PLAINTEXT://127.0.0.1:0");
     }
 
     @AfterAll

@@ -3,7 +3,6 @@ package io.kaas.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.broker.security.ScramCredentialStore;
-import io.kaas.broker.security.SecurityConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -51,9 +50,8 @@ class SaslTokenFuzzProperties {
         Path data = dir.resolve("data");
         ScramCredentialStore.inDataDir(data).upsert("alice", ScramMechanism.SCRAM_SHA_256,
                 ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_256, "alice-pw", 4096));
-        broker = new TestBroker(BrokerConfig.forTest(data).withRetentionCheckInterval(Duration.ZERO)
-                .withListeners(List.of(Endpoint.parse("SASL_PLAINTEXT://127.0.0.1:0"))),
-                new SecurityConfig(Map.of("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512")));
+        broker = TestBroker.secured(data, Map.of("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"),
+                "SASL_PLAINTEXT://127.0.0.1:0");
         port = broker.broker().boundPort();
     }
 

@@ -3,8 +3,16 @@ package io.kaas.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.broker.security.SecurityConfig;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,18 +50,21 @@ class TlsListenerTest {
     static TestBroker b;
     static TlsMaterial tls;
 
+    static Path keystore;
+
     @BeforeAll
-    static void start() {
+    static void start() throws Exception {
         tls = TlsMaterial.get();
         Map<String, String> s = new HashMap<>(tls.brokerSsl());
+        // A copy of its own, so that rotating it does not touch other classes' brokers.
+        keystore = Files.copy(tls.brokerKeystore, dir.resolve("broker.p12"));
+        s.put("ssl.keystore.location", keystore.toString());
+        s.put("kaas.ssl.store.reload.check.interval.ms", "100");
         s.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL");
         s.put("listener.name.mtls.ssl.client.auth", "required");
         s.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]+),O=kaas$/$1/,DEFAULT");
         s.put("super.users", "User:admin");
-        BrokerConfig config = BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO)
-                .withListeners(List.of(Endpoint.parse("PLAINTEXT://127.0.0.1:0"), Endpoint.parse("SSL://127.0.0.1:0"),
-                        Endpoint.parse("MTLS://127.0.0.1:0")));
-        b = new TestBroker(config, new SecurityConfig(s));
+        b = TestBroker.secured(dir.resolve("data"), s, "PLAINTEXT://127.0.0.1:0", "SSL://127.0.0.1:0", "MTLS://127.0.0.1:0");
     }
 
     @AfterAll
@@ -116,6 +127,40 @@ class TlsListenerTest {
             assertThat(admin.describeTopics(List.of("tls-other")).allTopicNames().toCompletionStage().toCompletableFuture()
                     .handle((v, t) -> "answered").get()).isEqualTo("answered");
             assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
+        }
+    }
+
+    /** The subject of the certificate a new TLS connection to {@code port} is shown. */
+    private static String servedCertificateSubject(int port) throws Exception {
+        SSLContext trustAll = SSLContext.getInstance("TLS");
+        trustAll.init(null, new TrustManager[] {new X509TrustManager() {
+            public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+            public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        }}, null);
+        try (SSLSocket socket = (SSLSocket) trustAll.getSocketFactory().createSocket("127.0.0.1", port)) {
+            socket.startHandshake();
+            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSubjectX500Principal().getName();
+        }
+    }
+
+    @Test
+    void rotatedKeystoreIsServedWithoutRestart() throws Exception {
+        int port = b.broker().boundPort("SSL");
+        assertThat(servedCertificateSubject(port)).isEqualTo("CN=localhost");
+        try (Admin admin = b.admin(ssl("SSL", tls.clientSsl()))) {
+            assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
+            Path next = dir.resolve("broker-next.p12");
+            Files.copy(tls.rotatedBrokerKeystore, next);
+            Files.move(next, keystore, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            await().atMost(Duration.ofSeconds(20)).until(() -> servedCertificateSubject(port).equals("CN=localhost-rotated"));
+            // The connection made before the rotation keeps working, and new clients (trusting both) too.
+            assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
+        }
+        try (Admin fresh = b.admin(ssl("SSL", tls.clientSsl()))) {
+            assertThat(fresh.describeCluster().clusterId().get()).isNotEmpty();
         }
     }
 

@@ -19,6 +19,8 @@ public final class TlsMaterial {
 
     public final Path dir;
     public final Path brokerKeystore;
+    /** Another broker key pair (CN=localhost-rotated), trusted by clients too: for certificate rotation. */
+    public final Path rotatedBrokerKeystore;
     public final Path brokerTruststore;
     public final Path brokerCertPem;
     public final Path clientKeystore;
@@ -27,6 +29,7 @@ public final class TlsMaterial {
     private TlsMaterial(Path dir) {
         this.dir = dir;
         this.brokerKeystore = dir.resolve("broker.p12");
+        this.rotatedBrokerKeystore = dir.resolve("broker-rotated.p12");
         this.brokerTruststore = dir.resolve("broker-trust.p12");
         this.brokerCertPem = dir.resolve("broker.pem");
         this.clientKeystore = dir.resolve("client.p12");
@@ -55,6 +58,14 @@ public final class TlsMaterial {
         keytool("-exportcert", "-rfc", "-alias", "broker", "-keystore", brokerKeystore.toString(), "-storepass", PASSWORD,
                 "-file", brokerCertPem.toString());
         keytool("-importcert", "-noprompt", "-alias", "broker", "-file", brokerCertPem.toString(), "-storetype", "PKCS12",
+                "-keystore", clientTruststore.toString(), "-storepass", PASSWORD);
+        Path rotatedPem = dir.resolve("broker-rotated.pem");
+        keytool("-genkeypair", "-alias", "broker", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost-rotated",
+                "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "30", "-storetype", "PKCS12",
+                "-keystore", rotatedBrokerKeystore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
+        keytool("-exportcert", "-rfc", "-alias", "broker", "-keystore", rotatedBrokerKeystore.toString(), "-storepass", PASSWORD,
+                "-file", rotatedPem.toString());
+        keytool("-importcert", "-noprompt", "-alias", "broker-rotated", "-file", rotatedPem.toString(), "-storetype", "PKCS12",
                 "-keystore", clientTruststore.toString(), "-storepass", PASSWORD);
         keytool("-genkeypair", "-alias", "client", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=admin,O=kaas",
                 "-validity", "30", "-storetype", "PKCS12", "-keystore", clientKeystore.toString(), "-storepass", PASSWORD,

@@ -42,40 +42,30 @@ public final class AlterUserScramCredentialsHandler implements ApiHandler<AlterU
         boolean allowed = superUsers.isEmpty() || superUsers.contains(ctx.session().principal());
         for (ScramCredentialDeletion d : request.deletions()) {
             results.putIfAbsent(d.name(), null);
-            if (!allowed) {
-                fail(results, d.name(), Errors.CLUSTER_AUTHORIZATION_FAILED, "only super.users may alter SCRAM credentials");
-                continue;
-            }
             Optional<ScramMechanism> m = ScramMechanisms.fromType(d.mechanism());
-            if (d.name().isEmpty()) {
-                fail(results, d.name(), Errors.UNACCEPTABLE_CREDENTIAL, "Username must not be empty");
-            } else if (m.isEmpty()) {
-                fail(results, d.name(), Errors.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism");
+            Failure invalid = invalid(allowed, d.name(), m);
+            if (invalid != null) {
+                fail(results, d.name(), invalid);
             } else if (!store.delete(d.name(), m.get())) {
-                fail(results, d.name(), Errors.RESOURCE_NOT_FOUND, "Attempt to delete a user credential that does not exist");
+                fail(results, d.name(), new Failure(Errors.RESOURCE_NOT_FOUND, "Attempt to delete a user credential that does not exist"));
             }
         }
         for (ScramCredentialUpsertion u : request.upsertions()) {
             results.putIfAbsent(u.name(), null);
-            if (!allowed) {
-                fail(results, u.name(), Errors.CLUSTER_AUTHORIZATION_FAILED, "only super.users may alter SCRAM credentials");
-                continue;
-            }
             Optional<ScramMechanism> m = ScramMechanisms.fromType(u.mechanism());
-            if (u.name().isEmpty()) {
-                fail(results, u.name(), Errors.UNACCEPTABLE_CREDENTIAL, "Username must not be empty");
-            } else if (m.isEmpty()) {
-                fail(results, u.name(), Errors.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism");
+            Failure invalid = invalid(allowed, u.name(), m);
+            if (invalid != null) {
+                fail(results, u.name(), invalid);
             } else if (u.iterations() < m.get().minIterations() || u.iterations() > m.get().maxIterations()) {
-                fail(results, u.name(), Errors.UNACCEPTABLE_CREDENTIAL, "Iterations must be " + m.get().minIterations()
-                        + ".." + m.get().maxIterations() + " for " + m.get().mechanismName());
+                fail(results, u.name(), new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Iterations must be "
+                        + m.get().minIterations() + ".." + m.get().maxIterations() + " for " + m.get().mechanismName()));
             } else if (u.salt() == null || u.salt().length == 0 || u.saltedPassword() == null || u.saltedPassword().length == 0) {
-                fail(results, u.name(), Errors.UNACCEPTABLE_CREDENTIAL, "Salt and salted password must not be empty");
+                fail(results, u.name(), new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Salt and salted password must not be empty"));
             } else {
                 try {
                     store.upsert(u.name(), m.get(), new ScramFormatter(m.get()).generateCredential(u.salt(), u.saltedPassword(), u.iterations()));
                 } catch (NoSuchAlgorithmException e) {
-                    fail(results, u.name(), Errors.UNSUPPORTED_SASL_MECHANISM, m.get().mechanismName() + " is not available");
+                    fail(results, u.name(), new Failure(Errors.UNSUPPORTED_SASL_MECHANISM, m.get().mechanismName() + " is not available"));
                 }
             }
         }
@@ -85,9 +75,21 @@ public final class AlterUserScramCredentialsHandler implements ApiHandler<AlterU
         return CompletableFuture.completedFuture(response);
     }
 
-    private static void fail(Map<String, Failure> results, String user, Errors error, String message) {
+    /** What makes any alteration invalid, deletion or upsertion: who asks, an empty name, an unknown mechanism. */
+    private static Failure invalid(boolean allowed, String user, Optional<ScramMechanism> mechanism) {
+        if (!allowed) {
+            return new Failure(Errors.CLUSTER_AUTHORIZATION_FAILED, "only super.users may alter SCRAM credentials");
+        }
+        if (user.isEmpty()) {
+            return new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Username must not be empty");
+        }
+        return mechanism.isEmpty() ? new Failure(Errors.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism") : null;
+    }
+
+    /** A user's result is its first failure. */
+    private static void fail(Map<String, Failure> results, String user, Failure failure) {
         if (results.get(user) == null) {
-            results.put(user, new Failure(error, message));
+            results.put(user, failure);
         }
     }
 }

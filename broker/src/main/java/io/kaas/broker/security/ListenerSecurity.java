@@ -9,6 +9,8 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.security.auth.SslEngineFactory;
 import org.apache.kafka.common.security.ssl.DefaultSslEngineFactory;
 import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What one listener does to a new connection: its security protocol, the TLS engine factory
@@ -17,15 +19,21 @@ import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
  * rules, and the SASL mechanisms it offers.
  */
 public final class ListenerSecurity implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ListenerSecurity.class);
+
     private final String listenerName;
     private final SecurityProtocol protocol;
-    private final SslEngineFactory sslEngines;
+    /** Replaced when a keystore or truststore file changes ({@link #reloadIfChanged()}); new connections take the newest. */
+    private volatile SslEngineFactory sslEngines;
+    private final Map<String, Object> sslConfigs;
     private final SslPrincipalMapper principalMapper;
     private final List<String> saslMechanisms;
     private final int saslMaxReceiveBytes;
 
     private ListenerSecurity(String listenerName, SecurityProtocol protocol, SslEngineFactory sslEngines,
-                             SslPrincipalMapper principalMapper, List<String> saslMechanisms, int saslMaxReceiveBytes) {
+                             Map<String, Object> sslConfigs, SslPrincipalMapper principalMapper,
+                             List<String> saslMechanisms, int saslMaxReceiveBytes) {
+        this.sslConfigs = sslConfigs;
         this.listenerName = listenerName;
         this.protocol = protocol;
         this.sslEngines = sslEngines;
@@ -35,7 +43,7 @@ public final class ListenerSecurity implements AutoCloseable {
     }
 
     public static ListenerSecurity plaintext(String listenerName) {
-        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, null, null, List.of(), Integer.MAX_VALUE);
+        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, null, Map.of(), null, List.of(), Integer.MAX_VALUE);
     }
 
     /** Builds the listener's TLS context now, so a bad keystore fails the start, not the first client. */
@@ -47,14 +55,43 @@ public final class ListenerSecurity implements AutoCloseable {
         SslEngineFactory engines = null;
         SslPrincipalMapper mapper = null;
         if (tls) {
-            DefaultSslEngineFactory f = new DefaultSslEngineFactory();
-            f.configure(parsed);
-            engines = f;
+            engines = newEngineFactory(parsed);
             mapper = SslPrincipalMapper.fromRules((String) parsed.get(BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG));
         }
-        return new ListenerSecurity(listenerName, protocol, engines, mapper,
+        return new ListenerSecurity(listenerName, protocol, engines, parsed, mapper,
                 sasl ? List.copyOf(config.saslMechanisms(listenerName)) : List.of(),
                 (Integer) parsed.get(BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG));
+    }
+
+    private static SslEngineFactory newEngineFactory(Map<String, Object> parsed) {
+        DefaultSslEngineFactory f = new DefaultSslEngineFactory();
+        f.configure(parsed);
+        return f;
+    }
+
+    /**
+     * Rebuilds the TLS context when a keystore or truststore file changed since it was loaded
+     * (kafka-clients' {@code shouldBeRebuilt} compares modification times), so certificates can be
+     * rotated without a restart. Open connections keep their session; new ones get the new
+     * certificate. A store that does not load (half-written, wrong password) keeps the old context.
+     *
+     * @return true when it reloaded
+     */
+    public boolean reloadIfChanged() {
+        SslEngineFactory current = sslEngines;
+        try {
+            if (current == null || !current.shouldBeRebuilt(sslConfigs)) {
+                return false;
+            }
+            sslEngines = newEngineFactory(sslConfigs);
+        } catch (RuntimeException e) {
+            LOG.warn("listener {}: keystore or truststore changed but does not load, keeping the previous one: {}",
+                    listenerName, e.getMessage());
+            return false;
+        }
+        LOG.info("listener {}: keystore or truststore changed; new connections use the reloaded one", listenerName);
+        closeQuietly(current);
+        return true;
     }
 
     public String listenerName() {
@@ -100,11 +137,15 @@ public final class ListenerSecurity implements AutoCloseable {
 
     @Override
     public void close() {
-        if (sslEngines != null) {
+        closeQuietly(sslEngines);
+    }
+
+    private static void closeQuietly(SslEngineFactory f) {
+        if (f != null) {
             try {
-                sslEngines.close();
+                f.close();
             } catch (Exception e) {
-                // nothing to release that matters at shutdown
+                // nothing to release that matters
             }
         }
     }

@@ -35,6 +35,8 @@ public record SecurityConfig(Map<String, String> settings) {
      * nonce must still be there) unless this is false.
      */
     public static final String LEGACY_SCRAM_NONCE = "kaas.sasl.scram.accept.legacy.librdkafka.nonce";
+    /** How often TLS listeners check their keystore/truststore files for a change (0 = never; kaas's own key). */
+    public static final String SSL_RELOAD_INTERVAL = "kaas.ssl.store.reload.check.interval.ms";
     /** What kaas can authenticate; Apache's default (GSSAPI) is not among them. */
     public static final List<String> SUPPORTED_MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
     public static final List<String> DEFAULT_MECHANISMS = List.of("SCRAM-SHA-256", "SCRAM-SHA-512");
@@ -66,7 +68,7 @@ public record SecurityConfig(Map<String, String> settings) {
 
     /** Does kaas apply {@code key} (globally, or as {@code listener.name.<listener>.<key>})? */
     public static boolean isSecurityKey(String key) {
-        if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(LEGACY_SCRAM_NONCE)) {
+        if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(LEGACY_SCRAM_NONCE) || key.equals(SSL_RELOAD_INTERVAL)) {
             return true;
         }
         if (key.startsWith("listener.name.")) {
@@ -172,6 +174,20 @@ public record SecurityConfig(Map<String, String> settings) {
         return Boolean.parseBoolean(v);
     }
 
+    /** {@value #SSL_RELOAD_INTERVAL}; default 30 s. */
+    public java.time.Duration sslReloadInterval() {
+        String v = settings.getOrDefault(SSL_RELOAD_INTERVAL, "30000").trim();
+        try {
+            long ms = Long.parseLong(v);
+            if (ms < 0) {
+                throw new NumberFormatException();
+            }
+            return java.time.Duration.ofMillis(ms);
+        } catch (NumberFormatException e) {
+            throw new ConfigException(SSL_RELOAD_INTERVAL, v, "must be milliseconds >= 0 (0 = never)");
+        }
+    }
+
     /**
      * Checks what the broker will need at start, so {@code kaas serve} can report a bad value with
      * its key (exit 2) before binding anything: every listener mapped, TLS listeners with a keystore,
@@ -181,6 +197,7 @@ public record SecurityConfig(Map<String, String> settings) {
         protocolMap();
         superUsers();
         acceptLegacyScramNonce();
+        sslReloadInterval();
         for (Endpoint e : listeners) {
             SecurityProtocol p = protocolOf(e.listenerName());
             Map<String, Object> parsed = parsedFor(e.listenerName());
