@@ -163,6 +163,28 @@ class SaslTest {
                 io.kaas.storage.layout.ClusterDir.of(b.dataDir())))).doesNotContain("carol-pw").contains("\"carol\"");
     }
 
+    /** Apache's kafka-configs, as its script runs it, adds a user over SASL_SSL; the user can log in at once. */
+    @Test
+    void kafkaConfigsAddsScramUsers() throws Exception {
+        StringBuilder commandConfig = new StringBuilder();
+        client("SASL_SSL", "SCRAM-SHA-512", "alice", ALICE_PASSWORD).forEach((k, v) -> {
+            if (!k.equals(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)) {
+                commandConfig.append(k).append('=').append(v.toString().replace("\\", "\\\\")).append('\n');
+            }
+        });
+        Path config = dir.resolve("admin.properties");
+        java.nio.file.Files.writeString(config, commandConfig);
+        ExternalProcess p = ExternalProcess.java(dir, null, "org.apache.kafka.tools.ConfigCommand",
+                "--bootstrap-server", b.bootstrap("SASL_SSL"), "--command-config", config.toString(), "--alter",
+                "--entity-type", "users", "--entity-name", "dave", "--add-config", "SCRAM-SHA-256=[iterations=8192,password=dave-pw]");
+        assertThat(p.exitCode()).as(p.toString()).isZero();
+        assertThat(p.out()).contains("Completed updating config for user dave");
+        try (Admin dave = b.admin(client("SASL_PLAINTEXT", "SCRAM-SHA-256", "dave", "dave-pw"))) {
+            assertThat(dave.describeUserScramCredentials(List.of("dave")).all().get().get("dave").credentialInfos())
+                    .extracting(ScramCredentialInfo::iterations).containsExactly(8192);
+        }
+    }
+
     /**
      * librdkafka 2.0.2 (Debian 12's kcat) repeats the client nonce in SCRAM's client-final message:
      * Apache 4.x refuses it (CVE-2024-56128 fix), kaas accepts exactly that form and logs it.
