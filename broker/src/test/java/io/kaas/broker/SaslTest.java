@@ -42,6 +42,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class SaslTest {
     private static final String ALICE_PASSWORD = "alice-Secret-1";
+    private static final long REAUTH_MS = 1000;
 
     @TempDir
     static Path dir;
@@ -60,6 +61,8 @@ class SaslTest {
         Map<String, String> s = new HashMap<>(tls.brokerSsl());
         s.put("sasl.enabled.mechanisms", "SCRAM-SHA-256,SCRAM-SHA-512");
         s.put("listener.name.sasl_plaintext.sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256");
+        // KIP-368 on this listener: every client here re-authenticates about once a second.
+        s.put("listener.name.sasl_plaintext.connections.max.reauth.ms", Long.toString(REAUTH_MS));
         b = TestBroker.secured(data, s, "SASL_SSL://127.0.0.1:0", "SASL_PLAINTEXT://127.0.0.1:0");
     }
 
@@ -161,6 +164,44 @@ class SaslTest {
         }
         assertThat(java.nio.file.Files.readString(io.kaas.storage.layout.ClusterDir.credentials(
                 io.kaas.storage.layout.ClusterDir.of(b.dataDir())))).doesNotContain("carol-pw").contains("\"carol\"");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PLAIN", "SCRAM-SHA-256"})
+    void clientsReauthenticateWithinTheSessionLifetime(String mechanism) throws Exception {
+        try (CapturedLog log = new CapturedLog();
+             Admin admin = b.admin(client("SASL_PLAINTEXT", mechanism, "alice", ALICE_PASSWORD))) {
+            long end = System.nanoTime() + Duration.ofMillis(5 * REAUTH_MS / 2).toNanos();
+            // Requests on one connection across two and a half session lifetimes: kafka-clients re-authenticates in time.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                admin.describeCluster().clusterId().get();
+                return System.nanoTime() > end;
+            });
+            assertThat(log.text()).doesNotContain("expired");
+        }
+    }
+
+    @Test
+    void aSessionNotReauthenticatedIsClosedAtItsNextRequest() throws Exception {
+        try (RawKafkaConnection raw = new RawKafkaConnection(b.broker().boundPort("SASL_PLAINTEXT"))) {
+            org.apache.kafka.common.message.SaslHandshakeResponseData hs = raw.roundTrip(ApiKeys.SASL_HANDSHAKE, (short) 1,
+                    new org.apache.kafka.common.message.SaslHandshakeRequestData().setMechanism("PLAIN"));
+            assertThat(hs.errorCode()).isZero();
+            org.apache.kafka.common.message.SaslAuthenticateResponseData auth = raw.roundTrip(ApiKeys.SASL_AUTHENTICATE, (short) 2,
+                    new org.apache.kafka.common.message.SaslAuthenticateRequestData()
+                            .setAuthBytes(("\0alice\0" + ALICE_PASSWORD).getBytes(StandardCharsets.UTF_8)));
+            assertThat(auth.errorCode()).isZero();
+            assertThat(auth.sessionLifetimeMs()).isEqualTo(REAUTH_MS);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                try {
+                    int id = raw.send(ApiKeys.METADATA, (short) 12, new MetadataRequestData());
+                    raw.receive(ApiKeys.METADATA, (short) 12, id);
+                    return false; // still within the session lifetime
+                } catch (java.io.IOException closed) {
+                    return true;
+                }
+            });
+        }
     }
 
     /** Apache's kafka-configs, as its script runs it, adds a user over SASL_SSL; the user can log in at once. */

@@ -8,8 +8,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * SaslAuthenticate: one SASL token in, the server's challenge out. A failure answers
- * SASL_AUTHENTICATION_FAILED and the connection closes after the response. The session lifetime is
- * 0: kaas does not ask clients to re-authenticate (KIP-368).
+ * SASL_AUTHENTICATION_FAILED and the connection closes after the response. From v1 the response
+ * carries the session lifetime ({@code connections.max.reauth.ms}; 0 = no re-authentication, KIP-368).
  */
 public final class SaslAuthenticateHandler implements ApiHandler<SaslAuthenticateRequestData> {
     private final SaslAuthentication sasl;
@@ -20,9 +20,9 @@ public final class SaslAuthenticateHandler implements ApiHandler<SaslAuthenticat
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, SaslAuthenticateRequestData request) {
-        SaslAuthentication.Outcome o = sasl.authenticate(ctx.session(), request.authBytes());
+        SaslAuthentication.Outcome o = sasl.authenticate(ctx.session(), request.authBytes(), ctx.apiVersion());
         return CompletableFuture.completedFuture(new SaslAuthenticateResponseData()
                 .setErrorCode(o.error().code()).setErrorMessage(o.message()).setAuthBytes(o.token())
-                .setSessionLifetimeMs(0));
+                .setSessionLifetimeMs(o.sessionLifetimeMs()));
     }
 }

@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * The pre-authentication gate of a SASL listener (between request decoder and dispatcher): until the
  * connection's SASL exchange has succeeded only ApiVersions, SaslHandshake and SaslAuthenticate pass;
  * anything else closes the connection, as Apache's {@code SaslServerAuthenticator} does. Once a
- * connection is authenticated the gate lets everything through.
+ * connection is authenticated the gate lets everything through until its session lifetime
+ * ({@code connections.max.reauth.ms}, KIP-368) passes without a re-authentication.
  */
 public final class AuthenticationGate extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(AuthenticationGate.class);
@@ -20,13 +21,19 @@ public final class AuthenticationGate extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         DecodedRequest request = (DecodedRequest) msg;
         ClientSession session = ctx.channel().attr(ClientSession.KEY).get();
-        if (session.authenticated() || allowedBeforeAuthentication(request.api())) {
+        if (allowedBeforeAuthentication(request.api()) || (session.authenticated() && !session.sessionExpired())) {
             ctx.fireChannelRead(msg);
             return;
         }
         request.release();
-        LOG.warn("closing connection from {} on listener {}: {} before SASL authentication",
-                ctx.channel().remoteAddress(), session.listener().listenerName(), request.api());
+        if (session.authenticated()) {
+            // KIP-368: the client let its session lifetime pass without re-authenticating (as Apache, close).
+            LOG.info("closing connection from {} on listener {}: SASL session of {} expired (connections.max.reauth.ms) "
+                    + "before {}", ctx.channel().remoteAddress(), session.listener().listenerName(), session.principal(), request.api());
+        } else {
+            LOG.warn("closing connection from {} on listener {}: {} before SASL authentication",
+                    ctx.channel().remoteAddress(), session.listener().listenerName(), request.api());
+        }
         ctx.close();
     }
 

@@ -25,6 +25,10 @@ public final class ClientSession {
     private volatile SaslServer saslServer;
     private volatile String mechanism;
     private volatile boolean closeAfterResponse;
+    /** The SASL user once authenticated; kept while it re-authenticates (KIP-368). */
+    private volatile String saslUser;
+    /** When the SASL session ends unless re-authenticated ({@code connections.max.reauth.ms}); 0 = never. */
+    private volatile long expiresAtNanos;
 
     public ClientSession(ListenerSecurity listener, SocketAddress remote) {
         this.listener = listener;
@@ -53,8 +57,20 @@ public final class ClientSession {
         this.principal = p;
     }
 
+    /** May send any request: authenticated, or re-authenticating an earlier SASL session (KIP-368). */
     public boolean authenticated() {
-        return stage == SaslStage.AUTHENTICATED;
+        return stage == SaslStage.AUTHENTICATED || saslUser != null;
+    }
+
+    /** The SASL user, or null before SASL succeeded. */
+    public String saslUser() {
+        return saslUser;
+    }
+
+    /** KIP-368: the session lifetime passed without a re-authentication. */
+    public boolean sessionExpired() {
+        long at = expiresAtNanos;
+        return at != 0 && System.nanoTime() - at > 0;
     }
 
     public SaslStage stage() {
@@ -75,15 +91,19 @@ public final class ClientSession {
         return saslServer;
     }
 
-    public void authenticatedAs(String user) {
+    /** SASL succeeded; with {@code lifetimeMs} > 0 the client must re-authenticate within it. */
+    public void authenticatedAs(String user, long lifetimeMs) {
         this.principal = "User:" + user;
+        this.saslUser = user;
         this.saslServer = null;
+        this.expiresAtNanos = lifetimeMs > 0 ? Math.max(1, System.nanoTime() + lifetimeMs * 1_000_000) : 0;
         this.stage = SaslStage.AUTHENTICATED;
     }
 
     /** The exchange failed: the response is sent, then the connection closes (as Apache does). */
     public void fail() {
         this.saslServer = null;
+        this.saslUser = null;
         this.stage = SaslStage.FAILED;
         this.closeAfterResponse = true;
     }

@@ -29,10 +29,12 @@ public final class ListenerSecurity implements AutoCloseable {
     private final SslPrincipalMapper principalMapper;
     private final List<String> saslMechanisms;
     private final int saslMaxReceiveBytes;
+    private final long reauthMs;
 
     private ListenerSecurity(String listenerName, SecurityProtocol protocol, SslEngineFactory sslEngines,
                              Map<String, Object> sslConfigs, SslPrincipalMapper principalMapper,
-                             List<String> saslMechanisms, int saslMaxReceiveBytes) {
+                             List<String> saslMechanisms, int saslMaxReceiveBytes, long reauthMs) {
+        this.reauthMs = reauthMs;
         this.sslConfigs = sslConfigs;
         this.listenerName = listenerName;
         this.protocol = protocol;
@@ -43,7 +45,7 @@ public final class ListenerSecurity implements AutoCloseable {
     }
 
     public static ListenerSecurity plaintext(String listenerName) {
-        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, null, Map.of(), null, List.of(), Integer.MAX_VALUE);
+        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, null, Map.of(), null, List.of(), Integer.MAX_VALUE, 0);
     }
 
     /** Builds the listener's TLS context now, so a bad keystore fails the start, not the first client. */
@@ -60,7 +62,8 @@ public final class ListenerSecurity implements AutoCloseable {
         }
         return new ListenerSecurity(listenerName, protocol, engines, parsed, mapper,
                 sasl ? List.copyOf(config.saslMechanisms(listenerName)) : List.of(),
-                (Integer) parsed.get(BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG));
+                (Integer) parsed.get(BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG),
+                (Long) parsed.get(BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG));
     }
 
     private static SslEngineFactory newEngineFactory(Map<String, Object> parsed) {
@@ -120,6 +123,11 @@ public final class ListenerSecurity implements AutoCloseable {
 
     public List<String> saslMechanisms() {
         return saslMechanisms;
+    }
+
+    /** KIP-368 session lifetime ({@code connections.max.reauth.ms}); 0 = clients never re-authenticate. */
+    public long reauthMs() {
+        return reauthMs;
     }
 
     /** Largest frame before SASL authentication ({@code sasl.server.max.receive.size}, Apache's 512 KiB default). */

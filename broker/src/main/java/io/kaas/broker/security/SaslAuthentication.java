@@ -15,7 +15,11 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
  */
 public final class SaslAuthentication {
     /** What SaslAuthenticate answers. */
-    public record Outcome(Errors error, String message, byte[] token) {}
+    public record Outcome(Errors error, String message, byte[] token, long sessionLifetimeMs) {
+        Outcome(Errors error, String message, byte[] token) {
+            this(error, message, token, 0);
+        }
+    }
 
     private final ScramCredentialStore store;
     private final boolean acceptLegacyNonce;
@@ -36,8 +40,14 @@ public final class SaslAuthentication {
             // Apache answers this on a listener without SASL and keeps the connection.
             return Errors.ILLEGAL_SASL_STATE;
         }
-        if (session.stage() != ClientSession.SaslStage.AWAIT_HANDSHAKE) {
-            // A non-SASL listener, a second handshake, or re-authentication (KIP-368, not offered: lifetime 0).
+        boolean reauthentication = session.stage() == ClientSession.SaslStage.AUTHENTICATED && session.saslUser() != null;
+        if (reauthentication) {
+            // KIP-368: only when offered (a session lifetime was sent), and with the same mechanism.
+            if (session.listener().reauthMs() <= 0 || !mechanism.equals(session.mechanism())) {
+                session.fail();
+                return Errors.ILLEGAL_SASL_STATE;
+            }
+        } else if (session.stage() != ClientSession.SaslStage.AWAIT_HANDSHAKE) {
             session.fail();
             return Errors.ILLEGAL_SASL_STATE;
         }
@@ -57,7 +67,12 @@ public final class SaslAuthentication {
                 user -> log.legacyNonce(session, user));
     }
 
-    public Outcome authenticate(ClientSession session, byte[] token) {
+    /**
+     * One SaslAuthenticate token. {@code version} 1+ carries a session lifetime: with
+     * {@code connections.max.reauth.ms} set, the client must re-authenticate within it (KIP-368), as
+     * the same user, or its connection is closed at its next request after the deadline.
+     */
+    public Outcome authenticate(ClientSession session, byte[] token, short version) {
         if (!session.listener().sasl()) {
             return new Outcome(Errors.ILLEGAL_SASL_STATE, "this listener does not use SASL", new byte[0]);
         }
@@ -68,10 +83,17 @@ public final class SaslAuthentication {
         }
         try {
             byte[] challenge = server.evaluateResponse(token);
+            long lifetimeMs = 0;
             if (server.isComplete()) {
-                session.authenticatedAs(server.getAuthorizationID());
+                String user = server.getAuthorizationID();
+                String before = session.saslUser();
+                if (before != null && !before.equals(user)) {
+                    throw new SaslException("re-authentication as User:" + user + " on a connection of User:" + before);
+                }
+                lifetimeMs = version >= 1 ? session.listener().reauthMs() : 0;
+                session.authenticatedAs(user, lifetimeMs);
             }
-            return new Outcome(Errors.NONE, null, challenge == null ? new byte[0] : challenge);
+            return new Outcome(Errors.NONE, null, challenge == null ? new byte[0] : challenge, lifetimeMs);
         } catch (SaslException | RuntimeException e) {
             // RuntimeException: SaslAuthenticationException, and any parse failure of a hostile token.
             String user = server instanceof ScramServer s ? s.attemptedUser() : plainUser(token);

@@ -52,9 +52,9 @@ public record SecurityConfig(Map<String, String> settings) {
 
     /**
      * The Apache keys kaas applies: the TLS keys of {@code SslConfigs} (except a pluggable engine
-     * factory), client auth, principal mapping, the SASL mechanism list and the pre-authentication
-     * frame limit. Other broker security keys (principal builders, callback handlers, JAAS, Kerberos,
-     * OAUTHBEARER, re-authentication) are not applied and so are reported, not silently taken.
+     * factory), client auth, principal mapping, the SASL mechanism list, the pre-authentication
+     * frame limit and the re-authentication interval. Other broker security keys (principal builders,
+     * callback handlers, JAAS, Kerberos, OAUTHBEARER) are not applied and so are reported, not silently taken.
      */
     private static final Set<String> APPLIED = applied();
 
@@ -62,7 +62,8 @@ public record SecurityConfig(Map<String, String> settings) {
         Set<String> keys = new TreeSet<>(new ConfigDef().withClientSslSupport().names());
         keys.remove(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG);
         keys.addAll(List.of(BrokerSecurityConfigs.SSL_CLIENT_AUTH_CONFIG, BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG,
-                BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG));
+                BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG,
+                BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG));
         return Set.copyOf(keys);
     }
 
