@@ -131,6 +131,50 @@ class ServeConfigFileTest {
         }
     }
 
+    /**
+     * End to end: a user added offline, {@code kaas serve --config} in a child JVM with a SASL listener
+     * from the file (and one Apache-only key), a PLAIN client logging in; the warning is one line.
+     */
+    @Test
+    void servesTheFilesSaslListenerToAUserAddedOffline() throws Exception {
+        Path data = dir.resolve("data");
+        java.io.InputStream stdin = System.in;
+        System.setIn(new java.io.ByteArrayInputStream("Pw-of-ops\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        try {
+            assertThat(KaasRun.of("user", "add", "ops", "--data-dir", data.toString(), "--password-stdin").exitCode()).isZero();
+        } finally {
+            System.setIn(stdin);
+        }
+        Path f = write("sasl.properties", """
+                listeners=SASL_PLAINTEXT://127.0.0.1:0
+                sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256
+                num.network.threads=3
+                log.dirs=%s
+                """.formatted(data));
+        Path log = dir.resolve("serve.log");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.kaas.cli.Kaas", "serve", "--config", f.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            java.util.regex.Pattern listening = java.util.regex.Pattern.compile("advertised SASL_PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
+            java.util.regex.Matcher m = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> listening.matcher(Files.readString(log)), java.util.regex.Matcher::find);
+            assertThat(Files.readString(log).lines().filter(l -> l.contains("do not apply")))
+                    .containsExactly("kaas serve: warning: " + f + ": 1 key(s) do not apply to kaas and are ignored: num.network.threads");
+            java.util.Properties props = new java.util.Properties();
+            props.put("bootstrap.servers", "127.0.0.1:" + m.group(1));
+            props.put("security.protocol", "SASL_PLAINTEXT");
+            props.put("sasl.mechanism", "PLAIN");
+            props.put("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"ops\" password=\"Pw-of-ops\";");
+            try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+                assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
+            }
+        } finally {
+            p.destroy();
+            p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     @Test
     void missingFileIsAUsageError() {
         KaasRun run = KaasRun.of("serve", "--config", dir.resolve("nope.properties").toString());
