@@ -147,6 +147,7 @@ public final class KaasBroker implements AutoCloseable {
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
         try {
             security.validate(config.listeners());
+            server.limitConnections(security.connectionLimits());
             for (Endpoint listener : config.listeners()) {
                 ListenerSecurity ls = ListenerSecurity.of(listener.listenerName(), security);
                 listenerSecurities.add(ls);

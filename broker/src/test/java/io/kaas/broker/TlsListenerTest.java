@@ -60,6 +60,7 @@ class TlsListenerTest {
         keystore = Files.copy(tls.brokerKeystore, dir.resolve("broker.p12"));
         s.put("ssl.keystore.location", keystore.toString());
         s.put("kaas.ssl.store.reload.check.interval.ms", "100");
+        s.put("max.connections.per.ip.overrides", "127.0.0.2:2");
         s.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL");
         s.put("listener.name.mtls.ssl.client.auth", "required");
         s.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]+),O=kaas$/$1/,DEFAULT");
@@ -162,6 +163,35 @@ class TlsListenerTest {
         try (Admin fresh = b.admin(ssl("SSL", tls.clientSsl()))) {
             assertThat(fresh.describeCluster().clusterId().get()).isNotEmpty();
         }
+    }
+
+    /** Apache's connection quotas: the third connection from 127.0.0.2 (allowed 2) is closed at once. */
+    @Test
+    void connectionsPerIpAreLimited() throws Exception {
+        java.net.InetAddress other = java.net.InetAddress.getByName("127.0.0.2");
+        int port = b.broker().boundPort("PLAINTEXT");
+        ApiVersionsRequestData hello = new ApiVersionsRequestData().setClientSoftwareName("raw").setClientSoftwareVersion("1");
+        try (RawKafkaConnection first = new RawKafkaConnection(port, other);
+             RawKafkaConnection second = new RawKafkaConnection(port, other)) {
+            first.roundTrip(ApiKeys.API_VERSIONS, (short) 3, hello);
+            second.roundTrip(ApiKeys.API_VERSIONS, (short) 3, hello);
+            try (RawKafkaConnection third = new RawKafkaConnection(port, other)) {
+                assertThat(third.closedByBroker()).isTrue();
+            }
+            // Other addresses are not limited.
+            try (RawKafkaConnection local = new RawKafkaConnection(port)) {
+                local.roundTrip(ApiKeys.API_VERSIONS, (short) 3, hello);
+            }
+        }
+        // Both closed: 127.0.0.2 may connect again once the broker has seen the closes.
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            try (RawKafkaConnection again = new RawKafkaConnection(port, other)) {
+                again.roundTrip(ApiKeys.API_VERSIONS, (short) 3, hello);
+                return true;
+            } catch (java.io.IOException refused) {
+                return false;
+            }
+        });
     }
 
     @Test

@@ -18,6 +18,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.security.ClientSession;
+import io.kaas.broker.security.ConnectionLimits;
 import io.kaas.broker.security.ListenerSecurity;
 import io.netty.handler.ssl.SslHandler;
 import org.slf4j.Logger;
@@ -45,6 +47,7 @@ public final class KafkaServer {
     private final ChannelGroup connections = new DefaultChannelGroup("kaas-connections", GlobalEventExecutor.INSTANCE);
     private final List<Channel> serverChannels = new ArrayList<>();
     private final InFlightRequests inFlight = new InFlightRequests();
+    private volatile ConnectionLimits limits = ConnectionLimits.none();
 
     public KafkaServer(int networkThreads) {
         boolean epoll = Epoll.isAvailable();
@@ -53,6 +56,11 @@ public final class KafkaServer {
         this.network = new MultiThreadIoEventLoopGroup(networkThreads, new DefaultThreadFactory("kaas-network"), io);
         this.channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         LOG.debug("network transport: {}", epoll ? "epoll" : "nio");
+    }
+
+    /** Connection quotas for every listener bound after this call. */
+    public void limitConnections(ConnectionLimits limits) {
+        this.limits = limits;
     }
 
     /** Binds one plaintext listener; returns the bound address (the real port when 0 was asked for). */
@@ -75,6 +83,14 @@ public final class KafkaServer {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        InetAddress peer = ch.remoteAddress().getAddress();
+                        String limitHit = limits.tryAcquire(peer);
+                        if (limitHit != null) {
+                            limits.logRefusal(ch.remoteAddress(), limitHit);
+                            ch.close();
+                            return;
+                        }
+                        ch.closeFuture().addListener(f -> limits.release(peer));
                         connections.add(ch);
                         ClientSession session = new ClientSession(security, ch.remoteAddress());
                         ch.attr(ClientSession.KEY).set(session);

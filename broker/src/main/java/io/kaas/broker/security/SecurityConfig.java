@@ -69,7 +69,9 @@ public record SecurityConfig(Map<String, String> settings) {
 
     /** Does kaas apply {@code key} (globally, or as {@code listener.name.<listener>.<key>})? */
     public static boolean isSecurityKey(String key) {
-        if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(LEGACY_SCRAM_NONCE) || key.equals(SSL_RELOAD_INTERVAL)) {
+        if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(LEGACY_SCRAM_NONCE) || key.equals(SSL_RELOAD_INTERVAL)
+                || key.equals(ConnectionLimits.MAX_CONNECTIONS) || key.equals(ConnectionLimits.MAX_PER_IP)
+                || key.equals(ConnectionLimits.PER_IP_OVERRIDES)) {
             return true;
         }
         if (key.startsWith("listener.name.")) {
@@ -175,6 +177,12 @@ public record SecurityConfig(Map<String, String> settings) {
         return Boolean.parseBoolean(v);
     }
 
+    /** Apache's connection quotas ({@code max.connections}, {@code max.connections.per.ip}[{@code .overrides}]): DoS limits kept with the security keys. */
+    public ConnectionLimits connectionLimits() {
+        return ConnectionLimits.of(settings.get(ConnectionLimits.MAX_CONNECTIONS), settings.get(ConnectionLimits.MAX_PER_IP),
+                settings.get(ConnectionLimits.PER_IP_OVERRIDES));
+    }
+
     /** {@value #SSL_RELOAD_INTERVAL}; default 30 s. */
     public java.time.Duration sslReloadInterval() {
         String v = settings.getOrDefault(SSL_RELOAD_INTERVAL, "30000").trim();
@@ -199,6 +207,7 @@ public record SecurityConfig(Map<String, String> settings) {
         superUsers();
         acceptLegacyScramNonce();
         sslReloadInterval();
+        connectionLimits();
         for (Endpoint e : listeners) {
             SecurityProtocol p = protocolOf(e.listenerName());
             Map<String, Object> parsed = parsedFor(e.listenerName());
