@@ -18,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -184,7 +185,14 @@ final class ServeCommand implements Callable<Integer> {
         Settings settings = toSettings();
         settings.warning().ifPresent(w -> spec.commandLine().getErr().println("kaas serve: warning: " + w));
         spec.commandLine().getErr().flush();
-        KaasBroker broker = KaasBroker.create(settings.broker(), settings.security()).start();
+        KaasBroker broker;
+        try {
+            broker = KaasBroker.create(settings.broker(), settings.security()).start();
+        } catch (KafkaException e) {
+            // A keystore or truststore that does not load (path, password, type): a configuration error.
+            throw new ParameterException(spec.commandLine(), e.getMessage()
+                    + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             broker.stop();

@@ -121,6 +121,8 @@ class ServeConfigFileTest {
             {"listeners=SSL://127.0.0.1:0\nssl.keystore.password=Hunter2-secret", "ssl.keystore.location", "needs a keystore"},
             {"listeners=FOO://127.0.0.1:0", "listener.security.protocol.map", "FOO"},
             {"log.dirs=/a,/b", "log.dirs", "one data directory"},
+            {"listeners=SSL://127.0.0.1:0\nssl.keystore.location=/nonexistent/broker.p12\nssl.keystore.password=Hunter2-secret\n"
+                    + "log.dirs=" + dir.resolve("ks-data").toString().replace("\\", "/"), "/nonexistent/broker.p12", "keystore"},
         };
         for (String[] c : cases) {
             Path f = write("bad.properties", c[0]);

@@ -52,7 +52,8 @@ public final class SaslAuthentication {
             return Errors.ILLEGAL_SASL_STATE;
         }
         if (!session.listener().saslMechanisms().contains(mechanism)) {
-            // The client may retry with another mechanism from the list we answer with.
+            // The response lists ours; the connection closes after it, as Apache's does.
+            session.fail();
             return Errors.UNSUPPORTED_SASL_MECHANISM;
         }
         session.startSasl(mechanism, newServer(session, mechanism));
