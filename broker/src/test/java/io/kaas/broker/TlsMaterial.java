@@ -51,29 +51,28 @@ public final class TlsMaterial {
     }
 
     private void generate() throws IOException, InterruptedException {
-        Path clientPem = dir.resolve("client.pem");
-        keytool("-genkeypair", "-alias", "broker", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+        Path brokerPem = selfSigned("CN=localhost", brokerKeystore);
+        trust(brokerPem, clientTruststore);
+        trust(selfSigned("CN=localhost-rotated", rotatedBrokerKeystore), clientTruststore);
+        trust(selfSigned("CN=admin,O=kaas", clientKeystore), brokerTruststore);
+        java.nio.file.Files.copy(brokerPem, brokerCertPem);
+    }
+
+    /** An EC P-256 key pair with a self-signed certificate (SAN 127.0.0.1, localhost) in {@code keystore}; returns the certificate as PEM. */
+    private Path selfSigned(String dname, Path keystore) throws IOException, InterruptedException {
+        Path pem = dir.resolve(keystore.getFileName() + ".pem");
+        keytool("-genkeypair", "-alias", "key", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dname,
                 "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "30", "-storetype", "PKCS12",
-                "-keystore", brokerKeystore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
-        keytool("-exportcert", "-rfc", "-alias", "broker", "-keystore", brokerKeystore.toString(), "-storepass", PASSWORD,
-                "-file", brokerCertPem.toString());
-        keytool("-importcert", "-noprompt", "-alias", "broker", "-file", brokerCertPem.toString(), "-storetype", "PKCS12",
-                "-keystore", clientTruststore.toString(), "-storepass", PASSWORD);
-        Path rotatedPem = dir.resolve("broker-rotated.pem");
-        keytool("-genkeypair", "-alias", "broker", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost-rotated",
-                "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "30", "-storetype", "PKCS12",
-                "-keystore", rotatedBrokerKeystore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
-        keytool("-exportcert", "-rfc", "-alias", "broker", "-keystore", rotatedBrokerKeystore.toString(), "-storepass", PASSWORD,
-                "-file", rotatedPem.toString());
-        keytool("-importcert", "-noprompt", "-alias", "broker-rotated", "-file", rotatedPem.toString(), "-storetype", "PKCS12",
-                "-keystore", clientTruststore.toString(), "-storepass", PASSWORD);
-        keytool("-genkeypair", "-alias", "client", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=admin,O=kaas",
-                "-validity", "30", "-storetype", "PKCS12", "-keystore", clientKeystore.toString(), "-storepass", PASSWORD,
-                "-keypass", PASSWORD);
-        keytool("-exportcert", "-rfc", "-alias", "client", "-keystore", clientKeystore.toString(), "-storepass", PASSWORD,
-                "-file", clientPem.toString());
-        keytool("-importcert", "-noprompt", "-alias", "client", "-file", clientPem.toString(), "-storetype", "PKCS12",
-                "-keystore", brokerTruststore.toString(), "-storepass", PASSWORD);
+                "-keystore", keystore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
+        keytool("-exportcert", "-rfc", "-alias", "key", "-keystore", keystore.toString(), "-storepass", PASSWORD,
+                "-file", pem.toString());
+        return pem;
+    }
+
+    /** Adds the PEM certificate to {@code truststore} (PKCS12, created when absent). */
+    private static void trust(Path pem, Path truststore) throws IOException, InterruptedException {
+        keytool("-importcert", "-noprompt", "-alias", pem.getFileName().toString(), "-file", pem.toString(),
+                "-storetype", "PKCS12", "-keystore", truststore.toString(), "-storepass", PASSWORD);
     }
 
     private static void keytool(String... args) throws IOException, InterruptedException {
