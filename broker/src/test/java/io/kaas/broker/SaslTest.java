@@ -234,22 +234,51 @@ class SaslTest {
     @Test
     void kcatWithScramSha256OverSaslSsl() throws Exception {
         assumeTrue(KcatTest.kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run)");
-        List<String> common = List.of("kcat", "-b", b.bootstrap("SASL_SSL"), "-X", "security.protocol=SASL_SSL",
-                "-X", "sasl.mechanisms=SCRAM-SHA-256", "-X", "sasl.username=alice", "-X", "sasl.password=" + ALICE_PASSWORD,
-                "-X", "ssl.ca.location=" + tls.brokerCertPem);
         try (CapturedLog log = new CapturedLog()) {
-            List<String> produce = new ArrayList<>(common);
-            produce.addAll(List.of("-P", "-t", "kcat-scram"));
-            ExternalProcess p = ExternalProcess.run(dir, "a\nb\nc\n", produce);
+            ExternalProcess p = kcatScram(b, "a\nb\nc\n", "-P", "-t", "kcat-scram");
             assertThat(p.exitCode()).as(p.toString()).isZero();
-            List<String> consume = new ArrayList<>(common);
-            consume.addAll(List.of("-C", "-t", "kcat-scram", "-o", "beginning", "-e"));
-            ExternalProcess c = ExternalProcess.run(dir, null, consume);
+            ExternalProcess c = kcatScram(b, null, "-C", "-t", "kcat-scram", "-o", "beginning", "-e");
             assertThat(c.out().lines().toList()).as(c.toString()).containsExactly("a", "b", "c");
-            ExternalProcess version = ExternalProcess.run(dir, null, List.of("kcat", "-V"));
-            if (version.out().contains("librdkafka version 2.0.") || version.out().contains("librdkafka version 1.")) {
+            if (legacyLibrdkafka()) {
                 assertThat(log.text()).contains("librdkafka < 2.6.1 SCRAM client-final nonce").doesNotContain(ALICE_PASSWORD);
             }
         }
+    }
+
+    /** The same kcat against a broker with the legacy form turned off fails: the acceptance is what made it work. */
+    @Test
+    void legacyNonceOffRefusesOldLibrdkafka() throws Exception {
+        assumeTrue(KcatTest.kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run)");
+        assumeTrue(legacyLibrdkafka(), "kcat's librdkafka is 2.6.1 or newer: it sends the RFC 5802 nonce");
+        Path data = dir.resolve("strict");
+        ScramCredentialStore.inDataDir(data).upsert("alice", org.apache.kafka.common.security.scram.internals.ScramMechanism.SCRAM_SHA_256,
+                ScramCredentialStore.generate(org.apache.kafka.common.security.scram.internals.ScramMechanism.SCRAM_SHA_256, ALICE_PASSWORD, 4096));
+        Map<String, String> s = new HashMap<>(tls.brokerSsl());
+        s.put("kaas.sasl.scram.accept.legacy.librdkafka.nonce", "false");
+        try (TestBroker strict = TestBroker.secured(data, s, "SASL_SSL://127.0.0.1:0")) {
+            // -m 3: kcat -L waits for metadata until its timeout after the authentication failure.
+            ExternalProcess p = kcatScram(strict, null, "-L", "-m", "3");
+            assertThat(p.exitCode()).as(p.toString()).isNotZero();
+            assertThat(p.err()).contains("Authentication");
+        }
+    }
+
+    private ExternalProcess kcatScram(TestBroker broker, String stdin, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("kcat", "-b", broker.bootstrap("SASL_SSL"), "-X", "security.protocol=SASL_SSL",
+                "-X", "sasl.mechanisms=SCRAM-SHA-256", "-X", "sasl.username=alice", "-X", "sasl.password=" + ALICE_PASSWORD,
+                "-X", "ssl.ca.location=" + tls.brokerCertPem));
+        cmd.addAll(List.of(args));
+        return ExternalProcess.run(dir, stdin, cmd);
+    }
+
+    /** kcat -V names its librdkafka ("librdkafka 2.0.2 builtin.features=..."); before 2.6.1 it repeats the client nonce. */
+    private static boolean legacyLibrdkafka() throws Exception {
+        String v = ExternalProcess.run(dir, null, List.of("kcat", "-V")).out();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("librdkafka (\\d+)\\.(\\d+)\\.(\\d+)").matcher(v);
+        if (!m.find()) {
+            return false;
+        }
+        int version = Integer.parseInt(m.group(1)) * 10_000 + Integer.parseInt(m.group(2)) * 100 + Integer.parseInt(m.group(3));
+        return version < 20601;
     }
 }
