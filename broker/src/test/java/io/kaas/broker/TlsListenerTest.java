@@ -51,21 +51,33 @@ class TlsListenerTest {
     static TlsMaterial tls;
 
     static Path keystore;
+    static final String PEM_CIPHER = "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384";
 
     @BeforeAll
     static void start() throws Exception {
         tls = TlsMaterial.get();
-        Map<String, String> s = new HashMap<>(tls.brokerSsl());
+        Map<String, String> s = new HashMap<>();
         // A copy of its own, so that rotating it does not touch other classes' brokers.
         keystore = Files.copy(tls.brokerKeystore, dir.resolve("broker.p12"));
-        s.put("ssl.keystore.location", keystore.toString());
-        s.put("kaas.ssl.store.reload.check.interval.ms", "100");
-        s.put("max.connections.per.ip.overrides", "127.0.0.2:2");
-        s.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL");
+        // Per-listener stores (listener.name.<name>.ssl.*), as Apache resolves them.
+        for (String listener : List.of("ssl", "mtls")) {
+            tls.brokerSsl().forEach((k, v) -> s.put("listener.name." + listener + "." + k, v));
+            s.put("listener.name." + listener + ".ssl.keystore.location", keystore.toString());
+        }
+        // PEM listener: key and chain inline, TLS 1.2 and one cipher suite only.
+        s.put("listener.name.pem.ssl.keystore.type", "PEM");
+        s.put("listener.name.pem.ssl.keystore.key", tls.brokerKeyPem());
+        s.put("listener.name.pem.ssl.keystore.certificate.chain", tls.brokerCertificatePem());
+        s.put("listener.name.pem.ssl.enabled.protocols", "TLSv1.2");
+        s.put("listener.name.pem.ssl.cipher.suites", PEM_CIPHER);
+        s.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,PEM:SSL");
         s.put("listener.name.mtls.ssl.client.auth", "required");
         s.put("ssl.principal.mapping.rules", "RULE:^CN=([^,]+),O=kaas$/$1/,DEFAULT");
         s.put("super.users", "User:admin");
-        b = TestBroker.secured(dir.resolve("data"), s, "PLAINTEXT://127.0.0.1:0", "SSL://127.0.0.1:0", "MTLS://127.0.0.1:0");
+        s.put("kaas.ssl.store.reload.check.interval.ms", "100");
+        s.put("max.connections.per.ip.overrides", "127.0.0.2:2");
+        b = TestBroker.secured(dir.resolve("data"), s, "PLAINTEXT://127.0.0.1:0", "SSL://127.0.0.1:0", "MTLS://127.0.0.1:0",
+                "PEM://127.0.0.1:0");
     }
 
     @AfterAll
@@ -131,8 +143,8 @@ class TlsListenerTest {
         }
     }
 
-    /** The subject of the certificate a new TLS connection to {@code port} is shown. */
-    private static String servedCertificateSubject(int port) throws Exception {
+    /** The session a new TLS connection to {@code port} negotiates (trusting any certificate), offering {@code protocols}. */
+    private static javax.net.ssl.SSLSession handshake(int port, String... protocols) throws Exception {
         SSLContext trustAll = SSLContext.getInstance("TLS");
         trustAll.init(null, new TrustManager[] {new X509TrustManager() {
             public void checkClientTrusted(X509Certificate[] chain, String authType) {}
@@ -142,8 +154,28 @@ class TlsListenerTest {
             }
         }}, null);
         try (SSLSocket socket = (SSLSocket) trustAll.getSocketFactory().createSocket("127.0.0.1", port)) {
+            if (protocols.length > 0) {
+                socket.setEnabledProtocols(protocols);
+            }
             socket.startHandshake();
-            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getSubjectX500Principal().getName();
+            return socket.getSession();
+        }
+    }
+
+    /** The subject of the certificate a new TLS connection to {@code port} is shown. */
+    private static String servedCertificateSubject(int port) throws Exception {
+        return ((X509Certificate) handshake(port).getPeerCertificates()[0]).getSubjectX500Principal().getName();
+    }
+
+    @Test
+    void pemListenerWithProtocolAndCipherSuite() throws Exception {
+        int port = b.broker().boundPort("PEM");
+        javax.net.ssl.SSLSession session = handshake(port);
+        assertThat(session.getProtocol()).isEqualTo("TLSv1.2");
+        assertThat(session.getCipherSuite()).isEqualTo(PEM_CIPHER);
+        assertThatThrownBy(() -> handshake(port, "TLSv1.3")).isInstanceOf(javax.net.ssl.SSLException.class);
+        try (Admin admin = b.admin(ssl("PEM", tls.clientSsl()))) {
+            assertThat(admin.describeCluster().nodes().get()).extracting(Node::port).containsExactly(port);
         }
     }
 

@@ -85,6 +85,28 @@ public final class TlsMaterial {
         }
     }
 
+    /** The broker's private key as unencrypted PKCS#8 PEM, for {@code ssl.keystore.type=PEM} with {@code ssl.keystore.key}. */
+    public String brokerKeyPem() {
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(brokerKeystore)) {
+            java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+            ks.load(in, PASSWORD.toCharArray());
+            byte[] pkcs8 = ks.getKey("key", PASSWORD.toCharArray()).getEncoded();
+            return "-----BEGIN PRIVATE KEY-----\n" + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(pkcs8)
+                    + "\n-----END PRIVATE KEY-----\n";
+        } catch (java.io.IOException | java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The broker's certificate as PEM text. */
+    public String brokerCertificatePem() {
+        try {
+            return java.nio.file.Files.readString(brokerCertPem);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** The broker's {@code ssl.*} keys (server.properties spelling). */
     public Map<String, String> brokerSsl() {
         return Map.of("ssl.keystore.location", brokerKeystore.toString(), "ssl.keystore.password", PASSWORD,
