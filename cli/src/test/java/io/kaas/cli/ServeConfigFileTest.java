@@ -118,6 +118,7 @@ class ServeConfigFileTest {
             {"ssl.client.auth=sometimes", "ssl.client.auth", "one of: required, requested, none"},
             {"authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer", "authorizer.class.name", "no authorizer"},
             {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=GSSAPI", "sasl.enabled.mechanisms", "GSSAPI"},
+            {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=OAUTHBEARER", "sasl.oauthbearer.jwks.endpoint.url", "JWKS"},
             {"listeners=SSL://127.0.0.1:0\nssl.keystore.password=Hunter2-secret", "ssl.keystore.location", "needs a keystore"},
             {"listeners=FOO://127.0.0.1:0", "listener.security.protocol.map", "FOO"},
             {"log.dirs=/a,/b", "log.dirs", "one data directory"},

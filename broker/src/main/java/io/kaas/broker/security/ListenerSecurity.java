@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLEngine;
 import org.apache.kafka.common.config.internals.BrokerSecurityConfigs;
+import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.security.auth.SslEngineFactory;
 import org.apache.kafka.common.security.ssl.DefaultSslEngineFactory;
@@ -20,6 +21,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ListenerSecurity implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ListenerSecurity.class);
+    private static final String OAUTHBEARER = "OAUTHBEARER";
 
     private final String listenerName;
     private final SecurityProtocol protocol;
@@ -30,11 +32,15 @@ public final class ListenerSecurity implements AutoCloseable {
     private final List<String> saslMechanisms;
     private final int saslMaxReceiveBytes;
     private final long reauthMs;
+    /** kafka-clients' JWT validator (JWKS-backed) when the listener offers OAUTHBEARER; null otherwise. */
+    private final AuthenticateCallbackHandler oauthValidator;
 
     private ListenerSecurity(String listenerName, SecurityProtocol protocol, SslEngineFactory sslEngines,
                              Map<String, Object> sslConfigs, SslPrincipalMapper principalMapper,
-                             List<String> saslMechanisms, int saslMaxReceiveBytes, long reauthMs) {
+                             List<String> saslMechanisms, int saslMaxReceiveBytes, long reauthMs,
+                             AuthenticateCallbackHandler oauthValidator) {
         this.reauthMs = reauthMs;
+        this.oauthValidator = oauthValidator;
         this.sslConfigs = sslConfigs;
         this.listenerName = listenerName;
         this.protocol = protocol;
@@ -45,7 +51,7 @@ public final class ListenerSecurity implements AutoCloseable {
     }
 
     public static ListenerSecurity plaintext(String listenerName) {
-        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, null, Map.of(), null, List.of(), Integer.MAX_VALUE, 0);
+        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, null, Map.of(), null, List.of(), Integer.MAX_VALUE, 0, null);
     }
 
     /** Builds the listener's TLS context now, so a bad keystore fails the start, not the first client. */
@@ -60,10 +66,11 @@ public final class ListenerSecurity implements AutoCloseable {
             engines = newEngineFactory(parsed);
             mapper = SslPrincipalMapper.fromRules((String) parsed.get(BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG));
         }
-        return new ListenerSecurity(listenerName, protocol, engines, parsed, mapper,
-                sasl ? List.copyOf(config.saslMechanisms(listenerName)) : List.of(),
+        List<String> mechanisms = sasl ? List.copyOf(config.saslMechanisms(listenerName)) : List.of();
+        return new ListenerSecurity(listenerName, protocol, engines, parsed, mapper, mechanisms,
                 (Integer) parsed.get(BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG),
-                (Long) parsed.get(BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG));
+                (Long) parsed.get(BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG),
+                mechanisms.contains(OAUTHBEARER) ? OAuthBearerTokenValidator.of(parsed) : null);
     }
 
     private static SslEngineFactory newEngineFactory(Map<String, Object> parsed) {
@@ -125,6 +132,11 @@ public final class ListenerSecurity implements AutoCloseable {
         return saslMechanisms;
     }
 
+    /** The OAUTHBEARER token validator, or null when the listener does not offer OAUTHBEARER. */
+    public AuthenticateCallbackHandler oauthValidator() {
+        return oauthValidator;
+    }
+
     /** KIP-368 session lifetime ({@code connections.max.reauth.ms}); 0 = clients never re-authenticate. */
     public long reauthMs() {
         return reauthMs;
@@ -146,6 +158,9 @@ public final class ListenerSecurity implements AutoCloseable {
     @Override
     public void close() {
         closeQuietly(sslEngines);
+        if (oauthValidator != null) {
+            oauthValidator.close();
+        }
     }
 
     private static void closeQuietly(SslEngineFactory f) {

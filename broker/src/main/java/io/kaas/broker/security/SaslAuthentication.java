@@ -3,6 +3,8 @@ package io.kaas.broker.security;
 import javax.security.sasl.SaslException;
 import javax.security.sasl.SaslServer;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule;
+import org.apache.kafka.common.security.oauthbearer.internals.OAuthBearerSaslServer;
 import org.apache.kafka.common.security.plain.internals.PlainSaslServer;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
@@ -64,6 +66,9 @@ public final class SaslAuthentication {
         if (mechanism.equals(PlainSaslServer.PLAIN_MECHANISM)) {
             return new PlainSaslServer(new PlainAgainstScram(store::lookup));
         }
+        if (mechanism.equals(OAuthBearerLoginModule.OAUTHBEARER_MECHANISM)) {
+            return new OAuthBearerSaslServer(session.listener().oauthValidator());
+        }
         return new ScramServer(ScramMechanism.forMechanismName(mechanism), store::lookup, acceptLegacyNonce,
                 user -> log.legacyNonce(session, user));
     }
@@ -91,7 +96,7 @@ public final class SaslAuthentication {
                 if (before != null && !before.equals(user)) {
                     throw new SaslException("re-authentication as User:" + user + " on a connection of User:" + before);
                 }
-                lifetimeMs = version >= 1 ? session.listener().reauthMs() : 0;
+                lifetimeMs = version >= 1 ? lifetime(session, server) : 0;
                 session.authenticatedAs(user, lifetimeMs);
             }
             return new Outcome(Errors.NONE, null, challenge == null ? new byte[0] : challenge, lifetimeMs);
@@ -104,6 +109,22 @@ public final class SaslAuthentication {
             return new Outcome(Errors.SASL_AUTHENTICATION_FAILED, "Authentication failed during authentication due to "
                     + "invalid credentials with SASL mechanism " + session.mechanism(), new byte[0]);
         }
+    }
+
+    /**
+     * KIP-368: {@code connections.max.reauth.ms}, shortened to the token's own expiry for OAUTHBEARER
+     * (a session must not outlive its credential); 0 when re-authentication is off.
+     */
+    private static long lifetime(ClientSession session, SaslServer server) {
+        long reauth = session.listener().reauthMs();
+        if (reauth <= 0) {
+            return 0;
+        }
+        Object expiresAt = server.getNegotiatedProperty("CREDENTIAL.LIFETIME.MS");
+        if (expiresAt instanceof Long at) {
+            return Math.max(1, Math.min(reauth, at - System.currentTimeMillis()));
+        }
+        return reauth;
     }
 
     /** The user name of a PLAIN token ({@code authzid NUL user NUL password}), for the failure log only. */

@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.config.internals.BrokerSecurityConfigs;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -38,7 +39,22 @@ public record SecurityConfig(Map<String, String> settings) {
     /** How often TLS listeners check their keystore/truststore files for a change (0 = never; kaas's own key). */
     public static final String SSL_RELOAD_INTERVAL = "kaas.ssl.store.reload.check.interval.ms";
     /** What kaas can authenticate; Apache's default (GSSAPI) is not among them. */
-    public static final List<String> SUPPORTED_MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+    public static final List<String> SUPPORTED_MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
+    /**
+     * OAUTHBEARER's broker keys (JWKS, expected audience/issuer, claim names), also as Apache's
+     * per-mechanism {@code listener.name.<name>.oauthbearer.<key>}; validated by kafka-clients'
+     * {@code OAuthBearerValidatorCallbackHandler}.
+     */
+    private static final Set<String> OAUTHBEARER_KEYS = Set.of(SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
+            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS, SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_RETRY_BACKOFF_MS,
+            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_RETRY_BACKOFF_MAX_MS, SaslConfigs.SASL_OAUTHBEARER_EXPECTED_AUDIENCE,
+            SaslConfigs.SASL_OAUTHBEARER_EXPECTED_ISSUER, SaslConfigs.SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS,
+            SaslConfigs.SASL_OAUTHBEARER_SCOPE_CLAIM_NAME, SaslConfigs.SASL_OAUTHBEARER_SUB_CLAIM_NAME,
+            "sasl.oauthbearer.allow.unverified.issuer", "sasl.oauthbearer.allow.unverified.audience",
+            // Apache's broker OAUTHBEARER setup names these two; kaas always validates with the handler below.
+            SaslConfigs.SASL_JAAS_CONFIG, BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG);
+    private static final String OAUTHBEARER_PREFIX = "oauthbearer.";
+    public static final String OAUTHBEARER_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler";
     public static final List<String> DEFAULT_MECHANISMS = List.of("SCRAM-SHA-256", "SCRAM-SHA-512");
 
     public SecurityConfig {
@@ -76,9 +92,14 @@ public record SecurityConfig(Map<String, String> settings) {
         }
         if (key.startsWith("listener.name.")) {
             int dot = key.indexOf('.', "listener.name.".length());
-            return dot > 0 && APPLIED.contains(key.substring(dot + 1));
+            if (dot < 0) {
+                return false;
+            }
+            String rest = key.substring(dot + 1);
+            return APPLIED.contains(rest) || (rest.startsWith(OAUTHBEARER_PREFIX)
+                    && OAUTHBEARER_KEYS.contains(rest.substring(OAUTHBEARER_PREFIX.length())));
         }
-        return APPLIED.contains(key);
+        return APPLIED.contains(key) || (OAUTHBEARER_KEYS.contains(key) && key.startsWith("sasl.oauthbearer."));
     }
 
     /** Apache's {@code listener.security.protocol.map}; unset means each protocol's own name. */
@@ -134,6 +155,24 @@ public record SecurityConfig(Map<String, String> settings) {
                 raw.put(k.substring(prefix.length()), v);
             }
         });
+        // OAUTHBEARER keys: global, then listener.name.<name>.oauthbearer.<key> (Apache's per-mechanism spelling).
+        settings.forEach((k, v) -> {
+            if (OAUTHBEARER_KEYS.contains(k) && k.startsWith("sasl.oauthbearer.")) {
+                raw.put(k, v);
+            }
+        });
+        settings.forEach((k, v) -> {
+            String mechanismPrefix = prefix + OAUTHBEARER_PREFIX;
+            if (k.startsWith(mechanismPrefix) && OAUTHBEARER_KEYS.contains(k.substring(mechanismPrefix.length()))) {
+                raw.put(k.substring(mechanismPrefix.length()), v);
+            }
+        });
+        Object handler = raw.remove(BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG);
+        if (handler != null && !handler.toString().trim().equals(OAUTHBEARER_VALIDATOR)) {
+            throw new ConfigException(BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG, handler,
+                    "kaas validates OAUTHBEARER tokens with " + OAUTHBEARER_VALIDATOR + " only");
+        }
+        raw.remove(SaslConfigs.SASL_JAAS_CONFIG);
         if (!raw.containsKey(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG)) {
             raw.put(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, String.join(",", DEFAULT_MECHANISMS));
         }
@@ -218,8 +257,11 @@ public record SecurityConfig(Map<String, String> settings) {
                             "listener " + e.listenerName() + " is " + p.name + " and needs a keystore (ssl.keystore.location, or ssl.keystore.key + ssl.keystore.certificate.chain)");
                 }
             }
-            if (p == SecurityProtocol.SASL_PLAINTEXT || p == SecurityProtocol.SASL_SSL) {
-                saslMechanisms(e.listenerName());
+            if ((p == SecurityProtocol.SASL_PLAINTEXT || p == SecurityProtocol.SASL_SSL)
+                    && saslMechanisms(e.listenerName()).contains("OAUTHBEARER")
+                    && parsed.get(SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL) == null) {
+                throw new ConfigException(SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL, null, "listener " + e.listenerName()
+                        + " offers OAUTHBEARER and needs the identity provider's JWKS endpoint to verify token signatures");
             }
         }
     }
