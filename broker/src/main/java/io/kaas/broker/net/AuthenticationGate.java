@@ -3,6 +3,7 @@ package io.kaas.broker.net;
 import io.kaas.broker.security.ClientSession;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class AuthenticationGate extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(AuthenticationGate.class);
+    private static final long WARN_INTERVAL_NANOS = 1_000_000_000L;
+    /** Unauthenticated clients choose how often this happens: one WARN a second, the rest at DEBUG. */
+    private static final AtomicLong lastWarn = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -31,8 +35,15 @@ public final class AuthenticationGate extends ChannelInboundHandlerAdapter {
             LOG.info("closing connection from {} on listener {}: SASL session of {} expired (connections.max.reauth.ms) "
                     + "before {}", ctx.channel().remoteAddress(), session.listener().listenerName(), session.principal(), request.api());
         } else {
-            LOG.warn("closing connection from {} on listener {}: {} before SASL authentication",
-                    ctx.channel().remoteAddress(), session.listener().listenerName(), request.api());
+            long now = System.nanoTime();
+            long last = lastWarn.get();
+            boolean warn = now - last >= WARN_INTERVAL_NANOS && lastWarn.compareAndSet(last, now);
+            String format = "closing connection from {} on listener {}: {} before SASL authentication";
+            if (warn) {
+                LOG.warn(format, ctx.channel().remoteAddress(), session.listener().listenerName(), request.api());
+            } else {
+                LOG.debug(format, ctx.channel().remoteAddress(), session.listener().listenerName(), request.api());
+            }
         }
         ctx.close();
     }
