@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * One listener in Kafka's syntax, {@code NAME://host:port}. Port 0 asks the OS for a free port
+ * One listener in Kafka's syntax, {@code NAME://host:port}; the name is mapped to a security
+ * protocol by {@code listener.security.protocol.map} (the default maps each protocol's own name). Port 0 asks the OS for a free port
  * (tests); {@link KaasBroker#boundPort()} tells which one it chose.
  */
 public record Endpoint(String listenerName, String host, int port) {
@@ -13,8 +14,9 @@ public record Endpoint(String listenerName, String host, int port) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("listener port must be 0..65535, got " + port);
         }
-        if (!listenerName.equals("PLAINTEXT")) {
-            throw new IllegalArgumentException("only PLAINTEXT listeners are served, got " + listenerName);
+        // Any name: listener.security.protocol.map decides its protocol (PLAINTEXT, SSL, SASL_*).
+        if (!listenerName.matches("[A-Z0-9_-]+")) {
+            throw new IllegalArgumentException("listener name must be letters, digits, '_' or '-', got '" + listenerName + "'");
         }
     }
 

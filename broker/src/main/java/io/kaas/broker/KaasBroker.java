@@ -31,6 +31,11 @@ import io.kaas.broker.api.ListOffsetsHandler;
 import io.kaas.broker.api.MetadataHandler;
 import io.kaas.broker.api.OffsetForLeaderEpochHandler;
 import io.kaas.broker.api.ProduceHandler;
+import io.kaas.broker.api.AlterUserScramCredentialsHandler;
+import io.kaas.broker.api.DescribeUserScramCredentialsHandler;
+import io.kaas.broker.api.RequestContext;
+import io.kaas.broker.api.SaslAuthenticateHandler;
+import io.kaas.broker.api.SaslHandshakeHandler;
 import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.api.TopicConfigView;
 import io.kaas.broker.cluster.BrokerNode;
@@ -38,6 +43,10 @@ import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.net.KafkaServer;
 import io.kaas.broker.net.RequestInvoker;
+import io.kaas.broker.security.ListenerSecurity;
+import io.kaas.broker.security.SaslAuthentication;
+import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.broker.security.SecurityConfig;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.MemoryStorageEngine;
@@ -51,6 +60,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -76,8 +87,12 @@ public final class KaasBroker implements AutoCloseable {
     private static final long DRAIN_TIMEOUT_MS = 10_000;
 
     private final BrokerConfig config;
+    private final SecurityConfig security;
     private final StorageEngine engine;
     private final AtomicReference<BrokerNode> node = new AtomicReference<>();
+    /** Per listener name: what Metadata/FindCoordinator name to a client connected there (Apache's rule). */
+    private final Map<String, BrokerNode> nodesByListener = new ConcurrentHashMap<>();
+    private final List<ListenerSecurity> listenerSecurities = new ArrayList<>();
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private KafkaServer server;
     private GroupCoordinator groups;
@@ -88,18 +103,28 @@ public final class KaasBroker implements AutoCloseable {
     private boolean stopped;
 
     public KaasBroker(BrokerConfig config, StorageEngine engine) {
+        this(config, SecurityConfig.none(), engine);
+    }
+
+    public KaasBroker(BrokerConfig config, SecurityConfig security, StorageEngine engine) {
         this.config = config;
+        this.security = security;
         this.engine = engine;
     }
 
     /** A broker over the engine {@code config} asks for: on disk under its data dir, or in memory. */
     public static KaasBroker create(BrokerConfig config) {
+        return create(config, SecurityConfig.none());
+    }
+
+    /** {@link #create(BrokerConfig)} with TLS/SASL listeners as {@code security} describes. */
+    public static KaasBroker create(BrokerConfig config, SecurityConfig security) {
         Path dir = config.inMemory() ? Path.of("kaas-memory") : config.dataDir();
         EngineConfig engineConfig = EngineConfig.defaults(dir)
                 .withSegmentBytes(config.segmentBytes())
                 .withFlushIntervalMessages(config.flushIntervalMessages());
         StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig) : new DiskStorageEngine(engineConfig);
-        return new KaasBroker(config, engine);
+        return new KaasBroker(config, security, engine);
     }
 
     public synchronized KaasBroker start() {
@@ -121,10 +146,15 @@ public final class KaasBroker implements AutoCloseable {
         RequestInvoker invoker = new RequestInvoker(served, handlerPool);
         groups = new GroupCoordinator(clusterDir, timer);
         registerApis(invoker, topics, topicConfigs, new ProducerIdAllocator(clusterDir));
+        registerSecurityApis(invoker, clusterDir);
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
         try {
+            security.validate(config.listeners());
+            server.limitConnections(security.connectionLimits());
             for (Endpoint listener : config.listeners()) {
-                bound.add(server.bind(listener, served, invoker, config.socketRequestMaxBytes()));
+                ListenerSecurity ls = ListenerSecurity.of(listener.listenerName(), security);
+                listenerSecurities.add(ls);
+                bound.add(server.bind(listener, ls, served, invoker, config.socketRequestMaxBytes()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -135,7 +165,13 @@ public final class KaasBroker implements AutoCloseable {
         }
         Endpoint advertised = advertised();
         node.set(new BrokerNode(config.brokerId(), advertised.host(), advertised.port(), config.clusterId()));
+        for (int i = 0; i < config.listeners().size(); i++) {
+            Endpoint a = advertised(i);
+            nodesByListener.putIfAbsent(config.listeners().get(i).listenerName(),
+                    new BrokerNode(config.brokerId(), a.host(), a.port(), config.clusterId()));
+        }
         startRetention();
+        startTlsReloadChecks();
         LOG.info("kaas broker {} listening on {} (advertised {}), data in {}", config.brokerId(), bound, advertised,
                 config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize());
         return this;
@@ -144,7 +180,7 @@ public final class KaasBroker implements AutoCloseable {
     private void registerApis(RequestInvoker invoker, TopicCatalog topics, TopicConfigView topicConfigs,
                               ProducerIdAllocator producerIds) {
         invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served()));
-        invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, node::get));
+        invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor));
         invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics));
         invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool,
                 new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis)));
@@ -158,11 +194,11 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(), new IncrementalAlterConfigsHandler(topics));
         invoker.register(ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(), new GetTelemetrySubscriptionsHandler());
         invoker.register(ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), new AlterConfigsHandler(topics));
-        invoker.register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), new DescribeClusterHandler(node::get));
+        invoker.register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), new DescribeClusterHandler(this::nodeFor));
         invoker.register(ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.DESCRIBE_LOG_DIRS.latestVersion(), new DescribeLogDirsHandler(topics));
         invoker.register(ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_FOR_LEADER_EPOCH.latestVersion(), new OffsetForLeaderEpochHandler(topics));
         invoker.register(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, ApiKeys.DESCRIBE_TOPIC_PARTITIONS.latestVersion(), new DescribeTopicPartitionsHandler(topics, config.brokerId()));
-        invoker.register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), new FindCoordinatorHandler(node::get));
+        invoker.register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), new FindCoordinatorHandler(this::nodeFor));
         invoker.register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), new JoinGroupHandler(groups));
         invoker.register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), new SyncGroupHandler(groups));
         invoker.register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), new HeartbeatHandler(groups));
@@ -175,6 +211,53 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.OFFSET_DELETE, ApiKeys.OFFSET_DELETE.latestVersion(), new OffsetDeleteHandler(groups));
     }
 
+    /**
+     * SaslHandshake/SaslAuthenticate (served even without a SASL listener, as Apache does; there they
+     * answer ILLEGAL_SASL_STATE) and the SCRAM credential APIs over {@code __cluster/credentials.json}.
+     */
+    private void registerSecurityApis(RequestInvoker invoker, Path clusterDir) {
+        ScramCredentialStore credentials = new ScramCredentialStore(ClusterDir.credentials(clusterDir));
+        SaslAuthentication sasl = new SaslAuthentication(credentials, security.acceptLegacyScramNonce());
+        invoker.register(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_HANDSHAKE.latestVersion(), new SaslHandshakeHandler(sasl));
+        invoker.register(ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.latestVersion(), new SaslAuthenticateHandler(sasl));
+        invoker.register(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS.latestVersion(), new DescribeUserScramCredentialsHandler(credentials));
+        invoker.register(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion(), new AlterUserScramCredentialsHandler(credentials, security.superUsers()));
+    }
+
+    /** The broker as the client's listener advertises it (a client on the SSL port is told the SSL address). */
+    private BrokerNode nodeFor(RequestContext ctx) {
+        BrokerNode n = ctx.session() == null ? null : nodesByListener.get(ctx.session().listener().listenerName());
+        return n != null ? n : node.get();
+    }
+
+    /**
+     * What listener {@code i} advertises: the advertised listener of the same name, else (with
+     * advertised listeners of other names only) the first advertised one, else the bound address.
+     */
+    private Endpoint advertised(int i) {
+        Endpoint listener = config.listeners().get(i);
+        for (Endpoint a : config.advertisedListeners()) {
+            if (a.listenerName().equals(listener.listenerName())) {
+                return a;
+            }
+        }
+        if (!config.advertisedListeners().isEmpty()) {
+            return config.advertisedListeners().get(0);
+        }
+        String host = listener.host().isEmpty() || listener.host().equals("0.0.0.0") ? "localhost" : listener.host();
+        return new Endpoint(listener.listenerName(), host, bound.get(i).getPort());
+    }
+
+    /** The port listener {@code listenerName} is bound to. */
+    public synchronized int boundPort(String listenerName) {
+        for (int i = 0; i < config.listeners().size() && i < bound.size(); i++) {
+            if (config.listeners().get(i).listenerName().equals(listenerName)) {
+                return bound.get(i).getPort();
+            }
+        }
+        throw new IllegalArgumentException("no bound listener named " + listenerName);
+    }
+
     /** The first advertised listener, or the first bound one (with its real port; 0.0.0.0 → localhost). */
     private Endpoint advertised() {
         if (!config.advertisedListeners().isEmpty()) {
@@ -183,6 +266,14 @@ public final class KaasBroker implements AutoCloseable {
         Endpoint first = config.listeners().get(0);
         String host = first.host().isEmpty() || first.host().equals("0.0.0.0") ? "localhost" : first.host();
         return new Endpoint(first.listenerName(), host, bound.get(0).getPort());
+    }
+
+    /** Certificate rotation without a restart: TLS listeners re-read changed stores (on {@code kaas-timer}). */
+    private void startTlsReloadChecks() {
+        long ms = security.sslReloadInterval().toMillis();
+        if (ms > 0 && listenerSecurities.stream().anyMatch(ListenerSecurity::tls)) {
+            timer.scheduleWithFixedDelay(() -> listenerSecurities.forEach(ListenerSecurity::reloadIfChanged), ms, ms, TimeUnit.MILLISECONDS);
+        }
     }
 
     private void startRetention() {
@@ -265,6 +356,7 @@ public final class KaasBroker implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        listenerSecurities.forEach(ListenerSecurity::close);
         engine.close();
         LOG.info("kaas broker {} stopped", config.brokerId());
     }

@@ -23,7 +23,12 @@ final class RawKafkaConnection implements AutoCloseable {
     private int correlationId;
 
     RawKafkaConnection(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+        this(port, null);
+    }
+
+    /** From {@code localAddress} (e.g. 127.0.0.2: all of 127/8 is loopback on Linux), or any when null. */
+    RawKafkaConnection(int port, java.net.InetAddress localAddress) throws IOException {
+        socket = new Socket(java.net.InetAddress.getByName("127.0.0.1"), port, localAddress, 0);
         socket.setSoTimeout(10_000);
         in = new DataInputStream(socket.getInputStream());
         out = socket.getOutputStream();

@@ -16,6 +16,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class TestBroker implements AutoCloseable {
     private final Path dataDir;
     private final BrokerConfig config;
+    private final io.kaas.broker.security.SecurityConfig security;
     private KaasBroker broker;
 
     public TestBroker(Path dataDir) {
@@ -23,15 +24,28 @@ public final class TestBroker implements AutoCloseable {
     }
 
     public TestBroker(BrokerConfig config) {
+        this(config, io.kaas.broker.security.SecurityConfig.none());
+    }
+
+    /** A broker with TLS/SASL listeners; clients pick one with {@link #bootstrap(String)}. */
+    public TestBroker(BrokerConfig config, io.kaas.broker.security.SecurityConfig security) {
         this.dataDir = config.dataDir();
         this.config = config;
-        this.broker = KaasBroker.create(config).start();
+        this.security = security;
+        this.broker = KaasBroker.create(config, security).start();
+    }
+
+    /** A broker on {@code listeners} (e.g. {@code "SSL://127.0.0.1:0"}) with the given security keys (server.properties spelling). */
+    public static TestBroker secured(Path dataDir, Map<String, String> securityKeys, String... listeners) {
+        BrokerConfig config = BrokerConfig.forTest(dataDir).withRetentionCheckInterval(java.time.Duration.ZERO)
+                .withListeners(java.util.Arrays.stream(listeners).map(Endpoint::parse).toList());
+        return new TestBroker(config, new io.kaas.broker.security.SecurityConfig(securityKeys));
     }
 
     /** Stops (cleanly) and starts again on the same data dir and a new ephemeral port. */
     public void restart() {
         broker.stop();
-        broker = KaasBroker.create(config).start();
+        broker = KaasBroker.create(config, security).start();
     }
 
     public KaasBroker broker() {
@@ -44,6 +58,11 @@ public final class TestBroker implements AutoCloseable {
 
     public String bootstrap() {
         return "127.0.0.1:" + broker.boundPort();
+    }
+
+    /** {@code 127.0.0.1:port} of the listener named {@code listenerName}. */
+    public String bootstrap(String listenerName) {
+        return "127.0.0.1:" + broker.boundPort(listenerName);
     }
 
     public KafkaProducer<byte[], byte[]> producer(Map<String, Object> overrides) {
@@ -72,10 +91,15 @@ public final class TestBroker implements AutoCloseable {
     }
 
     public Admin admin() {
+        return admin(Map.of());
+    }
+
+    public Admin admin(Map<String, Object> overrides) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
+        p.putAll(overrides);
         return Admin.create(p);
     }
 

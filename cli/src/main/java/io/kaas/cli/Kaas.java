@@ -43,6 +43,7 @@ import picocli.CommandLine.Spec;
             RebuildIndexCommand.class,
             RecoverCommand.class,
             ServeCommand.class,
+            UserCommand.class,
             VerifyCommand.class,
         })
 public final class Kaas implements Runnable {

@@ -3,17 +3,25 @@ package io.kaas.cli;
 import io.kaas.broker.BrokerConfig;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
+import io.kaas.broker.ServerProperties;
+import io.kaas.broker.security.SecurityConfig;
 import io.kaas.storage.ExitCodes;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -40,6 +48,15 @@ final class ServeCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE", defaultValue = "${env:KAAS_CONFIG}",
+            description = "Read an Apache server.properties: listeners, advertised.listeners, "
+                    + "listener.security.protocol.map, ssl.*, sasl.enabled.mechanisms, listener.name.*.*, super.users, "
+                    + "node.id/broker.id, log.dirs, log.flush.interval.messages, log.segment.bytes, "
+                    + "log.retention.check.interval.ms, num.partitions, auto.create.topics.enable, socket.request.max.bytes. "
+                    + "Options and their environment variables win over the file; keys that do not apply are named in "
+                    + "one warning; a bad value is a usage error naming the key (env KAAS_CONFIG).")
+    Path configFile;
 
     @Option(names = "--listeners", paramLabel = "LISTENERS", defaultValue = "${env:KAAS_LISTENERS:-PLAINTEXT://localhost:9092}",
             description = "Where to listen, Kafka syntax: PLAINTEXT://host:port[,...] (env KAAS_LISTENERS, which "
@@ -96,34 +113,95 @@ final class ServeCommand implements Callable<Integer> {
             description = "Incremental fetch sessions (KIP-227) kept at once; 0 turns them off (env KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS; default 1000).")
     int fetchSessionCacheSlots;
 
+    /** What {@code kaas serve} starts: the broker, its listeners' security, and the config file's warning. */
+    record Settings(BrokerConfig broker, SecurityConfig security, Optional<String> warning) {}
+
     /** The broker configuration these options describe. */
     BrokerConfig toConfig() {
+        return toSettings().broker();
+    }
+
+    /** The config file (if any) as the base; each option given as a flag or by its KAAS_* variable wins. */
+    Settings toSettings() {
         try {
-            List<Endpoint> advertised = advertisedListeners == null || advertisedListeners.isBlank()
-                    ? List.of() : Endpoint.parseListOrJson(advertisedListeners);
-            return BrokerConfig.defaults()
-                    .withListeners(Endpoint.parseListOrJson(listeners))
-                    .withAdvertisedListeners(advertised)
-                    .withBrokerId(brokerId)
-                    .withClusterId(clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId)
-                    .withDataDir(dataDir.dataDir())
-                    .withInMemory(inMemory)
-                    .withFlushIntervalMessages(flushIntervalMessages)
-                    .withSegmentBytes(segmentBytes)
-                    .withRetentionCheckInterval(retentionCheckInterval)
-                    .withAutoCreateTopics(autoCreateTopics)
-                    .withDefaultPartitions(numPartitions)
-                    .withSocketRequestMaxBytes(socketRequestMaxBytes)
-                    .withFetchSessionCacheSlots(fetchSessionCacheSlots);
-        } catch (IllegalArgumentException e) {
+            ServerProperties file = configFile == null ? null : ServerProperties.load(configFile);
+            BrokerConfig c = BrokerConfig.defaults();
+            if (file != null) {
+                c = file.applyTo(c);
+            }
+            if (wins("--listeners", "KAAS_LISTENERS", file != null && !file.listeners().isEmpty())) {
+                c = c.withListeners(Endpoint.parseListOrJson(listeners));
+            }
+            if (wins("--advertised-listeners", "KAAS_ADVERTISED_LISTENERS", file != null && file.sets("advertised.listeners"))) {
+                c = c.withAdvertisedListeners(advertisedListeners == null || advertisedListeners.isBlank()
+                        ? List.of() : Endpoint.parseListOrJson(advertisedListeners));
+            }
+            if (wins("--broker-id", "KAAS_BROKER_ID", file != null && (file.sets("node.id") || file.sets("broker.id")))) {
+                c = c.withBrokerId(brokerId);
+            }
+            if (wins("--data-dir", "KAAS_DATA_DIR", file != null && file.dataDir().isPresent())) {
+                c = c.withDataDir(dataDir.dataDir());
+            }
+            if (wins("--flush-interval-messages", "KAAS_FLUSH_INTERVAL_MESSAGES", fileSets(file, "log.flush.interval.messages"))) {
+                c = c.withFlushIntervalMessages(flushIntervalMessages);
+            }
+            if (wins("--segment-bytes", "KAAS_SEGMENT_BYTES", fileSets(file, "log.segment.bytes"))) {
+                c = c.withSegmentBytes(segmentBytes);
+            }
+            if (wins("--retention-check-interval", "KAAS_RETENTION_CHECK_INTERVAL", fileSets(file, "log.retention.check.interval.ms"))) {
+                c = c.withRetentionCheckInterval(retentionCheckInterval);
+            }
+            if (wins("--auto-create-topics", "KAAS_AUTO_CREATE_TOPICS", fileSets(file, "auto.create.topics.enable"))) {
+                c = c.withAutoCreateTopics(autoCreateTopics);
+            }
+            if (wins("--num-partitions", "KAAS_NUM_PARTITIONS", fileSets(file, "num.partitions"))) {
+                c = c.withDefaultPartitions(numPartitions);
+            }
+            if (wins("--socket-request-max-bytes", "KAAS_SOCKET_REQUEST_MAX_BYTES", fileSets(file, "socket.request.max.bytes"))) {
+                c = c.withSocketRequestMaxBytes(socketRequestMaxBytes);
+            }
+            if (wins("--max-incremental-fetch-session-cache-slots", "KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS",
+                    fileSets(file, "max.incremental.fetch.session.cache.slots"))) {
+                c = c.withFetchSessionCacheSlots(fetchSessionCacheSlots);
+            }
+            c = c.withClusterId(clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId)
+                    .withInMemory(inMemory);
+            SecurityConfig security = file == null ? SecurityConfig.none() : file.security();
+            security.validate(c.listeners());
+            return new Settings(c, security, file == null ? Optional.empty() : file.notAppliedWarning());
+        } catch (IOException e) {
+            throw new ParameterException(spec.commandLine(), "--config " + configFile + ": cannot read: " + e.getMessage());
+        } catch (IllegalArgumentException | ConfigException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 
+    /**
+     * Does the option's value (flag, else its environment variable, else its default) apply? Yes unless
+     * the config file sets the key and neither the flag nor the variable was given.
+     */
+    private boolean wins(String option, String env, boolean fileSetsIt) {
+        OptionSpec o = spec.findOption(option);
+        return !fileSetsIt || (o != null && !o.originalStringValues().isEmpty()) || System.getenv(env) != null;
+    }
+
+    private static boolean fileSets(ServerProperties file, String key) {
+        return file != null && file.sets(key);
+    }
+
     @Override
     public Integer call() throws InterruptedException {
-        BrokerConfig config = toConfig();
-        KaasBroker broker = KaasBroker.create(config).start();
+        Settings settings = toSettings();
+        settings.warning().ifPresent(w -> spec.commandLine().getErr().println("kaas serve: warning: " + w));
+        spec.commandLine().getErr().flush();
+        KaasBroker broker;
+        try {
+            broker = KaasBroker.create(settings.broker(), settings.security()).start();
+        } catch (KafkaException e) {
+            // A keystore or truststore that does not load (path, password, type): a configuration error.
+            throw new ParameterException(spec.commandLine(), e.getMessage()
+                    + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             broker.stop();

@@ -142,8 +142,11 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                     if (maxBytes <= 0 && a.bytes > 0) {
                         continue;
                     }
-                    // Every listener is plaintext: batches go out as file regions (sendfile) when the engine can.
-                    FetchResult result = log.readForTransfer(fp.fetchOffset(), Math.max(maxBytes, 1), readCap);
+                    // Plaintext listeners send batches as file regions (sendfile) when the engine can; TLS
+                    // must encrypt every byte, so its listeners copy (sendfile cannot encrypt).
+                    FetchResult result = ctx.session().listener().zeroCopyFetch()
+                            ? log.readForTransfer(fp.fetchOffset(), Math.max(maxBytes, 1), readCap)
+                            : log.read(fp.fetchOffset(), Math.max(maxBytes, 1), readCap);
                     fillOffsets(out, result.state());
                     int n = result.sizeInBytes();
                     if (n > 0) {

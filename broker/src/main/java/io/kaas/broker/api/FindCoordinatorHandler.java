@@ -2,7 +2,7 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.BrokerNode;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -17,15 +17,15 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
     private static final byte GROUP = 0, TRANSACTION = 1;
     private static final short FIRST_BATCHED_VERSION = 4;
 
-    private final Supplier<BrokerNode> node;
+    private final Function<RequestContext, BrokerNode> node;
 
-    public FindCoordinatorHandler(Supplier<BrokerNode> node) {
+    public FindCoordinatorHandler(Function<RequestContext, BrokerNode> node) {
         this.node = node;
     }
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, FindCoordinatorRequestData request) {
-        BrokerNode self = node.get();
+        BrokerNode self = node.apply(ctx);
         Errors error = request.keyType() == GROUP ? Errors.NONE
                 : request.keyType() == TRANSACTION ? Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED : Errors.INVALID_REQUEST;
         String message = error == Errors.NONE ? null : "kaas coordinates consumer groups only (key type " + request.keyType() + ")";

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -23,16 +23,16 @@ import org.apache.kafka.common.protocol.Errors;
  */
 public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
     private final TopicCatalog topics;
-    private final Supplier<BrokerNode> node;
+    private final Function<RequestContext, BrokerNode> node;
 
-    public MetadataHandler(TopicCatalog topics, Supplier<BrokerNode> node) {
+    public MetadataHandler(TopicCatalog topics, Function<RequestContext, BrokerNode> node) {
         this.topics = topics;
         this.node = node;
     }
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, MetadataRequestData request) {
-        BrokerNode self = node.get();
+        BrokerNode self = node.apply(ctx);
         MetadataResponseData response = new MetadataResponseData()
                 .setClusterId(self.clusterId())
                 .setControllerId(self.nodeId());

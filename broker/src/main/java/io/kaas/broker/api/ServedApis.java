@@ -30,6 +30,11 @@ public final class ServedApis {
         versions.put(api, new Versions(api.oldestVersion(), (short) Math.min(max, api.latestVersion())));
     }
 
+    /** Serves {@code api} at {@code min..max} only (an old version whose semantics we do not implement). */
+    public void serveRange(ApiKeys api, int min, int max) {
+        versions.put(api, new Versions((short) Math.max(min, api.oldestVersion()), (short) Math.min(max, api.latestVersion())));
+    }
+
     public Optional<Versions> versions(ApiKeys api) {
         return Optional.ofNullable(versions.get(api));
     }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,9 +26,18 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private static final Logger LOG = LoggerFactory.getLogger(FrameDecoder.class);
     public static final int SIZE_FIELD_BYTES = 4;
 
-    private final int maxFrameBytes;
+    private final IntSupplier maxFrameBytes;
 
     public FrameDecoder(int maxFrameBytes) {
+        this(() -> maxFrameBytes);
+    }
+
+    /**
+     * A limit that may change over the connection's life: a SASL listener allows only
+     * {@code sasl.server.max.receive.size} until the client has authenticated, as Apache does, so an
+     * unauthenticated client cannot make the broker buffer a 100 MiB frame.
+     */
+    public FrameDecoder(IntSupplier maxFrameBytes) {
         this.maxFrameBytes = maxFrameBytes;
     }
 
@@ -37,9 +47,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             return;
         }
         int size = in.getInt(in.readerIndex());
-        if (size < 0 || size > maxFrameBytes) {
-            LOG.warn("closing connection from {}: request frame of {} bytes exceeds socket.request.max.bytes {}",
-                    ctx.channel().remoteAddress(), Integer.toUnsignedLong(size), maxFrameBytes);
+        int limit = maxFrameBytes.getAsInt();
+        if (size < 0 || size > limit) {
+            LOG.warn("closing connection from {}: request frame of {} bytes exceeds the limit {} "
+                            + "(socket.request.max.bytes; sasl.server.max.receive.size before SASL authentication)",
+                    ctx.channel().remoteAddress(), Integer.toUnsignedLong(size), limit);
             in.skipBytes(in.readableBytes());
             ctx.close();
             return;

@@ -18,19 +18,25 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.api.ServedApis;
+import io.kaas.broker.security.ClientSession;
+import io.kaas.broker.security.ConnectionLimits;
+import io.kaas.broker.security.ListenerSecurity;
+import io.netty.handler.ssl.SslHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Netty side: one acceptor thread ({@code kaas-acceptor}), a few event loops ({@code kaas-network}),
  * epoll when the native transport loads, NIO otherwise. Per connection the pipeline is
- * {@code frame-decoder → request-decoder → dispatcher}; responses are written by the dispatcher.
+ * {@code [tls → tls-principal →] frame-decoder → request-decoder → [authentication-gate →] dispatcher};
+ * responses are written by the dispatcher.
  */
 public final class KafkaServer {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaServer.class);
@@ -41,6 +47,7 @@ public final class KafkaServer {
     private final ChannelGroup connections = new DefaultChannelGroup("kaas-connections", GlobalEventExecutor.INSTANCE);
     private final List<Channel> serverChannels = new ArrayList<>();
     private final InFlightRequests inFlight = new InFlightRequests();
+    private volatile ConnectionLimits limits = ConnectionLimits.none();
 
     public KafkaServer(int networkThreads) {
         boolean epoll = Epoll.isAvailable();
@@ -51,9 +58,24 @@ public final class KafkaServer {
         LOG.debug("network transport: {}", epoll ? "epoll" : "nio");
     }
 
-    /** Binds one listener; returns the bound address (the real port when 0 was asked for). */
+    /** Connection quotas for every listener bound after this call. */
+    public void limitConnections(ConnectionLimits limits) {
+        this.limits = limits;
+    }
+
+    /** Binds one plaintext listener; returns the bound address (the real port when 0 was asked for). */
     public InetSocketAddress bind(Endpoint endpoint, ServedApis served, RequestInvoker invoker, int maxFrameBytes)
             throws InterruptedException {
+        return bind(endpoint, ListenerSecurity.plaintext(endpoint.listenerName()), served, invoker, maxFrameBytes);
+    }
+
+    /**
+     * Binds one listener with its security: TLS adds Netty's {@code SslHandler} (engine from the
+     * listener's {@code ssl.*} keys) in front and names the principal after the handshake; SASL adds
+     * the {@link AuthenticationGate} before the dispatcher.
+     */
+    public InetSocketAddress bind(Endpoint endpoint, ListenerSecurity security, ServedApis served, RequestInvoker invoker,
+                                  int maxFrameBytes) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, network)
                 .channel(channelType)
@@ -61,11 +83,30 @@ public final class KafkaServer {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        InetAddress peer = ch.remoteAddress().getAddress();
+                        String limitHit = limits.tryAcquire(peer);
+                        if (limitHit != null) {
+                            limits.logRefusal(ch.remoteAddress(), limitHit);
+                            ch.close();
+                            return;
+                        }
+                        ch.closeFuture().addListener(f -> limits.release(peer));
                         connections.add(ch);
+                        ClientSession session = new ClientSession(security, ch.remoteAddress());
+                        ch.attr(ClientSession.KEY).set(session);
+                        if (security.tls()) {
+                            ch.pipeline()
+                                    .addLast("tls", new SslHandler(security.newServerEngine(ch.remoteAddress())))
+                                    .addLast("tls-principal", new TlsPrincipalHandler());
+                        }
                         ch.pipeline()
-                                .addLast("frame-decoder", new FrameDecoder(maxFrameBytes))
-                                .addLast("request-decoder", new RequestDecoder(served))
-                                .addLast("dispatcher", new RequestDispatcher(invoker, inFlight));
+                                .addLast("frame-decoder", new FrameDecoder(() -> session.authenticated() ? maxFrameBytes
+                                        : Math.min(maxFrameBytes, security.saslMaxReceiveBytes())))
+                                .addLast("request-decoder", new RequestDecoder(served));
+                        if (security.sasl()) {
+                            ch.pipeline().addLast("authentication-gate", new AuthenticationGate());
+                        }
+                        ch.pipeline().addLast("dispatcher", new RequestDispatcher(invoker, inFlight));
                     }
                 });
         InetSocketAddress address = endpoint.host().isEmpty()

@@ -1,5 +1,6 @@
 package io.kaas.broker.net;
 
+import io.kaas.broker.security.ClientSession;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayDeque;
@@ -86,7 +87,9 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             inFlight.started();
             RequestInvoker.Invocation invocation;
             try {
-                invocation = invoker.invoke(next, ctx.channel().remoteAddress());
+                ClientSession session = ctx.channel().attr(ClientSession.KEY).get();
+                invocation = session == null ? invoker.invoke(next, ctx.channel().remoteAddress())
+                        : invoker.invoke(next, ctx.channel().remoteAddress(), session);
             } catch (RuntimeException e) {
                 invocation = new RequestInvoker.Invocation(java.util.concurrent.CompletableFuture.completedFuture(null),
                         java.util.concurrent.CompletableFuture.failedFuture(e));
@@ -162,7 +165,11 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         ctx.writeAndFlush(frame.get(frame.size() - 1)).addListener(f -> {
             inFlight.finished();
-            if (!f.isSuccess()) {
+            ClientSession session = ctx.channel().attr(ClientSession.KEY).get();
+            if (session != null && session.closeAfterResponse()) {
+                // A failed SASL exchange: the client reads why, then the connection is gone (as Apache).
+                close(ctx);
+            } else if (!f.isSuccess()) {
                 LOG.debug("write to {} failed: {}", ctx.channel().remoteAddress(), f.cause().toString());
                 close(ctx);
             }

@@ -4,6 +4,7 @@ import io.kaas.broker.api.ApiHandler;
 import io.kaas.broker.api.ErrorMapping;
 import io.kaas.broker.api.RequestContext;
 import io.kaas.broker.api.ServedApis;
+import io.kaas.broker.security.ClientSession;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.EnumMap;
@@ -43,6 +44,12 @@ public final class RequestInvoker {
         served.serveUpTo(api, maxVersion);
     }
 
+    /** Registers the handler for {@code api} and advertises versions {@code minVersion..maxVersion}. */
+    public <Q extends ApiMessage> void register(ApiKeys api, int minVersion, int maxVersion, ApiHandler<Q> handler) {
+        handlers.put(api, handler);
+        served.serveRange(api, minVersion, maxVersion);
+    }
+
     public ServedApis served() {
         return served;
     }
@@ -55,6 +62,10 @@ public final class RequestInvoker {
     public record Invocation(CompletableFuture<?> handled, CompletableFuture<ApiMessage> response) {}
 
     public Invocation invoke(DecodedRequest request, SocketAddress remote) {
+        return invoke(request, remote, ClientSession.plaintext(remote));
+    }
+
+    public Invocation invoke(DecodedRequest request, SocketAddress remote, ClientSession session) {
         if (request.unsupported()) {
             CompletableFuture<ApiMessage> done = CompletableFuture.completedFuture(unsupportedResponse(request));
             return new Invocation(done, done);
@@ -62,7 +73,7 @@ public final class RequestInvoker {
         @SuppressWarnings("unchecked")
         ApiHandler<ApiMessage> handler = (ApiHandler<ApiMessage>) handlers.get(request.api());
         RequestContext ctx = new RequestContext(request.version(), request.header().clientId(),
-                request.correlationId(), remote);
+                request.correlationId(), remote, session);
         CompletableFuture<CompletableFuture<ApiMessage>> handled =
                 CompletableFuture.supplyAsync(() -> handler.handle(ctx, request.body()), handlerPool);
         return new Invocation(handled, handled.thenCompose(f -> f));

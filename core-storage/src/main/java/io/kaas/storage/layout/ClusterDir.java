@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * {@code <data>/__cluster/}: the broker's cluster-wide state beside the topics (committed offsets,
- * producer-id blocks). It is never a topic ({@link TopicName}) and never holds partitions
+ * producer-id blocks, SCRAM credentials). It is never a topic ({@link TopicName}) and never holds partitions
  * ({@link PartitionFinder} skips it).
  */
 public final class ClusterDir {
@@ -13,6 +13,8 @@ public final class ClusterDir {
     public static final String CONSUMER_OFFSETS = "__consumer_offsets";
     /** {@code <cluster>/producer_ids/next-block.json}, the end of the last producer-id block handed out. */
     public static final String PRODUCER_IDS = "producer_ids";
+    /** {@code <cluster>/credentials.json}, SCRAM credentials (salted, iterated; never a password). */
+    public static final String CREDENTIALS = "credentials.json";
 
     private ClusterDir() {}
 
@@ -26,5 +28,9 @@ public final class ClusterDir {
 
     public static Path producerIds(Path clusterDir) {
         return clusterDir.resolve(PRODUCER_IDS);
+    }
+
+    public static Path credentials(Path clusterDir) {
+        return clusterDir.resolve(CREDENTIALS);
     }
 }

@@ -1,0 +1,187 @@
+package io.kaas.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kaas.broker.Endpoint;
+import io.kaas.storage.ExitCodes;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code kaas serve --config server.properties}: Apache's keys, flags winning, one warning, bad values as usage errors. */
+class ServeConfigFileTest {
+    @TempDir
+    Path dir;
+
+    /** Apache 4.x's config/server.properties (KRaft, combined mode), comments dropped. */
+    private static final String APACHE_KRAFT = """
+            process.roles=broker,controller
+            node.id=1
+            controller.quorum.bootstrap.servers=localhost:9093
+            listeners=PLAINTEXT://:9092,CONTROLLER://:9093
+            inter.broker.listener.name=PLAINTEXT
+            advertised.listeners=PLAINTEXT://localhost:9092,CONTROLLER://localhost:9093
+            controller.listener.names=CONTROLLER
+            listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL
+            num.network.threads=3
+            num.io.threads=8
+            socket.send.buffer.bytes=102400
+            socket.receive.buffer.bytes=102400
+            socket.request.max.bytes=104857600
+            log.dirs=%s
+            num.partitions=3
+            num.recovery.threads.per.data.dir=1
+            offsets.topic.replication.factor=1
+            transaction.state.log.replication.factor=1
+            transaction.state.log.min.isr=1
+            log.retention.hours=168
+            log.segment.bytes=1073741824
+            log.retention.check.interval.ms=300000
+            """;
+
+    private Path write(String name, String text) throws Exception {
+        Path f = dir.resolve(name);
+        Files.writeString(f, text);
+        return f;
+    }
+
+    private static ServeCommand.Settings parse(String... args) {
+        CommandLine kaas = Kaas.newCommandLine(Terminal.PLAIN);
+        String[] all = new String[args.length + 1];
+        all[0] = "serve";
+        System.arraycopy(args, 0, all, 1, args.length);
+        return ((ServeCommand) kaas.parseArgs(all).subcommand().commandSpec().userObject()).toSettings();
+    }
+
+    @Test
+    void apachesKraftFileAppliesWhatFitsAndNamesTheRestInOneWarning() throws Exception {
+        Path data = dir.resolve("logs");
+        ServeCommand.Settings s = parse("--config", write("server.properties", APACHE_KRAFT.formatted(data)).toString());
+        assertThat(s.broker().listeners()).containsExactly(new Endpoint("PLAINTEXT", "", 9092));
+        assertThat(s.broker().advertisedListeners()).containsExactly(new Endpoint("PLAINTEXT", "localhost", 9092));
+        assertThat(s.broker().brokerId()).isEqualTo(1);
+        assertThat(s.broker().dataDir()).isEqualTo(data);
+        assertThat(s.broker().defaultPartitions()).isEqualTo(3);
+        assertThat(s.broker().retentionCheckInterval()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(s.security().protocolOf("PLAINTEXT")).isEqualTo(SecurityProtocol.PLAINTEXT);
+        assertThat(s.warning()).hasValueSatisfying(w -> assertThat(w).doesNotContain("\n")
+                .contains("process.roles", "controller.quorum.bootstrap.servers", "num.io.threads", "log.retention.hours",
+                        "listeners[CONTROLLER]", "inter.broker.listener.name")
+                .doesNotContain("log.dirs", "node.id", "log.segment.bytes", "listener.security.protocol.map"));
+    }
+
+    @Test
+    void flagsWinOverTheFile() throws Exception {
+        Path f = write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs")));
+        ServeCommand.Settings s = parse("--config", f.toString(), "--listeners", "PLAINTEXT://127.0.0.1:19092",
+                "--broker-id", "5", "--data-dir", dir.resolve("other").toString(), "--num-partitions", "2");
+        assertThat(s.broker().listeners()).containsExactly(new Endpoint("PLAINTEXT", "127.0.0.1", 19092));
+        assertThat(s.broker().brokerId()).isEqualTo(5);
+        assertThat(s.broker().dataDir()).isEqualTo(dir.resolve("other"));
+        assertThat(s.broker().defaultPartitions()).isEqualTo(2);
+        assertThat(s.broker().segmentBytes()).isEqualTo(1073741824L);
+    }
+
+    @Test
+    void securityKeysReachTheListeners() throws Exception {
+        Path f = write("secure.properties", """
+                listeners=SASL_SSL://127.0.0.1:9094,INTERNAL://127.0.0.1:9095
+                listener.security.protocol.map=SASL_SSL:SASL_SSL,INTERNAL:SASL_PLAINTEXT
+                ssl.keystore.location=/etc/kaas/broker.p12
+                ssl.keystore.password=changeit
+                sasl.enabled.mechanisms=SCRAM-SHA-512
+                listener.name.internal.sasl.enabled.mechanisms=PLAIN
+                super.users=User:admin
+                listener.name.internal.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="x";
+                principal.builder.class=com.example.Builder
+                """);
+        ServeCommand.Settings s = parse("--config", f.toString());
+        assertThat(s.security().protocolOf("INTERNAL")).isEqualTo(SecurityProtocol.SASL_PLAINTEXT);
+        assertThat(s.security().saslMechanisms("SASL_SSL")).containsExactly("SCRAM-SHA-512");
+        assertThat(s.security().saslMechanisms("INTERNAL")).containsExactly("PLAIN");
+        assertThat(s.security().superUsers()).containsExactly("User:admin");
+        // Keys Apache would use but kaas does not (PLAIN checks the SCRAM store, principals come from TLS/SASL).
+        assertThat(s.warning()).hasValueSatisfying(w -> assertThat(w)
+                .contains("2 key(s)", "listener.name.internal.plain.sasl.jaas.config", "principal.builder.class")
+                .doesNotContain("user_admin"));
+    }
+
+    @Test
+    void badValuesAreUsageErrorsNamingKeyAndRuleNeverTheSecret() throws Exception {
+        String[][] cases = {
+            {"log.segment.bytes=12", "log.segment.bytes", "at least 1024"},
+            {"node.id=one", "node.id", "INT"},
+            {"ssl.client.auth=sometimes", "ssl.client.auth", "one of: required, requested, none"},
+            {"authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer", "authorizer.class.name", "no authorizer"},
+            {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=GSSAPI", "sasl.enabled.mechanisms", "GSSAPI"},
+            {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=OAUTHBEARER", "sasl.oauthbearer.jwks.endpoint.url", "JWKS"},
+            {"listeners=SSL://127.0.0.1:0\nssl.keystore.password=Hunter2-secret", "ssl.keystore.location", "needs a keystore"},
+            {"listeners=FOO://127.0.0.1:0", "listener.security.protocol.map", "FOO"},
+            {"log.dirs=/a,/b", "log.dirs", "one data directory"},
+            {"listeners=SSL://127.0.0.1:0\nssl.keystore.location=/nonexistent/broker.p12\nssl.keystore.password=Hunter2-secret\n"
+                    + "log.dirs=" + dir.resolve("ks-data").toString().replace("\\", "/"), "/nonexistent/broker.p12", "keystore"},
+        };
+        for (String[] c : cases) {
+            Path f = write("bad.properties", c[0]);
+            KaasRun run = KaasRun.of("serve", "--config", f.toString());
+            assertThat(run.exitCode()).as(c[0] + "\n" + run.err()).isEqualTo(ExitCodes.USAGE);
+            assertThat(run.err()).as(c[0]).contains(c[1], c[2]).doesNotContain("Hunter2-secret");
+            assertThat(run.out()).isEmpty();
+        }
+    }
+
+    /**
+     * End to end: a user added offline, {@code kaas serve --config} in a child JVM with a SASL listener
+     * from the file (and one Apache-only key), a PLAIN client logging in; the warning is one line.
+     */
+    @Test
+    void servesTheFilesSaslListenerToAUserAddedOffline() throws Exception {
+        Path data = dir.resolve("data");
+        java.io.InputStream stdin = System.in;
+        System.setIn(new java.io.ByteArrayInputStream("Pw-of-ops\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        try {
+            assertThat(KaasRun.of("user", "add", "ops", "--data-dir", data.toString(), "--password-stdin").exitCode()).isZero();
+        } finally {
+            System.setIn(stdin);
+        }
+        Path f = write("sasl.properties", """
+                listeners=SASL_PLAINTEXT://127.0.0.1:0
+                sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256
+                num.network.threads=3
+                log.dirs=%s
+                """.formatted(data));
+        Path log = dir.resolve("serve.log");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.kaas.cli.Kaas", "serve", "--config", f.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            java.util.regex.Pattern listening = java.util.regex.Pattern.compile("advertised SASL_PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
+            java.util.regex.Matcher m = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> listening.matcher(Files.readString(log)), java.util.regex.Matcher::find);
+            assertThat(Files.readString(log).lines().filter(l -> l.contains("do not apply")))
+                    .containsExactly("kaas serve: warning: " + f + ": 1 key(s) do not apply to kaas and are ignored: num.network.threads");
+            java.util.Properties props = new java.util.Properties();
+            props.put("bootstrap.servers", "127.0.0.1:" + m.group(1));
+            props.put("security.protocol", "SASL_PLAINTEXT");
+            props.put("sasl.mechanism", "PLAIN");
+            props.put("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"ops\" password=\"Pw-of-ops\";");
+            try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+                assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
+            }
+        } finally {
+            p.destroy();
+            p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void missingFileIsAUsageError() {
+        KaasRun run = KaasRun.of("serve", "--config", dir.resolve("nope.properties").toString());
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(run.err()).contains("nope.properties");
+    }
+}
