@@ -24,6 +24,10 @@ import io.kaas.broker.api.DescribeTopicPartitionsHandler;
 import io.kaas.broker.api.FetchHandler;
 import io.kaas.broker.api.IncrementalAlterConfigsHandler;
 import io.kaas.broker.api.AlterConfigsHandler;
+import io.kaas.broker.api.AddOffsetsToTxnHandler;
+import io.kaas.broker.api.AddPartitionsToTxnHandler;
+import io.kaas.broker.api.EndTxnHandler;
+import io.kaas.broker.api.TxnOffsetCommitHandler;
 import io.kaas.broker.api.GetTelemetrySubscriptionsHandler;
 import io.kaas.broker.api.InitProducerIdHandler;
 import io.kaas.broker.api.ListOffsetsHandler;
@@ -37,6 +41,8 @@ import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.net.KafkaServer;
 import io.kaas.broker.net.RequestInvoker;
+import io.kaas.broker.txn.TransactionConfig;
+import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.MemoryStorageEngine;
@@ -66,7 +72,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code kaas-acceptor}, {@code kaas-network-*}: Netty event loops (decode, encode, never block);
  *   <li>{@code kaas-request-handler-*}: run API handlers (file I/O allowed, no waiting on fsyncs);
  *   <li>{@code kaas-timer}: Fetch long-poll deadlines and group-coordinator timers;
- *   <li>{@code kaas-retention}: the periodic retention pass.
+ *   <li>{@code kaas-retention}: the periodic retention pass;
+ *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep and marker completions ({@link TransactionCoordinator}).
  * </ul>
  * The engine is handed in and closed by {@link #stop()}.
  */
@@ -80,6 +87,8 @@ public final class KaasBroker implements AutoCloseable {
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private KafkaServer server;
     private GroupCoordinator groups;
+    private TransactionConfig transactionConfig = TransactionConfig.DEFAULTS;
+    private TransactionCoordinator transactions;
     private ExecutorService handlerPool;
     private ScheduledExecutorService timer;
     private ScheduledExecutorService retention;
@@ -101,6 +110,15 @@ public final class KaasBroker implements AutoCloseable {
         return new KaasBroker(config, engine);
     }
 
+    /** Transaction coordinator settings (before {@link #start}); Apache's defaults otherwise. */
+    public synchronized KaasBroker withTransactionConfig(TransactionConfig v) {
+        if (started) {
+            throw new IllegalStateException("broker already started");
+        }
+        transactionConfig = v;
+        return this;
+    }
+
     public synchronized KaasBroker start() {
         if (started) {
             throw new IllegalStateException("broker already started");
@@ -119,7 +137,11 @@ public final class KaasBroker implements AutoCloseable {
         ServedApis served = new ServedApis();
         RequestInvoker invoker = new RequestInvoker(served, handlerPool);
         groups = new GroupCoordinator(clusterDir, timer);
-        registerApis(invoker, topics, topicConfigs, new ProducerIdAllocator(clusterDir));
+        ProducerIdAllocator producerIds = new ProducerIdAllocator(clusterDir);
+        transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
+        // Before any listener: transactions left prepared by a crash are completed before anything is served.
+        transactions.start();
+        registerApis(invoker, topics, topicConfigs, producerIds);
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
         try {
             for (Endpoint listener : config.listeners()) {
@@ -147,7 +169,11 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics));
         invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool));
         invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(topics));
-        invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(producerIds));
+        invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(producerIds, transactions));
+        invoker.register(ApiKeys.ADD_PARTITIONS_TO_TXN, AddPartitionsToTxnHandler.MAX_VERSION, new AddPartitionsToTxnHandler(transactions, topics));
+        invoker.register(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(), new AddOffsetsToTxnHandler(transactions));
+        invoker.register(ApiKeys.END_TXN, EndTxnHandler.MAX_VERSION, new EndTxnHandler(transactions));
+        invoker.register(ApiKeys.TXN_OFFSET_COMMIT, TxnOffsetCommitHandler.MAX_VERSION, new TxnOffsetCommitHandler(transactions, topics));
         invoker.register(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), new CreateTopicsHandler(topics, topicConfigs, config.brokerId()));
         invoker.register(ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_TOPICS.latestVersion(), new DeleteTopicsHandler(topics));
         invoker.register(ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion(), new CreatePartitionsHandler(topics));
@@ -251,6 +277,10 @@ public final class KaasBroker implements AutoCloseable {
         }
         if (retention != null) {
             retention.shutdownNow();
+        }
+        if (transactions != null) {
+            // Markers in flight fail with the engine's close; their transactions stay prepared and are completed at the next start.
+            transactions.stop();
         }
         if (timer != null) {
             timer.shutdownNow();

@@ -16,6 +16,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class TestBroker implements AutoCloseable {
     private final Path dataDir;
     private final BrokerConfig config;
+    private final io.kaas.broker.txn.TransactionConfig txnConfig;
     private KaasBroker broker;
 
     public TestBroker(Path dataDir) {
@@ -23,15 +24,20 @@ public final class TestBroker implements AutoCloseable {
     }
 
     public TestBroker(BrokerConfig config) {
+        this(config, io.kaas.broker.txn.TransactionConfig.DEFAULTS);
+    }
+
+    public TestBroker(BrokerConfig config, io.kaas.broker.txn.TransactionConfig txnConfig) {
         this.dataDir = config.dataDir();
         this.config = config;
-        this.broker = KaasBroker.create(config).start();
+        this.txnConfig = txnConfig;
+        this.broker = KaasBroker.create(config).withTransactionConfig(txnConfig).start();
     }
 
     /** Stops (cleanly) and starts again on the same data dir and a new ephemeral port. */
     public void restart() {
         broker.stop();
-        broker = KaasBroker.create(config).start();
+        broker = KaasBroker.create(config).withTransactionConfig(txnConfig).start();
     }
 
     public KaasBroker broker() {

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * {@code <data>/__cluster/}: the broker's cluster-wide state beside the topics (committed offsets,
- * producer-id blocks). It is never a topic ({@link TopicName}) and never holds partitions
+ * producer-id blocks, transaction state). It is never a topic ({@link TopicName}) and never holds partitions
  * ({@link PartitionFinder} skips it).
  */
 public final class ClusterDir {
@@ -13,6 +13,8 @@ public final class ClusterDir {
     public static final String CONSUMER_OFFSETS = "__consumer_offsets";
     /** {@code <cluster>/producer_ids/next-block.json}, the end of the last producer-id block handed out. */
     public static final String PRODUCER_IDS = "producer_ids";
+    /** {@code <cluster>/txn_state/slot-NN.json}, the transaction coordinator's state, one file per slot. */
+    public static final String TXN_STATE = "txn_state";
 
     private ClusterDir() {}
 
@@ -26,5 +28,14 @@ public final class ClusterDir {
 
     public static Path producerIds(Path clusterDir) {
         return clusterDir.resolve(PRODUCER_IDS);
+    }
+
+    public static Path txnState(Path clusterDir) {
+        return clusterDir.resolve(TXN_STATE);
+    }
+
+    /** {@code slot-NN.json}: the file of one transaction-state slot (two digits, as Apache's 50 partitions). */
+    public static Path txnStateSlot(Path clusterDir, int slot) {
+        return txnState(clusterDir).resolve(String.format("slot-%02d.json", slot));
     }
 }
