@@ -112,6 +112,11 @@ public final class TransactionCoordinator {
         return config;
     }
 
+    /** The marker writer, for WriteTxnMarkers (an operator aborting a hanging transaction, KIP-664). */
+    public TransactionMarkerWriter markerWriter() {
+        return markers;
+    }
+
     // ---------------------------------------------------------------- InitProducerId
 
     /**

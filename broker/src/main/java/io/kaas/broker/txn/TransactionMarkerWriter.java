@@ -25,7 +25,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * or the same epoch with no open transaction. A partition that never saw the producer still gets the
  * marker: with a bumped epoch (timeout or fencing abort) it fences a zombie's late writes there.
  */
-final class TransactionMarkerWriter {
+public final class TransactionMarkerWriter {
     /** One coordinator that never moves: Apache's coordinator epoch stays 0. */
     static final int COORDINATOR_EPOCH = 0;
 
@@ -50,16 +50,29 @@ final class TransactionMarkerWriter {
                 }
                 return CompletableFuture.failedFuture(e);
             }
-            if (!needsMarker(log, producerId, epoch)) {
-                continue;
-            }
-            MemoryRecords marker = MemoryRecords.withEndTransactionMarker(System.currentTimeMillis(), producerId, epoch,
-                    new EndTransactionMarker(commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, COORDINATOR_EPOCH));
-            // acks=all fsyncs only when the append crosses the partition's flush interval (flush.messages may be
-            // above 1): the explicit flush makes the marker durable before the transaction is completed.
-            appends.add(log.append(marker.buffer(), Acks.ALL, -1).thenRunAsync(log::flush, syncer));
+            appends.add(writeOne(log, producerId, epoch, commit, COORDINATOR_EPOCH));
         }
         return CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * One partition's marker, unless its producer state shows it was written (then completes at once).
+     * Also WriteTxnMarkers' path ({@code kafka-transactions.sh abort} of a hanging transaction).
+     */
+    public CompletableFuture<Void> writeOne(PartitionLog log, long producerId, short epoch, boolean commit, int coordinatorEpoch) {
+        if (!needsMarker(log, producerId, epoch)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        MemoryRecords marker = MemoryRecords.withEndTransactionMarker(System.currentTimeMillis(), producerId, epoch,
+                new EndTransactionMarker(commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, coordinatorEpoch));
+        // acks=all fsyncs only when the append crosses the partition's flush interval (flush.messages may be
+        // above 1): the explicit flush makes the marker durable before the transaction is completed.
+        return log.append(marker.buffer(), Acks.ALL, -1).thenRunAsync(log::flush, syncer);
+    }
+
+    /** The partition has seen a newer epoch of this producer: a marker at {@code epoch} would be a zombie's. */
+    public static boolean isStale(PartitionLog log, long producerId, short epoch) {
+        return log.producers().stream().anyMatch(s -> s.producerId() == producerId && s.producerEpoch() > epoch);
     }
 
     static boolean needsMarker(PartitionLog log, long producerId, short epoch) {
