@@ -201,7 +201,7 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), new HeartbeatHandler(groups));
         invoker.register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), new LeaveGroupHandler(groups));
         invoker.register(ApiKeys.OFFSET_COMMIT, OffsetCommitHandler.MAX_VERSION, new OffsetCommitHandler(groups, topics));
-        invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(groups));
+        invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(groups, transactions));
         invoker.register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), new ListGroupsHandler(groups));
         invoker.register(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), new DescribeGroupsHandler(groups));
         invoker.register(ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), new DeleteGroupsHandler(groups));

@@ -16,6 +16,8 @@ import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
@@ -129,6 +131,32 @@ class TransactionProtocolTest {
         assertThat(bumped.producerEpoch()).isEqualTo((short) (second.producerEpoch() + 1));
         assertThat(init("order", pid, second.producerEpoch()).producerEpoch()).isEqualTo(bumped.producerEpoch());
         assertThat(init("order", pid, (short) 0).errorCode()).isEqualTo(Errors.PRODUCER_FENCED.code());
+    }
+
+    @Test
+    void stagedOffsetsAreUnstableForRequireStableFetchesUntilTheTransactionEnds() throws Exception {
+        InitProducerIdResponseData s = init("stable", -1, (short) -1);
+        c.roundTrip(ApiKeys.ADD_OFFSETS_TO_TXN, (short) 3, new AddOffsetsToTxnRequestData()
+                .setTransactionalId("stable").setProducerId(s.producerId()).setProducerEpoch(s.producerEpoch()).setGroupId("sg"));
+        TxnOffsetCommitResponseData staged = c.roundTrip(ApiKeys.TXN_OFFSET_COMMIT, (short) 3, new TxnOffsetCommitRequestData()
+                .setTransactionalId("stable").setGroupId("sg").setProducerId(s.producerId()).setProducerEpoch(s.producerEpoch())
+                .setGenerationIdOrMemberEpoch(-1).setTopics(List.of(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic()
+                        .setName("tp").setPartitions(List.of(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition()
+                                .setPartitionIndex(0).setCommittedOffset(7))))));
+        assertThat(staged.topics().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(fetchOffset("sg", true).errorCode()).isEqualTo(Errors.UNSTABLE_OFFSET_COMMIT.code());
+        assertThat(fetchOffset("sg", false).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(fetchOffset("sg", false).committedOffset()).isEqualTo(-1);
+        assertThat(endTxn("stable", s.producerId(), s.producerEpoch(), true)).isEqualTo(Errors.NONE.code());
+        assertThat(fetchOffset("sg", true).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(fetchOffset("sg", true).committedOffset()).isEqualTo(7);
+    }
+
+    static OffsetFetchResponseData.OffsetFetchResponsePartition fetchOffset(String group, boolean requireStable) throws Exception {
+        OffsetFetchResponseData r = c.roundTrip(ApiKeys.OFFSET_FETCH, (short) 7, new OffsetFetchRequestData().setGroupId(group)
+                .setRequireStable(requireStable).setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic()
+                        .setName("tp").setPartitionIndexes(List.of(0)))));
+        return r.topics().get(0).partitions().get(0);
     }
 
     @Test

@@ -382,6 +382,26 @@ public final class TransactionCoordinator {
         return out;
     }
 
+    /**
+     * Whether an open or prepared transaction has staged an offset for this group and partition: OffsetFetch
+     * with require_stable (KIP-447) then answers UNSTABLE_OFFSET_COMMIT, so a consumer taking the partition
+     * over waits for the transaction to end instead of starting from an offset about to change.
+     */
+    public boolean hasPendingOffset(String groupId, String topic, int partition) {
+        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
+            synchronized (slotLocks[slot]) {
+                for (TransactionRecord r : slots.get(slot).values()) {
+                    for (StagedOffset o : r.offsets()) {
+                        if (o.partition() == partition && o.topic().equals(topic) && o.groupId().equals(groupId)) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
     public Optional<TransactionRecord> describe(String transactionalId) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slotLocks[slot]) {
