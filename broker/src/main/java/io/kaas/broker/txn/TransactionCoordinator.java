@@ -139,11 +139,7 @@ public final class TransactionCoordinator {
                 return new InitResult(Errors.NONE, fresh.producerId(), fresh.producerEpoch());
             }
             boolean expected = expectedProducerId >= 0;
-            if (expected && expectedProducerId == cur.producerId() && expectedEpoch == cur.lastProducerEpoch()
-                    && cur.state() == TxnState.EMPTY) {
-                return new InitResult(Errors.NONE, cur.producerId(), cur.producerEpoch()); // a retried bump
-            }
-            if (expected && (expectedProducerId != cur.producerId() || expectedEpoch != cur.producerEpoch())) {
+            if (expected && expectedProducerId != cur.producerId()) {
                 return InitResult.failed(Errors.PRODUCER_FENCED);
             }
             switch (cur.state()) {
@@ -153,8 +149,13 @@ public final class TransactionCoordinator {
                     fencing = prepareFencingAbort(slot, cur, now);
                     break;
                 default:
-                    TransactionRecord next = nextSession(cur, timeoutMs, now);
-                    put(slot, next);
+                    TransactionRecord next = nextSession(cur, expected ? expectedEpoch : null, timeoutMs, now);
+                    if (next == null) {
+                        return InitResult.failed(Errors.PRODUCER_FENCED);
+                    }
+                    if (next != cur) {
+                        put(slot, next);
+                    }
                     return new InitResult(Errors.NONE, next.producerId(), next.producerEpoch());
             }
         }
@@ -162,17 +163,27 @@ public final class TransactionCoordinator {
         return InitResult.failed(Errors.CONCURRENT_TRANSACTIONS);
     }
 
-    private TransactionRecord nextSession(TransactionRecord cur, int timeoutMs, long now) {
-        if (cur.producerEpoch() >= Short.MAX_VALUE - 1) {
-            return cur.nextSession(ids.allocate(), (short) 0, (short) -1, timeoutMs, now); // epoch exhausted: a new id
+    /**
+     * Apache's {@code prepareIncrementProducerEpoch}: without an expected epoch, a bump that forgets the previous
+     * epoch (so an older session's KIP-360 retry is fenced); with the current epoch, a bump remembering it; with
+     * the previous epoch, a retry of a bump whose answer was lost: {@code cur} unchanged. Null: fenced. An
+     * exhausted epoch moves to a new producer id.
+     */
+    private TransactionRecord nextSession(TransactionRecord cur, Short expectedEpoch, int timeoutMs, long now) {
+        if (expectedEpoch != null && expectedEpoch != cur.producerEpoch()) {
+            return expectedEpoch == cur.lastProducerEpoch() ? cur : null;
         }
-        return cur.nextSession(cur.producerId(), (short) (cur.producerEpoch() + 1), cur.producerEpoch(), timeoutMs, now);
+        if (cur.producerEpoch() >= Short.MAX_VALUE - 1) {
+            return cur.nextSession(ids.allocate(), (short) 0, (short) -1, timeoutMs, now);
+        }
+        short last = expectedEpoch == null ? -1 : cur.producerEpoch();
+        return cur.nextSession(cur.producerId(), (short) (cur.producerEpoch() + 1), last, timeoutMs, now);
     }
 
     /** PREPARE_ABORT with the epoch bumped, so the markers fence the old session everywhere. Holds the slot lock. */
     private TransactionRecord prepareFencingAbort(int slot, TransactionRecord cur, long now) {
         short epoch = cur.producerEpoch() >= Short.MAX_VALUE - 1 ? cur.producerEpoch() : (short) (cur.producerEpoch() + 1);
-        TransactionRecord next = cur.prepared(false, epoch, cur.producerEpoch(), now);
+        TransactionRecord next = cur.prepared(false, epoch, (short) -1, now);
         put(slot, next);
         return next;
     }
