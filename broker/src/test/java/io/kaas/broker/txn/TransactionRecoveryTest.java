@@ -81,6 +81,27 @@ class TransactionRecoveryTest {
         }
     }
 
+    @Test
+    void anOngoingTransactionSurvivesARestartOpenAndTheSweepAbortsItAfterItsTimeout() throws Exception {
+        TransactionConfig quickSweep = new TransactionConfig(Duration.ofMinutes(15), Duration.ofMillis(200));
+        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO), quickSweep)) {
+            KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "left-open",
+                    ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 3000));
+            p.initTransactions();
+            p.beginTransaction();
+            p.send(new ProducerRecord<>("open", 0, null, "x".getBytes(StandardCharsets.UTF_8))).get();
+            p.close(Duration.ZERO);
+            b.restart();
+            io.kaas.storage.PartitionLog log = b.broker().engine().partition(new io.kaas.storage.TopicPartition("open", 0));
+            assertThat(log.state().lastStableOffset()).as("open across the restart").isZero();
+            assertThat(stateOf(b.dataDir(), "left-open")).isEqualTo(TxnState.ONGOING);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                    .until(() -> stateOf(b.dataDir(), "left-open") == TxnState.COMPLETE_ABORT);
+            assertThat(log.state().highWatermark()).as("the record and the ABORT marker").isEqualTo(2);
+            assertThat(log.state().lastStableOffset()).isEqualTo(2);
+        }
+    }
+
     private static Path slotFile(Path dataDir, String transactionalId) {
         return ClusterDir.txnStateSlot(ClusterDir.of(dataDir), TransactionStateStore.slotFor(transactionalId));
     }
