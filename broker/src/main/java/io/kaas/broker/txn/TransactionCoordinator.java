@@ -201,13 +201,7 @@ public final class TransactionCoordinator {
     }
 
     private Errors add(String transactionalId, long producerId, short epoch, Collection<TxnPartition> partitions, String group) {
-        int slot = TransactionStateStore.slotFor(transactionalId);
-        synchronized (slotLocks[slot]) {
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
-            Errors e = validateProducer(cur, producerId, epoch);
-            if (e != Errors.NONE) {
-                return e;
-            }
+        return withProducer(transactionalId, producerId, epoch, (slot, cur) -> {
             if (cur.state().isPrepare()) {
                 return Errors.CONCURRENT_TRANSACTIONS;
             }
@@ -217,6 +211,20 @@ public final class TransactionCoordinator {
             }
             put(slot, cur.withAdded(partitions, group, clock.getAsLong()));
             return Errors.NONE;
+        });
+    }
+
+    /** A change to one transactional id, made under its slot's lock once the producer id and epoch are its current ones. */
+    private interface Change {
+        Errors apply(int slot, TransactionRecord cur);
+    }
+
+    private Errors withProducer(String transactionalId, long producerId, short epoch, Change change) {
+        int slot = TransactionStateStore.slotFor(transactionalId);
+        synchronized (slotLocks[slot]) {
+            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            Errors e = validateProducer(cur, producerId, epoch);
+            return e != Errors.NONE ? e : change.apply(slot, cur);
         }
     }
 
@@ -246,13 +254,7 @@ public final class TransactionCoordinator {
      */
     public Errors stageOffsets(String transactionalId, long producerId, short epoch, String groupId, String memberId,
                                String instanceId, int generation, List<StagedOffset> offsets) {
-        int slot = TransactionStateStore.slotFor(transactionalId);
-        synchronized (slotLocks[slot]) {
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
-            Errors e = validateProducer(cur, producerId, epoch);
-            if (e != Errors.NONE) {
-                return e;
-            }
+        return withProducer(transactionalId, producerId, epoch, (slot, cur) -> {
             if (cur.state() != TxnState.ONGOING || !cur.groups().contains(groupId)) {
                 return Errors.INVALID_TXN_STATE;
             }
@@ -262,7 +264,7 @@ public final class TransactionCoordinator {
             }
             put(slot, cur.withOffsets(offsets, clock.getAsLong()));
             return Errors.NONE;
-        }
+        });
     }
 
     // ---------------------------------------------------------------- EndTxn

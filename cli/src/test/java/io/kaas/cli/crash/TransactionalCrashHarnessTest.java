@@ -16,16 +16,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,7 +61,7 @@ class TransactionalCrashHarnessTest {
             String context = "cycle " + cycle + " (seed " + seed + ")";
             try (BrokerProcess broker = BrokerProcess.start(data, dir.resolve("serve-" + cycle + ".log"), 16 * 1024)) {
                 if (cycle == 0) {
-                    try (Admin admin = Admin.create(adminProps(broker))) {
+                    try (Admin admin = Admin.create(CrashClients.admin(broker))) {
                         admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
                     }
                 }
@@ -163,8 +160,8 @@ class TransactionalCrashHarnessTest {
         for (int p = 0; p < PARTITIONS; p++) {
             tps.add(new TopicPartition(TOPIC, p));
         }
-        try (KafkaConsumer<String, String> uncommitted = new KafkaConsumer<>(consumerProps(broker, "read_uncommitted"));
-             KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps(broker, "read_committed"))) {
+        try (KafkaConsumer<String, String> uncommitted = new KafkaConsumer<>(CrashClients.consumer(broker, null, "read_uncommitted"));
+             KafkaConsumer<String, String> consumer = new KafkaConsumer<>(CrashClients.consumer(broker, null, "read_committed"))) {
             // The sweep aborts what the kill left open (transaction.timeout.ms 2 s, a sweep every 10 s).
             Map<TopicPartition, Long> ends = new HashMap<>();
             Map<TopicPartition, Long> hw0 = uncommitted.endOffsets(tps, Duration.ofSeconds(30));
@@ -218,25 +215,6 @@ class TransactionalCrashHarnessTest {
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        return p;
-    }
-
-    private static Properties consumerProps(BrokerProcess broker, String isolation) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        return p;
-    }
-
-    private static Properties adminProps(BrokerProcess broker) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         return p;
     }
 }
