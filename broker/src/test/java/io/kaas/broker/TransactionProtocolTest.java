@@ -160,6 +160,24 @@ class TransactionProtocolTest {
     }
 
     @Test
+    void addPartitionsV4VerifyOnlyChecksMembership() throws Exception {
+        InitProducerIdResponseData s = init("verify", -1, (short) -1);
+        assertThat(addPartition((short) 3, "verify", s.producerId(), s.producerEpoch(), "tp")).isEqualTo(Errors.NONE.code());
+        AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection topics = new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection();
+        topics.add(new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic().setName("tp").setPartitions(List.of(0)));
+        AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection txns = new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection();
+        txns.add(new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction().setTransactionalId("verify")
+                .setProducerId(s.producerId()).setProducerEpoch(s.producerEpoch()).setVerifyOnly(true).setTopics(topics));
+        AddPartitionsToTxnResponseData r = c.roundTrip(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 4, new AddPartitionsToTxnRequestData().setTransactions(txns));
+        assertThat(r.resultsByTransaction().find("verify").topicResults().find("tp").resultsByPartition().find(0).partitionErrorCode())
+                .isEqualTo(Errors.NONE.code());
+        assertThat(endTxn("verify", s.producerId(), s.producerEpoch(), false)).isEqualTo(Errors.NONE.code());
+        r = c.roundTrip(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 4, new AddPartitionsToTxnRequestData().setTransactions(txns.duplicate()));
+        assertThat(r.resultsByTransaction().find("verify").topicResults().find("tp").resultsByPartition().find(0).partitionErrorCode())
+                .as("the transaction ended").isEqualTo(Errors.INVALID_TXN_STATE.code());
+    }
+
+    @Test
     void committingTwiceIsARetryAndAbortingACommittedTransactionIsRefused() throws Exception {
         InitProducerIdResponseData s = init("twice", -1, (short) -1);
         assertThat(addPartition((short) 3, "twice", s.producerId(), s.producerEpoch(), "tp")).isEqualTo(Errors.NONE.code());

@@ -102,6 +102,40 @@ class TransactionRecoveryTest {
         }
     }
 
+    @Test
+    void redoingACommitWhoseMarkersWereWrittenWritesNoSecondMarker() throws Exception {
+        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO))) {
+            b.broker().engine().createTopic("redo", 2, io.kaas.storage.format.TopicConfig.EMPTY);
+            try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "done"))) {
+                p.initTransactions();
+                p.beginTransaction();
+                for (int partition = 0; partition < 2; partition++) {
+                    p.send(new ProducerRecord<>("redo", partition, null, "r".getBytes(StandardCharsets.UTF_8)));
+                }
+                p.commitTransaction();
+            }
+            b.broker().stop();
+            // A crash after the markers, before COMPLETE_COMMIT was written: the slot still says PREPARE_COMMIT.
+            Path file = slotFile(b.dataDir(), "done");
+            TransactionStateStore.SlotFile slot = StateJson.read(file, TransactionStateStore.SlotFile.class).orElseThrow();
+            List<TransactionRecord> next = new ArrayList<>();
+            for (TransactionRecord r : slot.transactions()) {
+                assertThat(r.state()).isEqualTo(TxnState.COMPLETE_COMMIT);
+                next.add(new TransactionRecord(r.transactionalId(), r.producerId(), r.producerEpoch(), r.lastProducerEpoch(),
+                        r.timeoutMs(), TxnState.PREPARE_COMMIT, List.of(new TxnPartition("redo", 0), new TxnPartition("redo", 1)),
+                        List.of(), List.of(), r.lastUpdateTimestamp(), r.lastUpdateTimestamp()));
+            }
+            StateJson.write(file, new TransactionStateStore.SlotFile(slot.version(), next));
+            b.restart();
+            for (int partition = 0; partition < 2; partition++) {
+                io.kaas.storage.PartitionState state = b.broker().engine().partition(new io.kaas.storage.TopicPartition("redo", partition)).state();
+                assertThat(state.highWatermark()).as("one record and one COMMIT marker, not two").isEqualTo(2);
+                assertThat(state.lastStableOffset()).isEqualTo(2);
+            }
+            assertThat(stateOf(b.dataDir(), "done")).isEqualTo(TxnState.COMPLETE_COMMIT);
+        }
+    }
+
     private static Path slotFile(Path dataDir, String transactionalId) {
         return ClusterDir.txnStateSlot(ClusterDir.of(dataDir), TransactionStateStore.slotFor(transactionalId));
     }
