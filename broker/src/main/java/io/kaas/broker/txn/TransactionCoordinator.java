@@ -15,9 +15,11 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -40,6 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TransactionCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
+    private static final long START_COMPLETION_TIMEOUT_SECONDS = 60;
 
     /** What InitProducerId answers. */
     public record InitResult(Errors error, long producerId, short producerEpoch) {
@@ -95,8 +98,12 @@ public final class TransactionCoordinator {
         }
         for (CompletableFuture<Void> f : redo) {
             try {
-                f.join();
-            } catch (RuntimeException e) {
+                // Bounded: a stalled disk must not hold the broker's start forever (the sweep retries it).
+                f.get(START_COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException | TimeoutException e) {
                 LOG.error("a transaction left prepared could not be completed now; the timeout sweep retries it", e);
             }
         }
