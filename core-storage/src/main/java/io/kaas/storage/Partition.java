@@ -85,6 +85,7 @@ public final class Partition implements PartitionLog {
         this.owner = owner;
         this.producers = recovered.producers();
         this.txns = recovered.txns();
+        txns.dropAbortedBelow(logStartOffset); // a replayed tail may bring back ranges an earlier purge forgot
         this.epoch = recovered.outcome().epoch();
         this.openReport = recovered.outcome().report();
         this.stateFiles = new PartitionStateFiles(dir);
@@ -359,6 +360,7 @@ public final class Partition implements PartitionLog {
         // Durable first: if the write fails, nothing changed and the caller gets the error.
         stateFiles.writeManifest(new Manifest(epoch, log.nextOffset(), target));
         logStartOffset = target;
+        txns.dropAbortedBelow(logStartOffset);
         List<Segment> gone = log.removeWhollyBelow(logStartOffset);
         publish();
         return gone;

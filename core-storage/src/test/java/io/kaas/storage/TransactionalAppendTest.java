@@ -96,6 +96,19 @@ class TransactionalAppendTest {
     }
 
     @Test
+    void abortedRangesBelowTheLogStartAreForgotten() throws Exception {
+        Partition p = open();
+        writeHistory(p);
+        p.deleteRecords(3);
+        assertThat(p.abortedTransactions(0, 7)).as("the abort ends at 3, still readable").hasSize(1);
+        p.deleteRecords(4);
+        assertThat(p.abortedTransactions(0, 7)).isEmpty();
+        assertThat(p.state().lastStableOffset()).as("the open transaction stays open").isEqualTo(6);
+        engine.close();
+        assertThat(open().abortedTransactions(0, 7)).isEmpty();
+    }
+
+    @Test
     void aCleanReopenKeepsTheIndexFromItsSnapshot() throws Exception {
         writeHistory(open());
         engine.close();
