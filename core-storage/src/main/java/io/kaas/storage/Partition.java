@@ -441,7 +441,8 @@ public final class Partition implements PartitionLog {
             List<ProducerStatus> out = new ArrayList<>();
             for (ProducerStateSnapshot.Entry e : producers.snapshot().entries()) {
                 int lastSeq = e.recent().isEmpty() ? -1 : e.recent().get(e.recent().size() - 1).lastSeq();
-                out.add(new ProducerStatus(e.producerId(), e.epoch(), lastSeq, open.getOrDefault(e.producerId(), -1L)));
+                out.add(new ProducerStatus(e.producerId(), e.epoch(), lastSeq, producers.lastTimestamp(e.producerId()),
+                        open.getOrDefault(e.producerId(), -1L)));
             }
             return out;
         } finally {

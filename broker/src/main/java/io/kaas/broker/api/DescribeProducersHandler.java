@@ -11,8 +11,9 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * DescribeProducers (KIP-664): each partition's producer state, with the first offset of a producer's
  * open transaction ({@code kafka-transactions.sh describe-producers}, {@code find-hanging}, {@code abort}).
- * Batch timestamps are not kept per producer (records are never decoded): last_timestamp is -1, and the
- * coordinator epoch is unknown (-1) as markers are the only place it is written.
+ * last_timestamp is the largest batch-header timestamp seen since the partition opened (-1 before the
+ * producer writes again after a restart: it is not in the snapshot); the coordinator epoch is -1, as
+ * markers are the only place it is written.
  */
 public final class DescribeProducersHandler implements ApiHandler<DescribeProducersRequestData> {
     private final TopicCatalog topics;
@@ -38,7 +39,7 @@ public final class DescribeProducersHandler implements ApiHandler<DescribeProduc
                 try {
                     for (ProducerStatus s : topics.partition(t.name(), partition).producers()) {
                         pr.activeProducers().add(new DescribeProducersResponseData.ProducerState().setProducerId(s.producerId())
-                                .setProducerEpoch(s.producerEpoch()).setLastSequence(s.lastSequence()).setLastTimestamp(-1)
+                                .setProducerEpoch(s.producerEpoch()).setLastSequence(s.lastSequence()).setLastTimestamp(s.lastTimestamp())
                                 .setCoordinatorEpoch(-1).setCurrentTxnStartOffset(s.currentTxnStartOffset()));
                     }
                 } catch (RuntimeException e) {
