@@ -25,6 +25,14 @@ import io.kaas.broker.api.FetchHandler;
 import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.api.IncrementalAlterConfigsHandler;
 import io.kaas.broker.api.AlterConfigsHandler;
+import io.kaas.broker.api.AddOffsetsToTxnHandler;
+import io.kaas.broker.api.AddPartitionsToTxnHandler;
+import io.kaas.broker.api.DescribeProducersHandler;
+import io.kaas.broker.api.DescribeTransactionsHandler;
+import io.kaas.broker.api.EndTxnHandler;
+import io.kaas.broker.api.ListTransactionsHandler;
+import io.kaas.broker.api.WriteTxnMarkersHandler;
+import io.kaas.broker.api.TxnOffsetCommitHandler;
 import io.kaas.broker.api.GetTelemetrySubscriptionsHandler;
 import io.kaas.broker.api.InitProducerIdHandler;
 import io.kaas.broker.api.ListOffsetsHandler;
@@ -47,6 +55,9 @@ import io.kaas.broker.security.ListenerSecurity;
 import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.broker.security.ScramCredentialStore;
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.broker.txn.TransactionConfig;
+import io.kaas.broker.txn.TransactionCoordinator;
+import io.kaas.broker.txn.TransactionalProduceGate;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.MemoryStorageEngine;
@@ -78,7 +89,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code kaas-acceptor}, {@code kaas-network-*}: Netty event loops (decode, encode, never block);
  *   <li>{@code kaas-request-handler-*}: run API handlers (file I/O allowed, no waiting on fsyncs);
  *   <li>{@code kaas-timer}: Fetch long-poll deadlines and group-coordinator timers;
- *   <li>{@code kaas-retention}: the periodic retention pass.
+ *   <li>{@code kaas-retention}: the periodic retention pass;
+ *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep and marker completions ({@link TransactionCoordinator}).
  * </ul>
  * The engine is handed in and closed by {@link #stop()}.
  */
@@ -96,6 +108,8 @@ public final class KaasBroker implements AutoCloseable {
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private KafkaServer server;
     private GroupCoordinator groups;
+    private TransactionConfig transactionConfig = TransactionConfig.DEFAULTS;
+    private TransactionCoordinator transactions;
     private ExecutorService handlerPool;
     private ScheduledExecutorService timer;
     private ScheduledExecutorService retention;
@@ -127,6 +141,15 @@ public final class KaasBroker implements AutoCloseable {
         return new KaasBroker(config, security, engine);
     }
 
+    /** Transaction coordinator settings (before {@link #start}); Apache's defaults otherwise. */
+    public synchronized KaasBroker withTransactionConfig(TransactionConfig v) {
+        if (started) {
+            throw new IllegalStateException("broker already started");
+        }
+        transactionConfig = v;
+        return this;
+    }
+
     public synchronized KaasBroker start() {
         if (started) {
             throw new IllegalStateException("broker already started");
@@ -145,7 +168,11 @@ public final class KaasBroker implements AutoCloseable {
         ServedApis served = new ServedApis();
         RequestInvoker invoker = new RequestInvoker(served, handlerPool);
         groups = new GroupCoordinator(clusterDir, timer);
-        registerApis(invoker, topics, topicConfigs, new ProducerIdAllocator(clusterDir));
+        ProducerIdAllocator producerIds = new ProducerIdAllocator(clusterDir);
+        transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
+        // Before any listener: transactions left prepared by a crash are completed before anything is served.
+        transactions.start();
+        registerApis(invoker, topics, topicConfigs, producerIds);
         registerSecurityApis(invoker, clusterDir);
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
         try {
@@ -181,11 +208,19 @@ public final class KaasBroker implements AutoCloseable {
                               ProducerIdAllocator producerIds) {
         invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served()));
         invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor));
-        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics));
+        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions)));
         invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool,
                 new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis)));
         invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(topics));
-        invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(producerIds));
+        invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(producerIds, transactions));
+        invoker.register(ApiKeys.ADD_PARTITIONS_TO_TXN, AddPartitionsToTxnHandler.MAX_VERSION, new AddPartitionsToTxnHandler(transactions, topics));
+        invoker.register(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(), new AddOffsetsToTxnHandler(transactions));
+        invoker.register(ApiKeys.END_TXN, EndTxnHandler.MAX_VERSION, new EndTxnHandler(transactions));
+        invoker.register(ApiKeys.TXN_OFFSET_COMMIT, TxnOffsetCommitHandler.MAX_VERSION, new TxnOffsetCommitHandler(transactions, topics));
+        invoker.register(ApiKeys.WRITE_TXN_MARKERS, ApiKeys.WRITE_TXN_MARKERS.latestVersion(), new WriteTxnMarkersHandler(topics, transactions.markerWriter()));
+        invoker.register(ApiKeys.LIST_TRANSACTIONS, ApiKeys.LIST_TRANSACTIONS.latestVersion(), new ListTransactionsHandler(transactions));
+        invoker.register(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion(), new DescribeTransactionsHandler(transactions));
+        invoker.register(ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_PRODUCERS.latestVersion(), new DescribeProducersHandler(topics));
         invoker.register(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), new CreateTopicsHandler(topics, topicConfigs, config.brokerId()));
         invoker.register(ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_TOPICS.latestVersion(), new DeleteTopicsHandler(topics));
         invoker.register(ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion(), new CreatePartitionsHandler(topics));
@@ -204,7 +239,7 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), new HeartbeatHandler(groups));
         invoker.register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), new LeaveGroupHandler(groups));
         invoker.register(ApiKeys.OFFSET_COMMIT, OffsetCommitHandler.MAX_VERSION, new OffsetCommitHandler(groups, topics));
-        invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(groups));
+        invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(groups, transactions));
         invoker.register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), new ListGroupsHandler(groups));
         invoker.register(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), new DescribeGroupsHandler(groups));
         invoker.register(ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), new DeleteGroupsHandler(groups));
@@ -344,6 +379,10 @@ public final class KaasBroker implements AutoCloseable {
         }
         if (retention != null) {
             retention.shutdownNow();
+        }
+        if (transactions != null) {
+            // Markers in flight fail with the engine's close; their transactions stay prepared and are completed at the next start.
+            transactions.stop();
         }
         if (timer != null) {
             timer.shutdownNow();

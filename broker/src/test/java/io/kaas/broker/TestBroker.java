@@ -17,6 +17,7 @@ public final class TestBroker implements AutoCloseable {
     private final Path dataDir;
     private final BrokerConfig config;
     private final io.kaas.broker.security.SecurityConfig security;
+    private final io.kaas.broker.txn.TransactionConfig txnConfig;
     private KaasBroker broker;
 
     public TestBroker(Path dataDir) {
@@ -24,15 +25,24 @@ public final class TestBroker implements AutoCloseable {
     }
 
     public TestBroker(BrokerConfig config) {
-        this(config, io.kaas.broker.security.SecurityConfig.none());
+        this(config, io.kaas.broker.security.SecurityConfig.none(), io.kaas.broker.txn.TransactionConfig.DEFAULTS);
     }
 
     /** A broker with TLS/SASL listeners; clients pick one with {@link #bootstrap(String)}. */
     public TestBroker(BrokerConfig config, io.kaas.broker.security.SecurityConfig security) {
+        this(config, security, io.kaas.broker.txn.TransactionConfig.DEFAULTS);
+    }
+
+    public TestBroker(BrokerConfig config, io.kaas.broker.txn.TransactionConfig txnConfig) {
+        this(config, io.kaas.broker.security.SecurityConfig.none(), txnConfig);
+    }
+
+    public TestBroker(BrokerConfig config, io.kaas.broker.security.SecurityConfig security, io.kaas.broker.txn.TransactionConfig txnConfig) {
         this.dataDir = config.dataDir();
         this.config = config;
         this.security = security;
-        this.broker = KaasBroker.create(config, security).start();
+        this.txnConfig = txnConfig;
+        this.broker = KaasBroker.create(config, security).withTransactionConfig(txnConfig).start();
     }
 
     /** A broker on {@code listeners} (e.g. {@code "SSL://127.0.0.1:0"}) with the given security keys (server.properties spelling). */
@@ -45,7 +55,7 @@ public final class TestBroker implements AutoCloseable {
     /** Stops (cleanly) and starts again on the same data dir and a new ephemeral port. */
     public void restart() {
         broker.stop();
-        broker = KaasBroker.create(config, security).start();
+        broker = KaasBroker.create(config, security).withTransactionConfig(txnConfig).start();
     }
 
     public KaasBroker broker() {

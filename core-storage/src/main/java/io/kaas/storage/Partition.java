@@ -2,6 +2,7 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TopicConfig;
@@ -17,7 +18,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
@@ -82,6 +86,7 @@ public final class Partition implements PartitionLog {
         this.owner = owner;
         this.producers = recovered.producers();
         this.txns = recovered.txns();
+        txns.dropAbortedBelow(logStartOffset); // a replayed tail may bring back ranges an earlier purge forgot
         this.epoch = recovered.outcome().epoch();
         this.openReport = recovered.outcome().report();
         this.stateFiles = new PartitionStateFiles(dir);
@@ -358,6 +363,7 @@ public final class Partition implements PartitionLog {
         // Durable first: if the write fails, nothing changed and the caller gets the error.
         stateFiles.writeManifest(new Manifest(epoch, log.nextOffset(), target));
         logStartOffset = target;
+        txns.dropAbortedBelow(logStartOffset);
         List<Segment> gone = log.removeWhollyBelow(logStartOffset);
         publish();
         return gone;
@@ -424,6 +430,24 @@ public final class Partition implements PartitionLog {
         lock.lock();
         try {
             return txns.aborted(fetchOffset, upperBound);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public List<ProducerStatus> producers() {
+        lock.lock();
+        try {
+            Map<Long, Long> open = new HashMap<>();
+            txns.snapshot().open().forEach(o -> open.put(o.producerId(), o.firstOffset()));
+            List<ProducerStatus> out = new ArrayList<>();
+            for (ProducerStateSnapshot.Entry e : producers.snapshot().entries()) {
+                int lastSeq = e.recent().isEmpty() ? -1 : e.recent().get(e.recent().size() - 1).lastSeq();
+                out.add(new ProducerStatus(e.producerId(), e.epoch(), lastSeq, producers.lastTimestamp(e.producerId()),
+                        open.getOrDefault(e.producerId(), -1L)));
+            }
+            return out;
         } finally {
             lock.unlock();
         }

@@ -77,6 +77,9 @@ public interface PartitionLog extends AutoCloseable {
     /** Aborted transactions overlapping [fetchOffset, upperBound). */
     List<AbortedTransaction> abortedTransactions(long fetchOffset, long upperBound);
 
+    /** Every producer the idempotence table holds, by producer id, with its open transaction if any. */
+    List<ProducerStatus> producers();
+
     /**
      * OffsetForLeaderEpoch: the end offset of {@code epoch} (the start offset of the next higher epoch,
      * or the log end for the current one) paired with the largest epoch ≤ the requested one; empty

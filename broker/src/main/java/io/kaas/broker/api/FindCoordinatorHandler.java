@@ -9,9 +9,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * FindCoordinator: this broker for every group. Transactions are not served, so a transaction
- * coordinator lookup fails fatally (TRANSACTIONAL_ID_AUTHORIZATION_FAILED) instead of being retried
- * until the client times out; share groups get INVALID_REQUEST.
+ * FindCoordinator: this broker for every group and every transactional id (it is the group and the
+ * transaction coordinator); share groups get INVALID_REQUEST.
  */
 public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorRequestData> {
     private static final byte GROUP = 0, TRANSACTION = 1;
@@ -26,9 +25,9 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, FindCoordinatorRequestData request) {
         BrokerNode self = node.apply(ctx);
-        Errors error = request.keyType() == GROUP ? Errors.NONE
-                : request.keyType() == TRANSACTION ? Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED : Errors.INVALID_REQUEST;
-        String message = error == Errors.NONE ? null : "kaas coordinates consumer groups only (key type " + request.keyType() + ")";
+        Errors error = request.keyType() == GROUP || request.keyType() == TRANSACTION ? Errors.NONE : Errors.INVALID_REQUEST;
+        String message = error == Errors.NONE ? null
+                : "kaas coordinates consumer groups and transactions only (key type " + request.keyType() + ")";
         FindCoordinatorResponseData response = new FindCoordinatorResponseData();
         if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
             return CompletableFuture.completedFuture(fill(response, error, message, self));

@@ -2,6 +2,7 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.OffsetStore;
+import io.kaas.broker.txn.TransactionCoordinator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,19 +11,29 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * OffsetFetch, one group (v1-7) or many (v8+); served up to v9 (v10 names topics by id). A partition
  * without a commit answers offset -1, as Kafka does; a null topic list means every committed partition.
+ * With require_stable (v7+, KIP-447) a partition whose offset a transaction has staged answers
+ * UNSTABLE_OFFSET_COMMIT (retriable) until that transaction ends.
  */
 public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestData> {
     public static final int MAX_VERSION = 9;
     private static final short FIRST_BATCHED_VERSION = 8;
 
     private final GroupCoordinator groups;
+    private final TransactionCoordinator transactions;
 
-    public OffsetFetchHandler(GroupCoordinator groups) {
+    public OffsetFetchHandler(GroupCoordinator groups, TransactionCoordinator transactions) {
         this.groups = groups;
+        this.transactions = transactions;
+    }
+
+    private short stability(boolean requireStable, String groupId, OffsetStore.Committed c) {
+        return requireStable && transactions.hasPendingOffset(groupId, c.topic(), c.partition())
+                ? Errors.UNSTABLE_OFFSET_COMMIT.code() : Errors.NONE.code();
     }
 
     @Override
@@ -40,7 +51,8 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 OffsetFetchResponseData.OffsetFetchResponseTopic tr = new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(e.getKey());
                 for (OffsetStore.Committed c : e.getValue()) {
                     tr.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartition().setPartitionIndex(c.partition())
-                            .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata()));
+                            .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata())
+                            .setErrorCode(stability(request.requireStable(), request.groupId(), c)));
                 }
                 response.topics().add(tr);
             }
@@ -59,7 +71,8 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 OffsetFetchResponseData.OffsetFetchResponseTopics tr = new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(e.getKey());
                 for (OffsetStore.Committed c : e.getValue()) {
                     tr.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(c.partition())
-                            .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata()));
+                            .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata())
+                            .setErrorCode(stability(request.requireStable(), g.groupId(), c)));
                 }
                 gr.topics().add(tr);
             }

@@ -2,6 +2,7 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.ApacheTopicConfigs;
+import io.kaas.broker.txn.TransactionalProduceGate;
 import io.kaas.storage.Acks;
 import io.kaas.storage.AppendResult;
 import io.kaas.storage.PartitionLog;
@@ -21,7 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Produce. Gates, per partition: topic exists (or is auto-created), partition exists, acks valid.
+ * Produce. Gates, per partition: topic exists (or is auto-created), partition exists, acks valid,
+ * batch size, transaction membership ({@link TransactionalProduceGate}, headers only).
  * The records are the request frame's own bytes ({@link MemoryRecords#buffer()}): they go to
  * {@link PartitionLog#append} undecoded, which validates the batch headers and CRCs (CORRUPT_MESSAGE,
  * nothing written) and does idempotence. With acks=all the append future completes on the partition's
@@ -43,9 +45,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     private static final int BATCH_PREFIX = 12, LENGTH_OFFSET = 8;
 
     private final TopicCatalog topics;
+    private final TransactionalProduceGate transactions;
 
-    public ProduceHandler(TopicCatalog topics) {
+    public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions) {
         this.topics = topics;
+        this.transactions = transactions;
     }
 
     @Override
@@ -110,6 +114,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                     partitionResponse.setErrorCode(Errors.MESSAGE_TOO_LARGE.code()).setErrorMessage("The record batch size in the append to "
                             + topicName + "-" + partitionData.index() + " is " + largest
                             + " bytes which exceeds the maximum configured value of " + maxBytes + ".");
+                    continue;
+                }
+                Errors txnError = transactions.check(request.transactionalId(), topicName, partitionData.index(), batches);
+                if (txnError != Errors.NONE) {
+                    partitionResponse.setErrorCode(txnError.code());
                     continue;
                 }
                 CompletableFuture<AppendResult> append;

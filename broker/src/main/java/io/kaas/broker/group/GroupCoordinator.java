@@ -80,6 +80,31 @@ public final class GroupCoordinator {
         }
     }
 
+    /**
+     * TxnOffsetCommit's member check (KIP-447: a zombie of an old generation is refused). A commit without
+     * group metadata (generation -1, no member id, pre-v3) is accepted for any group, as Apache does.
+     */
+    public Errors validateTransactionalCommit(String groupId, String memberId, String instanceId, int generation) {
+        if (groupId.isEmpty()) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        if (generation < 0 && (memberId == null || memberId.isEmpty())) {
+            return Errors.NONE;
+        }
+        ClassicGroup g = group(groupId);
+        synchronized (g) {
+            return g.validateCommit(memberId, instanceId, generation);
+        }
+    }
+
+    /** A committed transaction's offsets: stored and durably written, no membership check (it was done when staged). */
+    public void commitTransactional(String groupId, List<OffsetStore.Committed> commits) {
+        ClassicGroup g = group(groupId);
+        synchronized (g) {
+            offsets.commit(groupId, commits);
+        }
+    }
+
     public Map<OffsetStore.PartitionKey, OffsetStore.Committed> committed(String groupId) {
         return offsets.offsets(groupId);
     }

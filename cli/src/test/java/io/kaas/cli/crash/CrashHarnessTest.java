@@ -21,11 +21,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DeleteRecordsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -33,7 +31,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,7 +73,7 @@ class CrashHarnessTest {
             String context = "cycle " + cycle + " (seed " + seed + ")";
             try (BrokerProcess broker = BrokerProcess.start(data, dir.resolve("serve-" + cycle + ".log"), 16 * 1024)) {
                 if (cycle == 0) {
-                    try (Admin admin = Admin.create(adminProps(broker))) {
+                    try (Admin admin = Admin.create(CrashClients.admin(broker))) {
                         admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
                     }
                 }
@@ -141,7 +138,7 @@ class CrashHarnessTest {
                     broker.kill();
                 }
                 case DURING_DELETE_RECORDS -> {
-                    Admin admin = Admin.create(adminProps(broker));
+                    Admin admin = Admin.create(CrashClients.admin(broker));
                     try {
                         int partition = random.nextInt(PARTITIONS);
                         Long upTo = pickAckedOffset(partition, random);
@@ -199,7 +196,7 @@ class CrashHarnessTest {
                 offsets.put(new TopicPartition(TOPIC, p), new OffsetAndMetadata(at));
             }
         }
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps(broker, GROUP))) {
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(CrashClients.consumer(broker, GROUP, "read_uncommitted"))) {
             consumer.commitSync(offsets, Duration.ofSeconds(30));
         }
         offsets.forEach((tp, o) -> committed.put(tp.partition(), o.offset()));
@@ -211,7 +208,7 @@ class CrashHarnessTest {
         for (int p = 0; p < PARTITIONS; p++) {
             tps.add(new TopicPartition(TOPIC, p));
         }
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps(broker, GROUP))) {
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(CrashClients.consumer(broker, GROUP, "read_uncommitted"))) {
             Map<TopicPartition, OffsetAndMetadata> commits = consumer.committed(new HashSet<>(tps), Duration.ofSeconds(30));
             for (TopicPartition tp : tps) {
                 Long want = committed.get(tp.partition());
@@ -261,30 +258,6 @@ class CrashHarnessTest {
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10_000);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        return p;
-    }
-
-    private static Properties consumerProps(BrokerProcess broker, String group) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        return p;
-    }
-
-    /** Short timeouts and backoffs: the admin client may outlive the broker it talks to by a moment. */
-    private static Properties adminProps(BrokerProcess broker) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap());
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
-        p.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
-        p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
-        p.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 50);
-        p.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 500);
         return p;
     }
 }

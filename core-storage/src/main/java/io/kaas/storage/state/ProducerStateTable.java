@@ -29,6 +29,8 @@ public final class ProducerStateTable {
 
     private static final class Entry {
         short epoch;
+        /** Largest batch timestamp seen since open (DescribeProducers); not in the snapshot, so -1 until the producer writes again. */
+        long lastTimestamp = RecordBatchHeader.NO_TIMESTAMP;
         final ArrayDeque<ProducerStateSnapshot.Batch> recent = new ArrayDeque<>(WINDOW);
     }
 
@@ -89,6 +91,7 @@ public final class ProducerStateTable {
             return;
         }
         Entry e = entries.computeIfAbsent(h.producerId(), k -> new Entry());
+        e.lastTimestamp = Math.max(e.lastTimestamp, h.maxTimestamp());
         if (h.producerEpoch() != e.epoch) {
             if (h.producerEpoch() > e.epoch || e.recent.isEmpty()) {
                 e.recent.clear();
@@ -140,6 +143,12 @@ public final class ProducerStateTable {
         entries.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(en ->
                 out.add(new ProducerStateSnapshot.Entry(en.getKey(), en.getValue().epoch, new ArrayList<>(en.getValue().recent))));
         return new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, out);
+    }
+
+    /** The largest batch timestamp of this producer seen since the partition opened, or -1. */
+    public long lastTimestamp(long producerId) {
+        Entry e = entries.get(producerId);
+        return e == null ? RecordBatchHeader.NO_TIMESTAMP : e.lastTimestamp;
     }
 
     public int producerCount() {

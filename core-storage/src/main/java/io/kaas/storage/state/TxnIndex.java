@@ -59,6 +59,14 @@ public final class TxnIndex {
         aborted.removeIf(a -> a.lastOffset() >= logEndOffset);
     }
 
+    /**
+     * Forgets aborted ranges wholly below the new log start (DeleteRecords, retention): no Fetch can reach
+     * them any more, and without this the index and its snapshot would grow with every abort, forever.
+     */
+    public void dropAbortedBelow(long logStartOffset) {
+        aborted.removeIf(a -> a.lastOffset() < logStartOffset);
+    }
+
     /** First offset of the oldest open transaction, or {@code highWatermark}. */
     public long lastStableOffset(long highWatermark) {
         long lso = highWatermark;

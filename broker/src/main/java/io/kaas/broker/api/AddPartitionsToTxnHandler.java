@@ -1,0 +1,94 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.txn.TransactionCoordinator;
+import io.kaas.broker.txn.TransactionErrors;
+import io.kaas.broker.txn.TxnPartition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResultCollection;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult;
+import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResultCollection;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * AddPartitionsToTxn. v0-3 (the client form): partitions join the producer's transaction; when some do
+ * not exist, those get UNKNOWN_TOPIC_OR_PARTITION and the rest OPERATION_NOT_ATTEMPTED, nothing is added
+ * (as Apache). v4+ (KIP-890 part 1, the form a partition leader sends its coordinator): several
+ * transactions per request; {@code verify_only} checks membership (INVALID_TXN_STATE when a partition is
+ * not in the ongoing transaction), otherwise it adds as v3 does.
+ */
+public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitionsToTxnRequestData> {
+    public static final int MAX_VERSION = 5;
+    private static final short FIRST_BATCHED_VERSION = 4;
+    private static final int FIRST_PRODUCER_FENCED_VERSION = 2;
+
+    private final TransactionCoordinator txns;
+    private final TopicCatalog topics;
+
+    public AddPartitionsToTxnHandler(TransactionCoordinator txns, TopicCatalog topics) {
+        this.txns = txns;
+        this.topics = topics;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, AddPartitionsToTxnRequestData request) {
+        AddPartitionsToTxnResponseData response = new AddPartitionsToTxnResponseData();
+        if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
+            response.setResultsByTopicV3AndBelow(add(ctx.apiVersion(), request.v3AndBelowTransactionalId(),
+                    request.v3AndBelowProducerId(), request.v3AndBelowProducerEpoch(), request.v3AndBelowTopics(), false));
+            return CompletableFuture.completedFuture(response);
+        }
+        for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction t : request.transactions()) {
+            response.resultsByTransaction().add(new AddPartitionsToTxnResponseData.AddPartitionsToTxnResult()
+                    .setTransactionalId(t.transactionalId())
+                    .setTopicResults(add(ctx.apiVersion(), t.transactionalId(), t.producerId(), t.producerEpoch(), t.topics(),
+                            t.verifyOnly())));
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+
+    private AddPartitionsToTxnTopicResultCollection add(short version, String transactionalId, long producerId, short epoch,
+                                                        AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection request,
+                                                        boolean verifyOnly) {
+        List<TxnPartition> wanted = new ArrayList<>();
+        List<TxnPartition> unknown = new ArrayList<>();
+        for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic t : request) {
+            for (int p : t.partitions()) {
+                TxnPartition tp = new TxnPartition(t.name(), p);
+                (TopicCatalog.hasPartition(topics.topic(t.name()), p) ? wanted : unknown).add(tp);
+            }
+        }
+        AddPartitionsToTxnTopicResultCollection out = new AddPartitionsToTxnTopicResultCollection();
+        if (verifyOnly) {
+            wanted.forEach(tp -> result(out, tp, txns.inTransaction(transactionalId, producerId, epoch, tp)
+                    ? Errors.NONE : Errors.INVALID_TXN_STATE));
+            unknown.forEach(tp -> result(out, tp, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+            return out;
+        }
+        if (!unknown.isEmpty()) {
+            unknown.forEach(tp -> result(out, tp, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+            wanted.forEach(tp -> result(out, tp, Errors.OPERATION_NOT_ATTEMPTED));
+            return out;
+        }
+        Errors e = TransactionErrors.forVersion(txns.addPartitions(transactionalId, producerId, epoch, wanted), version,
+                FIRST_PRODUCER_FENCED_VERSION);
+        wanted.forEach(tp -> result(out, tp, e));
+        return out;
+    }
+
+    private static void result(AddPartitionsToTxnTopicResultCollection out, TxnPartition tp, Errors e) {
+        AddPartitionsToTxnTopicResult topic = out.find(tp.topic());
+        if (topic == null) {
+            topic = new AddPartitionsToTxnTopicResult().setName(tp.topic()).setResultsByPartition(new AddPartitionsToTxnPartitionResultCollection());
+            out.add(topic);
+        }
+        topic.resultsByPartition().add(new AddPartitionsToTxnPartitionResult().setPartitionIndex(tp.partition())
+                .setPartitionErrorCode(e.code()));
+    }
+}

@@ -1,0 +1,48 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.txn.TransactionCoordinator;
+import io.kaas.broker.txn.TransactionRecord;
+import io.kaas.broker.txn.TxnPartition;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeTransactionsRequestData;
+import org.apache.kafka.common.message.DescribeTransactionsResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/** DescribeTransactions (KIP-664): the coordinator's state of each transactional id ({@code kafka-transactions.sh describe}). */
+public final class DescribeTransactionsHandler implements ApiHandler<DescribeTransactionsRequestData> {
+    private final TransactionCoordinator txns;
+
+    public DescribeTransactionsHandler(TransactionCoordinator txns) {
+        this.txns = txns;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeTransactionsRequestData request) {
+        DescribeTransactionsResponseData response = new DescribeTransactionsResponseData();
+        for (String id : request.transactionalIds()) {
+            DescribeTransactionsResponseData.TransactionState out = new DescribeTransactionsResponseData.TransactionState()
+                    .setTransactionalId(id).setTransactionState("").setProducerId(-1).setProducerEpoch((short) -1)
+                    .setTransactionStartTimeMs(-1);
+            response.transactionStates().add(out);
+            Optional<TransactionRecord> found = txns.describe(id);
+            if (found.isEmpty()) {
+                out.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code());
+                continue;
+            }
+            TransactionRecord r = found.get();
+            out.setTransactionState(r.state().wireName()).setTransactionTimeoutMs(r.timeoutMs())
+                    .setTransactionStartTimeMs(r.startTimestamp()).setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch());
+            for (TxnPartition p : r.partitions()) {
+                DescribeTransactionsResponseData.TopicData topic = out.topics().find(p.topic());
+                if (topic == null) {
+                    topic = new DescribeTransactionsResponseData.TopicData().setTopic(p.topic());
+                    out.topics().add(topic);
+                }
+                topic.partitions().add(p.partition());
+            }
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+}

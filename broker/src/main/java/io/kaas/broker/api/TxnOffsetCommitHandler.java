@@ -1,0 +1,65 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.txn.StagedOffset;
+import io.kaas.broker.txn.TransactionCoordinator;
+import io.kaas.broker.txn.TransactionErrors;
+import io.kaas.storage.TopicInfo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
+import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * TxnOffsetCommit: offsets staged in the producer's transaction, committed to the group only when the
+ * transaction commits (dropped when it aborts). v3+ carries the consumer's group metadata (KIP-447),
+ * which exactly_once_v2 relies on to fence zombies. Served up to v4: v5+ belong to transaction
+ * protocol v2 (KIP-890 part 2).
+ */
+public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequestData> {
+    public static final int MAX_VERSION = 4;
+    private static final int FIRST_PRODUCER_FENCED_VERSION = 3;
+
+    private final TransactionCoordinator txns;
+    private final TopicCatalog topics;
+
+    public TxnOffsetCommitHandler(TransactionCoordinator txns, TopicCatalog topics) {
+        this.txns = txns;
+        this.topics = topics;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, TxnOffsetCommitRequestData request) {
+        long now = System.currentTimeMillis();
+        TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
+        List<StagedOffset> staged = new ArrayList<>();
+        List<TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition> accepted = new ArrayList<>();
+        for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic t : request.topics()) {
+            TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic tr = new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic()
+                    .setName(t.name());
+            response.topics().add(tr);
+            Optional<TopicInfo> topic = topics.topic(t.name());
+            for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition p : t.partitions()) {
+                TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition pr =
+                        new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex());
+                tr.partitions().add(pr);
+                if (!TopicCatalog.hasPartition(topic, p.partitionIndex())) {
+                    pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                    continue;
+                }
+                staged.add(new StagedOffset(request.groupId(), t.name(), p.partitionIndex(), p.committedOffset(),
+                        p.committedLeaderEpoch(), p.committedMetadata(), now));
+                accepted.add(pr);
+            }
+        }
+        Errors e = txns.stageOffsets(request.transactionalId(), request.producerId(), request.producerEpoch(), request.groupId(),
+                request.memberId(), request.groupInstanceId(), request.generationIdOrMemberEpoch(), staged);
+        Errors answered = TransactionErrors.forVersion(e, ctx.apiVersion(), FIRST_PRODUCER_FENCED_VERSION);
+        accepted.forEach(pr -> pr.setErrorCode(answered.code()));
+        return CompletableFuture.completedFuture(response);
+    }
+}

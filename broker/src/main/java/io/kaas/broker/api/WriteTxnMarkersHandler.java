@@ -1,0 +1,66 @@
+package io.kaas.broker.api;
+
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.txn.TransactionMarkerWriter;
+import io.kaas.storage.PartitionLog;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
+import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * WriteTxnMarkers: in Apache the coordinator's request to partition leaders; here the coordinator writes
+ * its own markers, so this serves {@code Admin.abortTransaction} ({@code kafka-transactions.sh abort},
+ * KIP-664) closing a hanging transaction. Answered once each marker is fsynced; a partition whose
+ * producer state shows the marker already written answers NONE without a second one, one that has seen
+ * a newer epoch INVALID_PRODUCER_EPOCH.
+ */
+public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersRequestData> {
+    private final TopicCatalog topics;
+    private final TransactionMarkerWriter markers;
+
+    public WriteTxnMarkersHandler(TopicCatalog topics, TransactionMarkerWriter markers) {
+        this.topics = topics;
+        this.markers = markers;
+    }
+
+    @Override
+    public CompletableFuture<ApiMessage> handle(RequestContext ctx, WriteTxnMarkersRequestData request) {
+        WriteTxnMarkersResponseData response = new WriteTxnMarkersResponseData();
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        for (WriteTxnMarkersRequestData.WritableTxnMarker m : request.markers()) {
+            WriteTxnMarkersResponseData.WritableTxnMarkerResult mr = new WriteTxnMarkersResponseData.WritableTxnMarkerResult()
+                    .setProducerId(m.producerId());
+            response.markers().add(mr);
+            for (WriteTxnMarkersRequestData.WritableTxnMarkerTopic t : m.topics()) {
+                WriteTxnMarkersResponseData.WritableTxnMarkerTopicResult tr = new WriteTxnMarkersResponseData.WritableTxnMarkerTopicResult()
+                        .setName(t.name());
+                mr.topics().add(tr);
+                for (int partition : t.partitionIndexes()) {
+                    WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult pr =
+                            new WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult().setPartitionIndex(partition);
+                    tr.partitions().add(pr);
+                    if (!TopicCatalog.hasPartition(topics.topic(t.name()), partition)) {
+                        pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                        continue;
+                    }
+                    try {
+                        PartitionLog log = topics.partition(t.name(), partition);
+                        if (TransactionMarkerWriter.isStale(log, m.producerId(), m.producerEpoch())) {
+                            pr.setErrorCode(Errors.INVALID_PRODUCER_EPOCH.code());
+                            continue;
+                        }
+                        pending.add(markers.writeOne(log, m.producerId(), m.producerEpoch(), m.transactionResult(), m.coordinatorEpoch())
+                                .handle((v, e) -> pr.setErrorCode((e == null ? Errors.NONE : ErrorMapping.toKafka(e)).code())));
+                    } catch (RuntimeException e) {
+                        pr.setErrorCode(ErrorMapping.toKafka(e).code());
+                    }
+                }
+            }
+        }
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> response);
+    }
+}

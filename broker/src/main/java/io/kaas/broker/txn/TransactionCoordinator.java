@@ -1,0 +1,439 @@
+package io.kaas.broker.txn;
+
+import io.kaas.broker.cluster.ProducerIdAllocator;
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.group.OffsetStore;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transaction coordinator (KIP-98, transaction protocol v1) for every transactional id: this broker
+ * is the coordinator of all of them. See {@link TxnState} for the state machine.
+ *
+ * <p><b>Durability order</b>: every change is written to its slot file ({@link TransactionStateStore})
+ * before it is answered or acted on. Ending a transaction: PREPARE_* written → markers appended and
+ * fsynced on every partition ({@link TransactionMarkerWriter}) → on commit, the staged offsets written to
+ * the group offset store → COMPLETE_* written → EndTxn answered. A crash anywhere leaves PREPARE_* (redone
+ * at {@link #start}: markers and offsets are idempotent) or COMPLETE_*; an ONGOING transaction is aborted
+ * by the timeout sweep once its timeout passes, so none blocks a partition's last stable offset forever.
+ *
+ * <p>Thread-safe: each slot has a monitor guarding its transactions and its file (so files are written in
+ * change order); marker writes run outside it. Owns one thread, {@code kaas-txn-coordinator} (timeout
+ * sweep, fsyncs of markers, completions), stopped by {@link #stop}.
+ */
+public final class TransactionCoordinator {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
+    private static final long START_COMPLETION_TIMEOUT_SECONDS = 60;
+
+    /** What InitProducerId answers. */
+    public record InitResult(Errors error, long producerId, short producerEpoch) {
+        static InitResult failed(Errors e) {
+            return new InitResult(e, -1, (short) -1);
+        }
+    }
+
+    private final TransactionStateStore store;
+    private final ProducerIdAllocator ids;
+    private final GroupCoordinator groups;
+    private final TransactionConfig config;
+    private final LongSupplier clock;
+    private final ScheduledExecutorService thread;
+    private final TransactionMarkerWriter markers;
+    private final Object[] slotLocks = new Object[TransactionStateStore.SLOTS];
+    /** Per slot, guarded by its lock. */
+    private final List<Map<String, TransactionRecord>> slots = new ArrayList<>();
+    /** Transactions whose markers are being written, so a sweep or retry never drives one twice. */
+    private final Map<String, CompletableFuture<Void>> completing = new ConcurrentHashMap<>();
+
+    public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
+                                  TransactionConfig config) {
+        this.store = new TransactionStateStore(clusterDir);
+        this.ids = ids;
+        this.groups = groups;
+        this.config = config;
+        this.clock = System::currentTimeMillis;
+        this.thread = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-txn-coordinator", true));
+        this.markers = new TransactionMarkerWriter(topics, thread);
+        for (int i = 0; i < TransactionStateStore.SLOTS; i++) {
+            slotLocks[i] = new Object();
+            slots.add(new TreeMap<>());
+        }
+    }
+
+    /**
+     * Loads every slot, completes each transaction left in PREPARE_* (waiting for it, so the broker
+     * serves nothing half-visible), then starts the timeout sweep.
+     */
+    public void start() {
+        List<CompletableFuture<Void>> redo = new ArrayList<>();
+        for (TransactionRecord r : store.loadAll()) {
+            int slot = TransactionStateStore.slotFor(r.transactionalId());
+            synchronized (slotLocks[slot]) {
+                slots.get(slot).put(r.transactionalId(), r);
+            }
+            if (r.state().isPrepare()) {
+                LOG.info("completing transaction {} left in {} (producer {} epoch {})", r.transactionalId(), r.state(),
+                        r.producerId(), r.producerEpoch());
+                redo.add(complete(r));
+            }
+        }
+        for (CompletableFuture<Void> f : redo) {
+            try {
+                // Bounded: a stalled disk must not hold the broker's start forever (the sweep retries it).
+                f.get(START_COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.error("a transaction left prepared could not be completed now; the timeout sweep retries it", e);
+            }
+        }
+        long every = config.abortSweepInterval().toMillis();
+        thread.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    public void stop() {
+        thread.shutdownNow();
+    }
+
+    public TransactionConfig config() {
+        return config;
+    }
+
+    /** The marker writer, for WriteTxnMarkers (an operator aborting a hanging transaction, KIP-664). */
+    public TransactionMarkerWriter markerWriter() {
+        return markers;
+    }
+
+    // ---------------------------------------------------------------- InitProducerId
+
+    /**
+     * A new producer session for {@code transactionalId}: the epoch is bumped (zombies with the older one are
+     * fenced); an open transaction is aborted first (answered CONCURRENT_TRANSACTIONS meanwhile, as Apache).
+     * {@code expectedProducerId}/{@code expectedEpoch} are KIP-360's (-1 for a first call).
+     */
+    public InitResult initProducerId(String transactionalId, int timeoutMs, long expectedProducerId, short expectedEpoch) {
+        if (timeoutMs <= 0 || timeoutMs > config.maxTimeout().toMillis()) {
+            return InitResult.failed(Errors.INVALID_TRANSACTION_TIMEOUT);
+        }
+        int slot = TransactionStateStore.slotFor(transactionalId);
+        TransactionRecord fencing;
+        synchronized (slotLocks[slot]) {
+            long now = clock.getAsLong();
+            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            if (cur == null) {
+                TransactionRecord fresh = TransactionRecord.fresh(transactionalId, ids.allocate(), timeoutMs, now);
+                put(slot, fresh);
+                return new InitResult(Errors.NONE, fresh.producerId(), fresh.producerEpoch());
+            }
+            boolean expected = expectedProducerId >= 0;
+            if (expected && expectedProducerId != cur.producerId()) {
+                return InitResult.failed(Errors.PRODUCER_FENCED);
+            }
+            switch (cur.state()) {
+                case PREPARE_COMMIT, PREPARE_ABORT:
+                    return InitResult.failed(Errors.CONCURRENT_TRANSACTIONS);
+                case ONGOING:
+                    fencing = prepareFencingAbort(slot, cur, now);
+                    break;
+                default:
+                    TransactionRecord next = nextSession(cur, expected ? expectedEpoch : null, timeoutMs, now);
+                    if (next == null) {
+                        return InitResult.failed(Errors.PRODUCER_FENCED);
+                    }
+                    if (next != cur) {
+                        put(slot, next);
+                    }
+                    return new InitResult(Errors.NONE, next.producerId(), next.producerEpoch());
+            }
+        }
+        complete(fencing);
+        return InitResult.failed(Errors.CONCURRENT_TRANSACTIONS);
+    }
+
+    /**
+     * Apache's {@code prepareIncrementProducerEpoch}: without an expected epoch, a bump that forgets the previous
+     * epoch (so an older session's KIP-360 retry is fenced); with the current epoch, a bump remembering it; with
+     * the previous epoch, a retry of a bump whose answer was lost: {@code cur} unchanged. Null: fenced. An
+     * exhausted epoch moves to a new producer id.
+     */
+    private TransactionRecord nextSession(TransactionRecord cur, Short expectedEpoch, int timeoutMs, long now) {
+        if (expectedEpoch != null && expectedEpoch != cur.producerEpoch()) {
+            return expectedEpoch == cur.lastProducerEpoch() ? cur : null;
+        }
+        if (cur.producerEpoch() >= Short.MAX_VALUE - 1) {
+            return cur.nextSession(ids.allocate(), (short) 0, (short) -1, timeoutMs, now);
+        }
+        short last = expectedEpoch == null ? -1 : cur.producerEpoch();
+        return cur.nextSession(cur.producerId(), (short) (cur.producerEpoch() + 1), last, timeoutMs, now);
+    }
+
+    /** PREPARE_ABORT with the epoch bumped, so the markers fence the old session everywhere. Holds the slot lock. */
+    private TransactionRecord prepareFencingAbort(int slot, TransactionRecord cur, long now) {
+        short epoch = cur.producerEpoch() >= Short.MAX_VALUE - 1 ? cur.producerEpoch() : (short) (cur.producerEpoch() + 1);
+        TransactionRecord next = cur.prepared(false, epoch, (short) -1, now);
+        put(slot, next);
+        return next;
+    }
+
+    // ---------------------------------------------------------------- AddPartitionsToTxn, AddOffsetsToTxn
+
+    /** Adds partitions (v3 client form); NONE, or the error for every partition of the request. */
+    public Errors addPartitions(String transactionalId, long producerId, short epoch, Collection<TxnPartition> partitions) {
+        return add(transactionalId, producerId, epoch, partitions, null);
+    }
+
+    /** Adds the group's offsets to the transaction (Apache adds its {@code __consumer_offsets} partition). */
+    public Errors addOffsets(String transactionalId, long producerId, short epoch, String groupId) {
+        return add(transactionalId, producerId, epoch, List.of(), groupId);
+    }
+
+    private Errors add(String transactionalId, long producerId, short epoch, Collection<TxnPartition> partitions, String group) {
+        return withProducer(transactionalId, producerId, epoch, (slot, cur) -> {
+            if (cur.state().isPrepare()) {
+                return Errors.CONCURRENT_TRANSACTIONS;
+            }
+            if (cur.state() == TxnState.ONGOING && cur.partitions().containsAll(partitions)
+                    && (group == null || cur.groups().contains(group))) {
+                return Errors.NONE;
+            }
+            put(slot, cur.withAdded(partitions, group, clock.getAsLong()));
+            return Errors.NONE;
+        });
+    }
+
+    /** A change to one transactional id, made under its slot's lock once the producer id and epoch are its current ones. */
+    private interface Change {
+        Errors apply(int slot, TransactionRecord cur);
+    }
+
+    private Errors withProducer(String transactionalId, long producerId, short epoch, Change change) {
+        int slot = TransactionStateStore.slotFor(transactionalId);
+        synchronized (slotLocks[slot]) {
+            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            Errors e = validateProducer(cur, producerId, epoch);
+            return e != Errors.NONE ? e : change.apply(slot, cur);
+        }
+    }
+
+    /** Whether {@code partition} is in the ongoing transaction of this producer (AddPartitionsToTxn v4+ verify_only). */
+    public boolean inTransaction(String transactionalId, long producerId, short epoch, TxnPartition partition) {
+        int slot = TransactionStateStore.slotFor(transactionalId);
+        synchronized (slotLocks[slot]) {
+            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            return validateProducer(cur, producerId, epoch) == Errors.NONE && cur.state() == TxnState.ONGOING
+                    && cur.partitions().contains(partition);
+        }
+    }
+
+    private static Errors validateProducer(TransactionRecord cur, long producerId, short epoch) {
+        if (cur == null || cur.producerId() != producerId) {
+            return Errors.INVALID_PRODUCER_ID_MAPPING;
+        }
+        return cur.producerEpoch() == epoch ? Errors.NONE : Errors.PRODUCER_FENCED;
+    }
+
+    // ---------------------------------------------------------------- TxnOffsetCommit
+
+    /**
+     * Stages offsets in the transaction (durably, before answering); they reach the group's committed
+     * offsets only when it commits. The group must have been added (AddOffsetsToTxn) and, when the request
+     * carries group metadata (v3+, KIP-447), the member must be current.
+     */
+    public Errors stageOffsets(String transactionalId, long producerId, short epoch, String groupId, String memberId,
+                               String instanceId, int generation, List<StagedOffset> offsets) {
+        return withProducer(transactionalId, producerId, epoch, (slot, cur) -> {
+            if (cur.state() != TxnState.ONGOING || !cur.groups().contains(groupId)) {
+                return Errors.INVALID_TXN_STATE;
+            }
+            Errors member = groups.validateTransactionalCommit(groupId, memberId, instanceId, generation);
+            if (member != Errors.NONE) {
+                return member;
+            }
+            put(slot, cur.withOffsets(offsets, clock.getAsLong()));
+            return Errors.NONE;
+        });
+    }
+
+    // ---------------------------------------------------------------- EndTxn
+
+    /** Commits or aborts; completes once the markers and the COMPLETE_* state are durable. */
+    public CompletableFuture<Errors> endTxn(String transactionalId, long producerId, short epoch, boolean commit) {
+        int slot = TransactionStateStore.slotFor(transactionalId);
+        TransactionRecord prepared;
+        synchronized (slotLocks[slot]) {
+            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            Errors e = validateProducer(cur, producerId, epoch);
+            if (e != Errors.NONE) {
+                return CompletableFuture.completedFuture(e);
+            }
+            switch (cur.state()) {
+                case ONGOING:
+                    prepared = cur.prepared(commit, cur.producerEpoch(), cur.lastProducerEpoch(), clock.getAsLong());
+                    put(slot, prepared);
+                    break;
+                case PREPARE_COMMIT:
+                    return CompletableFuture.completedFuture(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
+                case PREPARE_ABORT:
+                    return CompletableFuture.completedFuture(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
+                case COMPLETE_COMMIT:
+                    return CompletableFuture.completedFuture(commit ? Errors.NONE : Errors.INVALID_TXN_STATE); // a retry
+                case COMPLETE_ABORT:
+                    return CompletableFuture.completedFuture(commit ? Errors.INVALID_TXN_STATE : Errors.NONE);
+                default:
+                    return CompletableFuture.completedFuture(Errors.INVALID_TXN_STATE);
+            }
+        }
+        return complete(prepared).handle((v, failure) -> {
+            if (failure != null) {
+                LOG.warn("transaction {}: writing its {} markers failed; retried by the sweep: {}", transactionalId,
+                        commit ? "COMMIT" : "ABORT", failure.toString());
+                return Errors.CONCURRENT_TRANSACTIONS; // retriable: the client's retry sees the completed state
+            }
+            return Errors.NONE;
+        });
+    }
+
+    /**
+     * Drives a PREPARE_* transaction to COMPLETE_*: markers, then (commit) the staged offsets, then the
+     * COMPLETE_* state. Joins the run already in flight for the same transactional id, if any.
+     */
+    private CompletableFuture<Void> complete(TransactionRecord prepared) {
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> running = completing.putIfAbsent(prepared.transactionalId(), mine);
+        if (running != null) {
+            return running;
+        }
+        CompletableFuture<Void> run;
+        try {
+            run = markers.write(prepared.producerId(), prepared.producerEpoch(), prepared.commits(), prepared.partitions())
+                    .thenRunAsync(() -> finish(prepared), thread);
+        } catch (RuntimeException e) {
+            run = CompletableFuture.failedFuture(e);
+        }
+        run.whenComplete((v, e) -> {
+            completing.remove(prepared.transactionalId(), mine);
+            if (e != null) {
+                mine.completeExceptionally(e);
+            } else {
+                mine.complete(null);
+            }
+        });
+        return mine;
+    }
+
+    private void finish(TransactionRecord prepared) {
+        if (prepared.commits() && !prepared.offsets().isEmpty()) {
+            Map<String, List<OffsetStore.Committed>> byGroup = new LinkedHashMap<>();
+            for (StagedOffset o : prepared.offsets()) {
+                byGroup.computeIfAbsent(o.groupId(), g -> new ArrayList<>()).add(new OffsetStore.Committed(o.topic(),
+                        o.partition(), o.offset(), o.leaderEpoch(), o.metadata(), o.commitTimestamp()));
+            }
+            byGroup.forEach(groups::commitTransactional);
+        }
+        int slot = TransactionStateStore.slotFor(prepared.transactionalId());
+        synchronized (slotLocks[slot]) {
+            TransactionRecord cur = slots.get(slot).get(prepared.transactionalId());
+            if (cur != null && cur.state() == prepared.state() && cur.producerId() == prepared.producerId()
+                    && cur.producerEpoch() == prepared.producerEpoch()) {
+                put(slot, cur.completed(clock.getAsLong()));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- timeouts
+
+    /** Aborts (with a bumped epoch, fencing the producer) every ONGOING transaction past its timeout; retries stuck PREPARE_* ones. */
+    void sweep() {
+        try {
+            long now = clock.getAsLong();
+            List<TransactionRecord> toComplete = new ArrayList<>();
+            for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
+                synchronized (slotLocks[slot]) {
+                    for (TransactionRecord r : new ArrayList<>(slots.get(slot).values())) {
+                        if (r.state() == TxnState.ONGOING && now - r.startTimestamp() > r.timeoutMs()) {
+                            LOG.info("aborting transaction {} (producer {} epoch {}): open longer than its timeout of {} ms",
+                                    r.transactionalId(), r.producerId(), r.producerEpoch(), r.timeoutMs());
+                            toComplete.add(prepareFencingAbort(slot, r, now));
+                        } else if (r.state().isPrepare() && !completing.containsKey(r.transactionalId())) {
+                            toComplete.add(r);
+                        }
+                    }
+                }
+            }
+            toComplete.forEach(r -> complete(r).exceptionally(e -> {
+                LOG.warn("transaction {}: completing failed, retried next sweep: {}", r.transactionalId(), e.toString());
+                return null;
+            }));
+        } catch (RuntimeException e) {
+            LOG.warn("transaction timeout sweep failed", e);
+        }
+    }
+
+    // ---------------------------------------------------------------- admin
+
+    /** Every transactional id's state (ListTransactions, DescribeTransactions). */
+    public List<TransactionRecord> all() {
+        List<TransactionRecord> out = new ArrayList<>();
+        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
+            synchronized (slotLocks[slot]) {
+                out.addAll(slots.get(slot).values());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Whether an open or prepared transaction has staged an offset for this group and partition: OffsetFetch
+     * with require_stable (KIP-447) then answers UNSTABLE_OFFSET_COMMIT, so a consumer taking the partition
+     * over waits for the transaction to end instead of starting from an offset about to change.
+     */
+    public boolean hasPendingOffset(String groupId, String topic, int partition) {
+        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
+            synchronized (slotLocks[slot]) {
+                for (TransactionRecord r : slots.get(slot).values()) {
+                    for (StagedOffset o : r.offsets()) {
+                        if (o.partition() == partition && o.topic().equals(topic) && o.groupId().equals(groupId)) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    public Optional<TransactionRecord> describe(String transactionalId) {
+        int slot = TransactionStateStore.slotFor(transactionalId);
+        synchronized (slotLocks[slot]) {
+            return Optional.ofNullable(slots.get(slot).get(transactionalId));
+        }
+    }
+
+    /** Writes the slot with {@code next} in it, then makes {@code next} current. Holds the slot lock. */
+    private void put(int slot, TransactionRecord next) {
+        Map<String, TransactionRecord> updated = new TreeMap<>(slots.get(slot));
+        updated.put(next.transactionalId(), next);
+        store.write(slot, updated.values());
+        slots.get(slot).put(next.transactionalId(), next);
+    }
+}
