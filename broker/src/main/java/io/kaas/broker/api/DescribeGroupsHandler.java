@@ -21,7 +21,7 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeGroupsRequestData request) {
         DescribeGroupsResponseData response = new DescribeGroupsResponseData();
         for (String id : request.groups()) {
-            response.groups().add(groups.describe(id).orElseGet(() -> {
+            response.groups().add(groups.describe(id).map(d -> ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION ? d : d.setErrorMessage(null)).orElseGet(() -> {
                 DescribeGroupsResponseData.DescribedGroup d = new DescribeGroupsResponseData.DescribedGroup()
                         .setGroupId(id).setGroupState("Dead").setProtocolType("").setProtocolData("");
                 if (ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION) {

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * OffsetFetch, one group (v1-7) or many (v8+); served up to v9 (v10 names topics by id). A partition
@@ -55,6 +56,12 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 }
             }
             OffsetFetchResponseData.OffsetFetchResponseGroup gr = new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
+            Errors member = groups.validateOffsetFetch(g.groupId(), g.memberId(), g.memberEpoch());
+            if (member != Errors.NONE) {
+                // KIP-848: a consumer-group member fetches with its current epoch (STALE_MEMBER_EPOCH / UNKNOWN_MEMBER_ID).
+                response.groups().add(gr.setErrorCode(member.code()));
+                continue;
+            }
             for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(g.groupId(), wanted).entrySet()) {
                 OffsetFetchResponseData.OffsetFetchResponseTopics tr = new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(e.getKey());
                 for (OffsetStore.Committed c : e.getValue()) {
