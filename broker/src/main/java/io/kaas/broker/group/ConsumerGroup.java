@@ -184,7 +184,7 @@ final class ConsumerGroup {
 
     /** KIP-848: a static member rejoining under a new member id takes over its predecessor's assignment and epoch. */
     private ConsumerGroupMember replaceStatic(ConsumerGroupMember previous, String memberId) {
-        cancelSession(previous);
+        cancelTimers(previous);
         members.remove(previous.memberId);
         ConsumerGroupMember m = new ConsumerGroupMember(memberId);
         m.instanceId = previous.instanceId;
@@ -262,8 +262,10 @@ final class ConsumerGroup {
             m.assigned = kept;
             m.pendingRevocation = revoke;
             m.state = ConsumerGroupMember.State.UNREVOKED_PARTITIONS;
+            startRevocationDeadline(m);
             return;
         }
+        cancelRevocationDeadline(m);
         boolean unreleased = false;
         Map<Uuid, Set<Integer>> next = ConsumerGroupMember.copy(kept);
         for (Map.Entry<Uuid, Set<Integer>> e : targetOfM.entrySet()) {
@@ -307,8 +309,31 @@ final class ConsumerGroup {
         return false;
     }
 
+    /** KIP-848: a member has its rebalance timeout to revoke; one that does not is fenced (removed). */
+    private void startRevocationDeadline(ConsumerGroupMember m) {
+        cancelRevocationDeadline(m);
+        int timeoutMs = m.rebalanceTimeoutMs > 0 ? m.rebalanceTimeoutMs : config.sessionTimeoutMs();
+        m.revocationDeadline = timer.schedule(() -> revocationTimedOut(m), timeoutMs, TimeUnit.MILLISECONDS);
+    }
+
+    private static void cancelRevocationDeadline(ConsumerGroupMember m) {
+        if (m.revocationDeadline != null) {
+            m.revocationDeadline.cancel(false);
+            m.revocationDeadline = null;
+        }
+    }
+
+    private synchronized void revocationTimedOut(ConsumerGroupMember m) {
+        if (members.get(m.memberId) != m || m.state != ConsumerGroupMember.State.UNREVOKED_PARTITIONS) {
+            return;
+        }
+        LOG.info("consumer group {}: member {} did not revoke {} within its rebalance timeout ({} ms); fencing it",
+                groupId, m.memberId, m.pendingRevocation, m.rebalanceTimeoutMs);
+        remove(m);
+    }
+
     private void remove(ConsumerGroupMember m) {
-        cancelSession(m);
+        cancelTimers(m);
         members.remove(m.memberId);
         target.remove(m.memberId);
         bumpAndAssign(topics.get());
@@ -332,6 +357,11 @@ final class ConsumerGroup {
             m.sessionExpiry.cancel(false);
             m.sessionExpiry = null;
         }
+    }
+
+    private static void cancelTimers(ConsumerGroupMember m) {
+        cancelSession(m);
+        cancelRevocationDeadline(m);
     }
 
     /**
@@ -398,7 +428,7 @@ final class ConsumerGroup {
 
     /** The group is deleted or taken over by a classic group; members still heartbeating are told to rediscover. */
     synchronized void markDead() {
-        members.values().forEach(ConsumerGroup::cancelSession);
+        members.values().forEach(ConsumerGroup::cancelTimers);
         members.clear();
         dead = true;
     }
@@ -409,7 +439,7 @@ final class ConsumerGroup {
 
     /** Broker shutdown: no session timer outlives the broker. */
     synchronized void shutdown() {
-        members.values().forEach(ConsumerGroup::cancelSession);
+        members.values().forEach(ConsumerGroup::cancelTimers);
     }
 
     static ConsumerGroupHeartbeatResponseData.Assignment assignment(Map<Uuid, Set<Integer>> partitions) {

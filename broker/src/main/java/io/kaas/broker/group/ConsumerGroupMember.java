@@ -38,6 +38,8 @@ final class ConsumerGroupMember {
     Map<Uuid, Set<Integer>> pendingRevocation = Map.of();
     /** Fires when the member has not heartbeated within the session timeout. */
     ScheduledFuture<?> sessionExpiry;
+    /** Fires when the member has not revoked its pendingRevocation within its rebalance timeout. */
+    ScheduledFuture<?> revocationDeadline;
 
     ConsumerGroupMember(String memberId) {
         this.memberId = memberId;

@@ -134,6 +134,17 @@ class ConsumerGroupProtocolReconciliationTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> groups.consumerDescribe("g", VERSION).groupState().equals("Empty"));
     }
 
+    @Test
+    void aMemberThatDoesNotRevokeWithinItsRebalanceTimeoutIsFenced() {
+        heartbeat(join("g", "slow").setRebalanceTimeoutMs(200));
+        heartbeat(join("g", "b"));
+        assertThat(partitions(heartbeat(stay("g", "slow", 1, null)))).hasSize(2);
+        await().atMost(Duration.ofSeconds(10)).until(() -> heartbeat(stay("g", "slow", 1, null)).errorCode() == Errors.UNKNOWN_MEMBER_ID.code());
+        ConsumerGroupHeartbeatResponseData b = heartbeat(stay("g", "b", 2, List.of()));
+        assertThat(b.memberEpoch()).isEqualTo(3);
+        assertThat(partitions(b)).containsExactly(0, 1, 2, 3);
+    }
+
     private ConsumerGroupHeartbeatResponseData heartbeat(ConsumerGroupHeartbeatRequestData req) {
         return groups.consumerHeartbeat(req, VERSION, "client", "/127.0.0.1");
     }
