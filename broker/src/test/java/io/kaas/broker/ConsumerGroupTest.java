@@ -40,8 +40,11 @@ class ConsumerGroupTest {
 
         Member(TestBroker b, String name, String group, Collection<String> seen, Map<String, Object> extra) {
             Map<String, Object> cfg = new HashMap<>(Map.of(ConsumerConfig.GROUP_ID_CONFIG, group,
-                    ConsumerConfig.CLIENT_ID_CONFIG, name, ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 50,
-                    ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000));
+                    ConsumerConfig.CLIENT_ID_CONFIG, name, ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 50));
+            if (!"consumer".equals(extra.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG))) {
+                // KIP-848 members take their heartbeat interval and session timeout from the broker.
+                cfg.putAll(Map.of(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000));
+            }
             cfg.putAll(extra);
             thread = new Thread(() -> {
                 try (KafkaConsumer<byte[], byte[]> c = b.consumer(cfg)) {

@@ -1,7 +1,6 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.group.GroupCoordinator;
-import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -19,8 +18,7 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler<ConsumerG
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ConsumerGroupHeartbeatRequestData request) {
-        String host = ctx.remote() instanceof InetSocketAddress a ? "/" + a.getAddress().getHostAddress() : String.valueOf(ctx.remote());
         return CompletableFuture.completedFuture(groups.consumerHeartbeat(request, ctx.apiVersion(),
-                ctx.clientId() == null ? "" : ctx.clientId(), host));
+                JoinGroupHandler.clientId(ctx), JoinGroupHandler.clientHost(ctx)));
     }
 }
