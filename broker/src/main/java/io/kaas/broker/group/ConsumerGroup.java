@@ -144,6 +144,7 @@ final class ConsumerGroup {
             // KIP-848: a static member leaving for now keeps its assignment until its session expires,
             // so a restart with the same instance id takes it back without a rebalance.
             LOG.info("consumer group {}: static member {} ({}) left for now", groupId, m.memberId, m.instanceId);
+            m.previousMemberEpoch = m.memberEpoch; // the epoch a rejoining instance takes back
             m.memberEpoch = STATIC_LEAVE_EPOCH;
             resetSession(m);
         } else {

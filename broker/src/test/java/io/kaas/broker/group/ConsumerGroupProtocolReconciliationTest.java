@@ -145,6 +145,25 @@ class ConsumerGroupProtocolReconciliationTest {
         assertThat(partitions(b)).containsExactly(0, 1, 2, 3);
     }
 
+    @Test
+    void aStaticMemberLeavingForNowTakesItsAssignmentBackWithoutARebalance() {
+        heartbeat(join("g", "a1").setInstanceId("a"));
+        heartbeat(join("g", "b").setInstanceId("b"));
+        Set<Integer> aOwns = partitions(heartbeat(stay("g", "a1", 1, null)));
+        heartbeat(stay("g", "a1", 1, aOwns));
+        ConsumerGroupHeartbeatResponseData before = heartbeat(stay("g", "a1", 2, aOwns));
+        assertThat(heartbeat(join("g", "a2").setInstanceId("a")).errorCode()).as("a1 is still active")
+                .isEqualTo(Errors.UNRELEASED_INSTANCE_ID.code());
+
+        assertThat(heartbeat(stay("g", "a1", ConsumerGroup.STATIC_LEAVE_EPOCH, null).setInstanceId("a")).memberEpoch())
+                .isEqualTo(ConsumerGroup.STATIC_LEAVE_EPOCH);
+        ConsumerGroupHeartbeatResponseData back = heartbeat(join("g", "a2").setInstanceId("a"));
+        assertThat(back.errorCode()).isZero();
+        assertThat(back.memberEpoch()).isEqualTo(before.memberEpoch());
+        assertThat(partitions(back)).isEqualTo(aOwns);
+        assertThat(groups.consumerDescribe("g", VERSION).groupEpoch()).as("no rebalance").isEqualTo(2);
+    }
+
     private ConsumerGroupHeartbeatResponseData heartbeat(ConsumerGroupHeartbeatRequestData req) {
         return groups.consumerHeartbeat(req, VERSION, "client", "/127.0.0.1");
     }
