@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
@@ -69,16 +68,7 @@ class ConsumerGroupProtocolClientsTest {
             assertThat(new HashSet<>(seen)).hasSize(total);
             assertThat(seen).doesNotHaveDuplicates();
 
-            total = ConsumerGroupTest.produce(producer, total, 30);
-            ConcurrentLinkedQueue<String> resumed = new ConcurrentLinkedQueue<>();
-            try (ConsumerGroupTest.Member late = member(b, "m3", "billing", resumed)) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> resumed.size() >= 30);
-            }
-            Set<String> expectedNew = new HashSet<>();
-            for (int i = total - 30; i < total; i++) {
-                expectedNew.add("r" + i);
-            }
-            assertThat(resumed).containsExactlyInAnyOrderElementsOf(expectedNew);
+            ConsumerGroupTest.assertANewMemberResumesExactly(producer, total, seenByIt -> member(b, "m3", "billing", seenByIt));
         }
     }
 
