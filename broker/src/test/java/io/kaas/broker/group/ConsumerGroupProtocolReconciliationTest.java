@@ -164,6 +164,21 @@ class ConsumerGroupProtocolReconciliationTest {
         assertThat(groups.consumerDescribe("g", VERSION).groupEpoch()).as("no rebalance").isEqualTo(2);
     }
 
+    @Test
+    void afterARestartMembersRejoinAndTheirOffsetsAreStillThere() {
+        heartbeat(join("g", "a"));
+        assertThat(groups.commit("g", "a", null, 1, List.of(new OffsetStore.Committed("t", 0, 42, -1, "", 0)))).isEqualTo(Errors.NONE);
+        groups.shutdown();
+        groups = coordinator(ConsumerGroupConfig.defaults());
+
+        assertThat(heartbeat(stay("g", "a", 1, List.of(0, 1, 2, 3))).errorCode()).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
+        assertThat(groups.committed("g")).containsKey(new OffsetStore.PartitionKey("t", 0));
+        ConsumerGroupHeartbeatResponseData again = heartbeat(join("g", "a"));
+        assertThat(again.memberEpoch()).isEqualTo(1);
+        assertThat(partitions(again)).containsExactly(0, 1, 2, 3);
+        assertThat(groups.committed("g").get(new OffsetStore.PartitionKey("t", 0)).offset()).isEqualTo(42);
+    }
+
     private ConsumerGroupHeartbeatResponseData heartbeat(ConsumerGroupHeartbeatRequestData req) {
         return groups.consumerHeartbeat(req, VERSION, "client", "/127.0.0.1");
     }
