@@ -367,14 +367,15 @@ final class ConsumerGroup {
 
     /**
      * OffsetCommit from a member of this group: its epoch must be its current one (STALE_MEMBER_EPOCH
-     * otherwise, KIP-848). An admin commit (no member id, negative epoch) is accepted only while the group is empty.
+     * otherwise, KIP-848). A negative epoch (admin client, manual assignment) commits only while the group
+     * is empty, as Apache's ConsumerGroup.validateOffsetCommit.
      */
     synchronized Errors validateCommit(String memberId, int memberEpoch) {
         if (dead) {
             return Errors.COORDINATOR_NOT_AVAILABLE;
         }
-        if (memberEpoch < 0 && (memberId == null || memberId.isEmpty())) {
-            return members.isEmpty() ? Errors.NONE : Errors.UNKNOWN_MEMBER_ID;
+        if (memberEpoch < 0 && members.isEmpty()) {
+            return Errors.NONE;
         }
         ConsumerGroupMember m = members.get(memberId);
         if (m == null) {

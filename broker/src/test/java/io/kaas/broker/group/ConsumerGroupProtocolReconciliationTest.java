@@ -74,6 +74,7 @@ class ConsumerGroupProtocolReconciliationTest {
         assertThat(groups.commit("g", "a", null, 2, List.of())).isEqualTo(Errors.STALE_MEMBER_EPOCH);
         assertThat(groups.commit("g", "a", null, 1, List.of())).isEqualTo(Errors.NONE);
         assertThat(groups.commit("g", "nobody", null, 1, List.of())).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        assertThat(groups.commit("g", "", null, -1, List.of())).as("admin commit into a live group").isEqualTo(Errors.UNKNOWN_MEMBER_ID);
 
         ConsumerGroupHeartbeatResponseData aDone = heartbeat(stay("g", "a", 1, aKeeps));
         assertThat(aDone.memberEpoch()).isEqualTo(2);
