@@ -1,5 +1,7 @@
 package io.kaas.broker;
 
+import io.kaas.broker.api.ConsumerGroupDescribeHandler;
+import io.kaas.broker.api.ConsumerGroupHeartbeatHandler;
 import io.kaas.broker.api.DeleteGroupsHandler;
 import io.kaas.broker.api.DescribeGroupsHandler;
 import io.kaas.broker.api.FindCoordinatorHandler;
@@ -62,6 +64,7 @@ import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.MemoryStorageEngine;
 import io.kaas.storage.StorageEngine;
+import io.kaas.storage.TopicInfo;
 import io.kaas.storage.layout.ClusterDir;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
@@ -78,6 +81,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -167,7 +171,8 @@ public final class KaasBroker implements AutoCloseable {
         TopicConfigView topicConfigs = new TopicConfigView(config);
         ServedApis served = new ServedApis();
         RequestInvoker invoker = new RequestInvoker(served, handlerPool);
-        groups = new GroupCoordinator(clusterDir, timer);
+        groups = new GroupCoordinator(clusterDir, timer, config.consumerGroups(),
+                () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
         ProducerIdAllocator producerIds = new ProducerIdAllocator(clusterDir);
         transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
         // Before any listener: transactions left prepared by a crash are completed before anything is served.
@@ -244,6 +249,8 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), new DescribeGroupsHandler(groups));
         invoker.register(ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), new DeleteGroupsHandler(groups));
         invoker.register(ApiKeys.OFFSET_DELETE, ApiKeys.OFFSET_DELETE.latestVersion(), new OffsetDeleteHandler(groups));
+        invoker.register(ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_HEARTBEAT.latestVersion(), new ConsumerGroupHeartbeatHandler(groups));
+        invoker.register(ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.CONSUMER_GROUP_DESCRIBE.latestVersion(), new ConsumerGroupDescribeHandler(groups));
     }
 
     /**

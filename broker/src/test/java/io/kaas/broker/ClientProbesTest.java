@@ -51,7 +51,9 @@ class ClientProbesTest {
             short latest = MetadataVersion.LATEST_PRODUCTION.featureLevel();
             assertThat(f.finalizedFeatures().get(MetadataVersion.FEATURE_NAME).maxVersionLevel()).isEqualTo(latest);
             assertThat(f.supportedFeatures().get(MetadataVersion.FEATURE_NAME).maxVersion()).isEqualTo(latest);
-            assertThat(f.finalizedFeatures()).doesNotContainKeys("transaction.version", "group.version");
+            assertThat(f.finalizedFeatures()).doesNotContainKeys("transaction.version");
+            // KIP-848's consumer protocol is served: group.version 1, as Apache 4.x finalizes it.
+            assertThat(f.finalizedFeatures().get("group.version").maxVersionLevel()).isEqualTo((short) 1);
             assertThat(f.finalizedFeaturesEpoch()).isPresent();
         }
     }

@@ -11,6 +11,8 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -58,7 +60,8 @@ class EveryVersionTest {
                 }
             }
             assertThat(answered).contains("PRODUCE v3", "PRODUCE v13", "FETCH v4", "FETCH v18", "LIST_OFFSETS v1",
-                    "METADATA v0", "OFFSET_FETCH v1", "OFFSET_FETCH v9", "FIND_COORDINATOR v0", "FIND_COORDINATOR v6");
+                    "METADATA v0", "OFFSET_FETCH v1", "OFFSET_FETCH v9", "FIND_COORDINATOR v0", "FIND_COORDINATOR v6",
+                    "CONSUMER_GROUP_HEARTBEAT v0", "CONSUMER_GROUP_HEARTBEAT v1", "CONSUMER_GROUP_DESCRIBE v0", "CONSUMER_GROUP_DESCRIBE v1");
         }
     }
 
@@ -91,6 +94,10 @@ class EveryVersionTest {
                             .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics().setName("v").setPartitionIndexes(List.of(0))))));
             case FIND_COORDINATOR -> (v, id) -> new FindCoordinatorRequestData().setKey(v < 4 ? "g" : "").setCoordinatorKeys(v >= 4 ? List.of("g") : List.of());
             case DESCRIBE_GROUPS -> (v, id) -> new DescribeGroupsRequestData().setGroups(List.of("g", "missing"));
+            case CONSUMER_GROUP_HEARTBEAT -> (v, id) -> new ConsumerGroupHeartbeatRequestData().setGroupId("cg")
+                    .setMemberId("member-v" + v).setMemberEpoch(0).setRebalanceTimeoutMs(30_000)
+                    .setSubscribedTopicNames(List.of("v")).setTopicPartitions(List.of());
+            case CONSUMER_GROUP_DESCRIBE -> (v, id) -> new ConsumerGroupDescribeRequestData().setGroupIds(List.of("cg", "g", "missing"));
             default -> (v, id) -> api.messageType.newRequest();
         };
         return f.apply(version, topicId);

@@ -4,14 +4,15 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.server.common.GroupVersion;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
  * ApiVersions: exactly the APIs and versions registered with the invoker, and (v3+) the feature
  * levels a single Apache 4.4 node finalizes that kaas honours (KIP-584): metadata.version at Apache's
- * latest production level. Nothing else is finalized: transaction.version 2 (KIP-890 part 2) would
- * make 4.x producers use transaction protocol kaas does not serve, group.version 1 the KIP-848
- * consumer protocol. Admin.describeFeatures reads this answer.
+ * latest production level, and group.version 1 (KIP-848: the consumer group protocol is served; clients
+ * with group.protocol=consumer check it). transaction.version 2 (KIP-890 part 2) is not finalized: it
+ * would make 4.x producers use transaction protocol kaas does not serve. Admin.describeFeatures reads this answer.
  */
 public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestData> {
     /** The feature epoch Apache takes from its metadata log; kaas's features never change, so it stays 0. */
@@ -34,6 +35,11 @@ public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestDa
                 .setMinVersion(MetadataVersion.MINIMUM_VERSION.featureLevel()).setMaxVersion(latest.featureLevel()));
         response.finalizedFeatures().add(new ApiVersionsResponseData.FinalizedFeatureKey().setName(MetadataVersion.FEATURE_NAME)
                 .setMinVersionLevel(latest.featureLevel()).setMaxVersionLevel(latest.featureLevel()));
+        GroupVersion group = GroupVersion.GV_1;
+        response.supportedFeatures().add(new ApiVersionsResponseData.SupportedFeatureKey().setName(GroupVersion.FEATURE_NAME)
+                .setMinVersion((short) 0).setMaxVersion(group.featureLevel()));
+        response.finalizedFeatures().add(new ApiVersionsResponseData.FinalizedFeatureKey().setName(GroupVersion.FEATURE_NAME)
+                .setMinVersionLevel(group.featureLevel()).setMaxVersionLevel(group.featureLevel()));
         return CompletableFuture.completedFuture(response);
     }
 }

@@ -7,7 +7,10 @@ import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
-/** DescribeGroups. An unknown group is state Dead (v0-5) or GROUP_ID_NOT_FOUND (v6+, KIP-1043), as in Kafka. */
+/**
+ * DescribeGroups. An unknown group, or a KIP-848 consumer group, is state Dead (v0-5) or
+ * GROUP_ID_NOT_FOUND (v6+, KIP-1043), as in Kafka.
+ */
 public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsRequestData> {
     private static final short FIRST_NOT_FOUND_VERSION = 6;
 
@@ -21,7 +24,7 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeGroupsRequestData request) {
         DescribeGroupsResponseData response = new DescribeGroupsResponseData();
         for (String id : request.groups()) {
-            response.groups().add(groups.describe(id).orElseGet(() -> {
+            response.groups().add(groups.describe(id).map(d -> ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION ? d : d.setErrorCode((short) 0).setErrorMessage(null)).orElseGet(() -> {
                 DescribeGroupsResponseData.DescribedGroup d = new DescribeGroupsResponseData.DescribedGroup()
                         .setGroupId(id).setGroupState("Dead").setProtocolType("").setProtocolData("");
                 if (ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION) {

@@ -19,12 +19,20 @@ public final class JoinGroupHandler implements ApiHandler<JoinGroupRequestData> 
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, JoinGroupRequestData request) {
-        String host = ctx.remote() instanceof InetSocketAddress a ? "/" + a.getAddress().getHostAddress() : String.valueOf(ctx.remote());
-        return groups.join(request, ctx.apiVersion(), ctx.clientId() == null ? "" : ctx.clientId(), host).thenApply(r -> {
+        return groups.join(request, ctx.apiVersion(), clientId(ctx), clientHost(ctx)).thenApply(r -> {
             if (ctx.apiVersion() < FIRST_NULLABLE_PROTOCOL_VERSION && r.protocolName() == null) {
                 r.setProtocolName("");
             }
             return r;
         });
+    }
+
+    /** The member's host as groups report it ("/127.0.0.1"), for both group protocols. */
+    static String clientHost(RequestContext ctx) {
+        return ctx.remote() instanceof InetSocketAddress a ? "/" + a.getAddress().getHostAddress() : String.valueOf(ctx.remote());
+    }
+
+    static String clientId(RequestContext ctx) {
+        return ctx.clientId() == null ? "" : ctx.clientId();
     }
 }

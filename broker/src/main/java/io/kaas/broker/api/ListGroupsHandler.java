@@ -9,10 +9,8 @@ import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 
-/** ListGroups with the state (v4+) and type (v5+) filters; every group here is of type "classic". */
+/** ListGroups with the state (v4+) and type (v5+) filters; groups are of type "classic" or "consumer" (KIP-848). */
 public final class ListGroupsHandler implements ApiHandler<ListGroupsRequestData> {
-    private static final String TYPE = "classic";
-
     private final GroupCoordinator groups;
 
     public ListGroupsHandler(GroupCoordinator groups) {
@@ -24,13 +22,10 @@ public final class ListGroupsHandler implements ApiHandler<ListGroupsRequestData
         Set<String> states = request.statesFilter().stream().map(s -> s.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
         Set<String> types = request.typesFilter().stream().map(s -> s.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
         ListGroupsResponseData response = new ListGroupsResponseData();
-        if (!types.isEmpty() && !types.contains(TYPE)) {
-            return CompletableFuture.completedFuture(response);
-        }
         for (GroupCoordinator.Listing l : groups.list()) {
-            if (states.isEmpty() || states.contains(l.state().toLowerCase(Locale.ROOT))) {
+            if ((states.isEmpty() || states.contains(l.state().toLowerCase(Locale.ROOT))) && (types.isEmpty() || types.contains(l.type()))) {
                 response.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(l.groupId())
-                        .setProtocolType(l.protocolType()).setGroupState(l.state()).setGroupType(TYPE));
+                        .setProtocolType(l.protocolType()).setGroupState(l.state()).setGroupType(l.type()));
             }
         }
         return CompletableFuture.completedFuture(response);

@@ -67,6 +67,12 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 }
             }
             OffsetFetchResponseData.OffsetFetchResponseGroup gr = new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
+            Errors member = groups.validateOffsetFetch(g.groupId(), g.memberId(), g.memberEpoch());
+            if (member != Errors.NONE) {
+                // KIP-848: a consumer-group member fetches with its current epoch (STALE_MEMBER_EPOCH / UNKNOWN_MEMBER_ID).
+                response.groups().add(gr.setErrorCode(member.code()));
+                continue;
+            }
             for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(g.groupId(), wanted).entrySet()) {
                 OffsetFetchResponseData.OffsetFetchResponseTopics tr = new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(e.getKey());
                 for (OffsetStore.Committed c : e.getValue()) {

@@ -1,5 +1,6 @@
 package io.kaas.broker.group;
 
+import io.kaas.storage.TopicInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,11 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
@@ -22,15 +28,29 @@ import org.apache.kafka.common.protocol.Errors;
  * memory ({@link ClassicGroup}); committed offsets in {@link OffsetStore} files, which survive restarts
  * (members simply rejoin after one). Thread-safe: each group is its own monitor, and an offset commit
  * validates membership and writes its file under that monitor, so commits cannot race a rebalance.
+ *
+ * <p>KIP-848 consumer groups ({@link ConsumerGroups}) live beside classic ones: a group id is one kind or
+ * the other. An empty group of one kind becomes the other kind when a member of the other protocol
+ * arrives; a non-empty one refuses it as Apache does (JoinGroup: INCONSISTENT_GROUP_PROTOCOL,
+ * ConsumerGroupHeartbeat: GROUP_ID_NOT_FOUND). Kind changes are decided under {@code kinds}.
  */
 public final class GroupCoordinator {
     private final ScheduledExecutorService timer;
     private final OffsetStore offsets;
     private final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();
+    private final ConsumerGroups consumerGroups;
+    private final Object kinds = new Object();
 
     public GroupCoordinator(Path clusterDir, ScheduledExecutorService timer) {
+        this(clusterDir, timer, ConsumerGroupConfig.defaults(), Map::of);
+    }
+
+    /** {@code topics}: every topic by name, now (consumer groups assign their partitions). */
+    public GroupCoordinator(Path clusterDir, ScheduledExecutorService timer, ConsumerGroupConfig consumerConfig,
+                            Supplier<Map<String, TopicInfo>> topics) {
         this.timer = timer;
         this.offsets = new OffsetStore(clusterDir);
+        this.consumerGroups = new ConsumerGroups(timer, consumerConfig, topics);
     }
 
     private ClassicGroup group(String groupId) {
@@ -46,7 +66,67 @@ public final class GroupCoordinator {
             return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code())
                     .setMemberId(req.memberId()).setLeader(""));
         }
-        return group(req.groupId()).join(req, version, clientId, host);
+        ClassicGroup g;
+        synchronized (kinds) {
+            Optional<ConsumerGroup> consumer = consumerGroups.get(req.groupId());
+            if (consumer.isPresent()) {
+                if (!consumer.get().isEmpty()) {
+                    // Mixed groups (classic members inside a consumer group) are not supported.
+                    return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code())
+                            .setMemberId(req.memberId()).setLeader("").setProtocolName(null));
+                }
+                consumerGroups.remove(consumer.get());
+            }
+            g = group(req.groupId());
+        }
+        return g.join(req, version, clientId, host);
+    }
+
+    /** ConsumerGroupHeartbeat (KIP-848). */
+    public ConsumerGroupHeartbeatResponseData consumerHeartbeat(ConsumerGroupHeartbeatRequestData req, short version,
+                                                                String clientId, String host) {
+        Optional<ConsumerGroupHeartbeatResponseData> invalid = consumerGroups.invalid(req, version);
+        if (invalid.isPresent()) {
+            return invalid.get();
+        }
+        if (req.memberId().isEmpty()) {
+            req.setMemberId(Uuid.randomUuid().toString()); // v0: the coordinator names the member
+        }
+        ConsumerGroup g;
+        synchronized (kinds) {
+            ClassicGroup classic = groups.get(req.groupId());
+            if (classic != null) {
+                synchronized (classic) {
+                    if (!classic.members.isEmpty()) {
+                        return ConsumerGroup.error(Errors.GROUP_ID_NOT_FOUND, "Group " + req.groupId() + " is not a consumer group.");
+                    }
+                    classic.markDead();
+                    groups.remove(req.groupId(), classic);
+                }
+            }
+            if (req.memberEpoch() != 0 && consumerGroups.get(req.groupId()).isEmpty()) {
+                return ConsumerGroup.error(Errors.UNKNOWN_MEMBER_ID, "Member " + req.memberId() + " is not a member of group " + req.groupId());
+            }
+            g = consumerGroups.getOrCreate(req.groupId());
+        }
+        return g.heartbeat(req, clientId, host);
+    }
+
+    /** ConsumerGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown and classic groups, as Apache. */
+    public ConsumerGroupDescribeResponseData.DescribedGroup consumerDescribe(String groupId, short version) {
+        Optional<ConsumerGroup> g = consumerGroups.get(groupId);
+        if (g.isPresent()) {
+            return consumerGroups.describe(g.get(), version);
+        }
+        boolean classic = groups.containsKey(groupId) || offsets.groups().contains(groupId);
+        return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
+                .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                .setErrorMessage(classic ? "Group " + groupId + " is not a consumer group." : "Group " + groupId + " not found.");
+    }
+
+    /** OffsetFetch v9+ from a consumer-group member: its epoch must be current (KIP-848). NONE for classic groups. */
+    public Errors validateOffsetFetch(String groupId, String memberId, int memberEpoch) {
+        return consumerGroups.get(groupId).map(g -> g.validateFetch(memberId, memberEpoch)).orElse(Errors.NONE);
     }
 
     public CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData req) {
@@ -69,6 +149,16 @@ public final class GroupCoordinator {
     public Errors commit(String groupId, String memberId, String instanceId, int generation, List<OffsetStore.Committed> commits) {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
+        }
+        Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
+        if (consumer.isPresent()) {
+            synchronized (consumer.get()) {
+                Errors e = consumer.get().validateCommit(memberId, generation);
+                if (e == Errors.NONE && !commits.isEmpty()) {
+                    offsets.commit(groupId, commits);
+                }
+                return e;
+            }
         }
         ClassicGroup g = group(groupId);
         synchronized (g) {
@@ -119,21 +209,25 @@ public final class GroupCoordinator {
                 }
             }
         });
+        ids.addAll(consumerGroups.all().keySet());
         return ids;
     }
 
-    /** State and protocol type as ListGroups reports them; offsets-only groups are Empty with no protocol. */
-    public record Listing(String groupId, String protocolType, String state) {}
+    /** State, protocol type and group type (classic or consumer) as ListGroups reports them; offsets-only groups are Empty classic groups with no protocol. */
+    public record Listing(String groupId, String protocolType, String state, String type) {}
 
     public List<Listing> list() {
         List<Listing> out = new ArrayList<>();
         for (String id : groupIds()) {
             ClassicGroup g = groups.get(id);
-            if (g == null) {
-                out.add(new Listing(id, "", GroupState.EMPTY.wireName()));
+            Optional<ConsumerGroup> consumer = consumerGroups.get(id);
+            if (consumer.isPresent()) {
+                out.add(new Listing(id, "consumer", consumer.get().stateName(), "consumer"));
+            } else if (g == null) {
+                out.add(new Listing(id, "", GroupState.EMPTY.wireName(), "classic"));
             } else {
                 synchronized (g) {
-                    out.add(new Listing(id, g.protocolType == null ? "" : g.protocolType, g.state.wireName()));
+                    out.add(new Listing(id, g.protocolType == null ? "" : g.protocolType, g.state.wireName(), "classic"));
                 }
             }
         }
@@ -142,6 +236,12 @@ public final class GroupCoordinator {
 
     /** DescribeGroups for one group; empty when the group is unknown. */
     public Optional<DescribeGroupsResponseData.DescribedGroup> describe(String groupId) {
+        if (consumerGroups.get(groupId).isPresent()) {
+            // As Apache 4.x: DescribeGroups describes classic groups only; ConsumerGroupDescribe the others.
+            return Optional.of(new DescribeGroupsResponseData.DescribedGroup().setGroupId(groupId).setGroupState("Dead")
+                    .setProtocolType("").setProtocolData("").setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                    .setErrorMessage("Group " + groupId + " is not a classic group."));
+        }
         ClassicGroup g = groups.get(groupId);
         if (g == null) {
             return offsets.groups().contains(groupId)
@@ -171,6 +271,19 @@ public final class GroupCoordinator {
 
     /** DeleteGroups: only groups without members; removes the offsets file. */
     public Errors deleteGroup(String groupId) {
+        Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
+        if (consumer.isPresent()) {
+            synchronized (kinds) {
+                synchronized (consumer.get()) {
+                    if (!consumer.get().isEmpty()) {
+                        return Errors.NON_EMPTY_GROUP;
+                    }
+                    consumerGroups.remove(consumer.get());
+                    offsets.deleteGroup(groupId);
+                }
+            }
+            return Errors.NONE;
+        }
         ClassicGroup g = groups.get(groupId);
         if (g == null && !offsets.groups().contains(groupId)) {
             return Errors.GROUP_ID_NOT_FOUND;
@@ -193,12 +306,13 @@ public final class GroupCoordinator {
     /** OffsetDelete: group-level error, or per-partition deletion refusing topics members subscribe to. */
     public Errors deleteOffsets(String groupId, List<OffsetStore.PartitionKey> partitions, Map<OffsetStore.PartitionKey, Errors> results) {
         ClassicGroup g = groups.get(groupId);
-        if (g == null && !offsets.groups().contains(groupId)) {
+        Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
+        if (g == null && consumer.isEmpty() && !offsets.groups().contains(groupId)) {
             return Errors.GROUP_ID_NOT_FOUND;
         }
-        Object lock = g != null ? g : this;
+        Object lock = consumer.isPresent() ? consumer.get() : g != null ? g : this;
         synchronized (lock) {
-            Set<String> subscribed = g != null ? g.subscribedTopics() : Set.of();
+            Set<String> subscribed = consumer.isPresent() ? consumer.get().subscribedTopics() : g != null ? g.subscribedTopics() : Set.of();
             List<OffsetStore.PartitionKey> deletable = new ArrayList<>();
             for (OffsetStore.PartitionKey k : partitions) {
                 if (subscribed.contains(k.topic())) {
@@ -218,5 +332,6 @@ public final class GroupCoordinator {
     /** Broker shutdown: every member waiting in JoinGroup/SyncGroup is answered COORDINATOR_NOT_AVAILABLE (retriable). */
     public void shutdown() {
         groups.values().forEach(ClassicGroup::releaseWaiters);
+        consumerGroups.shutdown();
     }
 }
