@@ -386,7 +386,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes'"
+  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-open-files'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -422,6 +422,9 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--socket-request-max-bytes')
+      return
+      ;;
+    '--max-open-files')
       return
       ;;
   esac

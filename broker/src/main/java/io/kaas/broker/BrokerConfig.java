@@ -21,11 +21,13 @@ import java.util.Objects;
  * @param defaultPartitions        partitions of an auto-created topic (and CreateTopics with -1)
  * @param socketRequestMaxBytes    a frame larger than this closes the connection
  * @param requestHandlerThreads    threads that run API handlers (never the event loop)
+ * @param maxOpenFiles             ceiling of segment files the engine holds open; 0 = half the process's file limit
  */
 public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedListeners, int brokerId,
                            String clusterId, Path dataDir, boolean inMemory, long flushIntervalMessages,
                            long segmentBytes, Duration retentionCheckInterval, boolean autoCreateTopics,
-                           int defaultPartitions, int socketRequestMaxBytes, int requestHandlerThreads) {
+                           int defaultPartitions, int socketRequestMaxBytes, int requestHandlerThreads,
+                           int maxOpenFiles) {
     public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
     public static final Duration DEFAULT_RETENTION_CHECK_INTERVAL = Duration.ofSeconds(300);
     /** A fixed default so that restarts without --cluster-id keep the same cluster (what clients cache). */
@@ -53,13 +55,16 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
         if (!inMemory) {
             Objects.requireNonNull(dataDir, "dataDir");
         }
+        if (maxOpenFiles != 0 && maxOpenFiles < 16) {
+            throw new IllegalArgumentException("max open files must be at least 16 (or 0 for the default), got " + maxOpenFiles);
+        }
     }
 
     /** {@code kaas serve} with no arguments: localhost:9092, data in ./kaas-data. */
     public static BrokerConfig defaults() {
         return new BrokerConfig(List.of(new Endpoint("PLAINTEXT", "localhost", 9092)), List.of(), 0,
                 DEFAULT_CLUSTER_ID, Path.of("kaas-data"), false, 1, 1L << 30, DEFAULT_RETENTION_CHECK_INTERVAL,
-                true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, Math.max(2, Runtime.getRuntime().availableProcessors()));
+                true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, Math.max(2, Runtime.getRuntime().availableProcessors()), 0);
     }
 
     /** A broker on an ephemeral loopback port (tests). */
@@ -68,50 +73,54 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
     }
 
     public BrokerConfig withListeners(List<Endpoint> v) {
-        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withAdvertisedListeners(List<Endpoint> v) {
-        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withBrokerId(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withClusterId(String v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withDataDir(Path v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withInMemory(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withFlushIntervalMessages(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withSegmentBytes(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withRetentionCheckInterval(Duration v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withAutoCreateTopics(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withDefaultPartitions(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, maxOpenFiles);
     }
 
     public BrokerConfig withSocketRequestMaxBytes(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, maxOpenFiles);
+    }
+
+    public BrokerConfig withMaxOpenFiles(int v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v);
     }
 }

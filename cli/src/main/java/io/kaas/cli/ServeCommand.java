@@ -91,6 +91,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "Largest request accepted; a bigger one closes its connection (env KAAS_SOCKET_REQUEST_MAX_BYTES; default 100 MiB).")
     int socketRequestMaxBytes;
 
+    @Option(names = "--max-open-files", paramLabel = "N", defaultValue = "${env:KAAS_MAX_OPEN_FILES:-0}",
+            description = "Segment files held open at once; idle ones are closed past it and reopened on use, so "
+                    + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: half of "
+                    + "the process's open-file limit, ulimit -n).")
+    int maxOpenFiles;
+
     /** The broker configuration these options describe. */
     BrokerConfig toConfig() {
         try {
@@ -108,7 +114,8 @@ final class ServeCommand implements Callable<Integer> {
                     .withRetentionCheckInterval(retentionCheckInterval)
                     .withAutoCreateTopics(autoCreateTopics)
                     .withDefaultPartitions(numPartitions)
-                    .withSocketRequestMaxBytes(socketRequestMaxBytes);
+                    .withSocketRequestMaxBytes(socketRequestMaxBytes)
+                    .withMaxOpenFiles(maxOpenFiles);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

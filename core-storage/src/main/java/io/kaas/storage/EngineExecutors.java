@@ -4,6 +4,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,13 +13,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The engine's threads, owned by the engine and stopped by {@link #close()}:
  * {@code kaas-committer-N} (fsync drains and checkpoint refreshes; a cached pool, so a partition whose
- * fsync hangs pins one thread, never the others') and {@code kaas-fsync-watchdog} (one timer).
+ * fsync hangs pins one thread, never the others'), {@code kaas-fsync-watchdog} (one timer) and
+ * {@code kaas-partition-loader-N} (a bounded pool that opens partitions at start-up and topic creation:
+ * recovery scans, state files and the first segment's fsyncs, several at once because the disk serves
+ * them in parallel).
  */
 public final class EngineExecutors implements AutoCloseable {
+    /** Loads at once: small files and fsyncs, so more than the cores, bounded so start-up cannot flood the disk. */
+    static final int LOADER_THREADS = Math.max(4, Math.min(16, 4 * Runtime.getRuntime().availableProcessors()));
     private final ExecutorService committers;
     private final ScheduledExecutorService watchdog;
+    private final ThreadPoolExecutor loaders;
 
     public EngineExecutors() {
+        this.loaders = new ThreadPoolExecutor(LOADER_THREADS, LOADER_THREADS, 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), named("kaas-partition-loader-"));
         this.committers = Executors.newCachedThreadPool(named("kaas-committer-"));
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, named("kaas-fsync-watchdog"));
         // Every fsync schedules and cancels a timeout: drop cancelled ones instead of keeping them queued.
@@ -42,8 +52,27 @@ public final class EngineExecutors implements AutoCloseable {
         return watchdog;
     }
 
+    public ExecutorService loaders() {
+        return loaders;
+    }
+
+    /**
+     * Drops queued loads and waits for those running. Not interrupted: an interrupt closes the NIO
+     * channel a load is writing through, and the engine closes every partition once they are done.
+     */
+    public void stopLoaders() {
+        loaders.getQueue().clear();
+        loaders.shutdown();
+        try {
+            loaders.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void close() {
+        stopLoaders();
         // Committers first: a drain still running schedules a watchdog timeout for each fsync it issues.
         committers.shutdown();
         try {

@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * readers, and a {@link GroupCommitter} doing the fsyncs. Start reading at {@link #append}.
  *
  * <p>The other jobs live beside it: reads and lookups in {@link PartitionReads}, the log-start rule in
- * {@link LogStartRule} and the delayed unlink in {@link RemovedSegments}, the state files and their
+ * {@link LogStartRule} and the unlink in {@link RemovedSegments}, the state files and their
  * ordering in {@link PartitionStateFiles}, Fetch long-polls in {@link HighWatermarkWaiters}.
  *
  * <p>Durability promise: an append acknowledged under {@link Acks#ALL} (flush interval 1, the default)
@@ -37,9 +36,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Partition implements PartitionLog {
     private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
-    /** How long a segment removed by retention or DeleteRecords stays open: see {@link RemovedSegments}. */
-    public static final Duration REMOVED_SEGMENT_CLOSE_DELAY = RemovedSegments.CLOSE_DELAY;
-
     private final TopicPartition id;
     private final Path dir;
     private final EngineConfig config;
@@ -47,7 +43,6 @@ public final class Partition implements PartitionLog {
     private final GroupCommitter committer;
     private final PartitionStateFiles stateFiles;
     private final PartitionReads reads;
-    private final RemovedSegments removed;
     private final HighWatermarkWaiters hwmWaiters;
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -85,7 +80,6 @@ public final class Partition implements PartitionLog {
         this.openReport = recovered.outcome().report();
         this.stateFiles = new PartitionStateFiles(dir);
         this.reads = new PartitionReads(id, () -> view, () -> closed, dir.getFileSystem() == FileSystems.getDefault());
-        this.removed = new RemovedSegments(id, dir, executors.watchdog());
         this.hwmWaiters = new HighWatermarkWaiters(() -> view.state().highWatermark());
         this.committer = new GroupCommitter(new CommitterLog(), executors.committers(), executors.watchdog(), config.fsyncTimeout());
         // RecoveryScan.recoverState wrote the snapshots, then the checkpoint at EOF, if it scanned a tail.
@@ -95,13 +89,14 @@ public final class Partition implements PartitionLog {
     }
 
     /**
-     * Opens the partition in {@code dir} (created if missing): takes the {@code .lock}, runs the
-     * recovery scan, loads idempotence and transaction state and replays the scanned tail onto it.
-     * See {@link PartitionLoader}.
+     * Opens the partition in {@code dir} (created if missing) on its own, outside an engine (tests,
+     * benchmarks): takes {@code <partition>/.lock} (refused while a running engine holds the data
+     * directory's), runs the recovery scan, loads idempotence and transaction state and replays the
+     * scanned tail onto it. See {@link PartitionLoader}.
      */
     public static Partition open(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig,
                                  EngineExecutors executors) {
-        return PartitionLoader.load(dir, id, config, topicConfig, executors);
+        return PartitionLoader.loadAlone(dir, id, config, topicConfig, executors);
     }
 
     // ---------------------------------------------------------------- append path
@@ -317,7 +312,7 @@ public final class Partition implements PartitionLog {
         } finally {
             lock.unlock();
         }
-        removed.unlinkAndCloseLater(gone);
+        RemovedSegments.closeAndUnlink(id, dir, gone);
         return view.state().logStartOffset();
     }
 
@@ -343,7 +338,7 @@ public final class Partition implements PartitionLog {
         } finally {
             lock.unlock();
         }
-        removed.unlinkAndCloseLater(gone);
+        RemovedSegments.closeAndUnlink(id, dir, gone);
         return gone.size();
     }
 
@@ -358,11 +353,6 @@ public final class Partition implements PartitionLog {
         List<Segment> gone = log.removeWhollyBelow(logStartOffset);
         publish();
         return gone;
-    }
-
-    /** Removed segments whose files are still open (for tests). */
-    int removedSegmentsStillOpen() {
-        return removed.stillOpen();
     }
 
     void updateTopicConfig(TopicConfig config) {
@@ -500,7 +490,6 @@ public final class Partition implements PartitionLog {
                 committer.fail(sticky);
             }
             log.closeAll(id);
-            removed.closeAll();
         } finally {
             lock.unlock();
             owner.close();

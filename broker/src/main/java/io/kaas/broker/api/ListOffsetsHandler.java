@@ -1,10 +1,10 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
-import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
 import io.kaas.storage.TimestampOffset;
 import io.kaas.storage.TopicInfo;
+import io.kaas.storage.TopicPartition;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.IsolationLevel;
@@ -46,8 +46,9 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                     continue;
                 }
                 try {
-                    PartitionLog log = topics.partition(t.name(), p.partitionIndex());
-                    PartitionState state = log.state();
+                    TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
+                    // Latest and earliest come from memory; only lookups by timestamp read the log.
+                    PartitionState state = topics.engine().partitionState(tp);
                     if (ctx.apiVersion() >= FIRST_LEADER_EPOCH_VERSION) {
                         pr.setLeaderEpoch(state.leaderEpoch());
                     }
@@ -55,12 +56,12 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                     if (ts == LATEST) {
                         pr.setOffset(readCommitted ? state.lastStableOffset() : state.highWatermark());
                     } else if (ts == MAX_TIMESTAMP) {
-                        Optional<TimestampOffset> max = log.maxTimestamp();
+                        Optional<TimestampOffset> max = topics.partition(t.name(), p.partitionIndex()).maxTimestamp();
                         max.ifPresent(m -> pr.setTimestamp(m.timestamp()).setOffset(m.offset()));
                     } else if (ts < 0) {
                         pr.setOffset(state.logStartOffset());
                     } else {
-                        Optional<TimestampOffset> found = log.offsetForTimestamp(ts);
+                        Optional<TimestampOffset> found = topics.partition(t.name(), p.partitionIndex()).offsetForTimestamp(ts);
                         found.ifPresent(f -> pr.setTimestamp(f.timestamp()).setOffset(f.offset()));
                     }
                 } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.kaas.broker.net;
 
+import io.kaas.broker.api.FileSliceRecords;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.ArrayDeque;
@@ -127,6 +128,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             }
             if (closed || !ctx.channel().isActive()) {
                 call.request.release();
+                FileSliceRecords.releaseAll(call.body);
                 inFlight.finished();
                 continue;
             }
@@ -150,6 +152,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             request.release();
         } catch (RuntimeException e) {
             request.release();
+            FileSliceRecords.releaseAll(call.body);
             inFlight.finished();
             LOG.error("closing connection from {}: cannot encode the {} v{} response", ctx.channel().remoteAddress(),
                     request.api(), request.version(), e);
