@@ -21,7 +21,7 @@ import java.util.Objects;
  * @param defaultPartitions        partitions of an auto-created topic (and CreateTopics with -1)
  * @param socketRequestMaxBytes    a frame larger than this closes the connection
  * @param requestHandlerThreads    threads that run API handlers (never the event loop)
- * @param maxOpenFiles             ceiling of segment files the engine holds open; 0 = half the process's file limit
+ * @param maxOpenFiles             ceiling of segment files the engine holds open; 0 = 40% of the process's file limit
  */
 public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedListeners, int brokerId,
                            String clusterId, Path dataDir, boolean inMemory, long flushIntervalMessages,

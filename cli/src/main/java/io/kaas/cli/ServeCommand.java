@@ -93,7 +93,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--max-open-files", paramLabel = "N", defaultValue = "${env:KAAS_MAX_OPEN_FILES:-0}",
             description = "Segment files held open at once; idle ones are closed past it and reopened on use, so "
-                    + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: half of "
+                    + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: 40%% of "
                     + "the process's open-file limit, ulimit -n).")
     int maxOpenFiles;
 

@@ -170,7 +170,7 @@ public final class DiskStorageEngine implements StorageEngine {
         for (int p = 0; p < info.partitions(); p++) {
             CompletableFuture<Partition> part = open.remove(new TopicPartition(name, p));
             if (part != null) {
-                loadedOrNull(part, true).ifPresent(Partition::close);
+                loaded(part, true).ifPresent(Partition::close);
             }
         }
         Path dir = TopicDir.of(config.dataDir(), name);
@@ -239,7 +239,7 @@ public final class DiskStorageEngine implements StorageEngine {
         topics.put(name, updated);
         open.forEach((tp, p) -> {
             if (tp.topic().equals(name)) {
-                loadedOrNull(p, false).ifPresent(part -> part.updateTopicConfig(topicConfig));
+                loaded(p, false).ifPresent(part -> part.updateTopicConfig(topicConfig));
             }
         });
         return updated;
@@ -343,7 +343,7 @@ public final class DiskStorageEngine implements StorageEngine {
         }
     }
 
-    private static Optional<Partition> loadedOrNull(CompletableFuture<Partition> f, boolean wait) {
+    private static Optional<Partition> loaded(CompletableFuture<Partition> f, boolean wait) {
         if (!wait && !f.isDone()) {
             return Optional.empty();
         }
@@ -383,7 +383,7 @@ public final class DiskStorageEngine implements StorageEngine {
     public int runRetention(long nowMs) {
         int removed = 0;
         for (CompletableFuture<Partition> f : open.values()) {
-            Optional<Partition> p = loadedOrNull(f, false);
+            Optional<Partition> p = loaded(f, false);
             if (p.isPresent()) {
                 removed += p.get().runRetention(nowMs);
             }
@@ -416,14 +416,18 @@ public final class DiskStorageEngine implements StorageEngine {
         executors.stopLoaders();
         List<CompletableFuture<Partition>> all = new ArrayList<>(open.values());
         open.clear();
+        // Tens of thousands of partitions each fsync and write state files: several at once, as at load.
+        List<Runnable> closes = new ArrayList<>();
         for (CompletableFuture<Partition> f : all) {
-            Optional<Partition> p = loadedOrNull(f, true);
-            try {
-                p.ifPresent(Partition::close);
-            } catch (RuntimeException e) {
-                LOG.error("{}: close failed: {}", p.get().id(), e.toString());
-            }
+            loaded(f, true).ifPresent(p -> closes.add(() -> {
+                try {
+                    p.close();
+                } catch (RuntimeException e) {
+                    LOG.error("{}: close failed: {}", p.id(), e.toString());
+                }
+            }));
         }
+        EngineExecutors.runInParallel(closes);
         executors.close();
         owner.close();
     }

@@ -17,7 +17,7 @@ import java.time.Duration;
  * @param leaderEpoch             epoch written into new segment names and batches
  * @param clock                   time source for retention and segment.ms
  * @param maxOpenFiles            ceiling of segment files held open at once ({@link FileHandleCache}); idle ones
- *                                are closed past it. Default: half the process's file-descriptor limit
+ *                                are closed past it. Default: 40% of the process's file-descriptor limit
  */
 public record EngineConfig(Path dataDir, long segmentBytes, int indexIntervalBytes, long flushIntervalMessages,
                            Duration fsyncTimeout, long checkpointIntervalBytes, int leaderEpoch, Clock clock,

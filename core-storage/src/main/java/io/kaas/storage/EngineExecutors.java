@@ -1,5 +1,6 @@
 package io.kaas.storage;
 
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fsync hangs pins one thread, never the others'), {@code kaas-fsync-watchdog} (one timer) and
  * {@code kaas-partition-loader-N} (a bounded pool that opens partitions at start-up and topic creation:
  * recovery scans, state files and the first segment's fsyncs, several at once because the disk serves
- * them in parallel).
+ * them in parallel), and {@code kaas-partition-closer-N} while the engine closes.
  */
 public final class EngineExecutors implements AutoCloseable {
     /** Loads at once: small files and fsyncs, so more than the cores, bounded so start-up cannot flood the disk. */
@@ -67,6 +68,29 @@ public final class EngineExecutors implements AutoCloseable {
             loaders.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Runs {@code tasks} on {@link #LOADER_THREADS} threads named {@code kaas-partition-closer-N}, started
+     * for this call and stopped before it returns: the engine's close, where every partition fsyncs and
+     * writes its state files, which the disk serves several at once.
+     */
+    public static void runInParallel(List<Runnable> tasks) {
+        ExecutorService closers = Executors.newFixedThreadPool(LOADER_THREADS, named("kaas-partition-closer-"));
+        try {
+            tasks.forEach(closers::execute);
+        } finally {
+            closers.shutdown();
+            boolean done = false;
+            while (!done) {
+                try {
+                    done = closers.awaitTermination(1, TimeUnit.MINUTES);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    done = true; // the caller is being stopped: the closes go on, without us waiting
+                }
+            }
         }
     }
 

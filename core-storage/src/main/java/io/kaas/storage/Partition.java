@@ -56,6 +56,8 @@ public final class Partition implements PartitionLog {
     private volatile boolean closed;
     private TopicConfig topicConfig;
     private final CheckpointKeeper checkpoints;
+    /** What manifest.json holds (recovery or the loader left it so): close skips an unchanged one. */
+    private Manifest manifestOnDisk;
 
     /** Written under lock, read lock-free by the committer to decide whether to run. */
     private volatile long requestedFlushSeq;
@@ -85,6 +87,7 @@ public final class Partition implements PartitionLog {
         // RecoveryScan.recoverState wrote the snapshots, then the checkpoint at EOF, if it scanned a tail.
         this.checkpoints = new CheckpointKeeper(id, stateFiles, config.checkpointIntervalBytes(),
                 new RecoveryCheckpoint(log.active().baseOffset(), log.active().size(), log.nextOffset()));
+        this.manifestOnDisk = new Manifest(epoch, log.nextOffset(), logStartOffset);
         publish();
     }
 
@@ -348,7 +351,8 @@ public final class Partition implements PartitionLog {
      */
     private List<Segment> advanceLogStart(long target) {
         // Durable first: if the write fails, nothing changed and the caller gets the error.
-        stateFiles.writeManifest(new Manifest(epoch, log.nextOffset(), target));
+        manifestOnDisk = new Manifest(epoch, log.nextOffset(), target);
+        stateFiles.writeManifest(manifestOnDisk);
         logStartOffset = target;
         List<Segment> gone = log.removeWhollyBelow(logStartOffset);
         publish();
@@ -465,7 +469,8 @@ public final class Partition implements PartitionLog {
     /**
      * Clean close: fsync the log and index, write the snapshots and the checkpoint at EOF
      * ({@link PartitionStateFiles#writeCheckpoint}) and the manifest (so the next open scans zero
-     * bytes), close files, release the lock. After an fsync failure only the files are closed:
+     * bytes), close files, release the lock. Each step is skipped when already so on disk: a partition
+     * untouched since it was loaded closes without opening or writing a file. After an fsync failure only the files are closed:
      * nothing unsynced is claimed durable.
      */
     @Override
@@ -481,7 +486,10 @@ public final class Partition implements PartitionLog {
                     log.active().flush();
                     committer.complete(requestedFlushSeq);
                     checkpoints.writeAtEnd(log.active(), log.nextOffset(), producers, txns);
-                    stateFiles.writeManifest(new Manifest(epoch, log.nextOffset(), logStartOffset));
+                    Manifest atClose = new Manifest(epoch, log.nextOffset(), logStartOffset);
+                    if (!atClose.equals(manifestOnDisk)) {
+                        stateFiles.writeManifest(atClose);
+                    }
                 } catch (IOException | StorageException e) {
                     LOG.error("{}: clean close failed; the next open recovers from the log: {}", id, e.getMessage());
                     committer.fail(new StorageException(StorageException.Kind.IO, id + ": close failed: " + e.getMessage(), e));

@@ -62,6 +62,9 @@ final class PartitionLoader {
             report.actions().forEach(a -> LOG.warn("{}: recovery: {}", id, a));
             SegmentLog log = SegmentLog.open(dir, outcome.segments(), outcome.epoch(), outcome.logEndOffset(), indexPolicy,
                     config.clock().millis(), files);
+            if (report.bytesScanned() > 0) {
+                log.active().assumeUnsynced(); // a tail the last process may never have fsynced
+            }
             if (outcome.segments().isEmpty()) {
                 new PartitionStateFiles(dir).writeManifest(new Manifest(outcome.epoch(), outcome.logEndOffset(), outcome.logStartOffset()));
             }

@@ -51,7 +51,8 @@ final class StartupLoad {
             load.accept(tp);
             ok = true;
         } catch (StorageException e) {
-            if (e.kind() != StorageException.Kind.CLOSED) {
+            // Closing, or the topic was deleted before its turn: nothing to say.
+            if (e.kind() != StorageException.Kind.CLOSED && e.kind() != StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION) {
                 LOG.error("{}: not loaded at start-up: {}", tp, e.getMessage());
             }
         } catch (RuntimeException e) {

@@ -214,9 +214,15 @@ public final class Segment implements AutoCloseable {
         }
     }
 
-    /** fsync of the log's data (fdatasync: includes the size, which is what makes appended bytes readable). */
+    /**
+     * fsync of the log's data (fdatasync: includes the size, which is what makes appended bytes
+     * readable). Nothing to do when every byte is known fsynced: an idle partition's close opens no file.
+     */
     public void flush() throws IOException {
         long covered = size;
+        if (covered <= durableSize && evictionSyncFailure == null) {
+            return;
+        }
         try (CachedFile.Handle h = log.acquire()) {
             h.channel().force(false);
         }
@@ -227,6 +233,14 @@ public final class Segment implements AutoCloseable {
         if (covered > durableSize) {
             durableSize = covered;
         }
+    }
+
+    /**
+     * The bytes on disk may not be fsynced (the last process did not close cleanly): the next flush
+     * syncs them all. Called at open, before the segment is shared.
+     */
+    public void assumeUnsynced() {
+        durableSize = 0;
     }
 
     /** Roll: fsync, then refuse further appends. Holds Partition.lock. */

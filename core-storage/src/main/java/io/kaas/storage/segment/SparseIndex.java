@@ -274,7 +274,7 @@ public final class SparseIndex implements AutoCloseable {
      * is rebuilt from the log by recovery anyway.
      */
     public void flush() throws IOException {
-        if (channel == null) {
+        if (sealed) {
             return;
         }
         try (CachedFile.Handle h = channel.acquire()) {
@@ -342,6 +342,11 @@ public final class SparseIndex implements AutoCloseable {
 
     public Path file() {
         return file;
+    }
+
+    /** Whether the entries are in memory (tests of cold indexes). */
+    boolean isLoaded() {
+        return loaded;
     }
 
     public long baseOffset() {
