@@ -69,6 +69,13 @@ class ManyPartitionsTest {
             engine.whenReady().get(30, TimeUnit.SECONDS);
             assertThat(engine.loadProgress().loaded()).isEqualTo(PARTITIONS);
             assertThat(engine.files().openChannels()).as("loaded partitions hold no file").isZero();
+            long scanned = 0;
+            for (int t = 0; t < TOPICS; t++) {
+                for (int p = 0; p < PER_TOPIC; p++) {
+                    scanned += engine.openPartition(new io.kaas.storage.TopicPartition(topic(t), p)).openReport().bytesScanned();
+                }
+            }
+            assertThat(scanned).as("after a clean close no partition reads a log byte to reopen").isZero();
 
             produceOneEach(broker, "second");
             assertThat(consumeAll(broker)).isEqualTo(2 * PARTITIONS);

@@ -41,16 +41,25 @@ class PartitionFootprintTest {
             }
         }
         long before = heapAfterGc();
+        long fdsBefore = openFds();
         try (DiskStorageEngine engine = new DiskStorageEngine(config)) {
             engine.whenReady().get(60, TimeUnit.SECONDS);
+            long fds = openFds() - fdsBefore;
             assertThat(engine.loadProgress()).isEqualTo(new StorageEngine.LoadProgress(PARTITIONS, PARTITIONS, 0));
             long after = heapAfterGc();
             long perPartition = (after - before) / PARTITIONS;
-            System.out.printf("PartitionFootprintTest: %d idle partitions: %d bytes of heap each, %d segment files open%n",
-                    PARTITIONS, perPartition, engine.files().openChannels());
+            System.out.printf("PartitionFootprintTest: %d idle partitions: %d bytes of heap each, %d segment files open, "
+                    + "%d more descriptors in the process%n", PARTITIONS, perPartition, engine.files().openChannels(), fds);
+            assertThat(fds).as("the data directory's lock, and a loader thread's leftovers at most").isLessThan(8);
             assertThat(engine.files().openChannels()).as("an idle partition holds no file").isZero();
             assertThat(perPartition).isLessThan(MAX_BYTES_PER_PARTITION);
             assertThat(engine.partition(new TopicPartition("t0", 0)).read(0, 1 << 20, 200).sizeInBytes()).isPositive();
+        }
+    }
+
+    private static long openFds() throws java.io.IOException {
+        try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {
+            return s.count();
         }
     }
 
