@@ -26,12 +26,13 @@ import java.util.Objects;
  * @param fetchSessionCacheSlots   Apache's max.incremental.fetch.session.cache.slots: how many incremental fetch
  *                                 sessions (KIP-227) the broker keeps; 0 turns them off
  * @param consumerGroups           the KIP-848 consumer group protocol's settings (group.consumer.*)
+ * @param maxOpenFiles             ceiling of segment files the engine holds open; 0 = 40% of the process's file limit
  */
 public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedListeners, int brokerId,
                            String clusterId, Path dataDir, boolean inMemory, long flushIntervalMessages,
                            long segmentBytes, Duration retentionCheckInterval, boolean autoCreateTopics,
                            int defaultPartitions, int socketRequestMaxBytes, int requestHandlerThreads,
-                           int fetchSessionCacheSlots, ConsumerGroupConfig consumerGroups) {
+                           int fetchSessionCacheSlots, ConsumerGroupConfig consumerGroups, int maxOpenFiles) {
     public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
     public static final Duration DEFAULT_RETENTION_CHECK_INTERVAL = Duration.ofSeconds(300);
     /** A fixed default so that restarts without --cluster-id keep the same cluster (what clients cache). */
@@ -63,6 +64,9 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
             Objects.requireNonNull(dataDir, "dataDir");
         }
         consumerGroups = consumerGroups == null ? ConsumerGroupConfig.defaults() : consumerGroups;
+        if (maxOpenFiles != 0 && maxOpenFiles < 16) {
+            throw new IllegalArgumentException("max open files must be at least 16 (or 0 for the default), got " + maxOpenFiles);
+        }
     }
 
     /** {@code kaas serve} with no arguments: localhost:9092, data in ./kaas-data. */
@@ -70,7 +74,7 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
         return new BrokerConfig(List.of(new Endpoint("PLAINTEXT", "localhost", 9092)), List.of(), 0,
                 DEFAULT_CLUSTER_ID, Path.of("kaas-data"), false, 1, 1L << 30, DEFAULT_RETENTION_CHECK_INTERVAL,
                 true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, Math.max(2, Runtime.getRuntime().availableProcessors()),
-                FetchSessionCache.DEFAULT_SLOTS, ConsumerGroupConfig.defaults());
+                FetchSessionCache.DEFAULT_SLOTS, ConsumerGroupConfig.defaults(), 0);
     }
 
     /** A broker on an ephemeral loopback port (tests). */
@@ -79,58 +83,62 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
     }
 
     public BrokerConfig withListeners(List<Endpoint> v) {
-        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withAdvertisedListeners(List<Endpoint> v) {
-        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withBrokerId(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withClusterId(String v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withDataDir(Path v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withInMemory(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withFlushIntervalMessages(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withSegmentBytes(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withRetentionCheckInterval(Duration v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withAutoCreateTopics(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withDefaultPartitions(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withSocketRequestMaxBytes(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withFetchSessionCacheSlots(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v, consumerGroups);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v, consumerGroups, maxOpenFiles);
     }
 
     public BrokerConfig withConsumerGroups(ConsumerGroupConfig v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, v);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, v, maxOpenFiles);
+    }
+
+    public BrokerConfig withMaxOpenFiles(int v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, v);
     }
 }

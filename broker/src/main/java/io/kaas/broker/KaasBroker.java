@@ -141,6 +141,9 @@ public final class KaasBroker implements AutoCloseable {
         EngineConfig engineConfig = EngineConfig.defaults(dir)
                 .withSegmentBytes(config.segmentBytes())
                 .withFlushIntervalMessages(config.flushIntervalMessages());
+        if (config.maxOpenFiles() > 0) {
+            engineConfig = engineConfig.withMaxOpenFiles(config.maxOpenFiles());
+        }
         StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig) : new DiskStorageEngine(engineConfig);
         return new KaasBroker(config, security, engine);
     }

@@ -70,10 +70,13 @@ class PipelinedProduceTest {
         long fsyncsBefore = partition.fsyncCount();
         try (RawKafkaConnection c = new RawKafkaConnection(broker.boundPort())) {
             List<Integer> ids = new ArrayList<>();
-            for (int seq = 0; seq < 5; seq++) {
+            ids.add(c.send(ApiKeys.PRODUCE, PRODUCE_V9, produce(0)));
+            // The first fsync (covering request 0 only) is held before the others are sent: on a busy
+            // machine the broker could otherwise append all five before the committer captures its target.
+            gate.awaitBlocked(1, Duration.ofSeconds(10));
+            for (int seq = 1; seq < 5; seq++) {
                 ids.add(c.send(ApiKeys.PRODUCE, PRODUCE_V9, produce(seq)));
             }
-            gate.awaitBlocked(1, Duration.ofSeconds(10));
             // All five are written while the first fsync is still held: they were not kept waiting.
             await().atMost(Duration.ofSeconds(10)).until(() -> partition.state().highWatermark() == 5);
             // A non-produce request queues behind them and is answered after them.

@@ -3,6 +3,7 @@ package io.kaas.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kaas.storage.layout.OwnerLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,10 +84,10 @@ class TopicNameRulesTest {
         assertNothingCreated();
     }
 
-    /** Only what a broker always creates (the cluster dir): no topic directory, hidden or not. */
+    /** Only what a broker always creates (the cluster dir, the data dir's lock): no topic directory, hidden or not. */
     private void assertNothingCreated() throws Exception {
         try (Stream<Path> entries = Files.list(dir)) {
-            assertThat(entries.map(p -> p.getFileName().toString())).containsOnly("__cluster");
+            assertThat(entries.map(p -> p.getFileName().toString())).containsOnly("__cluster", OwnerLock.FILE_NAME);
         }
     }
 }

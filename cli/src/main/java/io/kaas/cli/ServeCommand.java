@@ -115,6 +115,11 @@ final class ServeCommand implements Callable<Integer> {
 
     /** What {@code kaas serve} starts: the broker, its listeners' security, and the config file's warning. */
     record Settings(BrokerConfig broker, SecurityConfig security, Optional<String> warning) {}
+    @Option(names = "--max-open-files", paramLabel = "N", defaultValue = "${env:KAAS_MAX_OPEN_FILES:-0}",
+            description = "Segment files held open at once; idle ones are closed past it and reopened on use, so "
+                    + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: 40%% of "
+                    + "the process's open-file limit, ulimit -n).")
+    int maxOpenFiles;
 
     /** The broker configuration these options describe. */
     BrokerConfig toConfig() {
@@ -164,6 +169,7 @@ final class ServeCommand implements Callable<Integer> {
                     fileSets(file, "max.incremental.fetch.session.cache.slots"))) {
                 c = c.withFetchSessionCacheSlots(fetchSessionCacheSlots);
             }
+            c = c.withMaxOpenFiles(maxOpenFiles); // not a server.properties key: the flag or KAAS_MAX_OPEN_FILES, else 40% of ulimit -n
             c = c.withClusterId(clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId)
                     .withInMemory(inMemory);
             SecurityConfig security = file == null ? SecurityConfig.none() : file.security();

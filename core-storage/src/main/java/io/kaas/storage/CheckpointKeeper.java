@@ -49,10 +49,19 @@ final class CheckpointKeeper {
         }
     }
 
-    /** Clean close: the checkpoint at EOF of the fsynced {@code active} segment (its index fsynced too). */
+    /**
+     * Clean close: the checkpoint at EOF of the fsynced {@code active} segment (its index fsynced too).
+     * Nothing is written when the checkpoint on disk is already there: then nothing was appended since
+     * (every change of producer or transaction state comes with an append), so the snapshots written
+     * before it still hold. An idle partition closes without a write.
+     */
     void writeAtEnd(Segment active, long highWatermark, ProducerStateTable producers, TxnIndex txns) throws IOException {
+        RecoveryCheckpoint atEnd = new RecoveryCheckpoint(active.baseOffset(), active.size(), highWatermark);
+        if (atEnd.equals(last)) {
+            return;
+        }
         active.index().flush();
-        write(new RecoveryCheckpoint(active.baseOffset(), active.size(), highWatermark), producers, txns);
+        write(atEnd, producers, txns);
     }
 
     private void write(RecoveryCheckpoint cp, ProducerStateTable producers, TxnIndex txns) {

@@ -4,6 +4,8 @@ import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.format.TopicIdentity;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.FileHandleCache;
+import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.layout.TopicDir;
 import io.kaas.storage.layout.TopicName;
 import java.io.IOException;
@@ -19,8 +21,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalInt;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,27 +36,59 @@ import org.slf4j.LoggerFactory;
  * Directory names that are not legal topic names ({@link TopicName}: {@code __cluster}, names starting
  * with {@code .}) are not topics.
  *
- * <p>Partitions are opened (recovered, locked) on first use. Topic metadata changes are serialised on
- * this object's monitor; appends and reads never take it.
+ * <p>The engine holds one OS lock for the whole directory ({@code <data>/.lock}, see {@link OwnerLock}) and
+ * one budget of open segment files ({@link FileHandleCache}): a partition costs no file descriptor
+ * while idle. Every partition is loaded (recovered if it was not closed cleanly) at start-up on the
+ * bounded loader pool; {@link #ready} says when that is done. A partition asked for earlier is loaded
+ * by the caller. Topic metadata changes are serialised on this object's monitor; appends and reads
+ * never take it.
  */
 public final class DiskStorageEngine implements StorageEngine {
     private static final Logger LOG = LoggerFactory.getLogger(DiskStorageEngine.class);
 
     private final EngineConfig config;
     private final EngineExecutors executors = new EngineExecutors();
+    private final FileHandleCache files;
+    private final OwnerLock owner;
     private final Map<String, TopicInfo> topics = new ConcurrentHashMap<>();
-    private final Map<TopicPartition, Partition> open = new ConcurrentHashMap<>();
+    /** Loaded partitions, and those being loaded (the future completes when the load ends). */
+    private final Map<TopicPartition, CompletableFuture<Partition>> open = new ConcurrentHashMap<>();
+    private final StartupLoad startup;
+    /** Partitions whose load failed once: the start-up load leaves them to callers (see {@link #loadAtStartup}). */
+    private final Set<TopicPartition> refused = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public DiskStorageEngine(EngineConfig config) {
         this.config = config;
+        this.files = new FileHandleCache(config.maxOpenFiles());
         try {
             AtomicFile.createDirectories(config.dataDir());
-            loadTopics();
         } catch (IOException e) {
             executors.close();
             throw new StorageException(StorageException.Kind.IO, config.dataDir() + ": cannot open data directory: " + e.getMessage(), e);
         }
+        try {
+            this.owner = OwnerLock.acquireDataDir(config.dataDir());
+        } catch (RuntimeException e) {
+            executors.close();
+            throw e;
+        }
+        try {
+            loadTopics();
+        } catch (IOException | RuntimeException e) {
+            owner.close();
+            executors.close();
+            throw e instanceof IOException io
+                    ? new StorageException(StorageException.Kind.IO, config.dataDir() + ": cannot open data directory: " + io.getMessage(), io)
+                    : (RuntimeException) e;
+        }
+        List<TopicPartition> all = new ArrayList<>();
+        for (TopicInfo t : topics.values()) {
+            for (int p = 0; p < t.partitions(); p++) {
+                all.add(new TopicPartition(t.name(), p));
+            }
+        }
+        this.startup = StartupLoad.start(all, this::loadAtStartup, executors.loaders());
     }
 
     private void loadTopics() throws IOException {
@@ -91,7 +128,13 @@ public final class DiskStorageEngine implements StorageEngine {
     }
 
     @Override
-    public synchronized TopicInfo createTopic(String name, int partitions, TopicConfig topicConfig) {
+    public TopicInfo createTopic(String name, int partitions, TopicConfig topicConfig) {
+        TopicInfo info = createTopicFiles(name, partitions, topicConfig);
+        loadAll(name, 0, partitions);
+        return info;
+    }
+
+    private synchronized TopicInfo createTopicFiles(String name, int partitions, TopicConfig topicConfig) {
         ensureOpen();
         TopicName.requireLegal(name);
         if (partitions < 1) {
@@ -111,9 +154,6 @@ public final class DiskStorageEngine implements StorageEngine {
             }
             AtomicFile.fsyncDirectory(dir);
             topics.put(name, info);
-            for (int p = 0; p < partitions; p++) {
-                partition(new TopicPartition(name, p));
-            }
             return info;
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot create topic: " + e.getMessage(), e);
@@ -128,9 +168,9 @@ public final class DiskStorageEngine implements StorageEngine {
             throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
         }
         for (int p = 0; p < info.partitions(); p++) {
-            Partition part = open.remove(new TopicPartition(name, p));
+            CompletableFuture<Partition> part = open.remove(new TopicPartition(name, p));
             if (part != null) {
-                part.close();
+                loaded(part, true).ifPresent(Partition::close);
             }
         }
         Path dir = TopicDir.of(config.dataDir(), name);
@@ -162,7 +202,14 @@ public final class DiskStorageEngine implements StorageEngine {
     }
 
     @Override
-    public synchronized TopicInfo createPartitions(String name, int totalPartitions) {
+    public TopicInfo createPartitions(String name, int totalPartitions) {
+        int before = topic(name).map(TopicInfo::partitions).orElse(0);
+        TopicInfo grown = createPartitionFiles(name, totalPartitions);
+        loadAll(name, before, grown.partitions());
+        return grown;
+    }
+
+    private synchronized TopicInfo createPartitionFiles(String name, int totalPartitions) {
         ensureOpen();
         TopicInfo info = topicOrThrow(name);
         if (totalPartitions <= info.partitions()) {
@@ -180,9 +227,6 @@ public final class DiskStorageEngine implements StorageEngine {
         }
         TopicInfo grown = new TopicInfo(name, info.topicId(), totalPartitions, info.config());
         topics.put(name, grown);
-        for (int p = info.partitions(); p < totalPartitions; p++) {
-            partition(new TopicPartition(name, p));
-        }
         return grown;
     }
 
@@ -195,7 +239,7 @@ public final class DiskStorageEngine implements StorageEngine {
         topics.put(name, updated);
         open.forEach((tp, p) -> {
             if (tp.topic().equals(name)) {
-                p.updateTopicConfig(topicConfig);
+                loaded(p, false).ifPresent(part -> part.updateTopicConfig(topicConfig));
             }
         });
         return updated;
@@ -224,26 +268,125 @@ public final class DiskStorageEngine implements StorageEngine {
         return openPartition(tp);
     }
 
-    /** The concrete partition (tests and benchmarks read its fsync count). */
+    /**
+     * The concrete partition, loaded on first use (tests and benchmarks read its fsync count). One
+     * caller loads, outside any map lock; others asking meanwhile wait for it. A refused load is
+     * forgotten, so the next call tries again.
+     */
     public Partition openPartition(TopicPartition tp) {
         ensureOpen();
-        Partition p = open.get(tp);
-        if (p != null) {
-            return p;
+        CompletableFuture<Partition> f = open.get(tp);
+        if (f == null) {
+            TopicInfo info = topics.get(tp.topic());
+            if (info == null || tp.partition() < 0 || tp.partition() >= info.partitions()) {
+                throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "unknown partition " + tp);
+            }
+            CompletableFuture<Partition> mine = new CompletableFuture<>();
+            f = open.putIfAbsent(tp, mine);
+            if (f == null) {
+                f = mine;
+                load(tp, info, mine);
+            }
         }
-        TopicInfo info = topics.get(tp.topic());
-        if (info == null || tp.partition() < 0 || tp.partition() >= info.partitions()) {
-            throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "unknown partition " + tp);
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
         }
-        return open.computeIfAbsent(tp, k -> Partition.open(TopicDir.partition(config.dataDir(), tp.topic(), tp.partition()),
-                tp, config, info.config(), executors));
+    }
+
+    /**
+     * The start-up load of one partition, unless a caller already tried and was refused: the queued
+     * load must not try again behind its back (a refused partition waits for the operator, and each
+     * try is a recovery scan).
+     */
+    private void loadAtStartup(TopicPartition tp) {
+        if (refused.contains(tp)) {
+            throw new StorageException(StorageException.Kind.DAMAGED, tp + ": refused earlier");
+        }
+        openPartition(tp);
+    }
+
+    private void load(TopicPartition tp, TopicInfo info, CompletableFuture<Partition> slot) {
+        Partition p;
+        try {
+            p = PartitionLoader.load(TopicDir.partition(config.dataDir(), tp.topic(), tp.partition()), tp, config, info.config(),
+                    executors, files);
+        } catch (RuntimeException e) {
+            refused.add(tp);
+            open.remove(tp, slot);
+            slot.completeExceptionally(e);
+            return;
+        }
+        // A config change that raced with the load is applied now; a close that raced with it closes what it made.
+        TopicInfo now = topics.get(tp.topic());
+        if (now != null) {
+            p.updateTopicConfig(now.config());
+        }
+        slot.complete(p);
+        if (closed || open.get(tp) != slot) {
+            p.close();
+        }
+    }
+
+    /** Loads partitions {@code [from, to)} of a new topic (or new partitions) on the loader pool and waits. */
+    private void loadAll(String topic, int from, int to) {
+        List<CompletableFuture<Void>> loads = new ArrayList<>();
+        for (int p = from; p < to; p++) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            loads.add(CompletableFuture.runAsync(() -> openPartition(tp), executors.loaders()));
+        }
+        try {
+            CompletableFuture.allOf(loads.toArray(new CompletableFuture[0])).join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+    }
+
+    private static Optional<Partition> loaded(CompletableFuture<Partition> f, boolean wait) {
+        if (!wait && !f.isDone()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(f.join());
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public PartitionState partitionState(TopicPartition tp) {
+        return openPartition(tp).state();
+    }
+
+    @Override
+    public boolean ready() {
+        return startup.ready();
+    }
+
+    @Override
+    public LoadProgress loadProgress() {
+        return startup.progress();
+    }
+
+    /** Completes when {@link #ready} turns true. */
+    public CompletableFuture<Void> whenReady() {
+        return startup.whenReady();
+    }
+
+    /** The engine's file-handle budget (tests and metrics read its counts). */
+    public FileHandleCache files() {
+        return files;
     }
 
     @Override
     public int runRetention(long nowMs) {
         int removed = 0;
-        for (Partition p : open.values()) {
-            removed += p.runRetention(nowMs);
+        for (CompletableFuture<Partition> f : open.values()) {
+            Optional<Partition> p = loaded(f, false);
+            if (p.isPresent()) {
+                removed += p.get().runRetention(nowMs);
+            }
         }
         return removed;
     }
@@ -269,15 +412,23 @@ public final class DiskStorageEngine implements StorageEngine {
             return;
         }
         closed = true;
-        List<Partition> all = new ArrayList<>(open.values());
+        // No load may finish after the partitions are closed.
+        executors.stopLoaders();
+        List<CompletableFuture<Partition>> all = new ArrayList<>(open.values());
         open.clear();
-        for (Partition p : all) {
-            try {
-                p.close();
-            } catch (RuntimeException e) {
-                LOG.error("{}: close failed: {}", p.id(), e.toString());
-            }
+        // Tens of thousands of partitions each fsync and write state files: several at once, as at load.
+        List<Runnable> closes = new ArrayList<>();
+        for (CompletableFuture<Partition> f : all) {
+            loaded(f, true).ifPresent(p -> closes.add(() -> {
+                try {
+                    p.close();
+                } catch (RuntimeException e) {
+                    LOG.error("{}: close failed: {}", p.id(), e.toString());
+                }
+            }));
         }
+        EngineExecutors.runInParallel(closes);
         executors.close();
+        owner.close();
     }
 }

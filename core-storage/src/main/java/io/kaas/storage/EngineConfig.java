@@ -1,5 +1,6 @@
 package io.kaas.storage;
 
+import io.kaas.storage.io.FileHandleCache;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,14 +16,18 @@ import java.time.Duration;
  * @param checkpointIntervalBytes refresh recovery-checkpoint.json once the fsynced log grew this much
  * @param leaderEpoch             epoch written into new segment names and batches
  * @param clock                   time source for retention and segment.ms
+ * @param maxOpenFiles            ceiling of segment files held open at once ({@link FileHandleCache}); idle ones
+ *                                are closed past it. Default: 40% of the process's file-descriptor limit
  */
 public record EngineConfig(Path dataDir, long segmentBytes, int indexIntervalBytes, long flushIntervalMessages,
-                           Duration fsyncTimeout, long checkpointIntervalBytes, int leaderEpoch, Clock clock) {
+                           Duration fsyncTimeout, long checkpointIntervalBytes, int leaderEpoch, Clock clock,
+                           int maxOpenFiles) {
     public static final long DEFAULT_SEGMENT_BYTES = 1L << 30;
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
     public static final long DEFAULT_FLUSH_INTERVAL_MESSAGES = 1;
     public static final Duration DEFAULT_FSYNC_TIMEOUT = Duration.ofSeconds(30);
     public static final long DEFAULT_CHECKPOINT_INTERVAL_BYTES = 64L << 20;
+    public static final int MIN_MAX_OPEN_FILES = 16;
 
     public EngineConfig {
         if (segmentBytes < 1024) {
@@ -34,39 +39,46 @@ public record EngineConfig(Path dataDir, long segmentBytes, int indexIntervalByt
         if (flushIntervalMessages < 1) {
             throw new IllegalArgumentException("flush interval messages must be at least 1, got " + flushIntervalMessages);
         }
+        if (maxOpenFiles < MIN_MAX_OPEN_FILES) {
+            throw new IllegalArgumentException("max open files must be at least " + MIN_MAX_OPEN_FILES + ", got " + maxOpenFiles);
+        }
     }
 
     public static EngineConfig defaults(Path dataDir) {
         return new EngineConfig(dataDir, DEFAULT_SEGMENT_BYTES, DEFAULT_INDEX_INTERVAL_BYTES,
                 DEFAULT_FLUSH_INTERVAL_MESSAGES, DEFAULT_FSYNC_TIMEOUT, DEFAULT_CHECKPOINT_INTERVAL_BYTES, 0,
-                Clock.systemUTC());
+                Clock.systemUTC(), FileHandleCache.defaultCeiling());
     }
 
     public EngineConfig withSegmentBytes(long v) {
-        return new EngineConfig(dataDir, v, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock);
+        return new EngineConfig(dataDir, v, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock, maxOpenFiles);
     }
 
     public EngineConfig withIndexIntervalBytes(int v) {
-        return new EngineConfig(dataDir, segmentBytes, v, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock);
+        return new EngineConfig(dataDir, segmentBytes, v, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock, maxOpenFiles);
     }
 
     public EngineConfig withFlushIntervalMessages(long v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, v, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock);
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, v, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock, maxOpenFiles);
     }
 
     public EngineConfig withFsyncTimeout(Duration v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, v, checkpointIntervalBytes, leaderEpoch, clock);
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, v, checkpointIntervalBytes, leaderEpoch, clock, maxOpenFiles);
     }
 
     public EngineConfig withCheckpointIntervalBytes(long v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, v, leaderEpoch, clock);
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, v, leaderEpoch, clock, maxOpenFiles);
     }
 
     public EngineConfig withLeaderEpoch(int v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, v, clock);
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, v, clock, maxOpenFiles);
     }
 
     public EngineConfig withClock(Clock v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, v);
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, v, maxOpenFiles);
+    }
+
+    public EngineConfig withMaxOpenFiles(int v) {
+        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock, v);
     }
 }

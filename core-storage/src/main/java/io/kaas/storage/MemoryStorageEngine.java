@@ -27,7 +27,7 @@ public final class MemoryStorageEngine implements StorageEngine {
         this.fs = Jimfs.newFileSystem("kaas-memory", Configuration.unix());
         EngineConfig c = template;
         this.engine = new DiskStorageEngine(new EngineConfig(fs.getPath("/kaas-data"), c.segmentBytes(), c.indexIntervalBytes(),
-                c.flushIntervalMessages(), c.fsyncTimeout(), c.checkpointIntervalBytes(), c.leaderEpoch(), c.clock()));
+                c.flushIntervalMessages(), c.fsyncTimeout(), c.checkpointIntervalBytes(), c.leaderEpoch(), c.clock(), c.maxOpenFiles()));
     }
 
     @Override
@@ -63,6 +63,21 @@ public final class MemoryStorageEngine implements StorageEngine {
     @Override
     public PartitionLog partition(TopicPartition tp) {
         return engine.partition(tp);
+    }
+
+    @Override
+    public PartitionState partitionState(TopicPartition tp) {
+        return engine.partitionState(tp);
+    }
+
+    @Override
+    public boolean ready() {
+        return engine.ready();
+    }
+
+    @Override
+    public LoadProgress loadProgress() {
+        return engine.loadProgress();
     }
 
     @Override

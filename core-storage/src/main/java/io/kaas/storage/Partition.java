@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -33,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * readers, and a {@link GroupCommitter} doing the fsyncs. Start reading at {@link #append}.
  *
  * <p>The other jobs live beside it: reads and lookups in {@link PartitionReads}, the log-start rule in
- * {@link LogStartRule} and the delayed unlink in {@link RemovedSegments}, the state files and their
+ * {@link LogStartRule} and the unlink in {@link RemovedSegments}, the state files and their
  * ordering in {@link PartitionStateFiles}, Fetch long-polls in {@link HighWatermarkWaiters}.
  *
  * <p>Durability promise: an append acknowledged under {@link Acks#ALL} (flush interval 1, the default)
@@ -41,9 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Partition implements PartitionLog {
     private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
-    /** How long a segment removed by retention or DeleteRecords stays open: see {@link RemovedSegments}. */
-    public static final Duration REMOVED_SEGMENT_CLOSE_DELAY = RemovedSegments.CLOSE_DELAY;
-
     private final TopicPartition id;
     private final Path dir;
     private final EngineConfig config;
@@ -51,7 +47,6 @@ public final class Partition implements PartitionLog {
     private final GroupCommitter committer;
     private final PartitionStateFiles stateFiles;
     private final PartitionReads reads;
-    private final RemovedSegments removed;
     private final HighWatermarkWaiters hwmWaiters;
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -64,6 +59,8 @@ public final class Partition implements PartitionLog {
     private long pendingMessages;
     private TopicConfig topicConfig;
     private final CheckpointKeeper checkpoints;
+    /** What manifest.json holds (recovery or the loader left it so): close skips an unchanged one. */
+    private Manifest manifestOnDisk;
 
     /** Written under lock, read lock-free by the committer to decide whether to run. */
     private volatile long requestedFlushSeq;
@@ -91,23 +88,24 @@ public final class Partition implements PartitionLog {
         this.openReport = recovered.outcome().report();
         this.stateFiles = new PartitionStateFiles(dir);
         this.reads = new PartitionReads(id, () -> view, () -> closed, dir.getFileSystem() == FileSystems.getDefault());
-        this.removed = new RemovedSegments(id, dir, executors.watchdog());
         this.hwmWaiters = new HighWatermarkWaiters(() -> view.state().highWatermark());
         this.committer = new GroupCommitter(new CommitterLog(), executors.committers(), executors.watchdog(), config.fsyncTimeout());
         // RecoveryScan.recoverState wrote the snapshots, then the checkpoint at EOF, if it scanned a tail.
         this.checkpoints = new CheckpointKeeper(id, stateFiles, config.checkpointIntervalBytes(),
                 new RecoveryCheckpoint(log.active().baseOffset(), log.active().size(), log.nextOffset()));
+        this.manifestOnDisk = new Manifest(epoch, log.nextOffset(), logStartOffset);
         publish();
     }
 
     /**
-     * Opens the partition in {@code dir} (created if missing): takes the {@code .lock}, runs the
-     * recovery scan, loads idempotence and transaction state and replays the scanned tail onto it.
-     * See {@link PartitionLoader}.
+     * Opens the partition in {@code dir} (created if missing) on its own, outside an engine (tests,
+     * benchmarks): takes {@code <partition>/.lock} (refused while a running engine holds the data
+     * directory's), runs the recovery scan, loads idempotence and transaction state and replays the
+     * scanned tail onto it. See {@link PartitionLoader}.
      */
     public static Partition open(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig,
                                  EngineExecutors executors) {
-        return PartitionLoader.load(dir, id, config, topicConfig, executors);
+        return PartitionLoader.loadAlone(dir, id, config, topicConfig, executors);
     }
 
     // ---------------------------------------------------------------- append path
@@ -325,7 +323,7 @@ public final class Partition implements PartitionLog {
         } finally {
             lock.unlock();
         }
-        removed.unlinkAndCloseLater(gone);
+        RemovedSegments.closeAndUnlink(id, dir, gone);
         return view.state().logStartOffset();
     }
 
@@ -351,7 +349,7 @@ public final class Partition implements PartitionLog {
         } finally {
             lock.unlock();
         }
-        removed.unlinkAndCloseLater(gone);
+        RemovedSegments.closeAndUnlink(id, dir, gone);
         return gone.size();
     }
 
@@ -361,17 +359,13 @@ public final class Partition implements PartitionLog {
      */
     private List<Segment> advanceLogStart(long target) {
         // Durable first: if the write fails, nothing changed and the caller gets the error.
-        stateFiles.writeManifest(new Manifest(epoch, log.nextOffset(), target));
+        manifestOnDisk = new Manifest(epoch, log.nextOffset(), target);
+        stateFiles.writeManifest(manifestOnDisk);
         logStartOffset = target;
         txns.dropAbortedBelow(logStartOffset);
         List<Segment> gone = log.removeWhollyBelow(logStartOffset);
         publish();
         return gone;
-    }
-
-    /** Removed segments whose files are still open (for tests). */
-    int removedSegmentsStillOpen() {
-        return removed.stillOpen();
     }
 
     void updateTopicConfig(TopicConfig config) {
@@ -502,7 +496,8 @@ public final class Partition implements PartitionLog {
     /**
      * Clean close: fsync the log and index, write the snapshots and the checkpoint at EOF
      * ({@link PartitionStateFiles#writeCheckpoint}) and the manifest (so the next open scans zero
-     * bytes), close files, release the lock. After an fsync failure only the files are closed:
+     * bytes), close files, release the lock. Each step is skipped when already so on disk: a partition
+     * untouched since it was loaded closes without opening or writing a file. After an fsync failure only the files are closed:
      * nothing unsynced is claimed durable.
      */
     @Override
@@ -518,7 +513,10 @@ public final class Partition implements PartitionLog {
                     log.active().flush();
                     committer.complete(requestedFlushSeq);
                     checkpoints.writeAtEnd(log.active(), log.nextOffset(), producers, txns);
-                    stateFiles.writeManifest(new Manifest(epoch, log.nextOffset(), logStartOffset));
+                    Manifest atClose = new Manifest(epoch, log.nextOffset(), logStartOffset);
+                    if (!atClose.equals(manifestOnDisk)) {
+                        stateFiles.writeManifest(atClose);
+                    }
                 } catch (IOException | StorageException e) {
                     LOG.error("{}: clean close failed; the next open recovers from the log: {}", id, e.getMessage());
                     committer.fail(new StorageException(StorageException.Kind.IO, id + ": close failed: " + e.getMessage(), e));
@@ -527,7 +525,6 @@ public final class Partition implements PartitionLog {
                 committer.fail(sticky);
             }
             log.closeAll(id);
-            removed.closeAll();
         } finally {
             lock.unlock();
             owner.close();

@@ -3,6 +3,7 @@ package io.kaas.storage;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.FileHandleCache;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryReport;
@@ -15,7 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens a partition, in order: (1) take the owner lock, (2) run the recovery scan with the saved
+ * Opens a partition, in order: (1) take the owner lock (only a partition opened on its own: an engine
+ * holds its data directory's, see {@link OwnerLock}), (2) run the recovery scan with the saved
  * idempotence and transaction state replayed to the recovered log end ({@link RecoveryScan#recoverState}),
  * refusing damage, (3) open the segments it kept (or create the first one and its manifest).
  * Anything that fails releases what was taken.
@@ -25,13 +27,29 @@ final class PartitionLoader {
 
     private PartitionLoader() {}
 
-    static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors) {
+    /** A partition of an engine, which holds the data directory's lock and shares its file-handle budget. */
+    static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
+                          FileHandleCache files) {
+        createDirectory(dir);
+        return load(dir, id, config, topicConfig, executors, files, OwnerLock.none());
+    }
+
+    /** A partition on its own (tests, benchmarks): its own {@code .lock} and a budget of its own. */
+    static Partition loadAlone(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors) {
+        createDirectory(dir);
+        return load(dir, id, config, topicConfig, executors, new FileHandleCache(config.maxOpenFiles()), OwnerLock.acquire(dir));
+    }
+
+    private static void createDirectory(Path dir) {
         try {
             AtomicFile.createDirectories(dir);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot open partition: " + e.getMessage(), e);
         }
-        OwnerLock owner = OwnerLock.acquire(dir);
+    }
+
+    private static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
+                                  FileHandleCache files, OwnerLock owner) {
         try {
             IndexPolicy indexPolicy = new IndexPolicy(config.indexIntervalBytes());
             RecoveryScan.RecoveredState recovered = RecoveryScan.recoverState(dir, RecoveryOptions.forOpen(indexPolicy, config.leaderEpoch()));
@@ -43,7 +61,10 @@ final class PartitionLoader {
             }
             report.actions().forEach(a -> LOG.warn("{}: recovery: {}", id, a));
             SegmentLog log = SegmentLog.open(dir, outcome.segments(), outcome.epoch(), outcome.logEndOffset(), indexPolicy,
-                    config.clock().millis());
+                    config.clock().millis(), files);
+            if (report.bytesScanned() > 0) {
+                log.active().assumeUnsynced(); // a tail the last process may never have fsynced
+            }
             if (outcome.segments().isEmpty()) {
                 new PartitionStateFiles(dir).writeManifest(new Manifest(outcome.epoch(), outcome.logEndOffset(), outcome.logStartOffset()));
             }

@@ -76,7 +76,8 @@ final class PartitionReads {
             if (length == 0) {
                 return new FetchResult(EMPTY, state);
             }
-            return asSlice ? new FetchResult(EMPTY, seg.slice(pos, length), state) : new FetchResult(seg.read(pos, length), state);
+            FileSlice slice = asSlice ? seg.sliceOrNull(pos, length) : null;
+            return slice != null ? new FetchResult(EMPTY, slice, state) : new FetchResult(seg.read(pos, length), state);
         }
         return new FetchResult(EMPTY, state);
     }

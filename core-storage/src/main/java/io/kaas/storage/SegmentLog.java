@@ -2,6 +2,7 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.FileHandleCache;
 import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.Segment;
 import io.kaas.storage.segment.SegmentName;
@@ -27,13 +28,15 @@ final class SegmentLog {
     private final Path dir;
     private final int epoch;
     private final IndexPolicy indexPolicy;
+    private final FileHandleCache files;
     private final ArrayList<Segment> segments = new ArrayList<>();
     private List<Segment> readerCopy = List.of();
     private long closedBytes;
     private long nextOffset;
 
-    private SegmentLog(Path dir, int epoch, IndexPolicy indexPolicy, long nextOffset) {
+    private SegmentLog(Path dir, int epoch, IndexPolicy indexPolicy, long nextOffset, FileHandleCache files) {
         this.dir = dir;
+        this.files = files;
         this.epoch = epoch;
         this.indexPolicy = indexPolicy;
         this.nextOffset = nextOffset;
@@ -43,11 +46,12 @@ final class SegmentLog {
      * Opens the segments recovery kept; with none, creates the first at {@code logEnd} and fsyncs its
      * directory entry before anything in it can be acknowledged.
      */
-    static SegmentLog open(Path dir, List<SegmentName> names, int epoch, long logEnd, IndexPolicy indexPolicy, long nowMs)
-            throws IOException {
-        SegmentLog log = new SegmentLog(dir, epoch, indexPolicy, logEnd);
-        for (SegmentName name : names) {
-            log.segments.add(Segment.open(dir, name, indexPolicy));
+    static SegmentLog open(Path dir, List<SegmentName> names, int epoch, long logEnd, IndexPolicy indexPolicy, long nowMs,
+                           FileHandleCache files) throws IOException {
+        SegmentLog log = new SegmentLog(dir, epoch, indexPolicy, logEnd, files);
+        for (int i = 0; i < names.size(); i++) {
+            boolean sealed = i < names.size() - 1;
+            log.segments.add(Segment.open(dir, names.get(i), indexPolicy, sealed, files));
         }
         if (log.segments.isEmpty()) {
             log.startSegment(nowMs);
@@ -119,11 +123,12 @@ final class SegmentLog {
         Segment old = active();
         old.seal();
         old.index().flush();
+        old.index().seal();
     }
 
     /** Second half of a roll: a new active segment at the next offset, its directory entry fsynced. */
     void startSegment(long nowMs) throws IOException {
-        segments.add(Segment.create(dir, SegmentName.of(epoch, nextOffset), indexPolicy, nowMs));
+        segments.add(Segment.create(dir, SegmentName.of(epoch, nextOffset), indexPolicy, nowMs, files));
         AtomicFile.fsyncDirectory(dir);
         changed();
     }
@@ -150,7 +155,7 @@ final class SegmentLog {
         return closedBytes + active().size();
     }
 
-    /** Closes every segment's files (partition close); a failure is logged, the rest still close. */
+    /** Closes every segment (partition close): channels close once no send holds them; a failure is logged, the rest still close. */
     void closeAll(TopicPartition id) {
         for (Segment s : segments) {
             try {

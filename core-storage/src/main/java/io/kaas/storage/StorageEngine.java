@@ -9,8 +9,8 @@ import java.util.Optional;
  * Many topics and partitions under one data directory. {@link DiskStorageEngine} is the engine;
  * {@link MemoryStorageEngine} is the same engine on an in-memory filesystem (dev mode).
  *
- * <p>Partitions are opened (recovered, locked) on first use and stay open until the topic is deleted
- * or the engine closes. Thread-safe.
+ * <p>Partitions are loaded (recovered) at start-up or on first use and stay loaded until the topic is
+ * deleted or the engine closes; a loaded partition holds no file open while idle. Thread-safe.
  */
 public interface StorageEngine extends AutoCloseable {
     /** @throws StorageException TOPIC_EXISTS */
@@ -31,6 +31,33 @@ public interface StorageEngine extends AutoCloseable {
 
     /** Opens on first use. @throws StorageException UNKNOWN_TOPIC_OR_PARTITION */
     PartitionLog partition(TopicPartition tp);
+
+    /**
+     * A partition's offsets, epoch and size as last published, from memory: what Metadata, ListOffsets
+     * (latest, earliest) and DescribeLogDirs need, without reading or holding any of its files. Before
+     * {@link #ready} a partition not loaded yet is loaded first.
+     *
+     * @throws StorageException UNKNOWN_TOPIC_OR_PARTITION
+     */
+    default PartitionState partitionState(TopicPartition tp) {
+        return partition(tp).state();
+    }
+
+    /**
+     * True once every partition found at start-up is loaded (unclean ones recovered) or was refused
+     * (damaged; it answers errors until repaired): what a readiness probe reports.
+     */
+    default boolean ready() {
+        return true;
+    }
+
+    /** How far the start-up load got. */
+    default LoadProgress loadProgress() {
+        return new LoadProgress(0, 0, 0);
+    }
+
+    /** Partitions found at start-up, those loaded and those refused so far. */
+    record LoadProgress(int total, int loaded, int refused) {}
 
     /** One retention pass over every partition (size and time); returns segments removed. */
     int runRetention(long nowMs);

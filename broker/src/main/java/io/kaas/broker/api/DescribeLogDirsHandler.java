@@ -2,6 +2,7 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.TopicInfo;
+import io.kaas.storage.TopicPartition;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -13,7 +14,7 @@ import org.apache.kafka.common.message.DescribeLogDirsRequestData;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 
-/** DescribeLogDirs: the one data directory, each partition's size in bytes, lag 0 (no replicas). */
+/** DescribeLogDirs: the one data directory, each partition's size in bytes (from memory, no file opened), lag 0 (no replicas). */
 public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsRequestData> {
     private final TopicCatalog topics;
 
@@ -51,7 +52,7 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
             DescribeLogDirsResponseData.DescribeLogDirsTopic out = new DescribeLogDirsResponseData.DescribeLogDirsTopic().setName(w.topic());
             for (int p : w.partitions()) {
                 if (p >= 0 && p < t.get().partitions()) {
-                    long size = topics.partition(w.topic(), p).state().sizeInBytes();
+                    long size = topics.engine().partitionState(new TopicPartition(w.topic(), p)).sizeInBytes();
                     out.partitions().add(new DescribeLogDirsResponseData.DescribeLogDirsPartition()
                             .setPartitionIndex(p).setPartitionSize(size).setOffsetLag(0).setIsFutureKey(false));
                 }

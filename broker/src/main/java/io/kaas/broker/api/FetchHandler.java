@@ -74,6 +74,9 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
             done.complete(session.finish(a.response));
             return;
         }
+        // Not enough yet: this attempt's response is dropped (the next attempt reads again), and with it
+        // the file slices it holds, which would otherwise keep their segment files open.
+        FileSliceRecords.releaseAll(a.response);
         AtomicBoolean fired = new AtomicBoolean();
         List<CompletableFuture<Void>> wakers = new ArrayList<>();
         Runnable wake = () -> {
@@ -107,6 +110,16 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
 
     private Attempt readOnce(RequestContext ctx, FetchRequestData request, List<FetchRequestData.FetchTopic> fetchTopics) {
         Attempt a = new Attempt();
+        try {
+            fill(a, ctx, request, fetchTopics);
+        } catch (RuntimeException e) {
+            FileSliceRecords.releaseAll(a.response);
+            throw e;
+        }
+        return a;
+    }
+
+    private void fill(Attempt a, RequestContext ctx, FetchRequestData request, List<FetchRequestData.FetchTopic> fetchTopics) {
         boolean readCommitted = request.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
         long responseBudget = request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes();
         for (FetchRequestData.FetchTopic fetchTopic : fetchTopics) {
@@ -168,7 +181,6 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                 }
             }
         }
-        return a;
     }
 
     private static void fillOffsets(FetchResponseData.PartitionData out, PartitionState state) {

@@ -6,6 +6,7 @@ import io.kaas.storage.PartitionState;
 import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.storage.StoredBatch;
 import io.kaas.storage.TopicInfo;
+import io.kaas.storage.TopicPartition;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.IsolationLevel;
@@ -54,8 +55,9 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                     continue;
                 }
                 try {
-                    PartitionLog log = topics.partition(t.name(), p.partitionIndex());
-                    PartitionState state = log.state();
+                    TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
+                    // Latest and earliest come from memory; only lookups by timestamp read the log.
+                    PartitionState state = topics.engine().partitionState(tp);
                     long ts = p.timestamp();
                     boolean withEpoch = ctx.apiVersion() >= FIRST_LEADER_EPOCH_VERSION;
                     long lastFetchable = readCommitted ? state.lastStableOffset() : state.highWatermark();
@@ -65,6 +67,7 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                             pr.setLeaderEpoch(state.leaderEpoch());
                         }
                     } else if (ts != LATEST_TIERED && ts != EARLIEST_PENDING_UPLOAD) {
+                        PartitionLog log = topics.partition(t.name(), p.partitionIndex());
                         int maxDecompressed = maxDecompressedBytes(topic.get());
                         Optional<RecordTimestampSearch.Found> found = ts == MAX_TIMESTAMP
                                 ? log.firstBatchWithMaxTimestamp().flatMap(b -> RecordTimestampSearch.firstWithMaxTimestamp(b, maxDecompressed))

@@ -18,7 +18,8 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Metadata: this broker leads every partition (replicas = ISR = itself), leader epochs from the
- * partitions, topic ids from {@code .topic-id.json}. Unknown topics are auto-created when both the
+ * partitions' published state (from memory: Metadata never touches a partition's files), topic ids
+ * from {@code .topic-id.json}. Unknown topics are auto-created when both the
  * broker and the request allow it.
  */
 public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
@@ -78,7 +79,7 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
         MetadataResponseData.MetadataResponseTopic out = new MetadataResponseData.MetadataResponseTopic()
                 .setName(t.name()).setTopicId(Uuids.toKafka(t.topicId())).setIsInternal(false);
         for (int p = 0; p < t.partitions(); p++) {
-            int epoch = topics.engine().partition(new TopicPartition(t.name(), p)).state().leaderEpoch();
+            int epoch = topics.engine().partitionState(new TopicPartition(t.name(), p)).leaderEpoch();
             out.partitions().add(new MetadataResponseData.MetadataResponsePartition()
                     .setPartitionIndex(p).setLeaderId(nodeId).setLeaderEpoch(epoch)
                     .setReplicaNodes(new ArrayList<>(List.of(nodeId))).setIsrNodes(new ArrayList<>(List.of(nodeId)))

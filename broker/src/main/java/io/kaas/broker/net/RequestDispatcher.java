@@ -1,5 +1,6 @@
 package io.kaas.broker.net;
 
+import io.kaas.broker.api.FileSliceRecords;
 import io.kaas.broker.security.ClientSession;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -130,6 +131,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             }
             if (closed || !ctx.channel().isActive()) {
                 call.request.release();
+                FileSliceRecords.releaseAll(call.body);
                 inFlight.finished();
                 continue;
             }
@@ -153,6 +155,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             request.release();
         } catch (RuntimeException e) {
             request.release();
+            FileSliceRecords.releaseAll(call.body);
             inFlight.finished();
             LOG.error("closing connection from {}: cannot encode the {} v{} response", ctx.channel().remoteAddress(),
                     request.api(), request.version(), e);

@@ -92,6 +92,8 @@ public final class ResponseEncoder {
                 FileSlice s = fsr.slice();
                 if (s.length() > 0) {
                     parts.add(new SegmentFileRegion(s));
+                } else {
+                    s.release();
                 }
                 slicedBytes += s.length();
             } else {
@@ -117,18 +119,22 @@ public final class ResponseEncoder {
     }
 
     /**
-     * A region of a segment file the engine owns: Netty must not close the channel when the region is
-     * released (DefaultFileRegion would), other responses are sending from it too. Epoll's sendfile
-     * needs a DefaultFileRegion, hence the subclass.
+     * A region of a segment file the engine owns. The region takes the slice over: releasing the region
+     * (Netty does once it is written, or failed) releases the slice, which lets the engine's file-handle
+     * cache close the channel again; Netty must not close the channel itself (DefaultFileRegion would),
+     * other responses are sending from it too. Epoll's sendfile needs a DefaultFileRegion, hence the subclass.
      */
     static final class SegmentFileRegion extends DefaultFileRegion {
+        private final FileSlice slice;
+
         SegmentFileRegion(FileSlice slice) {
             super(slice.channel(), slice.position(), slice.length());
+            this.slice = slice;
         }
 
         @Override
         protected void deallocate() {
-            // the channel belongs to the segment
+            slice.release();
         }
     }
 }

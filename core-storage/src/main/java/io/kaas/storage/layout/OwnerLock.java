@@ -8,59 +8,106 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
 
 /**
- * Ownership of a partition directory: an OS lock on {@code <partition>/.lock}, held by the broker while
- * the partition is open and by an offline command for as long as it changes files, so neither can work
- * under the other. Closing releases it.
+ * Ownership of partition directories: OS locks on {@code .lock} files, so a broker and an offline
+ * command never change the same partition at once. Closing releases every lock held.
  *
- * <p>Two ways in. {@link #acquire} is the engine's: the file is created if missing and the lock must be
- * taken. {@link #acquireIfOwned} is the offline tools': a missing {@code .lock} means no broker ever
- * owned the directory (an Apache log dir, a copy), so there is nothing to take and the file is not
- * created, because offline tools change no byte they were not asked to; {@code --force} and
- * {@code --dry-run} skip the lock altogether.
+ * <p>A running engine holds <b>one</b> lock for its whole data directory, {@code <data>/.lock}
+ * ({@link #acquireDataDir}): a descriptor per partition would cap the partitions a broker can hold at
+ * the process's file limit. A partition opened on its own, outside an engine ({@link #acquire}: tests,
+ * benchmarks), holds {@code <partition>/.lock} and is refused while an engine holds the data directory.
+ * The offline tools ({@link #acquireIfOwned}) take both: the data directory's (when the partition sits in
+ * one that has a {@code .lock}) and the partition's own (when it has one), for as long as they change
+ * files, so neither a running broker nor a lone partition can work under them.
+ *
+ * <p>A missing {@code .lock} means no broker ever owned the directory (an Apache log dir, a copy), so
+ * the tools take nothing there and create no file, because offline tools change no byte they were not
+ * asked to; {@code --force} and {@code --dry-run} skip the locks altogether.
  */
 public final class OwnerLock implements AutoCloseable {
     public static final String FILE_NAME = ".lock";
 
     private final FileChannel channel;
     private final FileLock lock;
+    /** A second lock held with this one (the offline tools hold the data directory's and the partition's). */
+    private final OwnerLock also;
 
-    private OwnerLock(FileChannel channel, FileLock lock) {
+    private OwnerLock(FileChannel channel, FileLock lock, OwnerLock also) {
         this.channel = channel;
         this.lock = lock;
+        this.also = also;
     }
 
     /** A lock that holds nothing: for {@code --force}, {@code --dry-run} and directories without a {@code .lock}. */
     public static OwnerLock none() {
-        return new OwnerLock(null, null);
+        return new OwnerLock(null, null, null);
     }
 
     /**
-     * The engine's way: creates {@code .lock} when missing and takes it.
+     * The engine's way: creates {@code <data>/.lock} when missing and takes it, for every partition below.
      *
      * @throws StorageException of kind {@link StorageException.Kind#LOCKED} when another process (or another
-     *                          channel of this one) holds it, {@link StorageException.Kind#IO} when it cannot be opened
+     *                          engine of this one) holds it, {@link StorageException.Kind#IO} when it cannot be opened
+     */
+    public static OwnerLock acquireDataDir(Path dataDir) {
+        return take(dataDir, dataDir.resolve(FILE_NAME));
+    }
+
+    /**
+     * A partition opened outside an engine: creates {@code <partition>/.lock} when missing and takes it,
+     * after checking that no engine holds the data directory the partition sits in.
+     *
+     * @throws StorageException of kind {@link StorageException.Kind#LOCKED} when another process (or another
+     *                          channel of this one) holds either, {@link StorageException.Kind#IO} when it cannot be opened
      */
     public static OwnerLock acquire(Path partitionDir) {
-        Path file = partitionDir.resolve(FILE_NAME);
+        OwnerLock own = take(partitionDir, partitionDir.resolve(FILE_NAME));
+        Optional<Path> dataLock = dataDirLock(partitionDir);
+        if (dataLock.isPresent()) {
+            FileChannel ch = open(dataLock.get(), StandardOpenOption.READ, StandardOpenOption.WRITE);
+            FileLock held = tryLock(ch, dataLock.get());
+            if (held == null) {
+                own.close();
+                throw new StorageException(StorageException.Kind.LOCKED, partitionDir + ": a running engine holds " + dataLock.get());
+            }
+            closeQuietly(ch); // only checked: the partition's own lock is what this open holds
+        }
+        return own;
+    }
+
+    private static OwnerLock take(Path owned, Path file) {
         FileChannel ch = open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock held = tryLock(ch, file);
         if (held == null) {
-            throw new StorageException(StorageException.Kind.LOCKED, partitionDir + ": another process holds " + FILE_NAME);
+            throw new StorageException(StorageException.Kind.LOCKED, owned + ": another process holds " + FILE_NAME);
         }
-        return new OwnerLock(ch, held);
+        return new OwnerLock(ch, held, null);
     }
 
     /**
-     * The offline tools' way: nothing is checked or held when {@code skip} ({@code --force}, {@code --dry-run})
-     * or when the directory has no {@code .lock}; otherwise the lock is taken.
+     * The offline tools' way: nothing is checked or held when {@code skip} ({@code --force}, {@code --dry-run});
+     * otherwise the data directory's {@code .lock} and the partition's are taken, each when it exists.
      *
-     * @throws PartitionLockedException (kind {@link StorageException.Kind#LOCKED}) when a broker holds it
+     * @throws PartitionLockedException (kind {@link StorageException.Kind#LOCKED}) when a broker holds either
      */
     public static OwnerLock acquireIfOwned(Path partitionDir, boolean skip) {
-        Path file = partitionDir.resolve(FILE_NAME);
-        if (skip || !Files.isRegularFile(file)) {
+        if (skip) {
+            return none();
+        }
+        OwnerLock data = dataDirLock(partitionDir).map(OwnerLock::takeExisting).orElseGet(OwnerLock::none);
+        try {
+            OwnerLock own = takeExisting(partitionDir.resolve(FILE_NAME));
+            return new OwnerLock(own.channel, own.lock, data);
+        } catch (RuntimeException e) {
+            data.close();
+            throw e;
+        }
+    }
+
+    private static OwnerLock takeExisting(Path file) {
+        if (!Files.isRegularFile(file)) {
             return none();
         }
         FileChannel ch = open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
@@ -68,7 +115,23 @@ public final class OwnerLock implements AutoCloseable {
         if (held == null) {
             throw new PartitionLockedException(file);
         }
-        return new OwnerLock(ch, held);
+        return new OwnerLock(ch, held, null);
+    }
+
+    /**
+     * {@code <data>/.lock} for a partition directory laid out as {@code <data>/<topic>/<n>} whose data
+     * directory has one; empty for anything else (an Apache {@code <topic>-<n>} dir, a copy elsewhere).
+     */
+    static Optional<Path> dataDirLock(Path partitionDir) {
+        Path abs = partitionDir.toAbsolutePath();
+        Path topic = abs.getParent();
+        if (abs.getFileName() == null || topic == null || topic.getFileName() == null || topic.getParent() == null
+                || TopicDir.partitionIndex(abs.getFileName().toString()).isEmpty()
+                || !TopicDir.isTopic(topic.getFileName().toString())) {
+            return Optional.empty();
+        }
+        Path file = topic.getParent().resolve(FILE_NAME);
+        return Files.isRegularFile(file) ? Optional.of(file) : Optional.empty();
     }
 
     private static FileChannel open(Path file, StandardOpenOption... options) {
@@ -97,7 +160,7 @@ public final class OwnerLock implements AutoCloseable {
     }
 
     public boolean held() {
-        return lock != null;
+        return lock != null || (also != null && also.held());
     }
 
     private static void closeQuietly(FileChannel ch) {
@@ -112,6 +175,9 @@ public final class OwnerLock implements AutoCloseable {
     public void close() {
         if (channel != null) {
             closeQuietly(channel); // closing the channel releases the lock
+        }
+        if (also != null) {
+            also.close();
         }
     }
 }

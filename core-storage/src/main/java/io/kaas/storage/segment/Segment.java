@@ -3,6 +3,8 @@ package io.kaas.storage.segment;
 import io.kaas.storage.FileSlice;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.io.CachedFile;
+import io.kaas.storage.io.FileHandleCache;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -15,64 +17,109 @@ import java.util.List;
  * One {@code .log} + {@code .index} pair. The log holds v2 batches exactly as the client sent them
  * (baseOffset and partitionLeaderEpoch assigned); the index is sparse and rebuildable.
  *
+ * <p>Neither file is held open: the log is a {@link CachedFile} of the engine's {@link FileHandleCache},
+ * opened on demand and closed by eviction when idle, except while it holds bytes not yet fsynced
+ * (an fsync must go through a descriptor that saw every write, or a writeback error could go
+ * unreported). A sealed segment's index entries are read on the first lookup and dropped again when
+ * its log is evicted.
+ *
  * <p>Writers hold Partition.lock. Readers use positional reads and only look at bytes below
  * {@link #size()}, which is published after the bytes are written, so they never see a partial batch.
  */
 public final class Segment implements AutoCloseable {
     private final Path logFile;
     private final SegmentName name;
-    private final FileChannel log;
+    private final CachedFile log;
+    private final FileHandleCache cache;
+    /** An fsync eviction ran for this log failed: every later flush fails with it. */
+    private volatile IOException evictionSyncFailure;
     private final SparseIndex index;
     private final IndexPolicy indexPolicy;
     private final long createdMs;
     private volatile long size;
+    /** Bytes known fsynced: the log channel may be evicted only when this reaches {@link #size}. */
+    private volatile long durableSize;
     /** Largest batch max timestamp and the base offset of its batch; -1 until known. */
     private volatile long maxTimestamp = RecordBatchHeader.NO_TIMESTAMP;
     private volatile long offsetOfMaxTimestamp = -1;
     private volatile boolean timestampsKnown;
-    /** Set once roll has fsynced this segment; it takes no more appends. */
+    /** Set once roll has fsynced this segment (or it was opened as a closed one); it takes no more appends. */
     private volatile boolean sealed;
 
-    private Segment(Path logFile, SegmentName name, FileChannel log, SparseIndex index, IndexPolicy indexPolicy,
-                    long size, long createdMs, boolean timestampsKnown) {
-        this.logFile = logFile;
+    private Segment(Path dir, SegmentName name, FileHandleCache cache, IndexPolicy indexPolicy, SparseIndex index,
+                    long size, long createdMs, boolean timestampsKnown, boolean sealed) {
+        this.logFile = dir.resolve(name.logFileName());
         this.name = name;
-        this.log = log;
         this.index = index;
         this.indexPolicy = indexPolicy;
         this.size = size;
+        this.durableSize = size;
         this.createdMs = createdMs;
         this.timestampsKnown = timestampsKnown;
+        this.sealed = sealed;
+        this.cache = cache;
+        this.log = cache.file(logFile, new LogOwner(), StandardOpenOption.READ, StandardOpenOption.WRITE);
+    }
+
+    /** What eviction must know of the log: unsynced bytes are fsynced through the channel that wrote them. */
+    private final class LogOwner implements CachedFile.Owner {
+        @Override
+        public boolean isClean() {
+            return durableSize >= size;
+        }
+
+        @Override
+        public void syncBeforeClose(FileChannel channel) throws IOException {
+            long covered = size;
+            try {
+                channel.force(false);
+            } catch (IOException e) {
+                // The next flush must fail, not fsync a fresh descriptor that may not hear of the lost pages.
+                evictionSyncFailure = e;
+                throw e;
+            }
+            durableSize = Math.max(durableSize, covered);
+        }
+
+        @Override
+        public void evicted() {
+            index.unloadIfSealed();
+        }
     }
 
     /** Creates empty log and index files (fails if the log exists). The caller fsyncs the directory. */
-    public static Segment create(Path dir, SegmentName name, IndexPolicy policy, long nowMs) throws IOException {
-        Path logFile = dir.resolve(name.logFileName());
-        FileChannel log = FileChannel.open(logFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        try {
-            SparseIndex index = SparseIndex.create(dir.resolve(name.indexFileName()), name.baseOffset());
-            return new Segment(logFile, name, log, index, policy, 0, nowMs, true);
-        } catch (IOException | RuntimeException e) {
-            log.close();
-            throw e;
-        }
+    public static Segment create(Path dir, SegmentName name, IndexPolicy policy, long nowMs, FileHandleCache cache)
+            throws IOException {
+        Files.createFile(dir.resolve(name.logFileName()));
+        SparseIndex index = SparseIndex.create(dir.resolve(name.indexFileName()), name.baseOffset(), cache);
+        return new Segment(dir, name, cache, policy, index, 0, nowMs, true, false);
     }
 
-    /** Opens an existing, already recovered segment. */
-    public static Segment open(Path dir, SegmentName name, IndexPolicy policy) throws IOException {
+    /** {@link #create} with a cache of its own (tools and tests that hold a few segments). */
+    public static Segment create(Path dir, SegmentName name, IndexPolicy policy, long nowMs) throws IOException {
+        return create(dir, name, policy, nowMs, new FileHandleCache(FileHandleCache.defaultCeiling()));
+    }
+
+    /**
+     * Opens an existing, already recovered segment without holding any file: a {@code sealed} one
+     * (every segment but the last) reads its index on first use; the active one loads it now, cutting a
+     * trailing partial entry.
+     */
+    public static Segment open(Path dir, SegmentName name, IndexPolicy policy, boolean sealed, FileHandleCache cache)
+            throws IOException {
         Path logFile = dir.resolve(name.logFileName());
-        FileChannel log = FileChannel.open(logFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        try {
-            SparseIndex index = SparseIndex.open(dir.resolve(name.indexFileName()), name.baseOffset());
-            long size = log.size();
-            // segment.ms counts wall-clock time: a segment created by a roll is dated by the clock, a reopened one
-            // by its file's last write. Never by client timestamps: Kafka dates by the first batch's, and a
-            // producer sending old timestamps (a replay, a skewed clock) then rolls a segment per batch.
-            return new Segment(logFile, name, log, index, policy, size, Files.getLastModifiedTime(logFile).toMillis(), size == 0);
-        } catch (IOException | RuntimeException e) {
-            log.close();
-            throw e;
-        }
+        Path indexFile = dir.resolve(name.indexFileName());
+        long size = Files.size(logFile);
+        SparseIndex index = sealed ? SparseIndex.sealed(indexFile, name.baseOffset()) : SparseIndex.open(indexFile, name.baseOffset(), cache);
+        // segment.ms counts wall-clock time: a segment created by a roll is dated by the clock, a reopened one
+        // by its file's last write. Never by client timestamps: Kafka dates by the first batch's, and a
+        // producer sending old timestamps (a replay, a skewed clock) then rolls a segment per batch.
+        return new Segment(dir, name, cache, policy, index, size, Files.getLastModifiedTime(logFile).toMillis(), size == 0, sealed);
+    }
+
+    /** Opens an existing segment as the active one, with a cache of its own (tools and tests). */
+    public static Segment open(Path dir, SegmentName name, IndexPolicy policy) throws IOException {
+        return open(dir, name, policy, false, new FileHandleCache(FileHandleCache.defaultCeiling()));
     }
 
     public SegmentName name() {
@@ -103,6 +150,11 @@ public final class Segment implements AutoCloseable {
         return sealed;
     }
 
+    /** Whether the log's channel is open now (tests of the handle budget). */
+    public boolean logIsOpen() {
+        return log.isOpen();
+    }
+
     /**
      * Appends already validated and offset-assigned batches: {@code headers.get(i)} starts at
      * {@code starts[i]} inside {@code batches}. Either all bytes land and become visible, or the log is
@@ -116,33 +168,37 @@ public final class Segment implements AutoCloseable {
         long at = size;
         ByteBuffer src = batches.duplicate();
         int origin = src.position();
-        try {
-            long pos = at;
-            while (src.hasRemaining()) {
-                pos += log.write(src, pos);
-            }
-        } catch (IOException e) {
-            undo(at, e);
-            throw e;
-        }
-        try {
-            for (int i = 0; i < headers.size(); i++) {
-                int batchPos = (int) (at + starts[i] - origin);
-                if (indexPolicy.due(batchPos, index.lastEntry())) {
-                    index.append(headers.get(i).lastOffset(), batchPos);
+        try (CachedFile.Handle h = log.acquire()) {
+            FileChannel ch = h.channel();
+            try {
+                long pos = at;
+                while (src.hasRemaining()) {
+                    pos += ch.write(src, pos);
                 }
-                noteTimestamp(headers.get(i));
+            } catch (IOException e) {
+                undo(ch, at, e);
+                throw e;
             }
-        } catch (IOException e) {
-            undo(at, e);
-            throw e;
+            try {
+                for (int i = 0; i < headers.size(); i++) {
+                    int batchPos = (int) (at + starts[i] - origin);
+                    if (indexPolicy.due(batchPos, index.lastEntry())) {
+                        index.append(headers.get(i).lastOffset(), batchPos);
+                    }
+                    noteTimestamp(headers.get(i));
+                }
+            } catch (IOException e) {
+                undo(ch, at, e);
+                throw e;
+            }
+            // Published before the handle is let go: eviction then sees unsynced bytes and keeps the channel.
+            size = at + (batches.limit() - origin);
         }
-        size = at + (batches.limit() - origin);
     }
 
-    private void undo(long at, IOException cause) {
+    private void undo(FileChannel ch, long at, IOException cause) {
         try {
-            log.truncate(at);
+            ch.truncate(at);
             index.truncateToPosition(at);
         } catch (IOException e) {
             cause.addSuppressed(e);
@@ -158,14 +214,38 @@ public final class Segment implements AutoCloseable {
         }
     }
 
-    /** fsync of the log's data (fdatasync: includes the size, which is what makes appended bytes readable). */
+    /**
+     * fsync of the log's data (fdatasync: includes the size, which is what makes appended bytes
+     * readable). Nothing to do when every byte is known fsynced: an idle partition's close opens no file.
+     */
     public void flush() throws IOException {
-        log.force(false);
+        long covered = size;
+        if (covered <= durableSize && evictionSyncFailure == null) {
+            return;
+        }
+        try (CachedFile.Handle h = log.acquire()) {
+            h.channel().force(false);
+        }
+        IOException failed = evictionSyncFailure;
+        if (failed != null) {
+            throw new IOException(logFile + ": an fsync before closing an idle descriptor failed: " + failed.getMessage(), failed);
+        }
+        if (covered > durableSize) {
+            durableSize = covered;
+        }
+    }
+
+    /**
+     * The bytes on disk may not be fsynced (the last process did not close cleanly): the next flush
+     * syncs them all. Called at open, before the segment is shared.
+     */
+    public void assumeUnsynced() {
+        durableSize = 0;
     }
 
     /** Roll: fsync, then refuse further appends. Holds Partition.lock. */
     public void seal() throws IOException {
-        log.force(false);
+        flush();
         sealed = true;
     }
 
@@ -174,13 +254,16 @@ public final class Segment implements AutoCloseable {
      * below {@code limit}. Reads only batch heads, starting from the index's nearest entry.
      */
     public long positionOf(long offset, long limit) throws IOException {
-        HeaderCursor batches = new HeaderCursor(log, index.lookup(offset).position(), limit);
-        while (batches.next() == HeaderCursor.Framing.BATCH) {
-            if (batches.lastOffset() >= offset) {
-                return batches.position();
+        long from = index.lookup(offset).position();
+        try (CachedFile.Handle h = log.acquire()) {
+            HeaderCursor batches = new HeaderCursor(h.channel(), from, limit);
+            while (batches.next() == HeaderCursor.Framing.BATCH) {
+                if (batches.lastOffset() >= offset) {
+                    return batches.position();
+                }
             }
+            return -1;
         }
-        return -1;
     }
 
     /**
@@ -190,13 +273,15 @@ public final class Segment implements AutoCloseable {
      * record inside this batch, which the broker finds (core-storage never decodes records). Reads only batch heads.
      */
     public RecordBatchHeader firstBatchWithMaxTimestampAtLeast(long timestamp, long minOffset, long fromPosition) throws IOException {
-        HeaderCursor batches = new HeaderCursor(log, fromPosition, size);
-        while (batches.next() == HeaderCursor.Framing.BATCH) {
-            if (batches.maxTimestamp() >= timestamp && batches.nextOffset() > minOffset) {
-                return batches.header();
+        try (CachedFile.Handle h = log.acquire()) {
+            HeaderCursor batches = new HeaderCursor(h.channel(), fromPosition, size);
+            while (batches.next() == HeaderCursor.Framing.BATCH) {
+                if (batches.maxTimestamp() >= timestamp && batches.nextOffset() > minOffset) {
+                    return batches.header();
+                }
             }
+            return null;
         }
-        return null;
     }
 
     /** Reads a whole-batch header at {@code pos}. */
@@ -213,21 +298,35 @@ public final class Segment implements AutoCloseable {
      * within {@code maxBytes}. Reads only batch heads.
      */
     public long wholeBatchesEnd(long pos, long limit, int maxBytes, long cap) throws IOException {
-        HeaderCursor batches = new HeaderCursor(log, pos, limit);
-        long end = pos;
-        while (batches.next() == HeaderCursor.Framing.BATCH) {
-            long next = batches.position() + batches.sizeInBytes();
-            if (batches.baseOffset() >= cap || (end > pos && next - pos > maxBytes)) {
-                break;
+        try (CachedFile.Handle h = log.acquire()) {
+            HeaderCursor batches = new HeaderCursor(h.channel(), pos, limit);
+            long end = pos;
+            while (batches.next() == HeaderCursor.Framing.BATCH) {
+                long next = batches.position() + batches.sizeInBytes();
+                if (batches.baseOffset() >= cap || (end > pos && next - pos > maxBytes)) {
+                    break;
+                }
+                end = next;
             }
-            end = next;
+            return end;
         }
-        return end;
     }
 
-    /** {@code [pos, pos+length)} of the log as a region of its file, for a zero-copy send. */
-    public FileSlice slice(long pos, int length) {
-        return new FileSlice(log, pos, length);
+    /**
+     * {@code [pos, pos+length)} of the log as a region of its file, for a zero-copy send, or null when
+     * sends in flight already hold their share of the file budget ({@link FileHandleCache#tryStartSend}):
+     * the caller copies instead. The slice holds the channel open until {@link FileSlice#release}.
+     */
+    public FileSlice sliceOrNull(long pos, int length) throws IOException {
+        if (!cache.tryStartSend()) {
+            return null;
+        }
+        try {
+            return new FileSlice(log.acquire(), pos, length, cache::endSend);
+        } catch (IOException | RuntimeException e) {
+            cache.endSend();
+            throw e;
+        }
     }
 
     /** Copies {@code [pos, pos+length)} of the log. */
@@ -239,13 +338,15 @@ public final class Segment implements AutoCloseable {
     }
 
     private void readFully(ByteBuffer buf, long pos) throws IOException {
-        long at = pos;
-        while (buf.hasRemaining()) {
-            int r = log.read(buf, at);
-            if (r < 0) {
-                throw new IOException(logFile + ": unexpected end of file at byte " + at);
+        try (CachedFile.Handle h = log.acquire()) {
+            long at = pos;
+            while (buf.hasRemaining()) {
+                int r = h.channel().read(buf, at);
+                if (r < 0) {
+                    throw new IOException(logFile + ": unexpected end of file at byte " + at);
+                }
+                at += r;
             }
-            at += r;
         }
     }
 
@@ -268,13 +369,15 @@ public final class Segment implements AutoCloseable {
             if (timestampsKnown) {
                 return;
             }
-            HeaderCursor batches = new HeaderCursor(log, 0, size);
             long max = RecordBatchHeader.NO_TIMESTAMP;
             long at = -1;
-            while (batches.next() == HeaderCursor.Framing.BATCH) {
-                if (batches.maxTimestamp() > max) {
-                    max = batches.maxTimestamp();
-                    at = batches.baseOffset();
+            try (CachedFile.Handle h = log.acquire()) {
+                HeaderCursor batches = new HeaderCursor(h.channel(), 0, size);
+                while (batches.next() == HeaderCursor.Framing.BATCH) {
+                    if (batches.maxTimestamp() > max) {
+                        max = batches.maxTimestamp();
+                        at = batches.baseOffset();
+                    }
                 }
             }
             maxTimestamp = max;
@@ -288,26 +391,24 @@ public final class Segment implements AutoCloseable {
         return Files.getLastModifiedTime(logFile).toMillis();
     }
 
+    /**
+     * Ends the segment's use of its files: no new reads; channels close once idle (a zero-copy send
+     * still holding the log finishes first).
+     */
     @Override
     public void close() throws IOException {
         try {
             index.close();
         } finally {
-            log.close();
+            log.retire();
         }
     }
 
     /**
-     * Unlinks both files but keeps them open, so a {@link #slice} already handed out stays readable
-     * (the inode lives until {@link #close}). The caller fsyncs the directory and closes later.
+     * Closes the segment ({@link #close}) and unlinks both files; a slice already handed out stays
+     * readable (the inode lives until its last holder lets go). The caller fsyncs the directory.
      */
-    public void unlinkKeepOpen() throws IOException {
-        Files.deleteIfExists(logFile);
-        Files.deleteIfExists(index.file());
-    }
-
-    /** Closes and unlinks both files; the caller fsyncs the directory. */
-    public void delete() throws IOException {
+    public void closeAndUnlink() throws IOException {
         close();
         Files.deleteIfExists(logFile);
         Files.deleteIfExists(index.file());

@@ -2,6 +2,8 @@ package io.kaas.storage.segment;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.CachedFile;
+import io.kaas.storage.io.FileHandleCache;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -16,48 +18,78 @@ import java.util.Optional;
  * i32 byte position in the log), offsets and positions strictly increasing. Sparse: one entry per
  * {@link IndexPolicy#intervalBytes()} of log. Not fsynced on the append path: it is rebuilt from the
  * log by recovery, so only the log carries the acks=all promise. Entries live in memory too, so a
- * lookup never reads the file.
+ * lookup never reads the file; a closed segment's are read on its first lookup and dropped again when
+ * the segment goes cold (its log evicted from the {@link FileHandleCache}), so idle partitions cost
+ * no index memory. The file itself is opened through the cache for writes only.
  *
  * <p>Not thread-safe for writers (holds Partition.lock); {@link #lookup} may run concurrently with
  * {@link #append} because entries are published through a volatile count after the arrays are filled.
  */
 public final class SparseIndex implements AutoCloseable {
     public static final int ENTRY_SIZE = 8;
+    private static final int[] NONE = new int[0];
 
     private final Path file;
     private final long baseOffset;
-    private final FileChannel channel;
+    /** The file for appends and truncation; null for a sealed index, which is only read. */
+    private final CachedFile channel;
     private volatile int[] relOffsets;
     private volatile int[] positions;
     private volatile int count;
+    /** False for a sealed index whose entries are not in memory (read on the next lookup). */
+    private volatile boolean loaded;
+    /** No more writes: the entries may be dropped from memory and read again. */
+    private volatile boolean sealed;
 
-    private SparseIndex(Path file, long baseOffset, FileChannel channel, int[] relOffsets, int[] positions, int count) {
+    private SparseIndex(Path file, long baseOffset, CachedFile channel, int[] relOffsets, int[] positions, int count, boolean loaded) {
         this.file = file;
         this.baseOffset = baseOffset;
         this.channel = channel;
         this.relOffsets = relOffsets;
         this.positions = positions;
         this.count = count;
+        this.loaded = loaded;
+        this.sealed = channel == null;
     }
 
-    /** Opens (creating if missing) for appends; existing entries are loaded as they are. */
-    public static SparseIndex open(Path file, long baseOffset) throws IOException {
-        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        try {
-            Entries e = readEntries(ch, baseOffset);
+    /**
+     * Opens (creating if missing) for appends: the existing entries are loaded as they are, a trailing
+     * partial entry is cut, and the file is closed again; {@code cache} reopens it for the next write.
+     */
+    public static SparseIndex open(Path file, long baseOffset, FileHandleCache cache) throws IOException {
+        Entries e;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            e = readEntries(ch, baseOffset);
             ch.truncate((long) e.count * ENTRY_SIZE);
-            return new SparseIndex(file, baseOffset, ch, e.rel, e.pos, e.count);
-        } catch (IOException | RuntimeException ex) {
-            ch.close();
-            throw ex;
         }
+        return new SparseIndex(file, baseOffset, writable(file, cache), e.rel, e.pos, e.count, true);
+    }
+
+    /** {@link #open} with a cache of its own (tools and tests). */
+    public static SparseIndex open(Path file, long baseOffset) throws IOException {
+        return open(file, baseOffset, new FileHandleCache(FileHandleCache.defaultCeiling()));
     }
 
     /** Creates an empty index, replacing any file there. */
+    public static SparseIndex create(Path file, long baseOffset, FileHandleCache cache) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            // created empty; appends go through the cache
+        }
+        return new SparseIndex(file, baseOffset, writable(file, cache), new int[16], new int[16], 0, true);
+    }
+
+    /** {@link #create} with a cache of its own (tools and tests). */
     public static SparseIndex create(Path file, long baseOffset) throws IOException {
-        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-        return new SparseIndex(file, baseOffset, ch, new int[16], new int[16], 0);
+        return create(file, baseOffset, new FileHandleCache(FileHandleCache.defaultCeiling()));
+    }
+
+    /** A closed segment's index: read-only, nothing read until the first lookup. */
+    static SparseIndex sealed(Path file, long baseOffset) {
+        return new SparseIndex(file, baseOffset, null, NONE, NONE, 0, false);
+    }
+
+    private static CachedFile writable(Path file, FileHandleCache cache) {
+        return cache.file(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
     }
 
     /**
@@ -153,6 +185,7 @@ public final class SparseIndex implements AutoCloseable {
 
     /** Appends an entry (holds Partition.lock). */
     public void append(long offset, int position) throws IOException {
+        requireWritable();
         int rel = relative(offset, baseOffset, file);
         int n = count;
         if (n > 0 && (rel <= relOffsets[n - 1] || position <= positions[n - 1])) {
@@ -161,8 +194,10 @@ public final class SparseIndex implements AutoCloseable {
         }
         ByteBuffer buf = ByteBuffer.allocate(ENTRY_SIZE).putInt(rel).putInt(position).flip();
         long at = (long) n * ENTRY_SIZE;
-        while (buf.hasRemaining()) {
-            at += channel.write(buf, at);
+        try (CachedFile.Handle h = channel.acquire()) {
+            while (buf.hasRemaining()) {
+                at += h.channel().write(buf, at);
+            }
         }
         if (n == relOffsets.length) {
             relOffsets = Arrays.copyOf(relOffsets, n * 2);
@@ -175,6 +210,7 @@ public final class SparseIndex implements AutoCloseable {
 
     /** Largest entry with offset ≤ target; (base, 0) when none is. */
     public IndexEntry lookup(long targetOffset) {
+        ensureLoaded();
         int n = count;
         int[] rel = relOffsets;
         int[] pos = positions;
@@ -195,40 +231,122 @@ public final class SparseIndex implements AutoCloseable {
     }
 
     public IndexEntry lastEntry() {
+        ensureLoaded();
         int n = count;
         return n == 0 ? null : new IndexEntry(baseOffset + relOffsets[n - 1], positions[n - 1]);
     }
 
     public int entryCount() {
+        ensureLoaded();
         return count;
     }
 
     public IndexEntry entry(int i) {
+        ensureLoaded();
         return new IndexEntry(baseOffset + relOffsets[i], positions[i]);
     }
 
     /** Drops entries pointing at or past {@code position} (holds Partition.lock). */
     public void truncateToPosition(long position) throws IOException {
+        requireWritable();
         int n = count;
         while (n > 0 && positions[n - 1] >= position) {
             n--;
         }
         count = n;
-        channel.truncate((long) n * ENTRY_SIZE);
+        try (CachedFile.Handle h = channel.acquire()) {
+            h.channel().truncate((long) n * ENTRY_SIZE);
+        }
     }
 
     /** Drops every entry. */
     public void clear() throws IOException {
+        requireWritable();
         count = 0;
-        channel.truncate(0);
+        try (CachedFile.Handle h = channel.acquire()) {
+            h.channel().truncate(0);
+        }
     }
 
+    /**
+     * fsync (a sealed index has nothing unsynced: roll fsynced it). Through whichever descriptor the
+     * cache has open: fsync covers the file's dirty pages whichever descriptor wrote them, and the index
+     * is rebuilt from the log by recovery anyway.
+     */
     public void flush() throws IOException {
-        channel.force(true);
+        if (sealed) {
+            return;
+        }
+        try (CachedFile.Handle h = channel.acquire()) {
+            h.channel().force(true);
+        }
+    }
+
+    /** Roll, after {@link #flush}: no more writes, so the file is let go of; the entries stay until evicted. */
+    public void seal() {
+        sealed = true;
+        if (channel != null) {
+            channel.retire();
+        }
+    }
+
+    private void requireWritable() {
+        if (sealed) {
+            throw new IllegalStateException(file + " belongs to a closed segment");
+        }
+    }
+
+    private void ensureLoaded() {
+        if (loaded) {
+            return;
+        }
+        synchronized (this) {
+            if (loaded) {
+                return;
+            }
+            try {
+                IndexEntry[] all = readAll(file, baseOffset);
+                int[] rel = new int[all.length];
+                int[] pos = new int[all.length];
+                for (int i = 0; i < all.length; i++) {
+                    rel[i] = (int) (all[i].offset() - baseOffset);
+                    pos[i] = all[i].position();
+                }
+                relOffsets = rel;
+                positions = pos;
+                count = all.length;
+            } catch (IOException e) {
+                // The index is a hint: without it a lookup scans the log from byte 0, and the next one tries again.
+                return;
+            }
+            loaded = true;
+        }
+    }
+
+    /**
+     * Drops a sealed index's entries from memory (its log was evicted: the segment is cold); the next
+     * lookup reads them again. The active index keeps its entries. A lookup racing with this sees no
+     * entries and scans from byte 0: slower, never wrong.
+     */
+    void unloadIfSealed() {
+        if (!sealed) {
+            return;
+        }
+        synchronized (this) {
+            loaded = false;
+            count = 0;
+            relOffsets = NONE;
+            positions = NONE;
+        }
     }
 
     public Path file() {
         return file;
+    }
+
+    /** Whether the entries are in memory (tests of cold indexes). */
+    boolean isLoaded() {
+        return loaded;
     }
 
     public long baseOffset() {
@@ -236,11 +354,14 @@ public final class SparseIndex implements AutoCloseable {
     }
 
     public long sizeInBytes() {
+        ensureLoaded();
         return (long) count * ENTRY_SIZE;
     }
 
     @Override
     public void close() throws IOException {
-        channel.close();
+        if (channel != null) {
+            channel.retire();
+        }
     }
 }

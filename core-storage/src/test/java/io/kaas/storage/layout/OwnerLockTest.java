@@ -57,4 +57,36 @@ class OwnerLockTest {
             assertThat(again.held()).isTrue();
         }
     }
+
+    @Test
+    void anEngineHoldsTheDataDirectoryAndEveryoneElseChecksIt() throws Exception {
+        Path data = dir.resolve("data");
+        Path partition = data.resolve("orders").resolve("0");
+        Files.createDirectories(partition);
+        try (OwnerLock engine = OwnerLock.acquireDataDir(data)) {
+            assertThat(partition.resolve(OwnerLock.FILE_NAME)).as("no descriptor, nor file, per partition").doesNotExist();
+            assertThatThrownBy(() -> OwnerLock.acquireIfOwned(partition, false)).isInstanceOf(PartitionLockedException.class)
+                    .hasMessageStartingWith(data.resolve(OwnerLock.FILE_NAME) + ": partition is owned by a running broker");
+            assertThat(OwnerLock.acquireIfOwned(partition, true).held()).as("--force, --dry-run").isFalse();
+            assertThatThrownBy(() -> OwnerLock.acquire(partition)).isInstanceOf(StorageException.class)
+                    .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.LOCKED);
+            assertThatThrownBy(() -> OwnerLock.acquireDataDir(data))
+                    .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.LOCKED);
+        }
+        try (OwnerLock tool = OwnerLock.acquireIfOwned(partition, false)) {
+            assertThat(tool.held()).isTrue();
+            assertThatThrownBy(() -> OwnerLock.acquireDataDir(data)).as("no broker starts under a tool")
+                    .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.LOCKED);
+        }
+        try (OwnerLock alone = OwnerLock.acquire(partition)) {
+            assertThatThrownBy(() -> OwnerLock.acquireIfOwned(partition, false)).isInstanceOf(PartitionLockedException.class)
+                    .hasMessageStartingWith(partition.resolve(OwnerLock.FILE_NAME) + ": partition is owned");
+        }
+        Path apacheStyle = dir.resolve("logs").resolve("orders-0");
+        Files.createDirectories(apacheStyle);
+        Files.createFile(dir.resolve("logs").resolve(OwnerLock.FILE_NAME));
+        try (OwnerLock none = OwnerLock.acquireIfOwned(apacheStyle, false)) {
+            assertThat(none.held()).as("only <data>/<topic>/<n> is looked up in a data dir").isFalse();
+        }
+    }
 }

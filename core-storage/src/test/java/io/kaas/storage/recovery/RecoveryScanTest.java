@@ -77,6 +77,14 @@ class RecoveryScanTest {
 
     Partition reopen(Path partitionDir) {
         EngineConfig cfg = EngineConfig.defaults(partitionDir.getParent().getParent()).withIndexIntervalBytes(200);
+        // An engine holds its whole data directory: the one that opened it before lets go first.
+        opened.removeIf(e -> {
+            if (e.dataDir().equals(cfg.dataDir())) {
+                e.close();
+                return true;
+            }
+            return false;
+        });
         DiskStorageEngine e = new DiskStorageEngine(cfg);
         opened.add(e);
         return e.openPartition(TP);
