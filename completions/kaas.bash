@@ -385,8 +385,8 @@ function _picocli_kaas_serve() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--in-memory' '--auto-create-topics' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes'"
+  local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--admin-listener'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -422,6 +422,9 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--socket-request-max-bytes')
+      return
+      ;;
+    '--admin-listener')
       return
       ;;
   esac

@@ -1,5 +1,6 @@
 package io.kaas.broker;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,15 +22,20 @@ import java.util.Objects;
  * @param defaultPartitions        partitions of an auto-created topic (and CreateTopics with -1)
  * @param socketRequestMaxBytes    a frame larger than this closes the connection
  * @param requestHandlerThreads    threads that run API handlers (never the event loop)
+ * @param adminListener            where {@code /metrics}, {@code /healthz} and {@code /readyz} are served; null = none
+ * @param metricsPerPartition      export per-partition and per-group-partition series (off for very large brokers)
  */
 public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedListeners, int brokerId,
                            String clusterId, Path dataDir, boolean inMemory, long flushIntervalMessages,
                            long segmentBytes, Duration retentionCheckInterval, boolean autoCreateTopics,
-                           int defaultPartitions, int socketRequestMaxBytes, int requestHandlerThreads) {
+                           int defaultPartitions, int socketRequestMaxBytes, int requestHandlerThreads,
+                           InetSocketAddress adminListener, boolean metricsPerPartition) {
     public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
     public static final Duration DEFAULT_RETENTION_CHECK_INTERVAL = Duration.ofSeconds(300);
     /** A fixed default so that restarts without --cluster-id keep the same cluster (what clients cache). */
     public static final String DEFAULT_CLUSTER_ID = "kaas-cluster-0000000001";
+    /** Loopback only by default: metrics and health are for the host's agent, not the network. */
+    public static final InetSocketAddress DEFAULT_ADMIN_LISTENER = InetSocketAddress.createUnresolved("127.0.0.1", 9644);
 
     public BrokerConfig {
         Objects.requireNonNull(listeners, "listeners");
@@ -59,59 +65,69 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
     public static BrokerConfig defaults() {
         return new BrokerConfig(List.of(new Endpoint("PLAINTEXT", "localhost", 9092)), List.of(), 0,
                 DEFAULT_CLUSTER_ID, Path.of("kaas-data"), false, 1, 1L << 30, DEFAULT_RETENTION_CHECK_INTERVAL,
-                true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, Math.max(2, Runtime.getRuntime().availableProcessors()));
+                true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, Math.max(2, Runtime.getRuntime().availableProcessors()),
+                DEFAULT_ADMIN_LISTENER, true);
     }
 
-    /** A broker on an ephemeral loopback port (tests). */
+    /** A broker on an ephemeral loopback port, without an admin listener (tests; they turn it on when they need it). */
     public static BrokerConfig forTest(Path dataDir) {
-        return defaults().withListeners(List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 0))).withDataDir(dataDir);
+        return defaults().withListeners(List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 0))).withDataDir(dataDir)
+                .withAdminListener(null);
     }
 
     public BrokerConfig withListeners(List<Endpoint> v) {
-        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withAdvertisedListeners(List<Endpoint> v) {
-        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withBrokerId(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withClusterId(String v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withDataDir(Path v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withInMemory(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withFlushIntervalMessages(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withSegmentBytes(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withRetentionCheckInterval(Duration v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withAutoCreateTopics(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withDefaultPartitions(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withSocketRequestMaxBytes(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, adminListener, metricsPerPartition);
+    }
+
+    public BrokerConfig withAdminListener(InetSocketAddress v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v, metricsPerPartition);
+    }
+
+    public BrokerConfig withMetricsPerPartition(boolean v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, adminListener, v);
     }
 }

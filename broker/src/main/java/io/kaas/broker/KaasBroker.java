@@ -1,5 +1,8 @@
 package io.kaas.broker;
 
+import io.kaas.broker.admin.AdminServer;
+import io.kaas.broker.admin.Readiness;
+import io.kaas.broker.admin.StartupRecovery;
 import io.kaas.broker.api.DeleteGroupsHandler;
 import io.kaas.broker.api.DescribeGroupsHandler;
 import io.kaas.broker.api.FindCoordinatorHandler;
@@ -33,6 +36,7 @@ import io.kaas.broker.api.TopicConfigView;
 import io.kaas.broker.cluster.BrokerNode;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.metrics.BrokerMetrics;
 import io.kaas.broker.net.KafkaServer;
 import io.kaas.broker.net.RequestInvoker;
 import io.kaas.storage.DiskStorageEngine;
@@ -64,7 +68,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code kaas-acceptor}, {@code kaas-network-*}: Netty event loops (decode, encode, never block);
  *   <li>{@code kaas-request-handler-*}: run API handlers (file I/O allowed, no waiting on fsyncs);
  *   <li>{@code kaas-timer}: Fetch long-poll deadlines and group-coordinator timers;
- *   <li>{@code kaas-retention}: the periodic retention pass.
+ *   <li>{@code kaas-retention}: the periodic retention pass;
+ *   <li>{@code kaas-startup-recovery}: opens every partition once at start ({@link StartupRecovery});
+ *   <li>{@code kaas-admin-http-*}: the admin listener ({@code /metrics}, {@code /healthz}, {@code /readyz}).
  * </ul>
  * The engine is handed in and closed by {@link #stop()}.
  */
@@ -74,6 +80,8 @@ public final class KaasBroker implements AutoCloseable {
 
     private final BrokerConfig config;
     private final StorageEngine engine;
+    private final BrokerMetrics metrics;
+    private final StartupRecovery recovery;
     private final AtomicReference<BrokerNode> node = new AtomicReference<>();
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private KafkaServer server;
@@ -81,12 +89,22 @@ public final class KaasBroker implements AutoCloseable {
     private ExecutorService handlerPool;
     private ScheduledExecutorService timer;
     private ScheduledExecutorService retention;
+    private AdminServer admin;
+    private volatile boolean listenersBound;
     private boolean started;
     private boolean stopped;
 
+    /** A broker over {@code engine}; its metrics then lack what only the engine sees (fsyncs, opens, storage errors). */
     public KaasBroker(BrokerConfig config, StorageEngine engine) {
+        this(config, engine, new BrokerMetrics(config.metricsPerPartition()));
+    }
+
+    /** A broker over {@code engine}, which was built with {@code metrics.engine()} as its observer. */
+    public KaasBroker(BrokerConfig config, StorageEngine engine, BrokerMetrics metrics) {
         this.config = config;
         this.engine = engine;
+        this.metrics = metrics;
+        this.recovery = new StartupRecovery(engine);
     }
 
     /** A broker over the engine {@code config} asks for: on disk under its data dir, or in memory. */
@@ -95,8 +113,10 @@ public final class KaasBroker implements AutoCloseable {
         EngineConfig engineConfig = EngineConfig.defaults(dir)
                 .withSegmentBytes(config.segmentBytes())
                 .withFlushIntervalMessages(config.flushIntervalMessages());
-        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig) : new DiskStorageEngine(engineConfig);
-        return new KaasBroker(config, engine);
+        BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
+        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig, metrics.engine())
+                : new DiskStorageEngine(engineConfig, metrics.engine());
+        return new KaasBroker(config, engine, metrics);
     }
 
     public synchronized KaasBroker start() {
@@ -104,6 +124,15 @@ public final class KaasBroker implements AutoCloseable {
             throw new IllegalStateException("broker already started");
         }
         started = true;
+        if (config.adminListener() != null) {
+            // First, so a taken admin port fails the start before anything else is bound or started.
+            try {
+                admin = AdminServer.start(config.adminListener(), metrics.registry(), new Readiness(() -> listenersBound, recovery, engine));
+            } catch (RuntimeException e) {
+                stop();
+                throw e;
+            }
+        }
         handlerPool = Executors.newFixedThreadPool(config.requestHandlerThreads(), new DefaultThreadFactory("kaas-request-handler"));
         timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-timer", true));
         Path clusterDir = ClusterDir.of(engine.dataDir());
@@ -115,7 +144,7 @@ public final class KaasBroker implements AutoCloseable {
         TopicCatalog topics = new TopicCatalog(engine, config.autoCreateTopics(), config.defaultPartitions());
         TopicConfigView topicConfigs = new TopicConfigView(config);
         ServedApis served = new ServedApis();
-        RequestInvoker invoker = new RequestInvoker(served, handlerPool);
+        RequestInvoker invoker = new RequestInvoker(served, handlerPool, metrics.requests());
         groups = new GroupCoordinator(clusterDir, timer);
         registerApis(invoker, topics, topicConfigs, new ProducerIdAllocator(clusterDir));
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
@@ -132,9 +161,13 @@ public final class KaasBroker implements AutoCloseable {
         }
         Endpoint advertised = advertised();
         node.set(new BrokerNode(config.brokerId(), advertised.host(), advertised.port(), config.clusterId()));
+        metrics.watch(engine, groups, server);
+        listenersBound = true;
+        recovery.start();
         startRetention();
-        LOG.info("kaas broker {} listening on {} (advertised {}), data in {}", config.brokerId(), bound, advertised,
-                config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize());
+        LOG.info("kaas broker {} listening on {} (advertised {}), data in {}{}", config.brokerId(), bound, advertised,
+                config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize(),
+                admin == null ? "" : ", admin listener on " + admin.address());
         return this;
     }
 
@@ -142,8 +175,8 @@ public final class KaasBroker implements AutoCloseable {
                               ProducerIdAllocator producerIds) {
         invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served()));
         invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, node::get));
-        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics));
-        invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool));
+        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, metrics.traffic()));
+        invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool, metrics.traffic()));
         invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(topics));
         invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(producerIds));
         invoker.register(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), new CreateTopicsHandler(topics, topicConfigs, config.brokerId()));
@@ -192,6 +225,7 @@ public final class KaasBroker implements AutoCloseable {
     private void runRetention() {
         try {
             int removed = engine.runRetention(System.currentTimeMillis());
+            metrics.retentionRan(removed);
             if (removed > 0) {
                 LOG.info("retention removed {} segments", removed);
             }
@@ -214,6 +248,15 @@ public final class KaasBroker implements AutoCloseable {
         return n.host() + ":" + n.port();
     }
 
+    /** Where the admin listener is bound (the real port when 0 was asked for), or null when it is off. */
+    public synchronized InetSocketAddress adminAddress() {
+        return admin == null ? null : admin.address();
+    }
+
+    public BrokerMetrics metrics() {
+        return metrics;
+    }
+
     public StorageEngine engine() {
         return engine;
     }
@@ -233,7 +276,10 @@ public final class KaasBroker implements AutoCloseable {
         }
         stopped = true;
         LOG.info("kaas broker {} stopping", config.brokerId());
+        listenersBound = false;
         try {
+            // Before the engine closes: a partition half-opened by it would keep its lock.
+            recovery.stop(DRAIN_TIMEOUT_MS);
             if (server != null) {
                 server.stopAccepting();
                 if (groups != null) {
@@ -260,6 +306,9 @@ public final class KaasBroker implements AutoCloseable {
             }
         }
         engine.close();
+        if (admin != null) {
+            admin.close();
+        }
         LOG.info("kaas broker {} stopped", config.brokerId());
     }
 

@@ -4,6 +4,7 @@ import io.kaas.broker.BrokerConfig;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.storage.ExitCodes;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -91,6 +92,17 @@ final class ServeCommand implements Callable<Integer> {
             description = "Largest request accepted; a bigger one closes its connection (env KAAS_SOCKET_REQUEST_MAX_BYTES; default 100 MiB).")
     int socketRequestMaxBytes;
 
+    @Option(names = "--admin-listener", paramLabel = "HOST:PORT", defaultValue = "${env:KAAS_ADMIN_LISTENER:-127.0.0.1:9644}",
+            description = "Where to serve /metrics (Prometheus), /healthz and /readyz over HTTP; 'none' turns it off "
+                    + "(env KAAS_ADMIN_LISTENER; default 127.0.0.1:9644).")
+    String adminListener;
+
+    @Option(names = "--metrics-per-partition", negatable = true, defaultValue = "${env:KAAS_METRICS_PER_PARTITION:-true}",
+            fallbackValue = "true",
+            description = "Export per-partition series (offsets, size, consumer-group lag); turn off on brokers with very "
+                    + "many partitions (env KAAS_METRICS_PER_PARTITION; default on).")
+    boolean metricsPerPartition;
+
     /** The broker configuration these options describe. */
     BrokerConfig toConfig() {
         try {
@@ -108,10 +120,31 @@ final class ServeCommand implements Callable<Integer> {
                     .withRetentionCheckInterval(retentionCheckInterval)
                     .withAutoCreateTopics(autoCreateTopics)
                     .withDefaultPartitions(numPartitions)
-                    .withSocketRequestMaxBytes(socketRequestMaxBytes);
+                    .withSocketRequestMaxBytes(socketRequestMaxBytes)
+                    .withAdminListener(parseAdminListener(adminListener))
+                    .withMetricsPerPartition(metricsPerPartition);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /** {@code host:port}, {@code [v6]:port}, or {@code none} (null: no admin listener). */
+    static InetSocketAddress parseAdminListener(String value) {
+        String v = value.trim();
+        if (v.equalsIgnoreCase("none")) {
+            return null;
+        }
+        Endpoint e;
+        try {
+            // The Kafka listener syntax's host:port rules, [v6] included.
+            e = v.contains("://") ? null : Endpoint.parse("PLAINTEXT://" + v);
+        } catch (IllegalArgumentException bad) {
+            e = null;
+        }
+        if (e == null || e.host().isEmpty()) {
+            throw new IllegalArgumentException("--admin-listener '" + value + "' is not HOST:PORT or 'none'");
+        }
+        return InetSocketAddress.createUnresolved(e.host(), e.port());
     }
 
     @Override

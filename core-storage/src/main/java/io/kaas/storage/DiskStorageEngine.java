@@ -38,13 +38,20 @@ public final class DiskStorageEngine implements StorageEngine {
     private static final Logger LOG = LoggerFactory.getLogger(DiskStorageEngine.class);
 
     private final EngineConfig config;
+    private final EngineObserver observer;
     private final EngineExecutors executors = new EngineExecutors();
     private final Map<String, TopicInfo> topics = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Partition> open = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     public DiskStorageEngine(EngineConfig config) {
+        this(config, EngineObserver.NONE);
+    }
+
+    /** An engine that reports fsyncs, partition opens and failures to {@code observer}. */
+    public DiskStorageEngine(EngineConfig config, EngineObserver observer) {
         this.config = config;
+        this.observer = observer;
         try {
             AtomicFile.createDirectories(config.dataDir());
             loadTopics();
@@ -235,8 +242,25 @@ public final class DiskStorageEngine implements StorageEngine {
         if (info == null || tp.partition() < 0 || tp.partition() >= info.partitions()) {
             throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "unknown partition " + tp);
         }
-        return open.computeIfAbsent(tp, k -> Partition.open(TopicDir.partition(config.dataDir(), tp.topic(), tp.partition()),
-                tp, config, info.config(), executors));
+        return open.computeIfAbsent(tp, k -> load(tp, info));
+    }
+
+    private Partition load(TopicPartition tp, TopicInfo info) {
+        long start = System.nanoTime();
+        try {
+            Partition p = Partition.open(TopicDir.partition(config.dataDir(), tp.topic(), tp.partition()),
+                    tp, config, info.config(), executors, observer);
+            observer.partitionOpened(tp, p.openReport(), System.nanoTime() - start);
+            return p;
+        } catch (StorageException e) {
+            observer.partitionOpenFailed(tp, e);
+            throw e;
+        }
+    }
+
+    @Override
+    public Collection<PartitionLog> openPartitions() {
+        return List.copyOf(open.values());
     }
 
     @Override

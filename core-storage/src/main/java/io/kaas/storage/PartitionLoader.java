@@ -25,7 +25,8 @@ final class PartitionLoader {
 
     private PartitionLoader() {}
 
-    static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors) {
+    static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
+                          EngineObserver observer) {
         try {
             AtomicFile.createDirectories(dir);
         } catch (IOException e) {
@@ -47,7 +48,7 @@ final class PartitionLoader {
             if (outcome.segments().isEmpty()) {
                 new PartitionStateFiles(dir).writeManifest(new Manifest(outcome.epoch(), outcome.logEndOffset(), outcome.logStartOffset()));
             }
-            return new Partition(id, dir, config, topicConfig, executors, owner, recovered, log);
+            return new Partition(id, dir, config, topicConfig, executors, owner, recovered, log, observer);
         } catch (IOException e) {
             owner.close();
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot open partition: " + e.getMessage(), e);

@@ -32,6 +32,12 @@ public interface StorageEngine extends AutoCloseable {
     /** Opens on first use. @throws StorageException UNKNOWN_TOPIC_OR_PARTITION */
     PartitionLog partition(TopicPartition tp);
 
+    /**
+     * The partitions open right now, without opening any (so without recovery or locks): what a metrics
+     * scrape reads. A snapshot; it may miss a partition opening concurrently.
+     */
+    Collection<PartitionLog> openPartitions();
+
     /** One retention pass over every partition (size and time); returns segments removed. */
     int runRetention(long nowMs);
 

@@ -7,7 +7,9 @@ import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
 import io.kaas.storage.TopicInfo;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -36,8 +38,14 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
     private final TopicCatalog topics;
     private final ScheduledExecutorService timer;
     private final Executor handlerPool;
+    private final TrafficObserver traffic;
 
     public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool) {
+        this(topics, timer, handlerPool, TrafficObserver.NONE);
+    }
+
+    public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool, TrafficObserver traffic) {
+        this.traffic = traffic;
         this.topics = topics;
         this.timer = timer;
         this.handlerPool = handlerPool;
@@ -61,6 +69,8 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         }
         long remainingNanos = deadline - System.nanoTime();
         if (a.bytes >= request.minBytes() || a.hadError || remainingNanos <= 0 || a.waitable.isEmpty()) {
+            // Only the attempt that is answered counts: a long-poll's earlier attempts are re-read, not sent.
+            a.sent.forEach(traffic::fetched);
             done.complete(a.response);
             return;
         }
@@ -91,6 +101,7 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
     private static final class Attempt {
         final FetchResponseData response = new FetchResponseData().setSessionId(0).setErrorCode((short) 0);
         final List<Waitable> waitable = new ArrayList<>();
+        final Map<String, Long> sent = new HashMap<>(4);
         long bytes;
         boolean hadError;
     }
@@ -140,6 +151,7 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                         out.setRecords(result.file() != null ? new FileSliceRecords(result.file())
                                 : MemoryRecords.readableRecords(result.records()));
                         a.bytes += n;
+                        a.sent.merge(topic.get().name(), (long) n, Long::sum);
                         responseBudget -= n;
                         if (readCommitted) {
                             out.setAbortedTransactions(aborted(log, fp.fetchOffset(), readCap));

@@ -37,9 +37,15 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     private static final short FIRST_TOPIC_ID_VERSION = 13;
 
     private final TopicCatalog topics;
+    private final TrafficObserver traffic;
 
     public ProduceHandler(TopicCatalog topics) {
+        this(topics, TrafficObserver.NONE);
+    }
+
+    public ProduceHandler(TopicCatalog topics, TrafficObserver traffic) {
         this.topics = topics;
+        this.traffic = traffic;
     }
 
     @Override
@@ -98,6 +104,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                 ByteBuffer batches = ((MemoryRecords) partitionData.records()).buffer();
                 CompletableFuture<AppendResult> append;
                 String topicName = topic.get().name(); // v13 requests name the topic by id only
+                int bytes = batches.remaining();
                 try {
                     PartitionLog log = topics.partition(topicName, partitionData.index());
                     append = log.append(batches, acks, -1);
@@ -105,6 +112,9 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                     append = CompletableFuture.failedFuture(e);
                 }
                 pending.add(append.handle((result, failure) -> {
+                    if (failure == null && !result.duplicate()) {
+                        traffic.produced(topicName, result.lastOffset() - result.baseOffset() + 1, bytes);
+                    }
                     fill(partitionResponse, result, failure, topicName, ctx);
                     return null;
                 }));

@@ -21,6 +21,10 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.api.ServedApis;
@@ -41,6 +45,8 @@ public final class KafkaServer {
     private final ChannelGroup connections = new DefaultChannelGroup("kaas-connections", GlobalEventExecutor.INSTANCE);
     private final List<Channel> serverChannels = new ArrayList<>();
     private final InFlightRequests inFlight = new InFlightRequests();
+    /** Open connections per listener name, for the connections gauge (read without touching the channels). */
+    private final Map<String, AtomicInteger> connectionsByListener = new ConcurrentHashMap<>();
 
     public KafkaServer(int networkThreads) {
         boolean epoll = Epoll.isAvailable();
@@ -54,6 +60,7 @@ public final class KafkaServer {
     /** Binds one listener; returns the bound address (the real port when 0 was asked for). */
     public InetSocketAddress bind(Endpoint endpoint, ServedApis served, RequestInvoker invoker, int maxFrameBytes)
             throws InterruptedException {
+        AtomicInteger open = connectionsByListener.computeIfAbsent(endpoint.listenerName(), k -> new AtomicInteger());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, network)
                 .channel(channelType)
@@ -62,6 +69,8 @@ public final class KafkaServer {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
+                        open.incrementAndGet();
+                        ch.closeFuture().addListener(f -> open.decrementAndGet());
                         ch.pipeline()
                                 .addLast("frame-decoder", new FrameDecoder(maxFrameBytes))
                                 .addLast("request-decoder", new RequestDecoder(served))
@@ -73,6 +82,13 @@ public final class KafkaServer {
         Channel channel = bootstrap.bind(address).sync().channel();
         serverChannels.add(channel);
         return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Open connections per listener name right now. */
+    public Map<String, Integer> connectionsByListener() {
+        Map<String, Integer> out = new TreeMap<>();
+        connectionsByListener.forEach((name, n) -> out.put(name, n.get()));
+        return out;
     }
 
     /** Closes the listening sockets and stops reading requests on every open connection. */
