@@ -386,7 +386,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--admin-listener'"
+  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -425,6 +425,12 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--admin-listener')
+      return
+      ;;
+    '--log-format')
+      return
+      ;;
+    '--log-level')
       return
       ;;
   esac

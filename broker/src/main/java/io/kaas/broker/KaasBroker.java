@@ -114,8 +114,9 @@ public final class KaasBroker implements AutoCloseable {
                 .withSegmentBytes(config.segmentBytes())
                 .withFlushIntervalMessages(config.flushIntervalMessages());
         BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
-        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig, metrics.engine())
-                : new DiskStorageEngine(engineConfig, metrics.engine());
+        EngineEventLog observer = new EngineEventLog(metrics.engine());
+        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig, observer)
+                : new DiskStorageEngine(engineConfig, observer);
         return new KaasBroker(config, engine, metrics);
     }
 

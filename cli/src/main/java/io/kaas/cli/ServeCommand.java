@@ -3,6 +3,7 @@ package io.kaas.cli;
 import io.kaas.broker.BrokerConfig;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
+import io.kaas.cli.log.LogSetup;
 import io.kaas.storage.ExitCodes;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -11,6 +12,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -103,6 +106,15 @@ final class ServeCommand implements Callable<Integer> {
                     + "many partitions (env KAAS_METRICS_PER_PARTITION; default on).")
     boolean metricsPerPartition;
 
+    @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "${env:KAAS_LOG_FORMAT:-text}",
+            description = "Log lines on stderr as 'text' (timestamp, thread, level, logger, message) or 'json' "
+                    + "(one object per line) (env KAAS_LOG_FORMAT; default text).")
+    String logFormat;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "${env:KAAS_LOG_LEVEL:-info}",
+            description = "Least severe level logged: error, warn, info, debug or trace (env KAAS_LOG_LEVEL; default info).")
+    String logLevel;
+
     /** The broker configuration these options describe. */
     BrokerConfig toConfig() {
         try {
@@ -128,6 +140,20 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
+    /** The settings an operator checks first, on one line. */
+    private String summary(BrokerConfig c) {
+        return "listeners " + c.listeners()
+                + (c.advertisedListeners().isEmpty() ? "" : ", advertised " + c.advertisedListeners())
+                + ", data " + (c.inMemory() ? "in memory" : c.dataDir().toAbsolutePath().normalize())
+                + ", broker id " + c.brokerId() + ", cluster id " + c.clusterId()
+                + ", flush interval " + c.flushIntervalMessages() + " messages, segment " + c.segmentBytes() + " bytes"
+                + ", retention check " + (c.retentionCheckInterval().isZero() ? "off" : c.retentionCheckInterval().toString())
+                + ", auto-create " + (c.autoCreateTopics() ? c.defaultPartitions() + " partitions" : "off")
+                + ", admin " + (c.adminListener() == null ? "off" : c.adminListener().getHostString() + ":" + c.adminListener().getPort())
+                + ", per-partition metrics " + (c.metricsPerPartition() ? "on" : "off")
+                + ", log " + logFormat + "/" + logLevel.toLowerCase(Locale.ROOT);
+    }
+
     /** {@code host:port}, {@code [v6]:port}, or {@code none} (null: no admin listener). */
     static InetSocketAddress parseAdminListener(String value) {
         String v = value.trim();
@@ -150,6 +176,14 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         BrokerConfig config = toConfig();
+        try {
+            LogSetup.apply(LogSetup.Format.parse(logFormat), logLevel);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        // Looked up here, not in a static field: building the command tree (kaas --version) must not start logging.
+        Logger log = LoggerFactory.getLogger(ServeCommand.class);
+        log.info("kaas {} starting: {}", KaasVersion.version(), summary(config));
         KaasBroker broker = KaasBroker.create(config).start();
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {

@@ -110,7 +110,7 @@ class ServeCommandTest {
 
     private static Process serve(Path dir, Path log) throws Exception {
         return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.kaas.cli.Kaas", "serve",
+                "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
                 "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.resolve("data").toString(),
                 "--admin-listener", "127.0.0.1:0")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -200,7 +200,7 @@ class ServeCommandTest {
         for (int round = 0; round < 2; round++) {
             Path log = dir.resolve("serve-" + round + ".log");
             Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), "io.kaas.cli.Kaas", "serve",
+                    "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
                     "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.resolve("data").toString(),
                 "--admin-listener", "127.0.0.1:0")
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();
