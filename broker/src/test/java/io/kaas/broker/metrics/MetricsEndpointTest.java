@@ -12,9 +12,15 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -98,6 +104,26 @@ class MetricsEndpointTest {
         assertThat(m.familyNames()).contains("kaas_open_files", "jvm_memory_used_bytes", "jvm_threads_current",
                 "kaas_storage_errors_total", "kaas_retention_runs_total");
         assertThat(m.family("kaas_fsync_duration_seconds").orElseThrow().type()).isEqualTo("histogram");
+        everySeriesTheDashboardQueriesExists(m);
+    }
+
+    /** deploy/grafana/kaas.json: every metric its queries name is one this broker exports (after traffic, so labelled ones exist). */
+    private static void everySeriesTheDashboardQueriesExists(PrometheusText m) throws Exception {
+        JsonNode dashboard = new ObjectMapper().readTree(Path.of("..", "deploy", "grafana", "kaas.json").toFile());
+        Set<String> exported = new HashSet<>();
+        m.familyNames().forEach(f -> m.family(f).orElseThrow().samples().forEach(sample -> exported.add(sample.name())));
+        Pattern metric = Pattern.compile("\\b((?:kaas|jvm|process)_[a-z_]+)");
+        List<String> queried = new ArrayList<>();
+        for (JsonNode panel : dashboard.get("panels")) {
+            for (JsonNode target : panel.path("targets")) {
+                Matcher names = metric.matcher(target.get("expr").asText());
+                while (names.find()) {
+                    queried.add(names.group(1));
+                }
+            }
+        }
+        assertThat(queried).hasSizeGreaterThan(20);
+        assertThat(exported).containsAll(queried);
     }
 
     @Test
