@@ -385,8 +385,8 @@ function _picocli_kaas_serve() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--in-memory' '--auto-create-topics' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-open-files'"
+  local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -424,7 +424,13 @@ function _picocli_kaas_serve() {
     '--socket-request-max-bytes')
       return
       ;;
-    '--max-open-files')
+    '--admin-listener')
+      return
+      ;;
+    '--log-format')
+      return
+      ;;
+    '--log-level')
       return
       ;;
   esac

@@ -2,6 +2,7 @@ package io.kaas.broker;
 
 import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.group.ConsumerGroupConfig;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,16 +28,21 @@ import java.util.Objects;
  *                                 sessions (KIP-227) the broker keeps; 0 turns them off
  * @param consumerGroups           the KIP-848 consumer group protocol's settings (group.consumer.*)
  * @param maxOpenFiles             ceiling of segment files the engine holds open; 0 = 40% of the process's file limit
+ * @param adminListener            where {@code /metrics}, {@code /healthz} and {@code /readyz} are served; null = none
+ * @param metricsPerPartition      export per-partition and per-group-partition series (off for very large brokers)
  */
 public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedListeners, int brokerId,
                            String clusterId, Path dataDir, boolean inMemory, long flushIntervalMessages,
                            long segmentBytes, Duration retentionCheckInterval, boolean autoCreateTopics,
                            int defaultPartitions, int socketRequestMaxBytes, int requestHandlerThreads,
-                           int fetchSessionCacheSlots, ConsumerGroupConfig consumerGroups, int maxOpenFiles) {
+                           int fetchSessionCacheSlots, ConsumerGroupConfig consumerGroups, int maxOpenFiles,
+                           InetSocketAddress adminListener, boolean metricsPerPartition) {
     public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
     public static final Duration DEFAULT_RETENTION_CHECK_INTERVAL = Duration.ofSeconds(300);
     /** A fixed default so that restarts without --cluster-id keep the same cluster (what clients cache). */
     public static final String DEFAULT_CLUSTER_ID = "kaas-cluster-0000000001";
+    /** Loopback only by default: metrics and health are for the host's agent, not the network. */
+    public static final InetSocketAddress DEFAULT_ADMIN_LISTENER = InetSocketAddress.createUnresolved("127.0.0.1", 9644);
 
     public BrokerConfig {
         Objects.requireNonNull(listeners, "listeners");
@@ -74,71 +80,80 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
         return new BrokerConfig(List.of(new Endpoint("PLAINTEXT", "localhost", 9092)), List.of(), 0,
                 DEFAULT_CLUSTER_ID, Path.of("kaas-data"), false, 1, 1L << 30, DEFAULT_RETENTION_CHECK_INTERVAL,
                 true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, Math.max(2, Runtime.getRuntime().availableProcessors()),
-                FetchSessionCache.DEFAULT_SLOTS, ConsumerGroupConfig.defaults(), 0);
+                FetchSessionCache.DEFAULT_SLOTS, ConsumerGroupConfig.defaults(), 0, DEFAULT_ADMIN_LISTENER, true);
     }
 
-    /** A broker on an ephemeral loopback port (tests). */
+    /** A broker on an ephemeral loopback port, without an admin listener (tests; they turn it on when they need it). */
     public static BrokerConfig forTest(Path dataDir) {
-        return defaults().withListeners(List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 0))).withDataDir(dataDir);
+        return defaults().withListeners(List.of(new Endpoint("PLAINTEXT", "127.0.0.1", 0))).withDataDir(dataDir)
+                .withAdminListener(null);
     }
 
     public BrokerConfig withListeners(List<Endpoint> v) {
-        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withAdvertisedListeners(List<Endpoint> v) {
-        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withBrokerId(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withClusterId(String v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withDataDir(Path v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withInMemory(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withFlushIntervalMessages(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withSegmentBytes(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withRetentionCheckInterval(Duration v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withAutoCreateTopics(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withDefaultPartitions(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withSocketRequestMaxBytes(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withFetchSessionCacheSlots(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v, consumerGroups, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withConsumerGroups(ConsumerGroupConfig v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, v, maxOpenFiles);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, v, maxOpenFiles, adminListener, metricsPerPartition);
     }
 
     public BrokerConfig withMaxOpenFiles(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, v);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, v, adminListener, metricsPerPartition);
+    }
+
+    public BrokerConfig withAdminListener(InetSocketAddress v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, v, metricsPerPartition);
+    }
+
+    public BrokerConfig withMetricsPerPartition(boolean v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, v);
     }
 }

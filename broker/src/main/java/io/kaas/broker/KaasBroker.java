@@ -2,6 +2,9 @@ package io.kaas.broker;
 
 import io.kaas.broker.api.ConsumerGroupDescribeHandler;
 import io.kaas.broker.api.ConsumerGroupHeartbeatHandler;
+import io.kaas.broker.admin.AdminServer;
+import io.kaas.broker.admin.Readiness;
+import io.kaas.broker.admin.StartupRecovery;
 import io.kaas.broker.api.DeleteGroupsHandler;
 import io.kaas.broker.api.DescribeGroupsHandler;
 import io.kaas.broker.api.FindCoordinatorHandler;
@@ -51,6 +54,7 @@ import io.kaas.broker.api.TopicConfigView;
 import io.kaas.broker.cluster.BrokerNode;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.metrics.BrokerMetrics;
 import io.kaas.broker.net.KafkaServer;
 import io.kaas.broker.net.RequestInvoker;
 import io.kaas.broker.security.ListenerSecurity;
@@ -95,6 +99,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code kaas-timer}: Fetch long-poll deadlines and group-coordinator timers;
  *   <li>{@code kaas-retention}: the periodic retention pass;
  *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep and marker completions ({@link TransactionCoordinator}).
+ *   <li>{@code kaas-startup-recovery}: opens every partition once at start ({@link StartupRecovery});
+ *   <li>{@code kaas-admin-http-*}: the admin listener ({@code /metrics}, {@code /healthz}, {@code /readyz}).
  * </ul>
  * The engine is handed in and closed by {@link #stop()}.
  */
@@ -105,6 +111,8 @@ public final class KaasBroker implements AutoCloseable {
     private final BrokerConfig config;
     private final SecurityConfig security;
     private final StorageEngine engine;
+    private final BrokerMetrics metrics;
+    private final StartupRecovery recovery;
     private final AtomicReference<BrokerNode> node = new AtomicReference<>();
     /** Per listener name: what Metadata/FindCoordinator name to a client connected there (Apache's rule). */
     private final Map<String, BrokerNode> nodesByListener = new ConcurrentHashMap<>();
@@ -117,17 +125,31 @@ public final class KaasBroker implements AutoCloseable {
     private ExecutorService handlerPool;
     private ScheduledExecutorService timer;
     private ScheduledExecutorService retention;
+    private AdminServer admin;
+    private volatile boolean listenersBound;
     private boolean started;
     private boolean stopped;
 
+    /** A broker over {@code engine}; its metrics then lack what only the engine sees (fsyncs, opens, storage errors). */
     public KaasBroker(BrokerConfig config, StorageEngine engine) {
-        this(config, SecurityConfig.none(), engine);
+        this(config, SecurityConfig.none(), engine, new BrokerMetrics(config.metricsPerPartition()));
+    }
+
+    /** A broker over {@code engine}, which was built with {@code metrics.engine()} as its observer. */
+    public KaasBroker(BrokerConfig config, StorageEngine engine, BrokerMetrics metrics) {
+        this(config, SecurityConfig.none(), engine, metrics);
     }
 
     public KaasBroker(BrokerConfig config, SecurityConfig security, StorageEngine engine) {
+        this(config, security, engine, new BrokerMetrics(config.metricsPerPartition()));
+    }
+
+    public KaasBroker(BrokerConfig config, SecurityConfig security, StorageEngine engine, BrokerMetrics metrics) {
         this.config = config;
         this.security = security;
         this.engine = engine;
+        this.metrics = metrics;
+        this.recovery = new StartupRecovery(engine);
     }
 
     /** A broker over the engine {@code config} asks for: on disk under its data dir, or in memory. */
@@ -144,8 +166,11 @@ public final class KaasBroker implements AutoCloseable {
         if (config.maxOpenFiles() > 0) {
             engineConfig = engineConfig.withMaxOpenFiles(config.maxOpenFiles());
         }
-        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig) : new DiskStorageEngine(engineConfig);
-        return new KaasBroker(config, security, engine);
+        BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
+        EngineEventLog observer = new EngineEventLog(metrics.engine());
+        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig, observer)
+                : new DiskStorageEngine(engineConfig, observer);
+        return new KaasBroker(config, security, engine, metrics);
     }
 
     /** Transaction coordinator settings (before {@link #start}); Apache's defaults otherwise. */
@@ -162,6 +187,15 @@ public final class KaasBroker implements AutoCloseable {
             throw new IllegalStateException("broker already started");
         }
         started = true;
+        if (config.adminListener() != null) {
+            // First, so a taken admin port fails the start before anything else is bound or started.
+            try {
+                admin = AdminServer.start(config.adminListener(), metrics.registry(), new Readiness(() -> listenersBound, recovery, engine));
+            } catch (RuntimeException e) {
+                stop();
+                throw e;
+            }
+        }
         handlerPool = Executors.newFixedThreadPool(config.requestHandlerThreads(), new DefaultThreadFactory("kaas-request-handler"));
         timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-timer", true));
         Path clusterDir = ClusterDir.of(engine.dataDir());
@@ -173,7 +207,7 @@ public final class KaasBroker implements AutoCloseable {
         TopicCatalog topics = new TopicCatalog(engine, config.autoCreateTopics(), config.defaultPartitions());
         TopicConfigView topicConfigs = new TopicConfigView(config);
         ServedApis served = new ServedApis();
-        RequestInvoker invoker = new RequestInvoker(served, handlerPool);
+        RequestInvoker invoker = new RequestInvoker(served, handlerPool, metrics.requests());
         groups = new GroupCoordinator(clusterDir, timer, config.consumerGroups(),
                 () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
         ProducerIdAllocator producerIds = new ProducerIdAllocator(clusterDir);
@@ -205,10 +239,14 @@ public final class KaasBroker implements AutoCloseable {
             nodesByListener.putIfAbsent(config.listeners().get(i).listenerName(),
                     new BrokerNode(config.brokerId(), a.host(), a.port(), config.clusterId()));
         }
+        metrics.watch(engine, groups, server);
+        listenersBound = true;
+        recovery.start();
         startRetention();
         startTlsReloadChecks();
-        LOG.info("kaas broker {} listening on {} (advertised {}), data in {}", config.brokerId(), bound, advertised,
-                config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize());
+        LOG.info("kaas broker {} listening on {} (advertised {}), data in {}{}", config.brokerId(), bound, advertised,
+                config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize(),
+                admin == null ? "" : ", admin listener on " + admin.address());
         return this;
     }
 
@@ -216,9 +254,10 @@ public final class KaasBroker implements AutoCloseable {
                               ProducerIdAllocator producerIds) {
         invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served()));
         invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor));
-        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions)));
+        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions),
+                metrics.traffic()));
         invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool,
-                new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis)));
+                new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis), metrics.traffic()));
         invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(topics));
         invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(producerIds, transactions));
         invoker.register(ApiKeys.ADD_PARTITIONS_TO_TXN, AddPartitionsToTxnHandler.MAX_VERSION, new AddPartitionsToTxnHandler(transactions, topics));
@@ -334,6 +373,7 @@ public final class KaasBroker implements AutoCloseable {
     private void runRetention() {
         try {
             int removed = engine.runRetention(System.currentTimeMillis());
+            metrics.retentionRan(removed);
             if (removed > 0) {
                 LOG.info("retention removed {} segments", removed);
             }
@@ -356,6 +396,15 @@ public final class KaasBroker implements AutoCloseable {
         return n.host() + ":" + n.port();
     }
 
+    /** Where the admin listener is bound (the real port when 0 was asked for), or null when it is off. */
+    public synchronized InetSocketAddress adminAddress() {
+        return admin == null ? null : admin.address();
+    }
+
+    public BrokerMetrics metrics() {
+        return metrics;
+    }
+
     public StorageEngine engine() {
         return engine;
     }
@@ -375,7 +424,10 @@ public final class KaasBroker implements AutoCloseable {
         }
         stopped = true;
         LOG.info("kaas broker {} stopping", config.brokerId());
+        listenersBound = false;
         try {
+            // Before the engine closes: a partition half-opened by it would keep its lock.
+            recovery.stop(DRAIN_TIMEOUT_MS);
             if (server != null) {
                 server.stopAccepting();
                 if (groups != null) {
@@ -407,6 +459,9 @@ public final class KaasBroker implements AutoCloseable {
         }
         listenerSecurities.forEach(ListenerSecurity::close);
         engine.close();
+        if (admin != null) {
+            admin.close();
+        }
         LOG.info("kaas broker {} stopped", config.brokerId());
     }
 

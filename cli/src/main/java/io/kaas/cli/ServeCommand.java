@@ -5,8 +5,10 @@ import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.cli.log.LogSetup;
 import io.kaas.storage.ExitCodes;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -15,6 +17,8 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -120,6 +124,25 @@ final class ServeCommand implements Callable<Integer> {
                     + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: 40%% of "
                     + "the process's open-file limit, ulimit -n).")
     int maxOpenFiles;
+    @Option(names = "--admin-listener", paramLabel = "HOST:PORT", defaultValue = "${env:KAAS_ADMIN_LISTENER:-127.0.0.1:9644}",
+            description = "Where to serve /metrics (Prometheus), /healthz and /readyz over HTTP; 'none' turns it off "
+                    + "(env KAAS_ADMIN_LISTENER; default 127.0.0.1:9644).")
+    String adminListener;
+
+    @Option(names = "--metrics-per-partition", negatable = true, defaultValue = "${env:KAAS_METRICS_PER_PARTITION:-true}",
+            fallbackValue = "true",
+            description = "Export per-partition series (offsets, size, consumer-group lag); turn off on brokers with very "
+                    + "many partitions (env KAAS_METRICS_PER_PARTITION; default on).")
+    boolean metricsPerPartition;
+
+    @Option(names = "--log-format", paramLabel = "FORMAT", defaultValue = "${env:KAAS_LOG_FORMAT:-text}",
+            description = "Log lines on stderr as 'text' (timestamp, thread, level, logger, message) or 'json' "
+                    + "(one object per line) (env KAAS_LOG_FORMAT; default text).")
+    String logFormat;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "${env:KAAS_LOG_LEVEL:-info}",
+            description = "Least severe level logged: error, warn, info, debug or trace (env KAAS_LOG_LEVEL; default info).")
+    String logLevel;
 
     /** The broker configuration these options describe. */
     BrokerConfig toConfig() {
@@ -169,7 +192,10 @@ final class ServeCommand implements Callable<Integer> {
                     fileSets(file, "max.incremental.fetch.session.cache.slots"))) {
                 c = c.withFetchSessionCacheSlots(fetchSessionCacheSlots);
             }
-            c = c.withMaxOpenFiles(maxOpenFiles); // not a server.properties key: the flag or KAAS_MAX_OPEN_FILES, else 40% of ulimit -n
+            // Not server.properties keys: the flag or its KAAS_* variable, else the default.
+            c = c.withMaxOpenFiles(maxOpenFiles)
+                    .withAdminListener(parseAdminListener(adminListener))
+                    .withMetricsPerPartition(metricsPerPartition);
             c = c.withClusterId(clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId)
                     .withInMemory(inMemory);
             SecurityConfig security = file == null ? SecurityConfig.none() : file.security();
@@ -195,14 +221,56 @@ final class ServeCommand implements Callable<Integer> {
         return file != null && file.sets(key);
     }
 
+    /** The settings an operator checks first, on one line. */
+    private String summary(BrokerConfig c) {
+        return "listeners " + c.listeners()
+                + (c.advertisedListeners().isEmpty() ? "" : ", advertised " + c.advertisedListeners())
+                + ", data " + (c.inMemory() ? "in memory" : c.dataDir().toAbsolutePath().normalize())
+                + ", broker id " + c.brokerId() + ", cluster id " + c.clusterId()
+                + ", flush interval " + c.flushIntervalMessages() + " messages, segment " + c.segmentBytes() + " bytes"
+                + ", retention check " + (c.retentionCheckInterval().isZero() ? "off" : c.retentionCheckInterval().toString())
+                + ", auto-create " + (c.autoCreateTopics() ? c.defaultPartitions() + " partitions" : "off")
+                + ", admin " + (c.adminListener() == null ? "off" : c.adminListener().getHostString() + ":" + c.adminListener().getPort())
+                + ", per-partition metrics " + (c.metricsPerPartition() ? "on" : "off")
+                + ", log " + logFormat + "/" + logLevel.toLowerCase(Locale.ROOT);
+    }
+
+    /** {@code host:port}, {@code [v6]:port}, or {@code none} (null: no admin listener). */
+    static InetSocketAddress parseAdminListener(String value) {
+        String v = value.trim();
+        if (v.equalsIgnoreCase("none")) {
+            return null;
+        }
+        Endpoint e;
+        try {
+            // The Kafka listener syntax's host:port rules, [v6] included.
+            e = v.contains("://") ? null : Endpoint.parse("PLAINTEXT://" + v);
+        } catch (IllegalArgumentException bad) {
+            e = null;
+        }
+        if (e == null || e.host().isEmpty()) {
+            throw new IllegalArgumentException("--admin-listener '" + value + "' is not HOST:PORT or 'none'");
+        }
+        return InetSocketAddress.createUnresolved(e.host(), e.port());
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         Settings settings = toSettings();
+        BrokerConfig config = settings.broker();
+        try {
+            LogSetup.apply(LogSetup.Format.parse(logFormat), logLevel);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         settings.warning().ifPresent(w -> spec.commandLine().getErr().println("kaas serve: warning: " + w));
         spec.commandLine().getErr().flush();
+        // Looked up here, not in a static field: building the command tree (kaas --version) must not start logging.
+        Logger log = LoggerFactory.getLogger(ServeCommand.class);
+        log.info("kaas {} starting: {}", KaasVersion.version(), summary(config));
         KaasBroker broker;
         try {
-            broker = KaasBroker.create(settings.broker(), settings.security()).start();
+            broker = KaasBroker.create(config, settings.security()).start();
         } catch (KafkaException e) {
             // A keystore or truststore that does not load (path, password, type): a configuration error.
             throw new ParameterException(spec.commandLine(), e.getMessage()

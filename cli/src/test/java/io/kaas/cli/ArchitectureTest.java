@@ -41,10 +41,12 @@ class ArchitectureTest {
     }
 
     @Test
-    void storageKnowsNothingOfTheCommandLineTheNetworkOrTheWireMessages() {
+    void storageKnowsNothingOfTheCommandLineTheNetworkTheWireMessagesOrMetrics() {
+        // Metrics reach the engine only through its EngineObserver seam, implemented in the broker.
         noClasses().that().resideInAPackage(STORAGE)
                 .should().dependOnClassesThat().resideInAnyPackage("picocli..", "io.netty..",
-                        "org.apache.kafka.common.message..", "org.apache.kafka.common.requests..")
+                        "org.apache.kafka.common.message..", "org.apache.kafka.common.requests..",
+                        "io.prometheus..", "com.sun.net.httpserver..")
                 .check(main);
     }
 

@@ -74,6 +74,34 @@ class ServeCommandTest {
     }
 
     @Test
+    void adminListenerDefaultsToLoopback9644AndNoneTurnsItOff() {
+        if (System.getenv("KAAS_ADMIN_LISTENER") == null) {
+            assertThat(parse().adminListener()).isEqualTo(BrokerConfig.DEFAULT_ADMIN_LISTENER);
+        }
+        assertThat(parse("--admin-listener", "none").adminListener()).isNull();
+        assertThat(parse("--admin-listener", "0.0.0.0:9100").adminListener())
+                .isEqualTo(java.net.InetSocketAddress.createUnresolved("0.0.0.0", 9100));
+        assertThat(parse("--admin-listener", "[::1]:9100").adminListener().getHostString()).isEqualTo("::1");
+        assertThat(parse().metricsPerPartition()).isTrue();
+        assertThat(parse("--no-metrics-per-partition").metricsPerPartition()).isFalse();
+        KaasRun bad = KaasRun.of("serve", "--admin-listener", "9644");
+        assertThat(bad.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(bad.err()).contains("HOST:PORT or 'none'");
+    }
+
+    @Test
+    void aTakenAdminPortIsOneLineAndExit3(@TempDir Path dir) throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            KaasRun run = KaasRun.of("serve", "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.toString(),
+                    "--admin-listener", "127.0.0.1:" + taken.getLocalPort());
+            assertThat(run.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
+            assertThat(run.err().strip()).doesNotContain("\n")
+                    .startsWith("kaas serve: admin listener 127.0.0.1:" + taken.getLocalPort() + ": cannot bind");
+            assertThat(run.out()).isEmpty();
+        }
+    }
+
+    @Test
     void badListenerIsAUsageError() {
         KaasRun run = KaasRun.of("serve", "--listeners", "localhost:9092");
         assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
@@ -82,8 +110,9 @@ class ServeCommandTest {
 
     private static Process serve(Path dir, Path log) throws Exception {
         return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.kaas.cli.Kaas", "serve",
-                "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.resolve("data").toString())
+                "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
+                "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.resolve("data").toString(),
+                "--admin-listener", "127.0.0.1:0")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 

@@ -156,7 +156,7 @@ class ServeConfigFileTest {
                 """.formatted(data));
         Path log = dir.resolve("serve.log");
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.kaas.cli.Kaas", "serve", "--config", f.toString())
+                "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve", "--config", f.toString(), "--admin-listener", "none")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             java.util.regex.Pattern listening = java.util.regex.Pattern.compile("advertised SASL_PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");

@@ -47,6 +47,7 @@ public final class DiskStorageEngine implements StorageEngine {
     private static final Logger LOG = LoggerFactory.getLogger(DiskStorageEngine.class);
 
     private final EngineConfig config;
+    private final EngineObserver observer;
     private final EngineExecutors executors = new EngineExecutors();
     private final FileHandleCache files;
     private final OwnerLock owner;
@@ -59,8 +60,14 @@ public final class DiskStorageEngine implements StorageEngine {
     private volatile boolean closed;
 
     public DiskStorageEngine(EngineConfig config) {
+        this(config, EngineObserver.NONE);
+    }
+
+    /** An engine that reports fsyncs, partition opens and failures to {@code observer}. */
+    public DiskStorageEngine(EngineConfig config, EngineObserver observer) {
         this.config = config;
         this.files = new FileHandleCache(config.maxOpenFiles());
+        this.observer = observer;
         try {
             AtomicFile.createDirectories(config.dataDir());
         } catch (IOException e) {
@@ -309,10 +316,15 @@ public final class DiskStorageEngine implements StorageEngine {
 
     private void load(TopicPartition tp, TopicInfo info, CompletableFuture<Partition> slot) {
         Partition p;
+        long start = System.nanoTime();
         try {
             p = PartitionLoader.load(TopicDir.partition(config.dataDir(), tp.topic(), tp.partition()), tp, config, info.config(),
-                    executors, files);
+                    executors, files, observer);
+            observer.partitionOpened(tp, p.openReport(), System.nanoTime() - start);
         } catch (RuntimeException e) {
+            if (e instanceof StorageException se) {
+                observer.partitionOpenFailed(tp, se);
+            }
             refused.add(tp);
             open.remove(tp, slot);
             slot.completeExceptionally(e);
@@ -377,6 +389,15 @@ public final class DiskStorageEngine implements StorageEngine {
     /** The engine's file-handle budget (tests and metrics read its counts). */
     public FileHandleCache files() {
         return files;
+    }
+
+    @Override
+    public Collection<PartitionLog> openPartitions() {
+        List<PartitionLog> out = new ArrayList<>();
+        for (CompletableFuture<Partition> f : open.values()) {
+            loaded(f, false).ifPresent(out::add);
+        }
+        return out;
     }
 
     @Override

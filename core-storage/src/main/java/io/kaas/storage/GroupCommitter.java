@@ -42,6 +42,9 @@ final class GroupCommitter {
 
         void flushed(FlushTarget target);
 
+        /** An fsync succeeded: how long it took and how many flush requests it completed (for metrics). */
+        void fsynced(long durationNanos, long appendsCovered);
+
         void failed(StorageException e);
 
         String describe();
@@ -138,8 +141,11 @@ final class GroupCommitter {
             return false;
         }
         try {
+            long start = System.nanoTime();
             target.segment().flush();
+            long took = System.nanoTime() - start;
             fsyncs.incrementAndGet();
+            log.fsynced(took, Math.max(0, target.seq() - completedSeq()));
         } catch (ClosedChannelException e) {
             // Rolled (sealed ⇒ fsynced by roll) or closed after a final flush: nothing is lost.
             if (!target.segment().isSealed()) {

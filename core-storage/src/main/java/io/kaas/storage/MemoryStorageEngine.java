@@ -24,10 +24,15 @@ public final class MemoryStorageEngine implements StorageEngine {
 
     /** Uses {@code template}'s settings; its data dir is replaced by an in-memory one. */
     public MemoryStorageEngine(EngineConfig template) {
+        this(template, EngineObserver.NONE);
+    }
+
+    /** Uses {@code template}'s settings and reports to {@code observer}, as {@link DiskStorageEngine} does. */
+    public MemoryStorageEngine(EngineConfig template, EngineObserver observer) {
         this.fs = Jimfs.newFileSystem("kaas-memory", Configuration.unix());
         EngineConfig c = template;
         this.engine = new DiskStorageEngine(new EngineConfig(fs.getPath("/kaas-data"), c.segmentBytes(), c.indexIntervalBytes(),
-                c.flushIntervalMessages(), c.fsyncTimeout(), c.checkpointIntervalBytes(), c.leaderEpoch(), c.clock(), c.maxOpenFiles()));
+                c.flushIntervalMessages(), c.fsyncTimeout(), c.checkpointIntervalBytes(), c.leaderEpoch(), c.clock(), c.maxOpenFiles()), observer);
     }
 
     @Override
@@ -78,6 +83,11 @@ public final class MemoryStorageEngine implements StorageEngine {
     @Override
     public LoadProgress loadProgress() {
         return engine.loadProgress();
+    }
+
+    @Override
+    public Collection<PartitionLog> openPartitions() {
+        return engine.openPartitions();
     }
 
     @Override

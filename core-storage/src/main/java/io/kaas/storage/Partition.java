@@ -70,10 +70,11 @@ public final class Partition implements PartitionLog {
     /** Set once by an fsync failure or stall; every later append fails fast with it. */
     private volatile StorageException sticky;
     private final RecoveryReport openReport;
+    private final EngineObserver observer;
 
     /** Called by {@link PartitionLoader} once the lock is held, recovery ran and the segments are open. */
     Partition(TopicPartition id, Path dir, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
-              OwnerLock owner, RecoveryScan.RecoveredState recovered, SegmentLog log) {
+              OwnerLock owner, RecoveryScan.RecoveredState recovered, SegmentLog log, EngineObserver observer) {
         this.id = id;
         this.dir = dir;
         this.config = config;
@@ -89,6 +90,7 @@ public final class Partition implements PartitionLog {
         this.stateFiles = new PartitionStateFiles(dir);
         this.reads = new PartitionReads(id, () -> view, () -> closed, dir.getFileSystem() == FileSystems.getDefault());
         this.hwmWaiters = new HighWatermarkWaiters(() -> view.state().highWatermark());
+        this.observer = observer;
         this.committer = new GroupCommitter(new CommitterLog(), executors.committers(), executors.watchdog(), config.fsyncTimeout());
         // RecoveryScan.recoverState wrote the snapshots, then the checkpoint at EOF, if it scanned a tail.
         this.checkpoints = new CheckpointKeeper(id, stateFiles, config.checkpointIntervalBytes(),
@@ -268,12 +270,18 @@ public final class Partition implements PartitionLog {
         }
 
         @Override
+        public void fsynced(long durationNanos, long appendsCovered) {
+            observer.fsynced(id, durationNanos, appendsCovered);
+        }
+
+        @Override
         public void failed(StorageException e) {
             sticky = e;
             if (e.kind() == StorageException.Kind.CLOSED) {
                 LOG.debug("{}: committer stopped by close", id);
             } else {
                 LOG.error("{}: {}", id, e.getMessage());
+                observer.partitionFailed(id, e);
             }
         }
 
@@ -392,6 +400,11 @@ public final class Partition implements PartitionLog {
     @Override
     public PartitionState state() {
         return view.state();
+    }
+
+    @Override
+    public Optional<StorageException> failure() {
+        return closed ? Optional.empty() : Optional.ofNullable(sticky);
     }
 
     @Override

@@ -29,15 +29,16 @@ final class PartitionLoader {
 
     /** A partition of an engine, which holds the data directory's lock and shares its file-handle budget. */
     static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
-                          FileHandleCache files) {
+                          FileHandleCache files, EngineObserver observer) {
         createDirectory(dir);
-        return load(dir, id, config, topicConfig, executors, files, OwnerLock.none());
+        return load(dir, id, config, topicConfig, executors, files, OwnerLock.none(), observer);
     }
 
     /** A partition on its own (tests, benchmarks): its own {@code .lock} and a budget of its own. */
     static Partition loadAlone(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors) {
         createDirectory(dir);
-        return load(dir, id, config, topicConfig, executors, new FileHandleCache(config.maxOpenFiles()), OwnerLock.acquire(dir));
+        return load(dir, id, config, topicConfig, executors, new FileHandleCache(config.maxOpenFiles()), OwnerLock.acquire(dir),
+                EngineObserver.NONE);
     }
 
     private static void createDirectory(Path dir) {
@@ -49,7 +50,7 @@ final class PartitionLoader {
     }
 
     private static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
-                                  FileHandleCache files, OwnerLock owner) {
+                                  FileHandleCache files, OwnerLock owner, EngineObserver observer) {
         try {
             IndexPolicy indexPolicy = new IndexPolicy(config.indexIntervalBytes());
             RecoveryScan.RecoveredState recovered = RecoveryScan.recoverState(dir, RecoveryOptions.forOpen(indexPolicy, config.leaderEpoch()));
@@ -68,7 +69,7 @@ final class PartitionLoader {
             if (outcome.segments().isEmpty()) {
                 new PartitionStateFiles(dir).writeManifest(new Manifest(outcome.epoch(), outcome.logEndOffset(), outcome.logStartOffset()));
             }
-            return new Partition(id, dir, config, topicConfig, executors, owner, recovered, log);
+            return new Partition(id, dir, config, topicConfig, executors, owner, recovered, log, observer);
         } catch (IOException e) {
             owner.close();
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot open partition: " + e.getMessage(), e);

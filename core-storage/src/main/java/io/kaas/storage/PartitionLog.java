@@ -48,6 +48,14 @@ public interface PartitionLog extends AutoCloseable {
     PartitionState state();
 
     /**
+     * Why the partition refuses appends (an fsync or write error, or a {@link StorageException.Kind#STALLED}
+     * fsync), or empty while it is healthy. Lock-free: a hung fsync never blocks it.
+     */
+    default Optional<StorageException> failure() {
+        return Optional.empty();
+    }
+
+    /**
      * Completes once the high watermark is above {@code offset} (immediately if it already is), or
      * when the partition closes. For Fetch long-polls.
      */

@@ -33,6 +33,12 @@ public interface StorageEngine extends AutoCloseable {
     PartitionLog partition(TopicPartition tp);
 
     /**
+     * The partitions open right now, without opening any (so without recovery or locks): what a metrics
+     * scrape reads. A snapshot; it may miss a partition opening concurrently.
+     */
+    Collection<PartitionLog> openPartitions();
+
+    /**
      * A partition's offsets, epoch and size as last published, from memory: what Metadata, ListOffsets
      * (latest, earliest) and DescribeLogDirs need, without reading or holding any of its files. Before
      * {@link #ready} a partition not loaded yet is loaded first.

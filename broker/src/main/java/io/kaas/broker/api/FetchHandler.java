@@ -9,7 +9,9 @@ import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
 import io.kaas.storage.TopicInfo;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -40,8 +42,15 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
     private final ScheduledExecutorService timer;
     private final Executor handlerPool;
     private final FetchSessionCache sessions;
+    private final TrafficObserver traffic;
 
     public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool, FetchSessionCache sessions) {
+        this(topics, timer, handlerPool, sessions, TrafficObserver.NONE);
+    }
+
+    public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool, FetchSessionCache sessions,
+                        TrafficObserver traffic) {
+        this.traffic = traffic;
         this.topics = topics;
         this.timer = timer;
         this.handlerPool = handlerPool;
@@ -71,6 +80,8 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         }
         long remainingNanos = deadline - System.nanoTime();
         if (a.bytes >= request.minBytes() || a.hadError || remainingNanos <= 0 || a.waitable.isEmpty()) {
+            // Only the attempt that is answered counts: a long-poll's earlier attempts are re-read, not sent.
+            a.sent.forEach(traffic::fetched);
             done.complete(session.finish(a.response));
             return;
         }
@@ -104,6 +115,7 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
     private static final class Attempt {
         final FetchResponseData response = new FetchResponseData().setErrorCode((short) 0);
         final List<Waitable> waitable = new ArrayList<>();
+        final Map<String, Long> sent = new HashMap<>(4);
         long bytes;
         boolean hadError;
     }
@@ -166,6 +178,7 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                         out.setRecords(result.file() != null ? new FileSliceRecords(result.file())
                                 : MemoryRecords.readableRecords(result.records()));
                         a.bytes += n;
+                        a.sent.merge(topic.get().name(), (long) n, Long::sum);
                         responseBudget -= n;
                         if (readCommitted) {
                             out.setAbortedTransactions(aborted(log, fp.fetchOffset(), readCap));

@@ -46,10 +46,16 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
 
     private final TopicCatalog topics;
     private final TransactionalProduceGate transactions;
+    private final TrafficObserver traffic;
 
     public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions) {
+        this(topics, transactions, TrafficObserver.NONE);
+    }
+
+    public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions, TrafficObserver traffic) {
         this.topics = topics;
         this.transactions = transactions;
+        this.traffic = traffic;
     }
 
     @Override
@@ -121,6 +127,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                     partitionResponse.setErrorCode(txnError.code());
                     continue;
                 }
+                int bytes = batches.remaining();
                 CompletableFuture<AppendResult> append;
                 try {
                     PartitionLog log = topics.partition(topicName, partitionData.index());
@@ -129,6 +136,9 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                     append = CompletableFuture.failedFuture(e);
                 }
                 pending.add(append.handle((result, failure) -> {
+                    if (failure == null && !result.duplicate()) {
+                        traffic.produced(topicName, result.lastOffset() - result.baseOffset() + 1, bytes);
+                    }
                     fill(partitionResponse, result, failure, topicName, ctx);
                     return null;
                 }));

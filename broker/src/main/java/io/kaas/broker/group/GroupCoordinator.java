@@ -199,6 +199,14 @@ public final class GroupCoordinator {
         return offsets.offsets(groupId);
     }
 
+    /**
+     * Groups that have committed offsets, read without any group's monitor (a commit holds it across an
+     * fsync, and a metrics scrape must never wait on a disk). Each group's map is an immutable snapshot.
+     */
+    public Set<String> groupsWithOffsets() {
+        return offsets.groups();
+    }
+
     /** Group ids known through membership or committed offsets. */
     public Set<String> groupIds() {
         Set<String> ids = new TreeSet<>(offsets.groups());

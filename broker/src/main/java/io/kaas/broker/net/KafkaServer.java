@@ -22,6 +22,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.api.ServedApis;
@@ -48,6 +52,8 @@ public final class KafkaServer {
     private final List<Channel> serverChannels = new ArrayList<>();
     private final InFlightRequests inFlight = new InFlightRequests();
     private volatile ConnectionLimits limits = ConnectionLimits.none();
+    /** Open connections per listener name, for the connections gauge (read without touching the channels). */
+    private final Map<String, AtomicInteger> connectionsByListener = new ConcurrentHashMap<>();
 
     public KafkaServer(int networkThreads) {
         boolean epoll = Epoll.isAvailable();
@@ -76,6 +82,7 @@ public final class KafkaServer {
      */
     public InetSocketAddress bind(Endpoint endpoint, ListenerSecurity security, ServedApis served, RequestInvoker invoker,
                                   int maxFrameBytes) throws InterruptedException {
+        AtomicInteger open = connectionsByListener.computeIfAbsent(endpoint.listenerName(), k -> new AtomicInteger());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, network)
                 .channel(channelType)
@@ -92,6 +99,8 @@ public final class KafkaServer {
                         }
                         ch.closeFuture().addListener(f -> limits.release(peer));
                         connections.add(ch);
+                        open.incrementAndGet();
+                        ch.closeFuture().addListener(f -> open.decrementAndGet());
                         ClientSession session = new ClientSession(security, ch.remoteAddress());
                         ch.attr(ClientSession.KEY).set(session);
                         if (security.tls()) {
@@ -114,6 +123,13 @@ public final class KafkaServer {
         Channel channel = bootstrap.bind(address).sync().channel();
         serverChannels.add(channel);
         return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Open connections per listener name right now. */
+    public Map<String, Integer> connectionsByListener() {
+        Map<String, Integer> out = new TreeMap<>();
+        connectionsByListener.forEach((name, n) -> out.put(name, n.get()));
+        return out;
     }
 
     /** Closes the listening sockets and stops reading requests on every open connection. */

@@ -32,10 +32,16 @@ public final class RequestInvoker {
     private final ServedApis served;
     private final Map<ApiKeys, ApiHandler<? extends ApiMessage>> handlers = new EnumMap<>(ApiKeys.class);
     private final Executor handlerPool;
+    private final RequestObserver observer;
 
     public RequestInvoker(ServedApis served, Executor handlerPool) {
+        this(served, handlerPool, RequestObserver.NONE);
+    }
+
+    public RequestInvoker(ServedApis served, Executor handlerPool, RequestObserver observer) {
         this.served = served;
         this.handlerPool = handlerPool;
+        this.observer = observer;
     }
 
     /** Registers the handler for {@code api} and advertises versions {@code oldest..maxVersion}. */
@@ -66,17 +72,26 @@ public final class RequestInvoker {
     }
 
     public Invocation invoke(DecodedRequest request, SocketAddress remote, ClientSession session) {
+        long received = System.nanoTime();
         if (request.unsupported()) {
             CompletableFuture<ApiMessage> done = CompletableFuture.completedFuture(unsupportedResponse(request));
+            observer.answered(request.api(), Errors.UNSUPPORTED_VERSION, 0, System.nanoTime() - received);
             return new Invocation(done, done);
         }
         @SuppressWarnings("unchecked")
         ApiHandler<ApiMessage> handler = (ApiHandler<ApiMessage>) handlers.get(request.api());
         RequestContext ctx = new RequestContext(request.version(), request.header().clientId(),
                 request.correlationId(), remote, session);
-        CompletableFuture<CompletableFuture<ApiMessage>> handled =
-                CompletableFuture.supplyAsync(() -> handler.handle(ctx, request.body()), handlerPool);
-        return new Invocation(handled, handled.thenCompose(f -> f));
+        long[] started = new long[1]; // written by the handler thread before the future completes, read after
+        CompletableFuture<CompletableFuture<ApiMessage>> handled = CompletableFuture.supplyAsync(() -> {
+            started[0] = System.nanoTime();
+            return handler.handle(ctx, request.body());
+        }, handlerPool);
+        CompletableFuture<ApiMessage> response = handled.thenCompose(f -> f);
+        response.whenComplete((r, failure) -> observer.answered(request.api(),
+                failure == null ? Errors.NONE : ErrorMapping.toKafka(ErrorMapping.unwrap(failure)),
+                started[0] == 0 ? 0 : started[0] - received, System.nanoTime() - received));
+        return new Invocation(handled, response);
     }
 
     private ApiMessage unsupportedResponse(DecodedRequest request) {

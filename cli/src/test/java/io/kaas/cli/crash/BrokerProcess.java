@@ -2,6 +2,7 @@ package io.kaas.cli.crash;
 
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.cli.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,8 +30,8 @@ final class BrokerProcess implements AutoCloseable {
 
     static BrokerProcess start(Path dataDir, Path log, int segmentBytes) throws Exception {
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "io.kaas.cli.Kaas", "serve",
-                "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dataDir.toString(),
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
+                "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dataDir.toString(), "--admin-listener", "127.0.0.1:0",
                 "--segment-bytes", Integer.toString(segmentBytes), "--num-partitions", "3")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {

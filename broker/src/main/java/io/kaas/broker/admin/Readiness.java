@@ -1,0 +1,47 @@
+package io.kaas.broker.admin;
+
+import io.kaas.storage.PartitionLog;
+import io.kaas.storage.StorageEngine;
+import io.kaas.storage.StorageException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What {@code /readyz} answers: ready once the listeners are bound, every partition present at start
+ * has been recovered, and no open partition is stalled or failed. Read from volatile state only
+ * ({@link PartitionLog#failure()}), so a hung fsync makes the broker not ready, never the probe slow.
+ */
+public final class Readiness {
+    /** Ready, or the reasons not. */
+    public record Status(boolean ready, List<String> reasons) {}
+
+    private final BooleanSupplier listenersBound;
+    private final StartupRecovery recovery;
+    private final StorageEngine engine;
+
+    public Readiness(BooleanSupplier listenersBound, StartupRecovery recovery, StorageEngine engine) {
+        this.listenersBound = listenersBound;
+        this.recovery = recovery;
+        this.engine = engine;
+    }
+
+    public Status check() {
+        List<String> reasons = new ArrayList<>();
+        if (!listenersBound.getAsBoolean()) {
+            reasons.add("the Kafka listeners are not bound (starting or stopping)");
+        }
+        if (!recovery.done()) {
+            int total = recovery.total();
+            reasons.add(total < 0 ? "recovery has not started" : "recovering partitions: " + recovery.opened() + " of " + total + " done");
+        }
+        recovery.failed().forEach((tp, why) -> reasons.add(tp.topic() + "-" + tp.partition() + ": cannot be opened: " + why));
+        for (PartitionLog p : engine.openPartitions()) {
+            Optional<StorageException> f = p.failure();
+            f.ifPresent(e -> reasons.add(p.id().topic() + "-" + p.id().partition() + ": "
+                    + (e.kind() == StorageException.Kind.STALLED ? "stalled" : "failed") + ": " + e.getMessage()));
+        }
+        return new Status(reasons.isEmpty(), List.copyOf(reasons));
+    }
+}
