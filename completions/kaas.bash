@@ -160,7 +160,11 @@ function _complete_kaas() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} rebuild-index" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} recover" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} serve" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} user" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} verify" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} user add" ];    then _picocli_kaas_user; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} user delete" ];    then _picocli_kaas_user; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} user list" ];    then _picocli_kaas_user; return $?; fi
 
   # Find the longest sequence of subcommands and call the bash function for that subcommand.
   local cmds0=(help)
@@ -169,9 +173,17 @@ function _complete_kaas() {
   local cmds3=(rebuild-index)
   local cmds4=(recover)
   local cmds5=(serve)
-  local cmds6=(verify)
+  local cmds6=(user)
+  local cmds7=(verify)
+  local cmds8=(user add)
+  local cmds9=(user delete)
+  local cmds10=(user list)
 
-  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_user_list; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_user_delete; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_user_add; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_user; return $?; fi
   if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_serve; return $?; fi
   if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_recover; return $?; fi
   if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
@@ -188,7 +200,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help delete-records dump-segment rebuild-index recover serve verify"
+  local commands="help delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -206,7 +218,7 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="delete-records dump-segment rebuild-index recover serve verify"
+  local commands="delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
 
@@ -386,12 +398,18 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--admin-listener' '--log-format' '--log-level'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--max-open-files' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--config')
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
@@ -424,6 +442,12 @@ function _picocli_kaas_serve() {
     '--socket-request-max-bytes')
       return
       ;;
+    '--max-incremental-fetch-session-cache-slots')
+      return
+      ;;
+    '--max-open-files')
+      return
+      ;;
     '--admin-listener')
       return
       ;;
@@ -434,6 +458,24 @@ function _picocli_kaas_serve() {
       return
       ;;
   esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `user` subcommand.
+function _picocli_kaas_user() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+
+  local commands="add delete list"
+  local flag_opts="'-h' '--help' '-V' '--version'"
+  local arg_opts=""
 
   if [[ "${curr_word}" == -* ]]; then
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
@@ -464,6 +506,105 @@ function _picocli_kaas_verify() {
       type compopt &>/dev/null && compopt -o filenames
       positionals=$( compgen -f -- "${curr_word}" ) # files
     fi
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `add` subcommand.
+function _picocli_kaas_user_add() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '--password-stdin' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--mechanism' '--iterations'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--mechanism')
+      return
+      ;;
+    '--iterations')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `delete` subcommand.
+function _picocli_kaas_user_delete() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--mechanism'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--mechanism')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `list` subcommand.
+function _picocli_kaas_user_list() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
     local IFS=$'\n'
     COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
   fi
