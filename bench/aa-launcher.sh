@@ -30,28 +30,16 @@ done
 host="${listener%:*}" port="${listener#*:}"
 controller="$host:$((port + 1))"
 mkdir -p "$dir/data"
-cat >"$dir/server.properties" <<PROPS
-process.roles=broker,controller
-node.id=1
-controller.quorum.bootstrap.servers=$controller
-listeners=PLAINTEXT://$listener,CONTROLLER://$controller
-advertised.listeners=PLAINTEXT://$listener
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
-log.dirs=$dir/data
-log.flush.interval.messages=$flush
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
-PROPS
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+{
+    apache_server_properties "$listener" "$controller" "$listener" "$dir/data"
+    echo "log.flush.interval.messages=$flush"
+} >"$dir/server.properties"
 
 cp="$here/.apache/lib/*"
 log=(-Dlog4j2.configurationFile="$here/log4j2.properties" -Dbench.log.level=INFO)
-until id="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" && [[ "$id" != -* ]]; do :; done
+id="$(new_cluster_id)"
 java -Xmx512m "${log[@]}" -Dbench.log.file="$dir/format.log" -cp "$cp" kafka.tools.StorageTool format \
     -t "$id" -c "$dir/server.properties" --standalone >/dev/null
 # exec: the pid run.sh holds is the broker's, so its SIGTERM reaches Kafka's clean shutdown.

@@ -39,44 +39,17 @@ KAAS_BOOTSTRAP=127.0.0.1:29092
 KAAS_RAISED_FLUSH=1000000000
 KAAS_LAUNCHER="$(readlink -f "${BENCH_KAAS_LAUNCHER:-$repo/bin/kaas}")"
 
-results="$here/results/$(date -u +%Y%m%dT%H%M%SZ)"
-mkdir -p "$results"
-work="$(mktemp -d "$TMP_ROOT/kaas-bench.XXXXXX")"
-
-# Same heap and collector for both brokers: what Apache's kafka-server-start.sh uses.
-BROKER_JVM=(-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
-            -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true)
-# Load JVMs compile with C1 only. They are short-lived: on two cores four producer JVMs used 26-29
-# CPU-s per 400k records with C2 and 15-19 with C1, a difference (mostly compiling) larger than what
-# either broker used for the same records (3-5 s), so the table would have measured the load
-# generators' JIT. C1 code is at steady state within the warm-up records. Both brokers get the same tools.
-TOOL_JVM=(-Xmx512m -XX:TieredStopAtLevel=1)
-LOG_CONFIG="-Dlog4j2.configurationFile=$here/log4j2.properties"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+new_run "" kaas-bench
 
 apache_pid=""
 kaas_pid=""
 kaas_reason=""          # non-empty when kaas cannot be measured; then its rows say why
 declare -a load_pids=()
 
-say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-die() { say "setup failed: $*"; exit 2; }
-
 # ---------------------------------------------------------------------------------------------
 # Process lifecycle: every process this script starts is stopped by its pid on any exit.
-
-stop_pid() { # pid name: SIGTERM for a clean shutdown, SIGKILL after 60 s
-    local pid=$1 name=$2
-    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 0
-    say "stopping $name (pid $pid)"
-    kill -TERM "$pid" 2>/dev/null || true
-    # `tail --pid` returns when the process is gone; timeout bounds how long a shutdown may take.
-    timeout 60 tail --pid="$pid" -f /dev/null || true
-    if kill -0 "$pid" 2>/dev/null; then
-        say "$name did not stop within 60 s; killing it"
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-}
 
 cleanup() {
     local pid
@@ -88,13 +61,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port_in_use() { (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; }
-
-tool() { # logname class args...: one Apache tool or bench helper in its own JVM
-    local logname=$1; shift
-    java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$results/$logname.log" -cp "$CP" "$@"
-}
-
 # ---------------------------------------------------------------------------------------------
 # 1. Fetch Apache Kafka through Maven and build the helpers (and kaas).
 
@@ -104,28 +70,8 @@ done
 fstype="$(stat -f -c %T "$work")"
 [[ "$fstype" == tmpfs || "$fstype" == ramfs ]] && die "$work is on $fstype: fsync would be free. Set BENCH_TMP to a disk"
 
-if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
-    say "fetching Apache Kafka 4.4.0 through Maven into bench/.apache/lib and building the bench helpers"
-    mvn -B -q -f "$here/pom.xml" package -DskipTests >"$results/mvn-bench.log" 2>&1 \
-        || die "mvn -f bench/pom.xml package failed; see $results/mvn-bench.log"
-fi
-bench_jar="$(ls "$here"/target/kaas-bench-*.jar 2>/dev/null | head -1)"
-[[ -n "$bench_jar" ]] || die "no bench/target/kaas-bench-*.jar; run without BENCH_SKIP_BUILD"
-CP="$here/.apache/lib/*:$bench_jar"
-
-if [[ ! -x "$KAAS_LAUNCHER" ]]; then
-    kaas_reason="kaas serve not available (no launcher $KAAS_LAUNCHER in this checkout)"
-else
-    if [[ -z "${BENCH_SKIP_BUILD:-}" && "$KAAS_LAUNCHER" == "$repo/bin/kaas" ]]; then
-        say "building kaas (mvn package -pl cli -am -DskipTests)"
-        if ! mvn -B -q -f "$repo/pom.xml" package -DskipTests -pl cli -am >"$results/mvn-kaas.log" 2>&1; then
-            kaas_reason="kaas serve not available (build failed, see $results/mvn-kaas.log)"
-        fi
-    fi
-    if [[ -z "$kaas_reason" ]] && ! "$KAAS_LAUNCHER" serve --help >"$results/kaas-serve-help.txt" 2>&1; then
-        kaas_reason="kaas serve not available (\`$KAAS_LAUNCHER serve --help\` failed, see $results/kaas-serve-help.txt)"
-    fi
-fi
+build_bench
+build_kaas
 [[ -n "$kaas_reason" ]] && { say "$kaas_reason: measuring Apache Kafka only"; printf '%s\n' "$kaas_reason" >"$results/kaas.unavailable"; }
 
 {
@@ -156,65 +102,6 @@ cat "$results/disk.txt" >&2
 
 # ---------------------------------------------------------------------------------------------
 # 3. Brokers.
-
-await_broker() { # name pid bootstrap: no fixed sleep; give up after ~90 s or when the process dies
-    local name=$1 pid=$2 bootstrap=$3 attempt
-    for attempt in $(seq 1 18); do
-        kill -0 "$pid" 2>/dev/null || { say "$name exited during startup"; return 1; }
-        tool await-broker io.kaas.bench.AwaitBroker "$bootstrap" 5 >/dev/null 2>>"$results/await-broker.err" && return 0
-    done
-    say "$name not ready after 90 s"
-    return 1
-}
-
-start_apache() {
-    local dir="$work/apache"
-    mkdir -p "$dir/data"
-    cat >"$dir/server.properties" <<EOF
-process.roles=broker,controller
-node.id=1
-controller.quorum.bootstrap.servers=$APACHE_CONTROLLER
-listeners=PLAINTEXT://$APACHE_BOOTSTRAP,CONTROLLER://$APACHE_CONTROLLER
-advertised.listeners=PLAINTEXT://$APACHE_BOOTSTRAP
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
-log.dirs=$dir/data
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-# A single-node benchmark has nobody to wait for: join consumers at once, as kaas does.
-group.initial.rebalance.delay.ms=0
-EOF
-    cp "$dir/server.properties" "$results/apache-server.properties"
-    local cluster_id
-    # A Kafka cluster id is 16 random bytes in URL-safe base64 without padding; one starting with
-    # '-' would read as an option, so draw again (Apache's own random-uuid does the same).
-    until cluster_id="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" && [[ "$cluster_id" != -* ]]; do :; done
-    say "formatting Apache Kafka storage (kafka-storage format --standalone)"
-    tool apache-format kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" --standalone \
-        >"$results/apache-format.out" 2>&1 || die "kafka-storage format failed; see $results/apache-format.out"
-    say "starting Apache Kafka (KRaft combined mode) on $APACHE_BOOTSTRAP"
-    java "${BROKER_JVM[@]}" "$LOG_CONFIG" -Dbench.log.level=INFO -Dbench.log.file="$results/apache-server.log" \
-        -cp "$CP" kafka.Kafka "$dir/server.properties" >"$results/apache-server.out" 2>&1 &
-    apache_pid=$!
-    await_broker "Apache Kafka" "$apache_pid" "$APACHE_BOOTSTRAP" || die "Apache Kafka did not start; see $results/apache-server.log"
-}
-
-start_kaas() {
-    local dir="$work/kaas"
-    mkdir -p "$dir"
-    say "starting kaas serve on $KAAS_BOOTSTRAP"
-    KAAS_JAVA_OPTS="${BROKER_JVM[*]}" "$KAAS_LAUNCHER" serve --listeners "PLAINTEXT://$KAAS_BOOTSTRAP" \
-        --data-dir "$dir" >"$results/kaas-server.log" 2>&1 &
-    kaas_pid=$!
-    if ! await_broker kaas "$kaas_pid" "$KAAS_BOOTSTRAP"; then
-        stop_pid "$kaas_pid" kaas; kaas_pid=""
-        return 1
-    fi
-}
 
 create_topics() { # system bootstrap spec...
     local system=$1 bootstrap=$2; shift 2

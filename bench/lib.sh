@@ -1,0 +1,148 @@
+# bench/lib.sh: what bench/run.sh and bench/ecosystem.sh share, sourced by both: logging, stopping a
+# pid, running a tool JVM, and starting Apache Kafka and `kaas serve` on loopback. One home, so both
+# scripts start the brokers with the same flags.
+#
+# The caller sets here, repo and TMP_ROOT before sourcing, then calls new_run and build_bench (which
+# sets CP), and sets APACHE_BOOTSTRAP, APACHE_CONTROLLER, KAAS_BOOTSTRAP, KAAS_LAUNCHER and the
+# globals apache_pid and kaas_pid. Optional:
+#   APACHE_ADVERTISED     host:port Apache tells clients to use (default APACHE_BOOTSTRAP)
+#   KAAS_SERVE_EXTRA      array of further `kaas serve` arguments
+
+# Same heap and collector for both brokers: what Apache's kafka-server-start.sh uses.
+BROKER_JVM=(-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
+            -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true)
+# Load JVMs compile with C1 only. They are short-lived: on two cores four producer JVMs used 26-29
+# CPU-s per 400k records with C2 and 15-19 with C1, a difference (mostly compiling) larger than what
+# either broker used for the same records (3-5 s), so the table would have measured the load
+# generators' JIT. C1 code is at steady state within the warm-up records. Both brokers get the same tools.
+TOOL_JVM=(-Xmx512m -XX:TieredStopAtLevel=1)
+LOG_CONFIG="-Dlog4j2.configurationFile=$here/log4j2.properties"
+
+say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { say "setup failed: $*"; exit 2; }
+
+stop_pid() { # pid name: SIGTERM for a clean shutdown, SIGKILL after 60 s
+    local pid=$1 name=$2
+    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 0
+    say "stopping $name (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    # `tail --pid` returns when the process is gone; timeout bounds how long a shutdown may take.
+    timeout 60 tail --pid="$pid" -f /dev/null || true
+    if kill -0 "$pid" 2>/dev/null; then
+        say "$name did not stop within 60 s; killing it"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+port_in_use() { (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; }
+
+tool() { # logname class args...: one Apache tool or bench helper in its own JVM
+    local logname=$1; shift
+    java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$results/$logname.log" -cp "$CP" "$@"
+}
+
+build_bench() { # fetches Apache Kafka into .apache/lib and builds the helpers; sets CP
+    if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
+        say "fetching Apache Kafka 4.4.0 through Maven into bench/.apache/lib and building the bench helpers"
+        mvn -B -q -f "$here/pom.xml" package -DskipTests >"$results/mvn-bench.log" 2>&1 \
+            || die "mvn -f bench/pom.xml package failed; see $results/mvn-bench.log"
+    fi
+    local bench_jar
+    bench_jar="$(ls "$here"/target/kaas-bench-*.jar 2>/dev/null | head -1)"
+    [[ -n "$bench_jar" ]] || die "no bench/target/kaas-bench-*.jar; run without BENCH_SKIP_BUILD"
+    CP="$here/.apache/lib/*:$bench_jar"
+}
+
+build_kaas() { # builds kaas unless told not to; sets kaas_reason when `kaas serve` cannot be used
+    if [[ ! -x "$KAAS_LAUNCHER" ]]; then
+        kaas_reason="kaas serve not available (no launcher $KAAS_LAUNCHER in this checkout)"
+        return
+    fi
+    if [[ -z "${BENCH_SKIP_BUILD:-}" && "$KAAS_LAUNCHER" == "$repo/bin/kaas" ]]; then
+        say "building kaas (mvn package -pl cli -am -DskipTests)"
+        if ! mvn -B -q -f "$repo/pom.xml" package -DskipTests -pl cli -am >"$results/mvn-kaas.log" 2>&1; then
+            kaas_reason="kaas serve not available (build failed, see $results/mvn-kaas.log)"
+            return
+        fi
+    fi
+    if ! "$KAAS_LAUNCHER" serve --help >"$results/kaas-serve-help.txt" 2>&1; then
+        kaas_reason="kaas serve not available (\`$KAAS_LAUNCHER serve --help\` failed, see $results/kaas-serve-help.txt)"
+    fi
+}
+
+await_broker() { # name pid bootstrap: no fixed sleep; give up after ~90 s or when the process dies
+    local name=$1 pid=$2 bootstrap=$3 attempt
+    for attempt in $(seq 1 18); do
+        kill -0 "$pid" 2>/dev/null || { say "$name exited during startup"; return 1; }
+        tool await-broker io.kaas.bench.AwaitBroker "$bootstrap" 5 >/dev/null 2>>"$results/await-broker.err" && return 0
+    done
+    say "$name not ready after 90 s"
+    return 1
+}
+
+new_run() { # results-prefix work-prefix: this run's results dir and a fresh data dir under TMP_ROOT
+    results="$here/results/$1$(date -u +%Y%m%dT%H%M%SZ)"
+    mkdir -p "$results"
+    work="$(mktemp -d "$TMP_ROOT/$2.XXXXXX")"
+}
+
+new_cluster_id() {
+    local id
+    # A Kafka cluster id is 16 random bytes in URL-safe base64 without padding; one starting with
+    # '-' would read as an option, so draw again (Apache's own random-uuid does the same).
+    until id="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')" && [[ "$id" != -* ]]; do :; done
+    echo "$id"
+}
+
+apache_server_properties() { # listener controller advertised logdir: single-node KRaft combined mode
+    cat <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.bootstrap.servers=$2
+listeners=PLAINTEXT://$1,CONTROLLER://$2
+advertised.listeners=PLAINTEXT://$3
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$4
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+# A single-node benchmark has nobody to wait for: join consumers at once, as kaas does.
+group.initial.rebalance.delay.ms=0
+EOF
+}
+
+start_apache() {
+    local dir="$work/apache"
+    mkdir -p "$dir/data"
+    apache_server_properties "$APACHE_BOOTSTRAP" "$APACHE_CONTROLLER" "${APACHE_ADVERTISED:-$APACHE_BOOTSTRAP}" "$dir/data" \
+        >"$dir/server.properties"
+    cp "$dir/server.properties" "$results/apache-server.properties"
+    local cluster_id
+    cluster_id="$(new_cluster_id)"
+    say "formatting Apache Kafka storage (kafka-storage format --standalone)"
+    tool apache-format kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" --standalone \
+        >"$results/apache-format.out" 2>&1 || die "kafka-storage format failed; see $results/apache-format.out"
+    say "starting Apache Kafka (KRaft combined mode) on $APACHE_BOOTSTRAP"
+    java "${BROKER_JVM[@]}" "$LOG_CONFIG" -Dbench.log.level=INFO -Dbench.log.file="$results/apache-server.log" \
+        -cp "$CP" kafka.Kafka "$dir/server.properties" >"$results/apache-server.out" 2>&1 &
+    apache_pid=$!
+    await_broker "Apache Kafka" "$apache_pid" "$APACHE_BOOTSTRAP" || die "Apache Kafka did not start; see $results/apache-server.log"
+}
+
+start_kaas() {
+    local dir="$work/kaas"
+    mkdir -p "$dir"
+    say "starting kaas serve on $KAAS_BOOTSTRAP"
+    KAAS_JAVA_OPTS="${BROKER_JVM[*]}" "$KAAS_LAUNCHER" serve --listeners "PLAINTEXT://$KAAS_BOOTSTRAP" \
+        --data-dir "$dir" ${KAAS_SERVE_EXTRA[@]+"${KAAS_SERVE_EXTRA[@]}"} >"$results/kaas-server.log" 2>&1 &
+    kaas_pid=$!
+    if ! await_broker kaas "$kaas_pid" "$KAAS_BOOTSTRAP"; then
+        stop_pid "$kaas_pid" kaas; kaas_pid=""
+        return 1
+    fi
+}
