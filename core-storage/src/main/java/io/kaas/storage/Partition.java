@@ -2,7 +2,6 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.Manifest;
-import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TopicConfig;
@@ -17,10 +16,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
@@ -446,15 +442,7 @@ public final class Partition implements PartitionLog {
     public List<ProducerStatus> producers() {
         lock.lock();
         try {
-            Map<Long, Long> open = new HashMap<>();
-            txns.snapshot().open().forEach(o -> open.put(o.producerId(), o.firstOffset()));
-            List<ProducerStatus> out = new ArrayList<>();
-            for (ProducerStateSnapshot.Entry e : producers.snapshot().entries()) {
-                int lastSeq = e.recent().isEmpty() ? -1 : e.recent().get(e.recent().size() - 1).lastSeq();
-                out.add(new ProducerStatus(e.producerId(), e.epoch(), lastSeq, producers.lastTimestamp(e.producerId()),
-                        open.getOrDefault(e.producerId(), -1L)));
-            }
-            return out;
+            return ProducerStatus.of(producers, txns);
         } finally {
             lock.unlock();
         }

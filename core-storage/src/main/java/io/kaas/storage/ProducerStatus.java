@@ -1,5 +1,13 @@
 package io.kaas.storage;
 
+import io.kaas.storage.format.ProducerStateSnapshot;
+import io.kaas.storage.state.ProducerStateTable;
+import io.kaas.storage.state.TxnIndex;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * What a partition knows of one producer (DescribeProducers, KIP-664; and the transaction
  * coordinator's check that a marker is not written twice).
@@ -11,4 +19,18 @@ package io.kaas.storage;
  * @param currentTxnStartOffset first offset of its open transaction, or -1 when none is open
  */
 public record ProducerStatus(long producerId, short producerEpoch, int lastSequence, long lastTimestamp,
-                             long currentTxnStartOffset) {}
+                             long currentTxnStartOffset) {
+
+    /** Every producer {@code producers} remembers, with its open transaction from {@code txns}. Holds the partition lock. */
+    static List<ProducerStatus> of(ProducerStateTable producers, TxnIndex txns) {
+        Map<Long, Long> open = new HashMap<>();
+        txns.snapshot().open().forEach(o -> open.put(o.producerId(), o.firstOffset()));
+        List<ProducerStatus> out = new ArrayList<>();
+        for (ProducerStateSnapshot.Entry e : producers.snapshot().entries()) {
+            int lastSeq = e.recent().isEmpty() ? -1 : e.recent().get(e.recent().size() - 1).lastSeq();
+            out.add(new ProducerStatus(e.producerId(), e.epoch(), lastSeq, producers.lastTimestamp(e.producerId()),
+                    open.getOrDefault(e.producerId(), -1L)));
+        }
+        return out;
+    }
+}
