@@ -37,7 +37,7 @@ final class EngineEventLog implements EngineObserver {
 
     @Override
     public void partitionOpenFailed(TopicPartition partition, StorageException failure) {
-        // StartupRecovery or the request that asked for the partition logs the error itself.
+        // The engine's start-up load, or the request that asked for the partition, logs the error itself.
         next.partitionOpenFailed(partition, failure);
     }
 

@@ -4,7 +4,6 @@ import io.kaas.broker.api.ConsumerGroupDescribeHandler;
 import io.kaas.broker.api.ConsumerGroupHeartbeatHandler;
 import io.kaas.broker.admin.AdminServer;
 import io.kaas.broker.admin.Readiness;
-import io.kaas.broker.admin.StartupRecovery;
 import io.kaas.broker.api.DeleteGroupsHandler;
 import io.kaas.broker.api.DescribeGroupsHandler;
 import io.kaas.broker.api.FindCoordinatorHandler;
@@ -99,7 +98,6 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code kaas-timer}: Fetch long-poll deadlines and group-coordinator timers;
  *   <li>{@code kaas-retention}: the periodic retention pass;
  *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep and marker completions ({@link TransactionCoordinator}).
- *   <li>{@code kaas-startup-recovery}: opens every partition once at start ({@link StartupRecovery});
  *   <li>{@code kaas-admin-http-*}: the admin listener ({@code /metrics}, {@code /healthz}, {@code /readyz}).
  * </ul>
  * The engine is handed in and closed by {@link #stop()}.
@@ -112,7 +110,6 @@ public final class KaasBroker implements AutoCloseable {
     private final SecurityConfig security;
     private final StorageEngine engine;
     private final BrokerMetrics metrics;
-    private final StartupRecovery recovery;
     private final AtomicReference<BrokerNode> node = new AtomicReference<>();
     /** Per listener name: what Metadata/FindCoordinator name to a client connected there (Apache's rule). */
     private final Map<String, BrokerNode> nodesByListener = new ConcurrentHashMap<>();
@@ -149,7 +146,6 @@ public final class KaasBroker implements AutoCloseable {
         this.security = security;
         this.engine = engine;
         this.metrics = metrics;
-        this.recovery = new StartupRecovery(engine);
     }
 
     /** A broker over the engine {@code config} asks for: on disk under its data dir, or in memory. */
@@ -190,7 +186,7 @@ public final class KaasBroker implements AutoCloseable {
         if (config.adminListener() != null) {
             // First, so a taken admin port fails the start before anything else is bound or started.
             try {
-                admin = AdminServer.start(config.adminListener(), metrics.registry(), new Readiness(() -> listenersBound, recovery, engine));
+                admin = AdminServer.start(config.adminListener(), metrics.registry(), new Readiness(() -> listenersBound, engine));
             } catch (RuntimeException e) {
                 stop();
                 throw e;
@@ -241,7 +237,6 @@ public final class KaasBroker implements AutoCloseable {
         }
         metrics.watch(engine, groups, server);
         listenersBound = true;
-        recovery.start();
         startRetention();
         startTlsReloadChecks();
         LOG.info("kaas broker {} listening on {} (advertised {}), data in {}{}", config.brokerId(), bound, advertised,
@@ -426,8 +421,6 @@ public final class KaasBroker implements AutoCloseable {
         LOG.info("kaas broker {} stopping", config.brokerId());
         listenersBound = false;
         try {
-            // Before the engine closes: a partition half-opened by it would keep its lock.
-            recovery.stop(DRAIN_TIMEOUT_MS);
             if (server != null) {
                 server.stopAccepting();
                 if (groups != null) {

@@ -18,11 +18,12 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.OptionalInt;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -56,7 +57,8 @@ public final class DiskStorageEngine implements StorageEngine {
     private final Map<TopicPartition, CompletableFuture<Partition>> open = new ConcurrentHashMap<>();
     private final StartupLoad startup;
     /** Partitions whose load failed once: the start-up load leaves them to callers (see {@link #loadAtStartup}). */
-    private final Set<TopicPartition> refused = ConcurrentHashMap.newKeySet();
+    /** Partitions whose last load was refused (damage), with why: for readiness, and so the start-up load does not retry them. */
+    private final Map<TopicPartition, String> refused = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     public DiskStorageEngine(EngineConfig config) {
@@ -308,7 +310,7 @@ public final class DiskStorageEngine implements StorageEngine {
      * try is a recovery scan).
      */
     private void loadAtStartup(TopicPartition tp) {
-        if (refused.contains(tp)) {
+        if (refused.containsKey(tp)) {
             throw new StorageException(StorageException.Kind.DAMAGED, tp + ": refused earlier");
         }
         openPartition(tp);
@@ -325,11 +327,12 @@ public final class DiskStorageEngine implements StorageEngine {
             if (e instanceof StorageException se) {
                 observer.partitionOpenFailed(tp, se);
             }
-            refused.add(tp);
+            refused.put(tp, String.valueOf(e.getMessage()));
             open.remove(tp, slot);
             slot.completeExceptionally(e);
             return;
         }
+        refused.remove(tp);
         // A config change that raced with the load is applied now; a close that raced with it closes what it made.
         TopicInfo now = topics.get(tp.topic());
         if (now != null) {
@@ -379,6 +382,18 @@ public final class DiskStorageEngine implements StorageEngine {
     @Override
     public LoadProgress loadProgress() {
         return startup.progress();
+    }
+
+    @Override
+    public Map<TopicPartition, String> refusedPartitions() {
+        Map<TopicPartition, String> out = new TreeMap<>(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        refused.forEach((tp, why) -> {
+            TopicInfo info = topics.get(tp.topic());
+            if (info != null && tp.partition() < info.partitions()) { // a deleted topic's refusal is moot
+                out.put(tp, why);
+            }
+        });
+        return out;
     }
 
     /** Completes when {@link #ready} turns true. */

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.FileSystem;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -83,6 +84,11 @@ public final class MemoryStorageEngine implements StorageEngine {
     @Override
     public LoadProgress loadProgress() {
         return engine.loadProgress();
+    }
+
+    @Override
+    public Map<TopicPartition, String> refusedPartitions() {
+        return engine.refusedPartitions();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.kaas.storage;
 import io.kaas.storage.format.TopicConfig;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -64,6 +65,14 @@ public interface StorageEngine extends AutoCloseable {
 
     /** Partitions found at start-up, those loaded and those refused so far. */
     record LoadProgress(int total, int loaded, int refused) {}
+
+    /**
+     * Partitions of existing topics whose last load was refused (damage found by recovery; they answer
+     * errors until repaired), with why, in topic-partition order: what a readiness probe names.
+     */
+    default Map<TopicPartition, String> refusedPartitions() {
+        return Map.of();
+    }
 
     /** One retention pass over every partition (size and time); returns segments removed. */
     int runRetention(long nowMs);

@@ -9,8 +9,9 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
- * What {@code /readyz} answers: ready once the listeners are bound, every partition present at start
- * has been recovered, and no open partition is stalled or failed. Read from volatile state only
+ * What {@code /readyz} answers: ready once the listeners are bound, the engine's start-up load has
+ * recovered every partition present at start ({@link StorageEngine#ready}), none was refused, and no
+ * open partition is stalled or failed. Read from volatile state only
  * ({@link PartitionLog#failure()}), so a hung fsync makes the broker not ready, never the probe slow.
  */
 public final class Readiness {
@@ -18,12 +19,10 @@ public final class Readiness {
     public record Status(boolean ready, List<String> reasons) {}
 
     private final BooleanSupplier listenersBound;
-    private final StartupRecovery recovery;
     private final StorageEngine engine;
 
-    public Readiness(BooleanSupplier listenersBound, StartupRecovery recovery, StorageEngine engine) {
+    public Readiness(BooleanSupplier listenersBound, StorageEngine engine) {
         this.listenersBound = listenersBound;
-        this.recovery = recovery;
         this.engine = engine;
     }
 
@@ -32,11 +31,11 @@ public final class Readiness {
         if (!listenersBound.getAsBoolean()) {
             reasons.add("the Kafka listeners are not bound (starting or stopping)");
         }
-        if (!recovery.done()) {
-            int total = recovery.total();
-            reasons.add(total < 0 ? "recovery has not started" : "recovering partitions: " + recovery.opened() + " of " + total + " done");
+        if (!engine.ready()) {
+            StorageEngine.LoadProgress p = engine.loadProgress();
+            reasons.add("recovering partitions: " + (p.loaded() + p.refused()) + " of " + p.total() + " done");
         }
-        recovery.failed().forEach((tp, why) -> reasons.add(tp.topic() + "-" + tp.partition() + ": cannot be opened: " + why));
+        engine.refusedPartitions().forEach((tp, why) -> reasons.add(tp.topic() + "-" + tp.partition() + ": cannot be opened: " + why));
         for (PartitionLog p : engine.openPartitions()) {
             Optional<StorageException> f = p.failure();
             f.ifPresent(e -> reasons.add(p.id().topic() + "-" + p.id().partition() + ": "

@@ -7,6 +7,7 @@ import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.Partition;
+import io.kaas.storage.StorageEngine;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TestBatches;
 import io.kaas.storage.TopicPartition;
@@ -247,6 +248,21 @@ class RecoveryScanTest {
         assertThat(forced.batchesDropped()).isEqualTo(6);
         assertThat(forced.highWatermarkAfter()).isEqualTo(8);
         assertThat(reopen(dir).state().highWatermark()).isEqualTo(8);
+    }
+
+    @Test
+    void anEngineStartingOnADamagedPartitionIsReadyAndNamesItUntilTheTopicGoes() throws Exception {
+        Path dir = write(10, 1 << 30, false); // after a crash: the active segment is scanned, so the damage is found
+        int batch = TestBatches.idempotent(5, (short) 0, 0, 2).limit();
+        flip(dir.resolve(LOG0), 4L * batch + 70);
+        try (DiskStorageEngine e = new DiskStorageEngine(EngineConfig.defaults(dir.getParent().getParent()))) {
+            e.whenReady().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(e.loadProgress()).isEqualTo(new StorageEngine.LoadProgress(1, 0, 1));
+            assertThat(e.refusedPartitions()).containsOnlyKeys(TP);
+            assertThat(e.refusedPartitions().get(TP)).contains(LOG0 + ":" + (4L * batch)).contains("kaas recover --force");
+            e.deleteTopic("t");
+            assertThat(e.refusedPartitions()).as("a deleted topic's refusal no longer counts").isEmpty();
+        }
     }
 
     @Test
