@@ -9,28 +9,30 @@ import java.util.List;
  * decoded): message.timestamp.type=LogAppendTime stamps the batches with the broker's clock
  * ({@link RecordBatchHeader#stampLogAppendTime}); CreateTime batches must lie within
  * message.timestamp.before.max.ms / after.max.ms of it (KIP-937), else INVALID_TIMESTAMP as Apache.
+ * Read from the topic config once, when it is set, not on every append.
  *
  * <p>The header carries the batch's largest timestamp, so the "after" bound is exact. For "before" it
  * carries the first record's timestamp (baseTimestamp), not the smallest: a later record with an older
  * timestamp is not caught. Apache decodes every record for that; the default bound is off (unbounded).
  */
-final class AppendTimestamps {
-    private AppendTimestamps() {}
+record AppendTimestamps(boolean logAppendTime, long beforeMaxMs, long afterMaxMs) {
+
+    static AppendTimestamps of(TopicConfig topic) {
+        return new AppendTimestamps(topic.logAppendTime(), topic.timestampBeforeMaxMs(), topic.timestampAfterMaxMs());
+    }
 
     /** The append time to stamp for a LogAppendTime topic, else {@link RecordBatchHeader#NO_TIMESTAMP}. */
-    static long logAppendTime(TopicConfig topic, long nowMs) {
-        return topic.logAppendTime() ? nowMs : RecordBatchHeader.NO_TIMESTAMP;
+    long logAppendTime(long nowMs) {
+        return logAppendTime ? nowMs : RecordBatchHeader.NO_TIMESTAMP;
     }
 
     /** @throws StorageException INVALID_TIMESTAMP for a CreateTime batch outside the topic's bounds */
-    static void check(TopicPartition id, List<RecordBatchHeader> headers, TopicConfig topic, long nowMs) {
-        if (topic.logAppendTime()) {
+    void check(TopicPartition id, List<RecordBatchHeader> headers, long nowMs) {
+        if (logAppendTime) {
             return;
         }
-        long before = topic.timestampBeforeMaxMs();
-        long after = topic.timestampAfterMaxMs();
-        long earliest = before >= nowMs ? Long.MIN_VALUE : nowMs - before;
-        long latest = after > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + after;
+        long earliest = beforeMaxMs >= nowMs ? Long.MIN_VALUE : nowMs - beforeMaxMs;
+        long latest = afterMaxMs > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + afterMaxMs;
         for (RecordBatchHeader h : headers) {
             if (h.isControl() || h.maxTimestamp() == RecordBatchHeader.NO_TIMESTAMP) {
                 continue;
@@ -40,7 +42,7 @@ final class AppendTimestamps {
                 throw new StorageException(StorageException.Kind.INVALID_TIMESTAMP, String.format(
                         "%s: timestamp %d of a record is out of range. The timestamp should be within [%d, %d]"
                                 + " (message.timestamp.before.max.ms %d, message.timestamp.after.max.ms %d)",
-                        id, tooNew ? h.maxTimestamp() : h.baseTimestamp(), earliest, latest, before, after));
+                        id, tooNew ? h.maxTimestamp() : h.baseTimestamp(), earliest, latest, beforeMaxMs, afterMaxMs));
             }
         }
     }

@@ -54,6 +54,7 @@ public final class Partition implements PartitionLog {
     private final int epoch;
     private long pendingMessages;
     private TopicConfig topicConfig;
+    private AppendTimestamps timestamps;
     private final CheckpointKeeper checkpoints;
     /** What manifest.json holds (recovery or the loader left it so): close skips an unchanged one. */
     private Manifest manifestOnDisk;
@@ -75,6 +76,7 @@ public final class Partition implements PartitionLog {
         this.dir = dir;
         this.config = config;
         this.topicConfig = topicConfig;
+        this.timestamps = AppendTimestamps.of(topicConfig);
         this.log = log;
         this.logStartOffset = recovered.outcome().logStartOffset();
         this.owner = owner;
@@ -132,9 +134,9 @@ public final class Partition implements PartitionLog {
                 result = duplicate.get();
             } else {
                 long now = now();
-                AppendTimestamps.check(id, parsed.headers(), topicConfig, now);
+                timestamps.check(id, parsed.headers(), now);
                 maybeRoll(parsed.totalBytes());
-                result = write(parsed, AppendTimestamps.logAppendTime(topicConfig, now));
+                result = write(parsed, timestamps.logAppendTime(now));
                 pendingMessages += parsed.recordCount();
                 if (pendingMessages >= flushInterval()) {
                     pendingMessages = 0;
@@ -376,6 +378,7 @@ public final class Partition implements PartitionLog {
         lock.lock();
         try {
             topicConfig = config;
+            timestamps = AppendTimestamps.of(config);
         } finally {
             lock.unlock();
         }
