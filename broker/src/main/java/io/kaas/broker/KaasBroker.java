@@ -202,7 +202,8 @@ public final class KaasBroker implements AutoCloseable {
         timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-timer", true));
         Path clusterDir = ClusterDir.of(engine.dataDir());
         try {
-            Files.createDirectories(clusterDir);
+            // Durably created: offsets, credentials, ACLs and transaction state written into it must survive a power cut.
+            io.kaas.storage.io.AtomicFile.createDirectories(clusterDir);
         } catch (IOException e) {
             throw new UncheckedIOException(clusterDir + ": cannot create the cluster state directory", e);
         }

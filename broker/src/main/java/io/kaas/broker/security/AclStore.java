@@ -2,9 +2,9 @@ package io.kaas.broker.security;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -214,7 +214,8 @@ public final class AclStore {
 
     private void save(Map<Uuid, StandardAcl> acls) {
         try {
-            Files.createDirectories(file.getParent());
+            // Durably: an ACL change answered must not vanish with a directory entry a power cut took back.
+            AtomicFile.createDirectories(file.getParent());
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, file.getParent() + ": cannot create: " + e.getMessage(), e);
         }
