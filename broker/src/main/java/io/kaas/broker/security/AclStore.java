@@ -96,6 +96,11 @@ public final class AclStore {
         return Collections.unmodifiableMap(out);
     }
 
+    /** Every ACL as Apache's binding, in the file's order. */
+    public List<AclBinding> bindings() {
+        return load().values().stream().map(StandardAcl::toBinding).toList();
+    }
+
     /**
      * Adds the valid bindings not yet present (an existing one succeeds without a second copy, as
      * Apache). When the file cannot be written nothing is added and every valid binding fails.
