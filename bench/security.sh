@@ -8,7 +8,11 @@
 #   bench/security.sh
 #
 # Tunables: BENCH_RECORDS=200000 records per run; BENCH_ROUNDS=2 (A B A B); BENCH_SKIP_BUILD=1;
-# BENCH_TMP (a real disk); BENCH_BROKER_CPU=0 BENCH_LOAD_CPU=1.
+# BENCH_TMP (a real disk); BENCH_BROKER_CPU=0 BENCH_LOAD_CPU=1; BENCH_KAAS_FLUSH=N sets kaas's
+# log.flush.interval.messages (default: kaas's own, an fsync per append; Apache never fsyncs on count,
+# so BENCH_KAAS_FLUSH=1000000000 compares the TLS paths without kaas's durability cost);
+# BENCH_TOOL_C2=1 lets the load JVMs use C2: lib.sh limits them to C1, which has no AES-GCM
+# intrinsics, so over SASL_SSL the clients' own TLS, not the broker, sets the rate.
 # Output: the table on stdout and in bench/results/security-<UTC time>/report.txt.
 set -euo pipefail
 
@@ -16,20 +20,23 @@ here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 TMP_ROOT=${BENCH_TMP:-${TMPDIR:-/tmp}}
 RECORDS=${BENCH_RECORDS:-200000}
+KAAS_FLUSH=${BENCH_KAAS_FLUSH:-}
 ROUNDS=${BENCH_ROUNDS:-2}
 BROKER_CPU=${BENCH_BROKER_CPU:-0}
 LOAD_CPU=${BENCH_LOAD_CPU:-1}
 KAAS_LAUNCHER="$repo/bin/kaas"
-APACHE_BOOTSTRAP=127.0.0.1:19092
-APACHE_CONTROLLER=127.0.0.1:19093
-APACHE_SECURE=127.0.0.1:19095
-KAAS_BOOTSTRAP=127.0.0.1:29092
-KAAS_SECURE=127.0.0.1:29095
+# Ports of their own: bench/run.sh's may be in use by another run on the same machine.
+APACHE_BOOTSTRAP=127.0.0.1:19292
+APACHE_CONTROLLER=127.0.0.1:19293
+APACHE_SECURE=127.0.0.1:19295
+KAAS_BOOTSTRAP=127.0.0.1:29292
+KAAS_SECURE=127.0.0.1:29295
 PASSWORD=bench-Secret-1
 
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
 new_run security- kaas-security-bench
+[[ -z "${BENCH_TOOL_C2:-}" ]] || TOOL_JVM=(-Xmx512m)
 apache_pid=""
 kaas_pid=""
 cleanup() {
@@ -40,6 +47,9 @@ cleanup() {
 trap cleanup EXIT
 
 command -v taskset >/dev/null || die "taskset (util-linux) is needed to pin brokers and load"
+for address in "$APACHE_BOOTSTRAP" "$APACHE_CONTROLLER" "$APACHE_SECURE" "$KAAS_BOOTSTRAP" "$KAAS_SECURE"; do
+    ! port_in_use "$address" || die "$address is in use (another benchmark?): a broker there would be measured instead"
+done
 build_bench
 if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
     say "building kaas (mvn package -pl cli -am -DskipTests)"
@@ -99,11 +109,12 @@ printf '%s\n' "$PASSWORD" | "$KAAS_LAUNCHER" user add bench --data-dir "$work/ka
 {
     echo "listeners=PLAINTEXT://$KAAS_BOOTSTRAP,SASL_SSL://$KAAS_SECURE"
     echo "log.dirs=$work/kaas/data"
+    [[ -z "$KAAS_FLUSH" ]] || echo "log.flush.interval.messages=$KAAS_FLUSH"
     broker_tls
 } >"$work/kaas/server.properties"
 cp "$work/kaas/server.properties" "$results/kaas-server.properties"
 say "starting kaas serve on core $BROKER_CPU"
-KAAS_JAVA_OPTS="${BROKER_JVM[*]}" taskset -c "$BROKER_CPU" "$KAAS_LAUNCHER" serve --config "$work/kaas/server.properties" \
+KAAS_JAVA_OPTS="${BROKER_JVM[*]}" taskset -c "$BROKER_CPU" "$KAAS_LAUNCHER" serve --config "$work/kaas/server.properties" --admin-listener none \
     >"$results/kaas-server.log" 2>&1 &
 kaas_pid=$!
 await_broker kaas "$kaas_pid" "$KAAS_BOOTSTRAP" || die "kaas did not start; see $results/kaas-server.log"
@@ -161,6 +172,8 @@ done
 
 {
     echo "kaas vs Apache Kafka 4.4.0, PLAINTEXT and SASL_SSL (SCRAM-SHA-512), 1 KiB records, $RECORDS per run, best of $ROUNDS"
+    echo "kaas log.flush.interval.messages: ${KAAS_FLUSH:-kaas default (fsync per append, acks=all durable)}; Apache: its default (no fsync on count)"
+    echo "load JVMs: ${TOOL_JVM[*]}"
     echo "brokers on core $BROKER_CPU, load on core $LOAD_CPU; $(nproc) cores, $(uname -sr), $(java -version 2>&1 | head -1)"
     echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
     awk -v n="$RECORDS" '
