@@ -220,6 +220,26 @@ class AclTest {
     }
 
     @Test
+    void aKip848ConsumerIsRefusedTopicsItMayNotDescribe() throws Exception {
+        try (Admin admin = b.admin(as("admin"))) {
+            admin.createTopics(List.of(new NewTopic("hidden", 1, (short) 1))).all().get();
+            admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.GROUP, "kip848", PatternType.LITERAL),
+                    new AccessControlEntry("User:bob", "*", AclOperation.READ, AclPermissionType.ALLOW)))).all().get();
+        }
+        Map<String, Object> consumer = new HashMap<>(as("bob"));
+        consumer.put(ConsumerConfig.GROUP_ID_CONFIG, "kip848");
+        consumer.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        try (KafkaConsumer<byte[], byte[]> c = b.consumer(consumer)) {
+            c.subscribe(List.of("hidden"));
+            assertThatThrownBy(() -> {
+                for (int i = 0; i < 100; i++) {
+                    c.poll(Duration.ofMillis(200));
+                }
+            }).isInstanceOf(TopicAuthorizationException.class);
+        }
+    }
+
+    @Test
     void aclsOutliveARestartInAclsJson() throws Exception {
         AclBinding deny = new AclBinding(new ResourcePattern(ResourceType.GROUP, "restart-", PatternType.PREFIXED),
                 new AccessControlEntry("User:alice", "10.0.0.1", AclOperation.READ, AclPermissionType.DENY));
