@@ -240,6 +240,25 @@ class AclTest {
     }
 
     @Test
+    void authorizedOperationsAreReportedAsApache() throws Exception {
+        try (Admin admin = b.admin(as("admin"))) {
+            admin.createTopics(List.of(new NewTopic("ops-topic", 1, (short) 1))).all().get();
+            admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.TOPIC, "ops-", PatternType.PREFIXED),
+                    new AccessControlEntry("User:bob", "*", AclOperation.WRITE, AclPermissionType.ALLOW)))).all().get();
+            assertThat(admin.describeCluster(new org.apache.kafka.clients.admin.DescribeClusterOptions().includeAuthorizedOperations(true))
+                    .authorizedOperations().get()).contains(AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.IDEMPOTENT_WRITE);
+        }
+        try (Admin bob = b.admin(as("bob"))) {
+            // WRITE implies DESCRIBE (Apache's implied operations); nothing else is granted.
+            assertThat(bob.describeTopics(List.of("ops-topic"), new org.apache.kafka.clients.admin.DescribeTopicsOptions()
+                    .includeAuthorizedOperations(true)).allTopicNames().get().get("ops-topic").authorizedOperations())
+                    .containsExactlyInAnyOrder(AclOperation.WRITE, AclOperation.DESCRIBE);
+            assertThat(bob.describeCluster(new org.apache.kafka.clients.admin.DescribeClusterOptions().includeAuthorizedOperations(true))
+                    .authorizedOperations().get()).isEmpty();
+        }
+    }
+
+    @Test
     void aclsOutliveARestartInAclsJson() throws Exception {
         AclBinding deny = new AclBinding(new ResourcePattern(ResourceType.GROUP, "restart-", PatternType.PREFIXED),
                 new AccessControlEntry("User:alice", "10.0.0.1", AclOperation.READ, AclPermissionType.DENY));

@@ -22,6 +22,11 @@ public final class DescribeClusterHandler implements ApiHandler<DescribeClusterR
                 .setClusterId(self.clusterId()).setControllerId(self.nodeId()).setEndpointType(request.endpointType());
         response.brokers().add(new DescribeClusterResponseData.DescribeClusterBroker()
                 .setBrokerId(self.nodeId()).setHost(self.host()).setPort(self.port()));
+        if (request.includeClusterAuthorizedOperations()) {
+            // KIP-430, as Apache: only for who may DESCRIBE the cluster; others get an empty field.
+            response.setClusterAuthorizedOperations(ctx.allowedOnCluster(org.apache.kafka.common.acl.AclOperation.DESCRIBE)
+                    ? ctx.authorizedOperations(org.apache.kafka.common.resource.ResourceType.CLUSTER, "kafka-cluster") : 0);
+        }
         return CompletableFuture.completedFuture(response);
     }
 }

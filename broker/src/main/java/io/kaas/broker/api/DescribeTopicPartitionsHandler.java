@@ -58,7 +58,9 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler<Describe
             TopicInfo t = topic.get();
             DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic out =
                     new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
-                            .setName(name).setTopicId(Uuids.toKafka(t.topicId())).setIsInternal(false);
+                            .setName(name).setTopicId(Uuids.toKafka(t.topicId())).setIsInternal(false)
+                            // KIP-430: Apache reports every described topic's allowed operations here.
+                            .setTopicAuthorizedOperations(ctx.authorizedOperations(ResourceType.TOPIC, name));
             int first = cursor != null && name.equals(cursor.topicName()) ? cursor.partitionIndex() : 0;
             for (int p = first; p < t.partitions(); p++) {
                 if (budget == 0) {

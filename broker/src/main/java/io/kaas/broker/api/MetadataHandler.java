@@ -56,6 +56,14 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
                 response.topics().add(lookup(ctx, wanted, request.allowAutoTopicCreation(), self.nodeId()));
             }
         }
+        if (ctx.apiVersion() >= 8 && request.includeTopicAuthorizedOperations()) {
+            // KIP-430: each described topic's allowed operations, as Apache.
+            for (MetadataResponseData.MetadataResponseTopic t : response.topics()) {
+                if (t.errorCode() == Errors.NONE.code()) {
+                    t.setTopicAuthorizedOperations(ctx.authorizedOperations(ResourceType.TOPIC, t.name()));
+                }
+            }
+        }
         return CompletableFuture.completedFuture(response);
     }
 

@@ -63,6 +63,11 @@ public record RequestContext(ApiKeys api, short apiVersion, String clientId, int
         };
     }
 
+    /** KIP-430: the operations this principal may do on the resource, as Apache's bit field. */
+    public int authorizedOperations(ResourceType type, String name) {
+        return access.authorizedOperations(this, type, name);
+    }
+
     /** KIP-679's {@code authorizeByResourceType}. */
     public boolean allowedOnSome(AclOperation op, ResourceType type) {
         return access.allowedOnSome(this, op, type);

@@ -99,6 +99,33 @@ public final class AccessControl implements AutoCloseable {
         return authorizer == null || authorizer.authorizeByResourceType(ctx, op, type) == AuthorizationResult.ALLOWED;
     }
 
+    /** Apache's {@code AclEntry.supportedOperations}: what an authorized-operations bit field may hold per resource type. */
+    private static final Map<ResourceType, List<AclOperation>> SUPPORTED = Map.of(
+            ResourceType.TOPIC, List.of(AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DESCRIBE,
+                    AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS),
+            ResourceType.GROUP, List.of(AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE,
+                    AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS),
+            ResourceType.CLUSTER, List.of(AclOperation.CREATE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS,
+                    AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE, AclOperation.ALTER, AclOperation.DESCRIBE),
+            ResourceType.TRANSACTIONAL_ID, List.of(AclOperation.DESCRIBE, AclOperation.WRITE));
+
+    /**
+     * Apache's {@code authorizedOperations}: the operations allowed on the resource as a bit field of
+     * their codes (KIP-430); without an authorizer, every supported one.
+     */
+    public int authorizedOperations(AuthorizableRequestContext ctx, ResourceType type, String name) {
+        java.util.Set<Byte> codes = new java.util.HashSet<>();
+        List<AclOperation> supported = SUPPORTED.getOrDefault(type, List.of());
+        List<AuthorizationResult> results = authorizer == null ? null : authorizer.authorize(ctx,
+                supported.stream().map(op -> new Action(op, new ResourcePattern(type, name, PatternType.LITERAL), 1, false, false)).toList());
+        for (int i = 0; i < supported.size(); i++) {
+            if (results == null || results.get(i) == AuthorizationResult.ALLOWED) {
+                codes.add(supported.get(i).code());
+            }
+        }
+        return org.apache.kafka.common.utils.Utils.to32BitField(codes);
+    }
+
     /** The ACLs {@code filter} matches (DescribeAcls). */
     public List<AclBinding> acls(AclBindingFilter filter) {
         List<AclBinding> out = new ArrayList<>();
