@@ -28,6 +28,10 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler<ConsumerGr
                     : new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(id)
                     .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()).setErrorMessage(Errors.GROUP_AUTHORIZATION_FAILED.message()));
         }
+        if (request.includeAuthorizedOperations()) {
+            response.groups().stream().filter(g -> g.errorCode() == Errors.NONE.code())
+                    .forEach(g -> g.setAuthorizedOperations(ctx.authorizedOperations(ResourceType.GROUP, g.groupId())));
+        }
         return CompletableFuture.completedFuture(response);
     }
 }

@@ -40,6 +40,11 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
                 return d;
             }));
         }
+        if (request.includeAuthorizedOperations()) {
+            // KIP-430, as Apache: each described group's allowed operations.
+            response.groups().stream().filter(g -> g.errorCode() == Errors.NONE.code())
+                    .forEach(g -> g.setAuthorizedOperations(ctx.authorizedOperations(ResourceType.GROUP, g.groupId())));
+        }
         return CompletableFuture.completedFuture(response);
     }
 }
