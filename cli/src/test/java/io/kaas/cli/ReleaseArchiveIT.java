@@ -41,6 +41,11 @@ class ReleaseArchiveIT {
         assertThat(home.resolve("man/kaas-serve.1")).isRegularFile();
         assertThat(home.resolve("completions/kaas.bash")).isRegularFile();
         assertThat(home.resolve("README.md")).isRegularFile();
+        assertThat(home.resolve("LICENSE")).content().contains("Apache License", "Version 2.0, January 2004");
+        assertThat(home.resolve("NOTICE")).content().contains("Apache Kafka");
+        assertThat(home.resolve("THIRD-PARTY.txt")).content()
+                .as("every bundled library with its licence, Kafka's and Netty's among them")
+                .contains("org.apache.kafka:kafka-clients", "io.netty:netty-handler", "io.prometheus:prometheus-metrics-core");
 
         Path elsewhere = Files.createDirectory(dir.resolve("work"));
         Result version = run(elsewhere, List.of(home.resolve("bin/kaas").toString(), "--version"), Map.of());
