@@ -51,6 +51,13 @@ class ReleaseArchiveIT {
         Result version = run(elsewhere, List.of(home.resolve("bin/kaas").toString(), "--version"), Map.of());
         assertThat(version.exitCode).isZero();
         assertThat(version.output).contains("kaas " + VERSION);
+        assertThat(home.resolve("lib/kaas.jsa")).as("the first offline command records the CDS archive in place").isRegularFile();
+        assertThat(home.resolve("lib")).isDirectoryNotContaining("glob:**/kaas.jsa.*");
+        Result shared = run(elsewhere, List.of(home.resolve("bin/kaas").toString(), "verify", home.resolve("lib/cds-training").toString()),
+                Map.of("KAAS_JAVA_OPTS", "-Xlog:class+load=info"));
+        assertThat(shared.exitCode).as(shared.output).isZero();
+        assertThat(shared.output).as("later runs load kaas's classes from it")
+                .containsPattern("io\\.kaas\\.inspect\\.\\S+ source: shared objects file \\(top\\)");
 
         int adminPort;
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
