@@ -123,7 +123,7 @@ class TransactionRecoveryTest {
                 assertThat(r.state()).isEqualTo(TxnState.COMPLETE_COMMIT);
                 next.add(new TransactionRecord(r.transactionalId(), r.producerId(), r.producerEpoch(), r.lastProducerEpoch(),
                         r.timeoutMs(), TxnState.PREPARE_COMMIT, List.of(new TxnPartition("redo", 0), new TxnPartition("redo", 1)),
-                        List.of(), List.of(), r.lastUpdateTimestamp(), r.lastUpdateTimestamp()));
+                        List.of(), List.of(), r.lastUpdateTimestamp(), r.lastUpdateTimestamp(), null));
             }
             StateJson.write(file, new TransactionStateStore.SlotFile(slot.version(), next));
             b.restart();
