@@ -464,13 +464,17 @@ public final class TransactionCoordinator {
 
     // ---------------------------------------------------------------- timeouts
 
-    /** Aborts (with a bumped epoch, fencing the producer) every ONGOING transaction past its timeout; retries stuck PREPARE_* ones. */
+    /**
+     * Aborts (with a bumped epoch, fencing the producer) every ONGOING transaction past its timeout; retries stuck
+     * PREPARE_* ones; forgets expired transactional ids ({@link #expire}).
+     */
     void sweep() {
         try {
             long now = clock.getAsLong();
             List<TransactionRecord> toComplete = new ArrayList<>();
             for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
                 synchronized (slotLocks[slot]) {
+                    expire(slot, now);
                     for (TransactionRecord r : new ArrayList<>(slots.get(slot).values())) {
                         if (r.state() == TxnState.ONGOING && now - r.startTimestamp() > r.timeoutMs()) {
                             LOG.info("aborting transaction {} (producer {} epoch {}): open longer than its timeout of {} ms",
@@ -528,6 +532,26 @@ public final class TransactionCoordinator {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slotLocks[slot]) {
             return Optional.ofNullable(slots.get(slot).get(transactionalId));
+        }
+    }
+
+    /**
+     * Apache's {@code transactional.id.expiration.ms}: an id with nothing open or completing (EMPTY, COMPLETE_COMMIT,
+     * COMPLETE_ABORT) whose state has not changed for that long is removed from its slot file, then from memory.
+     * Its producer id is forgotten with it: a later call with it gets INVALID_PRODUCER_ID_MAPPING, and
+     * InitProducerId starts the id afresh. Holds the slot lock.
+     */
+    private void expire(int slot, long now) {
+        long before = now - config.idExpiration().toMillis();
+        Map<String, TransactionRecord> kept = new TreeMap<>(slots.get(slot));
+        boolean removed = kept.values().removeIf(r -> (r.state() == TxnState.EMPTY || r.state() == TxnState.COMPLETE_COMMIT
+                || r.state() == TxnState.COMPLETE_ABORT) && r.lastUpdateTimestamp() <= before
+                && !completing.containsKey(r.transactionalId()));
+        if (removed) {
+            List<String> gone = slots.get(slot).keySet().stream().filter(id -> !kept.containsKey(id)).toList();
+            store.write(slot, kept.values());
+            gone.forEach(slots.get(slot)::remove);
+            LOG.info("transactional ids expired after {} ms without use: {}", config.idExpiration().toMillis(), gone);
         }
     }
 
