@@ -51,6 +51,16 @@ class TransactionToolsTest {
     }
 
     @Test
+    void kafkaFeaturesDescribeShowsTheTransactionVersion() throws Exception {
+        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(java.time.Duration.ZERO),
+                io.kaas.broker.txn.TransactionConfig.DEFAULTS.withVersion(transactionVersion))) {
+            String out = tool("org.apache.kafka.tools.FeatureCommand", "--bootstrap-server", b.bootstrap(), "describe").out();
+            assertThat(out).containsPattern("Feature: transaction.version\\s+SupportedMinVersion: 0\\s+SupportedMaxVersion: 2\\s+"
+                    + "FinalizedVersionLevel: " + transactionVersion + "\\b");
+        }
+    }
+
+    @Test
     void kafkaTransactionsListDescribeFindHangingAndAbort() throws Exception {
         try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(java.time.Duration.ZERO),
                 io.kaas.broker.txn.TransactionConfig.DEFAULTS.withVersion(transactionVersion))) {

@@ -125,10 +125,10 @@ final class ServeCommand implements Callable<Integer> {
                     + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: 40%% of "
                     + "the process's open-file limit, ulimit -n).")
     int maxOpenFiles;
-    @Option(names = "--transaction-version", paramLabel = "1|2", defaultValue = "${env:KAAS_TRANSACTION_VERSION:-1}",
+    @Option(names = "--transaction-version", paramLabel = "1|2", defaultValue = "${env:KAAS_TRANSACTION_VERSION:-" + TransactionConfig.DEFAULT_VERSION + "}",
             description = "The finalized feature transaction.version clients see: 2 is transaction protocol v2 (KIP-890 part 2: "
-                    + "an epoch bump per transaction, partitions added by Produce), 1 the protocol before it "
-                    + "(env KAAS_TRANSACTION_VERSION; default 1).")
+                    + "an epoch bump per transaction, partitions added by Produce; Apache 4.x's default), 1 the protocol "
+                    + "before it (env KAAS_TRANSACTION_VERSION; default " + TransactionConfig.DEFAULT_VERSION + ").")
     int transactionVersion;
 
     @Option(names = "--transaction-max-timeout", paramLabel = "DURATION", converter = DurationConverter.class,

@@ -15,7 +15,7 @@ import java.time.Duration;
  *                           and no update for this long is forgotten (its state removed from its slot file)
  */
 public record TransactionConfig(Duration maxTimeout, Duration abortSweepInterval, short version, Duration idExpiration) {
-    public static final short DEFAULT_VERSION = 1;
+    public static final short DEFAULT_VERSION = 2;
     /** Apache's {@code transactional.id.expiration.ms} default: 7 days. */
     public static final Duration DEFAULT_ID_EXPIRATION = Duration.ofDays(7);
     public static final TransactionConfig DEFAULTS = new TransactionConfig(Duration.ofMinutes(15), Duration.ofSeconds(10));
