@@ -247,7 +247,7 @@ public final class KaasBroker implements AutoCloseable {
 
     private void registerApis(RequestInvoker invoker, TopicCatalog topics, TopicConfigView topicConfigs,
                               ProducerIdAllocator producerIds) {
-        invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served()));
+        invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served(), transactionConfig.version()));
         invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor));
         invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions),
                 metrics.traffic()));

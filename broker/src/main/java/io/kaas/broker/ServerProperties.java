@@ -57,6 +57,8 @@ public final class ServerProperties {
         MAPPED.put("auto.create.topics.enable", new Rule(Type.BOOLEAN, null));
         MAPPED.put("socket.request.max.bytes", new Rule(Type.INT, Range.atLeast(64)));
         MAPPED.put("max.incremental.fetch.session.cache.slots", new Rule(Type.INT, Range.atLeast(0)));
+        MAPPED.put("transaction.max.timeout.ms", new Rule(Type.INT, Range.atLeast(1)));
+        MAPPED.put("transactional.id.expiration.ms", new Rule(Type.INT, Range.atLeast(1)));
         MAPPED.put(AUTHORIZER, new Rule(Type.STRING, null));
     }
 
@@ -163,6 +165,18 @@ public final class ServerProperties {
             c = c.withSocketRequestMaxBytes((Integer) values.get("socket.request.max.bytes"));
         }
         return c;
+    }
+
+    /** The config file's transaction coordinator keys applied to {@code base}. */
+    public io.kaas.broker.txn.TransactionConfig applyTo(io.kaas.broker.txn.TransactionConfig base) {
+        io.kaas.broker.txn.TransactionConfig t = base;
+        if (values.containsKey("transaction.max.timeout.ms")) {
+            t = t.withMaxTimeout(Duration.ofMillis((Integer) values.get("transaction.max.timeout.ms")));
+        }
+        if (values.containsKey("transactional.id.expiration.ms")) {
+            t = t.withIdExpiration(Duration.ofMillis((Integer) values.get("transactional.id.expiration.ms")));
+        }
+        return t;
     }
 
     /** Whether the file sets the value a {@code kaas serve} option would (for "the flag wins" checks). */

@@ -122,7 +122,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                             + " bytes which exceeds the maximum configured value of " + maxBytes + ".");
                     continue;
                 }
-                Errors txnError = transactions.check(request.transactionalId(), topicName, partitionData.index(), batches);
+                Errors txnError = transactions.check(ctx.apiVersion(), request.transactionalId(), topicName, partitionData.index(), batches);
                 if (txnError != Errors.NONE) {
                     partitionResponse.setErrorCode(txnError.code());
                     continue;
