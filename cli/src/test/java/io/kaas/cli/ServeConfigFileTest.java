@@ -132,12 +132,26 @@ class ServeConfigFileTest {
     }
 
     @Test
+    void apachesStandardAuthorizerTurnsAclsOn() throws Exception {
+        Path f = write("acl.properties", """
+                authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+                allow.everyone.if.no.acl.found=true
+                super.users=User:admin
+                """);
+        ServeCommand.Settings s = parse("--config", f.toString());
+        assertThat(s.security().authorizerEnabled()).isTrue();
+        assertThat(s.security().allowEveryoneIfNoAcl()).isTrue();
+        assertThat(s.warning()).isEmpty();
+    }
+
+    @Test
     void badValuesAreUsageErrorsNamingKeyAndRuleNeverTheSecret() throws Exception {
         String[][] cases = {
             {"log.segment.bytes=12", "log.segment.bytes", "at least 1024"},
             {"node.id=one", "node.id", "INT"},
             {"ssl.client.auth=sometimes", "ssl.client.auth", "one of: required, requested, none"},
-            {"authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer", "authorizer.class.name", "no authorizer"},
+            {"authorizer.class.name=kafka.security.authorizer.AclAuthorizer", "authorizer.class.name", "StandardAuthorizer only"},
+            {"allow.everyone.if.no.acl.found=maybe", "allow.everyone.if.no.acl.found", "true or false"},
             {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=GSSAPI", "sasl.enabled.mechanisms", "GSSAPI"},
             {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=OAUTHBEARER", "sasl.oauthbearer.jwks.endpoint.url", "JWKS"},
             {"listeners=SSL://127.0.0.1:0\nssl.keystore.password=Hunter2-secret", "ssl.keystore.location", "needs a keystore"},
