@@ -155,6 +155,7 @@ function compReplyArray() {
 function _complete_kaas() {
   # Edge case: if command line has no space after subcommand, then don't assume this subcommand is selected (remkop/picocli#1468).
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} compact" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} delete-records" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump-segment" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} rebuild-index" ];    then _picocli_kaas; return $?; fi
@@ -168,27 +169,29 @@ function _complete_kaas() {
 
   # Find the longest sequence of subcommands and call the bash function for that subcommand.
   local cmds0=(help)
-  local cmds1=(delete-records)
-  local cmds2=(dump-segment)
-  local cmds3=(rebuild-index)
-  local cmds4=(recover)
-  local cmds5=(serve)
-  local cmds6=(user)
-  local cmds7=(verify)
-  local cmds8=(user add)
-  local cmds9=(user delete)
-  local cmds10=(user list)
+  local cmds1=(compact)
+  local cmds2=(delete-records)
+  local cmds3=(dump-segment)
+  local cmds4=(rebuild-index)
+  local cmds5=(recover)
+  local cmds6=(serve)
+  local cmds7=(user)
+  local cmds8=(verify)
+  local cmds9=(user add)
+  local cmds10=(user delete)
+  local cmds11=(user list)
 
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_user_list; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_user_delete; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_user_add; return $?; fi
-  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_verify; return $?; fi
-  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_user; return $?; fi
-  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_serve; return $?; fi
-  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_recover; return $?; fi
-  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
-  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
-  if CompWordsContainsArray "${cmds1[@]}"; then _picocli_kaas_deleterecords; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_user_list; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_user_delete; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_user_add; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_user; return $?; fi
+  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_serve; return $?; fi
+  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_recover; return $?; fi
+  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
+  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
+  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_deleterecords; return $?; fi
+  if CompWordsContainsArray "${cmds1[@]}"; then _picocli_kaas_compact; return $?; fi
   if CompWordsContainsArray "${cmds0[@]}"; then _picocli_kaas_help; return $?; fi
 
   # No subcommands were specified; generate completions for the top-level command.
@@ -200,7 +203,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="help compact delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -218,7 +221,7 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="compact delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
 
@@ -226,6 +229,43 @@ function _picocli_kaas_help() {
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
   else
     local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `compact` subcommand.
+function _picocli_kaas_compact() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--dry-run' '--no-progress' '--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--min-compaction-lag-ms' '--dedupe-buffer-size'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--min-compaction-lag-ms')
+      return
+      ;;
+    '--dedupe-buffer-size')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local currIndex
+    currIndex=$(currentPositionalIndex "compact" "${arg_opts}" "${flag_opts}")
+    if (( currIndex >= 0 && currIndex <= 0 )); then
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      positionals=$( compgen -f -- "${curr_word}" ) # files
+    fi
     local IFS=$'\n'
     COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
   fi

@@ -1,5 +1,7 @@
 package io.kaas.storage.cleaner;
 
+import io.kaas.storage.EngineConfig;
+import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.segment.IndexPolicy;
 
 /**
@@ -22,6 +24,20 @@ public record CleanerOptions(long nowMs, long deleteRetentionMs, long minCompact
     public static final int DEFAULT_IO_BUFFER_BYTES = 512 * 1024;
     /** Apache's log.cleaner.io.buffer.load.factor: the offset map is "full" at 90% of its slots. */
     public static final double LOAD_FACTOR = 0.9;
+    /**
+     * A topic's knobs (Apache's defaults for the unset ones).
+     *
+     * @param minCompactionLagOverrideMs {@code kaas compact --min-compaction-lag-ms}, or null for the topic's
+     */
+    public static CleanerOptions forTopic(TopicConfig topic, long nowMs, long dedupeBufferBytes, Long minCompactionLagOverrideMs,
+                                          IndexPolicy indexPolicy) {
+        long lag = minCompactionLagOverrideMs != null ? minCompactionLagOverrideMs
+                : topic.minCompactionLagMs() != null ? topic.minCompactionLagMs() : TopicConfig.DEFAULT_MIN_COMPACTION_LAG_MS;
+        long retention = topic.deleteRetentionMs() != null ? topic.deleteRetentionMs() : TopicConfig.DEFAULT_DELETE_RETENTION_MS;
+        long segmentBytes = topic.segmentBytes() != null ? topic.segmentBytes() : EngineConfig.DEFAULT_SEGMENT_BYTES;
+        return new CleanerOptions(nowMs, retention, lag, segmentBytes, dedupeBufferBytes, DEFAULT_IO_BUFFER_BYTES, indexPolicy);
+    }
+
     /** Largest batch the cleaner reads: a batch's length field is an int, and the buffers double up to this. */
     static final int MAX_IO_BUFFER_BYTES = Integer.MAX_VALUE - 64;
 }

@@ -141,8 +141,9 @@ public final class LogCleaner {
         }
         progress.accept(-total);
 
+        List<TxnIndexSnapshot.Aborted> aborted = AbortedRanges.scan(dir, all, log.lastStableOffset());
         OffsetMap map = newMap(cleanableEnd - firstDirty);
-        CleanedTransactions mapTxns = new CleanedTransactions(overlapping(log.aborted(), firstDirty, cleanableEnd));
+        CleanedTransactions mapTxns = new CleanedTransactions(overlapping(aborted, firstDirty, cleanableEnd));
         int maxDesired = (int) (map.slots() * CleanerOptions.LOAD_FACTOR);
         boolean full = false;
         for (int i = 0; i < bounds.cleanableSegments() && !full; i++) {
@@ -162,7 +163,7 @@ public final class LogCleaner {
             toClean.add(all.get(i));
         }
         CleanerCounts counts = new CleanerCounts();
-        CleanedTransactions txns = new CleanedTransactions(overlapping(log.aborted(), toClean.get(0).baseOffset(), endOffset));
+        CleanedTransactions txns = new CleanedTransactions(overlapping(aborted, toClean.get(0).baseOffset(), endOffset));
         CleanerFilter filter = new CleanerFilter(options.nowMs(), options.deleteRetentionMs(), map, txns,
                 log.lastBatchOfProducer(), cleanableEnd, counts);
         long retained = 0;

@@ -88,7 +88,7 @@ class CleanerProperties {
     }
 
     static CleanableLog input(Path dir, List<SegmentName> names, CleanerScenario s, long firstDirty) {
-        return new CleanableLog(dir, names, 0, s.activeBase(), s.aborted, s.lastBatchOfProducer, firstDirty);
+        return new CleanableLog(dir, names, 0, s.activeBase(), s.lastBatchOfProducer, firstDirty);
     }
 
     static List<SegmentName> segments(Path dir) throws Exception {
