@@ -65,6 +65,28 @@ class CompactCommandTest {
     }
 
     @Test
+    void offsetGapsAreLegalOnlyInACompactedTopic() throws Exception {
+        assertThat(CliRun.run(new CompactCommand(), p0.toString()).exit()).isZero();
+        Path first = p0.resolve(scenario.write(Files.createTempDirectory(data, "x")).get(0).logFileName());
+        CliRun dump = CliRun.run(new DumpSegmentCommand(), "--deep-iteration", first.toString());
+        assertThat(dump.exit()).as(dump.toString()).isZero();
+        assertThat(dump.err()).doesNotContain("Non-consecutive");
+
+        // the same cleaned files in a topic whose policy is delete: the gaps are reported
+        Path copy = Files.createDirectories(data.resolve("d/0"));
+        try (var files = Files.list(p0)) {
+            for (Path f : files.toList()) {
+                Files.copy(f, copy.resolve(f.getFileName()));
+            }
+        }
+        CliRun verify = CliRun.run(new VerifyCommand(), copy.toString());
+        assertThat(verify.exit()).isEqualTo(1);
+        assertThat(verify.out()).contains("offset gap");
+        assertThat(CliRun.run(new DumpSegmentCommand(), "--deep-iteration", copy.resolve(first.getFileName()).toString()).err())
+                .contains("Non-consecutive offsets");
+    }
+
+    @Test
     void dryRunReportsTheSameAndChangesNoByte() {
         SortedMap<String, String> before = LogFixture.snapshot(data);
         CliRun dry = CliRun.run(new CompactCommand(), "--dry-run", "--json", p0.toString());
