@@ -138,6 +138,20 @@ class CompactCommandTest {
     }
 
     @Test
+    void aBatchThatFailsItsCrcStopsThePassBeforeAnythingIsSwapped() throws Exception {
+        Path first;
+        try (var files = Files.list(p0)) {
+            first = files.filter(f -> f.toString().endsWith(".log")).sorted().findFirst().orElseThrow();
+        }
+        LogFixture.flipByte(first, 70); // inside the first batch's records: its CRC no longer matches
+        SortedMap<String, String> before = LogFixture.snapshot(data);
+        CliRun r = CliRun.run(new CompactCommand(), p0.toString());
+        assertThat(r.exit()).isEqualTo(3);
+        assertThat(r.err()).contains(first.toString()).contains("nothing was cleaned");
+        assertThat(LogFixture.snapshot(data)).isEqualTo(before);
+    }
+
+    @Test
     void usageAndDataErrors() {
         assertThat(CliRun.run(new CompactCommand()).exit()).isEqualTo(2);
         assertThat(CliRun.run(new CompactCommand(), "--min-compaction-lag-ms", "-1", p0.toString()).exit()).isEqualTo(2);
