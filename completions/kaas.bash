@@ -438,7 +438,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--max-open-files' '--admin-listener' '--log-format' '--log-level'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--max-open-files' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -483,6 +483,18 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--max-incremental-fetch-session-cache-slots')
+      return
+      ;;
+    '--log-cleaner-threads')
+      return
+      ;;
+    '--log-cleaner-dedupe-buffer-size')
+      return
+      ;;
+    '--log-cleaner-io-buffer-size')
+      return
+      ;;
+    '--log-cleaner-backoff-ms')
       return
       ;;
     '--max-open-files')

@@ -99,7 +99,8 @@ public final class OfflineCompaction {
                 }
             } catch (StorageException e) {
                 err.println(e.getMessage());
-                exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
+                // Damage (a bad CRC, a log recovery would refuse) is a finding, as in verify and recover; the rest is I/O.
+                exit = ExitCodes.worst(exit, e.kind() == StorageException.Kind.DAMAGED ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
             } finally {
                 progress.accept(budget - fed[0]);
             }

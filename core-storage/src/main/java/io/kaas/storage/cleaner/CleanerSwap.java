@@ -49,7 +49,7 @@ public final class CleanerSwap {
      * Steps (2) to (4): the {@code .cleaned} files of {@code segment} are complete and fsynced (the
      * caller's step 1, directory included).
      */
-    static void commit(Path dir, SegmentName segment, List<SegmentName> replaced) throws IOException {
+    public static void commit(Path dir, SegmentName segment, List<SegmentName> replaced) throws IOException {
         CleanerSwapIntent intent = new CleanerSwapIntent(CleanerSwapIntent.VERSION, segment.logFileName(),
                 replaced.stream().map(SegmentName::logFileName).toList());
         StateJson.write(dir.resolve(CleanerSwapIntent.FILE_NAME), intent);

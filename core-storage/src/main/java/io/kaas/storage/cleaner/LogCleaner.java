@@ -20,6 +20,7 @@ import java.security.DigestException;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -53,14 +54,32 @@ import org.apache.kafka.storage.internals.log.SkimpyOffsetMap;
  */
 public final class LogCleaner {
     private final CleanerOptions options;
+    private final SwapCommit swap;
+    private final BooleanSupplier stopped;
     private final BufferSupplier decompression = BufferSupplier.create();
     private ByteBuffer readBuffer;
     private ByteBuffer writeBuffer;
 
+    /** Puts a cleaned segment in place of the ones it was made from; the engine's also swaps its open segments. */
+    @FunctionalInterface
+    public interface SwapCommit {
+        /** The {@code .cleaned} files of {@code target} are complete and fsynced; {@code replaced} are still in place. */
+        void commit(Path dir, SegmentName target, List<SegmentName> replaced) throws IOException;
+    }
+
+    /** The offline cleaner: swaps files only ({@link CleanerSwap#commit}), never stopped. */
     public LogCleaner(CleanerOptions options) {
+        this(options, CleanerSwap::commit, () -> false);
+    }
+
+    /**
+     * @param swap    how a cleaned group is put in place
+     * @param stopped checked between reads: true abandons the pass (nothing half-swapped; the next pass starts over)
+     */
+    public LogCleaner(CleanerOptions options, SwapCommit swap, BooleanSupplier stopped) {
         this.options = options;
-        this.readBuffer = ByteBuffer.allocate(options.ioBufferBytes());
-        this.writeBuffer = ByteBuffer.allocate(options.ioBufferBytes());
+        this.swap = swap;
+        this.stopped = stopped;
     }
 
     /** The first dirty offset recorded by the last pass, or -1. */
@@ -130,6 +149,11 @@ public final class LogCleaner {
         Bounds bounds = bounds(log);
         if (!bounds.anythingDirty()) {
             return CleanReport.nothing(dir, bounds.firstDirtyOffset());
+        }
+        if (readBuffer == null) {
+            // Allocated only for a pass that runs: a cleaner thread asks every compacted partition whether it is due.
+            readBuffer = ByteBuffer.allocate(options.ioBufferBytes());
+            writeBuffer = ByteBuffer.allocate(options.ioBufferBytes());
         }
         List<SegmentName> all = log.segments();
         long firstDirty = bounds.firstDirtyOffset();
@@ -310,7 +334,7 @@ public final class LogCleaner {
                     idx.force(true);
                 }
                 AtomicFile.fsyncDirectory(dir);
-                CleanerSwap.commit(dir, target, group);
+                swap.commit(dir, target, group);
             }
             return retained;
         } catch (IOException | RuntimeException e) {
@@ -361,6 +385,9 @@ public final class LogCleaner {
 
     /** Reads from {@code position} into the read buffer, as much as fits; flips it. */
     private void fill(FileChannel ch, long position) throws IOException {
+        if (stopped.getAsBoolean()) {
+            throw new StorageException(StorageException.Kind.CLOSED, "cleaning stopped");
+        }
         readBuffer.clear();
         long p = position;
         while (readBuffer.hasRemaining()) {

@@ -55,6 +55,18 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
         return cleanupPolicy != null && cleanupPolicy.contains("compact");
     }
 
+    /** min.cleanable.dirty.ratio (Apache's default 0.5): the dirty share of the cleanable log that triggers a pass. */
+    public double minCleanableDirtyRatio() {
+        String v = otherConfigs.get("min.cleanable.dirty.ratio");
+        return v == null ? 0.5 : Double.parseDouble(v.trim());
+    }
+
+    /** max.compaction.lag.ms (Apache's default: none): a dirty record older than this triggers a pass whatever the ratio. */
+    public long maxCompactionLagMs() {
+        String v = otherConfigs.get("max.compaction.lag.ms");
+        return v == null ? Long.MAX_VALUE : Long.parseLong(v.trim());
+    }
+
     /** The config of the topic a partition directory belongs to ({@code ../.config.json}); EMPTY when there is none. */
     public static TopicConfig ofPartitionDir(java.nio.file.Path partitionDir) {
         java.nio.file.Path topicDir = partitionDir.toAbsolutePath().getParent();
