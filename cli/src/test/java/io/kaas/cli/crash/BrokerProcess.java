@@ -28,12 +28,14 @@ final class BrokerProcess implements AutoCloseable {
         this.port = port;
     }
 
-    static BrokerProcess start(Path dataDir, Path log, int segmentBytes) throws Exception {
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    static BrokerProcess start(Path dataDir, Path log, int segmentBytes, String... moreServeArgs) throws Exception {
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
                 "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dataDir.toString(), "--admin-listener", "127.0.0.1:0",
-                "--segment-bytes", Integer.toString(segmentBytes), "--num-partitions", "3")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                "--segment-bytes", Integer.toString(segmentBytes), "--num-partitions", "3"));
+        command.addAll(java.util.List.of(moreServeArgs));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             Matcher m = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
                     .until(() -> {
