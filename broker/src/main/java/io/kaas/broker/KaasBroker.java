@@ -164,7 +164,8 @@ public final class KaasBroker implements AutoCloseable {
         Path dir = config.inMemory() ? Path.of("kaas-memory") : config.dataDir();
         EngineConfig engineConfig = EngineConfig.defaults(dir)
                 .withSegmentBytes(config.segmentBytes())
-                .withFlushIntervalMessages(config.flushIntervalMessages());
+                .withFlushIntervalMessages(config.flushIntervalMessages())
+                .withCleaner(config.cleaner());
         if (config.maxOpenFiles() > 0) {
             engineConfig = engineConfig.withMaxOpenFiles(config.maxOpenFiles());
         }

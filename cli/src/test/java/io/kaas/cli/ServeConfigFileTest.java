@@ -108,6 +108,23 @@ class ServeConfigFileTest {
     }
 
     @Test
+    void logCleanerKeysAndFlags() throws Exception {
+        Path f = write("cleaner.properties", """
+                log.cleaner.threads=3
+                log.cleaner.dedupe.buffer.size=33554432
+                log.cleaner.io.buffer.size=65536
+                log.cleaner.backoff.ms=2000
+                """);
+        ServeCommand.Settings s = parse("--config", f.toString());
+        assertThat(s.broker().cleaner()).isEqualTo(new io.kaas.storage.CleanerSettings(3, 33554432L, 65536, Duration.ofSeconds(2)));
+        assertThat(s.warning()).isEmpty();
+        assertThat(parse("--config", f.toString(), "--log-cleaner-threads", "1").broker().cleaner().threads()).isEqualTo(1);
+        Path off = write("off.properties", "log.cleaner.enable=false\n");
+        assertThat(parse("--config", off.toString()).broker().cleaner().threads()).isZero();
+        assertThat(parse().broker().cleaner()).isEqualTo(io.kaas.storage.CleanerSettings.DEFAULTS);
+    }
+
+    @Test
     void securityKeysReachTheListeners() throws Exception {
         Path f = write("secure.properties", """
                 listeners=SASL_SSL://127.0.0.1:9094,INTERNAL://127.0.0.1:9095
