@@ -17,7 +17,9 @@ import io.kaas.broker.api.OffsetFetchHandler;
 import io.kaas.broker.api.SyncGroupHandler;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.api.ApiVersionsHandler;
+import io.kaas.broker.api.AlterClientQuotasHandler;
 import io.kaas.broker.api.CreateAclsHandler;
+import io.kaas.broker.api.DescribeClientQuotasHandler;
 import io.kaas.broker.api.CreatePartitionsHandler;
 import io.kaas.broker.api.DeleteAclsHandler;
 import io.kaas.broker.api.DescribeAclsHandler;
@@ -59,6 +61,9 @@ import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.metrics.BrokerMetrics;
 import io.kaas.broker.net.KafkaServer;
 import io.kaas.broker.net.RequestInvoker;
+import io.kaas.broker.quota.ClientQuotaStore;
+import io.kaas.broker.quota.ClientQuotas;
+import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.AclStore;
 import io.kaas.broker.security.ListenerSecurity;
@@ -129,6 +134,7 @@ public final class KaasBroker implements AutoCloseable {
     private ScheduledExecutorService retention;
     private AdminServer admin;
     private AccessControl access = AccessControl.none();
+    private ClientQuotas quotas;
     private volatile boolean listenersBound;
     private boolean started;
     private boolean stopped;
@@ -226,6 +232,10 @@ public final class KaasBroker implements AutoCloseable {
             throw e;
         }
         invoker.authorizeWith(access);
+        quotas = new ClientQuotas(new ClientQuotaStore(ClusterDir.clientQuotas(clusterDir)));
+        invoker.throttleWith(new Throttling(quotas));
+        invoker.register(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(), new DescribeClientQuotasHandler(quotas));
+        invoker.register(ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion(), new AlterClientQuotasHandler(quotas));
         registerSecurityApis(invoker, clusterDir);
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
         try {
@@ -470,6 +480,9 @@ public final class KaasBroker implements AutoCloseable {
         }
         listenerSecurities.forEach(ListenerSecurity::close);
         access.close();
+        if (quotas != null) {
+            quotas.close();
+        }
         engine.close();
         if (admin != null) {
             admin.close();
