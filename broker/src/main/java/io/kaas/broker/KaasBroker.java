@@ -17,7 +17,10 @@ import io.kaas.broker.api.OffsetFetchHandler;
 import io.kaas.broker.api.SyncGroupHandler;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.api.ApiVersionsHandler;
+import io.kaas.broker.api.CreateAclsHandler;
 import io.kaas.broker.api.CreatePartitionsHandler;
+import io.kaas.broker.api.DeleteAclsHandler;
+import io.kaas.broker.api.DescribeAclsHandler;
 import io.kaas.broker.api.CreateTopicsHandler;
 import io.kaas.broker.api.DeleteRecordsHandler;
 import io.kaas.broker.api.DeleteTopicsHandler;
@@ -56,6 +59,8 @@ import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.metrics.BrokerMetrics;
 import io.kaas.broker.net.KafkaServer;
 import io.kaas.broker.net.RequestInvoker;
+import io.kaas.broker.security.AccessControl;
+import io.kaas.broker.security.AclStore;
 import io.kaas.broker.security.ListenerSecurity;
 import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.broker.security.ScramCredentialStore;
@@ -123,6 +128,7 @@ public final class KaasBroker implements AutoCloseable {
     private ScheduledExecutorService timer;
     private ScheduledExecutorService retention;
     private AdminServer admin;
+    private AccessControl access = AccessControl.none();
     private volatile boolean listenersBound;
     private boolean started;
     private boolean stopped;
@@ -196,7 +202,8 @@ public final class KaasBroker implements AutoCloseable {
         timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-timer", true));
         Path clusterDir = ClusterDir.of(engine.dataDir());
         try {
-            Files.createDirectories(clusterDir);
+            // Durably created: offsets, credentials, ACLs and transaction state written into it must survive a power cut.
+            io.kaas.storage.io.AtomicFile.createDirectories(clusterDir);
         } catch (IOException e) {
             throw new UncheckedIOException(clusterDir + ": cannot create the cluster state directory", e);
         }
@@ -211,6 +218,13 @@ public final class KaasBroker implements AutoCloseable {
         // Before any listener: transactions left prepared by a crash are completed before anything is served.
         transactions.start();
         registerApis(invoker, topics, topicConfigs, producerIds);
+        try {
+            access = security.accessControl(new AclStore(ClusterDir.acls(clusterDir)));
+        } catch (RuntimeException e) {
+            stop();
+            throw e;
+        }
+        invoker.authorizeWith(access);
         registerSecurityApis(invoker, clusterDir);
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
         try {
@@ -300,6 +314,9 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_HANDSHAKE.latestVersion(), new SaslHandshakeHandler(sasl));
         invoker.register(ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.latestVersion(), new SaslAuthenticateHandler(sasl));
         invoker.register(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS.latestVersion(), new DescribeUserScramCredentialsHandler(credentials));
+        invoker.register(ApiKeys.DESCRIBE_ACLS, ApiKeys.DESCRIBE_ACLS.latestVersion(), new DescribeAclsHandler());
+        invoker.register(ApiKeys.CREATE_ACLS, ApiKeys.CREATE_ACLS.latestVersion(), new CreateAclsHandler());
+        invoker.register(ApiKeys.DELETE_ACLS, ApiKeys.DELETE_ACLS.latestVersion(), new DeleteAclsHandler());
         invoker.register(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion(), new AlterUserScramCredentialsHandler(credentials, security.superUsers()));
     }
 
@@ -451,6 +468,7 @@ public final class KaasBroker implements AutoCloseable {
             }
         }
         listenerSecurities.forEach(ListenerSecurity::close);
+        access.close();
         engine.close();
         if (admin != null) {
             admin.close();

@@ -34,8 +34,6 @@ import org.apache.kafka.common.config.ConfigException;
  * controller, so they are left out (and named in the warning).
  */
 public final class ServerProperties {
-    public static final String AUTHORIZER = "authorizer.class.name";
-
     /** How one mapped key is typed and validated. */
     private record Rule(Type type, ConfigDef.Validator validator) {}
 
@@ -59,7 +57,6 @@ public final class ServerProperties {
         MAPPED.put("max.incremental.fetch.session.cache.slots", new Rule(Type.INT, Range.atLeast(0)));
         MAPPED.put("transaction.max.timeout.ms", new Rule(Type.INT, Range.atLeast(1)));
         MAPPED.put("transactional.id.expiration.ms", new Rule(Type.INT, Range.atLeast(1)));
-        MAPPED.put(AUTHORIZER, new Rule(Type.STRING, null));
     }
 
     private final Map<String, Object> values;
@@ -108,12 +105,6 @@ public final class ServerProperties {
     }
 
     private void check() {
-        Object authorizer = values.get(AUTHORIZER);
-        if (authorizer != null && !authorizer.toString().isBlank()) {
-            // Running without the authorization the operator asked for would open everything silently.
-            throw new ConfigException(AUTHORIZER, authorizer, "kaas has no authorizer (ACLs are not implemented); "
-                    + "remove the key or leave it empty");
-        }
         if (values.containsKey("node.id") && values.containsKey("broker.id") && !values.get("node.id").equals(values.get("broker.id"))) {
             throw new ConfigException("broker.id", values.get("broker.id"), "must equal node.id (" + values.get("node.id") + ") when both are set");
         }

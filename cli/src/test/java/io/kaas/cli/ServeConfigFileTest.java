@@ -132,12 +132,26 @@ class ServeConfigFileTest {
     }
 
     @Test
+    void apachesStandardAuthorizerTurnsAclsOn() throws Exception {
+        Path f = write("acl.properties", """
+                authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+                allow.everyone.if.no.acl.found=true
+                super.users=User:admin
+                """);
+        ServeCommand.Settings s = parse("--config", f.toString());
+        assertThat(s.security().authorizerEnabled()).isTrue();
+        assertThat(s.security().allowEveryoneIfNoAcl()).isTrue();
+        assertThat(s.warning()).isEmpty();
+    }
+
+    @Test
     void badValuesAreUsageErrorsNamingKeyAndRuleNeverTheSecret() throws Exception {
         String[][] cases = {
             {"log.segment.bytes=12", "log.segment.bytes", "at least 1024"},
             {"node.id=one", "node.id", "INT"},
             {"ssl.client.auth=sometimes", "ssl.client.auth", "one of: required, requested, none"},
-            {"authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer", "authorizer.class.name", "no authorizer"},
+            {"authorizer.class.name=kafka.security.authorizer.AclAuthorizer", "authorizer.class.name", "StandardAuthorizer only"},
+            {"allow.everyone.if.no.acl.found=maybe", "allow.everyone.if.no.acl.found", "true or false"},
             {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=GSSAPI", "sasl.enabled.mechanisms", "GSSAPI"},
             {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=OAUTHBEARER", "sasl.oauthbearer.jwks.endpoint.url", "JWKS"},
             {"listeners=SSL://127.0.0.1:0\nssl.keystore.password=Hunter2-secret", "ssl.keystore.location", "needs a keystore"},
@@ -148,7 +162,8 @@ class ServeConfigFileTest {
         };
         for (String[] c : cases) {
             Path f = write("bad.properties", c[0]);
-            KaasRun run = KaasRun.of("serve", "--config", f.toString());
+            // No admin listener: the default port may be taken on a shared machine, and this is about the file.
+            KaasRun run = KaasRun.of("serve", "--config", f.toString(), "--admin-listener", "none");
             assertThat(run.exitCode()).as(c[0] + "\n" + run.err()).isEqualTo(ExitCodes.USAGE);
             assertThat(run.err()).as(c[0]).contains(c[1], c[2]).doesNotContain("Hunter2-secret");
             assertThat(run.out()).isEmpty();

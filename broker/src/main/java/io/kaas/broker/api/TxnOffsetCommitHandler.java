@@ -12,7 +12,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * TxnOffsetCommit: offsets staged in the producer's transaction, committed to the group only when the
@@ -45,10 +47,15 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
                     .setName(t.name());
             response.topics().add(tr);
             Optional<TopicInfo> topic = topics.topic(t.name());
+            boolean allowed = ctx.allowed(AclOperation.READ, ResourceType.TOPIC, t.name());
             for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition p : t.partitions()) {
                 TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition pr =
                         new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex());
                 tr.partitions().add(pr);
+                if (!allowed) {
+                    pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                    continue;
+                }
                 if (!TopicCatalog.hasPartition(topic, p.partitionIndex())) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
