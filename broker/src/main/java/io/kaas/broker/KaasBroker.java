@@ -107,7 +107,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code kaas-request-handler-*}: run API handlers (file I/O allowed, no waiting on fsyncs);
  *   <li>{@code kaas-timer}: Fetch long-poll deadlines and group-coordinator timers;
  *   <li>{@code kaas-retention}: the periodic retention pass;
- *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep and marker completions ({@link TransactionCoordinator}).
+ *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep, id expiration and completions; {@code kaas-txn-marker-sync-*}: marker fsyncs ({@link TransactionCoordinator}).
  *   <li>{@code kaas-admin-http-*}: the admin listener ({@code /metrics}, {@code /healthz}, {@code /readyz}).
  * </ul>
  * The engine is handed in and closed by {@link #stop()}.

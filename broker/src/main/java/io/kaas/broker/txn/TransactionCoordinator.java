@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -37,12 +38,14 @@ import org.slf4j.LoggerFactory;
  * by the timeout sweep once its timeout passes, so none blocks a partition's last stable offset forever.
  *
  * <p>Thread-safe: each slot has a monitor guarding its transactions and its file (so files are written in
- * change order); marker writes run outside it. Owns one thread, {@code kaas-txn-coordinator} (timeout
- * sweep, fsyncs of markers, completions), stopped by {@link #stop}.
+ * change order); marker writes run outside it. Owns {@code kaas-txn-coordinator} (timeout sweep, expiration,
+ * completions) and {@code kaas-txn-marker-sync-*} (the fsyncs of markers, partitions in parallel), stopped by
+ * {@link #stop}.
  */
 public final class TransactionCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
     private static final long START_COMPLETION_TIMEOUT_SECONDS = 60;
+    private static final int MARKER_SYNC_THREADS = 4;
 
     /** What InitProducerId answers. */
     public record InitResult(Errors error, long producerId, short producerEpoch) {
@@ -57,6 +60,7 @@ public final class TransactionCoordinator {
     private final TransactionConfig config;
     private final LongSupplier clock;
     private final ScheduledExecutorService thread;
+    private final ExecutorService markerSyncs;
     private final TransactionMarkerWriter markers;
     private final Object[] slotLocks = new Object[TransactionStateStore.SLOTS];
     /** Per slot, guarded by its lock. */
@@ -72,7 +76,10 @@ public final class TransactionCoordinator {
         this.config = config;
         this.clock = System::currentTimeMillis;
         this.thread = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-txn-coordinator", true));
-        this.markers = new TransactionMarkerWriter(topics, thread);
+        // The markers of one transaction are fsynced in parallel, one partition per thread: in series, a commit
+        // over 8 partitions waited for 8 fsyncs one after another.
+        this.markerSyncs = Executors.newFixedThreadPool(MARKER_SYNC_THREADS, new DefaultThreadFactory("kaas-txn-marker-sync", true));
+        this.markers = new TransactionMarkerWriter(topics, markerSyncs);
         for (int i = 0; i < TransactionStateStore.SLOTS; i++) {
             slotLocks[i] = new Object();
             slots.add(new TreeMap<>());
@@ -113,6 +120,7 @@ public final class TransactionCoordinator {
 
     public void stop() {
         thread.shutdownNow();
+        markerSyncs.shutdownNow();
     }
 
     public TransactionConfig config() {
