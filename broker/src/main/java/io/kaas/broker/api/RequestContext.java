@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.security.AccessControl;
+import io.kaas.broker.security.AclStore;
 import io.kaas.broker.security.ClientSession;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -8,7 +9,9 @@ import java.net.SocketAddress;
 import java.util.Collection;
 import java.util.Set;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -22,11 +25,6 @@ import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
 public record RequestContext(ApiKeys api, short apiVersion, String clientId, int correlationId, SocketAddress remote,
                              ClientSession session, AccessControl access) implements AuthorizableRequestContext {
 
-    /** A context without authorization (every operation allowed), for callers outside the request path. */
-    public RequestContext(short apiVersion, String clientId, int correlationId, SocketAddress remote, ClientSession session) {
-        this(null, apiVersion, clientId, correlationId, remote, session, AccessControl.none());
-    }
-
     /** Apache's {@code authorize(request.context, op, type, name)}. */
     public boolean allowed(AclOperation op, ResourceType type, String name) {
         return access.allowed(this, op, type, name);
@@ -39,7 +37,7 @@ public record RequestContext(ApiKeys api, short apiVersion, String clientId, int
 
     /** Apache's {@code authorize(..., CLUSTER, "kafka-cluster")}. */
     public boolean allowedOnCluster(AclOperation op) {
-        return access.allowed(this, op, ResourceType.CLUSTER, io.kaas.broker.security.AclStore.CLUSTER_NAME);
+        return access.allowed(this, op, ResourceType.CLUSTER, AclStore.CLUSTER_NAME);
     }
 
     /** Apache's rule for creating a topic (CreateTopics, auto-creation): CREATE on the cluster or on the topic. */
@@ -53,15 +51,15 @@ public record RequestContext(ApiKeys api, short apiVersion, String clientId, int
      *
      * @return NONE, or the error the resource's result gets
      */
-    public org.apache.kafka.common.protocol.Errors configAccess(AclOperation op, byte configResourceType, String name) {
-        org.apache.kafka.common.config.ConfigResource.Type type = org.apache.kafka.common.config.ConfigResource.Type.forId(configResourceType);
+    public Errors configAccess(AclOperation op, byte configResourceType, String name) {
+        ConfigResource.Type type = ConfigResource.Type.forId(configResourceType);
         return switch (type) {
-            case TOPIC -> allowed(op, ResourceType.TOPIC, name) ? org.apache.kafka.common.protocol.Errors.NONE
-                    : org.apache.kafka.common.protocol.Errors.TOPIC_AUTHORIZATION_FAILED;
-            case GROUP -> allowed(op, ResourceType.GROUP, name) ? org.apache.kafka.common.protocol.Errors.NONE
-                    : org.apache.kafka.common.protocol.Errors.GROUP_AUTHORIZATION_FAILED;
-            default -> allowedOnCluster(op) ? org.apache.kafka.common.protocol.Errors.NONE
-                    : org.apache.kafka.common.protocol.Errors.CLUSTER_AUTHORIZATION_FAILED;
+            case TOPIC -> allowed(op, ResourceType.TOPIC, name) ? Errors.NONE
+                    : Errors.TOPIC_AUTHORIZATION_FAILED;
+            case GROUP -> allowed(op, ResourceType.GROUP, name) ? Errors.NONE
+                    : Errors.GROUP_AUTHORIZATION_FAILED;
+            default -> allowedOnCluster(op) ? Errors.NONE
+                    : Errors.CLUSTER_AUTHORIZATION_FAILED;
         };
     }
 
