@@ -2,6 +2,7 @@ package io.kaas.storage.cleaner;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.CleanerCheckpoint;
+import io.kaas.storage.format.CleanerSwapIntent;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.io.AtomicFile;
@@ -345,7 +346,7 @@ public final class LogCleaner {
                     e.addSuppressed(suppressed);
                 }
             }
-            if (!dryRun && !Files.exists(dir.resolve(io.kaas.storage.format.CleanerSwapIntent.FILE_NAME))) {
+            if (!dryRun && !Files.exists(dir.resolve(CleanerSwapIntent.FILE_NAME))) {
                 Files.deleteIfExists(cleanedLog);
                 Files.deleteIfExists(cleanedIndex);
             }

@@ -1,6 +1,5 @@
 package io.kaas.storage.cleaner;
 
-import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.testing.LogFixture;
 import java.nio.ByteBuffer;
@@ -36,7 +35,6 @@ public final class CleanerScenario {
     public final List<List<ByteBuffer>> segments = new ArrayList<>();
     public final List<Long> segmentBases = new ArrayList<>();
     public final Map<Long, Written> byOffset = new LinkedHashMap<>();
-    public final List<TxnIndexSnapshot.Aborted> aborted = new ArrayList<>();
     public final Map<Long, Long> lastBatchOfProducer = new HashMap<>();
     public long nextOffset;
 
@@ -124,7 +122,6 @@ public final class CleanerScenario {
     private void transaction() {
         long pid = 100 + random.nextInt(3);
         boolean commit = random.nextBoolean();
-        long first = nextOffset;
         int seq = 0;
         int batches = 1 + random.nextInt(3);
         for (int i = 0; i < batches; i++) {
@@ -143,9 +140,6 @@ public final class CleanerScenario {
         long markerOffset = nextOffset;
         ByteBuffer marker = MemoryRecords.withEndTransactionMarker(markerOffset, TIMESTAMP, 0, pid, (short) 1,
                 new EndTransactionMarker(commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, 0)).buffer();
-        if (!commit) {
-            aborted.add(new TxnIndexSnapshot.Aborted(pid, first, markerOffset));
-        }
         add(marker, 1);
     }
 
