@@ -16,7 +16,7 @@
 #   BENCH_KAAS_LAUNCHER=bin/kaas  what runs `serve`; bench/aa-launcher.sh puts Apache in kaas's place
 #                             (an A/A check: every ratio should be near 1.00x)
 #   BENCH_SCENARIOS=all       or a comma-separated subset of the scenario ids (durable,durable-rate,
-#                             pagecache,consume-1,consume-3,latency,latency-rate,transactional)
+#                             pagecache,pagecache-rate,consume-1,consume-3,latency,latency-rate,transactional)
 #   BENCH_PIN=1               broker on BENCH_BROKER_CPUS (1), load on BENCH_LOAD_CPUS (0); 0 turns it off
 #   BENCH_JFR=1               a JFR recording (settings=profile) of each broker into the results dir
 #   BENCH_A_LAUNCHER=         a kaas launcher for Apache's slot: kaas against kaas, with BENCH_A_ARGS
@@ -114,6 +114,7 @@ cat >"$results/scenarios.tsv" <<'EOF'
 durable	1 durable: acks=all 1KiB 8 part. 4 producers
 durable-rate	1 durable at a fixed 4x1000 rec/s (service time)
 pagecache	2 page cache: acks=1 1KiB 8 part. 4 producers
+pagecache-rate	2 page cache at a fixed 4x5000 rec/s (service time)
 consume-1	3 consume: 1 consumer, 8 part. 1KiB
 consume-3	3 consume: 3 consumers (each own group)
 latency	4 latency: acks=all 100B 1 part. linger 0
@@ -356,6 +357,8 @@ wanted latency && produce_scenario latency latency 1 100 40000 acks=all linger.m
 wanted latency-rate && THROUGHPUT=500 produce_scenario latency-rate latency 1 100 1000 acks=all linger.ms=0
 
 wanted pagecache && produce_scenario pagecache pagecache 4 1024 30000 acks=1
+# acks=1's tail at a rate both brokers sustain (issue 15: p99 no worse than Apache's in any scenario).
+wanted pagecache-rate && THROUGHPUT=5000 produce_scenario pagecache-rate pagecache 4 1024 5000 acks=1
 # Transactions (ProducerPerformance --transactional-id, one id per process; it commits every 3 s by
 # default): acks=all and idempotence implied, durable topic settings on both as in row 1.
 wanted transactional && TX_ARGS="--transactional-id bench-tx-{i}" produce_scenario transactional transactional 4 1024 8000 acks=all
