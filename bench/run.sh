@@ -23,6 +23,8 @@
 #                             (its extra `serve` flags) and BENCH_B_ARGS (kaas's), e.g. metrics off vs on
 #   BENCH_A_LABEL, BENCH_B_LABEL  names the table prints for the two slots (apache, kaas)
 #   BENCH_SCRAPE_SECONDS=     scrape kaas's /metrics every so many seconds during every run (issue 14)
+#   BENCH_PAGECACHE_CONFIG=   extra topic configs (k=v,...) for the page-cache topic on both brokers,
+#                             e.g. segment.bytes=67108864 to roll segments during the acks=1 rows
 #
 # Output: the table on stdout and in bench/results/<UTC time>/report.txt, next to every tool's
 # raw output and both brokers' logs. Exit status: 0 when every scenario ran (kaas being unavailable
@@ -318,15 +320,16 @@ prepare_consume_topic() {
 #   kaas:   durable topics its default (fsync before acknowledging), the others flush.messages
 #           raised (the per-topic form of --flush-interval-messages).
 
+PC_EXTRA="${BENCH_PAGECACHE_CONFIG:+,$BENCH_PAGECACHE_CONFIG}"
 KAAS_TOPICS=(durable:8 latency:1 transactional:8
-             pagecache:8:flush.messages=$KAAS_RAISED_FLUSH consume:8:flush.messages=$KAAS_RAISED_FLUSH)
+             "pagecache:8:flush.messages=$KAAS_RAISED_FLUSH$PC_EXTRA" consume:8:flush.messages=$KAAS_RAISED_FLUSH)
 if [[ -n "$A_LAUNCHER" ]]; then
     start_kaas_as_a
     create_topics apache "$APACHE_BOOTSTRAP" "${KAAS_TOPICS[@]}" || die "creating A's topics failed; see $results/apache-topics.out"
 else
     start_apache
     create_topics apache "$APACHE_BOOTSTRAP" durable:8:flush.messages=1 latency:1:flush.messages=1 \
-        transactional:8:flush.messages=1 pagecache:8 consume:8 \
+        transactional:8:flush.messages=1 "pagecache:8${BENCH_PAGECACHE_CONFIG:+:$BENCH_PAGECACHE_CONFIG}" consume:8 \
         || die "creating Apache topics failed; see $results/apache-topics.out"
 fi
 
