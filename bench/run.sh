@@ -23,6 +23,7 @@
 #                             (its extra `serve` flags) and BENCH_B_ARGS (kaas's), e.g. metrics off vs on
 #   BENCH_A_LABEL, BENCH_B_LABEL  names the table prints for the two slots (apache, kaas)
 #   BENCH_SCRAPE_SECONDS=     scrape kaas's /metrics every so many seconds during every run (issue 14)
+#   BENCH_PORT_OFFSET=0       added to every port (19092, 19093, 29092, 29644)
 #   BENCH_PAGECACHE_CONFIG=   extra topic configs (k=v,...) for the page-cache topic on both brokers,
 #                             e.g. segment.bytes=67108864 to roll segments during the acks=1 rows
 #
@@ -41,9 +42,11 @@ CONSUME_RECORDS=${BENCH_CONSUME_RECORDS:-1000000}
 RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-120}
 TMP_ROOT=${BENCH_TMP:-${TMPDIR:-/tmp}}
 
-APACHE_BOOTSTRAP=127.0.0.1:19092
-APACHE_CONTROLLER=127.0.0.1:19093
-KAAS_BOOTSTRAP=127.0.0.1:29092
+# BENCH_PORT_OFFSET moves every port, so two checkouts can run the bench at once (they then share the cores).
+PORT_OFFSET=${BENCH_PORT_OFFSET:-0}
+APACHE_BOOTSTRAP=127.0.0.1:$((19092 + PORT_OFFSET))
+APACHE_CONTROLLER=127.0.0.1:$((19093 + PORT_OFFSET))
+KAAS_BOOTSTRAP=127.0.0.1:$((29092 + PORT_OFFSET))
 # What "flush interval raised" means for kaas's page-cache and consume topics (per-topic
 # flush.messages): never fsync on count, like Apache's default log.flush.interval.messages.
 KAAS_RAISED_FLUSH=1000000000
@@ -51,7 +54,7 @@ KAAS_LAUNCHER="$(readlink -f "${BENCH_KAAS_LAUNCHER:-$repo/bin/kaas}")"
 A_LAUNCHER="${BENCH_A_LAUNCHER:+$(readlink -f "$BENCH_A_LAUNCHER")}"
 # kaas's admin listener (metrics, health) on a port of its own, so another kaas on the machine
 # (tests, other sessions) on the default 9644 cannot stop it from starting; metrics stay on.
-KAAS_ADMIN=127.0.0.1:29644
+KAAS_ADMIN=127.0.0.1:$((29644 + PORT_OFFSET))
 read -r -a A_SERVE_EXTRA <<<"${BENCH_A_ARGS:-}"
 read -r -a B_EXTRA <<<"${BENCH_B_ARGS:-}"
 KAAS_SERVE_EXTRA=(--admin-listener "$KAAS_ADMIN" ${B_EXTRA[@]+"${B_EXTRA[@]}"})
@@ -84,7 +87,7 @@ trap 'exit 130' INT TERM
 # ---------------------------------------------------------------------------------------------
 # 1. Fetch Apache Kafka through Maven and build the helpers (and kaas).
 
-for port in $APACHE_BOOTSTRAP $APACHE_CONTROLLER $KAAS_BOOTSTRAP; do
+for port in $APACHE_BOOTSTRAP $APACHE_CONTROLLER $KAAS_BOOTSTRAP $KAAS_ADMIN; do
     port_in_use "$port" && die "$port is already in use; stop whatever listens there first"
 done
 fstype="$(stat -f -c %T "$work")"
