@@ -85,7 +85,24 @@ bench_jar="$(ls "$here"/target/kaas-bench-*.jar 2>/dev/null | head -1)"
 CP="$here/.apache/lib/*:$bench_jar"
 TOOL_JVM=(-Xmx1g -XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile="$here/log4j2.properties"
           -Dbench.log.file="$results/tools.log")
-probe() { java "${TOOL_JVM[@]}" -cp "$CP" io.kaas.bench.ScaleProbe "$BOOTSTRAP" "$@"; }
+probe() { # args...: ScaleProbe against BOOTSTRAP; given up (status 1) as soon as the broker process is gone
+    java "${TOOL_JVM[@]}" -cp "$CP" io.kaas.bench.ScaleProbe "$BOOTSTRAP" "$@" &
+    while_alive $!
+}
+
+while_alive() { # pid: waits for pid (a client JVM); kills it and returns 1 if broker_pid dies first
+    local pid=$1
+    while kill -0 "$pid" 2>/dev/null; do
+        if ! kill -0 "$broker_pid" 2>/dev/null; then
+            say "the broker (pid $broker_pid) is gone; stopping the client"
+            kill "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+            return 1
+        fi
+        sleep 1
+    done
+    wait "$pid"
+}
 # Same heap for both brokers.
 SCALE_JVM="-Xmx2g -XX:+UseG1GC"
 
@@ -128,8 +145,8 @@ start_apache() { # run-name: Apache Kafka 4.4, KRaft combined mode, the same uli
         >"$results/apache-$name.out" 2>&1 &
     broker_pid=$!
     start_sampler "apache-$name"
-    java "${TOOL_JVM[@]}" -cp "$CP" io.kaas.bench.AwaitBroker "$BOOTSTRAP" "$APACHE_SECONDS" >/dev/null \
-        || { say "Apache did not start ($results/apache-$name.log)"; return 1; }
+    java "${TOOL_JVM[@]}" -cp "$CP" io.kaas.bench.AwaitBroker "$BOOTSTRAP" "$APACHE_SECONDS" >/dev/null &
+    while_alive $! || { say "Apache did not start ($results/apache-$name.log)"; return 1; }
 }
 
 stop_broker() {
