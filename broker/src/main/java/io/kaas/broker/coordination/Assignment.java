@@ -1,0 +1,77 @@
+package io.kaas.broker.coordination;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.kaas.storage.TopicPartition;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Which broker owns each partition: topic → owner id per partition index ({@link #UNASSIGNED} for none).
+ * Immutable; the controller computes the next one with {@link #rebalanced} and writes it by compare-and-set.
+ */
+public record Assignment(@JsonProperty("owners") Map<String, List<Integer>> owners) {
+    public static final int UNASSIGNED = -1;
+    public static final Assignment EMPTY = new Assignment(Map.of());
+
+    public Assignment {
+        Map<String, List<Integer>> copy = new TreeMap<>();
+        if (owners != null) {
+            owners.forEach((t, o) -> copy.put(t, List.copyOf(o)));
+        }
+        owners = Map.copyOf(copy);
+    }
+
+    /** The broker that owns {@code tp}, if any. */
+    public OptionalInt owner(TopicPartition tp) {
+        List<Integer> o = owners.get(tp.topic());
+        if (o == null || tp.partition() < 0 || tp.partition() >= o.size() || o.get(tp.partition()) == UNASSIGNED) {
+            return OptionalInt.empty();
+        }
+        return OptionalInt.of(o.get(tp.partition()));
+    }
+
+    /**
+     * The next assignment for {@code topics} (name → partition count) over the {@code live} brokers: a
+     * partition keeps a live owner; one whose owner is gone (its lease expired) or that is new goes to the
+     * live broker owning fewest, lowest id first. A live owner is never moved here: handing a partition
+     * from one running broker to another needs the old one to let go first. Deleted topics drop out.
+     * Returns this very instance when nothing changes.
+     */
+    public Assignment rebalanced(Map<String, Integer> topics, Set<Integer> live) {
+        Map<Integer, Integer> load = new HashMap<>();
+        live.forEach(b -> load.put(b, 0));
+        Map<String, List<Integer>> next = new TreeMap<>();
+        List<TopicPartition> orphans = new ArrayList<>();
+        new TreeMap<>(topics).forEach((topic, count) -> {
+            List<Integer> before = owners.getOrDefault(topic, List.of());
+            List<Integer> now = new ArrayList<>(count);
+            for (int p = 0; p < count; p++) {
+                int o = p < before.size() ? before.get(p) : UNASSIGNED;
+                if (o != UNASSIGNED && live.contains(o)) {
+                    load.merge(o, 1, Integer::sum);
+                    now.add(o);
+                } else {
+                    now.add(UNASSIGNED);
+                    orphans.add(new TopicPartition(topic, p));
+                }
+            }
+            next.put(topic, now);
+        });
+        if (!live.isEmpty()) {
+            for (TopicPartition tp : orphans) {
+                int least = load.entrySet().stream()
+                        .min(Map.Entry.<Integer, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                        .orElseThrow().getKey();
+                load.merge(least, 1, Integer::sum);
+                next.get(tp.topic()).set(tp.partition(), least);
+            }
+        }
+        Assignment result = new Assignment(next);
+        return result.equals(this) ? this : result;
+    }
+}
