@@ -398,7 +398,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--max-open-files' '--admin-listener' '--log-format' '--log-level'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--coordinator' '--coordinator-lease-ttl' '--max-open-files' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -443,6 +443,12 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--max-incremental-fetch-session-cache-slots')
+      return
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--coordinator-lease-ttl')
       return
       ;;
     '--max-open-files')

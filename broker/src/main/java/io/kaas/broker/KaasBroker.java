@@ -51,6 +51,13 @@ import io.kaas.broker.api.SaslHandshakeHandler;
 import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.api.TopicConfigView;
 import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.broker.cluster.PartitionLeaders;
+import io.kaas.broker.coordination.BrokerRegistration;
+import io.kaas.broker.coordination.ClusterConfig;
+import io.kaas.broker.coordination.ClusterMember;
+import io.kaas.broker.coordination.ClusterStore;
+import io.kaas.broker.coordination.CoordinationException;
+import io.kaas.broker.coordination.EtcdClusterStore;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.metrics.BrokerMetrics;
@@ -123,6 +130,9 @@ public final class KaasBroker implements AutoCloseable {
     private ScheduledExecutorService timer;
     private ScheduledExecutorService retention;
     private AdminServer admin;
+    /** Several brokers over one shared directory (issue 17): how to join; null for a broker on its own. */
+    private ClusterConfig clusterConfig;
+    private ClusterMember member;
     private volatile boolean listenersBound;
     private boolean started;
     private boolean stopped;
@@ -169,6 +179,36 @@ public final class KaasBroker implements AutoCloseable {
         return new KaasBroker(config, security, engine, metrics);
     }
 
+    /**
+     * A broker that shares its data directory with others, coordinated by etcd (issue 17): its engine is
+     * {@link DiskStorageEngine#shared}; {@link #start} fails with a {@link CoordinationException} when etcd
+     * is unreachable or a live broker already has this id.
+     */
+    public static KaasBroker create(BrokerConfig config, SecurityConfig security, ClusterConfig cluster) {
+        if (cluster == null) {
+            return create(config, security);
+        }
+        if (config.inMemory()) {
+            throw new IllegalArgumentException("--coordinator needs a shared data directory, not --in-memory");
+        }
+        EngineConfig engineConfig = EngineConfig.defaults(config.dataDir())
+                .withSegmentBytes(config.segmentBytes())
+                .withFlushIntervalMessages(config.flushIntervalMessages());
+        if (config.maxOpenFiles() > 0) {
+            engineConfig = engineConfig.withMaxOpenFiles(config.maxOpenFiles());
+        }
+        BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
+        StorageEngine engine = DiskStorageEngine.shared(engineConfig, new EngineEventLog(metrics.engine()));
+        KaasBroker broker = new KaasBroker(config, security, engine, metrics);
+        broker.clusterConfig = cluster;
+        return broker;
+    }
+
+    /** This broker's membership when it shares its directory with others, else null. */
+    public ClusterMember clusterMember() {
+        return member;
+    }
+
     /** Transaction coordinator settings (before {@link #start}); Apache's defaults otherwise. */
     public synchronized KaasBroker withTransactionConfig(TransactionConfig v) {
         if (started) {
@@ -192,6 +232,16 @@ public final class KaasBroker implements AutoCloseable {
                 throw e;
             }
         }
+        ClusterStore store = null;
+        if (clusterConfig != null) {
+            try {
+                store = EtcdClusterStore.connect(clusterConfig.endpoints(), config.clusterId(), clusterConfig.timeout());
+            } catch (RuntimeException e) {
+                stop();
+                throw e;
+            }
+            member = new ClusterMember(store, clusterConfig, engine, System::nanoTime);
+        }
         handlerPool = Executors.newFixedThreadPool(config.requestHandlerThreads(), new DefaultThreadFactory("kaas-request-handler"));
         timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-timer", true));
         Path clusterDir = ClusterDir.of(engine.dataDir());
@@ -206,7 +256,8 @@ public final class KaasBroker implements AutoCloseable {
         RequestInvoker invoker = new RequestInvoker(served, handlerPool, metrics.requests());
         groups = new GroupCoordinator(clusterDir, timer, config.consumerGroups(),
                 () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
-        ProducerIdAllocator producerIds = new ProducerIdAllocator(clusterDir);
+        ClusterStore ids = store;
+        ProducerIdAllocator producerIds = ids == null ? new ProducerIdAllocator(clusterDir) : new ProducerIdAllocator(ids::allocateProducerIdBlock);
         transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
         // Before any listener: transactions left prepared by a crash are completed before anything is served.
         transactions.start();
@@ -235,6 +286,14 @@ public final class KaasBroker implements AutoCloseable {
             nodesByListener.putIfAbsent(config.listeners().get(i).listenerName(),
                     new BrokerNode(config.brokerId(), a.host(), a.port(), config.clusterId()));
         }
+        if (member != null) {
+            try {
+                member.join(new BrokerRegistration(config.brokerId(), advertised.host(), advertised.port()));
+            } catch (RuntimeException e) {
+                stop();
+                throw e;
+            }
+        }
         metrics.watch(engine, groups, server);
         listenersBound = true;
         startRetention();
@@ -248,9 +307,10 @@ public final class KaasBroker implements AutoCloseable {
     private void registerApis(RequestInvoker invoker, TopicCatalog topics, TopicConfigView topicConfigs,
                               ProducerIdAllocator producerIds) {
         invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served()));
-        invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor));
+        invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor,
+                member == null ? PartitionLeaders.single() : member));
         invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions),
-                metrics.traffic()));
+                metrics.traffic(), member == null ? () -> true : member::mayAcknowledge));
         invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool,
                 new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis), metrics.traffic()));
         invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(topics));
@@ -271,10 +331,12 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(), new IncrementalAlterConfigsHandler(topics));
         invoker.register(ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(), new GetTelemetrySubscriptionsHandler());
         invoker.register(ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), new AlterConfigsHandler(topics));
-        invoker.register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), new DescribeClusterHandler(this::nodeFor));
+        invoker.register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), new DescribeClusterHandler(this::nodeFor,
+                member == null ? PartitionLeaders.single() : member));
         invoker.register(ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.DESCRIBE_LOG_DIRS.latestVersion(), new DescribeLogDirsHandler(topics));
         invoker.register(ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_FOR_LEADER_EPOCH.latestVersion(), new OffsetForLeaderEpochHandler(topics));
-        invoker.register(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, ApiKeys.DESCRIBE_TOPIC_PARTITIONS.latestVersion(), new DescribeTopicPartitionsHandler(topics, config.brokerId()));
+        invoker.register(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, ApiKeys.DESCRIBE_TOPIC_PARTITIONS.latestVersion(), new DescribeTopicPartitionsHandler(topics, this::nodeFor,
+                member == null ? PartitionLeaders.single() : member));
         invoker.register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), new FindCoordinatorHandler(this::nodeFor));
         invoker.register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), new JoinGroupHandler(groups));
         invoker.register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), new SyncGroupHandler(groups));
@@ -451,7 +513,16 @@ public final class KaasBroker implements AutoCloseable {
             }
         }
         listenerSecurities.forEach(ListenerSecurity::close);
-        engine.close();
+        if (member != null && !member.mayAcknowledge() && engine instanceof DiskStorageEngine shared) {
+            // Fenced: another broker may own these partitions already; write nothing more to them.
+            shared.closeFenced();
+        } else {
+            engine.close();
+        }
+        if (member != null) {
+            // After the engine: its partitions' files were written while the lease still held.
+            member.close();
+        }
         if (admin != null) {
             admin.close();
         }

@@ -190,6 +190,14 @@ public final class DiskStorageEngine implements StorageEngine {
         }
         Path dir = TopicDir.of(config.dataDir(), name);
         try {
+            if (shared) {
+                // Another broker sharing the directory may have created it: one of two creators wins the mkdir.
+                try {
+                    Files.createDirectory(dir);
+                } catch (java.nio.file.FileAlreadyExistsException e) {
+                    throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists (created by another broker)");
+                }
+            }
             AtomicFile.createDirectories(dir);
             TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
             StateJson.write(dir.resolve(TopicConfig.FILE_NAME), topicConfig);

@@ -36,13 +36,20 @@ public record Assignment(@JsonProperty("owners") Map<String, List<Integer>> owne
     }
 
     /**
-     * The next assignment for {@code topics} (name → partition count) over the {@code live} brokers: a
-     * partition keeps a live owner; one whose owner is gone (its lease expired) or that is new goes to the
-     * live broker owning fewest, lowest id first. A live owner is never moved here: handing a partition
-     * from one running broker to another needs the old one to let go first. Deleted topics drop out.
-     * Returns this very instance when nothing changes.
+     * {@link #rebalanced(Map, Set, Set)} with every live broker both keeping and receiving partitions.
      */
     public Assignment rebalanced(Map<String, Integer> topics, Set<Integer> live) {
+        return rebalanced(topics, live, live);
+    }
+
+    /**
+     * The next assignment for {@code topics} (name → partition count): a partition keeps its owner while
+     * that owner is in {@code keep} (live, or gone less than the grace period ago); one whose owner is not,
+     * or that is new, goes to the broker of {@code live} owning fewest, lowest id first. A live owner is
+     * never moved here: handing a partition from one running broker to another needs the old one to let go
+     * first. Deleted topics drop out. Returns this very instance when nothing changes.
+     */
+    public Assignment rebalanced(Map<String, Integer> topics, Set<Integer> keep, Set<Integer> live) {
         Map<Integer, Integer> load = new HashMap<>();
         live.forEach(b -> load.put(b, 0));
         Map<String, List<Integer>> next = new TreeMap<>();
@@ -52,8 +59,8 @@ public record Assignment(@JsonProperty("owners") Map<String, List<Integer>> owne
             List<Integer> now = new ArrayList<>(count);
             for (int p = 0; p < count; p++) {
                 int o = p < before.size() ? before.get(p) : UNASSIGNED;
-                if (o != UNASSIGNED && live.contains(o)) {
-                    load.merge(o, 1, Integer::sum);
+                if (o != UNASSIGNED && keep.contains(o)) {
+                    load.computeIfPresent(o, (b, n) -> n + 1);
                     now.add(o);
                 } else {
                     now.add(UNASSIGNED);

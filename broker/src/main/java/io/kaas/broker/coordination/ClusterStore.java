@@ -65,6 +65,12 @@ public interface ClusterStore extends AutoCloseable {
     boolean compareAndSetEpoch(TopicPartition tp, long expectedVersion, int next);
 
     /**
+     * Reserves {@code size} producer ids for this broker alone and returns the first (compare-and-set on one
+     * counter): brokers sharing a directory must never hand out the same id.
+     */
+    long allocateProducerIdBlock(long size);
+
+    /**
      * Calls {@code onChange} (on the store's thread; it must not block) whenever brokers, the assignment or
      * the topics change, and once the watch is in place. {@code onLost} is called when the watch ends
      * for good (the store closed or unreachable); a caller re-reads and watches again.

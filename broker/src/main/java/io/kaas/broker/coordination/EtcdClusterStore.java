@@ -36,6 +36,7 @@ import java.util.concurrent.TimeoutException;
  *   assignment               {"owners":{"&lt;topic&gt;":[owner id per partition]}}
  *   topics/&lt;topic&gt;          partition count
  *   epochs/&lt;topic&gt;/&lt;n&gt;      the partition's leader epoch
+ *   producer-ids             the first producer id no broker has reserved
  * </pre>
  * A key's version for compare-and-set is its mod revision (0 when absent, which is also what etcd compares
  * a missing key against). Every call waits at most {@code timeout}.
@@ -174,6 +175,19 @@ public final class EtcdClusterStore implements ClusterStore {
     @Override
     public boolean compareAndSetEpoch(TopicPartition tp, long expectedVersion, int next) {
         return compareAndSet(epochKey(tp), expectedVersion, Integer.toString(next), "bump the epoch of " + tp);
+    }
+
+    @Override
+    public long allocateProducerIdBlock(long size) {
+        ByteSequence k = key("producer-ids");
+        while (true) {
+            GetResponse r = await(client.getKVClient().get(k), "read the producer-id counter");
+            long start = r.getKvs().isEmpty() ? 0 : Long.parseLong(r.getKvs().get(0).getValue().toString(StandardCharsets.UTF_8));
+            long version = r.getKvs().isEmpty() ? 0 : r.getKvs().get(0).getModRevision();
+            if (compareAndSet(k, version, Long.toString(start + size), "reserve producer ids")) {
+                return start;
+            }
+        }
     }
 
     @Override

@@ -100,6 +100,7 @@ class LeaseKeeperTest {
         @Override public void unpublishTopic(String topic) { throw new UnsupportedOperationException(); }
         @Override public Versioned<Integer> epoch(TopicPartition tp) { throw new UnsupportedOperationException(); }
         @Override public boolean compareAndSetEpoch(TopicPartition tp, long expectedVersion, int next) { throw new UnsupportedOperationException(); }
+        @Override public long allocateProducerIdBlock(long size) { throw new UnsupportedOperationException(); }
         @Override public AutoCloseable watch(Runnable onChange, Runnable onLost) { throw new UnsupportedOperationException(); }
         @Override public void close() {}
     }
