@@ -117,6 +117,29 @@ class MultiBrokerTest {
     }
 
     @Test
+    void aBrokerFencesItselfWhileEtcdIsGoneAndResumesWhenItReturns(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        try (Admin admin = admin(b0)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b0.engine().taken().size() == 6);
+        }
+        List<String> sent = new ArrayList<>(produce(b0, "a", 12));
+        etcd.stop();
+        try {
+            long stoppedAt = System.nanoTime();
+            // Renewals fail: acknowledging stops before the lease could have expired (TTL 2 s, margin 0.5 s).
+            await().atMost(TTL).pollInterval(Duration.ofMillis(20)).until(() -> !b0.clusterMember().mayAcknowledge());
+            assertThat(System.nanoTime() - stoppedAt).isLessThan(TTL.toNanos());
+        } finally {
+            etcd.restart();
+        }
+        // etcd restored its leases with a fresh TTL: the next renewal succeeds and the broker acknowledges again.
+        await().atMost(Duration.ofSeconds(30)).until(() -> b0.clusterMember().mayAcknowledge());
+        sent.addAll(produce(b0, "b", 12));
+        assertThat(consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
+    }
+
+    @Test
     void aSecondBrokerWithALiveIdIsRefused(EtcdServer etcd) {
         start(etcd, 5);
         assertThatThrownBy(() -> start(etcd, 5)).isInstanceOf(CoordinationException.class)
