@@ -106,6 +106,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code kaas-retention}: the periodic retention pass;
  *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep and marker completions ({@link TransactionCoordinator}).
  *   <li>{@code kaas-admin-http-*}: the admin listener ({@code /metrics}, {@code /healthz}, {@code /readyz}).
+ *   <li>{@code kaas-lease}, {@code kaas-cluster}: with a coordinator, the lease renewals and the reconciles
+ *       ({@link ClusterMember}), stopped after the engine closed.
  * </ul>
  * The engine is handed in and closed by {@link #stop()}.
  */
