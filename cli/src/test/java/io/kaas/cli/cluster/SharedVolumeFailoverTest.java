@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.kaas.broker.coordination.EtcdServer;
 import io.kaas.cli.ChildJvm;
+import io.kaas.cli.KaasRun;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.net.Socket;
@@ -154,6 +155,16 @@ class SharedVolumeFailoverTest {
             assertThat(read).containsAll(acked);
             System.out.println("failover: kill -9 -> 30 records acknowledged across the takeover in " + failoverMs + " ms");
         }
+        // Clean stops (SIGTERM), then the offline verifier over the shared directory: every partition, with
+        // its segments of several epochs, is clean.
+        for (Process p : brokers.values()) {
+            if (p.isAlive()) {
+                p.destroy();
+                assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            }
+        }
+        KaasRun verify = KaasRun.of("verify", dir.resolve("shared").resolve(TOPIC).toString());
+        assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
     }
 
     private static Map<Integer, Integer> leaders(Admin admin) throws Exception {
