@@ -239,7 +239,7 @@ function _picocli_kaas_deleterecords() {
 
   local commands=""
   local flag_opts="'--dry-run' '--force' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--offset-json-file' '--topic' '--partition' '--offset'"
+  local arg_opts="'--data-dir' '--coordinator' '--cluster-id' '--offset-json-file' '--topic' '--partition' '--offset'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -249,6 +249,12 @@ function _picocli_kaas_deleterecords() {
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
+      return
       ;;
     '--offset-json-file')
       local IFS=$'\n'
@@ -330,12 +336,18 @@ function _picocli_kaas_rebuildindex() {
 
   local commands=""
   local flag_opts="'--check' '--dry-run' '--force' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--index-interval-bytes'"
+  local arg_opts="'--index-interval-bytes' '--coordinator' '--cluster-id'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--index-interval-bytes')
+      return
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
       return
       ;;
   esac
@@ -364,12 +376,18 @@ function _picocli_kaas_recover() {
 
   local commands=""
   local flag_opts="'--dry-run' '--force' '--fast' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--index-interval-bytes'"
+  local arg_opts="'--index-interval-bytes' '--coordinator' '--cluster-id'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--index-interval-bytes')
+      return
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
       return
       ;;
   esac
