@@ -107,6 +107,11 @@ class MultiBrokerTest {
             }
 
             Set<String> sent = new HashSet<>(produce(b1, "a", 60));
+            // A consumer group through another broker: every broker names the same coordinator, which keeps its offsets.
+            assertThat(consumeInGroup(b2, "g", 60)).hasSize(60);
+            long committed = admin.listConsumerGroupOffsets("g").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .values().stream().mapToLong(o -> o.offset()).sum();
+            assertThat(committed).isEqualTo(60);
             b2.stop();
             // Its lease revoked at the stop: its partitions move after the grace period, to the two left.
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
@@ -176,6 +181,27 @@ class MultiBrokerTest {
             }
         }
         return acked;
+    }
+
+    /** {@code n} records of topic t read by a member of group {@code group} through {@code via}, committed. */
+    static List<String> consumeInGroup(KaasBroker via, String group, int n) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        List<String> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            c.subscribe(List.of("t"));
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    out.add(r.value());
+                }
+                return out.size() >= n;
+            });
+            c.commitSync(Duration.ofSeconds(30));
+        }
+        return out;
     }
 
     /** Every record of topic t's partitions, read through {@code via} (clients follow the leaders). */

@@ -19,7 +19,7 @@ public interface PartitionLeaders {
     /** The broker leading {@code tp}, or empty when none does right now (LEADER_NOT_AVAILABLE). */
     OptionalInt leader(TopicPartition tp, BrokerNode self);
 
-    /** The node id Metadata names as controller. */
+    /** The node id Metadata names as controller, and FindCoordinator as every group's and transaction's coordinator. */
     int controllerId(BrokerNode self);
 
     /** A partition's leader and its epoch (-1: not known here) as Metadata and DescribeTopicPartitions answer. */
