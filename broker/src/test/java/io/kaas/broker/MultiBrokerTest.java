@@ -122,6 +122,24 @@ class MultiBrokerTest {
     }
 
     @Test
+    void aBrokerThatJoinsTakesItsShareFromLiveBrokersAndNothingIsLost(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        start(etcd, 1);
+        try (Admin admin = admin(b0)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1).allSatisfy((b, n) -> assertThat(n).isEqualTo(3)));
+            Set<String> sent = new HashSet<>(produce(b0, "a", 60));
+            KaasBroker b2 = start(etcd, 2);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1, 2).allSatisfy((b, n) -> assertThat(n).isEqualTo(2)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> b2.engine().taken().size() == 2);
+            sent.addAll(produce(b0, "b", 60));
+            assertThat(consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
+        }
+    }
+
+    @Test
     void aBrokerFencesItselfWhileEtcdIsGoneAndResumesWhenItReturns(EtcdServer etcd) throws Exception {
         KaasBroker b0 = start(etcd, 0);
         try (Admin admin = admin(b0)) {

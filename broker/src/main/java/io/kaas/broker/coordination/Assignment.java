@@ -45,9 +45,9 @@ public record Assignment(@JsonProperty("owners") Map<String, List<Integer>> owne
     /**
      * The next assignment for {@code topics} (name → partition count): a partition keeps its owner while
      * that owner is in {@code keep} (live, or gone less than the grace period ago); one whose owner is not,
-     * or that is new, goes to the broker of {@code live} owning fewest, lowest id first. A live owner is
-     * never moved here: handing a partition from one running broker to another needs the old one to let go
-     * first. Deleted topics drop out. Returns this very instance when nothing changes.
+     * or that is new, goes to the broker of {@code live} owning fewest, lowest id first; then partitions move
+     * from the most loaded live broker to the least loaded until no two differ by more than one (a broker
+     * that joined gets its share). Deleted topics drop out. Returns this very instance when nothing changes.
      */
     public Assignment rebalanced(Map<String, Integer> topics, Set<Integer> keep, Set<Integer> live) {
         Map<Integer, Integer> load = new HashMap<>();
@@ -71,14 +71,46 @@ public record Assignment(@JsonProperty("owners") Map<String, List<Integer>> owne
         });
         if (!live.isEmpty()) {
             for (TopicPartition tp : orphans) {
-                int least = load.entrySet().stream()
-                        .min(Map.Entry.<Integer, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
-                        .orElseThrow().getKey();
+                int least = leastLoaded(load);
                 load.merge(least, 1, Integer::sum);
                 next.get(tp.topic()).set(tp.partition(), least);
+            }
+            // Even out: a broker that joined takes partitions from the most loaded, one at a time, until no
+            // two live brokers differ by more than one. The old owner lets go before the new one takes over
+            // (ClusterStore.claim waits for the holder to release).
+            while (true) {
+                int most = load.entrySet().stream()
+                        .max(Map.Entry.<Integer, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                        .orElseThrow().getKey();
+                int least = leastLoaded(load);
+                if (load.get(most) - load.get(least) <= 1) {
+                    break;
+                }
+                TopicPartition moved = lastOwnedBy(next, most);
+                next.get(moved.topic()).set(moved.partition(), least);
+                load.merge(most, -1, Integer::sum);
+                load.merge(least, 1, Integer::sum);
             }
         }
         Assignment result = new Assignment(next);
         return result.equals(this) ? this : result;
+    }
+
+    private static int leastLoaded(Map<Integer, Integer> load) {
+        return load.entrySet().stream()
+                .min(Map.Entry.<Integer, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                .orElseThrow().getKey();
+    }
+
+    private static TopicPartition lastOwnedBy(Map<String, List<Integer>> owners, int broker) {
+        TopicPartition last = null;
+        for (Map.Entry<String, List<Integer>> e : owners.entrySet()) {
+            for (int p = 0; p < e.getValue().size(); p++) {
+                if (e.getValue().get(p) == broker) {
+                    last = new TopicPartition(e.getKey(), p);
+                }
+            }
+        }
+        return last;
     }
 }

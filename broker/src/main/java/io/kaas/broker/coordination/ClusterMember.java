@@ -28,11 +28,13 @@ import org.slf4j.LoggerFactory;
  * assignment covering every topic's partitions over the live brokers), and taking over the partitions
  * the assignment gives it.
  *
- * <p>Ownership moves only from a broker whose lease the store shows expired, and only {@code grace} after
- * the controller first saw it gone: the old owner stopped acknowledging before its lease could expire
- * ({@link LeaseKeeper}), so no write is acknowledged by two owners. The new owner wins the partition's
- * next epoch by compare-and-set and hands it to the engine ({@link StorageEngine#takeOver}), which
- * records it and starts a segment named with it; late writes of the old owner are then never visible.
+ * <p>A partition moves off a broker in one of two ways. From a broker whose lease the store shows expired,
+ * {@code grace} after the controller first saw it gone: the old owner stopped acknowledging before its
+ * lease could expire ({@link LeaseKeeper}), and its holder key went with the lease. From a live broker
+ * (a newcomer gets its share): the old owner closes the partition and then releases it. Either way no write
+ * is acknowledged by two owners: the new owner claims the partition ({@link ClusterStore#claim}: the
+ * next epoch, only while nobody holds it) and hands the epoch to the engine ({@link StorageEngine#takeOver}),
+ * which records it and starts a segment named with it; late writes of an old owner are never visible.
  *
  * <p>Threads (owned here, stopped by {@link #close}): {@code kaas-lease} renews the lease and nothing
  * else (a slow takeover must never delay a renewal); {@code kaas-cluster} runs every reconcile
@@ -258,7 +260,8 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             OptionalInt owner = a.owner(tp);
             if (owner.isEmpty() || owner.getAsInt() != self.brokerId()) {
                 LOG.info("broker {}: {} is assigned elsewhere; releasing it", self.brokerId(), tp);
-                engine.release(tp);
+                engine.release(tp); // closed cleanly (fsync, state files) before the next owner may claim it
+                store.release(tp, self.brokerId());
             }
         }
         for (Map.Entry<String, List<Integer>> e : a.owners().entrySet()) {
@@ -274,8 +277,8 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     private void takeOver(TopicPartition tp) {
         Versioned<Integer> epoch = store.epoch(tp);
         int next = epoch.value() + 1;
-        if (!store.compareAndSetEpoch(tp, epoch.version(), next)) {
-            queueReconcile();
+        if (!store.claim(tp, epoch.version(), next, self.brokerId(), keeper.lease())) {
+            // Still held (its last owner has not let go; the release's watch event brings us back) or a lost race.
             return;
         }
         try {
@@ -283,6 +286,7 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             LOG.info("broker {}: took over {} in epoch {}", self.brokerId(), tp, next);
         } catch (StorageException e) {
             LOG.error("broker {}: cannot take over {} in epoch {}: {}", self.brokerId(), tp, next, e.getMessage());
+            store.release(tp, self.brokerId());
         }
     }
 

@@ -61,8 +61,19 @@ public interface ClusterStore extends AutoCloseable {
     /** The partition's leader epoch and its version (epoch 0, version 0: never taken). */
     Versioned<Integer> epoch(TopicPartition tp);
 
-    /** Sets the partition's epoch to {@code next} only if its version is still {@code expectedVersion}. */
-    boolean compareAndSetEpoch(TopicPartition tp, long expectedVersion, int next);
+    /**
+     * Takes {@code tp} for {@code brokerId}, atomically: only if its epoch's version is still
+     * {@code expectedEpochVersion} and no broker holds it (a holder lets go with {@link #release}, or its
+     * lease expires); then the epoch becomes {@code nextEpoch} and {@code brokerId} its holder, under
+     * {@code lease}. False, writing nothing, otherwise.
+     */
+    boolean claim(TopicPartition tp, long expectedEpochVersion, int nextEpoch, int brokerId, long lease);
+
+    /** {@code brokerId} lets go of {@code tp} (after closing it): the next owner may claim it. No-op if not the holder. */
+    void release(TopicPartition tp, int brokerId);
+
+    /** The broker holding {@code tp} now, if any. */
+    java.util.OptionalInt holder(TopicPartition tp);
 
     /**
      * Reserves {@code size} producer ids for this broker alone and returns the first (compare-and-set on one

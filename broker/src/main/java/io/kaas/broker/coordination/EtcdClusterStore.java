@@ -36,6 +36,7 @@ import java.util.concurrent.TimeoutException;
  *   assignment               {"owners":{"&lt;topic&gt;":[owner id per partition]}}
  *   topics/&lt;topic&gt;          partition count
  *   epochs/&lt;topic&gt;/&lt;n&gt;      the partition's leader epoch
+ *   holders/&lt;topic&gt;/&lt;n&gt;     the broker that has the partition open, under its lease (gone with it)
  *   producer-ids             the first producer id no broker has reserved
  * </pre>
  * A key's version for compare-and-set is its mod revision (0 when absent, which is also what etcd compares
@@ -173,8 +174,31 @@ public final class EtcdClusterStore implements ClusterStore {
     }
 
     @Override
-    public boolean compareAndSetEpoch(TopicPartition tp, long expectedVersion, int next) {
-        return compareAndSet(epochKey(tp), expectedVersion, Integer.toString(next), "bump the epoch of " + tp);
+    public boolean claim(TopicPartition tp, long expectedEpochVersion, int nextEpoch, int brokerId, long lease) {
+        ByteSequence epoch = epochKey(tp);
+        ByteSequence holder = holderKey(tp);
+        return await(client.getKVClient().txn()
+                .If(new Cmp(epoch, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedEpochVersion)),
+                        new Cmp(holder, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(epoch, bytes(Integer.toString(nextEpoch)), PutOption.DEFAULT),
+                        Op.put(holder, bytes(Integer.toString(brokerId)), PutOption.builder().withLeaseId(lease).build()))
+                .commit(), "claim " + tp).isSucceeded();
+    }
+
+    @Override
+    public void release(TopicPartition tp, int brokerId) {
+        ByteSequence holder = holderKey(tp);
+        await(client.getKVClient().txn()
+                .If(new Cmp(holder, Cmp.Op.EQUAL, CmpTarget.value(bytes(Integer.toString(brokerId)))))
+                .Then(Op.delete(holder, io.etcd.jetcd.options.DeleteOption.DEFAULT))
+                .commit(), "release " + tp);
+    }
+
+    @Override
+    public java.util.OptionalInt holder(TopicPartition tp) {
+        GetResponse r = await(client.getKVClient().get(holderKey(tp)), "read the holder of " + tp);
+        return r.getKvs().isEmpty() ? java.util.OptionalInt.empty()
+                : java.util.OptionalInt.of(Integer.parseInt(r.getKvs().get(0).getValue().toString(StandardCharsets.UTF_8)));
     }
 
     @Override
@@ -214,6 +238,10 @@ public final class EtcdClusterStore implements ClusterStore {
 
     private List<KeyValue> list(String under) {
         return await(client.getKVClient().get(key(under), GetOption.builder().isPrefix(true).build()), "list " + under).getKvs();
+    }
+
+    private ByteSequence holderKey(TopicPartition tp) {
+        return key("holders/" + tp.topic() + "/" + tp.partition());
     }
 
     private ByteSequence epochKey(TopicPartition tp) {

@@ -19,6 +19,17 @@ class AssignmentTest {
     }
 
     @Test
+    void aBrokerThatJoinsGetsItsShareFromTheMostLoaded() {
+        Assignment two = Assignment.EMPTY.rebalanced(Map.of("a", 6), Set.of(1, 2));
+        assertThat(two.owners().get("a")).containsExactly(1, 2, 1, 2, 1, 2);
+        Assignment three = two.rebalanced(Map.of("a", 6), Set.of(1, 2, 3));
+        assertThat(three.owners().get("a")).filteredOn(b -> b == 3).hasSize(2);
+        assertThat(three.owners().get("a")).filteredOn(b -> b == 1).hasSize(2);
+        long kept = java.util.stream.IntStream.range(0, 6).filter(p -> two.owners().get("a").get(p).equals(three.owners().get("a").get(p))).count();
+        assertThat(kept).as("only what the newcomer takes moves").isEqualTo(4);
+    }
+
+    @Test
     void aGoneBrokersPartitionsGoToTheLeastLoaded() {
         Assignment a = Assignment.EMPTY.rebalanced(Map.of("a", 4), Set.of(1, 2));
         Assignment after = a.rebalanced(Map.of("a", 4), Set.of(1, 3));

@@ -67,9 +67,19 @@ class EtcdClusterStoreTest {
             TopicPartition tp = new TopicPartition("t", 0);
             Versioned<Integer> e0 = s.epoch(tp);
             assertThat(e0).isEqualTo(new Versioned<>(0, 0L));
-            assertThat(s.compareAndSetEpoch(tp, e0.version(), 1)).isTrue();
-            assertThat(s.compareAndSetEpoch(tp, e0.version(), 1)).as("a second taker with the same view loses").isFalse();
-            assertThat(s.epoch(tp).value()).isEqualTo(1);
+            long lease = s.grantLease(Duration.ofSeconds(5));
+            assertThat(s.claim(tp, e0.version(), 1, 1, lease)).isTrue();
+            assertThat(s.holder(tp)).hasValue(1);
+            assertThat(s.claim(tp, e0.version(), 1, 2, lease)).as("a second taker with the same view loses").isFalse();
+            assertThat(s.claim(tp, s.epoch(tp).version(), 2, 2, lease)).as("held: not before the holder lets go").isFalse();
+            s.release(tp, 2);
+            assertThat(s.holder(tp)).as("only the holder releases").hasValue(1);
+            s.release(tp, 1);
+            assertThat(s.holder(tp)).isEmpty();
+            assertThat(s.claim(tp, s.epoch(tp).version(), 2, 2, lease)).isTrue();
+            s.revokeLease(lease);
+            assertThat(s.holder(tp)).as("a holder's key goes with its lease").isEmpty();
+            assertThat(s.epoch(tp).value()).isEqualTo(2);
         }
     }
 

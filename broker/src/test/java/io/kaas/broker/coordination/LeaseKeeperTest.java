@@ -99,7 +99,9 @@ class LeaseKeeperTest {
         @Override public void publishTopic(String topic, int partitions) { throw new UnsupportedOperationException(); }
         @Override public void unpublishTopic(String topic) { throw new UnsupportedOperationException(); }
         @Override public Versioned<Integer> epoch(TopicPartition tp) { throw new UnsupportedOperationException(); }
-        @Override public boolean compareAndSetEpoch(TopicPartition tp, long expectedVersion, int next) { throw new UnsupportedOperationException(); }
+        @Override public boolean claim(TopicPartition tp, long v, int next, int brokerId, long lease) { throw new UnsupportedOperationException(); }
+        @Override public void release(TopicPartition tp, int brokerId) { throw new UnsupportedOperationException(); }
+        @Override public java.util.OptionalInt holder(TopicPartition tp) { throw new UnsupportedOperationException(); }
         @Override public long allocateProducerIdBlock(long size) { throw new UnsupportedOperationException(); }
         @Override public AutoCloseable watch(Runnable onChange, Runnable onLost) { throw new UnsupportedOperationException(); }
         @Override public void close() {}
