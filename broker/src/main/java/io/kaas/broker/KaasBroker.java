@@ -258,6 +258,9 @@ public final class KaasBroker implements AutoCloseable {
         RequestInvoker invoker = new RequestInvoker(served, handlerPool, metrics.requests());
         groups = new GroupCoordinator(clusterDir, timer, config.consumerGroups(),
                 () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
+        if (member != null) {
+            member.onBecomingCoordinator(groups::reloadOffsets);
+        }
         ClusterStore ids = store;
         ProducerIdAllocator producerIds = ids == null ? new ProducerIdAllocator(clusterDir) : new ProducerIdAllocator(ids::allocateProducerIdBlock);
         transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);

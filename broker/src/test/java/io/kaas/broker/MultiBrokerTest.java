@@ -140,6 +140,24 @@ class MultiBrokerTest {
     }
 
     @Test
+    void theNextGroupCoordinatorServesTheOffsetsItsPredecessorCommitted(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        KaasBroker b1 = start(etcd, 1);
+        try (Admin admin = admin(b0)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b0.engine().taken().size() + b1.engine().taken().size() == 6);
+        }
+        produce(b1, "a", 24);
+        assertThat(consumeInGroup(b1, "g", 24)).hasSize(24); // committed through broker 0, the coordinator
+        b0.stop();
+        try (Admin admin = admin(b1)) {
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(admin.listConsumerGroupOffsets("g")
+                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum())
+                    .isEqualTo(24));
+        }
+    }
+
+    @Test
     void aBrokerFencesItselfWhileEtcdIsGoneAndResumesWhenItReturns(EtcdServer etcd) throws Exception {
         KaasBroker b0 = start(etcd, 0);
         try (Admin admin = admin(b0)) {

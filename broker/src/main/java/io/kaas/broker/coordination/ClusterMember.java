@@ -59,6 +59,9 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     private volatile View view = new View(Map.of(), Assignment.EMPTY);
     private AutoCloseable watch;
     private volatile boolean closed;
+    /** kaas-cluster only: whether this broker was the groups' coordinator at the last reconcile. */
+    private boolean wasCoordinator;
+    private volatile Runnable onBecomingCoordinator = () -> {};
 
     /** What Metadata answers from: the live brokers and the assignment, as last read. */
     private record View(Map<Integer, BrokerRegistration> brokers, Assignment assignment) {}
@@ -119,6 +122,14 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code r} on {@code kaas-cluster} whenever this broker becomes the one FindCoordinator names (the
+     * lowest live id), before it answers as such: it re-reads the state its predecessor wrote.
+     */
+    public void onBecomingCoordinator(Runnable r) {
+        onBecomingCoordinator = r;
+    }
+
     /** The self-fence: whether a write may be acknowledged now. */
     public boolean mayAcknowledge() {
         LeaseKeeper k = keeper;
@@ -174,6 +185,11 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             if (controller) {
                 assignment = rebalance(assignment, topics, live);
             }
+            boolean coordinator = live.keySet().stream().mapToInt(Integer::intValue).min().orElse(-1) == self.brokerId();
+            if (coordinator && !wasCoordinator) {
+                onBecomingCoordinator.run(); // before the new view lets FindCoordinator name this broker
+            }
+            wasCoordinator = coordinator;
             view = new View(live, assignment.value());
             if (mayAcknowledge()) {
                 adoptAssignment(assignment.value());
