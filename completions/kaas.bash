@@ -155,6 +155,7 @@ function compReplyArray() {
 function _complete_kaas() {
   # Edge case: if command line has no space after subcommand, then don't assume this subcommand is selected (remkop/picocli#1468).
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} acl" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} delete-records" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump-segment" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} rebuild-index" ];    then _picocli_kaas; return $?; fi
@@ -162,33 +163,44 @@ function _complete_kaas() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} serve" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} user" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} verify" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} acl add" ];    then _picocli_kaas_acl; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} acl list" ];    then _picocli_kaas_acl; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} acl remove" ];    then _picocli_kaas_acl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} user add" ];    then _picocli_kaas_user; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} user delete" ];    then _picocli_kaas_user; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} user list" ];    then _picocli_kaas_user; return $?; fi
 
   # Find the longest sequence of subcommands and call the bash function for that subcommand.
   local cmds0=(help)
-  local cmds1=(delete-records)
-  local cmds2=(dump-segment)
-  local cmds3=(rebuild-index)
-  local cmds4=(recover)
-  local cmds5=(serve)
-  local cmds6=(user)
-  local cmds7=(verify)
-  local cmds8=(user add)
-  local cmds9=(user delete)
-  local cmds10=(user list)
+  local cmds1=(acl)
+  local cmds2=(delete-records)
+  local cmds3=(dump-segment)
+  local cmds4=(rebuild-index)
+  local cmds5=(recover)
+  local cmds6=(serve)
+  local cmds7=(user)
+  local cmds8=(verify)
+  local cmds9=(acl add)
+  local cmds10=(acl list)
+  local cmds11=(acl remove)
+  local cmds12=(user add)
+  local cmds13=(user delete)
+  local cmds14=(user list)
 
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_user_list; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_user_delete; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_user_add; return $?; fi
-  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_verify; return $?; fi
-  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_user; return $?; fi
-  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_serve; return $?; fi
-  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_recover; return $?; fi
-  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
-  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
-  if CompWordsContainsArray "${cmds1[@]}"; then _picocli_kaas_deleterecords; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_user_list; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_user_delete; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_user_add; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_acl_remove; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_acl_list; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_acl_add; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_user; return $?; fi
+  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_serve; return $?; fi
+  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_recover; return $?; fi
+  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
+  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
+  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_deleterecords; return $?; fi
+  if CompWordsContainsArray "${cmds1[@]}"; then _picocli_kaas_acl; return $?; fi
   if CompWordsContainsArray "${cmds0[@]}"; then _picocli_kaas_help; return $?; fi
 
   # No subcommands were specified; generate completions for the top-level command.
@@ -200,7 +212,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="help acl delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -218,8 +230,26 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="acl delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help'"
+  local arg_opts=""
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `acl` subcommand.
+function _picocli_kaas_acl() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+
+  local commands="add list remove"
+  local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
   if [[ "${curr_word}" == -* ]]; then
@@ -416,7 +446,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--coordinator' '--coordinator-lease-ttl' '--max-open-files' '--admin-listener' '--log-format' '--log-level'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--coordinator' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -470,6 +500,15 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--max-open-files')
+      return
+      ;;
+    '--transaction-version')
+      return
+      ;;
+    '--transaction-max-timeout')
+      return
+      ;;
+    '--transactional-id-expiration')
       return
       ;;
     '--admin-listener')
@@ -530,6 +569,138 @@ function _picocli_kaas_verify() {
       type compopt &>/dev/null && compopt -o filenames
       positionals=$( compgen -f -- "${curr_word}" ) # files
     fi
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `add` subcommand.
+function _picocli_kaas_acl_add() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '--cluster' '--deny' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--topic' '--group' '--transactional-id' '--pattern-type' '--principal' '--host' '--operation'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--topic')
+      return
+      ;;
+    '--group')
+      return
+      ;;
+    '--transactional-id')
+      return
+      ;;
+    '--pattern-type')
+      return
+      ;;
+    '--principal')
+      return
+      ;;
+    '--host')
+      return
+      ;;
+    '--operation')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `list` subcommand.
+function _picocli_kaas_acl_list() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `remove` subcommand.
+function _picocli_kaas_acl_remove() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '--cluster' '--deny' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--topic' '--group' '--transactional-id' '--pattern-type' '--principal' '--host' '--operation'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--topic')
+      return
+      ;;
+    '--group')
+      return
+      ;;
+    '--transactional-id')
+      return
+      ;;
+    '--pattern-type')
+      return
+      ;;
+    '--principal')
+      return
+      ;;
+    '--host')
+      return
+      ;;
+    '--operation')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
     local IFS=$'\n'
     COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
   fi

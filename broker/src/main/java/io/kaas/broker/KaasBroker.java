@@ -17,7 +17,10 @@ import io.kaas.broker.api.OffsetFetchHandler;
 import io.kaas.broker.api.SyncGroupHandler;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.api.ApiVersionsHandler;
+import io.kaas.broker.api.CreateAclsHandler;
 import io.kaas.broker.api.CreatePartitionsHandler;
+import io.kaas.broker.api.DeleteAclsHandler;
+import io.kaas.broker.api.DescribeAclsHandler;
 import io.kaas.broker.api.CreateTopicsHandler;
 import io.kaas.broker.api.DeleteRecordsHandler;
 import io.kaas.broker.api.DeleteTopicsHandler;
@@ -63,6 +66,8 @@ import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.metrics.BrokerMetrics;
 import io.kaas.broker.net.KafkaServer;
 import io.kaas.broker.net.RequestInvoker;
+import io.kaas.broker.security.AccessControl;
+import io.kaas.broker.security.AclStore;
 import io.kaas.broker.security.ListenerSecurity;
 import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.broker.security.ScramCredentialStore;
@@ -135,6 +140,7 @@ public final class KaasBroker implements AutoCloseable {
     /** Several brokers over one shared directory (issue 17): how to join; null for a broker on its own. */
     private ClusterConfig clusterConfig;
     private ClusterMember member;
+    private AccessControl access = AccessControl.none();
     private volatile boolean listenersBound;
     private boolean started;
     private boolean stopped;
@@ -167,6 +173,16 @@ public final class KaasBroker implements AutoCloseable {
 
     /** {@link #create(BrokerConfig)} with TLS/SASL listeners as {@code security} describes. */
     public static KaasBroker create(BrokerConfig config, SecurityConfig security) {
+        EngineConfig engineConfig = engineConfig(config);
+        BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
+        EngineEventLog observer = new EngineEventLog(metrics.engine());
+        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig, observer)
+                : new DiskStorageEngine(engineConfig, observer);
+        return new KaasBroker(config, security, engine, metrics);
+    }
+
+    /** The engine settings {@code config} asks for. */
+    private static EngineConfig engineConfig(BrokerConfig config) {
         Path dir = config.inMemory() ? Path.of("kaas-memory") : config.dataDir();
         EngineConfig engineConfig = EngineConfig.defaults(dir)
                 .withSegmentBytes(config.segmentBytes())
@@ -174,11 +190,7 @@ public final class KaasBroker implements AutoCloseable {
         if (config.maxOpenFiles() > 0) {
             engineConfig = engineConfig.withMaxOpenFiles(config.maxOpenFiles());
         }
-        BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
-        EngineEventLog observer = new EngineEventLog(metrics.engine());
-        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig, observer)
-                : new DiskStorageEngine(engineConfig, observer);
-        return new KaasBroker(config, security, engine, metrics);
+        return engineConfig;
     }
 
     /**
@@ -193,14 +205,8 @@ public final class KaasBroker implements AutoCloseable {
         if (config.inMemory()) {
             throw new IllegalArgumentException("--coordinator needs a shared data directory, not --in-memory");
         }
-        EngineConfig engineConfig = EngineConfig.defaults(config.dataDir())
-                .withSegmentBytes(config.segmentBytes())
-                .withFlushIntervalMessages(config.flushIntervalMessages());
-        if (config.maxOpenFiles() > 0) {
-            engineConfig = engineConfig.withMaxOpenFiles(config.maxOpenFiles());
-        }
         BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
-        StorageEngine engine = DiskStorageEngine.shared(engineConfig, new EngineEventLog(metrics.engine()));
+        StorageEngine engine = DiskStorageEngine.shared(engineConfig(config), new EngineEventLog(metrics.engine()));
         KaasBroker broker = new KaasBroker(config, security, engine, metrics);
         broker.clusterConfig = cluster;
         return broker;
@@ -248,7 +254,8 @@ public final class KaasBroker implements AutoCloseable {
         timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-timer", true));
         Path clusterDir = ClusterDir.of(engine.dataDir());
         try {
-            Files.createDirectories(clusterDir);
+            // Durably created: offsets, credentials, ACLs and transaction state written into it must survive a power cut.
+            io.kaas.storage.io.AtomicFile.createDirectories(clusterDir);
         } catch (IOException e) {
             throw new UncheckedIOException(clusterDir + ": cannot create the cluster state directory", e);
         }
@@ -267,6 +274,13 @@ public final class KaasBroker implements AutoCloseable {
         // Before any listener: transactions left prepared by a crash are completed before anything is served.
         transactions.start();
         registerApis(invoker, topics, topicConfigs, producerIds);
+        try {
+            access = security.accessControl(new AclStore(ClusterDir.acls(clusterDir)));
+        } catch (RuntimeException e) {
+            stop();
+            throw e;
+        }
+        invoker.authorizeWith(access);
         registerSecurityApis(invoker, clusterDir);
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
         try {
@@ -311,7 +325,7 @@ public final class KaasBroker implements AutoCloseable {
 
     private void registerApis(RequestInvoker invoker, TopicCatalog topics, TopicConfigView topicConfigs,
                               ProducerIdAllocator producerIds) {
-        invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served()));
+        invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served(), transactionConfig.version()));
         invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor,
                 member == null ? PartitionLeaders.single() : member));
         invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions),
@@ -368,6 +382,9 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_HANDSHAKE.latestVersion(), new SaslHandshakeHandler(sasl));
         invoker.register(ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.latestVersion(), new SaslAuthenticateHandler(sasl));
         invoker.register(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS.latestVersion(), new DescribeUserScramCredentialsHandler(credentials));
+        invoker.register(ApiKeys.DESCRIBE_ACLS, ApiKeys.DESCRIBE_ACLS.latestVersion(), new DescribeAclsHandler());
+        invoker.register(ApiKeys.CREATE_ACLS, ApiKeys.CREATE_ACLS.latestVersion(), new CreateAclsHandler());
+        invoker.register(ApiKeys.DELETE_ACLS, ApiKeys.DELETE_ACLS.latestVersion(), new DeleteAclsHandler());
         invoker.register(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion(), new AlterUserScramCredentialsHandler(credentials, security.superUsers()));
     }
 
@@ -519,6 +536,7 @@ public final class KaasBroker implements AutoCloseable {
             }
         }
         listenerSecurities.forEach(ListenerSecurity::close);
+        access.close();
         if (member != null && !member.mayAcknowledge() && engine instanceof DiskStorageEngine shared) {
             // Fenced: another broker may own these partitions already; write nothing more to them.
             shared.closeFenced();

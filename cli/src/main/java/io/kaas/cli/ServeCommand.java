@@ -6,6 +6,7 @@ import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.cli.log.LogSetup;
 import io.kaas.storage.ExitCodes;
 import java.io.IOException;
@@ -133,13 +134,35 @@ final class ServeCommand implements Callable<Integer> {
                     + "(env KAAS_COORDINATOR_LEASE_TTL; whole seconds, at least 3s; default 6s).")
     Duration coordinatorLeaseTtl;
 
-    /** What {@code kaas serve} starts: the broker, its listeners' security, the config file's warning, and how it joins others (or null). */
-    record Settings(BrokerConfig broker, SecurityConfig security, Optional<String> warning, ClusterConfig cluster) {}
+    /**
+     * What {@code kaas serve} starts: the broker, its listeners' security, its transaction settings, the
+     * config file's warning, and how it joins other brokers over a shared directory (or null).
+     */
+    record Settings(BrokerConfig broker, SecurityConfig security, TransactionConfig transactions, Optional<String> warning,
+                    ClusterConfig cluster) {}
     @Option(names = "--max-open-files", paramLabel = "N", defaultValue = "${env:KAAS_MAX_OPEN_FILES:-0}",
             description = "Segment files held open at once; idle ones are closed past it and reopened on use, so "
                     + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: 40%% of "
                     + "the process's open-file limit, ulimit -n).")
     int maxOpenFiles;
+    @Option(names = "--transaction-version", paramLabel = "1|2", defaultValue = "${env:KAAS_TRANSACTION_VERSION:-" + TransactionConfig.DEFAULT_VERSION + "}",
+            description = "The finalized feature transaction.version clients see: 2 is transaction protocol v2 (KIP-890 part 2: "
+                    + "an epoch bump per transaction, partitions added by Produce; Apache 4.x's default), 1 the protocol "
+                    + "before it (env KAAS_TRANSACTION_VERSION; default " + TransactionConfig.DEFAULT_VERSION + ").")
+    int transactionVersion;
+
+    @Option(names = "--transaction-max-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:KAAS_TRANSACTION_MAX_TIMEOUT:-15m}",
+            description = "Longest transaction.timeout.ms a producer may ask for (server.properties transaction.max.timeout.ms; "
+                    + "env KAAS_TRANSACTION_MAX_TIMEOUT; default 15m).")
+    Duration transactionMaxTimeout;
+
+    @Option(names = "--transactional-id-expiration", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:KAAS_TRANSACTIONAL_ID_EXPIRATION:-168h}",
+            description = "A transactional id with no transaction open and no use for this long is forgotten "
+                    + "(server.properties transactional.id.expiration.ms; env KAAS_TRANSACTIONAL_ID_EXPIRATION; default 168h, 7 days).")
+    Duration transactionalIdExpiration;
+
     @Option(names = "--admin-listener", paramLabel = "HOST:PORT", defaultValue = "${env:KAAS_ADMIN_LISTENER:-127.0.0.1:9644}",
             description = "Where to serve /metrics (Prometheus), /healthz and /readyz over HTTP; 'none' turns it off "
                     + "(env KAAS_ADMIN_LISTENER; default 127.0.0.1:9644).")
@@ -227,12 +250,26 @@ final class ServeCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("--coordinator shares a data directory; it cannot be combined with --in-memory");
                 }
             }
-            return new Settings(c, security, file == null ? Optional.empty() : file.notAppliedWarning(), cluster);
+            return new Settings(c, security, transactions(file), file == null ? Optional.empty() : file.notAppliedWarning(), cluster);
         } catch (IOException e) {
             throw new ParameterException(spec.commandLine(), "--config " + configFile + ": cannot read: " + e.getMessage());
         } catch (IllegalArgumentException | ConfigException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    private TransactionConfig transactions(ServerProperties file) {
+        TransactionConfig t = TransactionConfig.DEFAULTS.withVersion(transactionVersion);
+        if (file != null) {
+            t = file.applyTo(t);
+        }
+        if (wins("--transaction-max-timeout", "KAAS_TRANSACTION_MAX_TIMEOUT", fileSets(file, "transaction.max.timeout.ms"))) {
+            t = t.withMaxTimeout(transactionMaxTimeout);
+        }
+        if (wins("--transactional-id-expiration", "KAAS_TRANSACTIONAL_ID_EXPIRATION", fileSets(file, "transactional.id.expiration.ms"))) {
+            t = t.withIdExpiration(transactionalIdExpiration);
+        }
+        return t;
     }
 
     /**
@@ -259,6 +296,7 @@ final class ServeCommand implements Callable<Integer> {
                 + ", auto-create " + (c.autoCreateTopics() ? c.defaultPartitions() + " partitions" : "off")
                 + ", admin " + (c.adminListener() == null ? "off" : c.adminListener().getHostString() + ":" + c.adminListener().getPort())
                 + ", per-partition metrics " + (c.metricsPerPartition() ? "on" : "off")
+                + ", transaction.version " + transactionVersion
                 + ", log " + logFormat + "/" + logLevel.toLowerCase(Locale.ROOT);
     }
 
@@ -297,7 +335,8 @@ final class ServeCommand implements Callable<Integer> {
         log.info("kaas {} starting: {}", KaasVersion.version(), summary(config));
         KaasBroker broker;
         try {
-            broker = KaasBroker.create(config, settings.security(), settings.cluster()).start();
+            broker = KaasBroker.create(config, settings.security(), settings.cluster())
+                    .withTransactionConfig(settings.transactions()).start();
         } catch (KafkaException e) {
             // A keystore or truststore that does not load (path, password, type): a configuration error.
             throw new ParameterException(spec.commandLine(), e.getMessage()

@@ -87,6 +87,27 @@ class ServeConfigFileTest {
     }
 
     @Test
+    void transactionKeysAndFlags() throws Exception {
+        ServeCommand.Settings defaults = parse();
+        assertThat(defaults.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(15));
+        assertThat(defaults.transactions().idExpiration()).isEqualTo(Duration.ofDays(7));
+        assertThat(defaults.transactions().version()).isEqualTo(io.kaas.broker.txn.TransactionConfig.DEFAULT_VERSION);
+        Path f = write("txn.properties", "transaction.max.timeout.ms=60000\ntransactional.id.expiration.ms=3600000\n");
+        ServeCommand.Settings file = parse("--config", f.toString(), "--transaction-version", "1");
+        assertThat(file.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(file.transactions().idExpiration()).isEqualTo(Duration.ofHours(1));
+        assertThat(file.transactions().version()).isEqualTo((short) 1);
+        assertThat(file.warning()).isEmpty();
+        ServeCommand.Settings flags = parse("--config", f.toString(), "--transaction-max-timeout", "2m",
+                "--transactional-id-expiration", "10s", "--transaction-version", "2");
+        assertThat(flags.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(flags.transactions().idExpiration()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(flags.transactions().version()).isEqualTo((short) 2);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--transaction-version", "3"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("transaction.version");
+    }
+
+    @Test
     void securityKeysReachTheListeners() throws Exception {
         Path f = write("secure.properties", """
                 listeners=SASL_SSL://127.0.0.1:9094,INTERNAL://127.0.0.1:9095
@@ -111,12 +132,26 @@ class ServeConfigFileTest {
     }
 
     @Test
+    void apachesStandardAuthorizerTurnsAclsOn() throws Exception {
+        Path f = write("acl.properties", """
+                authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+                allow.everyone.if.no.acl.found=true
+                super.users=User:admin
+                """);
+        ServeCommand.Settings s = parse("--config", f.toString());
+        assertThat(s.security().authorizerEnabled()).isTrue();
+        assertThat(s.security().allowEveryoneIfNoAcl()).isTrue();
+        assertThat(s.warning()).isEmpty();
+    }
+
+    @Test
     void badValuesAreUsageErrorsNamingKeyAndRuleNeverTheSecret() throws Exception {
         String[][] cases = {
             {"log.segment.bytes=12", "log.segment.bytes", "at least 1024"},
             {"node.id=one", "node.id", "INT"},
             {"ssl.client.auth=sometimes", "ssl.client.auth", "one of: required, requested, none"},
-            {"authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer", "authorizer.class.name", "no authorizer"},
+            {"authorizer.class.name=kafka.security.authorizer.AclAuthorizer", "authorizer.class.name", "StandardAuthorizer only"},
+            {"allow.everyone.if.no.acl.found=maybe", "allow.everyone.if.no.acl.found", "true or false"},
             {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=GSSAPI", "sasl.enabled.mechanisms", "GSSAPI"},
             {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=OAUTHBEARER", "sasl.oauthbearer.jwks.endpoint.url", "JWKS"},
             {"listeners=SSL://127.0.0.1:0\nssl.keystore.password=Hunter2-secret", "ssl.keystore.location", "needs a keystore"},

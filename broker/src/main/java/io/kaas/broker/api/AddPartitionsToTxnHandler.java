@@ -14,14 +14,17 @@ import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartiti
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResultCollection;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * AddPartitionsToTxn. v0-3 (the client form): partitions join the producer's transaction; when some do
  * not exist, those get UNKNOWN_TOPIC_OR_PARTITION and the rest OPERATION_NOT_ATTEMPTED, nothing is added
  * (as Apache). v4+ (KIP-890 part 1, the form a partition leader sends its coordinator): several
- * transactions per request; {@code verify_only} checks membership (INVALID_TXN_STATE when a partition is
- * not in the ongoing transaction), otherwise it adds as v3 does.
+ * transactions per request; {@code verify_only} checks membership (TRANSACTION_ABORTABLE when a partition is
+ * not in the ongoing transaction, as Apache 4.4), otherwise it adds as v3 does (v5: what a partition leader
+ * sends for a protocol v2 Produce, KIP-890 part 2).
  */
 public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitionsToTxnRequestData> {
     public static final int MAX_VERSION = 5;
@@ -40,38 +43,43 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, AddPartitionsToTxnRequestData request) {
         AddPartitionsToTxnResponseData response = new AddPartitionsToTxnResponseData();
         if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
-            response.setResultsByTopicV3AndBelow(add(ctx.apiVersion(), request.v3AndBelowTransactionalId(),
+            response.setResultsByTopicV3AndBelow(add(ctx, request.v3AndBelowTransactionalId(),
                     request.v3AndBelowProducerId(), request.v3AndBelowProducerEpoch(), request.v3AndBelowTopics(), false));
             return CompletableFuture.completedFuture(response);
         }
         for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction t : request.transactions()) {
             response.resultsByTransaction().add(new AddPartitionsToTxnResponseData.AddPartitionsToTxnResult()
                     .setTransactionalId(t.transactionalId())
-                    .setTopicResults(add(ctx.apiVersion(), t.transactionalId(), t.producerId(), t.producerEpoch(), t.topics(),
+                    .setTopicResults(add(ctx, t.transactionalId(), t.producerId(), t.producerEpoch(), t.topics(),
                             t.verifyOnly())));
         }
         return CompletableFuture.completedFuture(response);
     }
 
-    private AddPartitionsToTxnTopicResultCollection add(short version, String transactionalId, long producerId, short epoch,
+    private AddPartitionsToTxnTopicResultCollection add(RequestContext ctx, String transactionalId, long producerId, short epoch,
                                                         AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection request,
                                                         boolean verifyOnly) {
         List<TxnPartition> wanted = new ArrayList<>();
         List<TxnPartition> unknown = new ArrayList<>();
+        List<TxnPartition> denied = new ArrayList<>();
+        short version = ctx.apiVersion();
         for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic t : request) {
+            // From a producer (v3 and below): WRITE on each topic, before its existence (Apache). v4+ comes
+            // from a broker and was checked for CLUSTER_ACTION as a whole.
+            boolean allowed = version >= FIRST_BATCHED_VERSION || ctx.allowed(AclOperation.WRITE, ResourceType.TOPIC, t.name());
             for (int p : t.partitions()) {
                 TxnPartition tp = new TxnPartition(t.name(), p);
-                (TopicCatalog.hasPartition(topics.topic(t.name()), p) ? wanted : unknown).add(tp);
+                (!allowed ? denied : TopicCatalog.hasPartition(topics.topic(t.name()), p) ? wanted : unknown).add(tp);
             }
         }
         AddPartitionsToTxnTopicResultCollection out = new AddPartitionsToTxnTopicResultCollection();
         if (verifyOnly) {
-            wanted.forEach(tp -> result(out, tp, txns.inTransaction(transactionalId, producerId, epoch, tp)
-                    ? Errors.NONE : Errors.INVALID_TXN_STATE));
+            wanted.forEach(tp -> result(out, tp, txns.verify(transactionalId, producerId, epoch, tp)));
             unknown.forEach(tp -> result(out, tp, Errors.UNKNOWN_TOPIC_OR_PARTITION));
             return out;
         }
-        if (!unknown.isEmpty()) {
+        if (!unknown.isEmpty() || !denied.isEmpty()) {
+            denied.forEach(tp -> result(out, tp, Errors.TOPIC_AUTHORIZATION_FAILED));
             unknown.forEach(tp -> result(out, tp, Errors.UNKNOWN_TOPIC_OR_PARTITION));
             wanted.forEach(tp -> result(out, tp, Errors.OPERATION_NOT_ATTEMPTED));
             return out;

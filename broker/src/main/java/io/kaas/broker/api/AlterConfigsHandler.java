@@ -1,5 +1,6 @@
 package io.kaas.broker.api;
 
+import org.apache.kafka.common.acl.AclOperation;
 import io.kaas.broker.cluster.TopicCatalog;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,7 +28,10 @@ public final class AlterConfigsHandler implements ApiHandler<AlterConfigsRequest
         for (AlterConfigsRequestData.AlterConfigsResource res : request.resources()) {
             Map<String, String> replacement = new LinkedHashMap<>();
             res.configs().forEach(c -> replacement.put(c.name(), c.value()));
-            ApiError error = alterer.alter(res.resourceType(), res.resourceName(), current -> replacement, request.validateOnly());
+            org.apache.kafka.common.protocol.Errors denied = ctx.configAccess(
+                    AclOperation.ALTER_CONFIGS, res.resourceType(), res.resourceName());
+            ApiError error = denied != org.apache.kafka.common.protocol.Errors.NONE ? new ApiError(denied, denied.message())
+                    : alterer.alter(res.resourceType(), res.resourceName(), current -> replacement, request.validateOnly());
             response.responses().add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
                     .setResourceType(res.resourceType()).setResourceName(res.resourceName())
                     .setErrorCode(error.error().code()).setErrorMessage(error.message()));

@@ -1,5 +1,6 @@
 package io.kaas.broker.api;
 
+import org.apache.kafka.common.acl.AclOperation;
 import io.kaas.broker.security.ScramCredentialStore;
 import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
@@ -39,7 +40,9 @@ public final class AlterUserScramCredentialsHandler implements ApiHandler<AlterU
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, AlterUserScramCredentialsRequestData request) {
         Map<String, Failure> results = new LinkedHashMap<>();
-        boolean allowed = superUsers.isEmpty() || superUsers.contains(ctx.session().principal());
+        // With an authorizer, Apache's rule (ALTER on the cluster); without one, super.users when set.
+        boolean allowed = ctx.access().enabled() ? ctx.allowedOnCluster(AclOperation.ALTER)
+                : superUsers.isEmpty() || superUsers.contains(ctx.session().principal());
         for (ScramCredentialDeletion d : request.deletions()) {
             results.putIfAbsent(d.name(), null);
             Optional<ScramMechanism> m = ScramMechanisms.fromType(d.mechanism());
@@ -78,7 +81,7 @@ public final class AlterUserScramCredentialsHandler implements ApiHandler<AlterU
     /** What makes any alteration invalid, deletion or upsertion: who asks, an empty name, an unknown mechanism. */
     private static Failure invalid(boolean allowed, String user, Optional<ScramMechanism> mechanism) {
         if (!allowed) {
-            return new Failure(Errors.CLUSTER_AUTHORIZATION_FAILED, "only super.users may alter SCRAM credentials");
+            return new Failure(Errors.CLUSTER_AUTHORIZATION_FAILED, "not authorized to alter SCRAM credentials (ALTER on the cluster)");
         }
         if (user.isEmpty()) {
             return new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Username must not be empty");

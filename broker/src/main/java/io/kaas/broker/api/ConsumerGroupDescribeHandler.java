@@ -2,9 +2,12 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.group.GroupCoordinator;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ConsumerGroupDescribe (KIP-848). Classic and unknown groups answer GROUP_ID_NOT_FOUND, as Apache,
@@ -21,7 +24,9 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler<ConsumerGr
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ConsumerGroupDescribeRequestData request) {
         ConsumerGroupDescribeResponseData response = new ConsumerGroupDescribeResponseData();
         for (String id : request.groupIds()) {
-            response.groups().add(groups.consumerDescribe(id, ctx.apiVersion()));
+            response.groups().add(ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, id) ? groups.consumerDescribe(id, ctx.apiVersion())
+                    : new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(id)
+                    .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()).setErrorMessage(Errors.GROUP_AUTHORIZATION_FAILED.message()));
         }
         return CompletableFuture.completedFuture(response);
     }

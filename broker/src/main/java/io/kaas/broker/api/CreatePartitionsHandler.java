@@ -8,7 +8,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /** CreatePartitions: grows a topic; shrinking or staying equal is INVALID_PARTITIONS, as in Kafka. */
 public final class CreatePartitionsHandler implements ApiHandler<CreatePartitionsRequestData> {
@@ -27,7 +29,9 @@ public final class CreatePartitionsHandler implements ApiHandler<CreatePartition
                     new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(t.name());
             response.results().add(r);
             Optional<TopicInfo> topic = topics.topic(t.name());
-            if (topic.isEmpty()) {
+            if (!ctx.allowed(AclOperation.ALTER, ResourceType.TOPIC, t.name())) {
+                r.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage("The topic authorization is failed.");
+            } else if (topic.isEmpty()) {
                 r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage("topic '" + t.name() + "' does not exist");
             } else if (t.count() <= topic.get().partitions()) {
                 r.setErrorCode(Errors.INVALID_PARTITIONS.code()).setErrorMessage("topic '" + t.name() + "' has "

@@ -12,7 +12,9 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * CreateTopics. One broker: replication factor must be -1 (the broker default, KIP-464) or 1;
@@ -40,8 +42,16 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
             CreateTopicsResponseData.CreatableTopicResult r = new CreateTopicsResponseData.CreatableTopicResult()
                     .setName(t.name()).setNumPartitions(-1).setReplicationFactor((short) -1);
             response.topics().add(r);
+            if (!ctx.mayCreateTopic(t.name())) {
+                r.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage("Authorization failed.");
+                continue;
+            }
             try {
                 budget -= create(t, r, request.validateOnly(), budget);
+                if (r.errorCode() == Errors.NONE.code() && !ctx.allowed(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, t.name())) {
+                    // Apache: the topic is created, but its configs are only shown to who may describe them.
+                    r.setConfigs(new java.util.ArrayList<>()).setTopicConfigErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                }
             } catch (InvalidTopicException e) {
                 r.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code()).setErrorMessage(e.getMessage());
             } catch (IllegalArgumentException e) {

@@ -5,7 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /** DeleteGroups: groups without members, with their committed offsets. */
 public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequestData> {
@@ -19,7 +21,7 @@ public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequest
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DeleteGroupsRequestData request) {
         DeleteGroupsResponseData response = new DeleteGroupsResponseData();
         for (String id : request.groupsNames()) {
-            Errors e = groups.deleteGroup(id);
+            Errors e = ctx.allowed(AclOperation.DELETE, ResourceType.GROUP, id) ? groups.deleteGroup(id) : Errors.GROUP_AUTHORIZATION_FAILED;
             response.results().add(new DeleteGroupsResponseData.DeletableGroupResult().setGroupId(id).setErrorCode(e.code()));
         }
         return CompletableFuture.completedFuture(response);

@@ -9,7 +9,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * DeleteRecords: advances log start (durably, in the engine) to the requested offset, -1 meaning the
@@ -29,10 +31,15 @@ public final class DeleteRecordsHandler implements ApiHandler<DeleteRecordsReque
             DeleteRecordsResponseData.DeleteRecordsTopicResult tr = new DeleteRecordsResponseData.DeleteRecordsTopicResult().setName(t.name());
             response.topics().add(tr);
             Optional<TopicInfo> topic = topics.topic(t.name());
+            boolean allowed = ctx.allowed(AclOperation.DELETE, ResourceType.TOPIC, t.name());
             for (DeleteRecordsRequestData.DeleteRecordsPartition p : t.partitions()) {
                 DeleteRecordsResponseData.DeleteRecordsPartitionResult pr = new DeleteRecordsResponseData.DeleteRecordsPartitionResult()
                         .setPartitionIndex(p.partitionIndex()).setLowWatermark(-1);
                 tr.partitions().add(pr);
+                if (!allowed) {
+                    pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                    continue;
+                }
                 if (!TopicCatalog.hasPartition(topic, p.partitionIndex())) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;

@@ -1,5 +1,6 @@
 package io.kaas.broker.api;
 
+import org.apache.kafka.common.acl.AclOperation;
 import io.kaas.broker.BrokerConfig;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.TopicInfo;
@@ -39,6 +40,11 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
             response.results().add(r);
             List<String> keys = res.configurationKeys();
             ConfigResource.Type type = ConfigResource.Type.forId(res.resourceType());
+            Errors denied = ctx.configAccess(AclOperation.DESCRIBE_CONFIGS, res.resourceType(), res.resourceName());
+            if (denied != Errors.NONE) {
+                r.setErrorCode(denied.code()).setErrorMessage(denied.message());
+                continue;
+            }
             if (type == ConfigResource.Type.TOPIC) {
                 Optional<TopicInfo> topic = topics.topic(res.resourceName());
                 if (topic.isEmpty()) {

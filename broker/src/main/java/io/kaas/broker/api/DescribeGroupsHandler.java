@@ -5,7 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * DescribeGroups. An unknown group, or a KIP-848 consumer group, is state Dead (v0-5) or
@@ -24,6 +26,11 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeGroupsRequestData request) {
         DescribeGroupsResponseData response = new DescribeGroupsResponseData();
         for (String id : request.groups()) {
+            if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, id)) {
+                response.groups().add(new DescribeGroupsResponseData.DescribedGroup().setGroupId(id)
+                        .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                continue;
+            }
             response.groups().add(groups.describe(id).map(d -> ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION ? d : d.setErrorCode((short) 0).setErrorMessage(null)).orElseGet(() -> {
                 DescribeGroupsResponseData.DescribedGroup d = new DescribeGroupsResponseData.DescribedGroup()
                         .setGroupId(id).setGroupState("Dead").setProtocolType("").setProtocolData("");

@@ -6,7 +6,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * DescribeProducers (KIP-664): each partition's producer state, with the first offset of a producer's
@@ -32,6 +34,10 @@ public final class DescribeProducersHandler implements ApiHandler<DescribeProduc
                 DescribeProducersResponseData.PartitionResponse pr = new DescribeProducersResponseData.PartitionResponse()
                         .setPartitionIndex(partition);
                 tr.partitions().add(pr);
+                if (!ctx.allowed(AclOperation.READ, ResourceType.TOPIC, t.name())) {
+                    pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
+                    continue;
+                }
                 if (!TopicCatalog.hasPartition(topics.topic(t.name()), partition)) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;

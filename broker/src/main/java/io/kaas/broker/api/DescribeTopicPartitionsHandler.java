@@ -14,7 +14,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
 import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * DescribeTopicPartitions (KIP-966; what Admin.describeTopics uses when offered): topics by name (all
@@ -42,7 +44,8 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler<Describe
         BrokerNode self = node.apply(ctx);
         List<String> names = new ArrayList<>();
         if (request.topics().isEmpty()) {
-            topics.topics().forEach(t -> names.add(t.name()));
+            // All topics: those the principal may not DESCRIBE are left out (Apache).
+            names.addAll(ctx.allowedNames(AclOperation.DESCRIBE, ResourceType.TOPIC, topics.topics().stream().map(TopicInfo::name).toList()));
         } else {
             request.topics().forEach(t -> names.add(t.name()));
         }
@@ -51,6 +54,11 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler<Describe
         int budget = request.responsePartitionLimit() <= 0 ? 2000 : request.responsePartitionLimit();
         for (String name : names) {
             if (cursor != null && name.compareTo(cursor.topicName()) < 0) {
+                continue;
+            }
+            if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, name)) {
+                response.topics().add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
+                        .setName(name).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
                 continue;
             }
             Optional<TopicInfo> topic = topics.topic(name);

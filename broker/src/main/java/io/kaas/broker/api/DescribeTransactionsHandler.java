@@ -8,7 +8,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DescribeTransactionsRequestData;
 import org.apache.kafka.common.message.DescribeTransactionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /** DescribeTransactions (KIP-664): the coordinator's state of each transactional id ({@code kafka-transactions.sh describe}). */
 public final class DescribeTransactionsHandler implements ApiHandler<DescribeTransactionsRequestData> {
@@ -26,6 +28,10 @@ public final class DescribeTransactionsHandler implements ApiHandler<DescribeTra
                     .setTransactionalId(id).setTransactionState("").setProducerId(-1).setProducerEpoch((short) -1)
                     .setTransactionStartTimeMs(-1);
             response.transactionStates().add(out);
+            if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, id)) {
+                out.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code());
+                continue;
+            }
             Optional<TransactionRecord> found = txns.describe(id);
             if (found.isEmpty()) {
                 out.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code());

@@ -23,7 +23,9 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
@@ -143,6 +145,11 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                     : topics.topic(fetchTopic.topic());
             Errors topicError = topic.isPresent() ? Errors.NONE
                     : ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+            // Apache: READ on the topic, checked before its existence when named (an unknown id stays UNKNOWN_TOPIC_ID).
+            String name = topic.map(TopicInfo::name).orElse(ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION ? null : fetchTopic.topic());
+            if (name != null && !ctx.allowed(AclOperation.READ, ResourceType.TOPIC, name)) {
+                topicError = Errors.TOPIC_AUTHORIZATION_FAILED;
+            }
             for (FetchRequestData.FetchPartition fp : fetchTopic.partitions()) {
                 FetchResponseData.PartitionData out = new FetchResponseData.PartitionData()
                         .setPartitionIndex(fp.partition()).setHighWatermark(-1).setLastStableOffset(-1)

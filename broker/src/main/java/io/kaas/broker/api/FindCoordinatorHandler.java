@@ -7,7 +7,9 @@ import java.util.function.Function;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * FindCoordinator: this broker for every group and every transactional id (it is the group and the
@@ -42,12 +44,15 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
                 : "kaas coordinates consumer groups and transactions only (key type " + request.keyType() + ")";
         FindCoordinatorResponseData response = new FindCoordinatorResponseData();
         if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
-            return CompletableFuture.completedFuture(fill(response, error, message, self));
+            Errors denied = error == Errors.NONE ? denied(ctx, request.keyType(), request.key()) : Errors.NONE;
+            return CompletableFuture.completedFuture(denied != Errors.NONE ? fill(response, denied, null, self)
+                    : fill(response, error, message, self));
         }
         for (String key : request.coordinatorKeys()) {
+            Errors denied = error == Errors.NONE ? denied(ctx, request.keyType(), key) : Errors.NONE;
             FindCoordinatorResponseData.Coordinator c = new FindCoordinatorResponseData.Coordinator().setKey(key)
-                    .setErrorCode(error.code()).setErrorMessage(message);
-            if (error == Errors.NONE) {
+                    .setErrorCode((denied != Errors.NONE ? denied : error).code()).setErrorMessage(denied != Errors.NONE ? null : message);
+            if (error == Errors.NONE && denied == Errors.NONE) {
                 c.setNodeId(self.nodeId()).setHost(self.host()).setPort(self.port());
             } else {
                 c.setNodeId(-1).setHost("").setPort(-1);
@@ -66,6 +71,14 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
             }
         }
         return self;
+    }
+
+    /** Apache: DESCRIBE on the group or transactional id whose coordinator is asked for. */
+    private static Errors denied(RequestContext ctx, byte keyType, String key) {
+        if (keyType == GROUP) {
+            return ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, key) ? Errors.NONE : Errors.GROUP_AUTHORIZATION_FAILED;
+        }
+        return ctx.allowed(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key) ? Errors.NONE : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     }
 
     private static FindCoordinatorResponseData fill(FindCoordinatorResponseData r, Errors error, String message, BrokerNode self) {

@@ -1,5 +1,6 @@
 package io.kaas.broker.api;
 
+import org.apache.kafka.common.acl.AclOperation;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
 import java.util.List;
@@ -26,7 +27,10 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
         for (IncrementalAlterConfigsRequestData.AlterConfigsResource res : request.resources()) {
             List<TopicConfigChanges.Operation> ops = res.configs().stream()
                     .map(c -> new TopicConfigChanges.Operation(c.name(), c.configOperation(), c.value())).toList();
-            ApiError error = alterer.alter(res.resourceType(), res.resourceName(),
+            org.apache.kafka.common.protocol.Errors denied = ctx.configAccess(
+                    AclOperation.ALTER_CONFIGS, res.resourceType(), res.resourceName());
+            ApiError error = denied != org.apache.kafka.common.protocol.Errors.NONE ? new ApiError(denied, denied.message())
+                    : alterer.alter(res.resourceType(), res.resourceName(),
                     current -> TopicConfigChanges.apply(current, ops), request.validateOnly());
             response.responses().add(new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
                     .setResourceType(res.resourceType()).setResourceName(res.resourceName())

@@ -1,5 +1,7 @@
 package io.kaas.broker.api;
 
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.resource.ResourceType;
 import io.kaas.broker.group.GroupCoordinator;
 import java.util.Locale;
 import java.util.Set;
@@ -22,7 +24,12 @@ public final class ListGroupsHandler implements ApiHandler<ListGroupsRequestData
         Set<String> states = request.statesFilter().stream().map(s -> s.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
         Set<String> types = request.typesFilter().stream().map(s -> s.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
         ListGroupsResponseData response = new ListGroupsResponseData();
+        // Apache: DESCRIBE on the cluster lists every group; otherwise only groups the principal may DESCRIBE.
+        boolean all = ctx.allowedOnCluster(AclOperation.DESCRIBE);
         for (GroupCoordinator.Listing l : groups.list()) {
+            if (!all && !ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, l.groupId())) {
+                continue;
+            }
             if ((states.isEmpty() || states.contains(l.state().toLowerCase(Locale.ROOT))) && (types.isEmpty() || types.contains(l.type()))) {
                 response.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(l.groupId())
                         .setProtocolType(l.protocolType()).setGroupState(l.state()).setGroupType(l.type()));

@@ -14,7 +14,9 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ListOffsets, answering as Apache's {@code UnifiedLog.fetchOffsetByTimestamp} does with no tiered storage:
@@ -46,10 +48,15 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
             ListOffsetsResponseData.ListOffsetsTopicResponse tr = new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(t.name());
             response.topics().add(tr);
             Optional<TopicInfo> topic = topics.topic(t.name());
+            boolean allowed = ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name());
             for (ListOffsetsRequestData.ListOffsetsPartition p : t.partitions()) {
                 ListOffsetsResponseData.ListOffsetsPartitionResponse pr = new ListOffsetsResponseData.ListOffsetsPartitionResponse()
                         .setPartitionIndex(p.partitionIndex()).setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1);
                 tr.partitions().add(pr);
+                if (!allowed) {
+                    pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                    continue;
+                }
                 if (!TopicCatalog.hasPartition(topic, p.partitionIndex())) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;

@@ -13,7 +13,9 @@ import java.util.stream.Collectors;
 import org.apache.kafka.common.message.ListTransactionsRequestData;
 import org.apache.kafka.common.message.ListTransactionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ListTransactions (KIP-664; v1 duration filter, KIP-994; v2 transactional-id pattern, KIP-1152): every
@@ -48,7 +50,9 @@ public final class ListTransactionsHandler implements ApiHandler<ListTransaction
             if (!states.isEmpty() && !states.contains(r.state().wireName())
                     || !producerIds.isEmpty() && !producerIds.contains(r.producerId())
                     || request.durationFilter() >= 0 && (r.startTimestamp() < 0 || now - r.startTimestamp() < request.durationFilter())
-                    || pattern != null && !pattern.matcher(r.transactionalId()).matches()) {
+                    || pattern != null && !pattern.matcher(r.transactionalId()).matches()
+                    // Apache lists only the ids the principal may DESCRIBE.
+                    || !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, r.transactionalId())) {
                 continue;
             }
             response.transactionStates().add(new ListTransactionsResponseData.TransactionState()

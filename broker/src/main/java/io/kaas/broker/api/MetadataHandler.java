@@ -15,7 +15,9 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Metadata: this broker leads every partition (replicas = ISR = itself), leader epochs from the
@@ -50,29 +52,50 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
                     .setNodeId(b.nodeId()).setHost(b.host()).setPort(b.port()));
         }
         if (request.topics() == null) {
-            for (TopicInfo t : topics.topics()) {
-                response.topics().add(describe(t, self));
+            // All topics: those the principal may not DESCRIBE are left out, not even named (Apache).
+            java.util.Collection<TopicInfo> all = topics.topics();
+            java.util.Set<String> visible = ctx.allowedNames(AclOperation.DESCRIBE, ResourceType.TOPIC,
+                    all.stream().map(TopicInfo::name).toList());
+            for (TopicInfo t : all) {
+                if (visible.contains(t.name())) {
+                    response.topics().add(describe(t, self));
+                }
             }
         } else {
             for (MetadataRequestData.MetadataRequestTopic wanted : request.topics()) {
-                response.topics().add(lookup(wanted, request.allowAutoTopicCreation(), self));
+                response.topics().add(lookup(ctx, wanted, request.allowAutoTopicCreation(), self));
             }
         }
         return CompletableFuture.completedFuture(response);
     }
 
-    private MetadataResponseData.MetadataResponseTopic lookup(MetadataRequestData.MetadataRequestTopic wanted,
+    private MetadataResponseData.MetadataResponseTopic lookup(RequestContext ctx, MetadataRequestData.MetadataRequestTopic wanted,
                                                               boolean allowAutoCreate, BrokerNode self) {
         Uuid id = wanted.topicId();
         if (id != null && !id.equals(Uuid.ZERO_UUID)) {
             // By id (Metadata v10+, KIP-516). kafka-clients sends the name as "" here, not null, and
             // reads every topic id in the answer: an unknown id comes back echoed, never as zero.
             Optional<TopicInfo> byId = topics.topicById(Uuids.toJava(id));
+            if (byId.isPresent() && !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, byId.get().name())) {
+                // Apache: an id is not secret, so it is echoed with the error; the name is not.
+                return new MetadataResponseData.MetadataResponseTopic()
+                        .setName(null).setTopicId(id).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+            }
             return byId.map(t -> describe(t, self)).orElseGet(() -> new MetadataResponseData.MetadataResponseTopic()
                     .setName(null).setTopicId(id).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
         }
+        if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, wanted.name())) {
+            // Not told whether it exists.
+            return new MetadataResponseData.MetadataResponseTopic()
+                    .setName(wanted.name()).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+        }
         try {
             TopicCatalog.validateName(wanted.name());
+            if (allowAutoCreate && topics.autoCreateEnabled() && topics.topic(wanted.name()).isEmpty()
+                    && !ctx.mayCreateTopic(wanted.name())) {
+                return new MetadataResponseData.MetadataResponseTopic()
+                        .setName(wanted.name()).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+            }
             Optional<TopicInfo> t = topics.getOrAutoCreate(wanted.name(), allowAutoCreate);
             if (t.isPresent()) {
                 return describe(t.get(), self);

@@ -11,7 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * OffsetCommit (served up to v9: v10 names topics by id). Partitions of unknown topics get
@@ -39,10 +41,15 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
             OffsetCommitResponseData.OffsetCommitResponseTopic tr = new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
             response.topics().add(tr);
             Optional<TopicInfo> topic = topics.topic(t.name());
+            boolean allowed = ctx.allowed(AclOperation.READ, ResourceType.TOPIC, t.name());
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 OffsetCommitResponseData.OffsetCommitResponsePartition pr =
                         new OffsetCommitResponseData.OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex());
                 tr.partitions().add(pr);
+                if (!allowed) {
+                    pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                    continue;
+                }
                 if (!TopicCatalog.hasPartition(topic, p.partitionIndex())) {
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;

@@ -10,7 +10,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /** OffsetDelete: removes committed offsets, except for topics the group's live members subscribe to. */
 public final class OffsetDeleteHandler implements ApiHandler<OffsetDeleteRequestData> {
@@ -23,8 +25,18 @@ public final class OffsetDeleteHandler implements ApiHandler<OffsetDeleteRequest
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, OffsetDeleteRequestData request) {
         List<OffsetStore.PartitionKey> keys = new ArrayList<>();
-        request.topics().forEach(t -> t.partitions().forEach(p -> keys.add(new OffsetStore.PartitionKey(t.name(), p.partitionIndex()))));
         Map<OffsetStore.PartitionKey, Errors> results = new HashMap<>();
+        // Apache: offsets of topics the principal may not READ stay, answered TOPIC_AUTHORIZATION_FAILED.
+        java.util.Set<String> allowed = ctx.allowedNames(AclOperation.READ, ResourceType.TOPIC,
+                request.topics().stream().map(OffsetDeleteRequestData.OffsetDeleteRequestTopic::name).toList());
+        request.topics().forEach(t -> t.partitions().forEach(p -> {
+            OffsetStore.PartitionKey key = new OffsetStore.PartitionKey(t.name(), p.partitionIndex());
+            if (allowed.contains(t.name())) {
+                keys.add(key);
+            } else {
+                results.put(key, Errors.TOPIC_AUTHORIZATION_FAILED);
+            }
+        }));
         Errors groupError = groups.deleteOffsets(request.groupId(), keys, results);
         OffsetDeleteResponseData response = new OffsetDeleteResponseData().setErrorCode(groupError.code());
         if (groupError != Errors.NONE) {

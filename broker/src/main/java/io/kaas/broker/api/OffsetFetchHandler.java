@@ -11,7 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * OffsetFetch, one group (v1-7) or many (v8+); served up to v9 (v10 names topics by id). A partition
@@ -40,6 +42,9 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, OffsetFetchRequestData request) {
         OffsetFetchResponseData response = new OffsetFetchResponseData();
         if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
+            if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, request.groupId())) {
+                return CompletableFuture.completedFuture(response.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+            }
             Map<String, List<Integer>> wanted = null;
             if (request.topics() != null) {
                 wanted = new TreeMap<>();
@@ -47,12 +52,13 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                     wanted.put(t.name(), t.partitionIndexes());
                 }
             }
-            for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(request.groupId(), wanted).entrySet()) {
+            for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(ctx, request.groupId(), wanted).entrySet()) {
                 OffsetFetchResponseData.OffsetFetchResponseTopic tr = new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(e.getKey());
+                boolean topicDenied = !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, e.getKey());
                 for (OffsetStore.Committed c : e.getValue()) {
                     tr.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartition().setPartitionIndex(c.partition())
                             .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata())
-                            .setErrorCode(stability(request.requireStable(), request.groupId(), c)));
+                            .setErrorCode(topicDenied ? Errors.TOPIC_AUTHORIZATION_FAILED.code() : stability(request.requireStable(), request.groupId(), c)));
                 }
                 response.topics().add(tr);
             }
@@ -67,18 +73,23 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 }
             }
             OffsetFetchResponseData.OffsetFetchResponseGroup gr = new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
+            if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId())) {
+                response.groups().add(gr.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                continue;
+            }
             Errors member = groups.validateOffsetFetch(g.groupId(), g.memberId(), g.memberEpoch());
             if (member != Errors.NONE) {
                 // KIP-848: a consumer-group member fetches with its current epoch (STALE_MEMBER_EPOCH / UNKNOWN_MEMBER_ID).
                 response.groups().add(gr.setErrorCode(member.code()));
                 continue;
             }
-            for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(g.groupId(), wanted).entrySet()) {
+            for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(ctx, g.groupId(), wanted).entrySet()) {
                 OffsetFetchResponseData.OffsetFetchResponseTopics tr = new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(e.getKey());
+                boolean topicDenied = !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, e.getKey());
                 for (OffsetStore.Committed c : e.getValue()) {
                     tr.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(c.partition())
                             .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata())
-                            .setErrorCode(stability(request.requireStable(), g.groupId(), c)));
+                            .setErrorCode(topicDenied ? Errors.TOPIC_AUTHORIZATION_FAILED.code() : stability(request.requireStable(), g.groupId(), c)));
                 }
                 gr.topics().add(tr);
             }
@@ -87,16 +98,31 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
         return CompletableFuture.completedFuture(response);
     }
 
-    /** Topic → committed entries (offset -1 for wanted partitions without a commit). */
-    private Map<String, List<OffsetStore.Committed>> lookup(String groupId, Map<String, List<Integer>> wanted) {
+    /**
+     * Topic → committed entries (offset -1 for wanted partitions without a commit). Apache: all of a
+     * group's offsets leave out topics the principal may not DESCRIBE; named ones are answered with
+     * TOPIC_AUTHORIZATION_FAILED.
+     */
+    private Map<String, List<OffsetStore.Committed>> lookup(RequestContext ctx, String groupId, Map<String, List<Integer>> wanted) {
         Map<OffsetStore.PartitionKey, OffsetStore.Committed> committed = groups.committed(groupId);
         Map<String, List<OffsetStore.Committed>> out = new TreeMap<>();
         if (wanted == null) {
-            committed.forEach((k, c) -> out.computeIfAbsent(k.topic(), t -> new ArrayList<>()).add(c));
+            java.util.Set<String> visible = ctx.allowedNames(AclOperation.DESCRIBE, ResourceType.TOPIC,
+                    committed.keySet().stream().map(OffsetStore.PartitionKey::topic).toList());
+            committed.forEach((k, c) -> {
+                if (visible.contains(k.topic())) {
+                    out.computeIfAbsent(k.topic(), t -> new ArrayList<>()).add(c);
+                }
+            });
             return out;
         }
         wanted.forEach((topic, partitions) -> {
             List<OffsetStore.Committed> list = out.computeIfAbsent(topic, t -> new ArrayList<>());
+            if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, topic)) {
+                // Apache's UNAUTHORIZED_PARTITION: offset -1, no metadata; the error is set by the caller.
+                partitions.forEach(p -> list.add(new OffsetStore.Committed(topic, p, -1, -1, "", -1)));
+                return;
+            }
             for (int p : partitions) {
                 OffsetStore.Committed c = committed.get(new OffsetStore.PartitionKey(topic, p));
                 list.add(c != null ? c : new OffsetStore.Committed(topic, p, -1, -1, "", -1));

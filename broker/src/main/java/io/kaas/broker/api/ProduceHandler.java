@@ -18,7 +18,9 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,11 +103,20 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                 topicError = Errors.INVALID_REQUIRED_ACKS;
             } else if (ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION) {
                 topic = topics.topicById(Uuids.toJava(topicData.topicId()));
-                topicError = topic.isPresent() ? Errors.NONE : Errors.UNKNOWN_TOPIC_ID;
+                topicError = topic.isEmpty() ? Errors.UNKNOWN_TOPIC_ID
+                        : ctx.allowed(AclOperation.WRITE, ResourceType.TOPIC, topic.get().name()) ? Errors.NONE
+                        : Errors.TOPIC_AUTHORIZATION_FAILED;
+            } else if (!ctx.allowed(AclOperation.WRITE, ResourceType.TOPIC, topicData.name())) {
+                // Apache: WRITE on the topic, before anything else is looked at (a denied topic is never auto-created).
+                topicError = Errors.TOPIC_AUTHORIZATION_FAILED;
             } else {
                 try {
                     TopicCatalog.validateName(topicData.name());
-                    topic = topics.getOrAutoCreate(topicData.name(), true);
+                    // kaas auto-creates on Produce too; with ACLs only for who may create the topic.
+                    topic = topics.topic(topicData.name());
+                    if (topic.isEmpty()) {
+                        topic = topics.getOrAutoCreate(topicData.name(), ctx.mayCreateTopic(topicData.name()));
+                    }
                     topicError = topic.isPresent() ? Errors.NONE : Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 } catch (InvalidTopicException e) {
                     topicError = Errors.INVALID_TOPIC_EXCEPTION;
@@ -138,7 +149,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                             + " bytes which exceeds the maximum configured value of " + maxBytes + ".");
                     continue;
                 }
-                Errors txnError = transactions.check(request.transactionalId(), topicName, partitionData.index(), batches);
+                Errors txnError = transactions.check(ctx.apiVersion(), request.transactionalId(), topicName, partitionData.index(), batches);
                 if (txnError != Errors.NONE) {
                     partitionResponse.setErrorCode(txnError.code());
                     continue;

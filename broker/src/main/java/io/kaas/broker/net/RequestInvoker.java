@@ -3,6 +3,8 @@ package io.kaas.broker.net;
 import io.kaas.broker.api.ApiHandler;
 import io.kaas.broker.api.ErrorMapping;
 import io.kaas.broker.api.RequestContext;
+import io.kaas.broker.api.RequestLevelAuthorization;
+import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.security.ClientSession;
 import java.net.SocketAddress;
@@ -33,6 +35,7 @@ public final class RequestInvoker {
     private final Map<ApiKeys, ApiHandler<? extends ApiMessage>> handlers = new EnumMap<>(ApiKeys.class);
     private final Executor handlerPool;
     private final RequestObserver observer;
+    private volatile AccessControl access = AccessControl.none();
 
     public RequestInvoker(ServedApis served, Executor handlerPool) {
         this(served, handlerPool, RequestObserver.NONE);
@@ -54,6 +57,11 @@ public final class RequestInvoker {
     public <Q extends ApiMessage> void register(ApiKeys api, int minVersion, int maxVersion, ApiHandler<Q> handler) {
         handlers.put(api, handler);
         served.serveRange(api, minVersion, maxVersion);
+    }
+
+    /** Authorization for every request from now on (before the listeners are bound). */
+    public void authorizeWith(AccessControl access) {
+        this.access = access;
     }
 
     public ServedApis served() {
@@ -80,11 +88,15 @@ public final class RequestInvoker {
         }
         @SuppressWarnings("unchecked")
         ApiHandler<ApiMessage> handler = (ApiHandler<ApiMessage>) handlers.get(request.api());
-        RequestContext ctx = new RequestContext(request.version(), request.header().clientId(),
-                request.correlationId(), remote, session);
+        RequestContext ctx = new RequestContext(request.api(), request.version(), request.header().clientId(),
+                request.correlationId(), remote, session, access);
         long[] started = new long[1]; // written by the handler thread before the future completes, read after
         CompletableFuture<CompletableFuture<ApiMessage>> handled = CompletableFuture.supplyAsync(() -> {
             started[0] = System.nanoTime();
+            Errors denied = RequestLevelAuthorization.check(ctx, request.api(), request.body());
+            if (denied != Errors.NONE) {
+                return CompletableFuture.<ApiMessage>failedFuture(denied.exception());
+            }
             return handler.handle(ctx, request.body());
         }, handlerPool);
         CompletableFuture<ApiMessage> response = handled.thenCompose(f -> f);

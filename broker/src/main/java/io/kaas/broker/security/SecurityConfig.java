@@ -30,6 +30,9 @@ import org.apache.kafka.common.security.auth.SecurityProtocol;
 public record SecurityConfig(Map<String, String> settings) {
     public static final String PROTOCOL_MAP = "listener.security.protocol.map";
     public static final String SUPER_USERS = "super.users";
+    /** Apache's key; only its StandardAuthorizer is accepted (kaas runs that very class, {@link AccessControl}). */
+    public static final String AUTHORIZER = "authorizer.class.name";
+    public static final String ALLOW_EVERYONE_IF_NO_ACL = "allow.everyone.if.no.acl.found";
     /**
      * librdkafka before 2.6.1 repeats the client nonce in its SCRAM client-final message; Apache 4.x
      * rejects that since its CVE-2024-56128 fix. kaas accepts exactly that form (the whole server
@@ -85,7 +88,7 @@ public record SecurityConfig(Map<String, String> settings) {
 
     /** Does kaas apply {@code key} (globally, or as {@code listener.name.<listener>.<key>})? */
     public static boolean isSecurityKey(String key) {
-        if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(LEGACY_SCRAM_NONCE) || key.equals(SSL_RELOAD_INTERVAL)
+        if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(AUTHORIZER) || key.equals(ALLOW_EVERYONE_IF_NO_ACL) || key.equals(LEGACY_SCRAM_NONCE) || key.equals(SSL_RELOAD_INTERVAL)
                 || key.equals(ConnectionLimits.MAX_CONNECTIONS) || key.equals(ConnectionLimits.MAX_PER_IP)
                 || key.equals(ConnectionLimits.PER_IP_OVERRIDES)) {
             return true;
@@ -208,6 +211,37 @@ public record SecurityConfig(Map<String, String> settings) {
         return out;
     }
 
+    /**
+     * Is ACL authorization on? Only when {@value #AUTHORIZER} names Apache's StandardAuthorizer;
+     * another class is refused, since starting without the authorization the operator asked for
+     * would silently open everything.
+     */
+    public boolean authorizerEnabled() {
+        String v = settings.getOrDefault(AUTHORIZER, "").trim();
+        if (v.isEmpty()) {
+            return false;
+        }
+        if (!v.equals(AccessControl.STANDARD_AUTHORIZER)) {
+            throw new ConfigException(AUTHORIZER, v, "kaas runs Apache's " + AccessControl.STANDARD_AUTHORIZER
+                    + " only; set that, or leave the key empty for no authorization");
+        }
+        return true;
+    }
+
+    /** {@value #ALLOW_EVERYONE_IF_NO_ACL}: Apache's default false (a resource without ACLs is closed to all but super.users). */
+    public boolean allowEveryoneIfNoAcl() {
+        String v = settings.getOrDefault(ALLOW_EVERYONE_IF_NO_ACL, "false").trim();
+        if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+            throw new ConfigException(ALLOW_EVERYONE_IF_NO_ACL, v, "must be true or false");
+        }
+        return Boolean.parseBoolean(v);
+    }
+
+    /** Authorization as configured: Apache's StandardAuthorizer over {@code store}, or none. */
+    public AccessControl accessControl(AclStore store) {
+        return authorizerEnabled() ? AccessControl.standard(store, superUsers(), allowEveryoneIfNoAcl()) : AccessControl.none();
+    }
+
     public boolean acceptLegacyScramNonce() {
         String v = settings.getOrDefault(LEGACY_SCRAM_NONCE, "true").trim();
         if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
@@ -244,6 +278,8 @@ public record SecurityConfig(Map<String, String> settings) {
     public void validate(List<Endpoint> listeners) {
         protocolMap();
         superUsers();
+        authorizerEnabled();
+        allowEveryoneIfNoAcl();
         acceptLegacyScramNonce();
         sslReloadInterval();
         connectionLimits();

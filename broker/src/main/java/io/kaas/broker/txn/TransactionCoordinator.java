@@ -62,7 +62,7 @@ public final class TransactionCoordinator {
     /** Per slot, guarded by its lock. */
     private final List<Map<String, TransactionRecord>> slots = new ArrayList<>();
     /** Transactions whose markers are being written, so a sweep or retry never drives one twice. */
-    private final Map<String, CompletableFuture<Void>> completing = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<TransactionRecord>> completing = new ConcurrentHashMap<>();
 
     public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
                                   TransactionConfig config) {
@@ -84,7 +84,7 @@ public final class TransactionCoordinator {
      * serves nothing half-visible), then starts the timeout sweep.
      */
     public void start() {
-        List<CompletableFuture<Void>> redo = new ArrayList<>();
+        List<CompletableFuture<TransactionRecord>> redo = new ArrayList<>();
         for (TransactionRecord r : store.loadAll()) {
             int slot = TransactionStateStore.slotFor(r.transactionalId());
             synchronized (slotLocks[slot]) {
@@ -96,7 +96,7 @@ public final class TransactionCoordinator {
                 redo.add(complete(r));
             }
         }
-        for (CompletableFuture<Void> f : redo) {
+        for (CompletableFuture<TransactionRecord> f : redo) {
             try {
                 // Bounded: a stalled disk must not hold the broker's start forever (the sweep retries it).
                 f.get(START_COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -235,13 +235,32 @@ public final class TransactionCoordinator {
         }
     }
 
-    /** Whether {@code partition} is in the ongoing transaction of this producer (AddPartitionsToTxn v4+ verify_only). */
-    public boolean inTransaction(String transactionalId, long producerId, short epoch, TxnPartition partition) {
+    /**
+     * Produce's check of a transactional batch for {@code partition} (KIP-890): with {@code add} (Produce v12+, a
+     * protocol v2 client) the partition joins the transaction, as AddPartitionsToTxn would; otherwise it must
+     * already be in the ongoing transaction: TRANSACTION_ABORTABLE when it is not (Apache's verification answer;
+     * callers map it for older versions), CONCURRENT_TRANSACTIONS while the transaction ends.
+     */
+    public Errors checkProduce(String transactionalId, long producerId, short epoch, TxnPartition partition, boolean add) {
+        if (add) {
+            return addPartitions(transactionalId, producerId, epoch, List.of(partition));
+        }
+        return verify(transactionalId, producerId, epoch, partition);
+    }
+
+    /** AddPartitionsToTxn v4+ verify_only, as Apache's {@code handleVerifyPartitionsInTransaction}. */
+    public Errors verify(String transactionalId, long producerId, short epoch, TxnPartition partition) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slotLocks[slot]) {
             TransactionRecord cur = slots.get(slot).get(transactionalId);
-            return validateProducer(cur, producerId, epoch) == Errors.NONE && cur.state() == TxnState.ONGOING
-                    && cur.partitions().contains(partition);
+            Errors e = validateProducer(cur, producerId, epoch);
+            if (e != Errors.NONE) {
+                return e;
+            }
+            if (cur.state().isPrepare()) {
+                return Errors.CONCURRENT_TRANSACTIONS;
+            }
+            return cur.state() == TxnState.ONGOING && cur.partitions().contains(partition) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE;
         }
     }
 
@@ -260,88 +279,168 @@ public final class TransactionCoordinator {
      * carries group metadata (v3+, KIP-447), the member must be current.
      */
     public Errors stageOffsets(String transactionalId, long producerId, short epoch, String groupId, String memberId,
-                               String instanceId, int generation, List<StagedOffset> offsets) {
+                               String instanceId, int generation, List<StagedOffset> offsets, boolean addGroup) {
         return withProducer(transactionalId, producerId, epoch, (slot, cur) -> {
-            if (cur.state() != TxnState.ONGOING || !cur.groups().contains(groupId)) {
+            if (addGroup && cur.state().isPrepare()) {
+                return Errors.CONCURRENT_TRANSACTIONS;
+            }
+            boolean added = cur.state() == TxnState.ONGOING && cur.groups().contains(groupId);
+            if (!added && !addGroup) {
                 return Errors.INVALID_TXN_STATE;
             }
             Errors member = groups.validateTransactionalCommit(groupId, memberId, instanceId, generation);
             if (member != Errors.NONE) {
                 return member;
             }
-            put(slot, cur.withOffsets(offsets, clock.getAsLong()));
+            long now = clock.getAsLong();
+            // TxnOffsetCommit v5+ (protocol v2) adds the group itself: there is no AddOffsetsToTxn (KIP-890 part 2).
+            TransactionRecord with = added ? cur : cur.withAdded(List.of(), groupId, now);
+            put(slot, with.withOffsets(offsets, now));
             return Errors.NONE;
         });
     }
 
     // ---------------------------------------------------------------- EndTxn
 
-    /** Commits or aborts; completes once the markers and the COMPLETE_* state are durable. */
-    public CompletableFuture<Errors> endTxn(String transactionalId, long producerId, short epoch, boolean commit) {
+    /** What EndTxn answers; from v5 (protocol v2) with the producer id and epoch the next transaction uses. */
+    public record EndResult(Errors error, long producerId, short producerEpoch) {
+        static CompletableFuture<EndResult> failed(Errors e) {
+            return CompletableFuture.completedFuture(new EndResult(e, -1, (short) -1));
+        }
+
+        static CompletableFuture<EndResult> of(TransactionRecord r) {
+            return CompletableFuture.completedFuture(new EndResult(Errors.NONE, r.producerId(), r.producerEpoch()));
+        }
+    }
+
+    /**
+     * Commits or aborts; completes once the markers and the COMPLETE_* state are durable. {@code v2} (EndTxn v5,
+     * KIP-890 part 2): the epoch is bumped by every end of a transaction and answered, the markers carry the bumped
+     * one, so a zombie's late write of the old epoch is fenced on every partition; an abort with nothing open still
+     * bumps it.
+     */
+    public CompletableFuture<EndResult> endTxn(String transactionalId, long producerId, short epoch, boolean commit, boolean v2) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord prepared;
         synchronized (slotLocks[slot]) {
             TransactionRecord cur = slots.get(slot).get(transactionalId);
-            Errors e = validateProducer(cur, producerId, epoch);
-            if (e != Errors.NONE) {
-                return CompletableFuture.completedFuture(e);
+            if (v2) {
+                EndDecision d = decideV2(cur, producerId, epoch, commit);
+                if (d.answer != null) {
+                    return d.answer;
+                }
+                prepared = d.prepared;
+            } else {
+                Errors e = validateProducer(cur, producerId, epoch);
+                if (e != Errors.NONE) {
+                    return EndResult.failed(e);
+                }
+                switch (cur.state()) {
+                    case ONGOING:
+                        prepared = cur.prepared(commit, cur.producerEpoch(), cur.lastProducerEpoch(), clock.getAsLong());
+                        break;
+                    case PREPARE_COMMIT:
+                        return EndResult.failed(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
+                    case PREPARE_ABORT:
+                        return EndResult.failed(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
+                    case COMPLETE_COMMIT:
+                        return commit ? EndResult.of(cur) : EndResult.failed(Errors.INVALID_TXN_STATE); // a retry
+                    case COMPLETE_ABORT:
+                        return commit ? EndResult.failed(Errors.INVALID_TXN_STATE) : EndResult.of(cur);
+                    default:
+                        return EndResult.failed(Errors.INVALID_TXN_STATE);
+                }
             }
-            switch (cur.state()) {
-                case ONGOING:
-                    prepared = cur.prepared(commit, cur.producerEpoch(), cur.lastProducerEpoch(), clock.getAsLong());
-                    put(slot, prepared);
-                    break;
-                case PREPARE_COMMIT:
-                    return CompletableFuture.completedFuture(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
-                case PREPARE_ABORT:
-                    return CompletableFuture.completedFuture(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
-                case COMPLETE_COMMIT:
-                    return CompletableFuture.completedFuture(commit ? Errors.NONE : Errors.INVALID_TXN_STATE); // a retry
-                case COMPLETE_ABORT:
-                    return CompletableFuture.completedFuture(commit ? Errors.INVALID_TXN_STATE : Errors.NONE);
-                default:
-                    return CompletableFuture.completedFuture(Errors.INVALID_TXN_STATE);
-            }
+            put(slot, prepared);
         }
-        return complete(prepared).handle((v, failure) -> {
+        return complete(prepared).handle((done, failure) -> {
             if (failure != null) {
                 LOG.warn("transaction {}: writing its {} markers failed; retried by the sweep: {}", transactionalId,
                         commit ? "COMMIT" : "ABORT", failure.toString());
-                return Errors.CONCURRENT_TRANSACTIONS; // retriable: the client's retry sees the completed state
+                // retriable: the client's retry sees the completed state
+                return new EndResult(Errors.CONCURRENT_TRANSACTIONS, -1, (short) -1);
             }
-            return Errors.NONE;
+            return new EndResult(Errors.NONE, done.producerId(), done.producerEpoch());
         });
+    }
+
+    /** Either an answer now, or the PREPARE_* record to write and complete. */
+    private record EndDecision(CompletableFuture<EndResult> answer, TransactionRecord prepared) {
+        static EndDecision answer(CompletableFuture<EndResult> a) {
+            return new EndDecision(a, null);
+        }
+    }
+
+    /**
+     * Apache 4.4's {@code TransactionCoordinator.endTransaction} for protocol v2: a request with the epoch just before
+     * the current one is a retry of an EndTxn that bumped it (answered from the completed state), and one with the
+     * exhausted epoch under the previous producer id a retry of one that moved to a new id.
+     */
+    private EndDecision decideV2(TransactionRecord cur, long producerId, short epoch, boolean commit) {
+        if (cur == null) {
+            return EndDecision.answer(EndResult.failed(Errors.INVALID_PRODUCER_ID_MAPPING));
+        }
+        boolean retryOnEpochBump = cur.producerEpoch() == epoch + 1;
+        boolean retryOnOverflow = cur.previousProducerId() != null && cur.previousProducerId() == producerId
+                && epoch == Short.MAX_VALUE - 1 && cur.producerEpoch() == 0;
+        boolean validEpoch = switch (cur.state()) {
+            case ONGOING, EMPTY -> epoch == cur.producerEpoch();
+            case PREPARE_COMMIT, PREPARE_ABORT -> retryOnEpochBump;
+            case COMPLETE_COMMIT, COMPLETE_ABORT -> retryOnEpochBump || retryOnOverflow || epoch == cur.producerEpoch();
+        };
+        boolean retry = retryOnEpochBump || retryOnOverflow;
+        if (cur.producerId() != producerId && !retryOnOverflow) {
+            return EndDecision.answer(EndResult.failed(Errors.INVALID_PRODUCER_ID_MAPPING));
+        }
+        if (!validEpoch) {
+            return EndDecision.answer(EndResult.failed(Errors.PRODUCER_FENCED));
+        }
+        long now = clock.getAsLong();
+        short bumped = cur.producerEpoch() == Short.MAX_VALUE ? cur.producerEpoch() : (short) (cur.producerEpoch() + 1);
+        TransactionRecord emptyAbort = cur.prepared(false, bumped, cur.producerEpoch(), now);
+        return switch (cur.state()) {
+            case ONGOING -> new EndDecision(null, cur.prepared(commit, bumped, cur.producerEpoch(), now));
+            case COMPLETE_COMMIT -> commit
+                    ? EndDecision.answer(retry ? EndResult.of(cur) : EndResult.failed(Errors.INVALID_TXN_STATE))
+                    : retry ? EndDecision.answer(EndResult.failed(Errors.INVALID_TXN_STATE)) : new EndDecision(null, emptyAbort);
+            case COMPLETE_ABORT -> commit
+                    ? EndDecision.answer(EndResult.failed(Errors.INVALID_TXN_STATE))
+                    : retry ? EndDecision.answer(EndResult.of(cur)) : new EndDecision(null, emptyAbort);
+            case PREPARE_COMMIT -> EndDecision.answer(EndResult.failed(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE));
+            case PREPARE_ABORT -> EndDecision.answer(EndResult.failed(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS));
+            case EMPTY -> commit ? EndDecision.answer(EndResult.failed(Errors.INVALID_TXN_STATE)) : new EndDecision(null, emptyAbort);
+        };
     }
 
     /**
      * Drives a PREPARE_* transaction to COMPLETE_*: markers, then (commit) the staged offsets, then the
-     * COMPLETE_* state. Joins the run already in flight for the same transactional id, if any.
+     * COMPLETE_* state, which the future returns. Joins the run already in flight for the same transactional id, if any.
      */
-    private CompletableFuture<Void> complete(TransactionRecord prepared) {
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        CompletableFuture<Void> running = completing.putIfAbsent(prepared.transactionalId(), mine);
+    private CompletableFuture<TransactionRecord> complete(TransactionRecord prepared) {
+        CompletableFuture<TransactionRecord> mine = new CompletableFuture<>();
+        CompletableFuture<TransactionRecord> running = completing.putIfAbsent(prepared.transactionalId(), mine);
         if (running != null) {
             return running;
         }
-        CompletableFuture<Void> run;
+        CompletableFuture<TransactionRecord> run;
         try {
             run = markers.write(prepared.producerId(), prepared.producerEpoch(), prepared.commits(), prepared.partitions())
-                    .thenRunAsync(() -> finish(prepared), thread);
+                    .thenApplyAsync(v -> finish(prepared), thread);
         } catch (RuntimeException e) {
             run = CompletableFuture.failedFuture(e);
         }
-        run.whenComplete((v, e) -> {
+        run.whenComplete((done, e) -> {
             completing.remove(prepared.transactionalId(), mine);
             if (e != null) {
                 mine.completeExceptionally(e);
             } else {
-                mine.complete(null);
+                mine.complete(done);
             }
         });
         return mine;
     }
 
-    private void finish(TransactionRecord prepared) {
+    private TransactionRecord finish(TransactionRecord prepared) {
         if (prepared.commits() && !prepared.offsets().isEmpty()) {
             Map<String, List<OffsetStore.Committed>> byGroup = new LinkedHashMap<>();
             for (StagedOffset o : prepared.offsets()) {
@@ -355,20 +454,27 @@ public final class TransactionCoordinator {
             TransactionRecord cur = slots.get(slot).get(prepared.transactionalId());
             if (cur != null && cur.state() == prepared.state() && cur.producerId() == prepared.producerId()
                     && cur.producerEpoch() == prepared.producerEpoch()) {
-                put(slot, cur.completed(clock.getAsLong()));
+                TransactionRecord done = cur.completed(cur.rotatesProducerId() ? ids.allocate() : -1, clock.getAsLong());
+                put(slot, done);
+                return done;
             }
+            return cur != null ? cur : prepared;
         }
     }
 
     // ---------------------------------------------------------------- timeouts
 
-    /** Aborts (with a bumped epoch, fencing the producer) every ONGOING transaction past its timeout; retries stuck PREPARE_* ones. */
+    /**
+     * Aborts (with a bumped epoch, fencing the producer) every ONGOING transaction past its timeout; retries stuck
+     * PREPARE_* ones; forgets expired transactional ids ({@link #expire}).
+     */
     void sweep() {
         try {
             long now = clock.getAsLong();
             List<TransactionRecord> toComplete = new ArrayList<>();
             for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
                 synchronized (slotLocks[slot]) {
+                    expire(slot, now);
                     for (TransactionRecord r : new ArrayList<>(slots.get(slot).values())) {
                         if (r.state() == TxnState.ONGOING && now - r.startTimestamp() > r.timeoutMs()) {
                             LOG.info("aborting transaction {} (producer {} epoch {}): open longer than its timeout of {} ms",
@@ -426,6 +532,26 @@ public final class TransactionCoordinator {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slotLocks[slot]) {
             return Optional.ofNullable(slots.get(slot).get(transactionalId));
+        }
+    }
+
+    /**
+     * Apache's {@code transactional.id.expiration.ms}: an id with nothing open or completing (EMPTY, COMPLETE_COMMIT,
+     * COMPLETE_ABORT) whose state has not changed for that long is removed from its slot file, then from memory.
+     * Its producer id is forgotten with it: a later call with it gets INVALID_PRODUCER_ID_MAPPING, and
+     * InitProducerId starts the id afresh. Holds the slot lock.
+     */
+    private void expire(int slot, long now) {
+        long before = now - config.idExpiration().toMillis();
+        Map<String, TransactionRecord> kept = new TreeMap<>(slots.get(slot));
+        boolean removed = kept.values().removeIf(r -> (r.state() == TxnState.EMPTY || r.state() == TxnState.COMPLETE_COMMIT
+                || r.state() == TxnState.COMPLETE_ABORT) && r.lastUpdateTimestamp() <= before
+                && !completing.containsKey(r.transactionalId()));
+        if (removed) {
+            List<String> gone = slots.get(slot).keySet().stream().filter(id -> !kept.containsKey(id)).toList();
+            store.write(slot, kept.values());
+            gone.forEach(slots.get(slot)::remove);
+            LOG.info("transactional ids expired after {} ms without use: {}", config.idExpiration().toMillis(), gone);
         }
     }
 

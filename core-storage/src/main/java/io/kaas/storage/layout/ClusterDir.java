@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * {@code <data>/__cluster/}: the broker's cluster-wide state beside the topics (committed offsets,
- * producer-id blocks, SCRAM credentials, transaction state). It is never a topic ({@link TopicName}) and never holds partitions
+ * producer-id blocks, SCRAM credentials, ACLs, transaction state). It is never a topic ({@link TopicName}) and never holds partitions
  * ({@link PartitionFinder} skips it).
  */
 public final class ClusterDir {
@@ -15,6 +15,8 @@ public final class ClusterDir {
     public static final String PRODUCER_IDS = "producer_ids";
     /** {@code <cluster>/credentials.json}, SCRAM credentials (salted, iterated; never a password). */
     public static final String CREDENTIALS = "credentials.json";
+    /** {@code <cluster>/acls.json}, the access-control list (Apache's ACL bindings, each with its id), rewritten atomically. */
+    public static final String ACLS = "acls.json";
     /** {@code <cluster>/txn_state/slot-NN.json}, the transaction coordinator's state, one file per slot. */
     public static final String TXN_STATE = "txn_state";
 
@@ -34,6 +36,10 @@ public final class ClusterDir {
 
     public static Path credentials(Path clusterDir) {
         return clusterDir.resolve(CREDENTIALS);
+    }
+
+    public static Path acls(Path clusterDir) {
+        return clusterDir.resolve(ACLS);
     }
 
     public static Path txnState(Path clusterDir) {

@@ -106,6 +106,26 @@ public final class OwnerLock implements AutoCloseable {
         }
     }
 
+    /**
+     * The offline tools' way for state beside the topics ({@code __cluster}): the data directory's
+     * {@code .lock} when it exists, so no running broker changes the same file; nothing when it does not.
+     *
+     * @throws StorageException of kind {@link StorageException.Kind#LOCKED} when a broker holds it
+     */
+    public static OwnerLock acquireDataDirIfOwned(Path dataDir) {
+        Path file = dataDir.resolve(FILE_NAME);
+        if (!Files.isRegularFile(file)) {
+            return none();
+        }
+        FileChannel ch = open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileLock held = tryLock(ch, file);
+        if (held == null) {
+            throw new StorageException(StorageException.Kind.LOCKED, dataDir + ": owned by a running broker (" + FILE_NAME
+                    + " held); stop it, or make the change online");
+        }
+        return new OwnerLock(ch, held, null);
+    }
+
     private static OwnerLock takeExisting(Path file) {
         if (!Files.isRegularFile(file)) {
             return none();

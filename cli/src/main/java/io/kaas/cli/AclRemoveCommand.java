@@ -1,0 +1,56 @@
+package io.kaas.cli;
+
+import io.kaas.broker.security.AclStore;
+import io.kaas.storage.ExitCodes;
+import io.kaas.storage.layout.OwnerLock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.server.authorizer.AclDeleteResult;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code kaas acl remove}: every ACL the options match (options left out match anything). */
+@Command(name = "remove",
+        header = "Remove the ACLs matching the options from a stopped broker's data directory.",
+        description = {"Options left out match anything, so --principal User:bob alone removes all of bob's ACLs. "
+                + "Refused while a broker holds the data directory: use kafka-acls --remove against it instead."},
+        exitCodeList = {"0:Removed what matched.", "1:Nothing matched.", "3:A broker holds the data directory, or the file cannot be read or written."})
+final class AclRemoveCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DataDirMixin dataDir;
+
+    @Mixin
+    JsonOutputMixin json;
+
+    @Mixin
+    AclResourceOptions acl;
+
+    @Override
+    public Integer call() {
+        List<AclDeleteResult> results;
+        try (OwnerLock lock = OwnerLock.acquireDataDirIfOwned(dataDir.dataDir())) {
+            results = AclStore.inDataDir(dataDir.dataDir()).delete(acl.filters(spec)).results();
+        }
+        List<AclBinding> removed = new ArrayList<>();
+        for (AclDeleteResult r : results) {
+            if (r.exception().isPresent()) {
+                throw new ParameterException(spec.commandLine(), r.exception().get().getMessage());
+            }
+            r.aclBindingDeleteResults().forEach(d -> removed.add(d.aclBinding()));
+        }
+        AclListCommand.print(spec, json.json(), removed, "removed ");
+        if (removed.isEmpty()) {
+            spec.commandLine().getErr().println("kaas acl remove: no ACL matched");
+            return ExitCodes.PROBLEMS;
+        }
+        return ExitCodes.OK;
+    }
+}

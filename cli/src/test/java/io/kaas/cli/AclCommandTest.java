@@ -1,0 +1,64 @@
+package io.kaas.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kaas.broker.security.AclStore;
+import io.kaas.storage.ExitCodes;
+import io.kaas.storage.layout.OwnerLock;
+import java.nio.file.Path;
+import org.apache.kafka.common.acl.AclOperation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code kaas acl add/list/remove} through the real command tree, and the data directory's lock. */
+class AclCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void addListRemoveRoundTripInAclsJson() {
+        String data = dir.toString();
+        KaasRun add = KaasRun.of("acl", "add", "--data-dir", data, "--principal", "User:alice", "--operation", "write,describe",
+                "--topic", "orders-", "--pattern-type", "prefixed");
+        assertThat(add.exitCode()).as(add.err()).isZero();
+        assertThat(add.out()).contains("added TOPIC\tPREFIXED\torders-\tUser:alice\t*\tWRITE\tALLOW");
+        assertThat(KaasRun.of("acl", "add", "--data-dir", data, "--principal", "User:bob", "--operation", "READ", "--group", "g",
+                "--deny", "--host", "10.0.0.1").exitCode()).isZero();
+        assertThat(AclStore.inDataDir(dir).bindings()).hasSize(3)
+                .anyMatch(b -> b.entry().operation() == AclOperation.DESCRIBE && b.pattern().name().equals("orders-"));
+
+        KaasRun list = KaasRun.of("acl", "list", "--data-dir", data);
+        assertThat(list.out().lines()).hasSize(3).contains("GROUP\tLITERAL\tg\tUser:bob\t10.0.0.1\tREAD\tDENY");
+        assertThat(KaasRun.of("acl", "list", "--data-dir", data, "--json").out()).contains("\"principal\":\"User:alice\"");
+
+        KaasRun remove = KaasRun.of("acl", "remove", "--data-dir", data, "--principal", "User:alice");
+        assertThat(remove.exitCode()).as(remove.err()).isZero();
+        assertThat(remove.out().lines()).hasSize(2);
+        assertThat(KaasRun.of("acl", "list", "--data-dir", data).out().lines()).containsExactly("GROUP\tLITERAL\tg\tUser:bob\t10.0.0.1\tREAD\tDENY");
+        assertThat(KaasRun.of("acl", "remove", "--data-dir", data, "--principal", "User:alice").exitCode()).isEqualTo(ExitCodes.PROBLEMS);
+    }
+
+    @Test
+    void badAclsAreUsageErrorsAsApacheRefusesThem() {
+        String data = dir.toString();
+        assertThat(KaasRun.of("acl", "add", "--data-dir", data, "--principal", "alice", "--operation", "READ", "--topic", "t").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(KaasRun.of("acl", "add", "--data-dir", data, "--principal", "User:a", "--operation", "FLY", "--topic", "t").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(KaasRun.of("acl", "add", "--data-dir", data, "--principal", "User:a", "--operation", "READ").exitCode())
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(AclStore.inDataDir(dir).bindings()).isEmpty();
+    }
+
+    @Test
+    void aRunningBrokersLockRefusesChangesButNotTheList() {
+        String data = dir.toString();
+        try (OwnerLock broker = OwnerLock.acquireDataDir(dir)) {
+            KaasRun add = KaasRun.of("acl", "add", "--data-dir", data, "--principal", "User:a", "--operation", "READ", "--topic", "t");
+            assertThat(add.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
+            assertThat(add.err()).contains("running broker");
+            assertThat(KaasRun.of("acl", "list", "--data-dir", data).exitCode()).isZero();
+        }
+        assertThat(AclStore.inDataDir(dir).bindings()).isEmpty();
+    }
+}
