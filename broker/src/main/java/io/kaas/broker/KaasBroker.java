@@ -17,7 +17,9 @@ import io.kaas.broker.api.OffsetFetchHandler;
 import io.kaas.broker.api.SyncGroupHandler;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.api.ApiVersionsHandler;
+import io.kaas.broker.api.AlterClientQuotasHandler;
 import io.kaas.broker.api.CreateAclsHandler;
+import io.kaas.broker.api.DescribeClientQuotasHandler;
 import io.kaas.broker.api.CreatePartitionsHandler;
 import io.kaas.broker.api.DeleteAclsHandler;
 import io.kaas.broker.api.DescribeAclsHandler;
@@ -66,6 +68,9 @@ import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.metrics.BrokerMetrics;
 import io.kaas.broker.net.KafkaServer;
 import io.kaas.broker.net.RequestInvoker;
+import io.kaas.broker.quota.ClientQuotaStore;
+import io.kaas.broker.quota.ClientQuotas;
+import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.AclStore;
 import io.kaas.broker.security.ListenerSecurity;
@@ -141,6 +146,7 @@ public final class KaasBroker implements AutoCloseable {
     private ClusterConfig clusterConfig;
     private ClusterMember member;
     private AccessControl access = AccessControl.none();
+    private ClientQuotas quotas;
     private volatile boolean listenersBound;
     private boolean started;
     private boolean stopped;
@@ -186,7 +192,8 @@ public final class KaasBroker implements AutoCloseable {
         Path dir = config.inMemory() ? Path.of("kaas-memory") : config.dataDir();
         EngineConfig engineConfig = EngineConfig.defaults(dir)
                 .withSegmentBytes(config.segmentBytes())
-                .withFlushIntervalMessages(config.flushIntervalMessages());
+                .withFlushIntervalMessages(config.flushIntervalMessages())
+                .withCleaner(config.cleaner());
         if (config.maxOpenFiles() > 0) {
             engineConfig = engineConfig.withMaxOpenFiles(config.maxOpenFiles());
         }
@@ -281,6 +288,10 @@ public final class KaasBroker implements AutoCloseable {
             throw e;
         }
         invoker.authorizeWith(access);
+        quotas = new ClientQuotas(new ClientQuotaStore(ClusterDir.clientQuotas(clusterDir)));
+        invoker.throttleWith(new Throttling(quotas));
+        invoker.register(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(), new DescribeClientQuotasHandler(quotas));
+        invoker.register(ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion(), new AlterClientQuotasHandler(quotas));
         registerSecurityApis(invoker, clusterDir);
         server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
         try {
@@ -537,6 +548,9 @@ public final class KaasBroker implements AutoCloseable {
         }
         listenerSecurities.forEach(ListenerSecurity::close);
         access.close();
+        if (quotas != null) {
+            quotas.close();
+        }
         if (member != null && !member.mayAcknowledge() && engine instanceof DiskStorageEngine shared) {
             // Fenced: another broker may own these partitions already; write nothing more to them.
             shared.closeFenced();

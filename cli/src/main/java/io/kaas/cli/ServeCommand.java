@@ -8,6 +8,7 @@ import io.kaas.broker.ServerProperties;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.cli.log.LogSetup;
+import io.kaas.storage.CleanerSettings;
 import io.kaas.storage.ExitCodes;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -118,6 +119,28 @@ final class ServeCommand implements Callable<Integer> {
             defaultValue = "${env:KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS:-1000}",
             description = "Incremental fetch sessions (KIP-227) kept at once; 0 turns them off (env KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS; default 1000).")
     int fetchSessionCacheSlots;
+
+    @Option(names = "--log-cleaner-threads", paramLabel = "N", defaultValue = "${env:KAAS_LOG_CLEANER_THREADS:-1}",
+            description = "Threads compacting topics with cleanup.policy=compact; 0 turns the cleaner off "
+                    + "(log.cleaner.threads; env KAAS_LOG_CLEANER_THREADS; default 1).")
+    int logCleanerThreads;
+
+    @Option(names = "--log-cleaner-dedupe-buffer-size", paramLabel = "BYTES",
+            defaultValue = "${env:KAAS_LOG_CLEANER_DEDUPE_BUFFER_SIZE:-134217728}",
+            description = "Memory of the cleaner's key -> offset maps, shared by its threads; a pass whose dirty keys do not fit "
+                    + "cleans up to where its map filled (log.cleaner.dedupe.buffer.size; env KAAS_LOG_CLEANER_DEDUPE_BUFFER_SIZE; default 128 MiB).")
+    long logCleanerDedupeBufferSize;
+
+    @Option(names = "--log-cleaner-io-buffer-size", paramLabel = "BYTES",
+            defaultValue = "${env:KAAS_LOG_CLEANER_IO_BUFFER_SIZE:-524288}",
+            description = "Each cleaner thread's read and write buffers (log.cleaner.io.buffer.size; env KAAS_LOG_CLEANER_IO_BUFFER_SIZE; default 512 KiB).")
+    int logCleanerIoBufferSize;
+
+    @Option(names = "--log-cleaner-backoff-ms", paramLabel = "MS", defaultValue = "${env:KAAS_LOG_CLEANER_BACKOFF_MS:-15000}",
+            description = "How long a cleaner thread sleeps when no partition needs cleaning (log.cleaner.backoff.ms; "
+                    + "env KAAS_LOG_CLEANER_BACKOFF_MS; default 15000).")
+    long logCleanerBackoffMs;
+
 
     @Option(names = "--coordinator", paramLabel = "etcd://HOST:PORT[,HOST:PORT...]", defaultValue = "${env:KAAS_COORDINATOR}",
             description = "Share the data directory with other brokers, coordinated by etcd: each broker registers "
@@ -231,6 +254,7 @@ final class ServeCommand implements Callable<Integer> {
                     fileSets(file, "max.incremental.fetch.session.cache.slots"))) {
                 c = c.withFetchSessionCacheSlots(fetchSessionCacheSlots);
             }
+            c = c.withCleaner(cleaner(c.cleaner(), file));
             // Not server.properties keys: the flag or its KAAS_* variable, else the default.
             c = c.withMaxOpenFiles(maxOpenFiles)
                     .withAdminListener(parseAdminListener(adminListener))
@@ -272,6 +296,19 @@ final class ServeCommand implements Callable<Integer> {
         return t;
     }
 
+    /** The log.cleaner.* settings: each flag (or KAAS_* variable) over the config file's key. */
+    private CleanerSettings cleaner(CleanerSettings base, ServerProperties file) {
+        int threads = wins("--log-cleaner-threads", "KAAS_LOG_CLEANER_THREADS",
+                fileSets(file, "log.cleaner.threads") || fileSets(file, "log.cleaner.enable")) ? logCleanerThreads : base.threads();
+        long dedupe = wins("--log-cleaner-dedupe-buffer-size", "KAAS_LOG_CLEANER_DEDUPE_BUFFER_SIZE",
+                fileSets(file, "log.cleaner.dedupe.buffer.size")) ? logCleanerDedupeBufferSize : base.dedupeBufferBytes();
+        int io = wins("--log-cleaner-io-buffer-size", "KAAS_LOG_CLEANER_IO_BUFFER_SIZE",
+                fileSets(file, "log.cleaner.io.buffer.size")) ? logCleanerIoBufferSize : base.ioBufferBytes();
+        Duration backoff = wins("--log-cleaner-backoff-ms", "KAAS_LOG_CLEANER_BACKOFF_MS", fileSets(file, "log.cleaner.backoff.ms"))
+                ? Duration.ofMillis(logCleanerBackoffMs) : base.backoff();
+        return new CleanerSettings(threads, dedupe, io, backoff);
+    }
+
     /**
      * Does the option's value (flag, else its environment variable, else its default) apply? Yes unless
      * the config file sets the key and neither the flag nor the variable was given.
@@ -297,6 +334,7 @@ final class ServeCommand implements Callable<Integer> {
                 + ", admin " + (c.adminListener() == null ? "off" : c.adminListener().getHostString() + ":" + c.adminListener().getPort())
                 + ", per-partition metrics " + (c.metricsPerPartition() ? "on" : "off")
                 + ", transaction.version " + transactionVersion
+                + ", log cleaner " + (c.cleaner().threads() == 0 ? "off" : c.cleaner().threads() + " thread(s)")
                 + ", log " + logFormat + "/" + logLevel.toLowerCase(Locale.ROOT);
     }
 

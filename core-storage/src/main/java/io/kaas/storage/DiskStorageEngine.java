@@ -59,6 +59,7 @@ public final class DiskStorageEngine implements StorageEngine {
     /** Partitions whose load failed once: the start-up load leaves them to callers (see {@link #loadAtStartup}). */
     /** Partitions whose last load was refused (damage), with why: for readiness, and so the start-up load does not retry them. */
     private final Map<TopicPartition, String> refused = new ConcurrentHashMap<>();
+    private final LogCleanerThreads cleaner;
     private volatile boolean closed;
     /** Several brokers over this directory: no directory lock, no start-up load, only partitions taken over open. */
     private final boolean shared;
@@ -118,6 +119,24 @@ public final class DiskStorageEngine implements StorageEngine {
             }
         }
         this.startup = StartupLoad.start(all, this::loadAtStartup, executors.loaders());
+        this.cleaner = new LogCleanerThreads(config.cleaner(), this::loadedPartitions, config.clock());
+        cleaner.start();
+    }
+
+    private List<Partition> loadedPartitions() {
+        List<Partition> out = new ArrayList<>();
+        for (CompletableFuture<Partition> f : open.values()) {
+            loaded(f, false).ifPresent(out::add);
+        }
+        return out;
+    }
+
+    /**
+     * One cleaning round on the caller's thread, as a {@code kaas-log-cleaner} thread runs it: a pass on
+     * every compacted partition that is due. Returns how many partitions were cleaned.
+     */
+    public int runCleaner() {
+        return cleaner.runOnce();
     }
 
     private void loadTopics() throws IOException {
@@ -569,8 +588,9 @@ public final class DiskStorageEngine implements StorageEngine {
             return;
         }
         closed = true;
-        // No load may finish after the partitions are closed.
+        // No load may finish after the partitions are closed, and no cleaning pass run on a closed one.
         executors.stopLoaders();
+        cleaner.close();
         List<CompletableFuture<Partition>> all = new ArrayList<>(open.values());
         open.clear();
         // Tens of thousands of partitions each fsync and write state files: several at once, as at load.

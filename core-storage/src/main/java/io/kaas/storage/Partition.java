@@ -1,5 +1,16 @@
 package io.kaas.storage;
 
+import io.kaas.storage.cleaner.CleanReport;
+import io.kaas.storage.cleaner.CleanableLog;
+import io.kaas.storage.cleaner.CleanerOptions;
+import io.kaas.storage.cleaner.CleanerSwap;
+import io.kaas.storage.cleaner.LogCleaner;
+import io.kaas.storage.io.CachedFile;
+import io.kaas.storage.segment.IndexPolicy;
+import io.kaas.storage.segment.SegmentName;
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecordBatchHeader;
@@ -68,6 +79,10 @@ public final class Partition implements PartitionLog {
     private volatile StorageException sticky;
     private final RecoveryReport openReport;
     private final EngineObserver observer;
+    /** Where the last cleaning pass stopped (cleaner-checkpoint.json at open); guarded by lock. */
+    private long firstDirtyOffset;
+    /** A cleaner thread is working on this partition: at most one at a time. */
+    private final AtomicBoolean cleaning = new AtomicBoolean();
 
     /** Called by {@link PartitionLoader} once the lock is held, recovery ran and the segments are open. */
     Partition(TopicPartition id, Path dir, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
@@ -94,7 +109,16 @@ public final class Partition implements PartitionLog {
         this.checkpoints = new CheckpointKeeper(id, stateFiles, config.checkpointIntervalBytes(),
                 new RecoveryCheckpoint(log.active().baseOffset(), log.active().size(), log.nextOffset()));
         this.manifestOnDisk = new Manifest(epoch, log.nextOffset(), logStartOffset);
+        this.firstDirtyOffset = cleanerCheckpoint(dir);
         publish();
+    }
+
+    private static long cleanerCheckpoint(Path dir) {
+        try {
+            return LogCleaner.readCheckpoint(dir);
+        } catch (StorageException e) {
+            return -1; // a hint: the whole log is dirty again
+        }
     }
 
     /**
@@ -372,6 +396,143 @@ public final class Partition implements PartitionLog {
         List<Segment> gone = log.removeWhollyBelow(logStartOffset);
         publish();
         return gone;
+    }
+
+    // ---------------------------------------------------------------- compaction (io.kaas.storage.cleaner)
+
+    /**
+     * One cleaning pass, when this partition's topic is compacted and the partition is due: the dirty
+     * share of its cleanable log reached min.cleanable.dirty.ratio, or its oldest dirty segment holds
+     * nothing newer than max.compaction.lag.ms ago. Runs on the calling cleaner thread and reads and
+     * writes outside the lock; each cleaned group is swapped in under it ({@link #swapCleaned}).
+     *
+     * @return the pass's report; empty when not compacted, not due, closed, failed, or another thread is at it
+     */
+    Optional<CleanReport> cleanIfDue(CleanerSettings settings, long nowMs, BooleanSupplier stopped) {
+        if (!cleaning.compareAndSet(false, true)) {
+            return Optional.empty();
+        }
+        try {
+            CleanableLog input;
+            TopicConfig topic;
+            List<Segment> segments;
+            lock.lock();
+            try {
+                if (closed || sticky != null || !topicConfig.compacted()) {
+                    return Optional.empty();
+                }
+                topic = topicConfig;
+                segments = log.readerCopy();
+                input = new CleanableLog(dir, segments.stream().map(Segment::name).toList(), logStartOffset,
+                        txns.lastStableOffset(log.nextOffset()), producers.lastBatchBaseOffsets(), firstDirtyOffset);
+            } finally {
+                lock.unlock();
+            }
+            CleanerOptions o = CleanerOptions.forTopic(topic, nowMs, settings.dedupeBufferBytesPerThread(), null,
+                    new IndexPolicy(config.indexIntervalBytes()));
+            CleanerOptions options = new CleanerOptions(o.nowMs(), o.deleteRetentionMs(), o.minCompactionLagMs(), o.segmentBytes(),
+                    o.dedupeBufferBytes(), settings.ioBufferBytes(), o.indexPolicy());
+            LogCleaner cleaner = new LogCleaner(options, this::swapCleaned, () -> stopped.getAsBoolean() || closed);
+            LogCleaner.Bounds bounds = cleaner.bounds(input);
+            if (!bounds.anythingDirty() || !due(bounds, segments, topic, nowMs)) {
+                return Optional.empty();
+            }
+            long start = System.nanoTime();
+            CleanReport report = cleaner.clean(input, false, b -> { });
+            lock.lock();
+            try {
+                if (report.endOffset() >= 0) {
+                    firstDirtyOffset = report.endOffset();
+                }
+            } finally {
+                lock.unlock();
+            }
+            observer.cleaned(id, report, System.nanoTime() - start);
+            return Optional.of(report);
+        } catch (IOException | StorageException e) {
+            if (!closed && !stopped.getAsBoolean()) {
+                LOG.warn("{}: cleaning pass failed (the log is as it was before the failed group): {}", id, e.getMessage());
+            }
+            return Optional.empty();
+        } finally {
+            cleaning.set(false);
+        }
+    }
+
+    /** Apache's trigger: dirty ratio, or a dirty segment past max.compaction.lag.ms. */
+    private static boolean due(LogCleaner.Bounds bounds, List<Segment> segments, TopicConfig topic, long nowMs) throws IOException {
+        long clean = 0;
+        long dirty = 0;
+        Segment firstDirty = null;
+        for (int i = 0; i < bounds.cleanableSegments(); i++) {
+            Segment s = segments.get(i);
+            if (segments.get(i + 1).baseOffset() <= bounds.firstDirtyOffset()) {
+                clean += s.size();
+            } else {
+                dirty += s.size();
+                firstDirty = firstDirty == null ? s : firstDirty;
+            }
+        }
+        if (clean + dirty > 0 && (double) dirty / (clean + dirty) >= topic.minCleanableDirtyRatio()) {
+            return true;
+        }
+        long maxLag = topic.maxCompactionLagMs();
+        if (firstDirty == null || maxLag == Long.MAX_VALUE) {
+            return false;
+        }
+        long newest = firstDirty.maxTimestamp() >= 0 ? firstDirty.maxTimestamp() : firstDirty.lastModifiedMs();
+        return nowMs - newest > maxLag;
+    }
+
+    /**
+     * Puts a cleaned group in place, under the lock: the old segments' log channels are held open (and
+     * their index entries kept) so a reader still on the old view keeps reading their old bytes, the
+     * files are swapped ({@link CleanerSwap#commit}), readers get the new list, and only then are the
+     * old segments retired (a reader that meets a retired one re-reads the view, as after retention).
+     * When the group changed since the pass began (retention), the pass is abandoned before any file moves.
+     * A failure after the swap committed fails the partition: its open segments no longer match the
+     * files, and a reopen (recovery) finishes the swap.
+     */
+    private void swapCleaned(Path dir, SegmentName target, List<SegmentName> replaced) throws IOException {
+        List<Segment> old;
+        List<CachedFile.Handle> held = new ArrayList<>();
+        lock.lock();
+        try {
+            if (closed || sticky != null) {
+                throw new IOException(id + ": partition closed while cleaning");
+            }
+            old = log.closedSegmentsNamed(replaced);
+            if (old == null) {
+                throw new IOException(id + ": segments changed while cleaning (retention); the pass is abandoned");
+            }
+            for (Segment s : old) {
+                held.add(s.holdForSwap());
+            }
+            try {
+                CleanerSwap.commit(dir, target, replaced);
+                log.replace(old, target);
+            } catch (IOException | RuntimeException e) {
+                StorageException s = new StorageException(StorageException.Kind.IO, id + ": cleaner swap failed ("
+                        + e.getMessage() + "); reopen the partition to finish it", e);
+                sticky = s;
+                observer.partitionFailed(id, s);
+                throw e;
+            }
+            publish();
+        } catch (IOException | RuntimeException e) {
+            held.forEach(CachedFile.Handle::close);
+            throw e;
+        } finally {
+            lock.unlock();
+        }
+        for (Segment s : old) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                LOG.warn("{}: closing the replaced {} failed: {}", id, s, e.toString());
+            }
+        }
+        held.forEach(CachedFile.Handle::close);
     }
 
     void updateTopicConfig(TopicConfig config) {

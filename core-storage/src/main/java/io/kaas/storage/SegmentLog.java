@@ -166,6 +166,41 @@ final class SegmentLog {
         return removed;
     }
 
+    /**
+     * The closed segments named {@code names}, in order and consecutive, or null when the list no longer
+     * holds them all (retention removed one since a cleaning pass began) or one is the active segment.
+     */
+    List<Segment> closedSegmentsNamed(List<SegmentName> names) {
+        int first = -1;
+        for (int i = 0; i < segments.size() - 1; i++) {
+            if (segments.get(i).name().equals(names.get(0))) {
+                first = i;
+                break;
+            }
+        }
+        if (first < 0 || first + names.size() > segments.size() - 1) {
+            return null;
+        }
+        for (int i = 0; i < names.size(); i++) {
+            if (!segments.get(first + i).name().equals(names.get(i))) {
+                return null;
+            }
+        }
+        return List.copyOf(segments.subList(first, first + names.size()));
+    }
+
+    /**
+     * Puts the cleaned segment {@code name} (its files already in place) where {@code old} were. The
+     * caller retires {@code old} once readers see the new list.
+     */
+    void replace(List<Segment> old, SegmentName name) throws IOException {
+        int first = segments.indexOf(old.get(0));
+        Segment cleaned = Segment.open(dir, name, indexPolicy, true, files);
+        segments.subList(first, first + old.size()).clear();
+        segments.add(first, cleaned);
+        changed();
+    }
+
     /** The immutable copy readers walk: valid until the next change. */
     List<Segment> readerCopy() {
         return readerCopy;

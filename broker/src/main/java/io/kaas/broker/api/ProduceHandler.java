@@ -3,6 +3,7 @@ package io.kaas.broker.api;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.broker.txn.TransactionalProduceGate;
+import io.kaas.broker.txn.TxnPartition;
 import io.kaas.storage.Acks;
 import io.kaas.storage.AppendResult;
 import io.kaas.storage.PartitionLog;
@@ -93,6 +94,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
         boolean acksValid = acksWire == 0 || acksWire == 1 || acksWire == -1;
         Acks acks = acksValid ? Acks.fromKafka(acksWire) : Acks.ALL;
         ProduceResponseData response = new ProduceResponseData();
+        List<Accepted> accepted = new ArrayList<>();
         for (ProduceRequestData.TopicProduceData topicData : request.topicData()) {
             ProduceResponseData.TopicProduceResponse topicResponse = new ProduceResponseData.TopicProduceResponse()
                     .setName(topicData.name()).setTopicId(topicData.topicId());
@@ -149,30 +151,40 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                             + " bytes which exceeds the maximum configured value of " + maxBytes + ".");
                     continue;
                 }
-                Errors txnError = transactions.check(ctx.apiVersion(), request.transactionalId(), topicName, partitionData.index(), batches);
-                if (txnError != Errors.NONE) {
-                    partitionResponse.setErrorCode(txnError.code());
-                    continue;
-                }
-                int bytes = batches.remaining();
-                CompletableFuture<AppendResult> append;
-                try {
-                    PartitionLog log = topics.partition(topicName, partitionData.index());
-                    if (!mayAcknowledge.getAsBoolean()) {
-                        throw fenced(topicName, partitionData.index());
-                    }
-                    append = log.append(batches, acks, -1);
-                } catch (RuntimeException e) {
-                    append = CompletableFuture.failedFuture(e);
-                }
-                pending.add(append.handle((result, failure) -> {
-                    if (failure == null && !result.duplicate()) {
-                        traffic.produced(topicName, result.lastOffset() - result.baseOffset() + 1, bytes);
-                    }
-                    fill(partitionResponse, result, failure, topicName, ctx);
-                    return null;
-                }));
+                accepted.add(new Accepted(partitionResponse, topicName, partitionData.index(), batches));
             }
+        }
+        // Transaction checks for the whole request at once (one coordinator write for the partitions it adds).
+        List<TransactionalProduceGate.PartitionBatches> checked = new ArrayList<>();
+        accepted.forEach(a -> checked.add(new TransactionalProduceGate.PartitionBatches(new TxnPartition(a.topic, a.partition), a.batches)));
+        List<Errors> txnErrors = accepted.isEmpty() ? List.of() : transactions.check(ctx.apiVersion(), request.transactionalId(), checked);
+        for (int i = 0; i < accepted.size(); i++) {
+            Accepted a = accepted.get(i);
+            if (txnErrors.get(i) != Errors.NONE) {
+                a.response.setErrorCode(txnErrors.get(i).code());
+                continue;
+            }
+            String topicName = a.topic;
+            ByteBuffer batches = a.batches;
+            ProduceResponseData.PartitionProduceResponse partitionResponse = a.response;
+            int bytes = batches.remaining();
+            CompletableFuture<AppendResult> append;
+            try {
+                PartitionLog log = topics.partition(topicName, a.partition);
+                if (!mayAcknowledge.getAsBoolean()) {
+                    throw fenced(topicName, a.partition);
+                }
+                append = log.append(batches, acks, -1);
+            } catch (RuntimeException e) {
+                append = CompletableFuture.failedFuture(e);
+            }
+            pending.add(append.handle((result, failure) -> {
+                if (failure == null && !result.duplicate()) {
+                    traffic.produced(topicName, result.lastOffset() - result.baseOffset() + 1, bytes);
+                }
+                fill(partitionResponse, result, failure, topicName, ctx);
+                return null;
+            }));
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
         if (acks == Acks.NONE && acksValid) {
@@ -200,6 +212,9 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
         return new StorageException(StorageException.Kind.NOT_OWNED, topic + "-" + partition
                 + ": this broker's lease may have expired (self-fenced); nothing acknowledged");
     }
+
+    /** A partition's batches that passed the per-partition checks, waiting for the transaction checks and the append. */
+    private record Accepted(ProduceResponseData.PartitionProduceResponse response, String topic, int partition, ByteBuffer batches) {}
 
     private static int maxMessageBytes(TopicInfo topic) {
         String set = topic.config().otherConfigs().get(MAX_MESSAGE_BYTES);

@@ -53,6 +53,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     /** A handler is running its synchronous part; the next request may not start before it returns. */
     private boolean handling;
     private boolean closed;
+    private boolean unmuteScheduled;
 
     public RequestDispatcher(RequestInvoker invoker, InFlightRequests inFlight) {
         this.invoker = invoker;
@@ -65,8 +66,11 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         startNext(ctx);
     }
 
-    private boolean mayStart(DecodedRequest next) {
+    private boolean mayStart(ChannelHandlerContext ctx, DecodedRequest next) {
         if (handling || closed) {
+            return false;
+        }
+        if (muted(ctx)) {
             return false;
         }
         if (calls.isEmpty()) {
@@ -77,7 +81,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
 
     private void startNext(ChannelHandlerContext ctx) {
         DecodedRequest next = waiting.peek();
-        if (next != null && mayStart(next)) {
+        if (next != null && mayStart(ctx, next)) {
             waiting.poll();
             Call call = new Call(next);
             calls.add(call);
@@ -109,6 +113,26 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         updateReads(ctx);
     }
 
+    /**
+     * KIP-219: a client over its quota is read no more until its throttle time is over (its response
+     * went out at once). Checked again when the mute ends.
+     */
+    private boolean muted(ChannelHandlerContext ctx) {
+        ClientSession session = ctx.channel().attr(ClientSession.KEY).get();
+        long nanos = session == null ? 0 : session.mutedForNanos();
+        if (nanos == 0) {
+            return false;
+        }
+        if (!unmuteScheduled) {
+            unmuteScheduled = true;
+            ctx.executor().schedule(() -> {
+                unmuteScheduled = false;
+                startNext(ctx);
+            }, nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        return true;
+    }
+
     private boolean onlyProduceBelowLimit() {
         return calls.size() < MAX_PIPELINED_PRODUCE && nonProduceCalls == 0;
     }
@@ -118,7 +142,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         if (!ctx.channel().isActive()) {
             return;
         }
-        boolean open = waiting.isEmpty() && (calls.isEmpty() || onlyProduceBelowLimit());
+        boolean open = waiting.isEmpty() && (calls.isEmpty() || onlyProduceBelowLimit()) && !muted(ctx);
         ctx.channel().config().setAutoRead(open);
     }
 

@@ -4,6 +4,7 @@ import io.kaas.broker.api.ApiHandler;
 import io.kaas.broker.api.ErrorMapping;
 import io.kaas.broker.api.RequestContext;
 import io.kaas.broker.api.RequestLevelAuthorization;
+import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.security.ClientSession;
@@ -36,6 +37,7 @@ public final class RequestInvoker {
     private final Executor handlerPool;
     private final RequestObserver observer;
     private volatile AccessControl access = AccessControl.none();
+    private volatile Throttling throttling;
 
     public RequestInvoker(ServedApis served, Executor handlerPool) {
         this(served, handlerPool, RequestObserver.NONE);
@@ -64,6 +66,11 @@ public final class RequestInvoker {
         this.access = access;
     }
 
+    /** Client quotas for every request from now on (before the listeners are bound). */
+    public void throttleWith(Throttling t) {
+        this.throttling = t;
+    }
+
     public ServedApis served() {
         return served;
     }
@@ -90,16 +97,26 @@ public final class RequestInvoker {
         ApiHandler<ApiMessage> handler = (ApiHandler<ApiMessage>) handlers.get(request.api());
         RequestContext ctx = new RequestContext(request.api(), request.version(), request.header().clientId(),
                 request.correlationId(), remote, session, access);
-        long[] started = new long[1]; // written by the handler thread before the future completes, read after
+        long[] started = new long[2]; // written by the handler thread before the future completes, read after
         CompletableFuture<CompletableFuture<ApiMessage>> handled = CompletableFuture.supplyAsync(() -> {
             started[0] = System.nanoTime();
-            Errors denied = RequestLevelAuthorization.check(ctx, request.api(), request.body());
-            if (denied != Errors.NONE) {
-                return CompletableFuture.<ApiMessage>failedFuture(denied.exception());
+            try {
+                Errors denied = RequestLevelAuthorization.check(ctx, request.api(), request.body());
+                if (denied != Errors.NONE) {
+                    return CompletableFuture.<ApiMessage>failedFuture(denied.exception());
+                }
+                return handler.handle(ctx, request.body());
+            } finally {
+                started[1] = System.nanoTime() - started[0];
             }
-            return handler.handle(ctx, request.body());
         }, handlerPool);
-        CompletableFuture<ApiMessage> response = handled.thenCompose(f -> f);
+        Throttling t = throttling;
+        CompletableFuture<ApiMessage> response = t == null ? handled.thenCompose(f -> f) : handled.thenCompose(f -> f).thenApply(body -> {
+            if (t.active()) {
+                t.apply(request.api(), session, ctx.principal().getName(), ctx.clientId(), request.frame().limit(), started[1], body);
+            }
+            return body;
+        });
         response.whenComplete((r, failure) -> observer.answered(request.api(),
                 failure == null ? Errors.NONE : ErrorMapping.toKafka(ErrorMapping.unwrap(failure)),
                 started[0] == 0 ? 0 : started[0] - received, System.nanoTime() - received));

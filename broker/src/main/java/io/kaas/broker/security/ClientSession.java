@@ -29,6 +29,8 @@ public final class ClientSession {
     private volatile String saslUser;
     /** When the SASL session ends unless re-authenticated ({@code connections.max.reauth.ms}); 0 = never. */
     private volatile long expiresAtNanos;
+    /** KIP-219: not read from until then (System.nanoTime), after a response that throttled it; 0 = not muted. */
+    private volatile long mutedUntilNanos;
 
     public ClientSession(ListenerSecurity listener, SocketAddress remote) {
         this.listener = listener;
@@ -71,6 +73,21 @@ public final class ClientSession {
     public boolean sessionExpired() {
         long at = expiresAtNanos;
         return at != 0 && System.nanoTime() - at > 0;
+    }
+
+    /** Over a quota: the connection is read no more for {@code ms} (its response is sent at once). */
+    public void muteFor(long ms) {
+        mutedUntilNanos = Math.max(1, System.nanoTime() + ms * 1_000_000);
+    }
+
+    /** Nanoseconds left of a quota mute; 0 when reads may go on. */
+    public long mutedForNanos() {
+        long until = mutedUntilNanos;
+        if (until == 0) {
+            return 0;
+        }
+        long left = until - System.nanoTime();
+        return Math.max(0, left);
     }
 
     public SaslStage stage() {

@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The transaction coordinator (KIP-98, transaction protocol v1) for every transactional id: this broker
+ * The transaction coordinator (KIP-98; protocol v2 of KIP-890 part 2 for EndTxn v5) for every transactional id: this broker
  * is the coordinator of all of them. See {@link TxnState} for the state machine.
  *
  * <p><b>Durability order</b>: every change is written to its slot file ({@link TransactionStateStore})
@@ -236,19 +236,10 @@ public final class TransactionCoordinator {
     }
 
     /**
-     * Produce's check of a transactional batch for {@code partition} (KIP-890): with {@code add} (Produce v12+, a
-     * protocol v2 client) the partition joins the transaction, as AddPartitionsToTxn would; otherwise it must
-     * already be in the ongoing transaction: TRANSACTION_ABORTABLE when it is not (Apache's verification answer;
-     * callers map it for older versions), CONCURRENT_TRANSACTIONS while the transaction ends.
+     * Whether {@code partition} is in the ongoing transaction (AddPartitionsToTxn v4+ verify_only, and Produce
+     * before v12), as Apache's {@code handleVerifyPartitionsInTransaction}: TRANSACTION_ABORTABLE when it is not,
+     * CONCURRENT_TRANSACTIONS while the transaction ends.
      */
-    public Errors checkProduce(String transactionalId, long producerId, short epoch, TxnPartition partition, boolean add) {
-        if (add) {
-            return addPartitions(transactionalId, producerId, epoch, List.of(partition));
-        }
-        return verify(transactionalId, producerId, epoch, partition);
-    }
-
-    /** AddPartitionsToTxn v4+ verify_only, as Apache's {@code handleVerifyPartitionsInTransaction}. */
     public Errors verify(String transactionalId, long producerId, short epoch, TxnPartition partition) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slotLocks[slot]) {
@@ -264,7 +255,7 @@ public final class TransactionCoordinator {
         }
     }
 
-    private static Errors validateProducer(TransactionRecord cur, long producerId, short epoch) {
+    static Errors validateProducer(TransactionRecord cur, long producerId, short epoch) {
         if (cur == null || cur.producerId() != producerId) {
             return Errors.INVALID_PRODUCER_ID_MAPPING;
         }
@@ -304,53 +295,31 @@ public final class TransactionCoordinator {
 
     /** What EndTxn answers; from v5 (protocol v2) with the producer id and epoch the next transaction uses. */
     public record EndResult(Errors error, long producerId, short producerEpoch) {
-        static CompletableFuture<EndResult> failed(Errors e) {
-            return CompletableFuture.completedFuture(new EndResult(e, -1, (short) -1));
+        static EndResult failed(Errors e) {
+            return new EndResult(e, -1, (short) -1);
         }
 
-        static CompletableFuture<EndResult> of(TransactionRecord r) {
-            return CompletableFuture.completedFuture(new EndResult(Errors.NONE, r.producerId(), r.producerEpoch()));
+        static EndResult of(TransactionRecord r) {
+            return new EndResult(Errors.NONE, r.producerId(), r.producerEpoch());
         }
     }
 
     /**
-     * Commits or aborts; completes once the markers and the COMPLETE_* state are durable. {@code v2} (EndTxn v5,
-     * KIP-890 part 2): the epoch is bumped by every end of a transaction and answered, the markers carry the bumped
-     * one, so a zombie's late write of the old epoch is fenced on every partition; an abort with nothing open still
-     * bumps it.
+     * Commits or aborts ({@link EndTxnDecision}); completes once the markers and the COMPLETE_* state are durable.
+     * {@code v2}: EndTxn v5, transaction protocol v2 (KIP-890 part 2).
      */
     public CompletableFuture<EndResult> endTxn(String transactionalId, long producerId, short epoch, boolean commit, boolean v2) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord prepared;
         synchronized (slotLocks[slot]) {
             TransactionRecord cur = slots.get(slot).get(transactionalId);
-            if (v2) {
-                EndDecision d = decideV2(cur, producerId, epoch, commit);
-                if (d.answer != null) {
-                    return d.answer;
-                }
-                prepared = d.prepared;
-            } else {
-                Errors e = validateProducer(cur, producerId, epoch);
-                if (e != Errors.NONE) {
-                    return EndResult.failed(e);
-                }
-                switch (cur.state()) {
-                    case ONGOING:
-                        prepared = cur.prepared(commit, cur.producerEpoch(), cur.lastProducerEpoch(), clock.getAsLong());
-                        break;
-                    case PREPARE_COMMIT:
-                        return EndResult.failed(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
-                    case PREPARE_ABORT:
-                        return EndResult.failed(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
-                    case COMPLETE_COMMIT:
-                        return commit ? EndResult.of(cur) : EndResult.failed(Errors.INVALID_TXN_STATE); // a retry
-                    case COMPLETE_ABORT:
-                        return commit ? EndResult.failed(Errors.INVALID_TXN_STATE) : EndResult.of(cur);
-                    default:
-                        return EndResult.failed(Errors.INVALID_TXN_STATE);
-                }
+            long now = clock.getAsLong();
+            EndTxnDecision d = v2 ? EndTxnDecision.v2(cur, producerId, epoch, commit, now)
+                    : EndTxnDecision.v1(cur, producerId, epoch, commit, now);
+            if (d.answer() != null) {
+                return CompletableFuture.completedFuture(d.answer());
             }
+            prepared = d.prepared();
             put(slot, prepared);
         }
         return complete(prepared).handle((done, failure) -> {
@@ -358,58 +327,10 @@ public final class TransactionCoordinator {
                 LOG.warn("transaction {}: writing its {} markers failed; retried by the sweep: {}", transactionalId,
                         commit ? "COMMIT" : "ABORT", failure.toString());
                 // retriable: the client's retry sees the completed state
-                return new EndResult(Errors.CONCURRENT_TRANSACTIONS, -1, (short) -1);
+                return EndResult.failed(Errors.CONCURRENT_TRANSACTIONS);
             }
-            return new EndResult(Errors.NONE, done.producerId(), done.producerEpoch());
+            return EndResult.of(done);
         });
-    }
-
-    /** Either an answer now, or the PREPARE_* record to write and complete. */
-    private record EndDecision(CompletableFuture<EndResult> answer, TransactionRecord prepared) {
-        static EndDecision answer(CompletableFuture<EndResult> a) {
-            return new EndDecision(a, null);
-        }
-    }
-
-    /**
-     * Apache 4.4's {@code TransactionCoordinator.endTransaction} for protocol v2: a request with the epoch just before
-     * the current one is a retry of an EndTxn that bumped it (answered from the completed state), and one with the
-     * exhausted epoch under the previous producer id a retry of one that moved to a new id.
-     */
-    private EndDecision decideV2(TransactionRecord cur, long producerId, short epoch, boolean commit) {
-        if (cur == null) {
-            return EndDecision.answer(EndResult.failed(Errors.INVALID_PRODUCER_ID_MAPPING));
-        }
-        boolean retryOnEpochBump = cur.producerEpoch() == epoch + 1;
-        boolean retryOnOverflow = cur.previousProducerId() != null && cur.previousProducerId() == producerId
-                && epoch == Short.MAX_VALUE - 1 && cur.producerEpoch() == 0;
-        boolean validEpoch = switch (cur.state()) {
-            case ONGOING, EMPTY -> epoch == cur.producerEpoch();
-            case PREPARE_COMMIT, PREPARE_ABORT -> retryOnEpochBump;
-            case COMPLETE_COMMIT, COMPLETE_ABORT -> retryOnEpochBump || retryOnOverflow || epoch == cur.producerEpoch();
-        };
-        boolean retry = retryOnEpochBump || retryOnOverflow;
-        if (cur.producerId() != producerId && !retryOnOverflow) {
-            return EndDecision.answer(EndResult.failed(Errors.INVALID_PRODUCER_ID_MAPPING));
-        }
-        if (!validEpoch) {
-            return EndDecision.answer(EndResult.failed(Errors.PRODUCER_FENCED));
-        }
-        long now = clock.getAsLong();
-        short bumped = cur.producerEpoch() == Short.MAX_VALUE ? cur.producerEpoch() : (short) (cur.producerEpoch() + 1);
-        TransactionRecord emptyAbort = cur.prepared(false, bumped, cur.producerEpoch(), now);
-        return switch (cur.state()) {
-            case ONGOING -> new EndDecision(null, cur.prepared(commit, bumped, cur.producerEpoch(), now));
-            case COMPLETE_COMMIT -> commit
-                    ? EndDecision.answer(retry ? EndResult.of(cur) : EndResult.failed(Errors.INVALID_TXN_STATE))
-                    : retry ? EndDecision.answer(EndResult.failed(Errors.INVALID_TXN_STATE)) : new EndDecision(null, emptyAbort);
-            case COMPLETE_ABORT -> commit
-                    ? EndDecision.answer(EndResult.failed(Errors.INVALID_TXN_STATE))
-                    : retry ? EndDecision.answer(EndResult.of(cur)) : new EndDecision(null, emptyAbort);
-            case PREPARE_COMMIT -> EndDecision.answer(EndResult.failed(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE));
-            case PREPARE_ABORT -> EndDecision.answer(EndResult.failed(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS));
-            case EMPTY -> commit ? EndDecision.answer(EndResult.failed(Errors.INVALID_TXN_STATE)) : new EndDecision(null, emptyAbort);
-        };
     }
 
     /**

@@ -2,6 +2,11 @@ package io.kaas.broker.txn;
 
 import io.kaas.storage.format.RecordBatchHeader;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -28,36 +33,66 @@ public final class TransactionalProduceGate {
         this.txns = txns;
     }
 
-    /** NONE, or the error for this partition's batches; framing problems are left to the engine's validation. */
-    public Errors check(short produceVersion, String transactionalId, String topic, int partition, ByteBuffer batches) {
-        int pos = batches.position();
-        boolean first = true;
-        while (batches.limit() - pos >= RecordBatchHeader.HEADER_SIZE) {
-            short attributes = batches.getShort(pos + RecordBatchHeader.ATTRIBUTES_OFFSET);
-            if ((attributes & CONTROL_FLAG) != 0) {
-                return Errors.INVALID_RECORD;
+    /** One partition's batches of a Produce request. */
+    public record PartitionBatches(TxnPartition partition, ByteBuffer batches) {}
+
+    /**
+     * NONE, or the error, for each partition's batches (in order); framing problems are left to the engine's
+     * validation. The partitions a v12+ request adds join the transaction with one coordinator write (one slot
+     * file fsync), not one per partition, as Apache's partition leader sends one AddPartitionsToTxn per request.
+     */
+    public List<Errors> check(short produceVersion, String transactionalId, List<PartitionBatches> request) {
+        List<Errors> out = new ArrayList<>();
+        Map<ProducerSession, List<TxnPartition>> toAdd = new LinkedHashMap<>();
+        for (PartitionBatches pb : request) {
+            ByteBuffer batches = pb.batches();
+            Errors e = Errors.NONE;
+            ProducerSession session = null;
+            int pos = batches.position();
+            boolean first = true;
+            while (batches.limit() - pos >= RecordBatchHeader.HEADER_SIZE) {
+                short attributes = batches.getShort(pos + RecordBatchHeader.ATTRIBUTES_OFFSET);
+                if ((attributes & CONTROL_FLAG) != 0) {
+                    e = Errors.INVALID_RECORD;
+                    break;
+                }
+                if (first && (attributes & TRANSACTIONAL_FLAG) != 0) {
+                    session = new ProducerSession(batches.getLong(pos + RecordBatchHeader.PRODUCER_ID_OFFSET),
+                            batches.getShort(pos + RecordBatchHeader.PRODUCER_EPOCH_OFFSET));
+                }
+                first = false;
+                int length = batches.getInt(pos + RecordBatchHeader.LENGTH_OFFSET);
+                if (length <= 0 || length > batches.limit() - pos - RecordBatchHeader.LOG_OVERHEAD) {
+                    break;
+                }
+                pos += RecordBatchHeader.LOG_OVERHEAD + length;
             }
-            if (first && (attributes & TRANSACTIONAL_FLAG) != 0) {
-                long producerId = batches.getLong(pos + RecordBatchHeader.PRODUCER_ID_OFFSET);
-                short epoch = batches.getShort(pos + RecordBatchHeader.PRODUCER_EPOCH_OFFSET);
+            if (e == Errors.NONE && session != null) {
                 if (transactionalId == null) {
-                    return Errors.INVALID_TXN_STATE;
-                }
-                Errors e = txns.checkProduce(transactionalId, producerId, epoch, new TxnPartition(topic, partition),
-                        produceVersion >= FIRST_ADDING_VERSION);
-                if (e != Errors.NONE) {
-                    return forProduce(e, produceVersion);
+                    e = Errors.INVALID_TXN_STATE;
+                } else if (produceVersion >= FIRST_ADDING_VERSION) {
+                    toAdd.computeIfAbsent(session, s -> new ArrayList<>()).add(pb.partition());
+                } else {
+                    e = forProduce(txns.verify(transactionalId, session.producerId(), session.epoch(), pb.partition()), produceVersion);
                 }
             }
-            first = false;
-            int length = batches.getInt(pos + RecordBatchHeader.LENGTH_OFFSET);
-            if (length <= 0 || length > batches.limit() - pos - RecordBatchHeader.LOG_OVERHEAD) {
-                break;
-            }
-            pos += RecordBatchHeader.LOG_OVERHEAD + length;
+            out.add(e);
         }
-        return Errors.NONE;
+        Map<TxnPartition, Errors> added = new HashMap<>();
+        toAdd.forEach((session, partitions) -> {
+            Errors e = forProduce(txns.addPartitions(transactionalId, session.producerId(), session.epoch(), partitions), produceVersion);
+            partitions.forEach(tp -> added.put(tp, e));
+        });
+        for (int i = 0; i < out.size(); i++) {
+            Errors e = added.get(request.get(i).partition());
+            if (e != null && out.get(i) == Errors.NONE) {
+                out.set(i, e);
+            }
+        }
+        return out;
     }
+
+    private record ProducerSession(long producerId, short epoch) {}
 
     private static Errors forProduce(Errors e, short version) {
         if (e == Errors.PRODUCER_FENCED) {

@@ -1,6 +1,7 @@
 package io.kaas.storage.recovery;
 
 import io.kaas.storage.StorageException;
+import io.kaas.storage.cleaner.CleanerSwap;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.Manifest;
@@ -155,6 +156,9 @@ public final class RecoveryScan {
         if (!Files.isDirectory(dir)) {
             throw new StorageException(StorageException.Kind.IO, dir + ": not a directory");
         }
+        // A cleaner swap interrupted by a crash is finished (committed) or discarded (not) before the
+        // segments are listed: its .cleaned files are not segments, its intent names what it replaces.
+        actions.addAll(CleanerSwap.recover(dir, options.dryRun()));
         Manifest before = readState(dir.resolve(Manifest.FILE_NAME), Manifest.class);
         RecoveryCheckpoint checkpoint = readState(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
         List<SegmentPlan> plans = listSegments();

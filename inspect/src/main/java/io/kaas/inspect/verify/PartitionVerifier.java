@@ -99,14 +99,8 @@ final class PartitionVerifier {
 
     /** A compacted topic may have offset gaps and segments starting above their name: not problems there. */
     static boolean isCompacted(Path partitionDir) {
-        Path topicDir = partitionDir.toAbsolutePath().getParent();
-        if (topicDir == null) {
-            return false;
-        }
         try {
-            return StateJson.read(topicDir.resolve(TopicConfig.FILE_NAME), TopicConfig.class)
-                    .map(c -> c.cleanupPolicy() != null && c.cleanupPolicy().contains("compact"))
-                    .orElse(false);
+            return TopicConfig.ofPartitionDir(partitionDir).compacted();
         } catch (StorageException e) {
             return false;
         }
