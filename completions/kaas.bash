@@ -309,7 +309,7 @@ function _picocli_kaas_deleterecords() {
 
   local commands=""
   local flag_opts="'--dry-run' '--force' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--offset-json-file' '--topic' '--partition' '--offset'"
+  local arg_opts="'--data-dir' '--coordinator' '--cluster-id' '--offset-json-file' '--topic' '--partition' '--offset'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -319,6 +319,12 @@ function _picocli_kaas_deleterecords() {
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
+      return
       ;;
     '--offset-json-file')
       local IFS=$'\n'
@@ -400,12 +406,18 @@ function _picocli_kaas_rebuildindex() {
 
   local commands=""
   local flag_opts="'--check' '--dry-run' '--force' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--index-interval-bytes'"
+  local arg_opts="'--index-interval-bytes' '--coordinator' '--cluster-id'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--index-interval-bytes')
+      return
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
       return
       ;;
   esac
@@ -434,12 +446,18 @@ function _picocli_kaas_recover() {
 
   local commands=""
   local flag_opts="'--dry-run' '--force' '--fast' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--index-interval-bytes'"
+  local arg_opts="'--index-interval-bytes' '--coordinator' '--cluster-id'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--index-interval-bytes')
+      return
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
       return
       ;;
   esac
@@ -468,7 +486,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--coordinator' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -525,6 +543,12 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--log-cleaner-backoff-ms')
+      return
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--coordinator-lease-ttl')
       return
       ;;
     '--max-open-files')

@@ -1,6 +1,7 @@
 package io.kaas.cli;
 
 import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
@@ -140,8 +141,28 @@ final class ServeCommand implements Callable<Integer> {
                     + "env KAAS_LOG_CLEANER_BACKOFF_MS; default 15000).")
     long logCleanerBackoffMs;
 
-    /** What {@code kaas serve} starts: the broker, its listeners' security, and the config file's warning. */
-    record Settings(BrokerConfig broker, SecurityConfig security, TransactionConfig transactions, Optional<String> warning) {}
+
+    @Option(names = "--coordinator", paramLabel = "etcd://HOST:PORT[,HOST:PORT...]", defaultValue = "${env:KAAS_COORDINATOR}",
+            description = "Share the data directory with other brokers, coordinated by etcd: each broker registers "
+                    + "under a lease (--broker-id must differ), one is elected controller and assigns partitions, "
+                    + "a broker that cannot renew its lease stops acknowledging before it can expire, and its "
+                    + "partitions move to the others. Without it: one broker owning the whole directory "
+                    + "(env KAAS_COORDINATOR).")
+    String coordinator;
+
+    @Option(names = "--coordinator-lease-ttl", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:KAAS_COORDINATOR_LEASE_TTL:-6s}",
+            description = "With --coordinator: how long a silent broker keeps its partitions; it stops acknowledging "
+                    + "a third of it earlier, and they move a third of it after etcd shows the lease expired "
+                    + "(env KAAS_COORDINATOR_LEASE_TTL; whole seconds, at least 3s; default 6s).")
+    Duration coordinatorLeaseTtl;
+
+    /**
+     * What {@code kaas serve} starts: the broker, its listeners' security, its transaction settings, the
+     * config file's warning, and how it joins other brokers over a shared directory (or null).
+     */
+    record Settings(BrokerConfig broker, SecurityConfig security, TransactionConfig transactions, Optional<String> warning,
+                    ClusterConfig cluster) {}
     @Option(names = "--max-open-files", paramLabel = "N", defaultValue = "${env:KAAS_MAX_OPEN_FILES:-0}",
             description = "Segment files held open at once; idle ones are closed past it and reopened on use, so "
                     + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: 40%% of "
@@ -242,7 +263,18 @@ final class ServeCommand implements Callable<Integer> {
                     .withInMemory(inMemory);
             SecurityConfig security = file == null ? SecurityConfig.none() : file.security();
             security.validate(c.listeners());
-            return new Settings(c, security, transactions(file), file == null ? Optional.empty() : file.notAppliedWarning());
+            ClusterConfig cluster = null;
+            if (coordinator != null && !coordinator.isBlank()) {
+                if (coordinatorLeaseTtl.toSeconds() < 3) {
+                    throw new IllegalArgumentException("--coordinator-lease-ttl must be at least 3s, got " + coordinatorLeaseTtl);
+                }
+                Duration third = Duration.ofMillis(coordinatorLeaseTtl.toMillis() / 3);
+                cluster = ClusterConfig.parse(coordinator.trim()).withTimings(coordinatorLeaseTtl, third, third);
+                if (c.inMemory()) {
+                    throw new IllegalArgumentException("--coordinator shares a data directory; it cannot be combined with --in-memory");
+                }
+            }
+            return new Settings(c, security, transactions(file), file == null ? Optional.empty() : file.notAppliedWarning(), cluster);
         } catch (IOException e) {
             throw new ParameterException(spec.commandLine(), "--config " + configFile + ": cannot read: " + e.getMessage());
         } catch (IllegalArgumentException | ConfigException e) {
@@ -341,7 +373,8 @@ final class ServeCommand implements Callable<Integer> {
         log.info("kaas {} starting: {}", KaasVersion.version(), summary(config));
         KaasBroker broker;
         try {
-            broker = KaasBroker.create(config, settings.security()).withTransactionConfig(settings.transactions()).start();
+            broker = KaasBroker.create(config, settings.security(), settings.cluster())
+                    .withTransactionConfig(settings.transactions()).start();
         } catch (KafkaException e) {
             // A keystore or truststore that does not load (path, password, type): a configuration error.
             throw new ParameterException(spec.commandLine(), e.getMessage()

@@ -665,6 +665,27 @@ public final class Partition implements PartitionLog {
      * untouched since it was loaded closes without opening or writing a file. After an fsync failure only the files are closed:
      * nothing unsynced is claimed durable.
      */
+    /**
+     * Closes without writing anything more to the partition's files — no fsync-and-checkpoint, no
+     * manifest, no snapshots: this broker was fenced and another may own the partition already. Appends
+     * waiting for an fsync fail ({@link StorageException.Kind#NOT_OWNED}); nothing is acknowledged.
+     */
+    public void abandon() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            committer.fail(new StorageException(StorageException.Kind.NOT_OWNED, id + ": given up (this broker was fenced)"));
+            log.closeAll(id);
+        } finally {
+            lock.unlock();
+            owner.close();
+            hwmWaiters.close();
+        }
+    }
+
     @Override
     public void close() {
         lock.lock();

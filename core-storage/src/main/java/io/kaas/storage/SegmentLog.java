@@ -133,6 +133,27 @@ final class SegmentLog {
         changed();
     }
 
+    /**
+     * A new leader epoch begins at the log end: its first segment carries the epoch in its name, so an
+     * ex-leader still holding the old active segment can never write into the new leader's file. The old
+     * active segment is sealed like at a roll, or, when it holds nothing, removed (two segments with one
+     * base offset would confuse readers; recovery would remove the lower epoch's anyway). The caller wrote
+     * the snapshots and the leader-epoch checkpoint before.
+     */
+    void startEpoch(long nowMs) throws IOException {
+        Segment old = active();
+        if (old.name().epoch() == epoch) {
+            return;
+        }
+        if (old.size() == 0) {
+            segments.remove(segments.size() - 1);
+            old.closeAndUnlink();
+        } else {
+            sealActive();
+        }
+        startSegment(nowMs);
+    }
+
     /** Detaches the closed segments lying wholly below {@code logStartOffset} ({@link LogStartRule#segmentsWhollyBelow}). */
     List<Segment> removeWhollyBelow(long logStartOffset) {
         int n = LogStartRule.segmentsWhollyBelow(segments.stream().map(Segment::baseOffset).toList(), logStartOffset);

@@ -7,12 +7,14 @@ import io.kaas.broker.txn.TxnPartition;
 import io.kaas.storage.Acks;
 import io.kaas.storage.AppendResult;
 import io.kaas.storage.PartitionLog;
+import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
@@ -50,15 +52,29 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     private final TopicCatalog topics;
     private final TransactionalProduceGate transactions;
     private final TrafficObserver traffic;
+    private final BooleanSupplier mayAcknowledge;
 
     public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions) {
         this(topics, transactions, TrafficObserver.NONE);
     }
 
     public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions, TrafficObserver traffic) {
+        this(topics, transactions, traffic, () -> true);
+    }
+
+    /**
+     * @param mayAcknowledge the self-fence of a broker sharing its directory with others
+     *                       ({@code LeaseKeeper#mayAcknowledge}): asked before each append and again once
+     *                       every append of the request is fsynced, immediately before the response is built;
+     *                       when it says no, nothing is acknowledged (NOT_LEADER_OR_FOLLOWER, the client
+     *                       re-routes to the partition's next owner)
+     */
+    public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions, TrafficObserver traffic,
+                          BooleanSupplier mayAcknowledge) {
         this.topics = topics;
         this.transactions = transactions;
         this.traffic = traffic;
+        this.mayAcknowledge = mayAcknowledge;
     }
 
     @Override
@@ -155,6 +171,9 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
             CompletableFuture<AppendResult> append;
             try {
                 PartitionLog log = topics.partition(topicName, a.partition);
+                if (!mayAcknowledge.getAsBoolean()) {
+                    throw fenced(topicName, a.partition);
+                }
                 append = log.append(batches, acks, -1);
             } catch (RuntimeException e) {
                 append = CompletableFuture.failedFuture(e);
@@ -171,7 +190,27 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
         if (acks == Acks.NONE && acksValid) {
             return all.thenApply(v -> null);
         }
-        return all.thenApply(v -> response);
+        return all.thenApply(v -> {
+            // After the fsyncs, before the answer: a broker whose lease may have run out meanwhile (a stop,
+            // a pause) acknowledges nothing. The bytes may stay in the log; the next owner's recovery keeps
+            // them only if they precede its epoch, like any unacknowledged write.
+            if (!mayAcknowledge.getAsBoolean()) {
+                for (ProduceResponseData.TopicProduceResponse t : response.responses()) {
+                    for (ProduceResponseData.PartitionProduceResponse p : t.partitionResponses()) {
+                        if (p.errorCode() == Errors.NONE.code()) {
+                            p.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code()).setBaseOffset(-1).setLogStartOffset(-1)
+                                    .setLogAppendTimeMs(-1).setErrorMessage(fenced(t.name(), p.index()).getMessage());
+                        }
+                    }
+                }
+            }
+            return response;
+        });
+    }
+
+    private static StorageException fenced(String topic, int partition) {
+        return new StorageException(StorageException.Kind.NOT_OWNED, topic + "-" + partition
+                + ": this broker's lease may have expired (self-fenced); nothing acknowledged");
     }
 
     /** A partition's batches that passed the per-partition checks, waiting for the transaction checks and the append. */
