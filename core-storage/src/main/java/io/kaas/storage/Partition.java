@@ -2,24 +2,18 @@ package io.kaas.storage;
 
 import io.kaas.storage.cleaner.CleanReport;
 import io.kaas.storage.cleaner.CleanableLog;
-import io.kaas.storage.cleaner.CleanerOptions;
 import io.kaas.storage.cleaner.CleanerSwap;
-import io.kaas.storage.cleaner.LogCleaner;
-import io.kaas.storage.io.CachedFile;
-import io.kaas.storage.segment.IndexPolicy;
-import io.kaas.storage.segment.SegmentName;
-import java.util.ArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.CachedFile;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.recovery.RecoveryReport;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.Segment;
+import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.state.PartitionStateFiles;
 import io.kaas.storage.state.ProducerStateTable;
 import io.kaas.storage.state.TxnIndex;
@@ -27,10 +21,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,10 +75,7 @@ public final class Partition implements PartitionLog {
     private volatile StorageException sticky;
     private final RecoveryReport openReport;
     private final EngineObserver observer;
-    /** Where the last cleaning pass stopped (cleaner-checkpoint.json at open); guarded by lock. */
-    private long firstDirtyOffset;
-    /** A cleaner thread is working on this partition: at most one at a time. */
-    private final AtomicBoolean cleaning = new AtomicBoolean();
+    private final PartitionCleaning cleaning;
 
     /** Called by {@link PartitionLoader} once the lock is held, recovery ran and the segments are open. */
     Partition(TopicPartition id, Path dir, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
@@ -109,16 +102,8 @@ public final class Partition implements PartitionLog {
         this.checkpoints = new CheckpointKeeper(id, stateFiles, config.checkpointIntervalBytes(),
                 new RecoveryCheckpoint(log.active().baseOffset(), log.active().size(), log.nextOffset()));
         this.manifestOnDisk = new Manifest(epoch, log.nextOffset(), logStartOffset);
-        this.firstDirtyOffset = cleanerCheckpoint(dir);
+        this.cleaning = new PartitionCleaning(this, id, dir, config.indexIntervalBytes(), observer);
         publish();
-    }
-
-    private static long cleanerCheckpoint(Path dir) {
-        try {
-            return LogCleaner.readCheckpoint(dir);
-        } catch (StorageException e) {
-            return -1; // a hint: the whole log is dirty again
-        }
     }
 
     /**
@@ -400,88 +385,31 @@ public final class Partition implements PartitionLog {
 
     // ---------------------------------------------------------------- compaction (io.kaas.storage.cleaner)
 
-    /**
-     * One cleaning pass, when this partition's topic is compacted and the partition is due: the dirty
-     * share of its cleanable log reached min.cleanable.dirty.ratio, or its oldest dirty segment holds
-     * nothing newer than max.compaction.lag.ms ago. Runs on the calling cleaner thread and reads and
-     * writes outside the lock; each cleaned group is swapped in under it ({@link #swapCleaned}).
-     *
-     * @return the pass's report; empty when not compacted, not due, closed, failed, or another thread is at it
-     */
+    /** One cleaning pass if this partition's topic is compacted and a pass is due: see {@link PartitionCleaning}. */
     Optional<CleanReport> cleanIfDue(CleanerSettings settings, long nowMs, BooleanSupplier stopped) {
-        if (!cleaning.compareAndSet(false, true)) {
-            return Optional.empty();
-        }
+        return cleaning.cleanIfDue(settings, nowMs, stopped);
+    }
+
+    /** What one cleaning pass starts from, taken together under the lock. */
+    record CleaningInput(TopicConfig topic, List<Segment> segments, CleanableLog log) {}
+
+    /** Empty when the partition is closed, failed or not compacted. */
+    Optional<CleaningInput> cleaningInput(long firstDirtyOffset) {
+        lock.lock();
         try {
-            CleanableLog input;
-            TopicConfig topic;
-            List<Segment> segments;
-            lock.lock();
-            try {
-                if (closed || sticky != null || !topicConfig.compacted()) {
-                    return Optional.empty();
-                }
-                topic = topicConfig;
-                segments = log.readerCopy();
-                input = new CleanableLog(dir, segments.stream().map(Segment::name).toList(), logStartOffset,
-                        txns.lastStableOffset(log.nextOffset()), producers.lastBatchBaseOffsets(), firstDirtyOffset);
-            } finally {
-                lock.unlock();
-            }
-            CleanerOptions o = CleanerOptions.forTopic(topic, nowMs, settings.dedupeBufferBytesPerThread(), null,
-                    new IndexPolicy(config.indexIntervalBytes()));
-            CleanerOptions options = new CleanerOptions(o.nowMs(), o.deleteRetentionMs(), o.minCompactionLagMs(), o.segmentBytes(),
-                    o.dedupeBufferBytes(), settings.ioBufferBytes(), o.indexPolicy());
-            LogCleaner cleaner = new LogCleaner(options, this::swapCleaned, () -> stopped.getAsBoolean() || closed);
-            LogCleaner.Bounds bounds = cleaner.bounds(input);
-            if (!bounds.anythingDirty() || !due(bounds, segments, topic, nowMs)) {
+            if (closed || sticky != null || !topicConfig.compacted()) {
                 return Optional.empty();
             }
-            long start = System.nanoTime();
-            CleanReport report = cleaner.clean(input, false, b -> { });
-            lock.lock();
-            try {
-                if (report.endOffset() >= 0) {
-                    firstDirtyOffset = report.endOffset();
-                }
-            } finally {
-                lock.unlock();
-            }
-            observer.cleaned(id, report, System.nanoTime() - start);
-            return Optional.of(report);
-        } catch (IOException | StorageException e) {
-            if (!closed && !stopped.getAsBoolean()) {
-                LOG.warn("{}: cleaning pass failed (the log is as it was before the failed group): {}", id, e.getMessage());
-            }
-            return Optional.empty();
+            List<Segment> segments = log.readerCopy();
+            return Optional.of(new CleaningInput(topicConfig, segments, new CleanableLog(dir, segments.stream().map(Segment::name).toList(),
+                    logStartOffset, txns.lastStableOffset(log.nextOffset()), producers.lastBatchBaseOffsets(), firstDirtyOffset)));
         } finally {
-            cleaning.set(false);
+            lock.unlock();
         }
     }
 
-    /** Apache's trigger: dirty ratio, or a dirty segment past max.compaction.lag.ms. */
-    private static boolean due(LogCleaner.Bounds bounds, List<Segment> segments, TopicConfig topic, long nowMs) throws IOException {
-        long clean = 0;
-        long dirty = 0;
-        Segment firstDirty = null;
-        for (int i = 0; i < bounds.cleanableSegments(); i++) {
-            Segment s = segments.get(i);
-            if (segments.get(i + 1).baseOffset() <= bounds.firstDirtyOffset()) {
-                clean += s.size();
-            } else {
-                dirty += s.size();
-                firstDirty = firstDirty == null ? s : firstDirty;
-            }
-        }
-        if (clean + dirty > 0 && (double) dirty / (clean + dirty) >= topic.minCleanableDirtyRatio()) {
-            return true;
-        }
-        long maxLag = topic.maxCompactionLagMs();
-        if (firstDirty == null || maxLag == Long.MAX_VALUE) {
-            return false;
-        }
-        long newest = firstDirty.maxTimestamp() >= 0 ? firstDirty.maxTimestamp() : firstDirty.lastModifiedMs();
-        return nowMs - newest > maxLag;
+    boolean isClosed() {
+        return closed;
     }
 
     /**
@@ -493,7 +421,7 @@ public final class Partition implements PartitionLog {
      * A failure after the swap committed fails the partition: its open segments no longer match the
      * files, and a reopen (recovery) finishes the swap.
      */
-    private void swapCleaned(Path dir, SegmentName target, List<SegmentName> replaced) throws IOException {
+    void swapCleaned(Path dir, SegmentName target, List<SegmentName> replaced) throws IOException {
         List<Segment> old;
         List<CachedFile.Handle> held = new ArrayList<>();
         lock.lock();
