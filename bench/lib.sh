@@ -18,6 +18,25 @@ BROKER_JVM=(-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHea
 TOOL_JVM=(-Xmx512m -XX:TieredStopAtLevel=1)
 LOG_CONFIG="-Dlog4j2.configurationFile=$here/log4j2.properties"
 
+# Broker and load on separate cores (issue 15): on 2 cores the load generators take most of the CPU,
+# and a broker sharing a core with them is measured as much by the scheduler as by its own code. The
+# broker under test (each in turn: only one is loaded at a time) runs on BENCH_BROKER_CPUS, every
+# load JVM and helper on BENCH_LOAD_CPUS. Other people's processes on the machine are not pinned:
+# the load averages are recorded with every run. BENCH_PIN=0 turns pinning off.
+if [[ "${BENCH_PIN:-1}" != 0 ]] && command -v taskset >/dev/null && (( $(nproc) >= 2 )); then
+    PIN_BROKER=(taskset -c "${BENCH_BROKER_CPUS:-1}")
+    PIN_LOAD=(taskset -c "${BENCH_LOAD_CPUS:-0}")
+else
+    PIN_BROKER=()
+    PIN_LOAD=()
+fi
+
+broker_jvm() { # name: BROKER_JVM plus a GC log (cheap, the same for both) and, with BENCH_JFR=1, a JFR recording
+    local flags=("${BROKER_JVM[@]}" "-Xlog:gc:file=$results/$1-gc.log")
+    [[ -n "${BENCH_JFR:-}" ]] && flags+=("-XX:StartFlightRecording=filename=$results/$1.jfr,settings=profile,dumponexit=true")
+    echo "${flags[@]}"
+}
+
 say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { say "setup failed: $*"; exit 2; }
 
@@ -39,7 +58,7 @@ port_in_use() { (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; }
 
 tool() { # logname class args...: one Apache tool or bench helper in its own JVM
     local logname=$1; shift
-    java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$results/$logname.log" -cp "$CP" "$@"
+    ${PIN_LOAD[@]+"${PIN_LOAD[@]}"} java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$results/$logname.log" -cp "$CP" "$@"
 }
 
 build_bench() { # fetches Apache Kafka into .apache/lib and builds the helpers; sets CP
@@ -128,7 +147,8 @@ start_apache() {
     tool apache-format kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" --standalone \
         >"$results/apache-format.out" 2>&1 || die "kafka-storage format failed; see $results/apache-format.out"
     say "starting Apache Kafka (KRaft combined mode) on $APACHE_BOOTSTRAP"
-    java "${BROKER_JVM[@]}" "$LOG_CONFIG" -Dbench.log.level=INFO -Dbench.log.file="$results/apache-server.log" \
+    # shellcheck disable=SC2046 # broker_jvm's words are split on purpose; none contains a space
+    ${PIN_BROKER[@]+"${PIN_BROKER[@]}"} java $(broker_jvm apache) "$LOG_CONFIG" -Dbench.log.level=INFO -Dbench.log.file="$results/apache-server.log" \
         -cp "$CP" kafka.Kafka "$dir/server.properties" >"$results/apache-server.out" 2>&1 &
     apache_pid=$!
     await_broker "Apache Kafka" "$apache_pid" "$APACHE_BOOTSTRAP" || die "Apache Kafka did not start; see $results/apache-server.log"
@@ -138,11 +158,23 @@ start_kaas() {
     local dir="$work/kaas"
     mkdir -p "$dir"
     say "starting kaas serve on $KAAS_BOOTSTRAP"
-    KAAS_JAVA_OPTS="${BROKER_JVM[*]}" "$KAAS_LAUNCHER" serve --listeners "PLAINTEXT://$KAAS_BOOTSTRAP" \
+    KAAS_JAVA_OPTS="$(broker_jvm kaas)" ${PIN_BROKER[@]+"${PIN_BROKER[@]}"} "$KAAS_LAUNCHER" serve --listeners "PLAINTEXT://$KAAS_BOOTSTRAP" \
         --data-dir "$dir" ${KAAS_SERVE_EXTRA[@]+"${KAAS_SERVE_EXTRA[@]}"} >"$results/kaas-server.log" 2>&1 &
     kaas_pid=$!
     if ! await_broker kaas "$kaas_pid" "$KAAS_BOOTSTRAP"; then
         stop_pid "$kaas_pid" kaas; kaas_pid=""
         return 1
     fi
+}
+
+# A second kaas in Apache's slot (bench/run.sh with BENCH_A_LAUNCHER): kaas against kaas with
+# different flags, e.g. metrics off vs on (issue 14). Same JVM flags and pinning as start_kaas.
+start_kaas_as_a() {
+    local dir="$work/a-kaas"
+    mkdir -p "$dir"
+    say "starting kaas serve (A: ${A_SERVE_EXTRA[*]:-no extra flags}) on $APACHE_BOOTSTRAP"
+    KAAS_JAVA_OPTS="$(broker_jvm apache)" ${PIN_BROKER[@]+"${PIN_BROKER[@]}"} "$A_LAUNCHER" serve --listeners "PLAINTEXT://$APACHE_BOOTSTRAP" \
+        --data-dir "$dir" ${A_SERVE_EXTRA[@]+"${A_SERVE_EXTRA[@]}"} >"$results/apache-server.log" 2>&1 &
+    apache_pid=$!
+    await_broker "A" "$apache_pid" "$APACHE_BOOTSTRAP" || die "A broker did not start; see $results/apache-server.log"
 }

@@ -15,6 +15,17 @@
 #   BENCH_KEEP=1              keep the data dirs afterwards
 #   BENCH_KAAS_LAUNCHER=bin/kaas  what runs `serve`; bench/aa-launcher.sh puts Apache in kaas's place
 #                             (an A/A check: every ratio should be near 1.00x)
+#   BENCH_SCENARIOS=all       or a comma-separated subset of the scenario ids (durable,durable-rate,
+#                             pagecache,pagecache-rate,consume-1,consume-3,latency,latency-rate,transactional)
+#   BENCH_PIN=1               broker on BENCH_BROKER_CPUS (1), load on BENCH_LOAD_CPUS (0); 0 turns it off
+#   BENCH_JFR=1               a JFR recording (settings=profile) of each broker into the results dir
+#   BENCH_A_LAUNCHER=         a kaas launcher for Apache's slot: kaas against kaas, with BENCH_A_ARGS
+#                             (its extra `serve` flags) and BENCH_B_ARGS (kaas's), e.g. metrics off vs on
+#   BENCH_A_LABEL, BENCH_B_LABEL  names the table prints for the two slots (apache, kaas)
+#   BENCH_SCRAPE_SECONDS=     scrape kaas's /metrics every so many seconds during every run (issue 14)
+#   BENCH_PORT_OFFSET=0       added to every port (19092, 19093, 29092, 29644)
+#   BENCH_PAGECACHE_CONFIG=   extra topic configs (k=v,...) for the page-cache topic on both brokers,
+#                             e.g. segment.bytes=67108864 to roll segments during the acks=1 rows
 #
 # Output: the table on stdout and in bench/results/<UTC time>/report.txt, next to every tool's
 # raw output and both brokers' logs. Exit status: 0 when every scenario ran (kaas being unavailable
@@ -31,13 +42,23 @@ CONSUME_RECORDS=${BENCH_CONSUME_RECORDS:-1000000}
 RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-120}
 TMP_ROOT=${BENCH_TMP:-${TMPDIR:-/tmp}}
 
-APACHE_BOOTSTRAP=127.0.0.1:19092
-APACHE_CONTROLLER=127.0.0.1:19093
-KAAS_BOOTSTRAP=127.0.0.1:29092
+# BENCH_PORT_OFFSET moves every port, so two checkouts can run the bench at once (they then share the cores).
+PORT_OFFSET=${BENCH_PORT_OFFSET:-0}
+APACHE_BOOTSTRAP=127.0.0.1:$((19092 + PORT_OFFSET))
+APACHE_CONTROLLER=127.0.0.1:$((19093 + PORT_OFFSET))
+KAAS_BOOTSTRAP=127.0.0.1:$((29092 + PORT_OFFSET))
 # What "flush interval raised" means for kaas's page-cache and consume topics (per-topic
 # flush.messages): never fsync on count, like Apache's default log.flush.interval.messages.
 KAAS_RAISED_FLUSH=1000000000
 KAAS_LAUNCHER="$(readlink -f "${BENCH_KAAS_LAUNCHER:-$repo/bin/kaas}")"
+A_LAUNCHER="${BENCH_A_LAUNCHER:+$(readlink -f "$BENCH_A_LAUNCHER")}"
+# kaas's admin listener (metrics, health) on a port of its own, so another kaas on the machine
+# (tests, other sessions) on the default 9644 cannot stop it from starting; metrics stay on.
+KAAS_ADMIN=127.0.0.1:$((29644 + PORT_OFFSET))
+read -r -a A_SERVE_EXTRA <<<"${BENCH_A_ARGS:-}"
+read -r -a B_EXTRA <<<"${BENCH_B_ARGS:-}"
+KAAS_SERVE_EXTRA=(--admin-listener "$KAAS_ADMIN" ${B_EXTRA[@]+"${B_EXTRA[@]}"})
+[[ "$KAAS_LAUNCHER" == */aa-launcher.sh ]] && KAAS_SERVE_EXTRA=()
 
 # shellcheck source=bench/lib.sh
 source "$here/lib.sh"
@@ -45,6 +66,7 @@ new_run "" kaas-bench
 
 apache_pid=""
 kaas_pid=""
+scraper_pid=""
 kaas_reason=""          # non-empty when kaas cannot be measured; then its rows say why
 declare -a load_pids=()
 
@@ -54,6 +76,7 @@ declare -a load_pids=()
 cleanup() {
     local pid
     for pid in "${load_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    stop_pid "$scraper_pid" scraper
     stop_pid "$kaas_pid" kaas
     stop_pid "$apache_pid" "Apache Kafka"
     if [[ -z "${BENCH_KEEP:-}" ]]; then rm -rf "$work"; else say "data kept in $work"; fi
@@ -64,7 +87,7 @@ trap 'exit 130' INT TERM
 # ---------------------------------------------------------------------------------------------
 # 1. Fetch Apache Kafka through Maven and build the helpers (and kaas).
 
-for port in $APACHE_BOOTSTRAP $APACHE_CONTROLLER $KAAS_BOOTSTRAP; do
+for port in $APACHE_BOOTSTRAP $APACHE_CONTROLLER $KAAS_BOOTSTRAP $KAAS_ADMIN; do
     port_in_use "$port" && die "$port is already in use; stop whatever listens there first"
 done
 fstype="$(stat -f -c %T "$work")"
@@ -79,18 +102,33 @@ build_kaas
     echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, $(uname -sr), $(java -version 2>&1 | head -1)"
     echo "kaas launcher: $KAAS_LAUNCHER (commit $(git -C "$(dirname "$KAAS_LAUNCHER")" rev-parse --short HEAD 2>/dev/null || echo "unknown: not in a git checkout"))"
     echo "data dirs: $work ($fstype); brokers ${BROKER_JVM[*]:0:2}; $ROUNDS measured rounds of ~${SECONDS_PER_RUN}s per system, after a warm-up"
+    if (( ${#PIN_BROKER[@]} )); then
+        echo "pinned: broker under test on cpu ${BENCH_BROKER_CPUS:-1}, load generators on cpu ${BENCH_LOAD_CPUS:-0} (taskset)"
+    else
+        echo "not pinned"
+    fi
+    [[ -n "$A_LAUNCHER" ]] && echo "slot apache: $A_LAUNCHER serve ${A_SERVE_EXTRA[*]}; slot kaas: $KAAS_LAUNCHER serve ${KAAS_SERVE_EXTRA[*]}"
+    [[ -n "${BENCH_SCRAPE_SECONDS:-}" ]] && echo "kaas's /metrics scraped every ${BENCH_SCRAPE_SECONDS}s throughout"
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$results/meta.txt"
+printf '%s\n' "${BENCH_A_LABEL:-apache}" >"$results/label.apache"
+printf '%s\n' "${BENCH_B_LABEL:-kaas}" >"$results/label.kaas"
 cat "$results/meta.txt" >&2
 
 cat >"$results/scenarios.tsv" <<'EOF'
 durable	1 durable: acks=all 1KiB 8 part. 4 producers
 durable-rate	1 durable at a fixed 4x1000 rec/s (service time)
 pagecache	2 page cache: acks=1 1KiB 8 part. 4 producers
+pagecache-rate	2 page cache at a fixed 4x5000 rec/s (service time)
 consume-1	3 consume: 1 consumer, 8 part. 1KiB
 consume-3	3 consume: 3 consumers (each own group)
 latency	4 latency: acks=all 100B 1 part. linger 0
 latency-rate	4 latency at a fixed 500 rec/s (service time)
+transactional	5 transactional: 1KiB 8 part. 4 producers, commit/3s
 EOF
+wanted() { [[ "${BENCH_SCENARIOS:-all}" == all || ",$BENCH_SCENARIOS," == *",$1,"* ]]; }
+awk -F'\t' -v want="${BENCH_SCENARIOS:-all}" 'want == "all" || index("," want ",", "," $1 ",")' \
+    "$results/scenarios.tsv" >"$results/scenarios.tmp" && mv "$results/scenarios.tmp" "$results/scenarios.tsv"
 
 # ---------------------------------------------------------------------------------------------
 # 2. The disk's own limits, on the disk the brokers will write to.
@@ -128,12 +166,13 @@ run_load() { # scenario system tag role count cmd...: count processes of cmd, "{
         fail "$scenario" "$system" "the $system broker is not running (see its log in $results)"
         return 1
     fi
-    local broker_pid ticks_before
+    local broker_pid ticks_before load_before
     broker_pid="$(pid_of "$system")"
     ticks_before="$(cpu_ticks "$broker_pid")"
+    load_before="$(cut -d' ' -f1 /proc/loadavg)"
     for i in $(seq 1 "$count"); do
         out="$results/$scenario.$system.$tag.$role$i"
-        timeout "$RUN_TIMEOUT" java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$out.log" -cp "$CP" \
+        ${PIN_LOAD[@]+"${PIN_LOAD[@]}"} timeout "$RUN_TIMEOUT" java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$out.log" -cp "$CP" \
             "${@//\{i\}/$i}" >"$out.out" 2>"$out.err" &
         pids+=("$!")
     done
@@ -157,6 +196,8 @@ run_load() { # scenario system tag role count cmd...: count processes of cmd, "{
     if [[ -n "${RUN_RECORDS:-}" ]]; then
         awk -v t0="$ticks_before" -v t1="$(cpu_ticks "$broker_pid")" -v hz="$(getconf CLK_TCK)" -v n="$RUN_RECORDS" \
             'BEGIN { printf "%.2f %d\n", (t1 - t0) / hz, n }' >"$results/$scenario.$system.$tag.cpu"
+        # How busy the machine was (other sessions' builds included): 1-minute load before and after.
+        printf '%s\t%s\t%s\t%s\t%s\n' "$scenario" "$system" "$tag" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" >>"$results/load.tsv"
     fi
     return $status
 }
@@ -197,7 +238,7 @@ produce_scenario() { # scenario topic procs record_size warmup_records producer-
     perf() { # n: the ProducerPerformance command line for n records (first fifth excluded as warm-up)
         echo org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$bootstrap" --topic "$topic" \
             --num-records "$1" --warmup-records "$(($1 / 5))" --record-size "$size" --throughput "${THROUGHPUT:--1}" \
-            --command-property "${props[@]}" client.id=bench-producer-{i}
+            --command-property "${props[@]}" client.id=bench-producer-{i} ${TX_ARGS:-}
     }
     say "scenario $scenario: warm-up"
     for system in $(systems); do
@@ -282,30 +323,55 @@ prepare_consume_topic() {
 #   kaas:   durable topics its default (fsync before acknowledging), the others flush.messages
 #           raised (the per-topic form of --flush-interval-messages).
 
-start_apache
-create_topics apache "$APACHE_BOOTSTRAP" durable:8:flush.messages=1 latency:1:flush.messages=1 pagecache:8 consume:8 \
-    || die "creating Apache topics failed; see $results/apache-topics.out"
+PC_EXTRA="${BENCH_PAGECACHE_CONFIG:+,$BENCH_PAGECACHE_CONFIG}"
+KAAS_TOPICS=(durable:8 latency:1 transactional:8
+             "pagecache:8:flush.messages=$KAAS_RAISED_FLUSH$PC_EXTRA" consume:8:flush.messages=$KAAS_RAISED_FLUSH)
+if [[ -n "$A_LAUNCHER" ]]; then
+    start_kaas_as_a
+    create_topics apache "$APACHE_BOOTSTRAP" "${KAAS_TOPICS[@]}" || die "creating A's topics failed; see $results/apache-topics.out"
+else
+    start_apache
+    create_topics apache "$APACHE_BOOTSTRAP" durable:8:flush.messages=1 latency:1:flush.messages=1 \
+        transactional:8:flush.messages=1 "pagecache:8${BENCH_PAGECACHE_CONFIG:+:$BENCH_PAGECACHE_CONFIG}" consume:8 \
+        || die "creating Apache topics failed; see $results/apache-topics.out"
+fi
 
 if [[ -z "$kaas_reason" ]]; then
     if ! start_kaas; then
         for s in $(cut -f1 "$results/scenarios.tsv"); do fail "$s" kaas "kaas serve did not start; see $results/kaas-server.log"; done
-    elif ! create_topics kaas "$KAAS_BOOTSTRAP" durable:8 latency:1 \
-            pagecache:8:flush.messages=$KAAS_RAISED_FLUSH consume:8:flush.messages=$KAAS_RAISED_FLUSH; then
+    elif ! create_topics kaas "$KAAS_BOOTSTRAP" "${KAAS_TOPICS[@]}"; then
         for s in $(cut -f1 "$results/scenarios.tsv"); do fail "$s" kaas "creating topics failed; see $results/kaas-topics.out"; done
     fi
 fi
 
-produce_scenario durable durable 4 1024 8000 acks=all
+if [[ -n "${BENCH_SCRAPE_SECONDS:-}" && -n "$kaas_pid" ]]; then
+    # Scrapes during every run, as Prometheus would (more often than its default 15 s); the scraper
+    # is pinned with the load, the broker's CPU for answering it is in kaas's cpu us/rec.
+    (while :; do
+        ${PIN_LOAD[@]+"${PIN_LOAD[@]}"} curl -s -o /dev/null -w '%{http_code} %{size_download} %{time_total}\n' \
+            "http://$KAAS_ADMIN/metrics" || echo "failed"
+        sleep "$BENCH_SCRAPE_SECONDS"
+    done) >"$results/scrapes.txt" 2>&1 &
+    scraper_pid=$!
+fi
+
+wanted durable && produce_scenario durable durable 4 1024 8000 acks=all
 # Unthrottled producers measure their own queueing (p50 of seconds); at a rate both brokers sustain,
 # p50/p99 are the broker's service time: append, fsync, answer.
-THROUGHPUT=1000 produce_scenario durable-rate durable 4 1024 1000 acks=all
-produce_scenario latency latency 1 100 40000 acks=all linger.ms=0
-THROUGHPUT=500 produce_scenario latency-rate latency 1 100 1000 acks=all linger.ms=0
+wanted durable-rate && THROUGHPUT=1000 produce_scenario durable-rate durable 4 1024 1000 acks=all
+wanted latency && produce_scenario latency latency 1 100 40000 acks=all linger.ms=0
+wanted latency-rate && THROUGHPUT=500 produce_scenario latency-rate latency 1 100 1000 acks=all linger.ms=0
 
-produce_scenario pagecache pagecache 4 1024 30000 acks=1
-prepare_consume_topic
-consume_scenario consume-1 1
-consume_scenario consume-3 3
+wanted pagecache && produce_scenario pagecache pagecache 4 1024 30000 acks=1
+# acks=1's tail at a rate both brokers sustain (issue 15: p99 no worse than Apache's in any scenario).
+wanted pagecache-rate && THROUGHPUT=5000 produce_scenario pagecache-rate pagecache 4 1024 5000 acks=1
+# Transactions (ProducerPerformance --transactional-id, one id per process; it commits every 3 s by
+# default): acks=all and idempotence implied, durable topic settings on both as in row 1.
+wanted transactional && TX_ARGS="--transactional-id bench-tx-{i}" produce_scenario transactional transactional 4 1024 8000 acks=all
+if wanted consume-1 || wanted consume-3; then prepare_consume_topic; fi
+wanted consume-1 && consume_scenario consume-1 1
+wanted consume-3 && consume_scenario consume-3 3
+stop_pid "$scraper_pid" scraper; scraper_pid=""
 
 stop_pid "$kaas_pid" kaas; kaas_pid=""
 stop_pid "$apache_pid" "Apache Kafka"; apache_pid=""
@@ -315,6 +381,19 @@ stop_pid "$apache_pid" "Apache Kafka"; apache_pid=""
 
 status=0
 tool report io.kaas.bench.Report "$results" >"$results/report.txt" || status=1
+if [[ -f "$results/load.tsv" ]]; then
+    # How loaded the machine was: the 1-minute load average around each scenario's measured runs.
+    awk -F'\t' '{ k = $1; if (!(k in lo)) { lo[k] = 99999; order[++n] = k }
+                   for (i = 4; i <= 5; i++) { if ($i < lo[k]) lo[k] = $i; if ($i > hi[k]) hi[k] = $i } }
+                 END { print "1-minute load average during the measured runs (2 cores; other sessions included):"
+                       for (i = 1; i <= n; i++) printf "  %-14s %5.2f - %5.2f\n", order[i], lo[order[i]], hi[order[i]] }' \
+        "$results/load.tsv" >>"$results/report.txt"
+fi
+if [[ -f "$results/scrapes.txt" ]]; then
+    awk '$1 == 200 { n++; b += $2; t += $3; if ($3 > m) m = $3 } $1 != 200 { f++ }
+         END { printf "scrapes of kaas /metrics: %d ok (%d failed), %.0f bytes and %.1f ms each on average, slowest %.1f ms\n",
+               n, f, n ? b / n : 0, n ? t / n * 1000 : 0, m * 1000 }' "$results/scrapes.txt" >>"$results/report.txt"
+fi
 echo
 cat "$results/report.txt"
 echo

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/scale.sh: issue 15 at full size. `kaas serve` under `ulimit -n 20000` takes 2,000 topics x 10
 # partitions; every partition acknowledges an acks=all record; the broker stops cleanly, starts again,
-# and every partition acknowledges another record. Loopback only, unattended; not part of CI.
+# and every partition acknowledges another record. Then Apache Kafka 4.4 (KRaft combined mode, one
+# node) goes through the same steps under the same limit, side by side. Loopback only, unattended;
+# not part of CI.
 #
 #   bench/scale.sh
 #
@@ -16,10 +18,13 @@
 #   SCALE_TMP=${TMPDIR:-/tmp}               where the data dir goes (a real disk)
 #   SCALE_SKIP_BUILD=1                      use the built cli/target/kaas.jar and bench jar
 #   SCALE_KEEP=1                            keep the data dir
+#   SCALE_SYSTEMS="kaas apache"             which brokers to run, one after the other
+#   SCALE_APACHE_SECONDS=600                Apache's budget per phase (start, produce, restart)
 #
 # Output: a table on stdout and in bench/results/scale-<UTC time>/report.txt with the broker's logs
-# and the samples. Exit 0 when both criteria hold, 1 when one fails, 2 when setup failed.
-# Apache Kafka side by side: bench/run.sh shows how it is fetched and started; not done here.
+# and the samples. Exit 0 when both criteria hold for kaas, 1 when one fails, 2 when setup failed.
+# Apache's figures are reported, not judged (it may not get through at all: it keeps one descriptor
+# per partition's log open for ever).
 set -euo pipefail
 
 here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
@@ -31,13 +36,21 @@ NOFILE=${SCALE_NOFILE:-20000}
 FD_LIMIT=${SCALE_FD_LIMIT:-10000}
 RESTART_SECONDS=${SCALE_RESTART_SECONDS:-90}
 TMP_ROOT=${SCALE_TMP:-${TMPDIR:-/tmp}}
-BOOTSTRAP=127.0.0.1:39092
+SYSTEMS=${SCALE_SYSTEMS:-kaas apache}
+APACHE_SECONDS=${SCALE_APACHE_SECONDS:-600}
+KAAS_PORT=127.0.0.1:39092
+APACHE_PORT=127.0.0.1:39192
+APACHE_CONTROLLER_PORT=127.0.0.1:39193
+BOOTSTRAP=$KAAS_PORT
+# apache_server_properties and new_cluster_id; this script's own helpers below take precedence.
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
 
 results="$here/results/scale-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$results"
 work="$(mktemp -d "$TMP_ROOT/kaas-scale.XXXXXX")"
 data="$work/data"
-kaas_pid=""
+broker_pid=""
 sampler_pid=""
 
 say() { printf '[scale %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
@@ -57,7 +70,7 @@ stop_pid() { # pid name: SIGTERM (a clean shutdown), SIGKILL after 120 s
 
 cleanup() {
     stop_pid "$sampler_pid" sampler
-    stop_pid "$kaas_pid" "kaas serve"
+    stop_pid "$broker_pid" broker
     if [[ -z "${SCALE_KEEP:-}" ]]; then rm -rf "$work"; else say "data kept in $work"; fi
 }
 trap cleanup EXIT
@@ -72,74 +85,149 @@ bench_jar="$(ls "$here"/target/kaas-bench-*.jar 2>/dev/null | head -1)"
 CP="$here/.apache/lib/*:$bench_jar"
 TOOL_JVM=(-Xmx1g -XX:TieredStopAtLevel=1 -Dlog4j2.configurationFile="$here/log4j2.properties"
           -Dbench.log.file="$results/tools.log")
-probe() { java "${TOOL_JVM[@]}" -cp "$CP" io.kaas.bench.ScaleProbe "$BOOTSTRAP" "$@"; }
+probe() { # args...: ScaleProbe against BOOTSTRAP; given up (status 1) as soon as the broker process is gone
+    java "${TOOL_JVM[@]}" -cp "$CP" io.kaas.bench.ScaleProbe "$BOOTSTRAP" "$@" &
+    while_alive $!
+}
 
-start_kaas() { # run-name: starts the broker under ulimit -n; sets kaas_pid and the sampler
-    local name=$1 extra=()
-    [[ -n "${SCALE_MAX_OPEN_FILES:-}" ]] && extra=(--max-open-files "$SCALE_MAX_OPEN_FILES")
-    (ulimit -n "$NOFILE" && KAAS_JAVA_OPTS="-Xmx2g -XX:+UseG1GC" exec "$repo/bin/kaas" serve \
-        --listeners "PLAINTEXT://$BOOTSTRAP" --data-dir "$data" --auto-create-topics=false "${extra[@]}") \
-        >"$results/kaas-$name.log" 2>&1 &
-    kaas_pid=$!
+while_alive() { # pid: waits for pid (a client JVM); kills it and returns 1 if broker_pid dies first
+    local pid=$1
+    while kill -0 "$pid" 2>/dev/null; do
+        if ! kill -0 "$broker_pid" 2>/dev/null; then
+            say "the broker (pid $broker_pid) is gone; stopping the client"
+            kill "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+            return 1
+        fi
+        sleep 1
+    done
+    wait "$pid"
+}
+# Same heap for both brokers.
+SCALE_JVM="-Xmx2g -XX:+UseG1GC"
+
+start_sampler() { # name: open files and RSS of broker_pid every 0.2 s
     # Samples: seconds since start, open files, RSS (KiB).
-    (t0=$(date +%s.%N); while kill -0 "$kaas_pid" 2>/dev/null; do
-        fds=$(ls "/proc/$kaas_pid/fd" 2>/dev/null | wc -l)
-        rss=$(awk '/VmRSS/ {print $2}' "/proc/$kaas_pid/status" 2>/dev/null || echo 0)
+    (t0=$(date +%s.%N); while kill -0 "$broker_pid" 2>/dev/null; do
+        fds=$(ls "/proc/$broker_pid/fd" 2>/dev/null | wc -l)
+        rss=$(awk '/VmRSS/ {print $2}' "/proc/$broker_pid/status" 2>/dev/null || echo 0)
         printf '%.1f %s %s\n' "$(echo "$(date +%s.%N) - $t0" | bc)" "$fds" "${rss:-0}"
         sleep 0.2
-    done) >"$results/samples-$name.txt" &
+    done) >"$results/samples-$1.txt" &
     sampler_pid=$!
+}
+
+start_kaas() { # run-name: starts the broker under ulimit -n; sets broker_pid and the sampler
+    local name=$1 extra=()
+    [[ -n "${SCALE_MAX_OPEN_FILES:-}" ]] && extra=(--max-open-files "$SCALE_MAX_OPEN_FILES")
+    (ulimit -n "$NOFILE" && KAAS_JAVA_OPTS="$SCALE_JVM" exec "$repo/bin/kaas" serve \
+        --listeners "PLAINTEXT://$BOOTSTRAP" --data-dir "$data" --auto-create-topics=false --admin-listener none "${extra[@]}") \
+        >"$results/kaas-$name.log" 2>&1 &
+    broker_pid=$!
+    start_sampler "kaas-$name"
     java "${TOOL_JVM[@]}" -cp "$CP" io.kaas.bench.AwaitBroker "$BOOTSTRAP" 60 >/dev/null || die "kaas did not start ($results/kaas-$name.log)"
 }
 
-stop_kaas() {
-    stop_pid "$kaas_pid" "kaas serve"
-    kaas_pid=""
+start_apache() { # run-name: Apache Kafka 4.4, KRaft combined mode, the same ulimit and heap; formats on the first run
+    local name=$1 dir="$work/apache"
+    if [[ ! -f "$dir/server.properties" ]]; then
+        mkdir -p "$dir/data"
+        {
+            apache_server_properties "$APACHE_PORT" "$APACHE_CONTROLLER_PORT" "$APACHE_PORT" "$dir/data"
+            echo "auto.create.topics.enable=false"
+        } >"$dir/server.properties"
+        java "${TOOL_JVM[@]}" -cp "$CP" kafka.tools.StorageTool format -t "$(new_cluster_id)" -c "$dir/server.properties" \
+            --standalone >"$results/apache-format.out" 2>&1 || die "kafka-storage format failed ($results/apache-format.out)"
+    fi
+    # shellcheck disable=SC2086 # SCALE_JVM holds several flags
+    (ulimit -n "$NOFILE" && exec java $SCALE_JVM -Dlog4j2.configurationFile="$here/log4j2.properties" -Dbench.log.level=INFO \
+        -Dbench.log.file="$results/apache-$name.log" -cp "$CP" kafka.Kafka "$dir/server.properties") \
+        >"$results/apache-$name.out" 2>&1 &
+    broker_pid=$!
+    start_sampler "apache-$name"
+    java "${TOOL_JVM[@]}" -cp "$CP" io.kaas.bench.AwaitBroker "$BOOTSTRAP" "$APACHE_SECONDS" >/dev/null &
+    while_alive $! || { say "Apache did not start ($results/apache-$name.log)"; return 1; }
+}
+
+stop_broker() {
+    stop_pid "$broker_pid" broker
+    broker_pid=""
     wait "$sampler_pid" 2>/dev/null || true
     sampler_pid=""
 }
 
 max_col() { awk -v c="$2" 'BEGIN {m = 0} $c > m {m = $c} END {print m}' "$1"; }
 
-say "first run: $TOPICS topics x $PER_TOPIC partitions, ulimit -n $NOFILE"
-start_kaas first
-create_s=$(probe create "$TOPICS" "$PER_TOPIC" | awk '{print $2}') || die "creating topics failed"
-say "created in $create_s s"
-produce_s=$(probe produce "$TOPICS" "$PER_TOPIC" 300 | awk '{print $2}') || die "first produce failed"
-say "every partition acknowledged in $produce_s s"
-sleep 2
-stop_start=$(date +%s.%N)
-stop_kaas
-stop_s=$(echo "$(date +%s.%N) - $stop_start" | bc)
-
-say "restart"
-restart_start=$(date +%s.%N)
-start_kaas second
-restart_ok=1
-probe produce "$TOPICS" "$PER_TOPIC" "$RESTART_SECONDS" >/dev/null || restart_ok=0
-restart_s=$(echo "$(date +%s.%N) - $restart_start" | bc)
-ready_line=$(grep -o 'storage ready: .*' "$results/kaas-second.log" | head -1 || true)
-sleep 2
-stop_kaas
-
-fds_first=$(max_col "$results/samples-first.txt" 2)
-fds_second=$(max_col "$results/samples-second.txt" 2)
-rss_first=$(( $(max_col "$results/samples-first.txt" 3) / 1024 ))
-rss_second=$(( $(max_col "$results/samples-second.txt" 3) / 1024 ))
 partitions=$((TOPICS * PER_TOPIC))
 verdict=0
+declare -A fig=()
+
+measure() { # system: the whole sequence on one broker; fills fig[system.*]
+    local sys=$1 budget=$RESTART_SECONDS first_budget=300 t start_s
+    if [[ $sys == apache ]]; then BOOTSTRAP=$APACHE_PORT; budget=$APACHE_SECONDS; first_budget=$APACHE_SECONDS; else BOOTSTRAP=$KAAS_PORT; fi
+    say "$sys, first run: $TOPICS topics x $PER_TOPIC partitions, ulimit -n $NOFILE"
+    start_s=$(date +%s.%N)
+    if ! "start_$sys" first; then fig[$sys.create]="did not start"; stop_broker; return; fi
+    fig[$sys.start0]=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start_s" | bc)")
+    if t=$(probe create "$TOPICS" "$PER_TOPIC" 2>"$results/$sys-create.err" | awk '{print $2}') && [[ -n "$t" ]]; then
+        fig[$sys.create]=$t
+    else
+        fig[$sys.create]="FAILED ($(tail -1 "$results/$sys-create.err" | cut -c1-80))"
+    fi
+    say "$sys: create ${fig[$sys.create]}"
+    if t=$(probe produce "$TOPICS" "$PER_TOPIC" "$first_budget" 2>"$results/$sys-produce1.err" | awk '{print $2}') && [[ -n "$t" ]]; then
+        fig[$sys.produce]=$t
+    else
+        fig[$sys.produce]="FAILED ($(tail -1 "$results/$sys-produce1.err" | cut -c1-80))"
+    fi
+    say "$sys: every partition acknowledged: ${fig[$sys.produce]}"
+    kill -0 "$broker_pid" 2>/dev/null || fig[$sys.produce]="${fig[$sys.produce]}; broker died"
+    sleep 2
+    local stop_start; stop_start=$(date +%s.%N)
+    stop_broker
+    fig[$sys.stop]=$(printf '%.1f' "$(echo "$(date +%s.%N) - $stop_start" | bc)")
+    fig[$sys.fds1]=$(max_col "$results/samples-$sys-first.txt" 2)
+    fig[$sys.rss1]=$(( $(max_col "$results/samples-$sys-first.txt" 3) / 1024 ))
+
+    say "$sys: restart"
+    local restart_start; restart_start=$(date +%s.%N)
+    if "start_$sys" second && probe produce "$TOPICS" "$PER_TOPIC" "$budget" >/dev/null 2>"$results/$sys-produce2.err"; then
+        fig[$sys.restart]=$(printf '%.1f' "$(echo "$(date +%s.%N) - $restart_start" | bc)")
+    else
+        fig[$sys.restart]="FAILED after $(printf '%.0f' "$(echo "$(date +%s.%N) - $restart_start" | bc)") s"
+    fi
+    [[ $sys == kaas ]] && fig[$sys.ready]=$(grep -o 'storage ready: .*' "$results/kaas-second.log" | head -1 || true)
+    sleep 2
+    stop_broker
+    fig[$sys.fds2]=$(max_col "$results/samples-$sys-second.txt" 2)
+    fig[$sys.rss2]=$(( $(max_col "$results/samples-$sys-second.txt" 3) / 1024 ))
+}
+
+for sys in $SYSTEMS; do
+    data="$work/data-$sys"
+    measure "$sys"
+done
+
+row() { printf '%-48s %18s %18s\n' "$1" "${fig[kaas.$2]:--}" "${fig[apache.$2]:--}"; }
 {
-    printf 'kaas scale run, %s partitions (%s topics x %s), ulimit -n %s, %s\n' "$partitions" "$TOPICS" "$PER_TOPIC" "$NOFILE" "$(date -u +%FT%TZ)"
-    printf '%-44s %s\n' "create topics (s)" "$create_s"
-    printf '%-44s %s\n' "every partition acks=all, first run (s)" "$produce_s"
-    printf '%-44s %s\n' "open files, max, first run" "$fds_first"
-    printf '%-44s %s\n' "RSS MiB, max, first run" "$rss_first"
-    printf '%-44s %.1f\n' "clean shutdown (s)" "$stop_s"
-    printf '%-44s %.1f%s\n' "restart to every partition acked again (s)" "$restart_s" "$([[ $restart_ok = 1 ]] || echo ' (FAILED)')"
-    printf '%-44s %s\n' "engine after restart" "${ready_line:-?}"
-    printf '%-44s %s\n' "open files, max, after restart" "$fds_second"
-    printf '%-44s %s\n' "RSS MiB, max, after restart" "$rss_second"
+    printf '%s partitions (%s topics x %s), ulimit -n %s, both brokers %s, %s\n' "$partitions" "$TOPICS" "$PER_TOPIC" "$NOFILE" "$SCALE_JVM" "$(date -u +%FT%TZ)"
+    printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+    printf '%-48s %18s %18s\n' "" kaas "apache 4.4"
+    row "process start to serving (s)" start0
+    row "create topics (s)" create
+    row "every partition acks=all, first run (s)" produce
+    row "open files, max, first run" fds1
+    row "RSS MiB, max, first run" rss1
+    row "clean shutdown (s)" stop
+    row "restart to every partition acked again (s)" restart
+    row "open files, max, after restart" fds2
+    row "RSS MiB, max, after restart" rss2
+    printf '%-48s %s\n' "kaas engine after restart" "${fig[kaas.ready]:--}"
 } | tee "$results/report.txt"
-if (( fds_first >= FD_LIMIT || fds_second >= FD_LIMIT )); then say "FAIL: open files reached $FD_LIMIT"; verdict=1; fi
-if [[ $restart_ok != 1 ]] || (( $(echo "$restart_s > $RESTART_SECONDS" | bc) )); then say "FAIL: restart took over $RESTART_SECONDS s"; verdict=1; fi
+if [[ " $SYSTEMS " == *" kaas "* ]]; then
+    if (( ${fig[kaas.fds1]:-0} >= FD_LIMIT || ${fig[kaas.fds2]:-0} >= FD_LIMIT )); then say "FAIL: kaas open files reached $FD_LIMIT"; verdict=1; fi
+    if [[ ${fig[kaas.restart]} == FAILED* ]] || (( $(echo "${fig[kaas.restart]} > $RESTART_SECONDS" | bc) )); then
+        say "FAIL: kaas restart took over $RESTART_SECONDS s"; verdict=1
+    fi
+fi
 exit $verdict

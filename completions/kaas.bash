@@ -156,6 +156,7 @@ function _complete_kaas() {
   # Edge case: if command line has no space after subcommand, then don't assume this subcommand is selected (remkop/picocli#1468).
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} acl" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} compact" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} delete-records" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump-segment" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} rebuild-index" ];    then _picocli_kaas; return $?; fi
@@ -173,33 +174,35 @@ function _complete_kaas() {
   # Find the longest sequence of subcommands and call the bash function for that subcommand.
   local cmds0=(help)
   local cmds1=(acl)
-  local cmds2=(delete-records)
-  local cmds3=(dump-segment)
-  local cmds4=(rebuild-index)
-  local cmds5=(recover)
-  local cmds6=(serve)
-  local cmds7=(user)
-  local cmds8=(verify)
-  local cmds9=(acl add)
-  local cmds10=(acl list)
-  local cmds11=(acl remove)
-  local cmds12=(user add)
-  local cmds13=(user delete)
-  local cmds14=(user list)
+  local cmds2=(compact)
+  local cmds3=(delete-records)
+  local cmds4=(dump-segment)
+  local cmds5=(rebuild-index)
+  local cmds6=(recover)
+  local cmds7=(serve)
+  local cmds8=(user)
+  local cmds9=(verify)
+  local cmds10=(acl add)
+  local cmds11=(acl list)
+  local cmds12=(acl remove)
+  local cmds13=(user add)
+  local cmds14=(user delete)
+  local cmds15=(user list)
 
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_user_list; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_user_delete; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_user_add; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_acl_remove; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_acl_list; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_acl_add; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_verify; return $?; fi
-  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_user; return $?; fi
-  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_serve; return $?; fi
-  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_recover; return $?; fi
-  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
-  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
-  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_deleterecords; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_kaas_user_list; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_user_delete; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_user_add; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_acl_remove; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_acl_list; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_acl_add; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_user; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_serve; return $?; fi
+  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_recover; return $?; fi
+  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
+  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
+  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_deleterecords; return $?; fi
+  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_compact; return $?; fi
   if CompWordsContainsArray "${cmds1[@]}"; then _picocli_kaas_acl; return $?; fi
   if CompWordsContainsArray "${cmds0[@]}"; then _picocli_kaas_help; return $?; fi
 
@@ -212,7 +215,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help acl delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="help acl compact delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -230,7 +233,7 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="acl delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="acl compact delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
 
@@ -261,6 +264,43 @@ function _picocli_kaas_acl() {
   fi
 }
 
+# Generates completions for the options and subcommands of the `compact` subcommand.
+function _picocli_kaas_compact() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--dry-run' '--no-progress' '--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--min-compaction-lag-ms' '--dedupe-buffer-size'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--min-compaction-lag-ms')
+      return
+      ;;
+    '--dedupe-buffer-size')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local currIndex
+    currIndex=$(currentPositionalIndex "compact" "${arg_opts}" "${flag_opts}")
+    if (( currIndex >= 0 && currIndex <= 0 )); then
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      positionals=$( compgen -f -- "${curr_word}" ) # files
+    fi
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
 # Generates completions for the options and subcommands of the `delete-records` subcommand.
 function _picocli_kaas_deleterecords() {
   # Get completion data
@@ -269,7 +309,7 @@ function _picocli_kaas_deleterecords() {
 
   local commands=""
   local flag_opts="'--dry-run' '--force' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--offset-json-file' '--topic' '--partition' '--offset'"
+  local arg_opts="'--data-dir' '--coordinator' '--cluster-id' '--offset-json-file' '--topic' '--partition' '--offset'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -279,6 +319,12 @@ function _picocli_kaas_deleterecords() {
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
+      return
       ;;
     '--offset-json-file')
       local IFS=$'\n'
@@ -360,12 +406,18 @@ function _picocli_kaas_rebuildindex() {
 
   local commands=""
   local flag_opts="'--check' '--dry-run' '--force' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--index-interval-bytes'"
+  local arg_opts="'--index-interval-bytes' '--coordinator' '--cluster-id'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--index-interval-bytes')
+      return
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
       return
       ;;
   esac
@@ -394,12 +446,18 @@ function _picocli_kaas_recover() {
 
   local commands=""
   local flag_opts="'--dry-run' '--force' '--fast' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--index-interval-bytes'"
+  local arg_opts="'--index-interval-bytes' '--coordinator' '--cluster-id'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--index-interval-bytes')
+      return
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
       return
       ;;
   esac
@@ -428,7 +486,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--max-open-files' '--admin-listener' '--log-format' '--log-level'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--coordinator' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -475,7 +533,34 @@ function _picocli_kaas_serve() {
     '--max-incremental-fetch-session-cache-slots')
       return
       ;;
+    '--log-cleaner-threads')
+      return
+      ;;
+    '--log-cleaner-dedupe-buffer-size')
+      return
+      ;;
+    '--log-cleaner-io-buffer-size')
+      return
+      ;;
+    '--log-cleaner-backoff-ms')
+      return
+      ;;
+    '--coordinator')
+      return
+      ;;
+    '--coordinator-lease-ttl')
+      return
+      ;;
     '--max-open-files')
+      return
+      ;;
+    '--transaction-version')
+      return
+      ;;
+    '--transaction-max-timeout')
+      return
+      ;;
+    '--transactional-id-expiration')
       return
       ;;
     '--admin-listener')

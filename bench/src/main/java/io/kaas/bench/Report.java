@@ -64,7 +64,7 @@ public final class Report {
             Map<String, Measurement> bySystem = new LinkedHashMap<>();
             String label = scenario.getValue();
             for (String system : SYSTEMS) {
-                String row = String.format(Locale.ROOT, "%-44s %-12s ", label, system);
+                String row = String.format(Locale.ROOT, "%-44s %-12s ", label, label(system));
                 label = "";
                 // The first reason is the cause; later ones (skipped rounds) follow from it.
                 Optional<String> failure = readIfPresent(scenario.getKey() + "." + system + ".failed")
@@ -87,15 +87,24 @@ public final class Report {
             if (bySystem.size() == 2) {
                 Measurement a = bySystem.get("apache");
                 Measurement k = bySystem.get("kaas");
-                out.println(String.format(Locale.ROOT, "%-44s %-12s %11.2fx %8.2fx %9s %9s %11s", "", "kaas/apache",
+                out.println(String.format(Locale.ROOT, "%-44s %-12s %11.2fx %8.2fx %9s %9s %11s", "", ratioLabel(),
                         k.recordsPerSec() / a.recordsPerSec(), k.mbPerSec() / a.mbPerSec(),
                         ratio(k.p50Ms(), a.p50Ms()), ratio(k.p99Ms(), a.p99Ms()),
                         ratio(k.brokerMicrosPerRecord(), a.brokerMicrosPerRecord())));
             }
         }
         out.println();
-        out.println("kaas/apache: above 1 is better for records/s and MB/s, below 1 is better for latency and CPU.");
+        out.println(ratioLabel() + ": above 1 is better for records/s and MB/s, below 1 is better for latency and CPU.");
         out.println("cpu us/rec: the broker process's CPU time (all threads) per record moved, over the measured runs.");
+    }
+
+    /** What the table calls a slot: {@code label.<system>} when run.sh wrote one (kaas against kaas), else its id. */
+    private String label(String system) {
+        return readIfPresent("label." + system).map(String::strip).filter(s -> !s.isEmpty()).orElse(system);
+    }
+
+    private String ratioLabel() {
+        return label("kaas") + "/" + label("apache");
     }
 
     private Optional<Measurement> measure(String scenario, String system, PrintStream out, String row) {

@@ -55,6 +55,21 @@ class ReportTest {
     }
 
     @Test
+    void slotsPrintTheLabelsRunShWroteForKaasAgainstKaas() throws IOException {
+        Files.writeString(dir.resolve("label.apache"), "metrics-off\n");
+        Files.writeString(dir.resolve("label.kaas"), "metrics-on\n");
+        producer("durable.apache.r1.producer1.out", 100, 10, 40);
+        producer("durable.kaas.r1.producer1.out", 100, 10, 40);
+        consumer("consume-1.apache.r1.consumer1.out", 1000);
+        consumer("consume-1.kaas.r1.consumer1.out", 1000);
+
+        String table = render();
+
+        assertThat(table).containsPattern("1 durable\\s+metrics-off\\s+100 ").containsPattern("\\s+metrics-on\\s+100 ")
+                .containsPattern("metrics-on/metrics-off\\s+1\\.00x").doesNotContain("kaas/apache");
+    }
+
+    @Test
     void kaasUnavailableIsReportedButNotAnError() throws IOException {
         producer("durable.apache.r1.producer1.out", 100, 10, 40);
         consumer("consume-1.apache.r1.consumer1.out", 1000);

@@ -2,6 +2,7 @@ package io.kaas.broker;
 
 import io.kaas.storage.EngineObserver;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.cleaner.CleanReport;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.recovery.RecoveryReport;
 import java.util.concurrent.TimeUnit;
@@ -45,5 +46,16 @@ final class EngineEventLog implements EngineObserver {
     public void partitionFailed(TopicPartition partition, StorageException failure) {
         // Partition logs the failure at ERROR where it happens; counted here.
         next.partitionFailed(partition, failure);
+    }
+
+    @Override
+    public void cleaned(TopicPartition partition, CleanReport report, long durationNanos) {
+        if (report.endOffset() >= 0) {
+            LOG.info("{}-{}: cleaned {} segment(s) into {} in {} ms below offset {}: {} of {} records and {} bytes removed",
+                    partition.topic(), partition.partition(), report.segmentsCleaned(), report.segmentsAfter(),
+                    TimeUnit.NANOSECONDS.toMillis(durationNanos), report.endOffset(), report.recordsRemoved(), report.recordsRead(),
+                    report.bytesRemoved());
+        }
+        next.cleaned(partition, report, durationNanos);
     }
 }

@@ -56,6 +56,13 @@ import io.kaas.broker.api.SaslHandshakeHandler;
 import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.api.TopicConfigView;
 import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.broker.cluster.PartitionLeaders;
+import io.kaas.broker.coordination.BrokerRegistration;
+import io.kaas.broker.coordination.ClusterConfig;
+import io.kaas.broker.coordination.ClusterMember;
+import io.kaas.broker.coordination.ClusterStore;
+import io.kaas.broker.coordination.CoordinationException;
+import io.kaas.broker.coordination.EtcdClusterStore;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.metrics.BrokerMetrics;
@@ -107,8 +114,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code kaas-request-handler-*}: run API handlers (file I/O allowed, no waiting on fsyncs);
  *   <li>{@code kaas-timer}: Fetch long-poll deadlines and group-coordinator timers;
  *   <li>{@code kaas-retention}: the periodic retention pass;
- *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep and marker completions ({@link TransactionCoordinator}).
+ *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep, id expiration and completions; {@code kaas-txn-marker-sync-*}: marker fsyncs ({@link TransactionCoordinator}).
  *   <li>{@code kaas-admin-http-*}: the admin listener ({@code /metrics}, {@code /healthz}, {@code /readyz}).
+ *   <li>{@code kaas-lease}, {@code kaas-cluster}: with a coordinator, the lease renewals and the reconciles
+ *       ({@link ClusterMember}), stopped after the engine closed.
  * </ul>
  * The engine is handed in and closed by {@link #stop()}.
  */
@@ -133,6 +142,9 @@ public final class KaasBroker implements AutoCloseable {
     private ScheduledExecutorService timer;
     private ScheduledExecutorService retention;
     private AdminServer admin;
+    /** Several brokers over one shared directory (issue 17): how to join; null for a broker on its own. */
+    private ClusterConfig clusterConfig;
+    private ClusterMember member;
     private AccessControl access = AccessControl.none();
     private ClientQuotas quotas;
     private volatile boolean listenersBound;
@@ -167,18 +179,49 @@ public final class KaasBroker implements AutoCloseable {
 
     /** {@link #create(BrokerConfig)} with TLS/SASL listeners as {@code security} describes. */
     public static KaasBroker create(BrokerConfig config, SecurityConfig security) {
-        Path dir = config.inMemory() ? Path.of("kaas-memory") : config.dataDir();
-        EngineConfig engineConfig = EngineConfig.defaults(dir)
-                .withSegmentBytes(config.segmentBytes())
-                .withFlushIntervalMessages(config.flushIntervalMessages());
-        if (config.maxOpenFiles() > 0) {
-            engineConfig = engineConfig.withMaxOpenFiles(config.maxOpenFiles());
-        }
+        EngineConfig engineConfig = engineConfig(config);
         BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
         EngineEventLog observer = new EngineEventLog(metrics.engine());
         StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig, observer)
                 : new DiskStorageEngine(engineConfig, observer);
         return new KaasBroker(config, security, engine, metrics);
+    }
+
+    /** The engine settings {@code config} asks for. */
+    private static EngineConfig engineConfig(BrokerConfig config) {
+        Path dir = config.inMemory() ? Path.of("kaas-memory") : config.dataDir();
+        EngineConfig engineConfig = EngineConfig.defaults(dir)
+                .withSegmentBytes(config.segmentBytes())
+                .withFlushIntervalMessages(config.flushIntervalMessages())
+                .withCleaner(config.cleaner());
+        if (config.maxOpenFiles() > 0) {
+            engineConfig = engineConfig.withMaxOpenFiles(config.maxOpenFiles());
+        }
+        return engineConfig;
+    }
+
+    /**
+     * A broker that shares its data directory with others, coordinated by etcd (issue 17): its engine is
+     * {@link DiskStorageEngine#shared}; {@link #start} fails with a {@link CoordinationException} when etcd
+     * is unreachable or a live broker already has this id.
+     */
+    public static KaasBroker create(BrokerConfig config, SecurityConfig security, ClusterConfig cluster) {
+        if (cluster == null) {
+            return create(config, security);
+        }
+        if (config.inMemory()) {
+            throw new IllegalArgumentException("--coordinator needs a shared data directory, not --in-memory");
+        }
+        BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
+        StorageEngine engine = DiskStorageEngine.shared(engineConfig(config), new EngineEventLog(metrics.engine()));
+        KaasBroker broker = new KaasBroker(config, security, engine, metrics);
+        broker.clusterConfig = cluster;
+        return broker;
+    }
+
+    /** This broker's membership when it shares its directory with others, else null. */
+    public ClusterMember clusterMember() {
+        return member;
     }
 
     /** Transaction coordinator settings (before {@link #start}); Apache's defaults otherwise. */
@@ -204,6 +247,16 @@ public final class KaasBroker implements AutoCloseable {
                 throw e;
             }
         }
+        ClusterStore store = null;
+        if (clusterConfig != null) {
+            try {
+                store = EtcdClusterStore.connect(clusterConfig.endpoints(), config.clusterId(), clusterConfig.timeout());
+            } catch (RuntimeException e) {
+                stop();
+                throw e;
+            }
+            member = new ClusterMember(store, clusterConfig, engine, System::nanoTime);
+        }
         handlerPool = Executors.newFixedThreadPool(config.requestHandlerThreads(), new DefaultThreadFactory("kaas-request-handler"));
         timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-timer", true));
         Path clusterDir = ClusterDir.of(engine.dataDir());
@@ -219,7 +272,11 @@ public final class KaasBroker implements AutoCloseable {
         RequestInvoker invoker = new RequestInvoker(served, handlerPool, metrics.requests());
         groups = new GroupCoordinator(clusterDir, timer, config.consumerGroups(),
                 () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
-        ProducerIdAllocator producerIds = new ProducerIdAllocator(clusterDir);
+        if (member != null) {
+            member.onBecomingCoordinator(groups::reloadOffsets);
+        }
+        ClusterStore ids = store;
+        ProducerIdAllocator producerIds = ids == null ? new ProducerIdAllocator(clusterDir) : new ProducerIdAllocator(ids::allocateProducerIdBlock);
         transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
         // Before any listener: transactions left prepared by a crash are completed before anything is served.
         transactions.start();
@@ -259,6 +316,14 @@ public final class KaasBroker implements AutoCloseable {
             nodesByListener.putIfAbsent(config.listeners().get(i).listenerName(),
                     new BrokerNode(config.brokerId(), a.host(), a.port(), config.clusterId()));
         }
+        if (member != null) {
+            try {
+                member.join(new BrokerRegistration(config.brokerId(), advertised.host(), advertised.port()));
+            } catch (RuntimeException e) {
+                stop();
+                throw e;
+            }
+        }
         metrics.watch(engine, groups, server);
         listenersBound = true;
         startRetention();
@@ -271,10 +336,11 @@ public final class KaasBroker implements AutoCloseable {
 
     private void registerApis(RequestInvoker invoker, TopicCatalog topics, TopicConfigView topicConfigs,
                               ProducerIdAllocator producerIds) {
-        invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served()));
-        invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor));
+        invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served(), transactionConfig.version()));
+        invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor,
+                member == null ? PartitionLeaders.single() : member));
         invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions),
-                metrics.traffic()));
+                metrics.traffic(), member == null ? () -> true : member::mayAcknowledge));
         invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool,
                 new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis), metrics.traffic()));
         invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(topics));
@@ -295,11 +361,14 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(), new IncrementalAlterConfigsHandler(topics));
         invoker.register(ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(), new GetTelemetrySubscriptionsHandler());
         invoker.register(ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), new AlterConfigsHandler(topics));
-        invoker.register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), new DescribeClusterHandler(this::nodeFor));
+        invoker.register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), new DescribeClusterHandler(this::nodeFor,
+                member == null ? PartitionLeaders.single() : member));
         invoker.register(ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.DESCRIBE_LOG_DIRS.latestVersion(), new DescribeLogDirsHandler(topics));
         invoker.register(ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_FOR_LEADER_EPOCH.latestVersion(), new OffsetForLeaderEpochHandler(topics));
-        invoker.register(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, ApiKeys.DESCRIBE_TOPIC_PARTITIONS.latestVersion(), new DescribeTopicPartitionsHandler(topics, config.brokerId()));
-        invoker.register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), new FindCoordinatorHandler(this::nodeFor));
+        invoker.register(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, ApiKeys.DESCRIBE_TOPIC_PARTITIONS.latestVersion(), new DescribeTopicPartitionsHandler(topics, this::nodeFor,
+                member == null ? PartitionLeaders.single() : member));
+        invoker.register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), new FindCoordinatorHandler(this::nodeFor,
+                member == null ? PartitionLeaders.single() : member));
         invoker.register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), new JoinGroupHandler(groups));
         invoker.register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), new SyncGroupHandler(groups));
         invoker.register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), new HeartbeatHandler(groups));
@@ -482,7 +551,16 @@ public final class KaasBroker implements AutoCloseable {
         if (quotas != null) {
             quotas.close();
         }
-        engine.close();
+        if (member != null && !member.mayAcknowledge() && engine instanceof DiskStorageEngine shared) {
+            // Fenced: another broker may own these partitions already; write nothing more to them.
+            shared.closeFenced();
+        } else {
+            engine.close();
+        }
+        if (member != null) {
+            // After the engine: its partitions' files were written while the lease still held.
+            member.close();
+        }
         if (admin != null) {
             admin.close();
         }

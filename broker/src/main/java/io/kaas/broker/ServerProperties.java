@@ -1,6 +1,7 @@
 package io.kaas.broker;
 
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.storage.CleanerSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -51,10 +52,17 @@ public final class ServerProperties {
         // The engine's floor; Apache's is lower in old releases and 1 MiB since 4.0.
         MAPPED.put("log.segment.bytes", new Rule(Type.INT, Range.atLeast(1024)));
         MAPPED.put("log.retention.check.interval.ms", new Rule(Type.LONG, Range.atLeast(1)));
+        MAPPED.put("log.cleaner.enable", new Rule(Type.BOOLEAN, null));
+        MAPPED.put("log.cleaner.threads", new Rule(Type.INT, Range.atLeast(0)));
+        MAPPED.put("log.cleaner.dedupe.buffer.size", new Rule(Type.LONG, Range.atLeast(24 * 16)));
+        MAPPED.put("log.cleaner.io.buffer.size", new Rule(Type.INT, Range.atLeast(1024)));
+        MAPPED.put("log.cleaner.backoff.ms", new Rule(Type.LONG, Range.atLeast(1)));
         MAPPED.put("num.partitions", new Rule(Type.INT, Range.atLeast(1)));
         MAPPED.put("auto.create.topics.enable", new Rule(Type.BOOLEAN, null));
         MAPPED.put("socket.request.max.bytes", new Rule(Type.INT, Range.atLeast(64)));
         MAPPED.put("max.incremental.fetch.session.cache.slots", new Rule(Type.INT, Range.atLeast(0)));
+        MAPPED.put("transaction.max.timeout.ms", new Rule(Type.INT, Range.atLeast(1)));
+        MAPPED.put("transactional.id.expiration.ms", new Rule(Type.INT, Range.atLeast(1)));
     }
 
     private final Map<String, Object> values;
@@ -141,6 +149,7 @@ public final class ServerProperties {
         if (values.containsKey("log.retention.check.interval.ms")) {
             c = c.withRetentionCheckInterval(Duration.ofMillis((Long) values.get("log.retention.check.interval.ms")));
         }
+        c = c.withCleaner(cleaner(c.cleaner()));
         if (values.containsKey("num.partitions")) {
             c = c.withDefaultPartitions((Integer) values.get("num.partitions"));
         }
@@ -154,6 +163,32 @@ public final class ServerProperties {
             c = c.withSocketRequestMaxBytes((Integer) values.get("socket.request.max.bytes"));
         }
         return c;
+    }
+
+    /** The config file's transaction coordinator keys applied to {@code base}. */
+    public io.kaas.broker.txn.TransactionConfig applyTo(io.kaas.broker.txn.TransactionConfig base) {
+        io.kaas.broker.txn.TransactionConfig t = base;
+        if (values.containsKey("transaction.max.timeout.ms")) {
+            t = t.withMaxTimeout(Duration.ofMillis((Integer) values.get("transaction.max.timeout.ms")));
+        }
+        if (values.containsKey("transactional.id.expiration.ms")) {
+            t = t.withIdExpiration(Duration.ofMillis((Integer) values.get("transactional.id.expiration.ms")));
+        }
+        return t;
+    }
+
+    /** The log.cleaner.* keys the file sets, over {@code base}; log.cleaner.enable=false means no cleaner threads. */
+    private CleanerSettings cleaner(CleanerSettings base) {
+        int threads = values.containsKey("log.cleaner.threads") ? (Integer) values.get("log.cleaner.threads") : base.threads();
+        if (Boolean.FALSE.equals(values.get("log.cleaner.enable"))) {
+            threads = 0;
+        }
+        long dedupe = values.containsKey("log.cleaner.dedupe.buffer.size") ? (Long) values.get("log.cleaner.dedupe.buffer.size")
+                : base.dedupeBufferBytes();
+        int io = values.containsKey("log.cleaner.io.buffer.size") ? (Integer) values.get("log.cleaner.io.buffer.size") : base.ioBufferBytes();
+        Duration backoff = values.containsKey("log.cleaner.backoff.ms") ? Duration.ofMillis((Long) values.get("log.cleaner.backoff.ms"))
+                : base.backoff();
+        return new CleanerSettings(threads, dedupe, io, backoff);
     }
 
     /** Whether the file sets the value a {@code kaas serve} option would (for "the flag wins" checks). */

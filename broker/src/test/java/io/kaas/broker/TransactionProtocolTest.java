@@ -75,11 +75,20 @@ class TransactionProtocolTest {
         return r.errorCode();
     }
 
+    static EndTxnResponseData endTxnV5(String id, long pid, short epoch, boolean commit) throws Exception {
+        return c.roundTrip(ApiKeys.END_TXN, (short) 5, new EndTxnRequestData().setTransactionalId(id)
+                .setProducerId(pid).setProducerEpoch(epoch).setCommitted(commit));
+    }
+
     static short produce(String transactionalId, MemoryRecords records) throws Exception {
+        return produce((short) 9, transactionalId, records);
+    }
+
+    static short produce(short version, String transactionalId, MemoryRecords records) throws Exception {
         ProduceRequestData r = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(5000).setTransactionalId(transactionalId);
         r.topicData().add(new ProduceRequestData.TopicProduceData().setName("tp").setPartitionData(List.of(
                 new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(records))));
-        ProduceResponseData resp = c.roundTrip(ApiKeys.PRODUCE, (short) 9, r);
+        ProduceResponseData resp = c.roundTrip(ApiKeys.PRODUCE, version, r);
         return resp.responses().iterator().next().partitionResponses().get(0).errorCode();
     }
 
@@ -174,7 +183,7 @@ class TransactionProtocolTest {
         assertThat(endTxn("verify", s.producerId(), s.producerEpoch(), false)).isEqualTo(Errors.NONE.code());
         r = c.roundTrip(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 4, new AddPartitionsToTxnRequestData().setTransactions(txns.duplicate()));
         assertThat(r.resultsByTransaction().find("verify").topicResults().find("tp").resultsByPartition().find(0).partitionErrorCode())
-                .as("the transaction ended").isEqualTo(Errors.INVALID_TXN_STATE.code());
+                .as("the transaction ended (Apache 4.4's answer)").isEqualTo(Errors.TRANSACTION_ABORTABLE.code());
     }
 
     @Test
@@ -201,5 +210,74 @@ class TransactionProtocolTest {
         assertThat(endTxn("gate", s.producerId(), s.producerEpoch(), false)).isEqualTo(Errors.NONE.code());
         assertThat(b.broker().engine().partition(new io.kaas.storage.TopicPartition("tp", 0)).state().lastStableOffset())
                 .isEqualTo(b.broker().engine().partition(new io.kaas.storage.TopicPartition("tp", 0)).state().highWatermark());
+    }
+
+    static MemoryRecords txnBatch(long pid, short epoch, int sequence) {
+        return MemoryRecords.withTransactionalRecords(Compression.NONE, pid, epoch, sequence, new SimpleRecord("x".getBytes()));
+    }
+
+    @Test
+    void produceV12AddsThePartitionWhileOlderVersionsOnlyVerify() throws Exception {
+        InitProducerIdResponseData s = init("implicit", -1, (short) -1);
+        assertThat(produce((short) 10, "implicit", txnBatch(s.producerId(), s.producerEpoch(), 0)))
+                .as("v10: KIP-890 part 1's answer").isEqualTo(Errors.INVALID_TXN_STATE.code());
+        assertThat(produce((short) 11, "implicit", txnBatch(s.producerId(), s.producerEpoch(), 0)))
+                .as("v11").isEqualTo(Errors.TRANSACTION_ABORTABLE.code());
+        assertThat(produce((short) 12, "implicit", txnBatch(s.producerId(), (short) (s.producerEpoch() + 1), 0)))
+                .as("a newer epoch than the coordinator's").isEqualTo(Errors.INVALID_PRODUCER_EPOCH.code());
+        assertThat(produce((short) 12, "implicit", txnBatch(s.producerId(), s.producerEpoch(), 0)))
+                .as("v12 adds the partition (KIP-890 part 2)").isEqualTo(Errors.NONE.code());
+        try (org.apache.kafka.clients.admin.Admin admin = b.admin()) {
+            assertThat(admin.describeTransactions(List.of("implicit")).description("implicit").get().topicPartitions())
+                    .containsExactly(new org.apache.kafka.common.TopicPartition("tp", 0));
+        }
+        EndTxnResponseData end = endTxnV5("implicit", s.producerId(), s.producerEpoch(), true);
+        assertThat(end.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(end.producerId()).isEqualTo(s.producerId());
+        assertThat(end.producerEpoch()).as("bumped by the commit").isEqualTo((short) (s.producerEpoch() + 1));
+        assertThat(produce((short) 12, "implicit", txnBatch(s.producerId(), s.producerEpoch(), 1)))
+                .as("the old epoch is fenced by the COMMIT marker's").isEqualTo(Errors.INVALID_PRODUCER_EPOCH.code());
+        assertThat(produce((short) 12, "implicit", txnBatch(s.producerId(), end.producerEpoch(), 0)))
+                .as("the next transaction starts at sequence 0 with the new epoch").isEqualTo(Errors.NONE.code());
+        EndTxnResponseData abort = endTxnV5("implicit", s.producerId(), end.producerEpoch(), false);
+        assertThat(abort.errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(abort.producerEpoch()).isEqualTo((short) (s.producerEpoch() + 2));
+        io.kaas.storage.PartitionState state = b.broker().engine().partition(new io.kaas.storage.TopicPartition("tp", 0)).state();
+        assertThat(state.lastStableOffset()).isEqualTo(state.highWatermark());
+    }
+
+    @Test
+    void endTxnV5RetriesAndAbortsWithNothingOpenAsApache() throws Exception {
+        InitProducerIdResponseData s = init("v5", -1, (short) -1);
+        long pid = s.producerId();
+        short e = s.producerEpoch();
+        assertThat(endTxnV5("v5", pid, e, true).errorCode()).as("nothing begun").isEqualTo(Errors.INVALID_TXN_STATE.code());
+        EndTxnResponseData empty = endTxnV5("v5", pid, e, false);
+        assertThat(empty.errorCode()).as("an abort with nothing open bumps the epoch").isEqualTo(Errors.NONE.code());
+        assertThat(empty.producerEpoch()).isEqualTo((short) (e + 1));
+        e = empty.producerEpoch();
+        assertThat(addPartition((short) 3, "v5", pid, e, "tp")).isEqualTo(Errors.NONE.code());
+        EndTxnResponseData commit = endTxnV5("v5", pid, e, true);
+        assertThat(commit.producerEpoch()).isEqualTo((short) (e + 1));
+        EndTxnResponseData retry = endTxnV5("v5", pid, e, true);
+        assertThat(retry.errorCode()).as("a retry with the epoch before the bump").isEqualTo(Errors.NONE.code());
+        assertThat(retry.producerEpoch()).isEqualTo(commit.producerEpoch());
+        assertThat(endTxnV5("v5", pid, e, false).errorCode()).as("aborting the committed one")
+                .isEqualTo(Errors.INVALID_TXN_STATE.code());
+        assertThat(endTxnV5("v5", pid, (short) (e - 1), true).errorCode()).isEqualTo(Errors.PRODUCER_FENCED.code());
+        assertThat(endTxnV5("v5", pid + 1, commit.producerEpoch(), true).errorCode()).isEqualTo(Errors.INVALID_PRODUCER_ID_MAPPING.code());
+    }
+
+    @Test
+    void txnOffsetCommitV5AddsTheGroup() throws Exception {
+        InitProducerIdResponseData s = init("offsets-v5", -1, (short) -1);
+        TxnOffsetCommitResponseData r = c.roundTrip(ApiKeys.TXN_OFFSET_COMMIT, (short) 5, new TxnOffsetCommitRequestData()
+                .setTransactionalId("offsets-v5").setGroupId("g5").setProducerId(s.producerId()).setProducerEpoch(s.producerEpoch())
+                .setGenerationIdOrMemberEpoch(-1).setTopics(List.of(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic()
+                        .setName("tp").setPartitions(List.of(new TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition()
+                                .setPartitionIndex(0).setCommittedOffset(3))))));
+        assertThat(r.topics().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(endTxnV5("offsets-v5", s.producerId(), s.producerEpoch(), true).errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(fetchOffset("g5", true).committedOffset()).isEqualTo(3);
     }
 }

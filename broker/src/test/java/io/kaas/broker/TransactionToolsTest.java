@@ -13,6 +13,9 @@ import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
  * knows, written to the engine directly as a zombie's late write would have been before KIP-890).
  * Also Apache's ProducerPerformance with a transactional id.
  */
+@ParameterizedClass(name = "transaction.version={0}")
+@ValueSource(shorts = {1, 2})
 class TransactionToolsTest {
+    @Parameter
+    short transactionVersion;
+
     static final long HANGING_PRODUCER = 424_242;
 
     @TempDir
@@ -43,8 +51,19 @@ class TransactionToolsTest {
     }
 
     @Test
+    void kafkaFeaturesDescribeShowsTheTransactionVersion() throws Exception {
+        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(java.time.Duration.ZERO),
+                io.kaas.broker.txn.TransactionConfig.DEFAULTS.withVersion(transactionVersion))) {
+            String out = tool("org.apache.kafka.tools.FeatureCommand", "--bootstrap-server", b.bootstrap(), "describe").out();
+            assertThat(out).containsPattern("Feature: transaction.version\\s+SupportedMinVersion: 0\\s+SupportedMaxVersion: 2\\s+"
+                    + "FinalizedVersionLevel: " + transactionVersion + "\\b");
+        }
+    }
+
+    @Test
     void kafkaTransactionsListDescribeFindHangingAndAbort() throws Exception {
-        try (TestBroker b = new TestBroker(dir.resolve("data"))) {
+        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(java.time.Duration.ZERO),
+                io.kaas.broker.txn.TransactionConfig.DEFAULTS.withVersion(transactionVersion))) {
             b.broker().engine().createTopic("tools-txn", 2, TopicConfig.EMPTY);
             TopicPartition hangingPartition = new TopicPartition("tools-txn", 1);
             b.broker().engine().partition(hangingPartition)
@@ -73,7 +92,8 @@ class TransactionToolsTest {
 
     @Test
     void producerPerformanceWithATransactionalId() throws Exception {
-        try (TestBroker b = new TestBroker(dir.resolve("data"))) {
+        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(java.time.Duration.ZERO),
+                io.kaas.broker.txn.TransactionConfig.DEFAULTS.withVersion(transactionVersion))) {
             String out = tool("org.apache.kafka.tools.ProducerPerformance", "--topic", "perf-txn", "--num-records", "2000",
                     "--record-size", "100", "--throughput", "-1", "--transactional-id", "perf", "--transaction-duration-ms", "100",
                     "--producer-props", "bootstrap.servers=" + b.bootstrap(), "acks=all").out();

@@ -1,6 +1,7 @@
 package io.kaas.cli;
 
 import io.kaas.storage.ExitCodes;
+import io.kaas.broker.coordination.CoordinationException;
 import io.kaas.storage.StorageException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -51,6 +52,10 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
     static String describe(Throwable ex) {
         if (ex instanceof UncheckedIOException unchecked) {
             return describe(unchecked.getCause());
+        }
+        if (ex instanceof CoordinationException coordination) {
+            // etcd unreachable at start, or this broker id already live: the cluster's state, not a bug.
+            return "coordinator: " + coordination.getMessage();
         }
         if (ex instanceof StorageException storage) {
             return storage.getMessage() != null ? storage.getMessage() : storage.kind().toString();

@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
                     + "every offset is below it; the active segment is never removed. Offset -1 means the high "
                     + "watermark, read from the log itself. Prints \"partition: T-P<TAB>low_watermark: N\" per "
                     + "partition, as kafka-delete-records does.",
-            "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
+            "Refuses (exit 3) a partition whose .lock a running broker holds, or, with --coordinator, one a live "
+                    + "broker sharing the directory owns, unless --force."},
         exitCodeListHeading = "%nExit Codes:%n",
         exitCodeList = {"0:Success.", "1:An offset was out of range (above the high watermark)."})
 public final class DeleteRecordsCommand implements Callable<Integer> {
@@ -32,6 +33,9 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
 
     @Mixin
     DataDirMixin dataDir;
+
+    @Mixin
+    CoordinatorMixin coordinator;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Source source;
@@ -81,6 +85,7 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
             }
             request = new DeleteRecordsRequest(List.of(new DeleteRecordsRequest.Target(source.one.topic, source.one.partition, source.one.offset)));
         }
+        coordinator.refuseLiveOwned(dataDir.dataDir(), force || dryRun);
         return new DeleteRecordsRun(dataDir.dataDir(), dryRun, force, spec.commandLine().getOut(), spec.commandLine().getErr()).run(request);
     }
 }

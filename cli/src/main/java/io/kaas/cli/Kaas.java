@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
             AutoComplete.GenerateCompletion.class,
             // One line per subcommand, alphabetical, e.g. VerifyCommand.class,
             AclCommand.class,
+            CompactCommand.class,
             DeleteRecordsCommand.class,
             DumpSegmentCommand.class,
             RebuildIndexCommand.class,

@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
             "For every segment under PATH (data dir, topic, partition or one .log/.index file) computes the index "
                     + "the broker writes (an entry once more than --index-interval-bytes were appended since the last) "
                     + "over the log's valid part and replaces the .index when it differs (written beside it, then renamed).",
-            "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
+            "Refuses (exit 3) a partition whose .lock a running broker holds, or, with --coordinator, one a live "
+                    + "broker sharing the directory owns, unless --force."},
         exitCodeListHeading = "%nExit Codes:%n",
         exitCodeList = {"0:Success (with --check: every index already matches).", "1:--check found indexes that differ."})
 public final class RebuildIndexCommand implements Callable<Integer> {
@@ -44,11 +45,15 @@ public final class RebuildIndexCommand implements Callable<Integer> {
     @Mixin
     JsonOutputMixin jsonOutput;
 
+    @Mixin
+    CoordinatorMixin coordinator;
+
     @Override
     public Integer call() {
         if (indexIntervalBytes <= 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--index-interval-bytes must be positive");
         }
+        coordinator.refuseLiveOwned(path, force || check || dryRun);
         RebuildIndexRun.Options options = new RebuildIndexRun.Options(new IndexPolicy(indexIntervalBytes),
                 !check && !dryRun, check, force, jsonOutput.json());
         return new RebuildIndexRun(options, spec.commandLine().getOut(), spec.commandLine().getErr()).run(path);

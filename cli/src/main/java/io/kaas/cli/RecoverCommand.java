@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
                     + "bytes truncated, batches dropped and the high watermark before and after.",
             "A bad batch followed by valid data (bit rot) is damage: reported, nothing changed, exit 1, unless "
                     + "--force, which truncates from the bad batch, removes later segments and says what that discarded.",
-            "Refuses (exit 3) a partition whose .lock a running broker holds, unless --force."},
+            "Refuses (exit 3) a partition whose .lock a running broker holds, or, with --coordinator, one a live "
+                    + "broker sharing the directory owns, unless --force."},
         exitCodeListHeading = "%nExit Codes:%n",
         exitCodeList = {"0:Success: recovered, or already clean.", "1:Damage found and refused; nothing changed in that partition (rerun with --force)."})
 public final class RecoverCommand implements Callable<Integer> {
@@ -47,11 +48,15 @@ public final class RecoverCommand implements Callable<Integer> {
     @Mixin
     JsonOutputMixin jsonOutput;
 
+    @Mixin
+    CoordinatorMixin coordinator;
+
     @Override
     public Integer call() {
         if (indexIntervalBytes <= 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--index-interval-bytes must be positive");
         }
+        coordinator.refuseLiveOwned(path, force || dryRun);
         OfflineRecovery.Options options = new OfflineRecovery.Options(dryRun, force, fast, new IndexPolicy(indexIntervalBytes), jsonOutput.json());
         return new OfflineRecovery(options, spec.commandLine().getOut(),
                 spec.commandLine().getErr()).run(path);

@@ -1,11 +1,14 @@
 package io.kaas.cli;
 
 import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.cli.log.LogSetup;
+import io.kaas.storage.CleanerSettings;
 import io.kaas.storage.ExitCodes;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -117,13 +120,72 @@ final class ServeCommand implements Callable<Integer> {
             description = "Incremental fetch sessions (KIP-227) kept at once; 0 turns them off (env KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS; default 1000).")
     int fetchSessionCacheSlots;
 
-    /** What {@code kaas serve} starts: the broker, its listeners' security, and the config file's warning. */
-    record Settings(BrokerConfig broker, SecurityConfig security, Optional<String> warning) {}
+    @Option(names = "--log-cleaner-threads", paramLabel = "N", defaultValue = "${env:KAAS_LOG_CLEANER_THREADS:-1}",
+            description = "Threads compacting topics with cleanup.policy=compact; 0 turns the cleaner off "
+                    + "(log.cleaner.threads; env KAAS_LOG_CLEANER_THREADS; default 1).")
+    int logCleanerThreads;
+
+    @Option(names = "--log-cleaner-dedupe-buffer-size", paramLabel = "BYTES",
+            defaultValue = "${env:KAAS_LOG_CLEANER_DEDUPE_BUFFER_SIZE:-134217728}",
+            description = "Memory of the cleaner's key -> offset maps, shared by its threads; a pass whose dirty keys do not fit "
+                    + "cleans up to where its map filled (log.cleaner.dedupe.buffer.size; env KAAS_LOG_CLEANER_DEDUPE_BUFFER_SIZE; default 128 MiB).")
+    long logCleanerDedupeBufferSize;
+
+    @Option(names = "--log-cleaner-io-buffer-size", paramLabel = "BYTES",
+            defaultValue = "${env:KAAS_LOG_CLEANER_IO_BUFFER_SIZE:-524288}",
+            description = "Each cleaner thread's read and write buffers (log.cleaner.io.buffer.size; env KAAS_LOG_CLEANER_IO_BUFFER_SIZE; default 512 KiB).")
+    int logCleanerIoBufferSize;
+
+    @Option(names = "--log-cleaner-backoff-ms", paramLabel = "MS", defaultValue = "${env:KAAS_LOG_CLEANER_BACKOFF_MS:-15000}",
+            description = "How long a cleaner thread sleeps when no partition needs cleaning (log.cleaner.backoff.ms; "
+                    + "env KAAS_LOG_CLEANER_BACKOFF_MS; default 15000).")
+    long logCleanerBackoffMs;
+
+
+    @Option(names = "--coordinator", paramLabel = "etcd://HOST:PORT[,HOST:PORT...]", defaultValue = "${env:KAAS_COORDINATOR}",
+            description = "Share the data directory with other brokers, coordinated by etcd: each broker registers "
+                    + "under a lease (--broker-id must differ), one is elected controller and assigns partitions, "
+                    + "a broker that cannot renew its lease stops acknowledging before it can expire, and its "
+                    + "partitions move to the others. Without it: one broker owning the whole directory "
+                    + "(env KAAS_COORDINATOR).")
+    String coordinator;
+
+    @Option(names = "--coordinator-lease-ttl", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:KAAS_COORDINATOR_LEASE_TTL:-6s}",
+            description = "With --coordinator: how long a silent broker keeps its partitions; it stops acknowledging "
+                    + "a third of it earlier, and they move a third of it after etcd shows the lease expired "
+                    + "(env KAAS_COORDINATOR_LEASE_TTL; whole seconds, at least 3s; default 6s).")
+    Duration coordinatorLeaseTtl;
+
+    /**
+     * What {@code kaas serve} starts: the broker, its listeners' security, its transaction settings, the
+     * config file's warning, and how it joins other brokers over a shared directory (or null).
+     */
+    record Settings(BrokerConfig broker, SecurityConfig security, TransactionConfig transactions, Optional<String> warning,
+                    ClusterConfig cluster) {}
     @Option(names = "--max-open-files", paramLabel = "N", defaultValue = "${env:KAAS_MAX_OPEN_FILES:-0}",
             description = "Segment files held open at once; idle ones are closed past it and reopened on use, so "
                     + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: 40%% of "
                     + "the process's open-file limit, ulimit -n).")
     int maxOpenFiles;
+    @Option(names = "--transaction-version", paramLabel = "1|2", defaultValue = "${env:KAAS_TRANSACTION_VERSION:-" + TransactionConfig.DEFAULT_VERSION + "}",
+            description = "The finalized feature transaction.version clients see: 2 is transaction protocol v2 (KIP-890 part 2: "
+                    + "an epoch bump per transaction, partitions added by Produce; Apache 4.x's default), 1 the protocol "
+                    + "before it (env KAAS_TRANSACTION_VERSION; default " + TransactionConfig.DEFAULT_VERSION + ").")
+    int transactionVersion;
+
+    @Option(names = "--transaction-max-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:KAAS_TRANSACTION_MAX_TIMEOUT:-15m}",
+            description = "Longest transaction.timeout.ms a producer may ask for (server.properties transaction.max.timeout.ms; "
+                    + "env KAAS_TRANSACTION_MAX_TIMEOUT; default 15m).")
+    Duration transactionMaxTimeout;
+
+    @Option(names = "--transactional-id-expiration", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:KAAS_TRANSACTIONAL_ID_EXPIRATION:-168h}",
+            description = "A transactional id with no transaction open and no use for this long is forgotten "
+                    + "(server.properties transactional.id.expiration.ms; env KAAS_TRANSACTIONAL_ID_EXPIRATION; default 168h, 7 days).")
+    Duration transactionalIdExpiration;
+
     @Option(names = "--admin-listener", paramLabel = "HOST:PORT", defaultValue = "${env:KAAS_ADMIN_LISTENER:-127.0.0.1:9644}",
             description = "Where to serve /metrics (Prometheus), /healthz and /readyz over HTTP; 'none' turns it off "
                     + "(env KAAS_ADMIN_LISTENER; default 127.0.0.1:9644).")
@@ -192,6 +254,7 @@ final class ServeCommand implements Callable<Integer> {
                     fileSets(file, "max.incremental.fetch.session.cache.slots"))) {
                 c = c.withFetchSessionCacheSlots(fetchSessionCacheSlots);
             }
+            c = c.withCleaner(cleaner(c.cleaner(), file));
             // Not server.properties keys: the flag or its KAAS_* variable, else the default.
             c = c.withMaxOpenFiles(maxOpenFiles)
                     .withAdminListener(parseAdminListener(adminListener))
@@ -200,12 +263,50 @@ final class ServeCommand implements Callable<Integer> {
                     .withInMemory(inMemory);
             SecurityConfig security = file == null ? SecurityConfig.none() : file.security();
             security.validate(c.listeners());
-            return new Settings(c, security, file == null ? Optional.empty() : file.notAppliedWarning());
+            ClusterConfig cluster = null;
+            if (coordinator != null && !coordinator.isBlank()) {
+                if (coordinatorLeaseTtl.toSeconds() < 3) {
+                    throw new IllegalArgumentException("--coordinator-lease-ttl must be at least 3s, got " + coordinatorLeaseTtl);
+                }
+                Duration third = Duration.ofMillis(coordinatorLeaseTtl.toMillis() / 3);
+                cluster = ClusterConfig.parse(coordinator.trim()).withTimings(coordinatorLeaseTtl, third, third);
+                if (c.inMemory()) {
+                    throw new IllegalArgumentException("--coordinator shares a data directory; it cannot be combined with --in-memory");
+                }
+            }
+            return new Settings(c, security, transactions(file), file == null ? Optional.empty() : file.notAppliedWarning(), cluster);
         } catch (IOException e) {
             throw new ParameterException(spec.commandLine(), "--config " + configFile + ": cannot read: " + e.getMessage());
         } catch (IllegalArgumentException | ConfigException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    private TransactionConfig transactions(ServerProperties file) {
+        TransactionConfig t = TransactionConfig.DEFAULTS.withVersion(transactionVersion);
+        if (file != null) {
+            t = file.applyTo(t);
+        }
+        if (wins("--transaction-max-timeout", "KAAS_TRANSACTION_MAX_TIMEOUT", fileSets(file, "transaction.max.timeout.ms"))) {
+            t = t.withMaxTimeout(transactionMaxTimeout);
+        }
+        if (wins("--transactional-id-expiration", "KAAS_TRANSACTIONAL_ID_EXPIRATION", fileSets(file, "transactional.id.expiration.ms"))) {
+            t = t.withIdExpiration(transactionalIdExpiration);
+        }
+        return t;
+    }
+
+    /** The log.cleaner.* settings: each flag (or KAAS_* variable) over the config file's key. */
+    private CleanerSettings cleaner(CleanerSettings base, ServerProperties file) {
+        int threads = wins("--log-cleaner-threads", "KAAS_LOG_CLEANER_THREADS",
+                fileSets(file, "log.cleaner.threads") || fileSets(file, "log.cleaner.enable")) ? logCleanerThreads : base.threads();
+        long dedupe = wins("--log-cleaner-dedupe-buffer-size", "KAAS_LOG_CLEANER_DEDUPE_BUFFER_SIZE",
+                fileSets(file, "log.cleaner.dedupe.buffer.size")) ? logCleanerDedupeBufferSize : base.dedupeBufferBytes();
+        int io = wins("--log-cleaner-io-buffer-size", "KAAS_LOG_CLEANER_IO_BUFFER_SIZE",
+                fileSets(file, "log.cleaner.io.buffer.size")) ? logCleanerIoBufferSize : base.ioBufferBytes();
+        Duration backoff = wins("--log-cleaner-backoff-ms", "KAAS_LOG_CLEANER_BACKOFF_MS", fileSets(file, "log.cleaner.backoff.ms"))
+                ? Duration.ofMillis(logCleanerBackoffMs) : base.backoff();
+        return new CleanerSettings(threads, dedupe, io, backoff);
     }
 
     /**
@@ -232,6 +333,8 @@ final class ServeCommand implements Callable<Integer> {
                 + ", auto-create " + (c.autoCreateTopics() ? c.defaultPartitions() + " partitions" : "off")
                 + ", admin " + (c.adminListener() == null ? "off" : c.adminListener().getHostString() + ":" + c.adminListener().getPort())
                 + ", per-partition metrics " + (c.metricsPerPartition() ? "on" : "off")
+                + ", transaction.version " + transactionVersion
+                + ", log cleaner " + (c.cleaner().threads() == 0 ? "off" : c.cleaner().threads() + " thread(s)")
                 + ", log " + logFormat + "/" + logLevel.toLowerCase(Locale.ROOT);
     }
 
@@ -270,7 +373,8 @@ final class ServeCommand implements Callable<Integer> {
         log.info("kaas {} starting: {}", KaasVersion.version(), summary(config));
         KaasBroker broker;
         try {
-            broker = KaasBroker.create(config, settings.security()).start();
+            broker = KaasBroker.create(config, settings.security(), settings.cluster())
+                    .withTransactionConfig(settings.transactions()).start();
         } catch (KafkaException e) {
             // A keystore or truststore that does not load (path, password, type): a configuration error.
             throw new ParameterException(spec.commandLine(), e.getMessage()

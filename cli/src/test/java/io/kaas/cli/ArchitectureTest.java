@@ -51,6 +51,15 @@ class ArchitectureTest {
     }
 
     @Test
+    void onlyTheCleanerDecodesRecords() {
+        // Batches are opaque bytes to the engine; the cleaner is the one component that decodes and
+        // rebuilds them (kafka-clients' record classes) and keys its dedupe buffer with Apache's map.
+        noClasses().that().resideInAPackage(STORAGE).and().resideOutsideOfPackage("io.kaas.storage.cleaner..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..")
+                .check(main);
+    }
+
+    @Test
     void recoveryDependsOnStorageOnly() {
         noClasses().that().resideInAPackage(RECOVERY)
                 .should().dependOnClassesThat().resideInAnyPackage(INSPECT, BROKER, CLI)

@@ -41,11 +41,23 @@ class ReleaseArchiveIT {
         assertThat(home.resolve("man/kaas-serve.1")).isRegularFile();
         assertThat(home.resolve("completions/kaas.bash")).isRegularFile();
         assertThat(home.resolve("README.md")).isRegularFile();
+        assertThat(home.resolve("LICENSE")).content().contains("Apache License", "Version 2.0, January 2004");
+        assertThat(home.resolve("NOTICE")).content().contains("Apache Kafka");
+        assertThat(home.resolve("THIRD-PARTY.txt")).content()
+                .as("every bundled library with its licence, Kafka's and Netty's among them")
+                .contains("org.apache.kafka:kafka-clients", "io.netty:netty-handler", "io.prometheus:prometheus-metrics-core");
 
         Path elsewhere = Files.createDirectory(dir.resolve("work"));
         Result version = run(elsewhere, List.of(home.resolve("bin/kaas").toString(), "--version"), Map.of());
         assertThat(version.exitCode).isZero();
         assertThat(version.output).contains("kaas " + VERSION);
+        assertThat(home.resolve("lib/kaas.jsa")).as("the first offline command records the CDS archive in place").isRegularFile();
+        assertThat(home.resolve("lib")).isDirectoryNotContaining("glob:**/kaas.jsa.*");
+        Result shared = run(elsewhere, List.of(home.resolve("bin/kaas").toString(), "verify", home.resolve("lib/cds-training").toString()),
+                Map.of("KAAS_JAVA_OPTS", "-Xlog:class+load=info"));
+        assertThat(shared.exitCode).as(shared.output).isZero();
+        assertThat(shared.output).as("later runs load kaas's classes from it")
+                .containsPattern("io\\.kaas\\.inspect\\.\\S+ source: shared objects file \\(top\\)");
 
         int adminPort;
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -87,6 +87,44 @@ class ServeConfigFileTest {
     }
 
     @Test
+    void transactionKeysAndFlags() throws Exception {
+        ServeCommand.Settings defaults = parse();
+        assertThat(defaults.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(15));
+        assertThat(defaults.transactions().idExpiration()).isEqualTo(Duration.ofDays(7));
+        assertThat(defaults.transactions().version()).isEqualTo(io.kaas.broker.txn.TransactionConfig.DEFAULT_VERSION);
+        Path f = write("txn.properties", "transaction.max.timeout.ms=60000\ntransactional.id.expiration.ms=3600000\n");
+        ServeCommand.Settings file = parse("--config", f.toString(), "--transaction-version", "1");
+        assertThat(file.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(file.transactions().idExpiration()).isEqualTo(Duration.ofHours(1));
+        assertThat(file.transactions().version()).isEqualTo((short) 1);
+        assertThat(file.warning()).isEmpty();
+        ServeCommand.Settings flags = parse("--config", f.toString(), "--transaction-max-timeout", "2m",
+                "--transactional-id-expiration", "10s", "--transaction-version", "2");
+        assertThat(flags.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(flags.transactions().idExpiration()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(flags.transactions().version()).isEqualTo((short) 2);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--transaction-version", "3"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("transaction.version");
+    }
+
+    @Test
+    void logCleanerKeysAndFlags() throws Exception {
+        Path f = write("cleaner.properties", """
+                log.cleaner.threads=3
+                log.cleaner.dedupe.buffer.size=33554432
+                log.cleaner.io.buffer.size=65536
+                log.cleaner.backoff.ms=2000
+                """);
+        ServeCommand.Settings s = parse("--config", f.toString());
+        assertThat(s.broker().cleaner()).isEqualTo(new io.kaas.storage.CleanerSettings(3, 33554432L, 65536, Duration.ofSeconds(2)));
+        assertThat(s.warning()).isEmpty();
+        assertThat(parse("--config", f.toString(), "--log-cleaner-threads", "1").broker().cleaner().threads()).isEqualTo(1);
+        Path off = write("off.properties", "log.cleaner.enable=false\n");
+        assertThat(parse("--config", off.toString()).broker().cleaner().threads()).isZero();
+        assertThat(parse().broker().cleaner()).isEqualTo(io.kaas.storage.CleanerSettings.DEFAULTS);
+    }
+
+    @Test
     void securityKeysReachTheListeners() throws Exception {
         Path f = write("secure.properties", """
                 listeners=SASL_SSL://127.0.0.1:9094,INTERNAL://127.0.0.1:9095
@@ -141,7 +179,8 @@ class ServeConfigFileTest {
         };
         for (String[] c : cases) {
             Path f = write("bad.properties", c[0]);
-            KaasRun run = KaasRun.of("serve", "--config", f.toString());
+            // No admin listener: the default port may be taken on a shared machine, and this is about the file.
+            KaasRun run = KaasRun.of("serve", "--config", f.toString(), "--admin-listener", "none");
             assertThat(run.exitCode()).as(c[0] + "\n" + run.err()).isEqualTo(ExitCodes.USAGE);
             assertThat(run.err()).as(c[0]).contains(c[1], c[2]).doesNotContain("Hunter2-secret");
             assertThat(run.out()).isEmpty();

@@ -59,7 +59,12 @@ public final class DiskStorageEngine implements StorageEngine {
     /** Partitions whose load failed once: the start-up load leaves them to callers (see {@link #loadAtStartup}). */
     /** Partitions whose last load was refused (damage), with why: for readiness, and so the start-up load does not retry them. */
     private final Map<TopicPartition, String> refused = new ConcurrentHashMap<>();
+    private final LogCleanerThreads cleaner;
     private volatile boolean closed;
+    /** Several brokers over this directory: no directory lock, no start-up load, only partitions taken over open. */
+    private final boolean shared;
+    /** With {@link #shared}: the partitions taken over here and the epoch each was taken in. */
+    private final Map<TopicPartition, Integer> taken = new ConcurrentHashMap<>();
 
     public DiskStorageEngine(EngineConfig config) {
         this(config, EngineObserver.NONE);
@@ -67,6 +72,22 @@ public final class DiskStorageEngine implements StorageEngine {
 
     /** An engine that reports fsyncs, partition opens and failures to {@code observer}. */
     public DiskStorageEngine(EngineConfig config, EngineObserver observer) {
+        this(config, observer, false);
+    }
+
+    /**
+     * An engine over a directory that several brokers share (issue 17), each owning the partitions its
+     * coordination store assigns it. It takes no OS lock ({@code <data>/.lock}: NFS does not carry OS locks
+     * reliably; ownership is the store's lease) and loads nothing at start: a partition opens only once
+     * taken over ({@link #takeOver}), and any call for another fails with
+     * {@link StorageException.Kind#NOT_OWNED} without touching its files.
+     */
+    public static DiskStorageEngine shared(EngineConfig config, EngineObserver observer) {
+        return new DiskStorageEngine(config, observer, true);
+    }
+
+    private DiskStorageEngine(EngineConfig config, EngineObserver observer, boolean shared) {
+        this.shared = shared;
         this.config = config;
         this.files = new FileHandleCache(config.maxOpenFiles());
         this.observer = observer;
@@ -77,7 +98,7 @@ public final class DiskStorageEngine implements StorageEngine {
             throw new StorageException(StorageException.Kind.IO, config.dataDir() + ": cannot open data directory: " + e.getMessage(), e);
         }
         try {
-            this.owner = OwnerLock.acquireDataDir(config.dataDir());
+            this.owner = shared ? OwnerLock.none() : OwnerLock.acquireDataDir(config.dataDir());
         } catch (RuntimeException e) {
             executors.close();
             throw e;
@@ -92,18 +113,47 @@ public final class DiskStorageEngine implements StorageEngine {
                     : (RuntimeException) e;
         }
         List<TopicPartition> all = new ArrayList<>();
-        for (TopicInfo t : topics.values()) {
+        for (TopicInfo t : shared ? List.<TopicInfo>of() : topics.values()) {
             for (int p = 0; p < t.partitions(); p++) {
                 all.add(new TopicPartition(t.name(), p));
             }
         }
         this.startup = StartupLoad.start(all, this::loadAtStartup, executors.loaders());
+        this.cleaner = new LogCleanerThreads(config.cleaner(), this::loadedPartitions, config.clock());
+        cleaner.start();
+    }
+
+    private List<Partition> loadedPartitions() {
+        List<Partition> out = new ArrayList<>();
+        for (CompletableFuture<Partition> f : open.values()) {
+            loaded(f, false).ifPresent(out::add);
+        }
+        return out;
+    }
+
+    /**
+     * One cleaning round on the caller's thread, as a {@code kaas-log-cleaner} thread runs it: a pass on
+     * every compacted partition that is due. Returns how many partitions were cleaned.
+     */
+    public int runCleaner() {
+        return cleaner.runOnce();
     }
 
     private void loadTopics() throws IOException {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(config.dataDir(), Files::isDirectory)) {
             for (Path d : ds) {
                 String name = d.getFileName().toString();
+                if (shared && (TopicDir.isDeleting(name) || topics.containsKey(name))) {
+                    // Another broker's delete in progress is its to finish; a known topic only grows.
+                    if (topics.containsKey(name)) {
+                        TopicInfo t = topics.get(name);
+                        int n = countPartitions(d);
+                        if (n > t.partitions()) {
+                            topics.put(name, new TopicInfo(name, t.topicId(), n, t.config()));
+                        }
+                    }
+                    continue;
+                }
                 if (TopicDir.isDeleting(name)) {
                     // A delete that a crash interrupted: finish it.
                     deleteRecursively(d);
@@ -113,6 +163,9 @@ public final class DiskStorageEngine implements StorageEngine {
                     continue;
                 }
                 UUID id = StateJson.read(d.resolve(TopicIdentity.FILE_NAME), TopicIdentity.class).map(TopicIdentity::topicId).orElse(null);
+                if (id == null && shared) {
+                    continue; // being created by another broker: its id file comes right after the directory
+                }
                 if (id == null) {
                     id = UUID.randomUUID();
                     StateJson.write(d.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(id));
@@ -139,7 +192,9 @@ public final class DiskStorageEngine implements StorageEngine {
     @Override
     public TopicInfo createTopic(String name, int partitions, TopicConfig topicConfig) {
         TopicInfo info = createTopicFiles(name, partitions, topicConfig);
-        loadAll(name, 0, partitions);
+        if (!shared) {
+            loadAll(name, 0, partitions);
+        }
         return info;
     }
 
@@ -154,6 +209,14 @@ public final class DiskStorageEngine implements StorageEngine {
         }
         Path dir = TopicDir.of(config.dataDir(), name);
         try {
+            if (shared) {
+                // Another broker sharing the directory may have created it: one of two creators wins the mkdir.
+                try {
+                    Files.createDirectory(dir);
+                } catch (java.nio.file.FileAlreadyExistsException e) {
+                    throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists (created by another broker)");
+                }
+            }
             AtomicFile.createDirectories(dir);
             TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
             StateJson.write(dir.resolve(TopicConfig.FILE_NAME), topicConfig);
@@ -214,7 +277,9 @@ public final class DiskStorageEngine implements StorageEngine {
     public TopicInfo createPartitions(String name, int totalPartitions) {
         int before = topic(name).map(TopicInfo::partitions).orElse(0);
         TopicInfo grown = createPartitionFiles(name, totalPartitions);
-        loadAll(name, before, grown.partitions());
+        if (!shared) {
+            loadAll(name, before, grown.partitions());
+        }
         return grown;
     }
 
@@ -285,6 +350,9 @@ public final class DiskStorageEngine implements StorageEngine {
     public Partition openPartition(TopicPartition tp) {
         ensureOpen();
         CompletableFuture<Partition> f = open.get(tp);
+        if (f == null && shared && !taken.containsKey(tp)) {
+            throw new StorageException(StorageException.Kind.NOT_OWNED, tp + " is not owned by this broker");
+        }
         if (f == null) {
             TopicInfo info = topics.get(tp.topic());
             if (info == null || tp.partition() < 0 || tp.partition() >= info.partitions()) {
@@ -320,8 +388,11 @@ public final class DiskStorageEngine implements StorageEngine {
         Partition p;
         long start = System.nanoTime();
         try {
-            p = PartitionLoader.load(TopicDir.partition(config.dataDir(), tp.topic(), tp.partition()), tp, config, info.config(),
-                    executors, files, observer);
+            Path dir = TopicDir.partition(config.dataDir(), tp.topic(), tp.partition());
+            Integer epoch = taken.get(tp);
+            p = shared && epoch != null
+                    ? PartitionLoader.takeOver(dir, tp, config, info.config(), executors, files, observer, epoch)
+                    : PartitionLoader.load(dir, tp, config, info.config(), executors, files, observer);
             observer.partitionOpened(tp, p.openReport(), System.nanoTime() - start);
         } catch (RuntimeException e) {
             if (e instanceof StorageException se) {
@@ -366,6 +437,64 @@ public final class DiskStorageEngine implements StorageEngine {
             return Optional.of(f.join());
         } catch (CompletionException | java.util.concurrent.CancellationException e) {
             return Optional.empty();
+        }
+    }
+
+    @Override
+    public void takeOver(TopicPartition tp, int epoch) {
+        if (!shared) {
+            throw new UnsupportedOperationException(config.dataDir() + ": this engine does not share its directory");
+        }
+        ensureOpen();
+        if (!topics.containsKey(tp.topic()) || topics.get(tp.topic()).partitions() <= tp.partition()) {
+            refreshTopics();
+        }
+        release(tp);
+        taken.put(tp, epoch);
+        try {
+            openPartition(tp);
+        } catch (RuntimeException e) {
+            taken.remove(tp, epoch);
+            throw e;
+        }
+    }
+
+    @Override
+    public void release(TopicPartition tp) {
+        drop(tp, false);
+    }
+
+    @Override
+    public void abandon(TopicPartition tp) {
+        drop(tp, true);
+    }
+
+    private void drop(TopicPartition tp, boolean fenced) {
+        taken.remove(tp);
+        CompletableFuture<Partition> f = open.remove(tp);
+        if (f != null) {
+            loaded(f, true).ifPresent(p -> {
+                if (fenced) {
+                    p.abandon();
+                } else {
+                    p.close();
+                }
+            });
+        }
+    }
+
+    @Override
+    public Map<TopicPartition, Integer> taken() {
+        return Map.copyOf(taken);
+    }
+
+    @Override
+    public synchronized void refreshTopics() {
+        ensureOpen();
+        try {
+            loadTopics();
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, config.dataDir() + ": cannot list topics: " + e.getMessage(), e);
         }
     }
 
@@ -442,20 +571,36 @@ public final class DiskStorageEngine implements StorageEngine {
         }
     }
 
+    /**
+     * With {@link #shared}: the next {@link #close} gives every partition up without writing to its files
+     * ({@link Partition#abandon}): this broker was fenced, and another may own them already.
+     */
+    public void closeFenced() {
+        fencedAtClose = true;
+        close();
+    }
+
+    private volatile boolean fencedAtClose;
+
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        // No load may finish after the partitions are closed.
+        // No load may finish after the partitions are closed, and no cleaning pass run on a closed one.
         executors.stopLoaders();
+        cleaner.close();
         List<CompletableFuture<Partition>> all = new ArrayList<>(open.values());
         open.clear();
         // Tens of thousands of partitions each fsync and write state files: several at once, as at load.
         List<Runnable> closes = new ArrayList<>();
         for (CompletableFuture<Partition> f : all) {
             loaded(f, true).ifPresent(p -> closes.add(() -> {
+                if (shared && fencedAtClose) {
+                    p.abandon();
+                    return;
+                }
                 try {
                     p.close();
                 } catch (RuntimeException e) {

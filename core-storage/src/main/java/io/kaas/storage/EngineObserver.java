@@ -33,4 +33,7 @@ public interface EngineObserver {
      * it refuses appends until it is reopened. Called once per partition.
      */
     default void partitionFailed(TopicPartition partition, StorageException failure) {}
+
+    /** A cleaning pass of a compacted partition ended (swapped in what it cleaned); {@code report} says what it removed. */
+    default void cleaned(TopicPartition partition, io.kaas.storage.cleaner.CleanReport report, long durationNanos) {}
 }

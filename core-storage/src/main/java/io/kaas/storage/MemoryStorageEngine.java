@@ -33,7 +33,7 @@ public final class MemoryStorageEngine implements StorageEngine {
         this.fs = Jimfs.newFileSystem("kaas-memory", Configuration.unix());
         EngineConfig c = template;
         this.engine = new DiskStorageEngine(new EngineConfig(fs.getPath("/kaas-data"), c.segmentBytes(), c.indexIntervalBytes(),
-                c.flushIntervalMessages(), c.fsyncTimeout(), c.checkpointIntervalBytes(), c.leaderEpoch(), c.clock(), c.maxOpenFiles()), observer);
+                c.flushIntervalMessages(), c.fsyncTimeout(), c.checkpointIntervalBytes(), c.leaderEpoch(), c.clock(), c.maxOpenFiles(), c.cleaner()), observer);
     }
 
     @Override

@@ -1,14 +1,19 @@
 package io.kaas.storage;
 
+import io.kaas.storage.cleaner.CleanReport;
+import io.kaas.storage.cleaner.CleanableLog;
+import io.kaas.storage.cleaner.CleanerSwap;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.CachedFile;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.recovery.RecoveryReport;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.Segment;
+import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.state.PartitionStateFiles;
 import io.kaas.storage.state.ProducerStateTable;
 import io.kaas.storage.state.TxnIndex;
@@ -16,10 +21,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +75,7 @@ public final class Partition implements PartitionLog {
     private volatile StorageException sticky;
     private final RecoveryReport openReport;
     private final EngineObserver observer;
+    private final PartitionCleaning cleaning;
 
     /** Called by {@link PartitionLoader} once the lock is held, recovery ran and the segments are open. */
     Partition(TopicPartition id, Path dir, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
@@ -94,6 +102,7 @@ public final class Partition implements PartitionLog {
         this.checkpoints = new CheckpointKeeper(id, stateFiles, config.checkpointIntervalBytes(),
                 new RecoveryCheckpoint(log.active().baseOffset(), log.active().size(), log.nextOffset()));
         this.manifestOnDisk = new Manifest(epoch, log.nextOffset(), logStartOffset);
+        this.cleaning = new PartitionCleaning(this, id, dir, config.indexIntervalBytes(), observer);
         publish();
     }
 
@@ -374,6 +383,86 @@ public final class Partition implements PartitionLog {
         return gone;
     }
 
+    // ---------------------------------------------------------------- compaction (io.kaas.storage.cleaner)
+
+    /** One cleaning pass if this partition's topic is compacted and a pass is due: see {@link PartitionCleaning}. */
+    Optional<CleanReport> cleanIfDue(CleanerSettings settings, long nowMs, BooleanSupplier stopped) {
+        return cleaning.cleanIfDue(settings, nowMs, stopped);
+    }
+
+    /** What one cleaning pass starts from, taken together under the lock. */
+    record CleaningInput(TopicConfig topic, List<Segment> segments, CleanableLog log) {}
+
+    /** Empty when the partition is closed, failed or not compacted. */
+    Optional<CleaningInput> cleaningInput(long firstDirtyOffset) {
+        lock.lock();
+        try {
+            if (closed || sticky != null || !topicConfig.compacted()) {
+                return Optional.empty();
+            }
+            List<Segment> segments = log.readerCopy();
+            return Optional.of(new CleaningInput(topicConfig, segments, new CleanableLog(dir, segments.stream().map(Segment::name).toList(),
+                    logStartOffset, txns.lastStableOffset(log.nextOffset()), producers.lastBatchBaseOffsets(), firstDirtyOffset)));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Puts a cleaned group in place, under the lock: the old segments' log channels are held open (and
+     * their index entries kept) so a reader still on the old view keeps reading their old bytes, the
+     * files are swapped ({@link CleanerSwap#commit}), readers get the new list, and only then are the
+     * old segments retired (a reader that meets a retired one re-reads the view, as after retention).
+     * When the group changed since the pass began (retention), the pass is abandoned before any file moves.
+     * A failure after the swap committed fails the partition: its open segments no longer match the
+     * files, and a reopen (recovery) finishes the swap.
+     */
+    void swapCleaned(Path dir, SegmentName target, List<SegmentName> replaced) throws IOException {
+        List<Segment> old;
+        List<CachedFile.Handle> held = new ArrayList<>();
+        lock.lock();
+        try {
+            if (closed || sticky != null) {
+                throw new IOException(id + ": partition closed while cleaning");
+            }
+            old = log.closedSegmentsNamed(replaced);
+            if (old == null) {
+                throw new IOException(id + ": segments changed while cleaning (retention); the pass is abandoned");
+            }
+            for (Segment s : old) {
+                held.add(s.holdForSwap());
+            }
+            try {
+                CleanerSwap.commit(dir, target, replaced);
+                log.replace(old, target);
+            } catch (IOException | RuntimeException e) {
+                StorageException s = new StorageException(StorageException.Kind.IO, id + ": cleaner swap failed ("
+                        + e.getMessage() + "); reopen the partition to finish it", e);
+                sticky = s;
+                observer.partitionFailed(id, s);
+                throw e;
+            }
+            publish();
+        } catch (IOException | RuntimeException e) {
+            held.forEach(CachedFile.Handle::close);
+            throw e;
+        } finally {
+            lock.unlock();
+        }
+        for (Segment s : old) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                LOG.warn("{}: closing the replaced {} failed: {}", id, s, e.toString());
+            }
+        }
+        held.forEach(CachedFile.Handle::close);
+    }
+
     void updateTopicConfig(TopicConfig config) {
         lock.lock();
         try {
@@ -504,6 +593,27 @@ public final class Partition implements PartitionLog {
      * untouched since it was loaded closes without opening or writing a file. After an fsync failure only the files are closed:
      * nothing unsynced is claimed durable.
      */
+    /**
+     * Closes without writing anything more to the partition's files — no fsync-and-checkpoint, no
+     * manifest, no snapshots: this broker was fenced and another may own the partition already. Appends
+     * waiting for an fsync fail ({@link StorageException.Kind#NOT_OWNED}); nothing is acknowledged.
+     */
+    public void abandon() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            committer.fail(new StorageException(StorageException.Kind.NOT_OWNED, id + ": given up (this broker was fenced)"));
+            log.closeAll(id);
+        } finally {
+            lock.unlock();
+            owner.close();
+            hwmWaiters.close();
+        }
+    }
+
     @Override
     public void close() {
         lock.lock();

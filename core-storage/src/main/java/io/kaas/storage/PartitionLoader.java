@@ -1,6 +1,8 @@
 package io.kaas.storage;
 
+import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.FileHandleCache;
@@ -31,14 +33,28 @@ final class PartitionLoader {
     static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
                           FileHandleCache files, EngineObserver observer) {
         createDirectory(dir);
-        return load(dir, id, config, topicConfig, executors, files, OwnerLock.none(), observer);
+        return load(dir, id, config, topicConfig, executors, files, OwnerLock.none(), observer, false);
+    }
+
+    /**
+     * A partition of an engine taken over in leader epoch {@code epoch} (several brokers over one shared
+     * directory): recovery as usual, then, for an epoch newer than any recorded, the leader-epoch checkpoint
+     * gains {@code epoch → log end} (durably, before anything of the epoch is written) and the log starts
+     * a segment named with it ({@link SegmentLog#startEpoch}).
+     *
+     * @throws StorageException FENCED_LEADER_EPOCH when the checkpoint already records a newer epoch
+     */
+    static Partition takeOver(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
+                              FileHandleCache files, EngineObserver observer, int epoch) {
+        createDirectory(dir);
+        return load(dir, id, config.withLeaderEpoch(epoch), topicConfig, executors, files, OwnerLock.none(), observer, true);
     }
 
     /** A partition on its own (tests, benchmarks): its own {@code .lock} and a budget of its own. */
     static Partition loadAlone(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors) {
         createDirectory(dir);
         return load(dir, id, config, topicConfig, executors, new FileHandleCache(config.maxOpenFiles()), OwnerLock.acquire(dir),
-                EngineObserver.NONE);
+                EngineObserver.NONE, false);
     }
 
     private static void createDirectory(Path dir) {
@@ -50,9 +66,15 @@ final class PartitionLoader {
     }
 
     private static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
-                                  FileHandleCache files, OwnerLock owner, EngineObserver observer) {
+                                  FileHandleCache files, OwnerLock owner, EngineObserver observer, boolean newEpoch) {
         try {
             IndexPolicy indexPolicy = new IndexPolicy(config.indexIntervalBytes());
+            LeaderEpochCheckpoint epochs = StateJson.read(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
+                    .orElse(LeaderEpochCheckpoint.EMPTY);
+            if (newEpoch && epochs.latestEpoch() >= config.leaderEpoch()) {
+                throw new StorageException(StorageException.Kind.FENCED_LEADER_EPOCH, dir + ": epoch " + config.leaderEpoch()
+                        + " is not newer than the recorded epoch " + epochs.latestEpoch());
+            }
             RecoveryScan.RecoveredState recovered = RecoveryScan.recoverState(dir, RecoveryOptions.forOpen(indexPolicy, config.leaderEpoch()));
             RecoveryScan.Outcome outcome = recovered.outcome();
             RecoveryReport report = outcome.report();
@@ -61,6 +83,10 @@ final class PartitionLoader {
                         + " — run `kaas recover --force " + dir + "` to truncate, or restore the partition");
             }
             report.actions().forEach(a -> LOG.warn("{}: recovery: {}", id, a));
+            if (newEpoch && outcome.epoch() != config.leaderEpoch()) {
+                throw new StorageException(StorageException.Kind.FENCED_LEADER_EPOCH, dir + ": the manifest's epoch "
+                        + outcome.epoch() + " is newer than the epoch " + config.leaderEpoch() + " taking over");
+            }
             SegmentLog log = SegmentLog.open(dir, outcome.segments(), outcome.epoch(), outcome.logEndOffset(), indexPolicy,
                     config.clock().millis(), files);
             if (report.bytesScanned() > 0) {
@@ -68,6 +94,14 @@ final class PartitionLoader {
             }
             if (outcome.segments().isEmpty()) {
                 new PartitionStateFiles(dir).writeManifest(new Manifest(outcome.epoch(), outcome.logEndOffset(), outcome.logStartOffset()));
+            }
+            if (newEpoch) {
+                PartitionStateFiles stateFiles = new PartitionStateFiles(dir);
+                // The snapshots must cover the segment being sealed (recovery replays only the active one).
+                stateFiles.writeSnapshots(recovered.producers(), recovered.txns());
+                StateJson.write(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), epochs.with(config.leaderEpoch(), outcome.logEndOffset()));
+                log.startEpoch(config.clock().millis());
+                stateFiles.writeManifest(new Manifest(config.leaderEpoch(), outcome.logEndOffset(), outcome.logStartOffset()));
             }
             return new Partition(id, dir, config, topicConfig, executors, owner, recovered, log, observer);
         } catch (IOException e) {

@@ -133,6 +133,27 @@ final class SegmentLog {
         changed();
     }
 
+    /**
+     * A new leader epoch begins at the log end: its first segment carries the epoch in its name, so an
+     * ex-leader still holding the old active segment can never write into the new leader's file. The old
+     * active segment is sealed like at a roll, or, when it holds nothing, removed (two segments with one
+     * base offset would confuse readers; recovery would remove the lower epoch's anyway). The caller wrote
+     * the snapshots and the leader-epoch checkpoint before.
+     */
+    void startEpoch(long nowMs) throws IOException {
+        Segment old = active();
+        if (old.name().epoch() == epoch) {
+            return;
+        }
+        if (old.size() == 0) {
+            segments.remove(segments.size() - 1);
+            old.closeAndUnlink();
+        } else {
+            sealActive();
+        }
+        startSegment(nowMs);
+    }
+
     /** Detaches the closed segments lying wholly below {@code logStartOffset} ({@link LogStartRule#segmentsWhollyBelow}). */
     List<Segment> removeWhollyBelow(long logStartOffset) {
         int n = LogStartRule.segmentsWhollyBelow(segments.stream().map(Segment::baseOffset).toList(), logStartOffset);
@@ -143,6 +164,41 @@ final class SegmentLog {
             changed();
         }
         return removed;
+    }
+
+    /**
+     * The closed segments named {@code names}, in order and consecutive, or null when the list no longer
+     * holds them all (retention removed one since a cleaning pass began) or one is the active segment.
+     */
+    List<Segment> closedSegmentsNamed(List<SegmentName> names) {
+        int first = -1;
+        for (int i = 0; i < segments.size() - 1; i++) {
+            if (segments.get(i).name().equals(names.get(0))) {
+                first = i;
+                break;
+            }
+        }
+        if (first < 0 || first + names.size() > segments.size() - 1) {
+            return null;
+        }
+        for (int i = 0; i < names.size(); i++) {
+            if (!segments.get(first + i).name().equals(names.get(i))) {
+                return null;
+            }
+        }
+        return List.copyOf(segments.subList(first, first + names.size()));
+    }
+
+    /**
+     * Puts the cleaned segment {@code name} (its files already in place) where {@code old} were. The
+     * caller retires {@code old} once readers see the new list.
+     */
+    void replace(List<Segment> old, SegmentName name) throws IOException {
+        int first = segments.indexOf(old.get(0));
+        Segment cleaned = Segment.open(dir, name, indexPolicy, true, files);
+        segments.subList(first, first + old.size()).clear();
+        segments.add(first, cleaned);
+        changed();
     }
 
     /** The immutable copy readers walk: valid until the next change. */

@@ -74,6 +74,40 @@ public interface StorageEngine extends AutoCloseable {
         return Map.of();
     }
 
+    /**
+     * Several brokers over one shared directory ({@link DiskStorageEngine#shared}): takes {@code tp} over in
+     * leader epoch {@code epoch}, which the caller won in its coordination store and which must be newer
+     * than any epoch the partition recorded. The partition is recovered (a fenced ex-leader's late writes
+     * past the start of a newer epoch discarded, see {@code leader-epoch-checkpoint.json}), the epoch's
+     * start recorded, and a segment named with the epoch started; from then on it is open here. A partition
+     * open here already is closed first.
+     *
+     * @throws StorageException FENCED_LEADER_EPOCH when the partition already recorded a newer epoch
+     */
+    default void takeOver(TopicPartition tp, int epoch) {
+        throw new UnsupportedOperationException("this engine does not share its directory");
+    }
+
+    /**
+     * Several brokers over one shared directory: stops serving {@code tp} (closed cleanly: fsync, state
+     * files); later calls for it fail with {@link StorageException.Kind#NOT_OWNED}. No-op when not taken.
+     */
+    default void release(TopicPartition tp) {}
+
+    /**
+     * Several brokers over one shared directory: drops {@code tp} without writing anything more to its
+     * files (this broker was fenced: another may own it already). No-op when not taken.
+     */
+    default void abandon(TopicPartition tp) {}
+
+    /** Several brokers over one shared directory: the partitions taken over here, with their epochs. */
+    default Map<TopicPartition, Integer> taken() {
+        return Map.of();
+    }
+
+    /** Re-reads the topics in the data directory (another broker sharing it may have created or grown some). */
+    default void refreshTopics() {}
+
     /** One retention pass over every partition (size and time); returns segments removed. */
     int runRetention(long nowMs);
 

@@ -32,6 +32,11 @@ public class StorageException extends RuntimeException {
         LOCKED,
         /** Damage found that needs an operator's decision (bad batch followed by valid data). */
         DAMAGED,
+        /**
+         * Several brokers over one shared directory: this engine has not taken the partition over (another
+         * broker owns it, or it was released); nothing of it was read or written.
+         */
+        NOT_OWNED,
         /** A CreateTime batch's timestamp is outside the topic's message.timestamp.before/after.max.ms (KIP-937). */
         INVALID_TIMESTAMP
     }

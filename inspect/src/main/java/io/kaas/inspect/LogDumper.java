@@ -4,6 +4,8 @@ import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.ScannedBatch;
+import io.kaas.storage.StorageException;
+import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -40,14 +42,25 @@ final class LogDumper {
             long size = ch.size();
             Path index = log.resolveSibling(name.map(SegmentName::indexFileName).orElse("-"));
             long start = IndexSeek.position(index, baseOffset, options.fromOffset(), size);
-            Walk walk = new Walk(log, ch, size, start);
+            boolean compacted = compacted(log);
+            Walk walk = new Walk(log, ch, size, start, compacted);
             int problems = walk.run();
             if (walk.batchesSeen == 0 && start > 0) {
                 out.emit(new Events.Message("warning", log, log + ": index entry led to position " + start
                         + ", which is not a batch; reading from the start", true));
-                problems = new Walk(log, ch, size, 0).run();
+                problems = new Walk(log, ch, size, 0, compacted).run();
             }
             return problems;
+        }
+    }
+
+    /** The log belongs to a compacted topic, whose offsets may skip (cleaned records): not worth a warning there. */
+    private static boolean compacted(Path log) {
+        Path partition = log.toAbsolutePath().getParent();
+        try {
+            return partition != null && TopicConfig.ofPartitionDir(partition).compacted();
+        } catch (StorageException e) {
+            return false;
         }
     }
 
@@ -61,8 +74,10 @@ final class LogDumper {
         private int batchesSeen;
         private int problems;
         private long lastRecordOffset = Long.MIN_VALUE;
+        private final boolean compacted;
 
-        Walk(Path log, FileChannel ch, long size, long start) {
+        Walk(Path log, FileChannel ch, long size, long start, boolean compacted) {
+            this.compacted = compacted;
             this.log = log;
             this.ch = ch;
             this.size = size;
@@ -125,7 +140,7 @@ final class LogDumper {
         }
 
         private void record(RecordLine r) {
-            if (lastRecordOffset != Long.MIN_VALUE && r.offset() != lastRecordOffset + 1) {
+            if (lastRecordOffset != Long.MIN_VALUE && r.offset() != lastRecordOffset + 1 && !compacted) {
                 out.emit(new Events.Message("non_consecutive", log, "Non-consecutive offsets in " + log + ": "
                         + lastRecordOffset + " is followed by " + r.offset(), true));
             }

@@ -22,8 +22,9 @@ import org.apache.kafka.common.resource.ResourceType;
  * AddPartitionsToTxn. v0-3 (the client form): partitions join the producer's transaction; when some do
  * not exist, those get UNKNOWN_TOPIC_OR_PARTITION and the rest OPERATION_NOT_ATTEMPTED, nothing is added
  * (as Apache). v4+ (KIP-890 part 1, the form a partition leader sends its coordinator): several
- * transactions per request; {@code verify_only} checks membership (INVALID_TXN_STATE when a partition is
- * not in the ongoing transaction), otherwise it adds as v3 does.
+ * transactions per request; {@code verify_only} checks membership (TRANSACTION_ABORTABLE when a partition is
+ * not in the ongoing transaction, as Apache 4.4), otherwise it adds as v3 does (v5: what a partition leader
+ * sends for a protocol v2 Produce, KIP-890 part 2).
  */
 public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitionsToTxnRequestData> {
     public static final int MAX_VERSION = 5;
@@ -73,8 +74,7 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
         }
         AddPartitionsToTxnTopicResultCollection out = new AddPartitionsToTxnTopicResultCollection();
         if (verifyOnly) {
-            wanted.forEach(tp -> result(out, tp, txns.inTransaction(transactionalId, producerId, epoch, tp)
-                    ? Errors.NONE : Errors.INVALID_TXN_STATE));
+            wanted.forEach(tp -> result(out, tp, txns.verify(transactionalId, producerId, epoch, tp)));
             unknown.forEach(tp -> result(out, tp, Errors.UNKNOWN_TOPIC_OR_PARTITION));
             return out;
         }

@@ -39,6 +39,11 @@ public final class BrokerConfigView {
         m.put("log.segment.bytes", Long.toString(c.segmentBytes()));
         m.put("log.flush.interval.messages", Long.toString(c.flushIntervalMessages()));
         m.put("log.retention.check.interval.ms", Long.toString(c.retentionCheckInterval().toMillis()));
+        m.put("log.cleaner.enable", Boolean.toString(c.cleaner().threads() > 0));
+        m.put("log.cleaner.threads", Integer.toString(c.cleaner().threads()));
+        m.put("log.cleaner.dedupe.buffer.size", Long.toString(c.cleaner().dedupeBufferBytes()));
+        m.put("log.cleaner.io.buffer.size", Integer.toString(c.cleaner().ioBufferBytes()));
+        m.put("log.cleaner.backoff.ms", Long.toString(c.cleaner().backoff().toMillis()));
         m.put("socket.request.max.bytes", Integer.toString(c.socketRequestMaxBytes()));
         m.put("max.incremental.fetch.session.cache.slots", Integer.toString(c.fetchSessionCacheSlots()));
         m.put("default.replication.factor", "1");

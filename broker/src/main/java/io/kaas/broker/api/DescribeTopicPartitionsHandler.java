@@ -1,6 +1,10 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.broker.cluster.PartitionLeaders;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.storage.TopicPartition;
+import java.util.function.Function;
 import io.kaas.storage.TopicInfo;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,16 +24,24 @@ import org.apache.kafka.common.resource.ResourceType;
  */
 public final class DescribeTopicPartitionsHandler implements ApiHandler<DescribeTopicPartitionsRequestData> {
     private final TopicCatalog topics;
-    private final int brokerId;
+    private final Function<RequestContext, BrokerNode> node;
+    private final PartitionLeaders leaders;
 
     public DescribeTopicPartitionsHandler(TopicCatalog topics, int brokerId) {
+        this(topics, ctx -> new BrokerNode(brokerId, "", 0, ""), PartitionLeaders.single());
+    }
+
+    /** With several brokers over one shared directory: leaders from {@code leaders}. */
+    public DescribeTopicPartitionsHandler(TopicCatalog topics, Function<RequestContext, BrokerNode> node, PartitionLeaders leaders) {
         this.topics = topics;
-        this.brokerId = brokerId;
+        this.node = node;
+        this.leaders = leaders;
     }
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeTopicPartitionsRequestData request) {
         DescribeTopicPartitionsResponseData response = new DescribeTopicPartitionsResponseData();
+        BrokerNode self = node.apply(ctx);
         List<String> names = new ArrayList<>();
         if (request.topics().isEmpty()) {
             // All topics: those the principal may not DESCRIBE are left out (Apache).
@@ -68,10 +80,13 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler<Describe
                     break;
                 }
                 budget--;
-                int epoch = topics.partition(name, p).state().leaderEpoch();
+                Optional<PartitionLeaders.Leadership> leader = leaders.leadership(new TopicPartition(name, p), self, topics.engine());
+                List<Integer> replicas = leader.map(l -> List.of(l.leaderId())).orElse(List.of());
                 out.partitions().add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition()
-                        .setPartitionIndex(p).setLeaderId(brokerId).setLeaderEpoch(epoch)
-                        .setReplicaNodes(new ArrayList<>(List.of(brokerId))).setIsrNodes(new ArrayList<>(List.of(brokerId)))
+                        .setPartitionIndex(p).setLeaderId(leader.map(PartitionLeaders.Leadership::leaderId).orElse(-1))
+                        .setLeaderEpoch(leader.map(PartitionLeaders.Leadership::leaderEpoch).orElse(-1))
+                        .setErrorCode(leader.isEmpty() ? Errors.LEADER_NOT_AVAILABLE.code() : Errors.NONE.code())
+                        .setReplicaNodes(new ArrayList<>(replicas)).setIsrNodes(new ArrayList<>(replicas))
                         .setEligibleLeaderReplicas(new ArrayList<>()).setLastKnownElr(new ArrayList<>())
                         .setOfflineReplicas(new ArrayList<>()));
             }

@@ -26,6 +26,7 @@ public final class ErrorMapping {
             // A partition closing under us (topic deleted, broker stopping): the client should refresh
             // metadata and retry elsewhere, as after a leader change.
             case CLOSED: return Errors.NOT_LEADER_OR_FOLLOWER;
+            case NOT_OWNED: return Errors.NOT_LEADER_OR_FOLLOWER;
             case UNKNOWN_TOPIC_OR_PARTITION: return Errors.UNKNOWN_TOPIC_OR_PARTITION;
             case TOPIC_EXISTS: return Errors.TOPIC_ALREADY_EXISTS;
             case LOCKED: return Errors.KAFKA_STORAGE_ERROR;

@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.broker.cluster.PartitionLeaders;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -19,14 +20,25 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
     private static final short FIRST_BATCHED_VERSION = 4;
 
     private final Function<RequestContext, BrokerNode> node;
+    private final PartitionLeaders leaders;
 
     public FindCoordinatorHandler(Function<RequestContext, BrokerNode> node) {
+        this(node, PartitionLeaders.single());
+    }
+
+    /**
+     * With several brokers over one shared directory, every group and transactional id is coordinated by
+     * one broker, the one {@link PartitionLeaders#controllerId} names, so that one process holds each
+     * group's state and writes its files.
+     */
+    public FindCoordinatorHandler(Function<RequestContext, BrokerNode> node, PartitionLeaders leaders) {
         this.node = node;
+        this.leaders = leaders;
     }
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, FindCoordinatorRequestData request) {
-        BrokerNode self = node.apply(ctx);
+        BrokerNode self = coordinator(node.apply(ctx));
         Errors error = request.keyType() == GROUP || request.keyType() == TRANSACTION ? Errors.NONE : Errors.INVALID_REQUEST;
         String message = error == Errors.NONE ? null
                 : "kaas coordinates consumer groups and transactions only (key type " + request.keyType() + ")";
@@ -48,6 +60,17 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
             response.coordinators().add(c);
         }
         return CompletableFuture.completedFuture(response);
+    }
+
+    /** The coordinating broker as the client's listener advertises it (this broker, or the one the cluster names). */
+    private BrokerNode coordinator(BrokerNode self) {
+        int id = leaders.controllerId(self);
+        for (BrokerNode b : leaders.brokers(self)) {
+            if (b.nodeId() == id) {
+                return b;
+            }
+        }
+        return self;
     }
 
     /** Apache: DESCRIBE on the group or transactional id whose coordinator is asked for. */

@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.broker.cluster.PartitionLeaders;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
@@ -27,10 +28,17 @@ import org.apache.kafka.common.resource.ResourceType;
 public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
     private final TopicCatalog topics;
     private final Function<RequestContext, BrokerNode> node;
+    private final PartitionLeaders leaders;
 
     public MetadataHandler(TopicCatalog topics, Function<RequestContext, BrokerNode> node) {
+        this(topics, node, PartitionLeaders.single());
+    }
+
+    /** With several brokers over one shared directory: brokers and leaders from {@code leaders}. */
+    public MetadataHandler(TopicCatalog topics, Function<RequestContext, BrokerNode> node, PartitionLeaders leaders) {
         this.topics = topics;
         this.node = node;
+        this.leaders = leaders;
     }
 
     @Override
@@ -38,9 +46,11 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
         BrokerNode self = node.apply(ctx);
         MetadataResponseData response = new MetadataResponseData()
                 .setClusterId(self.clusterId())
-                .setControllerId(self.nodeId());
-        response.brokers().add(new MetadataResponseData.MetadataResponseBroker()
-                .setNodeId(self.nodeId()).setHost(self.host()).setPort(self.port()));
+                .setControllerId(leaders.controllerId(self));
+        for (BrokerNode b : leaders.brokers(self)) {
+            response.brokers().add(new MetadataResponseData.MetadataResponseBroker()
+                    .setNodeId(b.nodeId()).setHost(b.host()).setPort(b.port()));
+        }
         if (request.topics() == null) {
             // All topics: those the principal may not DESCRIBE are left out, not even named (Apache).
             java.util.Collection<TopicInfo> all = topics.topics();
@@ -48,12 +58,12 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
                     all.stream().map(TopicInfo::name).toList());
             for (TopicInfo t : all) {
                 if (visible.contains(t.name())) {
-                    response.topics().add(describe(t, self.nodeId()));
+                    response.topics().add(describe(t, self));
                 }
             }
         } else {
             for (MetadataRequestData.MetadataRequestTopic wanted : request.topics()) {
-                response.topics().add(lookup(ctx, wanted, request.allowAutoTopicCreation(), self.nodeId()));
+                response.topics().add(lookup(ctx, wanted, request.allowAutoTopicCreation(), self));
             }
         }
         if (ctx.apiVersion() >= 8 && request.includeTopicAuthorizedOperations()) {
@@ -68,7 +78,7 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
     }
 
     private MetadataResponseData.MetadataResponseTopic lookup(RequestContext ctx, MetadataRequestData.MetadataRequestTopic wanted,
-                                                              boolean allowAutoCreate, int nodeId) {
+                                                              boolean allowAutoCreate, BrokerNode self) {
         Uuid id = wanted.topicId();
         if (id != null && !id.equals(Uuid.ZERO_UUID)) {
             // By id (Metadata v10+, KIP-516). kafka-clients sends the name as "" here, not null, and
@@ -79,7 +89,7 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
                 return new MetadataResponseData.MetadataResponseTopic()
                         .setName(null).setTopicId(id).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
             }
-            return byId.map(t -> describe(t, nodeId)).orElseGet(() -> new MetadataResponseData.MetadataResponseTopic()
+            return byId.map(t -> describe(t, self)).orElseGet(() -> new MetadataResponseData.MetadataResponseTopic()
                     .setName(null).setTopicId(id).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
         }
         if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, wanted.name())) {
@@ -96,7 +106,7 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
             }
             Optional<TopicInfo> t = topics.getOrAutoCreate(wanted.name(), allowAutoCreate);
             if (t.isPresent()) {
-                return describe(t.get(), nodeId);
+                return describe(t.get(), self);
             }
             return new MetadataResponseData.MetadataResponseTopic()
                     .setName(wanted.name()).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
@@ -106,15 +116,23 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
         }
     }
 
-    private MetadataResponseData.MetadataResponseTopic describe(TopicInfo t, int nodeId) {
+    private MetadataResponseData.MetadataResponseTopic describe(TopicInfo t, BrokerNode self) {
         MetadataResponseData.MetadataResponseTopic out = new MetadataResponseData.MetadataResponseTopic()
                 .setName(t.name()).setTopicId(Uuids.toKafka(t.topicId())).setIsInternal(false);
         for (int p = 0; p < t.partitions(); p++) {
-            int epoch = topics.engine().partitionState(new TopicPartition(t.name(), p)).leaderEpoch();
-            out.partitions().add(new MetadataResponseData.MetadataResponsePartition()
-                    .setPartitionIndex(p).setLeaderId(nodeId).setLeaderEpoch(epoch)
-                    .setReplicaNodes(new ArrayList<>(List.of(nodeId))).setIsrNodes(new ArrayList<>(List.of(nodeId)))
-                    .setOfflineReplicas(new ArrayList<>()));
+            TopicPartition tp = new TopicPartition(t.name(), p);
+            Optional<PartitionLeaders.Leadership> leader = leaders.leadership(tp, self, topics.engine());
+            MetadataResponseData.MetadataResponsePartition part = new MetadataResponseData.MetadataResponsePartition()
+                    .setPartitionIndex(p).setOfflineReplicas(new ArrayList<>());
+            if (leader.isEmpty()) {
+                part.setErrorCode(Errors.LEADER_NOT_AVAILABLE.code()).setLeaderId(-1).setLeaderEpoch(-1)
+                        .setReplicaNodes(new ArrayList<>()).setIsrNodes(new ArrayList<>());
+            } else {
+                int nodeId = leader.get().leaderId();
+                part.setLeaderId(nodeId).setLeaderEpoch(leader.get().leaderEpoch())
+                        .setReplicaNodes(new ArrayList<>(List.of(nodeId))).setIsrNodes(new ArrayList<>(List.of(nodeId)));
+            }
+            out.partitions().add(part);
         }
         return out;
     }

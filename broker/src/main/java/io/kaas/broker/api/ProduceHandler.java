@@ -3,15 +3,18 @@ package io.kaas.broker.api;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.broker.txn.TransactionalProduceGate;
+import io.kaas.broker.txn.TxnPartition;
 import io.kaas.storage.Acks;
 import io.kaas.storage.AppendResult;
 import io.kaas.storage.PartitionLog;
+import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
@@ -49,15 +52,29 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     private final TopicCatalog topics;
     private final TransactionalProduceGate transactions;
     private final TrafficObserver traffic;
+    private final BooleanSupplier mayAcknowledge;
 
     public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions) {
         this(topics, transactions, TrafficObserver.NONE);
     }
 
     public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions, TrafficObserver traffic) {
+        this(topics, transactions, traffic, () -> true);
+    }
+
+    /**
+     * @param mayAcknowledge the self-fence of a broker sharing its directory with others
+     *                       ({@code LeaseKeeper#mayAcknowledge}): asked before each append and again once
+     *                       every append of the request is fsynced, immediately before the response is built;
+     *                       when it says no, nothing is acknowledged (NOT_LEADER_OR_FOLLOWER, the client
+     *                       re-routes to the partition's next owner)
+     */
+    public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions, TrafficObserver traffic,
+                          BooleanSupplier mayAcknowledge) {
         this.topics = topics;
         this.transactions = transactions;
         this.traffic = traffic;
+        this.mayAcknowledge = mayAcknowledge;
     }
 
     @Override
@@ -77,6 +94,7 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
         boolean acksValid = acksWire == 0 || acksWire == 1 || acksWire == -1;
         Acks acks = acksValid ? Acks.fromKafka(acksWire) : Acks.ALL;
         ProduceResponseData response = new ProduceResponseData();
+        List<Accepted> accepted = new ArrayList<>();
         for (ProduceRequestData.TopicProduceData topicData : request.topicData()) {
             ProduceResponseData.TopicProduceResponse topicResponse = new ProduceResponseData.TopicProduceResponse()
                     .setName(topicData.name()).setTopicId(topicData.topicId());
@@ -133,34 +151,70 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                             + " bytes which exceeds the maximum configured value of " + maxBytes + ".");
                     continue;
                 }
-                Errors txnError = transactions.check(request.transactionalId(), topicName, partitionData.index(), batches);
-                if (txnError != Errors.NONE) {
-                    partitionResponse.setErrorCode(txnError.code());
-                    continue;
-                }
-                int bytes = batches.remaining();
-                CompletableFuture<AppendResult> append;
-                try {
-                    PartitionLog log = topics.partition(topicName, partitionData.index());
-                    append = log.append(batches, acks, -1);
-                } catch (RuntimeException e) {
-                    append = CompletableFuture.failedFuture(e);
-                }
-                pending.add(append.handle((result, failure) -> {
-                    if (failure == null && !result.duplicate()) {
-                        traffic.produced(topicName, result.lastOffset() - result.baseOffset() + 1, bytes);
-                    }
-                    fill(partitionResponse, result, failure, topicName, ctx);
-                    return null;
-                }));
+                accepted.add(new Accepted(partitionResponse, topicName, partitionData.index(), batches));
             }
+        }
+        // Transaction checks for the whole request at once (one coordinator write for the partitions it adds).
+        List<TransactionalProduceGate.PartitionBatches> checked = new ArrayList<>();
+        accepted.forEach(a -> checked.add(new TransactionalProduceGate.PartitionBatches(new TxnPartition(a.topic, a.partition), a.batches)));
+        List<Errors> txnErrors = accepted.isEmpty() ? List.of() : transactions.check(ctx.apiVersion(), request.transactionalId(), checked);
+        for (int i = 0; i < accepted.size(); i++) {
+            Accepted a = accepted.get(i);
+            if (txnErrors.get(i) != Errors.NONE) {
+                a.response.setErrorCode(txnErrors.get(i).code());
+                continue;
+            }
+            String topicName = a.topic;
+            ByteBuffer batches = a.batches;
+            ProduceResponseData.PartitionProduceResponse partitionResponse = a.response;
+            int bytes = batches.remaining();
+            CompletableFuture<AppendResult> append;
+            try {
+                PartitionLog log = topics.partition(topicName, a.partition);
+                if (!mayAcknowledge.getAsBoolean()) {
+                    throw fenced(topicName, a.partition);
+                }
+                append = log.append(batches, acks, -1);
+            } catch (RuntimeException e) {
+                append = CompletableFuture.failedFuture(e);
+            }
+            pending.add(append.handle((result, failure) -> {
+                if (failure == null && !result.duplicate()) {
+                    traffic.produced(topicName, result.lastOffset() - result.baseOffset() + 1, bytes);
+                }
+                fill(partitionResponse, result, failure, topicName, ctx);
+                return null;
+            }));
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new));
         if (acks == Acks.NONE && acksValid) {
             return all.thenApply(v -> null);
         }
-        return all.thenApply(v -> response);
+        return all.thenApply(v -> {
+            // After the fsyncs, before the answer: a broker whose lease may have run out meanwhile (a stop,
+            // a pause) acknowledges nothing. The bytes may stay in the log; the next owner's recovery keeps
+            // them only if they precede its epoch, like any unacknowledged write.
+            if (!mayAcknowledge.getAsBoolean()) {
+                for (ProduceResponseData.TopicProduceResponse t : response.responses()) {
+                    for (ProduceResponseData.PartitionProduceResponse p : t.partitionResponses()) {
+                        if (p.errorCode() == Errors.NONE.code()) {
+                            p.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code()).setBaseOffset(-1).setLogStartOffset(-1)
+                                    .setLogAppendTimeMs(-1).setErrorMessage(fenced(t.name(), p.index()).getMessage());
+                        }
+                    }
+                }
+            }
+            return response;
+        });
     }
+
+    private static StorageException fenced(String topic, int partition) {
+        return new StorageException(StorageException.Kind.NOT_OWNED, topic + "-" + partition
+                + ": this broker's lease may have expired (self-fenced); nothing acknowledged");
+    }
+
+    /** A partition's batches that passed the per-partition checks, waiting for the transaction checks and the append. */
+    private record Accepted(ProduceResponseData.PartitionProduceResponse response, String topic, int partition, ByteBuffer batches) {}
 
     private static int maxMessageBytes(TopicInfo topic) {
         String set = topic.config().otherConfigs().get(MAX_MESSAGE_BYTES);

@@ -19,11 +19,13 @@ import org.apache.kafka.common.resource.ResourceType;
 /**
  * TxnOffsetCommit: offsets staged in the producer's transaction, committed to the group only when the
  * transaction commits (dropped when it aborts). v3+ carries the consumer's group metadata (KIP-447),
- * which exactly_once_v2 relies on to fence zombies. Served up to v4: v5+ belong to transaction
- * protocol v2 (KIP-890 part 2).
+ * which exactly_once_v2 relies on to fence zombies. v5 is transaction protocol v2 (KIP-890 part 2): the
+ * group joins the transaction with its first TxnOffsetCommit. Served up to v5 (v6 names topics by id).
  */
 public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequestData> {
-    public static final int MAX_VERSION = 4;
+    public static final int MAX_VERSION = 5;
+    /** v5+: transaction protocol v2, the group joins the transaction here (no AddOffsetsToTxn). */
+    private static final int FIRST_V2_VERSION = 5;
     private static final int FIRST_PRODUCER_FENCED_VERSION = 3;
 
     private final TransactionCoordinator txns;
@@ -64,7 +66,8 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
             }
         }
         Errors e = txns.stageOffsets(request.transactionalId(), request.producerId(), request.producerEpoch(), request.groupId(),
-                request.memberId(), request.groupInstanceId(), request.generationIdOrMemberEpoch(), staged);
+                request.memberId(), request.groupInstanceId(), request.generationIdOrMemberEpoch(), staged,
+                ctx.apiVersion() >= FIRST_V2_VERSION);
         Errors answered = TransactionErrors.forVersion(e, ctx.apiVersion(), FIRST_PRODUCER_FENCED_VERSION);
         accepted.forEach(pr -> pr.setErrorCode(answered.code()));
         return CompletableFuture.completedFuture(response);

@@ -6,6 +6,7 @@ import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Hands out producer ids that are unique across restarts. Ids come in blocks: before the first id of
@@ -21,8 +22,16 @@ public final class ProducerIdAllocator {
     public record NextBlock(long nextBlockStart) {}
 
     private final Path file;
+    /** Several brokers over one directory: blocks come from the coordination store, not the file. */
+    private final LongUnaryOperator blockSource;
     private long next;
     private long blockEnd;
+
+    /** Blocks reserved by {@code blockSource} (block size → first id), e.g. a coordination store's counter. */
+    public ProducerIdAllocator(LongUnaryOperator blockSource) {
+        this.file = null;
+        this.blockSource = blockSource;
+    }
 
     public ProducerIdAllocator(Path clusterDir) {
         Path dir = ClusterDir.producerIds(clusterDir);
@@ -32,13 +41,17 @@ public final class ProducerIdAllocator {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot create: " + e.getMessage(), e);
         }
         this.file = dir.resolve(FILE_NAME);
+        this.blockSource = null;
         long start = StateJson.read(file, NextBlock.class).map(NextBlock::nextBlockStart).orElse(0L);
         this.next = start;
         this.blockEnd = start;
     }
 
     public synchronized long allocate() {
-        if (next >= blockEnd) {
+        if (next >= blockEnd && blockSource != null) {
+            next = blockSource.applyAsLong(BLOCK_SIZE);
+            blockEnd = next + BLOCK_SIZE;
+        } else if (next >= blockEnd) {
             long end = next + BLOCK_SIZE;
             StateJson.write(file, new NextBlock(end));
             blockEnd = end;

@@ -115,6 +115,9 @@ public final class TopicCatalog {
             return Optional.of(create(name, defaultPartitions, TopicConfig.EMPTY));
         } catch (StorageException e) {
             if (e.kind() == StorageException.Kind.TOPIC_EXISTS) {
+                if (engine.topic(name).isEmpty()) {
+                    engine.refreshTopics(); // created by another broker sharing the directory
+                }
                 return engine.topic(name);
             }
             throw e;

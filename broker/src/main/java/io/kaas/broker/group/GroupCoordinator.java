@@ -187,6 +187,11 @@ public final class GroupCoordinator {
         }
     }
 
+    /** Re-reads every group's committed offsets from their files (this broker just became the groups' coordinator). */
+    public void reloadOffsets() {
+        offsets.reload();
+    }
+
     /** A committed transaction's offsets: stored and durably written, no membership check (it was done when staged). */
     public void commitTransactional(String groupId, List<OffsetStore.Committed> commits) {
         ClassicGroup g = group(groupId);

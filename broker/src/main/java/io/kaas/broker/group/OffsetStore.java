@@ -49,22 +49,41 @@ public final class OffsetStore {
         this.dir = ClusterDir.consumerOffsets(clusterDir);
         try {
             Files.createDirectories(dir);
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
-                for (Path f : files) {
-                    GroupOffsets g = StateJson.read(f, GroupOffsets.class).orElse(null);
-                    if (g == null) {
-                        continue;
-                    }
-                    Map<PartitionKey, Committed> m = new TreeMap<>();
-                    for (Committed c : g.offsets()) {
-                        m.put(new PartitionKey(c.topic(), c.partition()), c);
-                    }
-                    byGroup.put(g.groupId(), m);
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, dir + ": cannot load committed offsets: " + e.getMessage(), e);
+        }
+        byGroup.putAll(readAll());
+    }
+
+    /**
+     * Re-reads every group's file: with several brokers over one shared directory, the broker that becomes
+     * the groups' coordinator takes over the commits its predecessor wrote. Called when no commit reaches
+     * this broker yet (it was not the coordinator until now).
+     */
+    public void reload() {
+        Map<String, Map<PartitionKey, Committed>> now = readAll();
+        byGroup.keySet().retainAll(now.keySet());
+        byGroup.putAll(now);
+    }
+
+    private Map<String, Map<PartitionKey, Committed>> readAll() {
+        Map<String, Map<PartitionKey, Committed>> out = new java.util.HashMap<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
+            for (Path f : files) {
+                GroupOffsets g = StateJson.read(f, GroupOffsets.class).orElse(null);
+                if (g == null) {
+                    continue;
                 }
+                Map<PartitionKey, Committed> m = new TreeMap<>();
+                for (Committed c : g.offsets()) {
+                    m.put(new PartitionKey(c.topic(), c.partition()), c);
+                }
+                out.put(g.groupId(), m);
             }
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot load committed offsets: " + e.getMessage(), e);
         }
+        return out;
     }
 
     public Set<String> groups() {

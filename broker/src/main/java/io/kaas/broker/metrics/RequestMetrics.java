@@ -32,7 +32,7 @@ final class RequestMetrics implements RequestObserver {
     RequestMetrics(PrometheusRegistry registry) {
         requests = Counter.builder().name("kaas_requests_total")
                 .help("Requests answered, by API and request-level error (NONE when the handler succeeded)")
-                .labelNames("api", "error").register(registry);
+                .labelNames("api", "error").withoutExemplars().register(registry);
         duration = Histogram.builder().name("kaas_request_duration_seconds")
                 .help("From a request being decoded to its response being ready (queue, handling and fsync wait)")
                 .labelNames("api").classicOnly().classicUpperBounds(LATENCY_BUCKETS).withoutExemplars().register(registry);

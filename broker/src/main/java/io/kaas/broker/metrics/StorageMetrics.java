@@ -4,6 +4,7 @@ import io.kaas.storage.EngineObserver;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.recovery.RecoveryReport;
+import io.kaas.storage.cleaner.CleanReport;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -26,6 +27,9 @@ final class StorageMetrics implements EngineObserver {
     private final Counter storageErrors;
     private final Counter retentionRuns;
     private final Counter retentionSegments;
+    private final Counter cleanerRuns;
+    private final Counter cleanerBytesRemoved;
+    private final Counter cleanerRecordsRemoved;
 
     StorageMetrics(PrometheusRegistry registry) {
         fsyncDuration = Histogram.builder().name("kaas_fsync_duration_seconds")
@@ -50,6 +54,21 @@ final class StorageMetrics implements EngineObserver {
                 .help("Retention passes run").register(registry);
         retentionSegments = Counter.builder().name("kaas_retention_segments_removed_total")
                 .help("Segments removed by retention").register(registry);
+        cleanerRuns = Counter.builder().name("kaas_log_cleaner_runs_total")
+                .help("Cleaning passes of compacted partitions that cleaned something").register(registry);
+        cleanerBytesRemoved = Counter.builder().name("kaas_log_cleaner_bytes_removed_total")
+                .help("Log bytes the cleaner removed").register(registry);
+        cleanerRecordsRemoved = Counter.builder().name("kaas_log_cleaner_records_removed_total")
+                .help("Records the cleaner removed (superseded, deleted keys, aborted, markers)").register(registry);
+    }
+
+    @Override
+    public void cleaned(TopicPartition partition, CleanReport report, long durationNanos) {
+        if (report.endOffset() >= 0) {
+            cleanerRuns.inc();
+            cleanerBytesRemoved.inc(Math.max(0, report.bytesRemoved()));
+            cleanerRecordsRemoved.inc(report.recordsRemoved());
+        }
     }
 
     @Override

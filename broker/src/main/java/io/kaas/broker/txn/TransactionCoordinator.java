@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The transaction coordinator (KIP-98, transaction protocol v1) for every transactional id: this broker
+ * The transaction coordinator (KIP-98; protocol v2 of KIP-890 part 2 for EndTxn v5) for every transactional id: this broker
  * is the coordinator of all of them. See {@link TxnState} for the state machine.
  *
  * <p><b>Durability order</b>: every change is written to its slot file ({@link TransactionStateStore})
@@ -37,12 +38,14 @@ import org.slf4j.LoggerFactory;
  * by the timeout sweep once its timeout passes, so none blocks a partition's last stable offset forever.
  *
  * <p>Thread-safe: each slot has a monitor guarding its transactions and its file (so files are written in
- * change order); marker writes run outside it. Owns one thread, {@code kaas-txn-coordinator} (timeout
- * sweep, fsyncs of markers, completions), stopped by {@link #stop}.
+ * change order); marker writes run outside it. Owns {@code kaas-txn-coordinator} (timeout sweep, expiration,
+ * completions) and {@code kaas-txn-marker-sync-*} (the fsyncs of markers, partitions in parallel), stopped by
+ * {@link #stop}.
  */
 public final class TransactionCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionCoordinator.class);
     private static final long START_COMPLETION_TIMEOUT_SECONDS = 60;
+    private static final int MARKER_SYNC_THREADS = 4;
 
     /** What InitProducerId answers. */
     public record InitResult(Errors error, long producerId, short producerEpoch) {
@@ -57,12 +60,13 @@ public final class TransactionCoordinator {
     private final TransactionConfig config;
     private final LongSupplier clock;
     private final ScheduledExecutorService thread;
+    private final ExecutorService markerSyncs;
     private final TransactionMarkerWriter markers;
     private final Object[] slotLocks = new Object[TransactionStateStore.SLOTS];
     /** Per slot, guarded by its lock. */
     private final List<Map<String, TransactionRecord>> slots = new ArrayList<>();
     /** Transactions whose markers are being written, so a sweep or retry never drives one twice. */
-    private final Map<String, CompletableFuture<Void>> completing = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<TransactionRecord>> completing = new ConcurrentHashMap<>();
 
     public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
                                   TransactionConfig config) {
@@ -72,7 +76,10 @@ public final class TransactionCoordinator {
         this.config = config;
         this.clock = System::currentTimeMillis;
         this.thread = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-txn-coordinator", true));
-        this.markers = new TransactionMarkerWriter(topics, thread);
+        // The markers of one transaction are fsynced in parallel, one partition per thread: in series, a commit
+        // over 8 partitions waited for 8 fsyncs one after another.
+        this.markerSyncs = Executors.newFixedThreadPool(MARKER_SYNC_THREADS, new DefaultThreadFactory("kaas-txn-marker-sync", true));
+        this.markers = new TransactionMarkerWriter(topics, markerSyncs);
         for (int i = 0; i < TransactionStateStore.SLOTS; i++) {
             slotLocks[i] = new Object();
             slots.add(new TreeMap<>());
@@ -84,7 +91,7 @@ public final class TransactionCoordinator {
      * serves nothing half-visible), then starts the timeout sweep.
      */
     public void start() {
-        List<CompletableFuture<Void>> redo = new ArrayList<>();
+        List<CompletableFuture<TransactionRecord>> redo = new ArrayList<>();
         for (TransactionRecord r : store.loadAll()) {
             int slot = TransactionStateStore.slotFor(r.transactionalId());
             synchronized (slotLocks[slot]) {
@@ -96,7 +103,7 @@ public final class TransactionCoordinator {
                 redo.add(complete(r));
             }
         }
-        for (CompletableFuture<Void> f : redo) {
+        for (CompletableFuture<TransactionRecord> f : redo) {
             try {
                 // Bounded: a stalled disk must not hold the broker's start forever (the sweep retries it).
                 f.get(START_COMPLETION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
@@ -113,6 +120,7 @@ public final class TransactionCoordinator {
 
     public void stop() {
         thread.shutdownNow();
+        markerSyncs.shutdownNow();
     }
 
     public TransactionConfig config() {
@@ -235,17 +243,27 @@ public final class TransactionCoordinator {
         }
     }
 
-    /** Whether {@code partition} is in the ongoing transaction of this producer (AddPartitionsToTxn v4+ verify_only). */
-    public boolean inTransaction(String transactionalId, long producerId, short epoch, TxnPartition partition) {
+    /**
+     * Whether {@code partition} is in the ongoing transaction (AddPartitionsToTxn v4+ verify_only, and Produce
+     * before v12), as Apache's {@code handleVerifyPartitionsInTransaction}: TRANSACTION_ABORTABLE when it is not,
+     * CONCURRENT_TRANSACTIONS while the transaction ends.
+     */
+    public Errors verify(String transactionalId, long producerId, short epoch, TxnPartition partition) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slotLocks[slot]) {
             TransactionRecord cur = slots.get(slot).get(transactionalId);
-            return validateProducer(cur, producerId, epoch) == Errors.NONE && cur.state() == TxnState.ONGOING
-                    && cur.partitions().contains(partition);
+            Errors e = validateProducer(cur, producerId, epoch);
+            if (e != Errors.NONE) {
+                return e;
+            }
+            if (cur.state().isPrepare()) {
+                return Errors.CONCURRENT_TRANSACTIONS;
+            }
+            return cur.state() == TxnState.ONGOING && cur.partitions().contains(partition) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE;
         }
     }
 
-    private static Errors validateProducer(TransactionRecord cur, long producerId, short epoch) {
+    static Errors validateProducer(TransactionRecord cur, long producerId, short epoch) {
         if (cur == null || cur.producerId() != producerId) {
             return Errors.INVALID_PRODUCER_ID_MAPPING;
         }
@@ -260,88 +278,98 @@ public final class TransactionCoordinator {
      * carries group metadata (v3+, KIP-447), the member must be current.
      */
     public Errors stageOffsets(String transactionalId, long producerId, short epoch, String groupId, String memberId,
-                               String instanceId, int generation, List<StagedOffset> offsets) {
+                               String instanceId, int generation, List<StagedOffset> offsets, boolean addGroup) {
         return withProducer(transactionalId, producerId, epoch, (slot, cur) -> {
-            if (cur.state() != TxnState.ONGOING || !cur.groups().contains(groupId)) {
+            if (addGroup && cur.state().isPrepare()) {
+                return Errors.CONCURRENT_TRANSACTIONS;
+            }
+            boolean added = cur.state() == TxnState.ONGOING && cur.groups().contains(groupId);
+            if (!added && !addGroup) {
                 return Errors.INVALID_TXN_STATE;
             }
             Errors member = groups.validateTransactionalCommit(groupId, memberId, instanceId, generation);
             if (member != Errors.NONE) {
                 return member;
             }
-            put(slot, cur.withOffsets(offsets, clock.getAsLong()));
+            long now = clock.getAsLong();
+            // TxnOffsetCommit v5+ (protocol v2) adds the group itself: there is no AddOffsetsToTxn (KIP-890 part 2).
+            TransactionRecord with = added ? cur : cur.withAdded(List.of(), groupId, now);
+            put(slot, with.withOffsets(offsets, now));
             return Errors.NONE;
         });
     }
 
     // ---------------------------------------------------------------- EndTxn
 
-    /** Commits or aborts; completes once the markers and the COMPLETE_* state are durable. */
-    public CompletableFuture<Errors> endTxn(String transactionalId, long producerId, short epoch, boolean commit) {
+    /** What EndTxn answers; from v5 (protocol v2) with the producer id and epoch the next transaction uses. */
+    public record EndResult(Errors error, long producerId, short producerEpoch) {
+        static EndResult failed(Errors e) {
+            return new EndResult(e, -1, (short) -1);
+        }
+
+        static EndResult of(TransactionRecord r) {
+            return new EndResult(Errors.NONE, r.producerId(), r.producerEpoch());
+        }
+    }
+
+    /**
+     * Commits or aborts ({@link EndTxnDecision}); completes once the markers and the COMPLETE_* state are durable.
+     * {@code v2}: EndTxn v5, transaction protocol v2 (KIP-890 part 2).
+     */
+    public CompletableFuture<EndResult> endTxn(String transactionalId, long producerId, short epoch, boolean commit, boolean v2) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord prepared;
         synchronized (slotLocks[slot]) {
             TransactionRecord cur = slots.get(slot).get(transactionalId);
-            Errors e = validateProducer(cur, producerId, epoch);
-            if (e != Errors.NONE) {
-                return CompletableFuture.completedFuture(e);
+            long now = clock.getAsLong();
+            EndTxnDecision d = v2 ? EndTxnDecision.v2(cur, producerId, epoch, commit, now)
+                    : EndTxnDecision.v1(cur, producerId, epoch, commit, now);
+            if (d.answer() != null) {
+                return CompletableFuture.completedFuture(d.answer());
             }
-            switch (cur.state()) {
-                case ONGOING:
-                    prepared = cur.prepared(commit, cur.producerEpoch(), cur.lastProducerEpoch(), clock.getAsLong());
-                    put(slot, prepared);
-                    break;
-                case PREPARE_COMMIT:
-                    return CompletableFuture.completedFuture(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
-                case PREPARE_ABORT:
-                    return CompletableFuture.completedFuture(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
-                case COMPLETE_COMMIT:
-                    return CompletableFuture.completedFuture(commit ? Errors.NONE : Errors.INVALID_TXN_STATE); // a retry
-                case COMPLETE_ABORT:
-                    return CompletableFuture.completedFuture(commit ? Errors.INVALID_TXN_STATE : Errors.NONE);
-                default:
-                    return CompletableFuture.completedFuture(Errors.INVALID_TXN_STATE);
-            }
+            prepared = d.prepared();
+            put(slot, prepared);
         }
-        return complete(prepared).handle((v, failure) -> {
+        return complete(prepared).handle((done, failure) -> {
             if (failure != null) {
                 LOG.warn("transaction {}: writing its {} markers failed; retried by the sweep: {}", transactionalId,
                         commit ? "COMMIT" : "ABORT", failure.toString());
-                return Errors.CONCURRENT_TRANSACTIONS; // retriable: the client's retry sees the completed state
+                // retriable: the client's retry sees the completed state
+                return EndResult.failed(Errors.CONCURRENT_TRANSACTIONS);
             }
-            return Errors.NONE;
+            return EndResult.of(done);
         });
     }
 
     /**
      * Drives a PREPARE_* transaction to COMPLETE_*: markers, then (commit) the staged offsets, then the
-     * COMPLETE_* state. Joins the run already in flight for the same transactional id, if any.
+     * COMPLETE_* state, which the future returns. Joins the run already in flight for the same transactional id, if any.
      */
-    private CompletableFuture<Void> complete(TransactionRecord prepared) {
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        CompletableFuture<Void> running = completing.putIfAbsent(prepared.transactionalId(), mine);
+    private CompletableFuture<TransactionRecord> complete(TransactionRecord prepared) {
+        CompletableFuture<TransactionRecord> mine = new CompletableFuture<>();
+        CompletableFuture<TransactionRecord> running = completing.putIfAbsent(prepared.transactionalId(), mine);
         if (running != null) {
             return running;
         }
-        CompletableFuture<Void> run;
+        CompletableFuture<TransactionRecord> run;
         try {
             run = markers.write(prepared.producerId(), prepared.producerEpoch(), prepared.commits(), prepared.partitions())
-                    .thenRunAsync(() -> finish(prepared), thread);
+                    .thenApplyAsync(v -> finish(prepared), thread);
         } catch (RuntimeException e) {
             run = CompletableFuture.failedFuture(e);
         }
-        run.whenComplete((v, e) -> {
+        run.whenComplete((done, e) -> {
             completing.remove(prepared.transactionalId(), mine);
             if (e != null) {
                 mine.completeExceptionally(e);
             } else {
-                mine.complete(null);
+                mine.complete(done);
             }
         });
         return mine;
     }
 
-    private void finish(TransactionRecord prepared) {
+    private TransactionRecord finish(TransactionRecord prepared) {
         if (prepared.commits() && !prepared.offsets().isEmpty()) {
             Map<String, List<OffsetStore.Committed>> byGroup = new LinkedHashMap<>();
             for (StagedOffset o : prepared.offsets()) {
@@ -355,20 +383,27 @@ public final class TransactionCoordinator {
             TransactionRecord cur = slots.get(slot).get(prepared.transactionalId());
             if (cur != null && cur.state() == prepared.state() && cur.producerId() == prepared.producerId()
                     && cur.producerEpoch() == prepared.producerEpoch()) {
-                put(slot, cur.completed(clock.getAsLong()));
+                TransactionRecord done = cur.completed(cur.rotatesProducerId() ? ids.allocate() : -1, clock.getAsLong());
+                put(slot, done);
+                return done;
             }
+            return cur != null ? cur : prepared;
         }
     }
 
     // ---------------------------------------------------------------- timeouts
 
-    /** Aborts (with a bumped epoch, fencing the producer) every ONGOING transaction past its timeout; retries stuck PREPARE_* ones. */
+    /**
+     * Aborts (with a bumped epoch, fencing the producer) every ONGOING transaction past its timeout; retries stuck
+     * PREPARE_* ones; forgets expired transactional ids ({@link #expire}).
+     */
     void sweep() {
         try {
             long now = clock.getAsLong();
             List<TransactionRecord> toComplete = new ArrayList<>();
             for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
                 synchronized (slotLocks[slot]) {
+                    expire(slot, now);
                     for (TransactionRecord r : new ArrayList<>(slots.get(slot).values())) {
                         if (r.state() == TxnState.ONGOING && now - r.startTimestamp() > r.timeoutMs()) {
                             LOG.info("aborting transaction {} (producer {} epoch {}): open longer than its timeout of {} ms",
@@ -426,6 +461,26 @@ public final class TransactionCoordinator {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slotLocks[slot]) {
             return Optional.ofNullable(slots.get(slot).get(transactionalId));
+        }
+    }
+
+    /**
+     * Apache's {@code transactional.id.expiration.ms}: an id with nothing open or completing (EMPTY, COMPLETE_COMMIT,
+     * COMPLETE_ABORT) whose state has not changed for that long is removed from its slot file, then from memory.
+     * Its producer id is forgotten with it: a later call with it gets INVALID_PRODUCER_ID_MAPPING, and
+     * InitProducerId starts the id afresh. Holds the slot lock.
+     */
+    private void expire(int slot, long now) {
+        long before = now - config.idExpiration().toMillis();
+        Map<String, TransactionRecord> kept = new TreeMap<>(slots.get(slot));
+        boolean removed = kept.values().removeIf(r -> (r.state() == TxnState.EMPTY || r.state() == TxnState.COMPLETE_COMMIT
+                || r.state() == TxnState.COMPLETE_ABORT) && r.lastUpdateTimestamp() <= before
+                && !completing.containsKey(r.transactionalId()));
+        if (removed) {
+            List<String> gone = slots.get(slot).keySet().stream().filter(id -> !kept.containsKey(id)).toList();
+            store.write(slot, kept.values());
+            gone.forEach(slots.get(slot)::remove);
+            LOG.info("transactional ids expired after {} ms without use: {}", config.idExpiration().toMillis(), gone);
         }
     }
 

@@ -13,10 +13,13 @@ import java.util.TreeSet;
  * @param lastProducerEpoch the epoch before the last bump, or -1: a KIP-360 InitProducerId retried
  *                          with it gets the current epoch back instead of a second bump
  * @param startTimestamp    when the open transaction began (wall clock, so a timeout survives a restart), or -1
+ * @param previousProducerId the producer id before a transaction moved to a new one because its epoch was exhausted
+ *                          (transaction protocol v2), else null: an EndTxn retried with the old id is recognised
  */
 public record TransactionRecord(String transactionalId, long producerId, short producerEpoch, short lastProducerEpoch,
                                 int timeoutMs, TxnState state, List<TxnPartition> partitions, List<String> groups,
-                                List<StagedOffset> offsets, long startTimestamp, long lastUpdateTimestamp) {
+                                List<StagedOffset> offsets, long startTimestamp, long lastUpdateTimestamp,
+                                Long previousProducerId) {
     public TransactionRecord {
         partitions = partitions == null ? List.of() : List.copyOf(partitions);
         groups = groups == null ? List.of() : List.copyOf(groups);
@@ -25,13 +28,13 @@ public record TransactionRecord(String transactionalId, long producerId, short p
 
     static TransactionRecord fresh(String transactionalId, long producerId, int timeoutMs, long now) {
         return new TransactionRecord(transactionalId, producerId, (short) 0, (short) -1, timeoutMs, TxnState.EMPTY,
-                List.of(), List.of(), List.of(), -1, now);
+                List.of(), List.of(), List.of(), -1, now, null);
     }
 
     /** A new producer session: epoch bumped (or a new id when the epoch is exhausted), no transaction. */
     TransactionRecord nextSession(long newProducerId, short newEpoch, short lastEpoch, int timeout, long now) {
         return new TransactionRecord(transactionalId, newProducerId, newEpoch, lastEpoch, timeout, TxnState.EMPTY,
-                List.of(), List.of(), List.of(), -1, now);
+                List.of(), List.of(), List.of(), -1, now, null);
     }
 
     /** ONGOING with {@code added} partitions and {@code group} (either may be empty); a new transaction starts clean. */
@@ -45,7 +48,7 @@ public record TransactionRecord(String transactionalId, long producerId, short p
         }
         return new TransactionRecord(transactionalId, producerId, producerEpoch, lastProducerEpoch, timeoutMs,
                 TxnState.ONGOING, new ArrayList<>(p), new ArrayList<>(g), fresh ? List.of() : offsets,
-                fresh ? now : startTimestamp, now);
+                fresh ? now : startTimestamp, now, null);
     }
 
     /** Offsets staged by a TxnOffsetCommit, replacing earlier ones for the same group and partition. */
@@ -59,20 +62,38 @@ public record TransactionRecord(String transactionalId, long producerId, short p
         }
         next.addAll(staged);
         return new TransactionRecord(transactionalId, producerId, producerEpoch, lastProducerEpoch, timeoutMs, state,
-                partitions, groups, next, startTimestamp, now);
+                partitions, groups, next, startTimestamp, now, null);
     }
 
-    /** PREPARE_COMMIT or PREPARE_ABORT at {@code epoch} (a fencing abort writes its markers with a bumped epoch). */
+    /**
+     * PREPARE_COMMIT or PREPARE_ABORT at {@code epoch}: a fencing abort, and every end of a transaction under
+     * protocol v2, writes its markers with a bumped epoch. A v2 abort with nothing open (from EMPTY or
+     * COMPLETE_*, only to bump the epoch) has no partitions and starts now.
+     */
     TransactionRecord prepared(boolean commit, short epoch, short lastEpoch, long now) {
         return new TransactionRecord(transactionalId, producerId, epoch, lastEpoch, timeoutMs,
-                commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT, partitions, groups, offsets, startTimestamp, now);
+                commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT, partitions, groups, offsets,
+                startTimestamp < 0 ? now : startTimestamp, now, null);
     }
 
-    /** COMPLETE_COMMIT or COMPLETE_ABORT: the markers are written, nothing is pending. */
-    TransactionRecord completed(long now) {
-        return new TransactionRecord(transactionalId, producerId, producerEpoch, lastProducerEpoch, timeoutMs,
-                state == TxnState.PREPARE_COMMIT ? TxnState.COMPLETE_COMMIT : TxnState.COMPLETE_ABORT,
-                List.of(), List.of(), List.of(), -1, now);
+    /**
+     * COMPLETE_COMMIT or COMPLETE_ABORT: the markers are written, nothing is pending. A v2 transaction that
+     * bumped its epoch to {@link Short#MAX_VALUE} continues under {@code nextProducerId} at epoch 0
+     * (Apache's {@code prepareComplete} with a next producer id); {@code nextProducerId} is -1 otherwise.
+     */
+    TransactionRecord completed(long nextProducerId, long now) {
+        TxnState done = state == TxnState.PREPARE_COMMIT ? TxnState.COMPLETE_COMMIT : TxnState.COMPLETE_ABORT;
+        if (nextProducerId >= 0) {
+            return new TransactionRecord(transactionalId, nextProducerId, (short) 0, lastProducerEpoch, timeoutMs, done,
+                    List.of(), List.of(), List.of(), -1, now, producerId);
+        }
+        return new TransactionRecord(transactionalId, producerId, producerEpoch, lastProducerEpoch, timeoutMs, done,
+                List.of(), List.of(), List.of(), -1, now, null);
+    }
+
+    /** Whether completing this prepared transaction moves it to a new producer id (v2, epoch exhausted). */
+    boolean rotatesProducerId() {
+        return producerEpoch == Short.MAX_VALUE;
     }
 
     boolean commits() {

@@ -2,6 +2,11 @@ package io.kaas.broker.txn;
 
 import io.kaas.storage.format.RecordBatchHeader;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -9,14 +14,18 @@ import org.apache.kafka.common.protocol.Errors;
  * <ul>
  *   <li>a control batch from a client is INVALID_RECORD: markers are the coordinator's alone (Apache's
  *       LogValidator refuses them from clients too);
- *   <li>a transactional batch must belong to an ongoing transaction that holds this partition (KIP-890
- *       part 1's verification, answered INVALID_TXN_STATE): a late or zombie write would otherwise open a
- *       transaction no coordinator knows of, and no marker would ever close it — the partition's last
- *       stable offset would stay behind forever.
+ *   <li>a transactional batch must belong to an ongoing transaction that holds this partition: a late or
+ *       zombie write would otherwise open a transaction no coordinator knows of, and no marker would ever
+ *       close it — the partition's last stable offset would stay behind forever. Produce v12+ (a transaction
+ *       protocol v2 client, KIP-890 part 2) adds the partition to the transaction instead, as Apache's
+ *       partition leader does with AddPartitionsToTxn v5; older versions only verify (KIP-890 part 1).
  * </ul>
+ * Errors as Apache's {@code AddPartitionsToTxnManager} hands them to Produce: PRODUCER_FENCED becomes
+ * INVALID_PRODUCER_EPOCH, and a partition not in the transaction is TRANSACTION_ABORTABLE from v11, INVALID_TXN_STATE before.
  */
 public final class TransactionalProduceGate {
     private static final int CONTROL_FLAG = 0x20, TRANSACTIONAL_FLAG = 0x10;
+    private static final short FIRST_ABORTABLE_VERSION = 11, FIRST_ADDING_VERSION = 12;
 
     private final TransactionCoordinator txns;
 
@@ -24,30 +33,74 @@ public final class TransactionalProduceGate {
         this.txns = txns;
     }
 
-    /** NONE, or the error for this partition's batches; framing problems are left to the engine's validation. */
-    public Errors check(String transactionalId, String topic, int partition, ByteBuffer batches) {
-        int pos = batches.position();
-        boolean first = true;
-        while (batches.limit() - pos >= RecordBatchHeader.HEADER_SIZE) {
-            short attributes = batches.getShort(pos + RecordBatchHeader.ATTRIBUTES_OFFSET);
-            if ((attributes & CONTROL_FLAG) != 0) {
-                return Errors.INVALID_RECORD;
+    /** One partition's batches of a Produce request. */
+    public record PartitionBatches(TxnPartition partition, ByteBuffer batches) {}
+
+    /**
+     * NONE, or the error, for each partition's batches (in order); framing problems are left to the engine's
+     * validation. The partitions a v12+ request adds join the transaction with one coordinator write (one slot
+     * file fsync), not one per partition, as Apache's partition leader sends one AddPartitionsToTxn per request.
+     */
+    public List<Errors> check(short produceVersion, String transactionalId, List<PartitionBatches> request) {
+        List<Errors> out = new ArrayList<>();
+        Map<ProducerSession, List<TxnPartition>> toAdd = new LinkedHashMap<>();
+        for (PartitionBatches pb : request) {
+            ByteBuffer batches = pb.batches();
+            Errors e = Errors.NONE;
+            ProducerSession session = null;
+            int pos = batches.position();
+            boolean first = true;
+            while (batches.limit() - pos >= RecordBatchHeader.HEADER_SIZE) {
+                short attributes = batches.getShort(pos + RecordBatchHeader.ATTRIBUTES_OFFSET);
+                if ((attributes & CONTROL_FLAG) != 0) {
+                    e = Errors.INVALID_RECORD;
+                    break;
+                }
+                if (first && (attributes & TRANSACTIONAL_FLAG) != 0) {
+                    session = new ProducerSession(batches.getLong(pos + RecordBatchHeader.PRODUCER_ID_OFFSET),
+                            batches.getShort(pos + RecordBatchHeader.PRODUCER_EPOCH_OFFSET));
+                }
+                first = false;
+                int length = batches.getInt(pos + RecordBatchHeader.LENGTH_OFFSET);
+                if (length <= 0 || length > batches.limit() - pos - RecordBatchHeader.LOG_OVERHEAD) {
+                    break;
+                }
+                pos += RecordBatchHeader.LOG_OVERHEAD + length;
             }
-            if (first && (attributes & TRANSACTIONAL_FLAG) != 0) {
-                long producerId = batches.getLong(pos + RecordBatchHeader.PRODUCER_ID_OFFSET);
-                short epoch = batches.getShort(pos + RecordBatchHeader.PRODUCER_EPOCH_OFFSET);
-                if (transactionalId == null
-                        || !txns.inTransaction(transactionalId, producerId, epoch, new TxnPartition(topic, partition))) {
-                    return Errors.INVALID_TXN_STATE;
+            if (e == Errors.NONE && session != null) {
+                if (transactionalId == null) {
+                    e = Errors.INVALID_TXN_STATE;
+                } else if (produceVersion >= FIRST_ADDING_VERSION) {
+                    toAdd.computeIfAbsent(session, s -> new ArrayList<>()).add(pb.partition());
+                } else {
+                    e = forProduce(txns.verify(transactionalId, session.producerId(), session.epoch(), pb.partition()), produceVersion);
                 }
             }
-            first = false;
-            int length = batches.getInt(pos + RecordBatchHeader.LENGTH_OFFSET);
-            if (length <= 0 || length > batches.limit() - pos - RecordBatchHeader.LOG_OVERHEAD) {
-                break;
-            }
-            pos += RecordBatchHeader.LOG_OVERHEAD + length;
+            out.add(e);
         }
-        return Errors.NONE;
+        Map<TxnPartition, Errors> added = new HashMap<>();
+        toAdd.forEach((session, partitions) -> {
+            Errors e = forProduce(txns.addPartitions(transactionalId, session.producerId(), session.epoch(), partitions), produceVersion);
+            partitions.forEach(tp -> added.put(tp, e));
+        });
+        for (int i = 0; i < out.size(); i++) {
+            Errors e = added.get(request.get(i).partition());
+            if (e != null && out.get(i) == Errors.NONE) {
+                out.set(i, e);
+            }
+        }
+        return out;
+    }
+
+    private record ProducerSession(long producerId, short epoch) {}
+
+    private static Errors forProduce(Errors e, short version) {
+        if (e == Errors.PRODUCER_FENCED) {
+            return Errors.INVALID_PRODUCER_EPOCH;
+        }
+        if (e == Errors.TRANSACTION_ABORTABLE && version < FIRST_ABORTABLE_VERSION) {
+            return Errors.INVALID_TXN_STATE;
+        }
+        return e;
     }
 }

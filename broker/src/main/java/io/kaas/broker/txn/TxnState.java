@@ -1,7 +1,7 @@
 package io.kaas.broker.txn;
 
 /**
- * A transactional id's state, as Apache's coordinator names them (transaction protocol v1, KIP-98).
+ * A transactional id's state, as Apache's coordinator names them (KIP-98; under protocol v2 an EndTxn also bumps the epoch).
  * EMPTY → ONGOING (AddPartitionsToTxn/AddOffsetsToTxn) → PREPARE_COMMIT/PREPARE_ABORT (EndTxn, a
  * timeout, or a fencing InitProducerId) → COMPLETE_COMMIT/COMPLETE_ABORT once every marker is written;
  * InitProducerId from EMPTY or COMPLETE_* bumps the epoch and goes back to EMPTY.

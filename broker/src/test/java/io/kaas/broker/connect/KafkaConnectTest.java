@@ -3,7 +3,10 @@ package io.kaas.broker.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.BrokerConfig;
 import io.kaas.broker.TestBroker;
+import io.kaas.storage.CleanerSettings;
+import io.kaas.storage.format.CleanerCheckpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +49,10 @@ class KafkaConnectTest {
         Path out = dir.resolve("out.txt");
         List<String> lines = new ArrayList<>(IntStream.range(0, 500).mapToObj(i -> "line " + i).toList());
         Files.write(in, lines);
-        try (TestBroker b = new TestBroker(dir.resolve("data"))) {
+        // Tiny segments and an eager cleaner: Connect's compacted internal topics are compacted under it.
+        BrokerConfig config = BrokerConfig.forTest(dir.resolve("data")).withSegmentBytes(1024)
+                .withCleaner(new CleanerSettings(1, 16L << 20, 64 * 1024, Duration.ofMillis(100)));
+        try (TestBroker b = new TestBroker(config)) {
             try (Admin admin = b.admin()) {
                 admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
             }
@@ -61,6 +67,9 @@ class KafkaConnectTest {
             } finally {
                 worker.stop();
             }
+            // The second worker reads its connectors and source offsets back from compacted topics.
+            Path configs = dir.resolve("data").resolve(CONFIGS).resolve("0");
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(configs.resolve(CleanerCheckpoint.FILE_NAME)));
 
             lines.addAll(IntStream.range(500, 600).mapToObj(i -> "line " + i).toList());
             Files.write(in, lines);

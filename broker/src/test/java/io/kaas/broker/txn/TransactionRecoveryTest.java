@@ -24,6 +24,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,13 +35,23 @@ import org.junit.jupiter.api.io.TempDir;
  * prepare write and the markers leaves, injected into the slot file while the broker is down) completes
  * it when it starts: every partition gets its marker before anything is served.
  */
+@ParameterizedClass(name = "transaction.version={0}")
+@ValueSource(shorts = {1, 2})
 class TransactionRecoveryTest {
     @TempDir
     Path dir;
 
+    @Parameter
+    short transactionVersion;
+
+    private TestBroker broker() {
+        return new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO),
+                TransactionConfig.DEFAULTS.withVersion(transactionVersion));
+    }
+
     @Test
     void aPreparedCommitIsCompletedAtStartAndAPreparedAbortIsAborted() throws Exception {
-        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO))) {
+        try (TestBroker b = broker()) {
             try (Admin admin = b.admin()) {
                 admin.createTopics(List.of(new NewTopic("rec", 2, (short) 1))).all().get();
             }
@@ -83,7 +96,7 @@ class TransactionRecoveryTest {
 
     @Test
     void anOngoingTransactionSurvivesARestartOpenAndTheSweepAbortsItAfterItsTimeout() throws Exception {
-        TransactionConfig quickSweep = new TransactionConfig(Duration.ofMinutes(15), Duration.ofMillis(200));
+        TransactionConfig quickSweep = new TransactionConfig(Duration.ofMinutes(15), Duration.ofMillis(200)).withVersion(transactionVersion);
         try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO), quickSweep)) {
             KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "left-open",
                     ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 3000));
@@ -104,7 +117,7 @@ class TransactionRecoveryTest {
 
     @Test
     void redoingACommitWhoseMarkersWereWrittenWritesNoSecondMarker() throws Exception {
-        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO))) {
+        try (TestBroker b = broker()) {
             b.broker().engine().createTopic("redo", 2, io.kaas.storage.format.TopicConfig.EMPTY);
             try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "done"))) {
                 p.initTransactions();
@@ -123,7 +136,7 @@ class TransactionRecoveryTest {
                 assertThat(r.state()).isEqualTo(TxnState.COMPLETE_COMMIT);
                 next.add(new TransactionRecord(r.transactionalId(), r.producerId(), r.producerEpoch(), r.lastProducerEpoch(),
                         r.timeoutMs(), TxnState.PREPARE_COMMIT, List.of(new TxnPartition("redo", 0), new TxnPartition("redo", 1)),
-                        List.of(), List.of(), r.lastUpdateTimestamp(), r.lastUpdateTimestamp()));
+                        List.of(), List.of(), r.lastUpdateTimestamp(), r.lastUpdateTimestamp(), null));
             }
             StateJson.write(file, new TransactionStateStore.SlotFile(slot.version(), next));
             b.restart();

@@ -29,32 +29,48 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Transactions with real kafka-clients against one broker (a short timeout sweep, so the timeout test
- * awaits seconds, not minutes).
+ * awaits seconds, not minutes), once per {@code transaction.version}: the 4.4 client follows the finalized
+ * feature, so 1 runs KIP-98's protocol and 2 KIP-890 part 2's (an epoch bump per transaction, partitions
+ * added by Produce, EndTxn v5).
  */
+@ParameterizedClass(name = "transaction.version={0}")
+@ValueSource(shorts = {1, 2})
 class TransactionsTest {
     @TempDir
     static Path dir;
     static TestBroker b;
     static Admin admin;
 
-    @BeforeAll
-    static void start() {
-        b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO),
-                new TransactionConfig(Duration.ofMinutes(15), Duration.ofMillis(200)));
+    @Parameter
+    short transactionVersion;
+
+    @BeforeParameterizedClassInvocation
+    static void start(short version) {
+        b = new TestBroker(BrokerConfig.forTest(dir.resolve("data-v" + version)).withRetentionCheckInterval(Duration.ZERO),
+                new TransactionConfig(Duration.ofMinutes(15), Duration.ofMillis(200)).withVersion(version));
         admin = b.admin();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() {
         admin.close();
         b.close();
+    }
+
+    @Test
+    void theFinalizedTransactionVersionIsTheConfiguredOne() throws Exception {
+        assertThat(admin.describeFeatures().featureMetadata().get().finalizedFeatures().get("transaction.version").maxVersionLevel())
+                .isEqualTo(transactionVersion);
     }
 
     static KafkaProducer<byte[], byte[]> transactional(String id, Map<String, Object> extra) {
@@ -123,6 +139,9 @@ class TransactionsTest {
                 }
             }
         }
+        // Protocol v2 bumps the epoch at the end of every transaction (KIP-890 part 2); v1 keeps the session's.
+        assertThat(admin.describeTransactions(List.of("cac")).description("cac").get().producerEpoch())
+                .isEqualTo(transactionVersion >= 2 ? 3 : 0);
         assertThat(readAll("txn-cac", 3, IsolationLevel.READ_COMMITTED, committed.size())).containsExactlyInAnyOrderElementsOf(committed);
         assertThat(readAll("txn-cac", 3, IsolationLevel.READ_UNCOMMITTED, all.size())).containsExactlyInAnyOrderElementsOf(all);
         for (int partition = 0; partition < 3; partition++) {

@@ -6,6 +6,8 @@ import io.kaas.cli.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,13 +30,18 @@ final class BrokerProcess implements AutoCloseable {
         this.port = port;
     }
 
-    static BrokerProcess start(Path dataDir, Path log, int segmentBytes, String... moreServeArgs) throws Exception {
-        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    /** {@code extraArgs}: more {@code kaas serve} options (e.g. {@code --transaction-version 1}). */
+    static BrokerProcess start(Path dataDir, Path log, int segmentBytes, String... extraArgs) throws Exception {
+        return start(dataDir, log, segmentBytes, 0, extraArgs);
+    }
+
+    /** On {@code port} (0: ephemeral): a broker restarted on its old port is found again by clients that outlive it. */
+    static BrokerProcess start(Path dataDir, Path log, int segmentBytes, int port, String... extraArgs) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
-                "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dataDir.toString(), "--admin-listener", "127.0.0.1:0",
+                "--listeners", "PLAINTEXT://127.0.0.1:" + port, "--data-dir", dataDir.toString(), "--admin-listener", "127.0.0.1:0",
                 "--segment-bytes", Integer.toString(segmentBytes), "--num-partitions", "3"));
-        command.addAll(java.util.List.of(moreServeArgs));
+        command.addAll(List.of(extraArgs));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             Matcher m = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))

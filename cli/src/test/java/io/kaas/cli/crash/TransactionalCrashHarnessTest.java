@@ -25,6 +25,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,8 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
  * kill left open (the last stable offset reaches the high watermark on every partition), a read_committed
  * consumer sees every committed transaction whole and exactly once, nothing of a transaction that was
  * never committed, and each transaction whose commit the kill interrupted either whole or not at all;
- * {@code kaas verify} finds the data dir clean. {@code -Dkaas.crash.txn.cycles=N}, {@code -Dkaas.crash.seed=S}.
+ * {@code kaas verify} finds the data dir clean. Once per {@code transaction.version} (the 4.4 producer follows
+ * it: 2 bumps the epoch at every commit or abort). {@code -Dkaas.crash.txn.cycles=N} (per version),
+ * {@code -Dkaas.crash.seed=S}.
  */
+@ParameterizedClass(name = "transaction.version={0}")
+@ValueSource(shorts = {1, 2})
 class TransactionalCrashHarnessTest {
     private static final String TOPIC = "crash-txn";
     private static final int PARTITIONS = 3;
@@ -46,6 +53,9 @@ class TransactionalCrashHarnessTest {
     /** Wherever the producer is; once a record of the open transaction is acknowledged (the sweep must abort it); during a clean shutdown. */
     enum KillMoment { ANYWHERE, WITH_OPEN_TRANSACTION, DURING_SHUTDOWN }
 
+    @Parameter
+    short transactionVersion;
+
     /** Every transaction so far, by its key (the prefix of its records' values). */
     private final Map<String, Outcome> txns = new ConcurrentHashMap<>();
     /** Restarts that found a transaction open (last stable offset below the high watermark) until the sweep aborted it. */
@@ -53,13 +63,13 @@ class TransactionalCrashHarnessTest {
 
     @Test
     void committedTransactionsAreWholeAndOthersInvisibleAfterKillNine(@TempDir Path dir) throws Exception {
-        int cycles = Integer.getInteger("kaas.crash.txn.cycles", 4);
+        int cycles = Integer.getInteger("kaas.crash.txn.cycles", 3);
         long seed = Long.getLong("kaas.crash.seed", System.nanoTime());
         Random random = new Random(seed);
         Path data = dir.resolve("data");
         for (int cycle = 0; cycle < cycles; cycle++) {
             String context = "cycle " + cycle + " (seed " + seed + ")";
-            try (BrokerProcess broker = BrokerProcess.start(data, dir.resolve("serve-" + cycle + ".log"), 16 * 1024)) {
+            try (BrokerProcess broker = start(data, dir.resolve("serve-" + cycle + ".log"))) {
                 if (cycle == 0) {
                     try (Admin admin = Admin.create(CrashClients.admin(broker))) {
                         admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
@@ -70,14 +80,19 @@ class TransactionalCrashHarnessTest {
                 driveAndKill(broker, cycle, random, context);
             }
         }
-        try (BrokerProcess broker = BrokerProcess.start(data, dir.resolve("serve-final.log"), 16 * 1024)) {
+        try (BrokerProcess broker = start(data, dir.resolve("serve-final.log"))) {
             verifyTransactions(broker, "after the last kill (seed " + seed + ")");
             broker.stop();
         }
         assertVerifyClean(data, "after the final clean shutdown (seed " + seed + ")");
         long committed = txns.values().stream().filter(o -> o == Outcome.COMMITTED).count();
-        System.out.printf("crash-txn: %d cycles, %d transactions (%d committed), %d restarts found one open, seed %d%n", cycles,
+        System.out.printf("crash-txn: transaction.version %d, %d cycles, %d transactions (%d committed), %d restarts found one open, seed %d%n",
+                transactionVersion, cycles,
                 txns.size(), committed, openAtRestart, seed);
+    }
+
+    private BrokerProcess start(Path data, Path log) throws Exception {
+        return BrokerProcess.start(data, log, 16 * 1024, "--transaction-version", Short.toString(transactionVersion));
     }
 
     private static void assertVerifyClean(Path data, String context) {

@@ -50,6 +50,29 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
     public static final long DEFAULT_TIMESTAMP_AFTER_MAX_MS = 3_600_000L;
     public static final long DEFAULT_TIMESTAMP_BEFORE_MAX_MS = Long.MAX_VALUE;
 
+    /** cleanup.policy holds {@code compact} (alone or with delete): the cleaner compacts it, and its logs may have offset gaps. */
+    public boolean compacted() {
+        return cleanupPolicy != null && cleanupPolicy.contains("compact");
+    }
+
+    /** min.cleanable.dirty.ratio (Apache's default 0.5): the dirty share of the cleanable log that triggers a pass. */
+    public double minCleanableDirtyRatio() {
+        String v = otherConfigs.get("min.cleanable.dirty.ratio");
+        return v == null ? 0.5 : Double.parseDouble(v.trim());
+    }
+
+    /** max.compaction.lag.ms (Apache's default: none): a dirty record older than this triggers a pass whatever the ratio. */
+    public long maxCompactionLagMs() {
+        String v = otherConfigs.get("max.compaction.lag.ms");
+        return v == null ? Long.MAX_VALUE : Long.parseLong(v.trim());
+    }
+
+    /** The config of the topic a partition directory belongs to ({@code ../.config.json}); EMPTY when there is none. */
+    public static TopicConfig ofPartitionDir(java.nio.file.Path partitionDir) {
+        java.nio.file.Path topicDir = partitionDir.toAbsolutePath().getParent();
+        return topicDir == null ? EMPTY : StateJson.read(topicDir.resolve(FILE_NAME), TopicConfig.class).orElse(EMPTY);
+    }
+
     /** message.timestamp.type=LogAppendTime: the broker stamps the batches it appends. */
     public boolean logAppendTime() {
         return "LogAppendTime".equals(otherConfigs.get("message.timestamp.type"));

@@ -1,7 +1,9 @@
 package io.kaas.storage.recovery;
 
 import io.kaas.storage.StorageException;
+import io.kaas.storage.cleaner.CleanerSwap;
 import io.kaas.storage.format.CorruptBatchException;
+import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.state.PartitionStateFiles;
@@ -137,6 +139,8 @@ public final class RecoveryScan {
         CorruptBatchException stop;
         boolean damaged;
         boolean zeroTail;
+        /** Offsets at or past this belong to a later leader epoch ({@link LeaderEpochCheckpoint#endOf}). */
+        long offsetLimit = Long.MAX_VALUE;
         long scanned;
 
         SegmentPlan(Path dir, SegmentName name, long size) {
@@ -152,9 +156,16 @@ public final class RecoveryScan {
         if (!Files.isDirectory(dir)) {
             throw new StorageException(StorageException.Kind.IO, dir + ": not a directory");
         }
+        // A cleaner swap interrupted by a crash is finished (committed) or discarded (not) before the
+        // segments are listed: its .cleaned files are not segments, its intent names what it replaces.
+        actions.addAll(CleanerSwap.recover(dir, options.dryRun()));
         Manifest before = readState(dir.resolve(Manifest.FILE_NAME), Manifest.class);
         RecoveryCheckpoint checkpoint = readState(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
         List<SegmentPlan> plans = listSegments();
+        LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
+        if (epochs != null) {
+            fenceLateWrites(plans, epochs);
+        }
 
         for (int i = 0; i < plans.size(); i++) {
             boolean active = i == plans.size() - 1;
@@ -162,7 +173,7 @@ public final class RecoveryScan {
             loadIndex(p);
             if (active) {
                 analyseActive(p, checkpoint);
-            } else if (options.scanAllSegments() || p.rebuildIndex) {
+            } else if (options.scanAllSegments() || p.rebuildIndex || p.offsetLimit != Long.MAX_VALUE) {
                 scanWhole(p, false);
             } else {
                 p.entries = Arrays.asList(p.existingEntries);
@@ -309,6 +320,34 @@ public final class RecoveryScan {
         return plans;
     }
 
+    /**
+     * A leader's epoch ends where the next recorded epoch starts ({@link LeaderEpochCheckpoint}). A segment
+     * an older epoch started at or past that point was written by a fenced ex-leader after the takeover:
+     * removed. The last segment of each older epoch is scanned with that offset as its limit (its tail may
+     * hold such late writes; only that segment can, as a leader writes only to its active segment), and cut
+     * there. Apache-named segments carry no epoch and are left alone.
+     */
+    private void fenceLateWrites(List<SegmentPlan> plans, LeaderEpochCheckpoint epochs) {
+        for (SegmentPlan p : new ArrayList<>(plans)) {
+            long end = epochs.endOf(p.name.epoch());
+            if (!p.name.apacheStyle() && p.name.baseOffset() >= end) {
+                plans.remove(p);
+                removals.add(p.log);
+                removals.add(p.index);
+                segmentsRemoved++;
+                actions.add(String.format("%s: removed, written by epoch %d at or past offset %d, where a later leader"
+                        + " epoch began (a fenced ex-leader's late writes)", p.log, p.name.epoch(), end));
+            }
+        }
+        for (int i = 0; i < plans.size(); i++) {
+            SegmentPlan p = plans.get(i);
+            boolean lastOfItsEpoch = i == plans.size() - 1 || plans.get(i + 1).name.epoch() != p.name.epoch();
+            if (!p.name.apacheStyle() && lastOfItsEpoch) {
+                p.offsetLimit = epochs.endOf(p.name.epoch());
+            }
+        }
+    }
+
     private void loadIndex(SegmentPlan p) throws IOException {
         try {
             p.existingEntries = SparseIndex.readAll(p.index, p.name.baseOffset());
@@ -329,7 +368,7 @@ public final class RecoveryScan {
         long start = 0;
         long startOffset = p.name.baseOffset();
         List<IndexEntry> kept = new ArrayList<>();
-        if (options.useCheckpoint() && cp != null && !p.rebuildIndex && cp.segmentBase() == p.name.baseOffset()
+        if (options.useCheckpoint() && cp != null && !p.rebuildIndex && p.offsetLimit == Long.MAX_VALUE && cp.segmentBase() == p.name.baseOffset()
                 && cp.bytePos() >= 0 && cp.bytePos() <= p.size && cp.highWatermark() >= p.name.baseOffset()) {
             start = cp.bytePos();
             startOffset = cp.highWatermark();
@@ -352,7 +391,18 @@ public final class RecoveryScan {
     private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit) throws IOException {
         segmentsScanned += start < p.size ? 1 : 0;
         SegmentLogScan.Result r = SegmentLogScan.scan(p.log, start, p.size, startOffset, p.name.baseOffset(),
-                options.indexPolicy(), entries, visit ? visitor : null);
+                options.indexPolicy(), entries, visit ? visitor : null, p.offsetLimit);
+        // The valid batches reach exactly where the next epoch began: whatever follows (whole batches, a
+        // torn one, zeros and then batches where the file was cut under a stopped writer) is late writes.
+        long reached = r.nextOffset() >= 0 ? r.nextOffset() : startOffset;
+        boolean fenceCut = p.offsetLimit != Long.MAX_VALUE && r.validEnd() < p.size && (r.stop() == null || reached == p.offsetLimit);
+        if (fenceCut) {
+            r = new SegmentLogScan.Result(r.validEnd(), r.nextOffset(), null, false, false, r.bytesRead());
+            bytesTruncated += p.size - r.validEnd();
+            actions.add(String.format("%s: truncated %d bytes at byte %d: written by epoch %d at or past offset %d,"
+                    + " where a later leader epoch began (a fenced ex-leader's late writes)", p.log, p.size - r.validEnd(),
+                    r.validEnd(), p.name.epoch(), p.offsetLimit));
+        }
         if (r.nextOffset() >= 0) {
             p.nextOffset = r.nextOffset();
         }
@@ -418,7 +468,8 @@ public final class RecoveryScan {
         for (int i = 0; i < plans.size(); i++) {
             SegmentPlan p = plans.get(i);
             boolean last = i == plans.size() - 1;
-            if (last && (p.validEnd < p.size || p.scanned > 0)) {
+            // A closed segment is cut only when it holds a fenced ex-leader's late writes (fenceLateWrites).
+            if ((last && (p.validEnd < p.size || p.scanned > 0)) || (!last && p.stop == null && p.validEnd < p.size)) {
                 try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.WRITE)) {
                     if (p.validEnd < p.size) {
                         ch.truncate(p.validEnd);

@@ -40,12 +40,25 @@ final class SegmentLogScan {
      */
     static Result scan(Path log, long start, long size, long startOffset, long baseOffset, IndexPolicy policy,
                        List<IndexEntry> entries, RecoveryScan.TailVisitor visitor) throws IOException {
+        return scan(log, start, size, startOffset, baseOffset, policy, entries, visitor, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@link #scan} that also ends, cleanly, at the first batch holding an offset at or past
+     * {@code offsetLimit}: where a newer leader epoch began, so that batch and all after it are a fenced
+     * ex-leader's late writes ({@code validEnd} is that batch's position).
+     */
+    static Result scan(Path log, long start, long size, long startOffset, long baseOffset, IndexPolicy policy,
+                       List<IndexEntry> entries, RecoveryScan.TailVisitor visitor, long offsetLimit) throws IOException {
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
             BatchScanner scanner = new BatchScanner(ch, log, start, size, startOffset)
                     .limitOffsets(baseOffset + Integer.MAX_VALUE);
             IndexEntry lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
             long nextOffset = -1;
             for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
+                if (b.header().lastOffset() >= offsetLimit) {
+                    return new Result(b.position(), nextOffset, null, false, false, scanner.bytesRead());
+                }
                 if (policy.due(b.position(), lastEntry)) {
                     lastEntry = new IndexEntry(b.header().lastOffset(), (int) b.position());
                     entries.add(lastEntry);

@@ -392,6 +392,18 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
+     * Holds this segment's log channel open (and its index entries in memory) until the returned handle
+     * is closed: the cleaner renames a cleaned segment over this one's files, and a reader still walking
+     * the old view must keep reading the old bytes, never reopen the name. Retire the segment
+     * ({@link #close}) before letting go.
+     */
+    public CachedFile.Handle holdForSwap() throws IOException {
+        CachedFile.Handle h = log.acquire();
+        index.loadForGood();
+        return h;
+    }
+
+    /**
      * Ends the segment's use of its files: no new reads; channels close once idle (a zero-copy send
      * still holding the log finishes first).
      */

@@ -324,6 +324,18 @@ public final class SparseIndex implements AutoCloseable {
     }
 
     /**
+     * Loads the entries now and keeps them (empty if the file cannot be read: lookups then scan the log
+     * from byte 0), so that a lookup never reads the file again: the cleaner is about to rename a new
+     * index over it while readers may still use this segment's old log.
+     */
+    public void loadForGood() {
+        ensureLoaded();
+        synchronized (this) {
+            loaded = true;
+        }
+    }
+
+    /**
      * Drops a sealed index's entries from memory (its log was evicted: the segment is cold); the next
      * lookup reads them again. The active index keeps its entries. A lookup racing with this sees no
      * entries and scans from byte 0: slower, never wrong.

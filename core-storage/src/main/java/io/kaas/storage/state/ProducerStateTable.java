@@ -151,6 +151,20 @@ public final class ProducerStateTable {
         return e == null ? RecordBatchHeader.NO_TIMESTAMP : e.lastTimestamp;
     }
 
+    /**
+     * Producer id → base offset of its last data batch, for the producers that have one: the batch the
+     * cleaner keeps (even emptied) so the producer's last sequence and epoch stay in the log, as Apache does.
+     */
+    public Map<Long, Long> lastBatchBaseOffsets() {
+        Map<Long, Long> out = new HashMap<>();
+        entries.forEach((id, e) -> {
+            if (!e.recent.isEmpty()) {
+                out.put(id, e.recent.peekLast().baseOffset());
+            }
+        });
+        return out;
+    }
+
     public int producerCount() {
         return entries.size();
     }

@@ -3,6 +3,7 @@ package io.kaas.inspect.verify;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import java.io.IOException;
@@ -14,7 +15,10 @@ import java.util.function.LongConsumer;
 
 /**
  * Verifies one partition directory: every segment in offset order (CRC, offsets within and across
- * segments, names), each segment's index, then manifest and checkpoint against the log. Read-only.
+ * segments, names), each segment's index, then manifest and checkpoint against the log. Read-only. Where
+ * brokers sharing a directory left a leader-epoch checkpoint, what an older epoch wrote past a newer
+ * epoch's start is named as a fenced ex-leader's late writes (recovery discards it), not as offsets
+ * going backwards.
  */
 final class PartitionVerifier {
     private final VerifyReport report;
@@ -41,7 +45,15 @@ final class PartitionVerifier {
         long logEnd = 0;
         int maxEpoch = -1;
         SegmentFile previous = null;
+        LeaderEpochCheckpoint epochs = readEpochs(partitionDir);
         for (SegmentFile segment : segments) {
+            long epochEnd = segment.name().apacheStyle() ? Long.MAX_VALUE : epochs.endOf(segment.name().epoch());
+            if (segment.baseOffset() >= epochEnd) {
+                // Several brokers over one directory: a fenced ex-leader's segment, started after the takeover.
+                report.problem(segment.log(), -1, "written by epoch " + segment.name().epoch() + " at or past offset " + epochEnd
+                        + ", where a later leader epoch began (a fenced ex-leader's late writes; recover removes the file)");
+                continue;
+            }
             if (previous != null && previous.baseOffset() == segment.baseOffset()) {
                 report.problem(segment.log(), -1, "two segments share base offset " + segment.baseOffset() + ": "
                         + previous.log().getFileName() + " (a stale leader's files; recover removes the older epoch)");
@@ -56,6 +68,13 @@ final class PartitionVerifier {
                     expectedNext = r.nextOffset();
                     logEnd = r.nextOffset();
                 }
+                if (r.nextOffset() > epochEnd) {
+                    report.problem(segment.log(), -1, "epoch " + segment.name().epoch() + " wrote offsets up to "
+                            + (r.nextOffset() - 1) + ", past offset " + epochEnd + " where a later leader epoch began"
+                            + " (a fenced ex-leader's late writes; recover cuts them)");
+                    expectedNext = epochEnd;
+                    logEnd = epochEnd;
+                }
                 progress.accept(r.size());
             } catch (IOException e) {
                 report.unreadable(segment.log() + ": cannot read: " + describe(e));
@@ -67,16 +86,21 @@ final class PartitionVerifier {
         new StateCheck(report).check(partitionDir, logEnd, maxEpoch, byBase);
     }
 
+    /** The partition's leader-epoch checkpoint (brokers sharing a directory write it); empty when missing or unreadable. */
+    private LeaderEpochCheckpoint readEpochs(Path partitionDir) {
+        try {
+            return StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
+                    .orElse(LeaderEpochCheckpoint.EMPTY);
+        } catch (StorageException e) {
+            report.problem(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), -1, "unreadable: " + e.getMessage());
+            return LeaderEpochCheckpoint.EMPTY;
+        }
+    }
+
     /** A compacted topic may have offset gaps and segments starting above their name: not problems there. */
     static boolean isCompacted(Path partitionDir) {
-        Path topicDir = partitionDir.toAbsolutePath().getParent();
-        if (topicDir == null) {
-            return false;
-        }
         try {
-            return StateJson.read(topicDir.resolve(TopicConfig.FILE_NAME), TopicConfig.class)
-                    .map(c -> c.cleanupPolicy() != null && c.cleanupPolicy().contains("compact"))
-                    .orElse(false);
+            return TopicConfig.ofPartitionDir(partitionDir).compacted();
         } catch (StorageException e) {
             return false;
         }

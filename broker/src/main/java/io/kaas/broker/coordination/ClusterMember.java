@@ -1,0 +1,371 @@
+package io.kaas.broker.coordination;
+
+import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.broker.cluster.PartitionLeaders;
+import io.kaas.storage.StorageEngine;
+import io.kaas.storage.StorageException;
+import io.kaas.storage.TopicInfo;
+import io.kaas.storage.TopicPartition;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This broker as one of several over a shared data directory: its membership (a lease it keeps, the
+ * self-fence), its part in electing the controller and, when elected, the controller's one job (keep the
+ * assignment covering every topic's partitions over the live brokers), and taking over the partitions
+ * the assignment gives it.
+ *
+ * <p>A partition moves off a broker in one of two ways. From a broker whose lease the store shows expired,
+ * {@code grace} after the controller first saw it gone: the old owner stopped acknowledging before its
+ * lease could expire ({@link LeaseKeeper}), and its holder key went with the lease. From a live broker
+ * (a newcomer gets its share): the old owner closes the partition and then releases it. Either way no write
+ * is acknowledged by two owners: the new owner claims the partition ({@link ClusterStore#claim}: the
+ * next epoch, only while nobody holds it) and hands the epoch to the engine ({@link StorageEngine#takeOver}),
+ * which records it and starts a segment named with it; late writes of an old owner are never visible.
+ *
+ * <p>Threads (owned here, stopped by {@link #close}): {@code kaas-lease} renews the lease and nothing
+ * else (a slow takeover must never delay a renewal); {@code kaas-cluster} runs every reconcile
+ * ({@link #reconcile}): on each watch event, every ttl/2 as a safety net, and when a grace period ends.
+ */
+public final class ClusterMember implements PartitionLeaders, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterMember.class);
+
+    private final ClusterStore store;
+    private final ClusterConfig config;
+    private final StorageEngine engine;
+    private final LongSupplier nanoClock;
+    private final ScheduledExecutorService leaseThread = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-lease", true));
+    private final ScheduledExecutorService clusterThread = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-cluster", true));
+    private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+    /** Controller only (kaas-cluster): when each broker holding partitions was first seen gone. */
+    private final Map<Integer, Long> goneSince = new HashMap<>();
+
+    private BrokerRegistration self;
+    private volatile LeaseKeeper keeper;
+    private volatile boolean controller;
+    private volatile View view = new View(Map.of(), Assignment.EMPTY);
+    private AutoCloseable watch;
+    private volatile boolean closed;
+    /** kaas-cluster only: whether this broker was the groups' coordinator at the last reconcile. */
+    private boolean wasCoordinator;
+    private volatile Runnable onBecomingCoordinator = () -> {};
+
+    /** What Metadata answers from: the live brokers and the assignment, as last read. */
+    private record View(Map<Integer, BrokerRegistration> brokers, Assignment assignment) {}
+
+    public ClusterMember(ClusterStore store, ClusterConfig config, StorageEngine engine, LongSupplier nanoClock) {
+        this.store = store;
+        this.config = config;
+        this.engine = engine;
+        this.nanoClock = nanoClock;
+    }
+
+    /**
+     * Registers {@code me} under a new lease, starts renewing it, watches the store, campaigns for
+     * controller, and takes over what the assignment already gives this broker (before returning, so a
+     * broker that answers is one that serves its partitions).
+     *
+     * @throws CoordinationException when the store is unreachable or a live broker holds this id
+     */
+    public synchronized void join(BrokerRegistration me) {
+        this.self = me;
+        startMembership();
+        watchStore();
+        clusterThread.scheduleWithFixedDelay(this::queueReconcile, config.leaseTtl().toMillis() / 2,
+                config.leaseTtl().toMillis() / 2, TimeUnit.MILLISECONDS);
+        runOnClusterThread(this::reconcile);
+    }
+
+    private void startMembership() {
+        long before = nanoClock.getAsLong();
+        long lease = store.grantLease(config.leaseTtl());
+        if (!store.register(self, lease)) {
+            store.revokeLease(lease);
+            throw new CoordinationException("broker id " + self.brokerId() + " is already registered by a live broker in this cluster");
+        }
+        LeaseKeeper k = new LeaseKeeper(store, lease, config.leaseTtl(), config.margin(), nanoClock, before, this::queueReconcile);
+        k.start(leaseThread);
+        keeper = k;
+        store.campaign(self.brokerId(), lease).whenComplete((v, t) -> {
+            if (t == null && keeper == k && !k.lost()) {
+                LOG.info("broker {} is the controller", self.brokerId());
+                controller = true;
+                queueReconcile();
+            }
+        });
+        LOG.info("broker {} joined the cluster (lease {}, TTL {} s)", self.brokerId(), Long.toHexString(lease), config.leaseTtl().toSeconds());
+    }
+
+    private void watchStore() {
+        try {
+            watch = store.watch(this::queueReconcile, () -> {
+                if (!closed) {
+                    LOG.warn("the coordination store's watch ended; re-watching at the next reconcile");
+                    watch = null;
+                }
+            });
+        } catch (CoordinationException e) {
+            LOG.warn("cannot watch the coordination store: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * Runs {@code r} on {@code kaas-cluster} whenever this broker becomes the one FindCoordinator names (the
+     * lowest live id), before it answers as such: it re-reads the state its predecessor wrote.
+     */
+    public void onBecomingCoordinator(Runnable r) {
+        onBecomingCoordinator = r;
+    }
+
+    /** The self-fence: whether a write may be acknowledged now. */
+    public boolean mayAcknowledge() {
+        LeaseKeeper k = keeper;
+        return k != null && k.mayAcknowledge();
+    }
+
+    public boolean isController() {
+        return controller;
+    }
+
+    private void queueReconcile() {
+        if (!closed && reconcileQueued.compareAndSet(false, true)) {
+            try {
+                clusterThread.execute(() -> {
+                    reconcileQueued.set(false);
+                    reconcile();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing
+            }
+        }
+    }
+
+    private void runOnClusterThread(Runnable r) {
+        try {
+            clusterThread.submit(r).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+        }
+    }
+
+    /**
+     * One pass (kaas-cluster only): rejoin after a lost lease, publish local topics, (controller) rebalance,
+     * then take over what is ours and let go of what is not.
+     */
+    private void reconcile() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (keeper.lost()) {
+                lostLease();
+                return;
+            }
+            if (watch == null) {
+                watchStore();
+            }
+            Map<String, Integer> topics = publishTopics();
+            Map<Integer, BrokerRegistration> live = store.brokers();
+            Versioned<Assignment> assignment = store.assignment();
+            if (controller) {
+                assignment = rebalance(assignment, topics, live);
+            }
+            boolean coordinator = live.keySet().stream().mapToInt(Integer::intValue).min().orElse(-1) == self.brokerId();
+            if (coordinator && !wasCoordinator) {
+                onBecomingCoordinator.run(); // before the new view lets FindCoordinator name this broker
+            }
+            wasCoordinator = coordinator;
+            view = new View(live, assignment.value());
+            if (mayAcknowledge()) {
+                adoptAssignment(assignment.value());
+            }
+        } catch (RuntimeException e) {
+            if (closed) {
+                return; // stopping: an interrupted call to the store is expected
+            }
+            if (e instanceof CoordinationException) {
+                LOG.warn("cluster reconcile failed (retried): {}", e.getMessage());
+            } else {
+                LOG.error("cluster reconcile failed (retried)", e);
+            }
+        }
+    }
+
+    /** The lease is gone: everything this broker held may already be another's. Give it all up, then join anew. */
+    private void lostLease() {
+        controller = false;
+        for (TopicPartition tp : engine.taken().keySet()) {
+            engine.abandon(tp);
+        }
+        LOG.warn("broker {}: lease lost, partitions given up; joining again", self.brokerId());
+        try {
+            startMembership();
+        } catch (CoordinationException e) {
+            LOG.warn("broker {}: cannot join again yet: {}", self.brokerId(), e.getMessage());
+        }
+    }
+
+    /** Topics in the shared directory the store does not list yet (created here, or by a broker that died before publishing). */
+    private Map<String, Integer> publishTopics() {
+        engine.refreshTopics();
+        Map<String, Integer> published = store.topics();
+        boolean changed = false;
+        for (TopicInfo t : engine.topics()) {
+            if (published.getOrDefault(t.name(), 0) < t.partitions()) {
+                store.publishTopic(t.name(), t.partitions());
+                changed = true;
+            }
+        }
+        return changed ? store.topics() : published;
+    }
+
+    /** Controller: the next assignment, written by compare-and-set (a lost race is redone at the next pass). */
+    private Versioned<Assignment> rebalance(Versioned<Assignment> current, Map<String, Integer> topics, Map<Integer, BrokerRegistration> live) {
+        long now = nanoClock.getAsLong();
+        Set<Integer> holders = new HashSet<>();
+        current.value().owners().values().forEach(holders::addAll);
+        holders.remove(Assignment.UNASSIGNED);
+        goneSince.keySet().retainAll(holders);
+        Set<Integer> keep = new HashSet<>(live.keySet());
+        long graceNanos = config.grace().toNanos();
+        for (int b : holders) {
+            if (!live.containsKey(b)) {
+                long since = goneSince.computeIfAbsent(b, x -> now);
+                long left = since + graceNanos - now;
+                if (left > 0) {
+                    keep.add(b);
+                    if (!closed) {
+                        clusterThread.schedule(this::queueReconcile, left / 1_000_000 + 1, TimeUnit.MILLISECONDS);
+                    }
+                }
+            } else {
+                goneSince.remove(b);
+            }
+        }
+        Assignment next = current.value().rebalanced(topics, keep, live.keySet());
+        if (next == current.value()) {
+            return current;
+        }
+        if (store.compareAndSetAssignment(current.version(), next)) {
+            LOG.info("controller {}: assignment now {}", self.brokerId(), next.owners());
+            return store.assignment();
+        }
+        queueReconcile();
+        return current;
+    }
+
+    /** Takes over partitions assigned here and not yet held; releases held ones assigned elsewhere. */
+    private void adoptAssignment(Assignment a) {
+        Map<TopicPartition, Integer> held = engine.taken();
+        for (TopicPartition tp : held.keySet()) {
+            OptionalInt owner = a.owner(tp);
+            if (owner.isEmpty() || owner.getAsInt() != self.brokerId()) {
+                LOG.info("broker {}: {} is assigned elsewhere; releasing it", self.brokerId(), tp);
+                engine.release(tp); // closed cleanly (fsync, state files) before the next owner may claim it
+                store.release(tp, self.brokerId());
+            }
+        }
+        for (Map.Entry<String, List<Integer>> e : a.owners().entrySet()) {
+            for (int p = 0; p < e.getValue().size(); p++) {
+                TopicPartition tp = new TopicPartition(e.getKey(), p);
+                if (e.getValue().get(p) == self.brokerId() && !held.containsKey(tp) && mayAcknowledge()) {
+                    takeOver(tp);
+                }
+            }
+        }
+    }
+
+    private void takeOver(TopicPartition tp) {
+        Versioned<Integer> epoch = store.epoch(tp);
+        int next = epoch.value() + 1;
+        if (!store.claim(tp, epoch.version(), next, self.brokerId(), keeper.lease())) {
+            // Still held (its last owner has not let go; the release's watch event brings us back) or a lost race.
+            return;
+        }
+        try {
+            engine.takeOver(tp, next);
+            LOG.info("broker {}: took over {} in epoch {}", self.brokerId(), tp, next);
+        } catch (StorageException e) {
+            LOG.error("broker {}: cannot take over {} in epoch {}: {}", self.brokerId(), tp, next, e.getMessage());
+            store.release(tp, self.brokerId());
+        }
+    }
+
+    // ---------------------------------------------------------------- PartitionLeaders (Metadata)
+
+    @Override
+    public List<BrokerNode> brokers(BrokerNode me) {
+        List<BrokerNode> out = new ArrayList<>();
+        out.add(me);
+        for (BrokerRegistration b : view.brokers().values()) {
+            if (b.brokerId() != me.nodeId()) {
+                out.add(new BrokerNode(b.brokerId(), b.host(), b.port(), me.clusterId()));
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public OptionalInt leader(TopicPartition tp, BrokerNode me) {
+        View v = view;
+        OptionalInt owner = v.assignment().owner(tp);
+        if (owner.isEmpty() || (owner.getAsInt() != me.nodeId() && !v.brokers().containsKey(owner.getAsInt()))) {
+            return OptionalInt.empty();
+        }
+        return owner;
+    }
+
+    @Override
+    public int controllerId(BrokerNode me) {
+        return view.brokers().keySet().stream().mapToInt(Integer::intValue).min().orElse(me.nodeId());
+    }
+
+    /**
+     * Stops: no more reconciles or renewals, then the lease is revoked (a clean stop hands the partitions
+     * on at once instead of after the TTL). Call it after the engine closed, so the partitions' files are
+     * written while the lease still holds.
+     */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        clusterThread.shutdownNow();
+        leaseThread.shutdownNow();
+        try {
+            clusterThread.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (watch != null) {
+            try {
+                watch.close();
+            } catch (Exception e) {
+                LOG.debug("closing the watch", e);
+            }
+        }
+        LeaseKeeper k = keeper;
+        if (k != null) {
+            k.close();
+            try {
+                store.revokeLease(k.lease());
+            } catch (CoordinationException e) {
+                LOG.warn("could not revoke lease {} (it expires on its own): {}", Long.toHexString(k.lease()), e.getMessage());
+            }
+        }
+        store.close();
+    }
+}

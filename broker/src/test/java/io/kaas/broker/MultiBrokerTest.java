@@ -1,0 +1,266 @@
+package io.kaas.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.kaas.broker.coordination.ClusterConfig;
+import io.kaas.broker.coordination.CoordinationException;
+import io.kaas.broker.coordination.EtcdServer;
+import io.kaas.broker.security.SecurityConfig;
+import io.kaas.storage.TopicPartition;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three brokers in this JVM over one data directory, coordinated by a real etcd: Metadata names every
+ * broker and each partition's owner, a broker refuses what it does not own, a clean stop hands its
+ * partitions to the others, a second broker with a live id is refused.
+ */
+@ExtendWith(EtcdServer.Shared.class)
+class MultiBrokerTest {
+    private static final Duration TTL = Duration.ofSeconds(2);
+
+    @TempDir
+    Path dir;
+    private final List<KaasBroker> brokers = new ArrayList<>();
+    private final String clusterId = "multi-" + UUID.randomUUID();
+
+    @AfterEach
+    void stopAll() {
+        brokers.forEach(KaasBroker::stop);
+    }
+
+    private KaasBroker start(EtcdServer etcd, int id) {
+        BrokerConfig config = BrokerConfig.forTest(dir).withBrokerId(id).withClusterId(clusterId).withDefaultPartitions(6);
+        ClusterConfig cluster = ClusterConfig.parse("etcd://" + etcd.endpoint())
+                .withTimings(TTL, Duration.ofMillis(500), Duration.ofMillis(500));
+        KaasBroker b = KaasBroker.create(config, SecurityConfig.none(), cluster);
+        brokers.add(b);
+        return b.start();
+    }
+
+    private static Admin admin(KaasBroker b) {
+        // Brokers join and leave under it: re-read the metadata often, as a client of a changing cluster would.
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers(),
+                AdminClientConfig.METADATA_MAX_AGE_CONFIG, "500"));
+    }
+
+    @Test
+    void threeBrokersShareTheDirectoryAndHandOnAtAStop(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        KaasBroker b1 = start(etcd, 1);
+        KaasBroker b2 = start(etcd, 2);
+        try (Admin admin = admin(b0)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                Map<Integer, Integer> perBroker = leadersPerBroker(admin);
+                assertThat(perBroker).containsOnlyKeys(0, 1, 2).allSatisfy((b, n) -> assertThat(n).isEqualTo(2));
+                assertThat(admin.describeCluster().nodes().get().stream().map(Node::id)).containsExactlyInAnyOrder(0, 1, 2);
+            });
+            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+
+            // A broker answers NOT_LEADER_OR_FOLLOWER for a partition another owns.
+            int otherPartition = -1;
+            for (int i = 0; i < 6; i++) {
+                if (leaderOf(admin, i) != 0) {
+                    otherPartition = i;
+                }
+            }
+            assertThat(b0.engine().taken()).doesNotContainKey(new TopicPartition("t", otherPartition));
+            try (RawKafkaConnection raw = new RawKafkaConnection(b0.boundPort())) {
+                ListOffsetsResponseData r = raw.roundTrip(ApiKeys.LIST_OFFSETS, (short) 7, new ListOffsetsRequestData().setReplicaId(-1)
+                        .setTopics(List.of(new ListOffsetsRequestData.ListOffsetsTopic().setName("t").setPartitions(List.of(
+                                new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(otherPartition).setTimestamp(-1))))));
+                assertThat(r.topics().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
+            }
+
+            Set<String> sent = new HashSet<>(produce(b1, "a", 60));
+            // A consumer group through another broker: every broker names the same coordinator, which keeps its offsets.
+            assertThat(consumeInGroup(b2, "g", 60)).hasSize(60);
+            long committed = admin.listConsumerGroupOffsets("g").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .values().stream().mapToLong(o -> o.offset()).sum();
+            assertThat(committed).isEqualTo(60);
+            b2.stop();
+            // Its lease revoked at the stop: its partitions move after the grace period, to the two left.
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1).allSatisfy((b, n) -> assertThat(n).isEqualTo(3)));
+            sent.addAll(produce(b0, "b", 60));
+            assertThat(consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
+        }
+    }
+
+    @Test
+    void aBrokerThatJoinsTakesItsShareFromLiveBrokersAndNothingIsLost(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        start(etcd, 1);
+        try (Admin admin = admin(b0)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1).allSatisfy((b, n) -> assertThat(n).isEqualTo(3)));
+            Set<String> sent = new HashSet<>(produce(b0, "a", 60));
+            KaasBroker b2 = start(etcd, 2);
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1, 2).allSatisfy((b, n) -> assertThat(n).isEqualTo(2)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> b2.engine().taken().size() == 2);
+            sent.addAll(produce(b0, "b", 60));
+            assertThat(consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
+        }
+    }
+
+    @Test
+    void theNextGroupCoordinatorServesTheOffsetsItsPredecessorCommitted(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        KaasBroker b1 = start(etcd, 1);
+        try (Admin admin = admin(b0)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b0.engine().taken().size() + b1.engine().taken().size() == 6);
+        }
+        produce(b1, "a", 24);
+        assertThat(consumeInGroup(b1, "g", 24)).hasSize(24); // committed through broker 0, the coordinator
+        b0.stop();
+        try (Admin admin = admin(b1)) {
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(admin.listConsumerGroupOffsets("g")
+                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum())
+                    .isEqualTo(24));
+        }
+    }
+
+    @Test
+    void aBrokerFencesItselfWhileEtcdIsGoneAndResumesWhenItReturns(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        try (Admin admin = admin(b0)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b0.engine().taken().size() == 6);
+        }
+        List<String> sent = new ArrayList<>(produce(b0, "a", 12));
+        etcd.stop();
+        try {
+            long stoppedAt = System.nanoTime();
+            // Renewals fail: acknowledging stops before the lease could have expired (TTL 2 s, margin 0.5 s).
+            await().atMost(TTL).pollInterval(Duration.ofMillis(20)).until(() -> !b0.clusterMember().mayAcknowledge());
+            assertThat(System.nanoTime() - stoppedAt).isLessThan(TTL.toNanos());
+        } finally {
+            etcd.restart();
+        }
+        // etcd restored its leases with a fresh TTL: the next renewal succeeds and the broker acknowledges again.
+        await().atMost(Duration.ofSeconds(30)).until(() -> b0.clusterMember().mayAcknowledge());
+        sent.addAll(produce(b0, "b", 12));
+        assertThat(consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
+    }
+
+    @Test
+    void aSecondBrokerWithALiveIdIsRefused(EtcdServer etcd) {
+        start(etcd, 5);
+        assertThatThrownBy(() -> start(etcd, 5)).isInstanceOf(CoordinationException.class)
+                .hasMessageContaining("broker id 5 is already registered");
+    }
+
+    private static int leaderOf(Admin admin, int partition) throws Exception {
+        TopicDescription d = admin.describeTopics(List.of("t")).allTopicNames().get().get("t");
+        Node leader = d.partitions().get(partition).leader();
+        return leader == null ? -1 : leader.id();
+    }
+
+    private static Map<Integer, Integer> leadersPerBroker(Admin admin) throws Exception {
+        TopicDescription d = admin.describeTopics(List.of("t")).allTopicNames().get().get("t");
+        Map<Integer, Integer> out = new HashMap<>();
+        for (TopicPartitionInfo p : d.partitions()) {
+            out.merge(p.leader() == null ? -1 : p.leader().id(), 1, Integer::sum);
+        }
+        return out;
+    }
+
+    /** Idempotent acks=all records to every partition, through {@code via}; returns what was acknowledged. */
+    static List<String> produce(KaasBroker via, String prefix, int n) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        List<String> acked = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < n; i++) {
+                String v = prefix + i;
+                producer.send(new ProducerRecord<>("t", i % 6, null, v)).get(30, TimeUnit.SECONDS);
+                acked.add(v);
+            }
+        }
+        return acked;
+    }
+
+    /** {@code n} records of topic t read by a member of group {@code group} through {@code via}, committed. */
+    static List<String> consumeInGroup(KaasBroker via, String group, int n) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        List<String> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            c.subscribe(List.of("t"));
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    out.add(r.value());
+                }
+                return out.size() >= n;
+            });
+            c.commitSync(Duration.ofSeconds(30));
+        }
+        return out;
+    }
+
+    /** Every record of topic t's partitions, read through {@code via} (clients follow the leaders). */
+    static List<String> consumeAll(KaasBroker via, int partitions) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        List<String> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>();
+            for (int i = 0; i < partitions; i++) {
+                tps.add(new org.apache.kafka.common.TopicPartition("t", i));
+            }
+            c.assign(tps);
+            Map<org.apache.kafka.common.TopicPartition, Long> ends = c.endOffsets(tps, Duration.ofSeconds(30));
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    out.add(r.value());
+                }
+                return tps.stream().allMatch(tp -> c.position(tp) >= ends.get(tp));
+            });
+        }
+        return out;
+    }
+}

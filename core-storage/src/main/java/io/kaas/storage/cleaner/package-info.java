@@ -1,0 +1,10 @@
+/**
+ * Log compaction: the one exception to "batch bytes are opaque". Everywhere else in kaas a batch is
+ * its 61-byte header and bytes passed through; here, and only here, records are decoded (kafka-clients'
+ * {@code MemoryRecords}) and batches that lose records are rebuilt (its {@code MemoryRecordsBuilder},
+ * through {@code MemoryRecords.filterTo}) with their offsets, timestamps, producer id, epoch, base
+ * sequence and codec. cli's ArchitectureTest keeps kafka-clients' record classes out of the rest of
+ * core-storage. The rules are Apache's ({@code LogCleaner}); the swap of cleaned segments and its
+ * recovery are in {@link io.kaas.storage.cleaner.CleanerSwap}, the on-disk side in docs/on-disk-format.md.
+ */
+package io.kaas.storage.cleaner;
