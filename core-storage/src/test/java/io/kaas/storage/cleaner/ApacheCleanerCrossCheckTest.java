@@ -61,6 +61,9 @@ class ApacheCleanerCrossCheckTest {
         KafkaScheduler scheduler = new KafkaScheduler(1);
         scheduler.startup();
         UnifiedLog apache = apacheLog(tmp.resolve("apache").resolve("t-0"), s, scheduler);
+        // The rolls queued asynchronous flushes; let them finish, and let the passes' own background tasks
+        // (unlinking replaced files) be skipped rather than race the temp dir's removal.
+        scheduler.shutdown();
         try {
             Cleaner cleaner = new Cleaner(0, new SkimpyOffsetMap(1 << 20), 64 * 1024, 10 << 20, 0.9,
                     new Throttler(Double.MAX_VALUE, 300, "cleaner-io", "bytes", Time.SYSTEM), Time.SYSTEM, tp -> { });
@@ -74,7 +77,6 @@ class ApacheCleanerCrossCheckTest {
             assertThat(survivors(CleanedLog.read(kaasDir))).as("after the delete horizon (seed %d)", seed).isEqualTo(survivors(apache));
         } finally {
             apache.close();
-            scheduler.shutdown();
         }
     }
 
