@@ -3,6 +3,7 @@ package io.kaas.cli;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import picocli.AutoComplete;
 import picocli.CommandLine;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Spec;
  * wires the tree and the conventions every subcommand gets for free (exit codes, error handling,
  * colour); each subcommand is its own class.
  *
- * <p>To add a subcommand, add its class to {@code subcommands} below: one line (see cli/README.md).
+ * <p>To add a subcommand, add its class to {@link #SUBCOMMANDS}: one line (see cli/README.md).
  */
 @Command(
         name = "kaas",
@@ -32,8 +33,14 @@ import picocli.CommandLine.Spec;
             "Data goes to stdout, diagnostics to stderr. Colour is used only on a terminal and never "
                     + "when NO_COLOR is set."
         },
-        synopsisSubcommandLabel = "COMMAND",
-        subcommands = {
+        synopsisSubcommandLabel = "COMMAND")
+public final class Kaas implements Runnable {
+    /**
+     * Every subcommand, in the order help lists them. Not in the {@code @Command} annotation: picocli
+     * would build all of them for every invocation, and runbooks call {@code kaas verify} hundreds of
+     * times (issue 14's start-up targets), so {@link #main} builds only the one the arguments name.
+     */
+    static final List<Class<?>> SUBCOMMANDS = List.of(
             HelpCommand.class,
             // Hidden: `source <(kaas generate-completion)` gives bash the script of completions/kaas.bash.
             AutoComplete.GenerateCompletion.class,
@@ -46,9 +53,7 @@ import picocli.CommandLine.Spec;
             RecoverCommand.class,
             ServeCommand.class,
             UserCommand.class,
-            VerifyCommand.class,
-        })
-public final class Kaas implements Runnable {
+            VerifyCommand.class);
 
     private final Terminal terminal;
 
@@ -86,7 +91,7 @@ public final class Kaas implements Runnable {
 
     /** As {@link #run(PrintWriter, PrintWriter, String...)}, with the terminal a test wants to pretend. */
     public static int run(Terminal terminal, PrintWriter out, PrintWriter err, String... args) {
-        return execute(newCommandLine(terminal), out, err, args);
+        return execute(newCommandLine(terminal, subcommandsFor(args)), out, err, args);
     }
 
     /** Runs {@code args} against an already built tree (tests add commands of their own to it). */
@@ -106,13 +111,45 @@ public final class Kaas implements Runnable {
      * renders man pages and completion from this very tree, so they show what users get.
      */
     public static CommandLine newCommandLine(Terminal terminal) {
+        return newCommandLine(terminal, SUBCOMMANDS);
+    }
+
+    /**
+     * The subcommands {@code args} need: none for {@code --version}, only the named one for a command
+     * (its help and errors never list its siblings), and all of them otherwise: {@code kaas},
+     * {@code kaas --help}, {@code kaas help ...}, {@code generate-completion}, and a mistyped name
+     * (picocli answers it with suggestions). KaasTest checks that each answers as the whole tree does.
+     */
+    static List<Class<?>> subcommandsFor(String... args) {
+        if (args.length == 1 && (args[0].equals("-V") || args[0].equals("--version"))) {
+            return List.of();
+        }
+        if (args.length > 0) {
+            for (Class<?> c : SUBCOMMANDS) {
+                // help and generate-completion describe the whole tree, so they get it.
+                boolean describesTree = c == HelpCommand.class || c == AutoComplete.GenerateCompletion.class;
+                if (!describesTree && c.getAnnotation(Command.class).name().equals(args[0])) {
+                    return List.of(c);
+                }
+            }
+        }
+        return SUBCOMMANDS;
+    }
+
+    static CommandLine newCommandLine(Terminal terminal, List<Class<?>> subcommands) {
         CommandLine commandLine = new CommandLine(new Kaas(terminal));
+        for (Class<?> c : subcommands) {
+            commandLine.addSubcommand(c);
+        }
         commandLine.setColorScheme(CommandLine.Help.defaultColorScheme(terminal.stdoutAnsi()));
         commandLine.setExecutionExceptionHandler(new DataErrorHandler());
         commandLine.setParameterExceptionHandler(new UsageErrorHandler());
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         // picocli's own command is visible by default; a man page for it would only be noise.
-        commandLine.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(true);
+        CommandLine completion = commandLine.getSubcommands().get("generate-completion");
+        if (completion != null) {
+            completion.getCommandSpec().usageMessage().hidden(true);
+        }
         applyConventions(commandLine);
         return commandLine;
     }

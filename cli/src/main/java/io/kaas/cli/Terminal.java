@@ -1,8 +1,9 @@
 package io.kaas.cli;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
-import org.fusesource.jansi.AnsiConsole;
-import org.fusesource.jansi.AnsiType;
 import picocli.CommandLine.Help.Ansi;
 
 /**
@@ -19,9 +20,9 @@ public record Terminal(boolean stdoutIsTerminal, boolean stderrIsTerminal, boole
     /** Neither stream is a terminal: what tests and pipes see. */
     public static final Terminal PLAIN = new Terminal(false, false, false);
 
-    /** The decision for this process: jansi tells whether each stream is a terminal. */
+    /** The decision for this process: whether stdout and stderr are terminals, and the environment. */
     public static Terminal detect() {
-        return decide(System.getenv(), isTerminal(true), isTerminal(false));
+        return decide(System.getenv(), isTerminal(1), isTerminal(2));
     }
 
     /** The rules, apart from the probing, so they can be tested. */
@@ -52,13 +53,18 @@ public record Terminal(boolean stdoutIsTerminal, boolean stderrIsTerminal, boole
         return colourOnStderr() ? Ansi.ON : Ansi.OFF;
     }
 
-    private static boolean isTerminal(boolean stdout) {
+    /**
+     * Whether file descriptor {@code fd} (1 stdout, 2 stderr) is a terminal. On Linux its
+     * {@code /proc/self/fd} link names the device; elsewhere {@link System#console()} (stdin and stdout
+     * both terminals) answers for both. Not jansi: it extracts its native isatty into /tmp at every
+     * start, which cost each run milliseconds and left a file behind per run of a runbook's loop.
+     */
+    private static boolean isTerminal(int fd) {
         try {
-            AnsiType type = stdout ? AnsiConsole.out().getType() : AnsiConsole.err().getType();
-            return type != AnsiType.Redirected && type != AnsiType.Unsupported;
-        } catch (RuntimeException | LinkageError e) {
-            // jansi could not load its native isatty (e.g. noexec /tmp): plain output is always safe.
-            return false;
+            String device = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
+            return device.startsWith("/dev/pts/") || device.startsWith("/dev/tty") || device.equals("/dev/console");
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return System.console() != null;
         }
     }
 }

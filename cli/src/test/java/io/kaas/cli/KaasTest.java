@@ -3,6 +3,7 @@ package io.kaas.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.storage.ExitCodes;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -111,5 +112,24 @@ class KaasTest {
         KaasRun run = KaasRun.of(Terminal.decide(Map.of(), false, false), "--help");
 
         assertThat(run.out()).contains("Usage: kaas").doesNotContain(ESC);
+    }
+
+    @Test
+    void theTreeBuiltForTheArgumentsAnswersAsTheWholeTree() {
+        List<String[]> cases = new java.util.ArrayList<>(List.of(new String[] {"--version"}, new String[] {"-V"},
+                new String[] {"--help"}, new String[] {}, new String[] {"verifx"}, new String[] {"help", "verify"},
+                new String[] {"verify", "--no-such-option"}, new String[] {"acl", "add", "--help"},
+                new String[] {"generate-completion"}));
+        for (CommandLine sub : Kaas.newCommandLine(Terminal.PLAIN).getSubcommands().values()) {
+            cases.add(new String[] {sub.getCommandName(), "--help"});
+        }
+        for (String[] args : cases) {
+            KaasRun whole = KaasRun.of(Kaas.newCommandLine(Terminal.PLAIN), args);
+            KaasRun built = KaasRun.of(Terminal.PLAIN, args);
+            assertThat(built).as(String.join(" ", args)).isEqualTo(whole);
+        }
+        assertThat(Kaas.subcommandsFor("--version")).isEmpty();
+        assertThat(Kaas.subcommandsFor("verify", "x")).containsExactly(VerifyCommand.class);
+        assertThat(Kaas.subcommandsFor("help", "verify")).isEqualTo(Kaas.SUBCOMMANDS);
     }
 }
