@@ -10,19 +10,15 @@ import io.kaas.storage.layout.TopicDir;
 import io.kaas.storage.layout.TopicName;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -147,7 +143,7 @@ public final class DiskStorageEngine implements StorageEngine {
                     // Another broker's delete in progress is its to finish; a known topic only grows.
                     if (topics.containsKey(name)) {
                         TopicInfo t = topics.get(name);
-                        int n = countPartitions(d);
+                        int n = TopicDir.partitionCount(d);
                         if (n > t.partitions()) {
                             topics.put(name, new TopicInfo(name, t.topicId(), n, t.config()));
                         }
@@ -156,7 +152,7 @@ public final class DiskStorageEngine implements StorageEngine {
                 }
                 if (TopicDir.isDeleting(name)) {
                     // A delete that a crash interrupted: finish it.
-                    deleteRecursively(d);
+                    TopicDir.deleteRecursively(d);
                     continue;
                 }
                 if (!TopicDir.isTopic(name)) {
@@ -171,22 +167,9 @@ public final class DiskStorageEngine implements StorageEngine {
                     StateJson.write(d.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(id));
                 }
                 TopicConfig cfg = StateJson.read(d.resolve(TopicConfig.FILE_NAME), TopicConfig.class).orElse(TopicConfig.EMPTY);
-                topics.put(name, new TopicInfo(name, id, countPartitions(d), cfg));
+                topics.put(name, new TopicInfo(name, id, TopicDir.partitionCount(d), cfg));
             }
         }
-    }
-
-    private static int countPartitions(Path topicDir) throws IOException {
-        int n = 0;
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(topicDir, Files::isDirectory)) {
-            for (Path p : ds) {
-                OptionalInt index = TopicDir.partitionIndex(p.getFileName().toString());
-                if (index.isPresent()) {
-                    n = Math.max(n, index.getAsInt() + 1);
-                }
-            }
-        }
-        return n;
     }
 
     @Override
@@ -251,26 +234,10 @@ public final class DiskStorageEngine implements StorageEngine {
         try {
             Files.move(dir, doomed, StandardCopyOption.ATOMIC_MOVE);
             AtomicFile.fsyncDirectory(config.dataDir());
-            deleteRecursively(doomed);
+            TopicDir.deleteRecursively(doomed);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot delete topic: " + e.getMessage(), e);
         }
-    }
-
-    private static void deleteRecursively(Path root) throws IOException {
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
-                Files.delete(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 
     @Override

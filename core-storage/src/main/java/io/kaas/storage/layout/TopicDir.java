@@ -1,6 +1,12 @@
 package io.kaas.storage.layout;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -46,5 +52,36 @@ public final class TopicDir {
     /** True for a directory a delete was interrupted in (finish it). */
     public static boolean isDeleting(String dirName) {
         return dirName.startsWith(".") && dirName.endsWith(DELETING_SUFFIX);
+    }
+
+    /** Partitions a topic directory holds: one more than the highest partition directory's index. */
+    public static int partitionCount(Path topicDir) throws IOException {
+        int n = 0;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(topicDir, Files::isDirectory)) {
+            for (Path p : ds) {
+                OptionalInt index = partitionIndex(p.getFileName().toString());
+                if (index.isPresent()) {
+                    n = Math.max(n, index.getAsInt() + 1);
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Removes a (renamed-away) topic directory and everything under it. */
+    public static void deleteRecursively(Path root) throws IOException {
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
+                Files.delete(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
     }
 }
