@@ -2,9 +2,9 @@ package io.kaas.broker.cluster;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.LongUnaryOperator;
 
@@ -36,7 +36,7 @@ public final class ProducerIdAllocator {
     public ProducerIdAllocator(Path clusterDir) {
         Path dir = ClusterDir.producerIds(clusterDir);
         try {
-            Files.createDirectories(dir);
+            AtomicFile.createDirectories(dir);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot create: " + e.getMessage(), e);
         }

@@ -2,6 +2,7 @@ package io.kaas.broker.group;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -48,7 +49,7 @@ public final class OffsetStore {
     public OffsetStore(Path clusterDir) {
         this.dir = ClusterDir.consumerOffsets(clusterDir);
         try {
-            Files.createDirectories(dir);
+            AtomicFile.createDirectories(dir);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot load committed offsets: " + e.getMessage(), e);
         }

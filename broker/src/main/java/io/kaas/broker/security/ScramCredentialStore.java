@@ -2,6 +2,7 @@ package io.kaas.broker.security;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -125,7 +126,7 @@ public final class ScramCredentialStore {
 
     private void save() {
         try {
-            Files.createDirectories(file.getParent());
+            AtomicFile.createDirectories(file.getParent());
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, file.getParent() + ": cannot create: " + e.getMessage(), e);
         }

@@ -2,9 +2,9 @@ package io.kaas.broker.txn;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -31,7 +31,7 @@ public final class TransactionStateStore {
         this.clusterDir = clusterDir;
         Path dir = ClusterDir.txnState(clusterDir);
         try {
-            Files.createDirectories(dir);
+            AtomicFile.createDirectories(dir);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot create: " + e.getMessage(), e);
         }
