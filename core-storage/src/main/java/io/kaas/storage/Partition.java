@@ -587,13 +587,6 @@ public final class Partition implements PartitionLog {
     }
 
     /**
-     * Clean close: fsync the log and index, write the snapshots and the checkpoint at EOF
-     * ({@link PartitionStateFiles#writeCheckpoint}) and the manifest (so the next open scans zero
-     * bytes), close files, release the lock. Each step is skipped when already so on disk: a partition
-     * untouched since it was loaded closes without opening or writing a file. After an fsync failure only the files are closed:
-     * nothing unsynced is claimed durable.
-     */
-    /**
      * Closes without writing anything more to the partition's files — no fsync-and-checkpoint, no
      * manifest, no snapshots: this broker was fenced and another may own the partition already. Appends
      * waiting for an fsync fail ({@link StorageException.Kind#NOT_OWNED}); nothing is acknowledged.
@@ -614,6 +607,13 @@ public final class Partition implements PartitionLog {
         }
     }
 
+    /**
+     * Clean close: fsync the log and index, write the snapshots and the checkpoint at EOF
+     * ({@link PartitionStateFiles#writeCheckpoint}) and the manifest (so the next open scans zero
+     * bytes), close files, release the lock. Each step is skipped when already so on disk: a partition
+     * untouched since it was loaded closes without opening or writing a file. After an fsync failure only the files are closed:
+     * nothing unsynced is claimed durable.
+     */
     @Override
     public void close() {
         lock.lock();
