@@ -140,6 +140,19 @@ class VerifyCommandTest {
     }
 
     @Test
+    void checkpointNamingACleanedAwaySegmentBelowTheActiveOneIsStaleNotDamage() {
+        // After a roll the checkpoint names the old segment until its next refresh; the cleaner may merge
+        // that segment into one named after an earlier base meanwhile (a kill -9 in the crash harness did).
+        StateJson.write(p0.resolve(RecoveryCheckpoint.FILE_NAME), new RecoveryCheckpoint(150, 4096, 190));
+        assertThat(CliRun.run(new VerifyCommand(), p0.toString()).exit()).isZero();
+
+        StateJson.write(p0.resolve(RecoveryCheckpoint.FILE_NAME), new RecoveryCheckpoint(450, 0, 450));
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.out()).contains(p0.resolve(RecoveryCheckpoint.FILE_NAME) + ": segmentBase 450 names no segment");
+    }
+
+    @Test
     void emptyAndZeroLengthActiveSegmentIsClean() throws Exception {
         Files.write(p0.resolve(SegmentName.of(1, 400).logFileName()), new byte[0]);
         Files.write(p0.resolve(SegmentName.of(1, 400).indexFileName()), new byte[0]);

@@ -83,7 +83,8 @@ final class PartitionVerifier {
         if (!segments.isEmpty()) {
             logEnd = Math.max(logEnd, segments.get(segments.size() - 1).baseOffset());
         }
-        new StateCheck(report).check(partitionDir, logEnd, maxEpoch, byBase);
+        long activeBase = segments.isEmpty() ? -1 : segments.get(segments.size() - 1).baseOffset();
+        new StateCheck(report).check(partitionDir, logEnd, maxEpoch, byBase, activeBase);
     }
 
     /** The partition's leader-epoch checkpoint (brokers sharing a directory write it); empty when missing or unreadable. */

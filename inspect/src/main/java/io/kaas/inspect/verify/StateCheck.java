@@ -13,7 +13,13 @@ import java.util.Optional;
  * design (a high watermark below the log end is normal after a crash), so only claims the log cannot
  * back are problems: a high watermark past the log end, a log start past the high watermark, an epoch
  * older than a segment's. The checkpoint must name a segment, a batch boundary inside its valid part,
- * and the offset after that boundary.
+ * and the offset after that boundary; or name a segment below the active one that is gone.
+ *
+ * <p>That last case is normal: the checkpoint is refreshed only as the active segment grows, so after a
+ * roll it names an older segment until the next refresh, and the cleaner (which merges segments into
+ * one named after the first) or retention may remove that segment meanwhile. Recovery trusts a
+ * checkpoint only when it names the active segment ({@code RecoveryScan.analyseActive}) and otherwise
+ * scans the active segment whole, so a stale one costs a longer scan and loses nothing.
  */
 final class StateCheck {
     private final VerifyReport report;
@@ -26,8 +32,9 @@ final class StateCheck {
      * @param logEnd       offset after the last valid batch of the partition (or the active segment's base when empty)
      * @param maxEpoch     highest epoch among the segment names (-1 for Apache names)
      * @param segmentsByBase batch maps of the segments, by base offset
+     * @param activeBase   base offset of the last (active) segment, or -1 when there is none
      */
-    void check(Path partitionDir, long logEnd, int maxEpoch, Map<Long, BatchMap> segmentsByBase) {
+    void check(Path partitionDir, long logEnd, int maxEpoch, Map<Long, BatchMap> segmentsByBase, long activeBase) {
         Path manifestFile = partitionDir.resolve(Manifest.FILE_NAME);
         read(manifestFile, Manifest.class).ifPresent(m -> {
             if (m.highWatermark() > logEnd) {
@@ -45,6 +52,9 @@ final class StateCheck {
         Path checkpointFile = partitionDir.resolve(RecoveryCheckpoint.FILE_NAME);
         read(checkpointFile, RecoveryCheckpoint.class).ifPresent(c -> {
             BatchMap map = segmentsByBase.get(c.segmentBase());
+            if (map == null && c.segmentBase() < activeBase) {
+                return; // stale: its segment was cleaned or deleted since (see the class comment)
+            }
             if (map == null) {
                 report.problem(checkpointFile, -1, "segmentBase " + c.segmentBase() + " names no segment");
                 return;
