@@ -293,7 +293,7 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(), new DescribeClientQuotasHandler(quotas));
         invoker.register(ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion(), new AlterClientQuotasHandler(quotas));
         registerSecurityApis(invoker, clusterDir);
-        server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
+        server = new KafkaServer(config.networkThreads());
         try {
             security.validate(config.listeners());
             server.limitConnections(security.connectionLimits());
