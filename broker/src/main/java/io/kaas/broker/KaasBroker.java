@@ -269,7 +269,8 @@ public final class KaasBroker implements AutoCloseable {
         TopicCatalog topics = new TopicCatalog(engine, config.autoCreateTopics(), config.defaultPartitions());
         TopicConfigView topicConfigs = new TopicConfigView(config);
         ServedApis served = new ServedApis();
-        RequestInvoker invoker = new RequestInvoker(served, handlerPool, metrics.requests());
+        // A handler that appended fsyncs its last partition itself before taking the next request (no committer wake-up).
+        RequestInvoker invoker = new RequestInvoker(served, engine.fsyncingAfterTasks(handlerPool), metrics.requests());
         groups = new GroupCoordinator(clusterDir, timer, config.consumerGroups(),
                 () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
         if (member != null) {
