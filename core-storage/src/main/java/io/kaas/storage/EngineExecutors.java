@@ -103,7 +103,8 @@ public final class EngineExecutors implements AutoCloseable {
      * committer thread and parking: one thread switch less per group commit, a quarter of the switches of
      * an acks=all Produce (network, handler, committer, network). The task's own result is complete before
      * the drain starts. A drain that hangs holds the task's thread (and the partition fails at the watchdog,
-     * as on a committer).
+     * as on a committer). A task must never block on the acknowledgement of its own acks=all append: that
+     * append's fsync may be the one waiting for the task to end (the broker's handlers return futures).
      */
     Executor runningLastDrainOnTaskThread(Executor pool) {
         return task -> pool.execute(() -> {

@@ -38,7 +38,8 @@ public interface StorageEngine extends AutoCloseable {
      * own thread right after the task returned, instead of on a committer thread woken for it (the others
      * start on committers at once). For a pool of threads that append and then park (request handlers):
      * one thread switch less per acknowledged acks=all request. Same promise: nothing is acknowledged
-     * before its fsync.
+     * before its fsync. A task on it must not block waiting for its own acks=all append: that fsync
+     * waits for the task to return.
      */
     default java.util.concurrent.Executor fsyncingAfterTasks(java.util.concurrent.Executor pool) {
         return pool;
