@@ -90,9 +90,18 @@ probe() { # args...: ScaleProbe against BOOTSTRAP; given up (status 1) as soon a
     while_alive $!
 }
 
-while_alive() { # pid: waits for pid (a client JVM); kills it and returns 1 if broker_pid dies first
-    local pid=$1
+ticks() { # pid: its CPU time so far (user + system), in clock ticks; 0 once it is gone
+    awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+cpu_s() { # ticks: as seconds
+    printf '%.1f' "$(echo "$1 / $(getconf CLK_TCK)" | bc -l)"
+}
+
+while_alive() { # pid: waits for pid (a client JVM); kills it and returns 1 if broker_pid dies first.
+    # The client's CPU time, last seen, goes to $results/client-ticks.
+    local pid=$1 t
     while kill -0 "$pid" 2>/dev/null; do
+        t=$(ticks "$pid"); [[ ${t:-0} -gt 0 ]] && echo "$t" >"$results/client-ticks"
         if ! kill -0 "$broker_pid" 2>/dev/null; then
             say "the broker (pid $broker_pid) is gone; stopping the client"
             kill "$pid" 2>/dev/null || true
@@ -175,11 +184,13 @@ measure() { # system: the whole sequence on one broker; fills fig[system.*]
         fig[$sys.create]="FAILED ($(tail -1 "$results/$sys-create.err" | cut -c1-80))"
     fi
     say "$sys: create ${fig[$sys.create]}"
+    local b0; b0=$(ticks "$broker_pid")
     if t=$(probe produce "$TOPICS" "$PER_TOPIC" "$first_budget" 2>"$results/$sys-produce1.err" | awk '{print $2}') && [[ -n "$t" ]]; then
         fig[$sys.produce]=$t
     else
         fig[$sys.produce]="FAILED ($(tail -1 "$results/$sys-produce1.err" | cut -c1-80))"
     fi
+    fig[$sys.cpu1]="$(cpu_s $(( $(ticks "$broker_pid") - b0 ))) / $(cpu_s "$(cat "$results/client-ticks" 2>/dev/null || echo 0)")"
     say "$sys: every partition acknowledged: ${fig[$sys.produce]}"
     kill -0 "$broker_pid" 2>/dev/null || fig[$sys.produce]="${fig[$sys.produce]}; broker died"
     sleep 2
@@ -196,6 +207,8 @@ measure() { # system: the whole sequence on one broker; fills fig[system.*]
     else
         fig[$sys.restart]="FAILED after $(printf '%.0f' "$(echo "$(date +%s.%N) - $restart_start" | bc)") s"
     fi
+    # The broker's whole life so far (start-up included) against the producing client's.
+    fig[$sys.cpu2]="$(cpu_s "$(ticks "$broker_pid")") / $(cpu_s "$(cat "$results/client-ticks" 2>/dev/null || echo 0)")"
     [[ $sys == kaas ]] && fig[$sys.ready]=$(grep -o 'storage ready: .*' "$results/kaas-second.log" | head -1 || true)
     sleep 2
     stop_broker
@@ -219,7 +232,9 @@ row() { printf '%-48s %18s %18s\n' "$1" "${fig[kaas.$2]:--}" "${fig[apache.$2]:-
     row "open files, max, first run" fds1
     row "RSS MiB, max, first run" rss1
     row "clean shutdown (s)" stop
+    row "broker / client CPU s, first acks=all round" cpu1
     row "restart to every partition acked again (s)" restart
+    row "broker / client CPU s, restart to last ack" cpu2
     row "open files, max, after restart" fds2
     row "RSS MiB, max, after restart" rss2
     printf '%-48s %s\n' "kaas engine after restart" "${fig[kaas.ready]:--}"

@@ -486,7 +486,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--coordinator' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--num-io-threads' '--num-network-threads' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--coordinator' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -528,6 +528,12 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--socket-request-max-bytes')
+      return
+      ;;
+    '--num-io-threads')
+      return
+      ;;
+    '--num-network-threads')
       return
       ;;
     '--max-incremental-fetch-session-cache-slots')

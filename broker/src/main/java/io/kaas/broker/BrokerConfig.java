@@ -24,7 +24,12 @@ import java.util.Objects;
  * @param autoCreateTopics         Metadata/Produce may create unknown topics
  * @param defaultPartitions        partitions of an auto-created topic (and CreateTopics with -1)
  * @param socketRequestMaxBytes    a frame larger than this closes the connection
- * @param requestHandlerThreads    threads that run API handlers (never the event loop)
+ * @param requestHandlerThreads    Apache's num.io.threads: threads that run API handlers (never the event loop); they
+ *                                 block in the kernel (page-cache writes under writeback, a roll's fsync, topic
+ *                                 creation, coordinator state files), so the default is Apache's 8, not the cores
+ * @param networkThreads           Apache's num.network.threads: the event loops that read requests and write
+ *                                 responses, shared by every listener; they never block, so more than one per core
+ *                                 only adds thread switches (default: the cores, 1 to 4)
  * @param fetchSessionCacheSlots   Apache's max.incremental.fetch.session.cache.slots: how many incremental fetch
  *                                 sessions (KIP-227) the broker keeps; 0 turns them off
  * @param consumerGroups           the KIP-848 consumer group protocol's settings (group.consumer.*)
@@ -37,9 +42,11 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
                            String clusterId, Path dataDir, boolean inMemory, long flushIntervalMessages,
                            long segmentBytes, Duration retentionCheckInterval, boolean autoCreateTopics,
                            int defaultPartitions, int socketRequestMaxBytes, int requestHandlerThreads,
-                           int fetchSessionCacheSlots, ConsumerGroupConfig consumerGroups, int maxOpenFiles,
+                           int networkThreads, int fetchSessionCacheSlots, ConsumerGroupConfig consumerGroups, int maxOpenFiles,
                            InetSocketAddress adminListener, boolean metricsPerPartition, CleanerSettings cleaner) {
     public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
+    /** Apache's num.io.threads default. */
+    public static final int DEFAULT_REQUEST_HANDLER_THREADS = 8;
     public static final Duration DEFAULT_RETENTION_CHECK_INTERVAL = Duration.ofSeconds(300);
     /** A fixed default so that restarts without --cluster-id keep the same cluster (what clients cache). */
     public static final String DEFAULT_CLUSTER_ID = "kaas-cluster-0000000001";
@@ -62,6 +69,12 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
         if (socketRequestMaxBytes < 64) {
             throw new IllegalArgumentException("socket.request.max.bytes is too small: " + socketRequestMaxBytes);
         }
+        if (requestHandlerThreads < 1) {
+            throw new IllegalArgumentException("num.io.threads must be at least 1, got " + requestHandlerThreads);
+        }
+        if (networkThreads < 1) {
+            throw new IllegalArgumentException("num.network.threads must be at least 1, got " + networkThreads);
+        }
         if (fetchSessionCacheSlots < 0) {
             throw new IllegalArgumentException("max.incremental.fetch.session.cache.slots must not be negative, got " + fetchSessionCacheSlots);
         }
@@ -82,8 +95,13 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
     public static BrokerConfig defaults() {
         return new BrokerConfig(List.of(new Endpoint("PLAINTEXT", "localhost", 9092)), List.of(), 0,
                 DEFAULT_CLUSTER_ID, Path.of("kaas-data"), false, 1, 1L << 30, DEFAULT_RETENTION_CHECK_INTERVAL,
-                true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, Math.max(2, Runtime.getRuntime().availableProcessors()),
+                true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, DEFAULT_REQUEST_HANDLER_THREADS, defaultNetworkThreads(),
                 FetchSessionCache.DEFAULT_SLOTS, ConsumerGroupConfig.defaults(), 0, DEFAULT_ADMIN_LISTENER, true, CleanerSettings.DEFAULTS);
+    }
+
+    /** One event loop per core the JVM sees, at least 1 and at most 4. */
+    public static int defaultNetworkThreads() {
+        return Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
     }
 
     /** A broker on an ephemeral loopback port, without an admin listener (tests; they turn it on when they need it). */
@@ -93,74 +111,82 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
     }
 
     public BrokerConfig withListeners(List<Endpoint> v) {
-        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withAdvertisedListeners(List<Endpoint> v) {
-        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withBrokerId(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withClusterId(String v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withDataDir(Path v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withInMemory(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withFlushIntervalMessages(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withSegmentBytes(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withRetentionCheckInterval(Duration v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withAutoCreateTopics(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withDefaultPartitions(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withSocketRequestMaxBytes(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+    }
+
+    public BrokerConfig withRequestHandlerThreads(int v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, v, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+    }
+
+    public BrokerConfig withNetworkThreads(int v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withFetchSessionCacheSlots(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, v, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withConsumerGroups(ConsumerGroupConfig v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, v, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, v, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withMaxOpenFiles(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, v, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, v, adminListener, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withAdminListener(InetSocketAddress v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, v, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, v, metricsPerPartition, cleaner);
     }
 
     public BrokerConfig withMetricsPerPartition(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, v, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, v, cleaner);
     }
 
     public BrokerConfig withCleaner(CleanerSettings v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, v);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, v);
     }
 }

@@ -269,7 +269,8 @@ public final class KaasBroker implements AutoCloseable {
         TopicCatalog topics = new TopicCatalog(engine, config.autoCreateTopics(), config.defaultPartitions());
         TopicConfigView topicConfigs = new TopicConfigView(config);
         ServedApis served = new ServedApis();
-        RequestInvoker invoker = new RequestInvoker(served, handlerPool, metrics.requests());
+        // A handler that appended fsyncs its last partition itself before taking the next request (no committer wake-up).
+        RequestInvoker invoker = new RequestInvoker(served, engine.fsyncingAfterTasks(handlerPool), metrics.requests());
         groups = new GroupCoordinator(clusterDir, timer, config.consumerGroups(),
                 () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
         if (member != null) {
@@ -293,7 +294,7 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(), new DescribeClientQuotasHandler(quotas));
         invoker.register(ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion(), new AlterClientQuotasHandler(quotas));
         registerSecurityApis(invoker, clusterDir);
-        server = new KafkaServer(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())));
+        server = new KafkaServer(config.networkThreads());
         try {
             security.validate(config.listeners());
             server.limitConnections(security.connectionLimits());

@@ -61,6 +61,8 @@ public final class ServerProperties {
         MAPPED.put("auto.create.topics.enable", new Rule(Type.BOOLEAN, null));
         MAPPED.put("socket.request.max.bytes", new Rule(Type.INT, Range.atLeast(64)));
         MAPPED.put("max.incremental.fetch.session.cache.slots", new Rule(Type.INT, Range.atLeast(0)));
+        MAPPED.put("num.io.threads", new Rule(Type.INT, Range.atLeast(1)));
+        MAPPED.put("num.network.threads", new Rule(Type.INT, Range.atLeast(1)));
         MAPPED.put("transaction.max.timeout.ms", new Rule(Type.INT, Range.atLeast(1)));
         MAPPED.put("transactional.id.expiration.ms", new Rule(Type.INT, Range.atLeast(1)));
     }
@@ -161,6 +163,12 @@ public final class ServerProperties {
         }
         if (values.containsKey("socket.request.max.bytes")) {
             c = c.withSocketRequestMaxBytes((Integer) values.get("socket.request.max.bytes"));
+        }
+        if (values.containsKey("num.io.threads")) {
+            c = c.withRequestHandlerThreads((Integer) values.get("num.io.threads"));
+        }
+        if (values.containsKey("num.network.threads")) {
+            c = c.withNetworkThreads((Integer) values.get("num.network.threads"));
         }
         return c;
     }

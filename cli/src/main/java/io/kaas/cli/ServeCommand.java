@@ -60,7 +60,7 @@ final class ServeCommand implements Callable<Integer> {
             description = "Read an Apache server.properties: listeners, advertised.listeners, "
                     + "listener.security.protocol.map, ssl.*, sasl.enabled.mechanisms, listener.name.*.*, super.users, "
                     + "node.id/broker.id, log.dirs, log.flush.interval.messages, log.segment.bytes, "
-                    + "log.retention.check.interval.ms, num.partitions, auto.create.topics.enable, socket.request.max.bytes. "
+                    + "log.retention.check.interval.ms, num.partitions, auto.create.topics.enable, socket.request.max.bytes, num.io.threads, num.network.threads. "
                     + "Options and their environment variables win over the file; keys that do not apply are named in "
                     + "one warning; a bad value is a usage error naming the key (env KAAS_CONFIG).")
     Path configFile;
@@ -114,6 +114,19 @@ final class ServeCommand implements Callable<Integer> {
             defaultValue = "${env:KAAS_SOCKET_REQUEST_MAX_BYTES:-104857600}",
             description = "Largest request accepted; a bigger one closes its connection (env KAAS_SOCKET_REQUEST_MAX_BYTES; default 100 MiB).")
     int socketRequestMaxBytes;
+
+    @Option(names = "--num-io-threads", paramLabel = "N",
+            defaultValue = "${env:KAAS_NUM_IO_THREADS:-" + BrokerConfig.DEFAULT_REQUEST_HANDLER_THREADS + "}",
+            description = "Request-handler threads: they run every request's work, which can wait on the disk, so there are "
+                    + "more of them than cores (num.io.threads; env KAAS_NUM_IO_THREADS; default "
+                    + BrokerConfig.DEFAULT_REQUEST_HANDLER_THREADS + ", Apache's).")
+    int numIoThreads;
+
+    @Option(names = "--num-network-threads", paramLabel = "N", defaultValue = "${env:KAAS_NUM_NETWORK_THREADS:-0}",
+            description = "Network threads (event loops shared by every listener) reading requests and writing responses; "
+                    + "they never wait on the disk, so more than the cores only adds thread switches "
+                    + "(num.network.threads; env KAAS_NUM_NETWORK_THREADS; default 0: one per core, at most 4).")
+    int numNetworkThreads;
 
     @Option(names = "--max-incremental-fetch-session-cache-slots", paramLabel = "N",
             defaultValue = "${env:KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS:-1000}",
@@ -254,6 +267,12 @@ final class ServeCommand implements Callable<Integer> {
                     fileSets(file, "max.incremental.fetch.session.cache.slots"))) {
                 c = c.withFetchSessionCacheSlots(fetchSessionCacheSlots);
             }
+            if (wins("--num-io-threads", "KAAS_NUM_IO_THREADS", fileSets(file, "num.io.threads"))) {
+                c = c.withRequestHandlerThreads(numIoThreads);
+            }
+            if (wins("--num-network-threads", "KAAS_NUM_NETWORK_THREADS", fileSets(file, "num.network.threads"))) {
+                c = c.withNetworkThreads(numNetworkThreads == 0 ? BrokerConfig.defaultNetworkThreads() : numNetworkThreads);
+            }
             c = c.withCleaner(cleaner(c.cleaner(), file));
             // Not server.properties keys: the flag or its KAAS_* variable, else the default.
             c = c.withMaxOpenFiles(maxOpenFiles)
@@ -332,6 +351,7 @@ final class ServeCommand implements Callable<Integer> {
                 + ", retention check " + (c.retentionCheckInterval().isZero() ? "off" : c.retentionCheckInterval().toString())
                 + ", auto-create " + (c.autoCreateTopics() ? c.defaultPartitions() + " partitions" : "off")
                 + ", admin " + (c.adminListener() == null ? "off" : c.adminListener().getHostString() + ":" + c.adminListener().getPort())
+                + ", " + c.requestHandlerThreads() + " io / " + c.networkThreads() + " network threads"
                 + ", per-partition metrics " + (c.metricsPerPartition() ? "on" : "off")
                 + ", transaction.version " + transactionVersion
                 + ", log cleaner " + (c.cleaner().threads() == 0 ? "off" : c.cleaner().threads() + " thread(s)")

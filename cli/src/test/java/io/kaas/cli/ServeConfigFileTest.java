@@ -67,11 +67,14 @@ class ServeConfigFileTest {
         assertThat(s.broker().dataDir()).isEqualTo(data);
         assertThat(s.broker().defaultPartitions()).isEqualTo(3);
         assertThat(s.broker().retentionCheckInterval()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(s.broker().requestHandlerThreads()).isEqualTo(8);
+        assertThat(s.broker().networkThreads()).isEqualTo(3);
         assertThat(s.security().protocolOf("PLAINTEXT")).isEqualTo(SecurityProtocol.PLAINTEXT);
         assertThat(s.warning()).hasValueSatisfying(w -> assertThat(w).doesNotContain("\n")
-                .contains("process.roles", "controller.quorum.bootstrap.servers", "num.io.threads", "log.retention.hours",
+                .contains("process.roles", "controller.quorum.bootstrap.servers", "log.retention.hours",
                         "listeners[CONTROLLER]", "inter.broker.listener.name")
-                .doesNotContain("log.dirs", "node.id", "log.segment.bytes", "listener.security.protocol.map"));
+                .doesNotContain("log.dirs", "node.id", "log.segment.bytes", "listener.security.protocol.map", "num.io.threads",
+                        "num.network.threads"));
     }
 
     @Test
@@ -84,6 +87,26 @@ class ServeConfigFileTest {
         assertThat(s.broker().dataDir()).isEqualTo(dir.resolve("other"));
         assertThat(s.broker().defaultPartitions()).isEqualTo(2);
         assertThat(s.broker().segmentBytes()).isEqualTo(1073741824L);
+    }
+
+    @Test
+    void threadPoolKeysAndFlags() throws Exception {
+        ServeCommand.Settings defaults = parse();
+        assertThat(defaults.broker().requestHandlerThreads()).isEqualTo(8);
+        assertThat(defaults.broker().networkThreads()).isEqualTo(io.kaas.broker.BrokerConfig.defaultNetworkThreads());
+        Path f = write("threads.properties", "num.io.threads=16\nnum.network.threads=2\n");
+        ServeCommand.Settings file = parse("--config", f.toString());
+        assertThat(file.broker().requestHandlerThreads()).isEqualTo(16);
+        assertThat(file.broker().networkThreads()).isEqualTo(2);
+        assertThat(file.warning()).isEmpty();
+        ServeCommand.Settings flags = parse("--config", f.toString(), "--num-io-threads", "3", "--num-network-threads", "1");
+        assertThat(flags.broker().requestHandlerThreads()).isEqualTo(3);
+        assertThat(flags.broker().networkThreads()).isEqualTo(1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--num-io-threads", "0"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("num.io.threads");
+        Path bad = write("bad-threads.properties", "num.network.threads=0\n");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--config", bad.toString()))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("num.network.threads");
     }
 
     @Test
@@ -204,7 +227,7 @@ class ServeConfigFileTest {
         Path f = write("sasl.properties", """
                 listeners=SASL_PLAINTEXT://127.0.0.1:0
                 sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256
-                num.network.threads=3
+                num.recovery.threads.per.data.dir=1
                 log.dirs=%s
                 """.formatted(data));
         Path log = dir.resolve("serve.log");
@@ -216,7 +239,7 @@ class ServeConfigFileTest {
             java.util.regex.Matcher m = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
                     .until(() -> listening.matcher(Files.readString(log)), java.util.regex.Matcher::find);
             assertThat(Files.readString(log).lines().filter(l -> l.contains("do not apply")))
-                    .containsExactly("kaas serve: warning: " + f + ": 1 key(s) do not apply to kaas and are ignored: num.network.threads");
+                    .containsExactly("kaas serve: warning: " + f + ": 1 key(s) do not apply to kaas and are ignored: num.recovery.threads.per.data.dir");
             java.util.Properties props = new java.util.Properties();
             props.put("bootstrap.servers", "127.0.0.1:" + m.group(1));
             props.put("security.protocol", "SASL_PLAINTEXT");

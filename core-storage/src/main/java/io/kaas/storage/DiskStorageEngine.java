@@ -309,6 +309,16 @@ public final class DiskStorageEngine implements StorageEngine {
         return openPartition(tp);
     }
 
+    @Override
+    public java.util.concurrent.Executor fsyncingAfterTasks(java.util.concurrent.Executor pool) {
+        return executors.runningLastDrainOnTaskThread(pool);
+    }
+
+    /** The engine's threads (tests look at the committer pool). */
+    EngineExecutors executors() {
+        return executors;
+    }
+
     /**
      * The concrete partition, loaded on first use (tests and benchmarks read its fsync count). One
      * caller loads, outside any map lock; others asking meanwhile wait for it. A refused load is

@@ -52,8 +52,15 @@ final class GroupCommitter {
 
     private record Waiter(long seq, CompletableFuture<Void> future) {}
 
+    /** Where drains run, told when one of its threads is stuck in an fsync and when it is back. */
+    interface Pool extends Executor {
+        void threadStuck();
+
+        void threadFreed();
+    }
+
     private final Log log;
-    private final Executor pool;
+    private final Pool pool;
     private final ScheduledExecutorService watchdog;
     private final Duration timeout;
     private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -63,7 +70,7 @@ final class GroupCommitter {
     private long completedSeq;
     private StorageException failure;
 
-    GroupCommitter(Log log, Executor pool, ScheduledExecutorService watchdog, Duration timeout) {
+    GroupCommitter(Log log, Pool pool, ScheduledExecutorService watchdog, Duration timeout) {
         this.log = log;
         this.pool = pool;
         this.watchdog = watchdog;
@@ -119,7 +126,7 @@ final class GroupCommitter {
                 fail(e);
                 return;
             }
-            if (target == null || !fsync(target)) {
+            if (target == null || !fsync(target, true)) {
                 return;
             }
             complete(target.seq());
@@ -127,14 +134,22 @@ final class GroupCommitter {
         }
     }
 
-    /** Runs one fsync under the watchdog; returns false if the partition failed. */
-    boolean fsync(FlushTarget target) {
+    /**
+     * Runs one fsync under the watchdog; returns false if the partition failed. {@code onPool}: this is a
+     * drain on the committer pool, which gets a replacement thread while the fsync is stuck past the limit.
+     */
+    boolean fsync(FlushTarget target, boolean onPool) {
         ScheduledFuture<?> dog;
+        AtomicBoolean stuck = new AtomicBoolean();
         try {
-            dog = watchdog.schedule(() -> fail(new StorageException(StorageException.Kind.STALLED,
-                    log.describe() + ": fsync of " + target.segment().logFile() + " took longer than " + timeout.toMillis()
-                            + " ms; the partition is stalled and refuses appends until it is reopened")),
-                    timeout.toNanos(), TimeUnit.NANOSECONDS);
+            dog = watchdog.schedule(() -> {
+                if (onPool && stuck.compareAndSet(false, true)) {
+                    pool.threadStuck();
+                }
+                fail(new StorageException(StorageException.Kind.STALLED,
+                        log.describe() + ": fsync of " + target.segment().logFile() + " took longer than " + timeout.toMillis()
+                                + " ms; the partition is stalled and refuses appends until it is reopened"));
+            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             // The engine is closing (a drain outlived the committers' grace period): close did the final fsync.
             fail(new StorageException(StorageException.Kind.CLOSED, log.describe() + " is closed", e));
@@ -159,6 +174,9 @@ final class GroupCommitter {
             return false;
         } finally {
             dog.cancel(false);
+            if (!stuck.compareAndSet(false, true) && onPool) {
+                pool.threadFreed(); // the watchdog had declared it stuck: the fsync came back after all
+            }
         }
         return !failed();
     }

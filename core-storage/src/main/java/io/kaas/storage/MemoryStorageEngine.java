@@ -72,6 +72,11 @@ public final class MemoryStorageEngine implements StorageEngine {
     }
 
     @Override
+    public java.util.concurrent.Executor fsyncingAfterTasks(java.util.concurrent.Executor pool) {
+        return engine.fsyncingAfterTasks(pool);
+    }
+
+    @Override
     public PartitionState partitionState(TopicPartition tp) {
         return engine.partitionState(tp);
     }

@@ -147,6 +147,26 @@ class PartitionFaultTest {
                 .satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.IO));
         assertThat(engine.partition(T1).read(0, 100, Long.MAX_VALUE).records().remaining()).isPositive();
     }
+    /**
+     * The committer pool is bounded: a drain stuck in an fsync past the watchdog gets a replacement
+     * thread, so the other partitions keep every thread they had, and gives it back if the fsync returns.
+     */
+    @Test
+    void aHungFsyncGetsAReplacementCommitterThreadUntilItReturns() throws Exception {
+        EngineExecutors executors = engine.executors();
+        assertThat(executors.committerThreads()).isEqualTo(EngineExecutors.COMMITTER_THREADS);
+        PartitionLog p = engine.partition(T0);
+        gate = fs.faults().hangFsync(Scope.under(dirOf(T0)));
+        CompletableFuture<AppendResult> hung = p.append(TestBatches.batch(1, 1), Acks.ALL, -1);
+        assertThatThrownBy(() -> hung.get(10, TimeUnit.SECONDS)).satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.STALLED));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                .until(() -> executors.committerThreads() == EngineExecutors.COMMITTER_THREADS + 1);
+        gate.release();
+        gate = null;
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                .until(() -> executors.committerThreads() == EngineExecutors.COMMITTER_THREADS);
+        engine.partition(T1).append(TestBatches.batch(1, 1), Acks.ALL, -1).get(5, TimeUnit.SECONDS);
+    }
 
     /** Deterministic group commit: while one fsync is held, 15 more appenders pile up; one fsync serves them all. */
     @Test
