@@ -9,6 +9,7 @@ import io.kaas.storage.layout.ClusterDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -269,6 +270,37 @@ class AclTest {
         b.restart();
         try (Admin admin = b.admin(as("admin"))) {
             assertThat(admin.describeAcls(deny.toFilter()).values().get()).containsExactly(deny);
+        }
+    }
+
+    @Test
+    void aclsChangedInTheFileByKaasAclOrAnotherBrokerAreInForceWithoutARestart() throws Exception {
+        try (Admin admin = b.admin(as("admin"))) {
+            admin.createTopics(List.of(new NewTopic("offline-acl", 1, (short) 1))).all().get();
+        }
+        Set<String> visible;
+        try (Admin bob = b.admin(as("bob"))) {
+            visible = bob.listTopics().names().get();
+        }
+        assertThat(visible).doesNotContain("offline-acl");
+        // What kaas acl add does (another process, the same file): the broker applies it within about a second.
+        AclBinding describe = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "offline-acl", PatternType.LITERAL),
+                new AccessControlEntry("User:bob", "*", AclOperation.DESCRIBE, AclPermissionType.ALLOW));
+        assertThat(AclStore.inDataDir(b.dataDir()).create(List.of(describe)).added()).hasSize(1);
+        try (Admin bob = b.admin(as("bob"))) {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> bob.listTopics().names().get().contains("offline-acl"));
+        }
+        try (Admin admin = b.admin(as("admin"))) {
+            assertThat(admin.describeAcls(describe.toFilter()).values().get()).containsExactly(describe);
+        }
+        assertThat(AclStore.inDataDir(b.dataDir()).delete(List.of(describe.toFilter())).removed()).hasSize(1);
+        try (Admin bob = b.admin(as("bob"))) {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> !bob.listTopics().names().get().contains("offline-acl"));
+        }
+        try (Admin admin = b.admin(as("admin"))) {
+            assertThat(admin.describeAcls(describe.toFilter()).values().get()).isEmpty();
         }
     }
 
