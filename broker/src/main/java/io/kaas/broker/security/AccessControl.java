@@ -47,7 +47,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class AccessControl implements AutoCloseable {
     /** The {@code authorizer.class.name} that turns authorization on (Apache's KRaft authorizer). */
-    public static final String STANDARD_AUTHORIZER = StandardAuthorizer.class.getName();
+    public static final String STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
+
+    static {
+        // A literal so that option descriptions can name it; it must stay the class kaas runs.
+        if (!STANDARD_AUTHORIZER.equals(StandardAuthorizer.class.getName())) {
+            throw new ExceptionInInitializerError("StandardAuthorizer moved to " + StandardAuthorizer.class.getName());
+        }
+    }
 
     /** How often, at most, a decision looks whether acls.json changed (one stat). */
     static final long RELOAD_CHECK_NANOS = 1_000_000_000L;

@@ -66,6 +66,13 @@ public record SecurityConfig(Map<String, String> settings) {
         settings = Map.copyOf(settings);
     }
 
+    /** These settings with {@code overrides} put over them (a {@code kaas serve} flag wins over the config file's key). */
+    public SecurityConfig with(Map<String, String> overrides) {
+        Map<String, String> merged = new HashMap<>(settings);
+        merged.putAll(overrides);
+        return new SecurityConfig(merged);
+    }
+
     /** Nothing configured: PLAINTEXT listeners only (the default map still names SSL and SASL). */
     public static SecurityConfig none() {
         return new SecurityConfig(Map.of());
