@@ -220,4 +220,22 @@ class FetchQuotaTest {
             assertThat(all).as("every record once, in order").isEqualTo(java.util.stream.LongStream.range(0, RECORDS).boxed().toList());
         }
     }
+
+    @Test
+    void aRequestDeniedByTheAuthorizerIsThrottledTooAsApache(@TempDir Path other) throws Exception {
+        // No ACLs and no super user: ANONYMOUS on PLAINTEXT is denied DescribeLogDirs (CLUSTER DESCRIBE).
+        Path data = other.resolve("data");
+        io.kaas.broker.quota.ClientQuotaStore.inDataDir(data).save(Map.of(
+                new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, "raw-test")), Map.of("request_percentage", 0.0001)));
+        try (TestBroker secured = TestBroker.secured(data, Map.of("authorizer.class.name", io.kaas.broker.security.AccessControl.STANDARD_AUTHORIZER),
+                "PLAINTEXT://127.0.0.1:0");
+             RawKafkaConnection c = new RawKafkaConnection(secured.broker().boundPort())) {
+            short v = 4;
+            org.apache.kafka.common.message.DescribeLogDirsResponseData r = c.roundTrip(ApiKeys.DESCRIBE_LOG_DIRS, v,
+                    new org.apache.kafka.common.message.DescribeLogDirsRequestData().setTopics(null));
+            assertThat(r.errorCode()).isEqualTo(org.apache.kafka.common.protocol.Errors.CLUSTER_AUTHORIZATION_FAILED.code());
+            // Apache's sendErrorResponseMaybeThrottle: the denial counts against request_percentage and carries the throttle.
+            assertThat(r.throttleTimeMs()).isPositive().isLessThanOrEqualTo(1000);
+        }
+    }
 }

@@ -9,7 +9,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
- * Where a request meets its client's quotas, once its response is ready, as Apache's KafkaApis: Produce
+ * Where a request meets its client's quotas, once its response (an error response too) is ready, as Apache's KafkaApis: Produce
  * counts the request's bytes, every API but the handshake ones its handler time (KIP-124). A client over
  * quota gets {@code throttle_time_ms} in its response, which is sent at once, and its connection is then
  * read no more for that long (KIP-219: the client also holds back on its own); an acks=0 Produce has no
