@@ -485,8 +485,8 @@ function _picocli_kaas_serve() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--in-memory' '--auto-create-topics' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--num-io-threads' '--num-network-threads' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--coordinator' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
+  local flag_opts="'--in-memory' '--auto-create-topics' '--allow-everyone-if-no-acl-found' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--num-io-threads' '--num-network-threads' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--authorizer-class-name' '--super-users' '--quota-window-num' '--quota-window-size-seconds' '--coordinator' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -549,6 +549,18 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--log-cleaner-backoff-ms')
+      return
+      ;;
+    '--authorizer-class-name')
+      return
+      ;;
+    '--super-users')
+      return
+      ;;
+    '--quota-window-num')
+      return
+      ;;
+    '--quota-window-size-seconds')
       return
       ;;
     '--coordinator')

@@ -281,7 +281,9 @@ public final class KaasBroker implements AutoCloseable {
         transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
         // Before any listener: transactions left prepared by a crash are completed before anything is served.
         transactions.start();
-        registerApis(invoker, topics, topicConfigs, producerIds);
+        quotas = new ClientQuotas(new ClientQuotaStore(ClusterDir.clientQuotas(clusterDir)), security.quotaWindow());
+        Throttling throttling = new Throttling(quotas);
+        registerApis(invoker, topics, topicConfigs, producerIds, throttling);
         try {
             access = security.accessControl(new AclStore(ClusterDir.acls(clusterDir)));
         } catch (RuntimeException e) {
@@ -289,8 +291,7 @@ public final class KaasBroker implements AutoCloseable {
             throw e;
         }
         invoker.authorizeWith(access);
-        quotas = new ClientQuotas(new ClientQuotaStore(ClusterDir.clientQuotas(clusterDir)));
-        invoker.throttleWith(new Throttling(quotas));
+        invoker.throttleWith(throttling);
         invoker.register(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(), new DescribeClientQuotasHandler(quotas));
         invoker.register(ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion(), new AlterClientQuotasHandler(quotas));
         registerSecurityApis(invoker, clusterDir);
@@ -336,14 +337,14 @@ public final class KaasBroker implements AutoCloseable {
     }
 
     private void registerApis(RequestInvoker invoker, TopicCatalog topics, TopicConfigView topicConfigs,
-                              ProducerIdAllocator producerIds) {
+                              ProducerIdAllocator producerIds, Throttling throttling) {
         invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served(), transactionConfig.version()));
         invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor,
                 member == null ? PartitionLeaders.single() : member));
         invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions),
                 metrics.traffic(), member == null ? () -> true : member::mayAcknowledge));
         invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool,
-                new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis), metrics.traffic()));
+                new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis), metrics.traffic(), throttling));
         invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(topics));
         invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(producerIds, transactions));
         invoker.register(ApiKeys.ADD_PARTITIONS_TO_TXN, AddPartitionsToTxnHandler.MAX_VERSION, new AddPartitionsToTxnHandler(transactions, topics));

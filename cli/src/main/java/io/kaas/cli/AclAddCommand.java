@@ -2,7 +2,6 @@ package io.kaas.cli;
 
 import io.kaas.broker.security.AclStore;
 import io.kaas.storage.ExitCodes;
-import io.kaas.storage.layout.OwnerLock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -21,9 +20,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code kaas acl add}: one ACL per operation, validated as the broker's CreateAcls validates them. */
 @Command(name = "add",
-        header = "Add ACLs (one per --operation) to a stopped broker's data directory.",
-        description = "Refused while a broker holds the data directory: use kafka-acls --add against it instead.",
-        exitCodeList = {"0:Added (or already there).", "3:A broker holds the data directory, or the file cannot be read or written."})
+        header = "Add ACLs (one per --operation) to a data directory.",
+        description = "A running broker enforces them within about a second, as if added with kafka-acls --add.",
+        exitCodeList = {"0:Added (or already there).", "3:The file cannot be read or written."})
 final class AclAddCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -50,9 +49,7 @@ final class AclAddCommand implements Callable<Integer> {
                     acl.deny ? AclPermissionType.DENY : AclPermissionType.ALLOW)));
         }
         List<AclCreateResult> results;
-        try (OwnerLock lock = OwnerLock.acquireDataDirIfOwned(dataDir.dataDir())) {
-            results = AclStore.inDataDir(dataDir.dataDir()).create(bindings).results();
-        }
+        results = AclStore.inDataDir(dataDir.dataDir()).create(bindings).results();
         for (int i = 0; i < bindings.size(); i++) {
             if (results.get(i).exception().isPresent()) {
                 throw new ParameterException(spec.commandLine(), results.get(i).exception().get().getMessage());

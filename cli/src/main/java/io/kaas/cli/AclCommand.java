@@ -11,8 +11,9 @@ import picocli.CommandLine.Spec;
         description = {
             "ACLs live in <data>/__cluster/acls.json, rewritten atomically; a broker with "
                     + "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer enforces them "
-                    + "with Apache's own authorizer. Adding and removing need the broker stopped (the data directory's "
-                    + "lock); online, use kafka-acls against the broker.",
+                    + "with Apache's own authorizer. Works with the broker stopped or running, as kaas user does for "
+                    + "credentials: a running broker (every broker of a shared directory) applies a change within about "
+                    + "a second. A change made here at the same moment as one through kafka-acls: the last write wins.",
             "Example: kaas acl add --principal User:alice --operation WRITE,DESCRIBE --topic orders- --pattern-type PREFIXED"},
         synopsisSubcommandLabel = "COMMAND",
         subcommands = {

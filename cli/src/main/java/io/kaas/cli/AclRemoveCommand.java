@@ -2,7 +2,6 @@ package io.kaas.cli;
 
 import io.kaas.broker.security.AclStore;
 import io.kaas.storage.ExitCodes;
-import io.kaas.storage.layout.OwnerLock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -18,8 +17,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "remove",
         header = "Remove the ACLs matching the options from a stopped broker's data directory.",
         description = {"Options left out match anything, so --principal User:bob alone removes all of bob's ACLs. "
-                + "Refused while a broker holds the data directory: use kafka-acls --remove against it instead."},
-        exitCodeList = {"0:Removed what matched.", "1:Nothing matched.", "3:A broker holds the data directory, or the file cannot be read or written."})
+                + "A running broker stops enforcing them within about a second, as if removed with kafka-acls --remove."},
+        exitCodeList = {"0:Removed what matched.", "1:Nothing matched.", "3:The file cannot be read or written."})
 final class AclRemoveCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -36,9 +35,7 @@ final class AclRemoveCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<AclDeleteResult> results;
-        try (OwnerLock lock = OwnerLock.acquireDataDirIfOwned(dataDir.dataDir())) {
-            results = AclStore.inDataDir(dataDir.dataDir()).delete(acl.filters(spec)).results();
-        }
+        results = AclStore.inDataDir(dataDir.dataDir()).delete(acl.filters(spec)).results();
         List<AclBinding> removed = new ArrayList<>();
         for (AclDeleteResult r : results) {
             if (r.exception().isPresent()) {

@@ -5,6 +5,7 @@ import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
+import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.cli.log.LogSetup;
@@ -60,7 +61,9 @@ final class ServeCommand implements Callable<Integer> {
             description = "Read an Apache server.properties: listeners, advertised.listeners, "
                     + "listener.security.protocol.map, ssl.*, sasl.enabled.mechanisms, listener.name.*.*, super.users, "
                     + "node.id/broker.id, log.dirs, log.flush.interval.messages, log.segment.bytes, "
-                    + "log.retention.check.interval.ms, num.partitions, auto.create.topics.enable, socket.request.max.bytes, num.io.threads, num.network.threads. "
+                    + "log.retention.check.interval.ms, num.partitions, auto.create.topics.enable, socket.request.max.bytes, "
+                    + "num.io.threads, num.network.threads, authorizer.class.name, allow.everyone.if.no.acl.found, "
+                    + "max.connections[.per.ip], quota.window.*. "
                     + "Options and their environment variables win over the file; keys that do not apply are named in "
                     + "one warning; a bad value is a usage error naming the key (env KAAS_CONFIG).")
     Path configFile;
@@ -154,6 +157,33 @@ final class ServeCommand implements Callable<Integer> {
                     + "env KAAS_LOG_CLEANER_BACKOFF_MS; default 15000).")
     long logCleanerBackoffMs;
 
+
+    @Option(names = "--authorizer-class-name", paramLabel = "CLASS", defaultValue = "${env:KAAS_AUTHORIZER_CLASS_NAME}",
+            description = "Enforce ACLs (__cluster/acls.json, kafka-acls, kaas acl) with Apache's own authorizer: "
+                    + AccessControl.STANDARD_AUTHORIZER + ", the only class accepted; empty for none "
+                    + "(server.properties authorizer.class.name; env KAAS_AUTHORIZER_CLASS_NAME; default none). "
+                    + "Set --super-users too, or no one may change ACLs.")
+    String authorizerClassName;
+
+    @Option(names = "--super-users", paramLabel = "User:NAME[;User:NAME...]", defaultValue = "${env:KAAS_SUPER_USERS}",
+            description = "Principals allowed everything, ACLs or not (server.properties super.users; env KAAS_SUPER_USERS).")
+    String superUsers;
+
+    @Option(names = "--allow-everyone-if-no-acl-found", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",
+            defaultValue = "${env:KAAS_ALLOW_EVERYONE_IF_NO_ACL_FOUND}",
+            description = "With the authorizer: a resource without any ACL is open to all (server.properties "
+                    + "allow.everyone.if.no.acl.found; env KAAS_ALLOW_EVERYONE_IF_NO_ACL_FOUND; default false, Apache's).")
+    Boolean allowEveryoneIfNoAclFound;
+
+    @Option(names = "--quota-window-num", paramLabel = "N", defaultValue = "${env:KAAS_QUOTA_WINDOW_NUM}",
+            description = "Client quotas (kafka-configs --entity-type users|clients) measure rates over N samples "
+                    + "(server.properties quota.window.num; env KAAS_QUOTA_WINDOW_NUM; default 11, Apache's).")
+    Integer quotaWindowNum;
+
+    @Option(names = "--quota-window-size-seconds", paramLabel = "SECONDS", defaultValue = "${env:KAAS_QUOTA_WINDOW_SIZE_SECONDS}",
+            description = "Each client-quota sample's span; a request_percentage throttle lasts at most one "
+                    + "(server.properties quota.window.size.seconds; env KAAS_QUOTA_WINDOW_SIZE_SECONDS; default 1).")
+    Integer quotaWindowSizeSeconds;
 
     @Option(names = "--coordinator", paramLabel = "etcd://HOST:PORT[,HOST:PORT...]", defaultValue = "${env:KAAS_COORDINATOR}",
             description = "Share the data directory with other brokers, coordinated by etcd: each broker registers "
@@ -280,7 +310,7 @@ final class ServeCommand implements Callable<Integer> {
                     .withMetricsPerPartition(metricsPerPartition);
             c = c.withClusterId(clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId)
                     .withInMemory(inMemory);
-            SecurityConfig security = file == null ? SecurityConfig.none() : file.security();
+            SecurityConfig security = (file == null ? SecurityConfig.none() : file.security()).with(securityOverrides());
             security.validate(c.listeners());
             ClusterConfig cluster = null;
             if (coordinator != null && !coordinator.isBlank()) {
@@ -299,6 +329,27 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException | ConfigException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /** The security and quota keys given as flags or KAAS_* variables: they win over the config file's. */
+    private java.util.Map<String, String> securityOverrides() {
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        if (authorizerClassName != null) {
+            out.put(SecurityConfig.AUTHORIZER, authorizerClassName.trim());
+        }
+        if (superUsers != null) {
+            out.put(SecurityConfig.SUPER_USERS, superUsers.trim());
+        }
+        if (allowEveryoneIfNoAclFound != null) {
+            out.put(SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL, allowEveryoneIfNoAclFound.toString());
+        }
+        if (quotaWindowNum != null) {
+            out.put(org.apache.kafka.server.config.QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG, quotaWindowNum.toString());
+        }
+        if (quotaWindowSizeSeconds != null) {
+            out.put(org.apache.kafka.server.config.QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG, quotaWindowSizeSeconds.toString());
+        }
+        return out;
     }
 
     private TransactionConfig transactions(ServerProperties file) {

@@ -78,6 +78,40 @@ class ServeConfigFileTest {
     }
 
     @Test
+    void authorizerAndQuotaWindowFromTheFileOrFlagsWhichWin() throws Exception {
+        Path f = write("server.properties", """
+                authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+                super.users=User:admin
+                quota.window.num=5
+                quota.window.size.seconds=2
+                """);
+        ServeCommand.Settings file = parse("--config", f.toString());
+        assertThat(file.security().authorizerEnabled()).isTrue();
+        assertThat(file.security().superUsers()).containsExactly("User:admin");
+        assertThat(file.security().quotaWindow()).isEqualTo(new io.kaas.broker.quota.ClientQuotas.Window(5, 2));
+        assertThat(file.warning()).isEmpty();
+
+        ServeCommand.Settings flags = parse("--config", f.toString(), "--authorizer-class-name", "", "--super-users", "User:root;User:ops",
+                "--allow-everyone-if-no-acl-found", "--quota-window-num", "3", "--quota-window-size-seconds", "1");
+        assertThat(flags.security().authorizerEnabled()).as("an empty flag turns the file's authorizer off").isFalse();
+        assertThat(flags.security().superUsers()).containsExactly("User:root", "User:ops");
+        assertThat(flags.security().allowEveryoneIfNoAcl()).isTrue();
+        assertThat(flags.security().quotaWindow()).isEqualTo(new io.kaas.broker.quota.ClientQuotas.Window(3, 1));
+
+        ServeCommand.Settings noFile = parse("--authorizer-class-name", io.kaas.broker.security.AccessControl.STANDARD_AUTHORIZER);
+        assertThat(noFile.security().authorizerEnabled()).isTrue();
+        assertThat(noFile.security().allowEveryoneIfNoAcl()).isFalse();
+        assertThat(noFile.security().quotaWindow()).isEqualTo(io.kaas.broker.quota.ClientQuotas.Window.DEFAULT);
+
+        KaasRun bad = KaasRun.of("serve", "--authorizer-class-name", "kafka.security.authorizer.AclAuthorizer", "--admin-listener", "none");
+        assertThat(bad.exitCode()).as(bad.err()).isEqualTo(ExitCodes.USAGE);
+        assertThat(bad.err()).contains("authorizer.class.name", "StandardAuthorizer");
+        bad = KaasRun.of("serve", "--quota-window-num", "0", "--admin-listener", "none");
+        assertThat(bad.exitCode()).as(bad.err()).isEqualTo(ExitCodes.USAGE);
+        assertThat(bad.err()).contains("quota.window.num");
+    }
+
+    @Test
     void flagsWinOverTheFile() throws Exception {
         Path f = write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs")));
         ServeCommand.Settings s = parse("--config", f.toString(), "--listeners", "PLAINTEXT://127.0.0.1:19092",

@@ -12,7 +12,10 @@ import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
-/** DescribeTransactions (KIP-664): the coordinator's state of each transactional id ({@code kafka-transactions.sh describe}). */
+/**
+ * DescribeTransactions (KIP-664): the coordinator's state of each transactional id ({@code kafka-transactions.sh
+ * describe}) the principal may DESCRIBE, with only the partitions of topics it may DESCRIBE (Apache's checks).
+ */
 public final class DescribeTransactionsHandler implements ApiHandler<DescribeTransactionsRequestData> {
     private final TransactionCoordinator txns;
 
@@ -41,6 +44,10 @@ public final class DescribeTransactionsHandler implements ApiHandler<DescribeTra
             out.setTransactionState(r.state().wireName()).setTransactionTimeoutMs(r.timeoutMs())
                     .setTransactionStartTimeMs(r.startTimestamp()).setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch());
             for (TxnPartition p : r.partitions()) {
+                // Apache lists only the partitions of topics the principal may DESCRIBE.
+                if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, p.topic())) {
+                    continue;
+                }
                 DescribeTransactionsResponseData.TopicData topic = out.topics().find(p.topic());
                 if (topic == null) {
                     topic = new DescribeTransactionsResponseData.TopicData().setTopic(p.topic());

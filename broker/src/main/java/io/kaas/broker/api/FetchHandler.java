@@ -3,6 +3,7 @@ package io.kaas.broker.api;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.fetch.FetchContext;
 import io.kaas.broker.fetch.FetchSessionCache;
+import io.kaas.broker.quota.Throttling;
 import io.kaas.storage.AbortedTransaction;
 import io.kaas.storage.FetchResult;
 import io.kaas.storage.PartitionLog;
@@ -36,6 +37,10 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * it subscribes to {@link PartitionLog#awaitHighWatermarkAbove} for every partition it read and arms
  * a timer on the broker's scheduler for max_wait_ms; whichever fires first re-runs the read on the
  * request-handler pool.
+ *
+ * <p>Client quotas as Apache (KIP-219): a consumer's fetch size is capped at what its consumer_byte_rate
+ * allows in one quota window, and a fetch whose answer would put it over its byte rate (or its
+ * request_percentage) is answered with no records and {@code throttle_time_ms}, its connection muted.
  */
 public final class FetchHandler implements ApiHandler<FetchRequestData> {
     private static final short FIRST_TOPIC_ID_VERSION = 13;
@@ -45,14 +50,17 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
     private final Executor handlerPool;
     private final FetchSessionCache sessions;
     private final TrafficObserver traffic;
+    private final Throttling throttling;
 
     public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool, FetchSessionCache sessions) {
-        this(topics, timer, handlerPool, sessions, TrafficObserver.NONE);
+        this(topics, timer, handlerPool, sessions, TrafficObserver.NONE, null);
     }
 
+    /** @param throttling the client quotas, or null for none */
     public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool, FetchSessionCache sessions,
-                        TrafficObserver traffic) {
+                        TrafficObserver traffic, Throttling throttling) {
         this.traffic = traffic;
+        this.throttling = throttling;
         this.topics = topics;
         this.timer = timer;
         this.handlerPool = handlerPool;
@@ -66,25 +74,51 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
             return CompletableFuture.completedFuture(session.finish(new FetchResponseData()));
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.maxWaitMs()));
+        long maxBytes = request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes();
+        if (throttling != null) {
+            maxBytes = Math.min(maxBytes, throttling.maxFetchBytes(ctx.principal().getName(), ctx.clientId()));
+        }
+        Poll poll = new Poll(request, session, deadline, maxBytes, Math.min(request.minBytes(), maxBytes));
         CompletableFuture<ApiMessage> done = new CompletableFuture<>();
-        attempt(ctx, request, session, deadline, done);
+        attempt(ctx, poll, done);
         return done;
     }
 
-    private void attempt(RequestContext ctx, FetchRequestData request, FetchContext session, long deadline,
-                         CompletableFuture<ApiMessage> done) {
+    /**
+     * One Fetch's long poll: its size limits (the quota's cap applied) and the handler time its attempts
+     * took, which request_percentage counts. Attempts run one after another, each started from the last.
+     */
+    private static final class Poll {
+        final FetchRequestData request;
+        final FetchContext session;
+        final long deadline;
+        final long maxBytes;
+        final long minBytes;
+        long handlerNanos;
+
+        Poll(FetchRequestData request, FetchContext session, long deadline, long maxBytes, long minBytes) {
+            this.request = request;
+            this.session = session;
+            this.deadline = deadline;
+            this.maxBytes = maxBytes;
+            this.minBytes = minBytes;
+        }
+    }
+
+    private void attempt(RequestContext ctx, Poll poll, CompletableFuture<ApiMessage> done) {
+        long started = System.nanoTime();
         Attempt a;
         try {
-            a = readOnce(ctx, request, session.topics());
+            a = readOnce(ctx, poll, poll.session.topics());
         } catch (RuntimeException e) {
             done.completeExceptionally(e);
             return;
         }
-        long remainingNanos = deadline - System.nanoTime();
-        if (a.bytes >= request.minBytes() || a.hadError || remainingNanos <= 0 || a.waitable.isEmpty()) {
-            // Only the attempt that is answered counts: a long-poll's earlier attempts are re-read, not sent.
-            a.sent.forEach(traffic::fetched);
-            done.complete(session.finish(a.response));
+        long now = System.nanoTime();
+        poll.handlerNanos += now - started;
+        long remainingNanos = poll.deadline - now;
+        if (a.bytes >= poll.minBytes || a.hadError || remainingNanos <= 0 || a.waitable.isEmpty()) {
+            answer(ctx, poll, a, done);
             return;
         }
         // Not enough yet: this attempt's response is dropped (the next attempt reads again), and with it
@@ -95,7 +129,7 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         Runnable wake = () -> {
             if (fired.compareAndSet(false, true)) {
                 wakers.forEach(w -> w.cancel(false));
-                handlerPool.execute(() -> attempt(ctx, request, session, deadline, done));
+                handlerPool.execute(() -> attempt(ctx, poll, done));
             }
         };
         for (Waitable w : a.waitable) {
@@ -112,6 +146,29 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         }
     }
 
+    /** Sends the attempt's response, or, when the client is over a quota, one with no records (KIP-219). */
+    private void answer(RequestContext ctx, Poll poll, Attempt a, CompletableFuture<ApiMessage> done) {
+        if (throttling != null && throttling.active()) {
+            int throttleMs;
+            try {
+                throttleMs = throttling.throttleFetch(ctx.session(), ctx.principal().getName(), ctx.clientId(),
+                        poll.session.responseSize(a.response, ctx.apiVersion()), poll.handlerNanos);
+            } catch (RuntimeException e) {
+                FileSliceRecords.releaseAll(a.response);
+                done.completeExceptionally(e);
+                return;
+            }
+            if (throttleMs > 0) {
+                FileSliceRecords.releaseAll(a.response);
+                done.complete(poll.session.throttled(throttleMs));
+                return;
+            }
+        }
+        // Only the attempt that is answered counts: a long-poll's earlier attempts are re-read, not sent.
+        a.sent.forEach(traffic::fetched);
+        done.complete(poll.session.finish(a.response));
+    }
+
     private record Waitable(PartitionLog log, long offset) {}
 
     private static final class Attempt {
@@ -122,10 +179,10 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         boolean hadError;
     }
 
-    private Attempt readOnce(RequestContext ctx, FetchRequestData request, List<FetchRequestData.FetchTopic> fetchTopics) {
+    private Attempt readOnce(RequestContext ctx, Poll poll, List<FetchRequestData.FetchTopic> fetchTopics) {
         Attempt a = new Attempt();
         try {
-            fill(a, ctx, request, fetchTopics);
+            fill(a, ctx, poll, fetchTopics);
         } catch (RuntimeException e) {
             FileSliceRecords.releaseAll(a.response);
             throw e;
@@ -133,9 +190,9 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         return a;
     }
 
-    private void fill(Attempt a, RequestContext ctx, FetchRequestData request, List<FetchRequestData.FetchTopic> fetchTopics) {
-        boolean readCommitted = request.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
-        long responseBudget = request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes();
+    private void fill(Attempt a, RequestContext ctx, Poll poll, List<FetchRequestData.FetchTopic> fetchTopics) {
+        boolean readCommitted = poll.request.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
+        long responseBudget = poll.maxBytes;
         for (FetchRequestData.FetchTopic fetchTopic : fetchTopics) {
             FetchResponseData.FetchableTopicResponse topicResponse = new FetchResponseData.FetchableTopicResponse()
                     .setTopic(fetchTopic.topic()).setTopicId(fetchTopic.topicId());

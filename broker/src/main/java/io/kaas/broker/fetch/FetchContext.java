@@ -4,6 +4,7 @@ import java.util.List;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
  * How one Fetch request is served (Apache's {@code FetchContext} kinds): which partitions to read, and what
@@ -54,6 +55,31 @@ public final class FetchContext {
     /** The partitions to read: the request's, or for an incremental fetch every partition of the session. */
     public List<FetchRequestData.FetchTopic> topics() {
         return topics;
+    }
+
+    /**
+     * The size of what {@link #finish} would send for {@code response} (Apache's {@code getResponseSize},
+     * which is what a consumer_byte_rate quota counts): an incremental fetch counts only the partitions it
+     * would carry. Changes nothing.
+     */
+    public int responseSize(FetchResponseData response, short version) {
+        FetchResponseData sent = response;
+        if (kind == Kind.INCREMENTAL) {
+            synchronized (session) {
+                sent = session.changedView(response);
+            }
+        }
+        return sent.size(new ObjectSerializationCache(), version);
+    }
+
+    /**
+     * The answer to a client over its quota (Apache's {@code getThrottledResponse}, KIP-219): no partitions
+     * and {@code throttle_time_ms}; a full fetch creates no session, an incremental one keeps its id and
+     * remembers nothing, so what was not sent is sent on a later fetch.
+     */
+    public FetchResponseData throttled(int throttleMs) {
+        FetchResponseData out = new FetchResponseData().setThrottleTimeMs(throttleMs).setErrorCode(Errors.NONE.code());
+        return out.setSessionId(kind == Kind.INCREMENTAL ? session.id : FetchSessionCache.INVALID_SESSION_ID);
     }
 
     /** Turns the response over {@link #topics()} into the one to send, with its session id. */

@@ -49,19 +49,22 @@ final class FetchSession {
          * changed since last sent. Remembers what is sent.
          */
         boolean mustRespond(FetchResponseData.PartitionData sent) {
-            boolean must = sent.records() != null && sent.records().sizeInBytes() > 0;
+            boolean must = wouldRespond(sent);
             if (sent.errorCode() != 0) {
                 highWatermark = -1;
                 return true;
-            }
-            if (highWatermark != sent.highWatermark() || lastStableOffset != sent.lastStableOffset()
-                    || sentLogStartOffset != sent.logStartOffset()) {
-                must = true;
             }
             highWatermark = sent.highWatermark();
             lastStableOffset = sent.lastStableOffset();
             sentLogStartOffset = sent.logStartOffset();
             return must;
+        }
+
+        /** {@link #mustRespond} without remembering anything (for sizing a response that may not be sent). */
+        boolean wouldRespond(FetchResponseData.PartitionData sent) {
+            return (sent.records() != null && sent.records().sizeInBytes() > 0) || sent.errorCode() != 0
+                    || highWatermark != sent.highWatermark() || lastStableOffset != sent.lastStableOffset()
+                    || sentLogStartOffset != sent.logStartOffset();
         }
 
         FetchRequestData.FetchPartition asRequest() {
@@ -155,6 +158,25 @@ final class FetchSession {
             partitions.remove(c.key);
             partitions.put(c.key, c);
         }
+    }
+
+    /** What {@link #keepChanged} would leave of {@code response}, as a new response; nothing is remembered. */
+    FetchResponseData changedView(FetchResponseData response) {
+        FetchResponseData out = new FetchResponseData();
+        for (FetchResponseData.FetchableTopicResponse t : response.responses()) {
+            FetchResponseData.FetchableTopicResponse copy = new FetchResponseData.FetchableTopicResponse()
+                    .setTopic(t.topic()).setTopicId(t.topicId());
+            for (FetchResponseData.PartitionData sent : t.partitions()) {
+                CachedPartition cached = partitions.get(new PartitionKey(t.topic(), t.topicId(), sent.partitionIndex()));
+                if (cached != null && cached.wouldRespond(sent)) {
+                    copy.partitions().add(sent);
+                }
+            }
+            if (!copy.partitions().isEmpty()) {
+                out.responses().add(copy);
+            }
+        }
+        return out;
     }
 
     /** The partitions of a full request, in request order. */

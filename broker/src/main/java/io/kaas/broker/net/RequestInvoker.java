@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -110,16 +111,23 @@ public final class RequestInvoker {
                 started[1] = System.nanoTime() - started[0];
             }
         }, handlerPool);
-        Throttling t = throttling;
-        CompletableFuture<ApiMessage> response = t == null ? handled.thenCompose(f -> f) : handled.thenCompose(f -> f).thenApply(body -> {
-            if (t.active()) {
-                t.apply(request.api(), session, ctx.principal().getName(), ctx.clientId(), request.frame().limit(), started[1], body);
-            }
-            return body;
-        });
-        response.whenComplete((r, failure) -> observer.answered(request.api(),
+        CompletableFuture<ApiMessage> answered = handled.thenCompose(f -> f);
+        answered.whenComplete((r, failure) -> observer.answered(request.api(),
                 failure == null ? Errors.NONE : ErrorMapping.toKafka(ErrorMapping.unwrap(failure)),
                 started[0] == 0 ? 0 : started[0] - received, System.nanoTime() - received));
+        Throttling t = throttling;
+        CompletableFuture<ApiMessage> response = t == null ? answered : answered.handle((body, failure) -> {
+            if (!t.active()) {
+                if (failure != null) {
+                    throw failure instanceof CompletionException c ? c : new CompletionException(failure);
+                }
+                return body;
+            }
+            // Apache throttles an error response too (sendErrorResponseMaybeThrottle): a denied client is not free.
+            ApiMessage out = failure == null ? body : errorResponse(request, failure);
+            t.apply(request.api(), session, ctx.principal().getName(), ctx.clientId(), request.frame().limit(), started[1], out);
+            return out;
+        });
         return new Invocation(handled, response);
     }
 

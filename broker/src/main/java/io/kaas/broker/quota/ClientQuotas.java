@@ -24,24 +24,47 @@ import org.apache.kafka.server.quota.QuotaUtils;
  * Client quotas as Apache's broker keeps them (KIP-13, KIP-55, KIP-124): values by user and/or client
  * id with {@code <default>}s, persisted in {@link ClientQuotaStore}, matched in Apache's order of
  * precedence, and measured with kafka-clients' own {@link Sensor}/{@link Rate}/{@link Quota} over
- * Apache's default window (11 samples of 1 s); the throttle time is Apache's
- * ({@link QuotaUtils#throttleTime}). Thread-safe: the quota table is an immutable snapshot swapped on
- * change; sensors are per (type, user, client id) as Apache's metric tags.
+ * Apache's window ({@code quota.window.num} samples of {@code quota.window.size.seconds}, {@link Window});
+ * the throttle time is Apache's ({@link QuotaUtils#throttleTime}, bounded by one sample for
+ * request_percentage as Apache's {@code ClientRequestQuotaManager}). Thread-safe: the quota table is an
+ * immutable snapshot swapped on change; sensors are per (type, user, client id) as Apache's metric tags.
  */
 public final class ClientQuotas implements AutoCloseable {
-    private static final int SAMPLES = QuotaConfig.NUM_QUOTA_SAMPLES_DEFAULT;
-    private static final int WINDOW_SECONDS = QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_DEFAULT;
+    /**
+     * Apache's {@code quota.window.num} samples of {@code quota.window.size.seconds} each: the span a
+     * rate is measured over (a new client may burst about {@code (samples - 1) × size} seconds' worth).
+     */
+    public record Window(int samples, int seconds) {
+        public static final Window DEFAULT = new Window(QuotaConfig.NUM_QUOTA_SAMPLES_DEFAULT, QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_DEFAULT);
+
+        public Window {
+            if (samples < 1 || seconds < 1) {
+                throw new IllegalArgumentException("quota window needs at least 1 sample of at least 1 s, got " + samples + " of " + seconds + " s");
+            }
+        }
+    }
+
     /** Apache's validation of the user/client-id quota keys (names and types). */
     private static final ConfigDef KEYS = QuotaConfig.userAndClientQuotaConfigs();
 
     private final ClientQuotaStore store;
+    private final Window window;
     private final Metrics metrics = new Metrics();
     private final Map<String, Sensor> sensors = new ConcurrentHashMap<>();
     private volatile Map<ClientQuotaEntity, Map<String, Double>> quotas;
 
     public ClientQuotas(ClientQuotaStore store) {
+        this(store, Window.DEFAULT);
+    }
+
+    public ClientQuotas(ClientQuotaStore store, Window window) {
         this.store = store;
+        this.window = window;
         this.quotas = Map.copyOf(store.load());
+    }
+
+    public Window window() {
+        return window;
     }
 
     /** No quota set anywhere: the request path skips all measuring. */
@@ -103,30 +126,62 @@ public final class ClientQuotas implements AutoCloseable {
      * Records {@code value} for the client and returns how long it must wait (ms; 0 within its quota).
      * The quota and the measuring scope are Apache's: the first of user+client, user+default client,
      * user, default user+client, default user+default client, default user, client, default client
-     * that sets this type's key.
+     * that sets this type's key. A request_percentage throttle is at most one sample long (Apache's
+     * {@code ClientRequestQuotaManager}); byte rates wait as long as it takes to get back under.
      */
     public long record(QuotaType type, String user, String clientId, double value, long nowMs) {
-        Map<ClientQuotaEntity, Map<String, Double>> q = quotas;
-        if (q.isEmpty()) {
+        Sensor sensor = sensor(type, user, clientId);
+        if (sensor == null) {
             return 0;
         }
-        Match m = match(q, type.key(), user, clientId);
-        if (m == null) {
-            return 0;
-        }
-        String name = type + ":" + m.userTag + ":" + m.clientTag + ":" + m.limit;
-        Sensor sensor = sensors.computeIfAbsent(name, n -> {
-            Sensor s = metrics.sensor(n, new MetricConfig().timeWindow(WINDOW_SECONDS, TimeUnit.SECONDS).samples(SAMPLES)
-                    .quota(new Quota(m.limit, true)));
-            s.add(metrics.metricName(n, "kaas-client-quota"), new Rate());
-            return s;
-        });
         try {
             sensor.record(value, nowMs, true);
             return 0;
         } catch (QuotaViolationException e) {
-            return QuotaUtils.throttleTime(e, nowMs);
+            return type == QuotaType.REQUEST ? QuotaUtils.boundedThrottleTime(e, window.seconds() * 1000L, nowMs)
+                    : QuotaUtils.throttleTime(e, nowMs);
         }
+    }
+
+    /**
+     * Takes back a value {@link #record recorded} for a response that was not sent after all (Apache's
+     * {@code unrecordQuotaSensor}: a throttled Fetch answers with no records).
+     */
+    public void unrecord(QuotaType type, String user, String clientId, double value, long nowMs) {
+        Sensor sensor = sensor(type, user, clientId);
+        if (sensor != null) {
+            sensor.record(-value, nowMs, false);
+        }
+    }
+
+    /**
+     * The most the client may take at once without being throttled even when it took nothing before:
+     * its quota × (samples − 1) × sample seconds (Apache's {@code maxValueInQuotaWindow}, which caps a
+     * consumer's fetch size); {@link Double#MAX_VALUE} without a quota.
+     */
+    public double maxValueInWindow(QuotaType type, String user, String clientId) {
+        Map<ClientQuotaEntity, Map<String, Double>> q = quotas;
+        Match m = q.isEmpty() ? null : match(q, type.key(), user, clientId);
+        return m == null ? Double.MAX_VALUE : m.limit * (window.samples() - 1) * window.seconds();
+    }
+
+    /** The client's sensor for {@code type}, or null when no quota applies to it. */
+    private Sensor sensor(QuotaType type, String user, String clientId) {
+        Map<ClientQuotaEntity, Map<String, Double>> q = quotas;
+        if (q.isEmpty()) {
+            return null;
+        }
+        Match m = match(q, type.key(), user, clientId);
+        if (m == null) {
+            return null;
+        }
+        String name = type + ":" + m.userTag + ":" + m.clientTag + ":" + m.limit;
+        return sensors.computeIfAbsent(name, n -> {
+            Sensor s = metrics.sensor(n, new MetricConfig().timeWindow(window.seconds(), TimeUnit.SECONDS).samples(window.samples())
+                    .quota(new Quota(m.limit, true)));
+            s.add(metrics.metricName(n, "kaas-client-quota"), new Rate());
+            return s;
+        });
     }
 
     private record Match(String userTag, String clientTag, double limit) {}

@@ -1,6 +1,10 @@
 package io.kaas.broker.security;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -8,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
@@ -16,10 +21,13 @@ import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.metadata.authorizer.StandardAcl;
 import org.apache.kafka.metadata.authorizer.StandardAuthorizer;
 import org.apache.kafka.server.authorizer.Action;
 import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
 import org.apache.kafka.server.authorizer.AuthorizationResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Who may do what: Apache's own {@link StandardAuthorizer} (kafka-metadata 4.4), fed from
@@ -28,21 +36,44 @@ import org.apache.kafka.server.authorizer.AuthorizationResult;
  * patterns, DENY before ALLOW, implied operations, hosts, {@code super.users},
  * {@code allow.everyone.if.no.acl.found}) is Apache's, not a copy of it.
  *
+ * <p>The file is shared: {@code kaas acl add|remove} and the other brokers of a shared data directory
+ * change it too. So, as the credentials store, the broker looks at the file's identity (inode, mtime,
+ * size) at most once per {@link #RELOAD_CHECK} when it decides, and applies what changed by id: an ACL
+ * added or removed elsewhere is in force within about a second, without a restart. A file that does not
+ * parse is logged and the ACLs in force stay.
+ *
  * <p>{@link #none()} is a broker without {@code authorizer.class.name}: everything is allowed and the
  * ACL APIs answer SECURITY_DISABLED, as Apache without an authorizer.
  */
 public final class AccessControl implements AutoCloseable {
     /** The {@code authorizer.class.name} that turns authorization on (Apache's KRaft authorizer). */
-    public static final String STANDARD_AUTHORIZER = StandardAuthorizer.class.getName();
+    public static final String STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
+
+    static {
+        // A literal so that option descriptions can name it; it must stay the class kaas runs.
+        if (!STANDARD_AUTHORIZER.equals(StandardAuthorizer.class.getName())) {
+            throw new ExceptionInInitializerError("StandardAuthorizer moved to " + StandardAuthorizer.class.getName());
+        }
+    }
+
+    /** How often, at most, a decision looks whether acls.json changed (one stat). */
+    static final long RELOAD_CHECK_NANOS = 1_000_000_000L;
+    private static final Logger LOG = LoggerFactory.getLogger(AccessControl.class);
 
     private final StandardAuthorizer authorizer;
     private final AclStore store;
     private final Metrics metrics;
+    /** The ACLs the authorizer holds, by id; guarded by this. */
+    private final Map<Uuid, StandardAcl> inForce = new HashMap<>();
+    /** The file's identity when last loaded (null: none yet or no file); guarded by this. */
+    private List<Object> loadedStamp;
+    private volatile long nextCheckNanos;
 
     private AccessControl(StandardAuthorizer authorizer, AclStore store, Metrics metrics) {
         this.authorizer = authorizer;
         this.store = store;
         this.metrics = metrics;
+        this.nextCheckNanos = System.nanoTime() + RELOAD_CHECK_NANOS;
     }
 
     public static AccessControl none() {
@@ -59,9 +90,72 @@ public final class AccessControl implements AutoCloseable {
         configs.put(StandardAuthorizer.SUPER_USERS_CONFIG, String.join(";", superUsers));
         configs.put(StandardAuthorizer.ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_CONFIG, Boolean.toString(allowEveryoneIfNoAcl));
         a.configure(configs);
-        a.loadSnapshot(store.load());
+        List<Object> stamp = stamp(store.file());
+        Map<Uuid, StandardAcl> acls = store.load();
+        a.loadSnapshot(acls);
         a.completeInitialLoad();
-        return new AccessControl(a, store, metrics);
+        AccessControl out = new AccessControl(a, store, metrics);
+        synchronized (out) {
+            out.inForce.putAll(acls);
+            out.loadedStamp = stamp;
+        }
+        return out;
+    }
+
+    /** What identifies one version of the file (atomic writes replace it: a new inode), or null without one. */
+    private static List<Object> stamp(Path file) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+            return java.util.Arrays.asList(a.fileKey(), a.lastModifiedTime(), a.size());
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            LOG.warn("{}: cannot stat: {}", file, e.toString());
+            return null;
+        }
+    }
+
+    /** At most once per {@link #RELOAD_CHECK_NANOS}: applies a change to acls.json made elsewhere. */
+    private void maybeReload() {
+        if (System.nanoTime() - nextCheckNanos >= 0) {
+            reloadIfChanged();
+        }
+    }
+
+    /** Applies the file's ACLs to the authorizer by id, when the file changed since it was last loaded. */
+    synchronized void reloadIfChanged() {
+        nextCheckNanos = System.nanoTime() + RELOAD_CHECK_NANOS;
+        List<Object> stamp = stamp(store.file());
+        if (java.util.Objects.equals(stamp, loadedStamp)) {
+            return;
+        }
+        loadedStamp = stamp;
+        Map<Uuid, StandardAcl> now;
+        try {
+            now = store.load();
+        } catch (RuntimeException e) {
+            LOG.warn("{}: not reloaded, the ACLs in force stay: {}", store.file(), e.getMessage());
+            return;
+        }
+        int added = 0;
+        int removed = 0;
+        for (Uuid id : new ArrayList<>(inForce.keySet())) {
+            if (!now.containsKey(id) || !now.get(id).equals(inForce.get(id))) {
+                authorizer.removeAcl(id);
+                inForce.remove(id);
+                removed++;
+            }
+        }
+        for (Map.Entry<Uuid, StandardAcl> e : now.entrySet()) {
+            if (!inForce.containsKey(e.getKey())) {
+                authorizer.addAcl(e.getKey(), e.getValue());
+                inForce.put(e.getKey(), e.getValue());
+                added++;
+            }
+        }
+        if (added + removed > 0) {
+            LOG.info("{} changed: {} ACL(s) added, {} removed", store.file(), added, removed);
+        }
     }
 
     /** Is an authorizer configured (ACLs enforced)? */
@@ -73,6 +167,7 @@ public final class AccessControl implements AutoCloseable {
         if (authorizer == null) {
             return true;
         }
+        maybeReload();
         return authorizer.authorize(ctx, List.of(action(op, type, name))).get(0) == AuthorizationResult.ALLOWED;
     }
 
@@ -82,6 +177,7 @@ public final class AccessControl implements AutoCloseable {
         if (authorizer == null) {
             return distinct;
         }
+        maybeReload();
         List<String> ordered = new ArrayList<>(distinct);
         List<Action> actions = ordered.stream().map(n -> action(op, type, n)).toList();
         List<AuthorizationResult> results = authorizer.authorize(ctx, actions);
@@ -96,7 +192,11 @@ public final class AccessControl implements AutoCloseable {
 
     /** KIP-679: may {@code op} be done on some resource of {@code type} (an ALLOW on any pattern not wholly denied)? */
     public boolean allowedOnSome(AuthorizableRequestContext ctx, AclOperation op, ResourceType type) {
-        return authorizer == null || authorizer.authorizeByResourceType(ctx, op, type) == AuthorizationResult.ALLOWED;
+        if (authorizer == null) {
+            return true;
+        }
+        maybeReload();
+        return authorizer.authorizeByResourceType(ctx, op, type) == AuthorizationResult.ALLOWED;
     }
 
     /** Apache's {@code AclEntry.supportedOperations}: what an authorized-operations bit field may hold per resource type. */
@@ -116,6 +216,9 @@ public final class AccessControl implements AutoCloseable {
     public int authorizedOperations(AuthorizableRequestContext ctx, ResourceType type, String name) {
         java.util.Set<Byte> codes = new java.util.HashSet<>();
         List<AclOperation> supported = SUPPORTED.getOrDefault(type, List.of());
+        if (authorizer != null) {
+            maybeReload();
+        }
         List<AuthorizationResult> results = authorizer == null ? null : authorizer.authorize(ctx,
                 supported.stream().map(op -> new Action(op, new ResourcePattern(type, name, PatternType.LITERAL), 1, false, false)).toList());
         for (int i = 0; i < supported.size(); i++) {
@@ -130,6 +233,7 @@ public final class AccessControl implements AutoCloseable {
     public List<AclBinding> acls(AclBindingFilter filter) {
         List<AclBinding> out = new ArrayList<>();
         if (authorizer != null) {
+            maybeReload();
             authorizer.acls(filter).forEach(out::add);
         }
         return out;
@@ -138,16 +242,20 @@ public final class AccessControl implements AutoCloseable {
     /** CreateAcls: written to {@code acls.json} first, then in force. */
     public synchronized AclStore.Created create(List<AclBinding> bindings) {
         requireEnabled();
+        reloadIfChanged(); // what others wrote first, so ids and the diff stay exact
         AclStore.Created created = store.create(bindings);
         created.added().forEach(authorizer::addAcl);
+        inForce.putAll(created.added());
         return created;
     }
 
     /** DeleteAcls: removed from {@code acls.json} first, then no longer in force. */
     public synchronized AclStore.Deleted delete(List<AclBindingFilter> filters) {
         requireEnabled();
+        reloadIfChanged();
         AclStore.Deleted deleted = store.delete(filters);
         deleted.removed().forEach(authorizer::removeAcl);
+        inForce.keySet().removeAll(deleted.removed());
         return deleted;
     }
 

@@ -1,6 +1,7 @@
 package io.kaas.broker.security;
 
 import io.kaas.broker.Endpoint;
+import io.kaas.broker.quota.ClientQuotas;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -17,6 +18,7 @@ import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.config.internals.BrokerSecurityConfigs;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.server.config.QuotaConfig;
 
 /**
  * The security half of the broker's configuration, as Apache's {@code server.properties} spells it:
@@ -64,6 +66,13 @@ public record SecurityConfig(Map<String, String> settings) {
         settings = Map.copyOf(settings);
     }
 
+    /** These settings with {@code overrides} put over them (a {@code kaas serve} flag wins over the config file's key). */
+    public SecurityConfig with(Map<String, String> overrides) {
+        Map<String, String> merged = new HashMap<>(settings);
+        merged.putAll(overrides);
+        return new SecurityConfig(merged);
+    }
+
     /** Nothing configured: PLAINTEXT listeners only (the default map still names SSL and SASL). */
     public static SecurityConfig none() {
         return new SecurityConfig(Map.of());
@@ -90,7 +99,8 @@ public record SecurityConfig(Map<String, String> settings) {
     public static boolean isSecurityKey(String key) {
         if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(AUTHORIZER) || key.equals(ALLOW_EVERYONE_IF_NO_ACL) || key.equals(LEGACY_SCRAM_NONCE) || key.equals(SSL_RELOAD_INTERVAL)
                 || key.equals(ConnectionLimits.MAX_CONNECTIONS) || key.equals(ConnectionLimits.MAX_PER_IP)
-                || key.equals(ConnectionLimits.PER_IP_OVERRIDES)) {
+                || key.equals(ConnectionLimits.PER_IP_OVERRIDES) || key.equals(QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG)
+                || key.equals(QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG)) {
             return true;
         }
         if (key.startsWith("listener.name.")) {
@@ -256,6 +266,22 @@ public record SecurityConfig(Map<String, String> settings) {
                 settings.get(ConnectionLimits.PER_IP_OVERRIDES));
     }
 
+    /**
+     * Apache's client-quota window ({@code quota.window.num} samples of {@code quota.window.size.seconds}),
+     * typed and checked by Apache's own {@link QuotaConfig#CONFIG_DEF}; kept with the connection quotas.
+     */
+    public ClientQuotas.Window quotaWindow() {
+        Map<String, String> keys = new HashMap<>();
+        for (String k : List.of(QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG, QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG)) {
+            if (settings.containsKey(k)) {
+                keys.put(k, settings.get(k).trim());
+            }
+        }
+        Map<String, Object> parsed = QuotaConfig.CONFIG_DEF.parse(keys);
+        return new ClientQuotas.Window((Integer) parsed.get(QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG),
+                (Integer) parsed.get(QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG));
+    }
+
     /** {@value #SSL_RELOAD_INTERVAL}; default 30 s. */
     public java.time.Duration sslReloadInterval() {
         String v = settings.getOrDefault(SSL_RELOAD_INTERVAL, "30000").trim();
@@ -283,6 +309,7 @@ public record SecurityConfig(Map<String, String> settings) {
         acceptLegacyScramNonce();
         sslReloadInterval();
         connectionLimits();
+        quotaWindow();
         for (Endpoint e : listeners) {
             SecurityProtocol p = protocolOf(e.listenerName());
             Map<String, Object> parsed = parsedFor(e.listenerName());

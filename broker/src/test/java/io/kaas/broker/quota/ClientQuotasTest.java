@@ -85,4 +85,29 @@ class ClientQuotasTest {
         q.alter(List.of(set(entity("x", null, true, false), "producer_byte_rate", 1)), true); // validate only
         assertThat(ClientQuotaStore.inDataDir(dir).load()).hasSize(1);
     }
+
+    @Test
+    void theWindowIsApachesQuotaWindowNumAndSizeWithApachesChecks() {
+        assertThat(io.kaas.broker.security.SecurityConfig.none().quotaWindow()).isEqualTo(ClientQuotas.Window.DEFAULT);
+        assertThat(new io.kaas.broker.security.SecurityConfig(Map.of("quota.window.num", "3", "quota.window.size.seconds", "2"))
+                .quotaWindow()).isEqualTo(new ClientQuotas.Window(3, 2));
+        assertThat(io.kaas.broker.security.SecurityConfig.isSecurityKey("quota.window.num")).isTrue();
+        assertThat(io.kaas.broker.security.SecurityConfig.isSecurityKey("quota.window.size.seconds")).isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new io.kaas.broker.security.SecurityConfig(Map.of("quota.window.num", "0")).quotaWindow())
+                .isInstanceOf(org.apache.kafka.common.config.ConfigException.class).hasMessageContaining("quota.window.num");
+
+        // 3 samples of 2 s: a new client may take limit x (3 - 1) x 2 at once, and a request_percentage throttle is at most 2 s.
+        ClientQuotas q = new ClientQuotas(ClientQuotaStore.inDataDir(dir), new ClientQuotas.Window(3, 2));
+        q.alter(List.of(set(entity(null, "c", false, true), "consumer_byte_rate", 100),
+                set(entity(null, "c", false, true), "request_percentage", 1)), false);
+        assertThat(q.maxValueInWindow(QuotaType.FETCH, "u", "c")).isEqualTo(400);
+        assertThat(q.maxValueInWindow(QuotaType.FETCH, "u", "other")).isEqualTo(Double.MAX_VALUE);
+        long now = 1_000_000;
+        assertThat(q.record(QuotaType.FETCH, "u", "c", 400, now)).isZero();
+        assertThat(q.record(QuotaType.FETCH, "u", "c", 400, now)).isPositive();
+        q.unrecord(QuotaType.FETCH, "u", "c", 400, now);
+        assertThat(q.record(QuotaType.FETCH, "u", "c", 0, now)).as("taken back: within quota again").isZero();
+        assertThat(q.record(QuotaType.REQUEST, "u", "c", 10_000, now)).isEqualTo(2000);
+        q.close();
+    }
 }
