@@ -27,8 +27,10 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.apache.kafka.common.utils.internals.CloseableIterator;
 import org.apache.kafka.storage.internals.log.OffsetMap;
@@ -294,6 +296,7 @@ public final class LogCleaner {
             while (position < size) {
                 fill(ch, position);
                 MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
+                RecordKeys keys = new RecordKeys(readBuffer);
                 long start = position;
                 for (MutableRecordBatch batch : records.batches()) {
                     checkCrc(batch, log, position);
@@ -303,7 +306,31 @@ public final class LogCleaner {
                     }
                     if (batch.isControlBatch()) {
                         txns.onControlBatch(batch);
-                    } else if (!txns.onDataBatch(batch)) {
+                    } else if (txns.onDataBatch(batch)) {
+                        // aborted: its keys do not count
+                    } else if (batch.magic() >= RecordBatch.MAGIC_VALUE_V2 && batch.compressionType() == CompressionType.NONE) {
+                        boolean complete;
+                        try {
+                            complete = keys.forEach((int) (position - start), batch.sizeInBytes(), batch.baseOffset(),
+                                    batch.countOrNull(), (key, offset) -> {
+                                        if (offset < firstDirty) {
+                                            return true;
+                                        }
+                                        if (map.size() >= maxDesired) {
+                                            return false;
+                                        }
+                                        map.put(key, offset);
+                                        return true;
+                                    });
+                        } catch (IllegalArgumentException e) {
+                            throw new StorageException(StorageException.Kind.DAMAGED, log + ": batch at offset " + batch.baseOffset()
+                                    + " (near byte " + position + "): " + e.getMessage() + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
+                        }
+                        if (!complete) {
+                            progress.accept(position - start);
+                            return MapResult.FULL;
+                        }
+                    } else {
                         try (CloseableIterator<Record> it = batch.streamingIterator(decompression)) {
                             while (it.hasNext()) {
                                 Record r = it.next();
