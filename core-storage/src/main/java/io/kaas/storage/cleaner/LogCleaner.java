@@ -175,7 +175,7 @@ public final class LogCleaner {
         // so the walk runs only once a transactional batch turns up: in the cleaned part below the first dirty
         // offset (walked here), in the map pass (which then starts over with them), or possibly in the part of
         // a segment the map did not reach when it filled.
-        List<TxnIndexSnapshot.Aborted> aborted = anyTransactional(dir, all, bounds.cleanableSegments(), firstDirty)
+        List<TxnIndexSnapshot.Aborted> aborted = AbortedRanges.anyTransactional(dir, all, bounds.cleanableSegments(), firstDirty)
                 ? AbortedRanges.scan(dir, all, log.lastStableOffset()) : null;
         OffsetMap map = newMap(cleanableEnd - firstDirty);
         // Segments whose every batch passed its CRC check in the map pass: the copy pass does not check them again.
@@ -265,21 +265,6 @@ public final class LogCleaner {
         return MapResult.MAPPED;
     }
 
-    /** Whether a cleanable segment wholly below {@code firstDirty} (cleaned before, copied again) holds a transactional batch. */
-    private static boolean anyTransactional(Path dir, List<SegmentName> all, int cleanable, long firstDirty) throws IOException {
-        for (int i = 0; i < cleanable && all.get(i + 1).baseOffset() <= firstDirty; i++) {
-            try (FileChannel ch = FileChannel.open(dir.resolve(all.get(i).logFileName()), StandardOpenOption.READ)) {
-                HeaderCursor cursor = new HeaderCursor(ch, 0, ch.size());
-                while (cursor.next() == HeaderCursor.Framing.BATCH) {
-                    if (cursor.header().isTransactional() || cursor.header().isControl()) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
-    }
-
     private static List<TxnIndexSnapshot.Aborted> overlapping(List<TxnIndexSnapshot.Aborted> aborted, long from, long to) {
         return aborted.stream().filter(a -> a.lastOffset() >= from && a.firstOffset() < to).toList();
     }
@@ -323,8 +308,7 @@ public final class LogCleaner {
                                         return true;
                                     });
                         } catch (IllegalArgumentException e) {
-                            throw new StorageException(StorageException.Kind.DAMAGED, log + ": batch at offset " + batch.baseOffset()
-                                    + " (near byte " + position + "): " + e.getMessage() + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
+                            throw damaged(batch, log, position, e.getMessage());
                         }
                         if (!complete) {
                             progress.accept(position - start);
@@ -520,9 +504,13 @@ public final class LogCleaner {
         try {
             batch.ensureValid();
         } catch (KafkaException e) {
-            throw new StorageException(StorageException.Kind.DAMAGED, log + ": batch at offset " + batch.baseOffset()
-                    + " (near byte " + position + "): " + e.getMessage() + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
+            throw damaged(batch, log, position, e.getMessage());
         }
+    }
+
+    private static StorageException damaged(MutableRecordBatch batch, Path log, long position, String what) {
+        return new StorageException(StorageException.Kind.DAMAGED, log + ": batch at offset " + batch.baseOffset()
+                + " (near byte " + position + "): " + what + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
     }
 
     private static long maxTimestamp(Path log) throws IOException {
