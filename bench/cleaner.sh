@@ -8,9 +8,11 @@
 #           128 MiB dedupe buffer, 512 KiB I/O buffers); the log's load is not timed, the pass is.
 #   kaas:   bin/kaas compact --json (the broker's cleaner, offline, its defaults); its durationMs times
 #           the pass only, not the recovery scan before it.
-# Prints MB/s of dirty log (closed segments' bytes / pass seconds) and peak heap (the largest heap
-# before a GC, from -Xlog:gc, and after the pass), median of CLEANER_ROUNDS (default 3), and the
-# ratios: throughput kaas/Apache and heap Apache/kaas (>= 1.0 means kaas is at least as good).
+# Prints MB/s of dirty log (closed segments' bytes / pass seconds), peak heap (the largest heap
+# before a GC, from -Xlog:gc, and after the pass) and the process's CPU seconds (user + sys of the
+# whole JVM, load and start-up included, from /usr/bin/time), median of CLEANER_ROUNDS (default 3),
+# the ratios: throughput kaas/Apache and heap Apache/kaas (>= 1.0 means kaas is at least as good),
+# and the load average before and after and the filesystem the runs used.
 # Not part of CI. Exit 0 ok, 1 a run failed, 2 setup failed.
 set -euo pipefail
 
@@ -45,13 +47,15 @@ peak_heap_mib() { # gc log: the largest "before" heap of any GC line, in MiB
     grep -oE '[0-9]+M->[0-9]+M' "$1" | sed 's/M->.*//' | sort -n | tail -1
 }
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+fs=$(df -T "$work" | awk 'NR==2 {print $2 " on " $1}')
 status=0
 for round in $(seq 1 "$ROUNDS"); do
     for system in apache kaas; do
         rm -rf "$work/run"
         if [[ $system == apache ]]; then
             mkdir -p "$work/run" && cp -r "$work/source" "$work/run/t-0"
-            if ! taskset -c "$CORE" java "${CLEANER_JVM[@]}" "-Xlog:gc:file=$results/$system-$round.gc" "$LOG_CONFIG" \
+            if ! /usr/bin/time -f '%U %S' -o "$results/$system-$round.time" taskset -c "$CORE" java "${CLEANER_JVM[@]}" "-Xlog:gc:file=$results/$system-$round.gc" "$LOG_CONFIG" \
                     -Dbench.log.file="$results/$system-$round.log" -cp "$CP" io.kaas.bench.ApacheCleanerRun \
                     "$work/run/t-0" "$((SEGMENT_MIB << 20))" >"$results/$system-$round.out" 2>&1; then
                 say "Apache's cleaner failed; see $results/$system-$round.out"; status=1; continue
@@ -60,15 +64,16 @@ for round in $(seq 1 "$ROUNDS"); do
         else
             mkdir -p "$work/run/t" && cp -r "$work/source" "$work/run/t/0"
             printf '{"cleanupPolicy":"compact","segmentBytes":%d}\n' "$((SEGMENT_MIB << 20))" >"$work/run/t/.config.json"
-            if ! KAAS_JAVA_OPTS="${CLEANER_JVM[*]} -Xlog:gc:file=$results/$system-$round.gc" taskset -c "$CORE" \
+            if ! KAAS_JAVA_OPTS="${CLEANER_JVM[*]} -Xlog:gc:file=$results/$system-$round.gc" /usr/bin/time -f '%U %S' -o "$results/$system-$round.time" taskset -c "$CORE" \
                     "$KAAS_LAUNCHER" compact --json --no-progress "$work/run/t/0" >"$results/$system-$round.out" 2>"$results/$system-$round.err"; then
                 say "kaas compact failed; see $results/$system-$round.err"; status=1; continue
             fi
             ms=$(grep -oE '"durationMs":[0-9]+' "$results/$system-$round.out" | cut -d: -f2)
         fi
         heap=$(peak_heap_mib "$results/$system-$round.gc")
-        echo "$system $round $ms ${heap:-0}" >>"$results/runs.txt"
-        say "$system round $round: pass $ms ms, peak heap ${heap:-?} MiB"
+        cpu=$(tail -1 "$results/$system-$round.time" | awk '{printf "%.2f", $1 + $2}')
+        echo "$system $round $ms ${heap:-0} $cpu" >>"$results/runs.txt"
+        say "$system round $round: pass $ms ms, peak heap ${heap:-?} MiB, process CPU $cpu s"
     done
 done
 
@@ -77,12 +82,15 @@ a_ms=$(awk '$1=="apache" {print $3}' "$results/runs.txt" | median)
 k_ms=$(awk '$1=="kaas" {print $3}' "$results/runs.txt" | median)
 a_heap=$(awk '$1=="apache" {print $4}' "$results/runs.txt" | median)
 k_heap=$(awk '$1=="kaas" {print $4}' "$results/runs.txt" | median)
+a_cpu=$(awk '$1=="apache" {print $5}' "$results/runs.txt" | median)
+k_cpu=$(awk '$1=="kaas" {print $5}' "$results/runs.txt" | median)
 {
     printf 'cleaner, %s MiB of 1 KiB records, %s keys, %s MiB segments, median of %s rounds, core %s\n' "$MIB" "$KEYS" "$SEGMENT_MIB" "$ROUNDS" "$CORE"
-    printf '%-8s %12s %14s\n' system 'MB/s dirty' 'peak heap MiB'
-    awk -v b="$dirty_bytes" -v a="$a_ms" -v k="$k_ms" -v ah="$a_heap" -v kh="$k_heap" 'BEGIN {
-        printf "%-8s %12.1f %14d\n", "apache", b / 1e6 / (a / 1000), ah
-        printf "%-8s %12.1f %14d\n", "kaas", b / 1e6 / (k / 1000), kh
+    printf '%-8s %10s %12s %14s %18s\n' system 'pass ms' 'MB/s dirty' 'peak heap MiB' 'process CPU s'
+    awk -v b="$dirty_bytes" -v a="$a_ms" -v k="$k_ms" -v ah="$a_heap" -v kh="$k_heap" -v ac="$a_cpu" -v kc="$k_cpu" 'BEGIN {
+        printf "%-8s %10d %12.1f %14d %18.2f\n", "apache", a, b / 1e6 / (a / 1000), ah, ac
+        printf "%-8s %10d %12.1f %14d %18.2f\n", "kaas", k, b / 1e6 / (k / 1000), kh, kc
         printf "ratio kaas/Apache: throughput %.2f, heap (Apache/kaas) %.2f\n", a / k, ah / kh }'
+    printf 'load average before %s, after %s; %s\n' "$load_before" "$(cut -d' ' -f1-3 /proc/loadavg)" "$fs"
 } | tee "$results/table.txt"
 exit $status

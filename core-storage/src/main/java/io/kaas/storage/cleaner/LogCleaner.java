@@ -20,13 +20,17 @@ import java.nio.file.attribute.FileTime;
 import java.security.DigestException;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.apache.kafka.common.utils.internals.CloseableIterator;
 import org.apache.kafka.storage.internals.log.OffsetMap;
@@ -166,20 +170,37 @@ public final class LogCleaner {
         }
         progress.accept(-total);
 
-        List<TxnIndexSnapshot.Aborted> aborted = AbortedRanges.scan(dir, all, log.lastStableOffset());
+        // The aborted ranges need a header walk of the whole log up to the last stable offset; a log with no
+        // transactional batch in what this pass reads does not need them (an empty list gives the same verdicts),
+        // so the walk runs only once a transactional batch turns up: in the cleaned part below the first dirty
+        // offset (walked here), in the map pass (which then starts over with them), or possibly in the part of
+        // a segment the map did not reach when it filled.
+        List<TxnIndexSnapshot.Aborted> aborted = AbortedRanges.anyTransactional(dir, all, bounds.cleanableSegments(), firstDirty)
+                ? AbortedRanges.scan(dir, all, log.lastStableOffset()) : null;
         OffsetMap map = newMap(cleanableEnd - firstDirty);
-        CleanedTransactions mapTxns = new CleanedTransactions(overlapping(aborted, firstDirty, cleanableEnd));
-        int maxDesired = (int) (map.slots() * CleanerOptions.LOAD_FACTOR);
-        boolean full = false;
-        for (int i = 0; i < bounds.cleanableSegments() && !full; i++) {
-            long next = all.get(i + 1).baseOffset();
-            if (next <= firstDirty) {
-                continue;
-            }
-            full = mapSegment(dir.resolve(all.get(i).logFileName()), firstDirty, map, mapTxns, maxDesired, progress);
-            if (!full) {
-                map.updateLatestOffset(next - 1);
-            }
+        // Segments whose every batch passed its CRC check in the map pass: the copy pass does not check them again.
+        Set<SegmentName> verified = new HashSet<>();
+        long[] firstTry = {0};
+        MapResult mapped = mapDirty(dir, all, bounds, map, aborted, verified, n -> {
+            firstTry[0] += n;
+            progress.accept(n);
+        });
+        if (mapped == MapResult.TRANSACTIONAL) {
+            aborted = AbortedRanges.scan(dir, all, log.lastStableOffset());
+            map.clear();
+            verified.clear();
+            long[] again = {0};
+            mapped = mapDirty(dir, all, bounds, map, aborted, verified, n -> {
+                // the bytes read again up to where the first try stopped were reported already
+                long newly = again[0] + n - Math.max(again[0], firstTry[0]);
+                again[0] += n;
+                if (newly > 0) {
+                    progress.accept(newly);
+                }
+            });
+        }
+        if (aborted == null) {
+            aborted = mapped == MapResult.FULL ? AbortedRanges.scan(dir, all, log.lastStableOffset()) : List.of();
         }
         long endOffset = map.latestOffset() + 1;
 
@@ -194,7 +215,7 @@ public final class LogCleaner {
         long retained = 0;
         List<List<SegmentName>> groups = group(dir, toClean, all, cleanableEnd);
         for (List<SegmentName> group : groups) {
-            retained += cleanGroup(dir, group, filter, counts, dryRun, progress);
+            retained += cleanGroup(dir, group, filter, counts, verified, dryRun, progress);
         }
         if (!dryRun) {
             StateJson.write(dir.resolve(CleanerCheckpoint.FILE_NAME), new CleanerCheckpoint(CleanerCheckpoint.VERSION, endOffset));
@@ -215,32 +236,92 @@ public final class LogCleaner {
         }
     }
 
+    private enum MapResult { MAPPED, FULL, TRANSACTIONAL }
+
+    /**
+     * The map pass over the dirty cleanable segments. With {@code aborted} null (not walked yet) it stops at the first
+     * transactional or control batch and says so: the caller walks them and starts over.
+     */
+    private MapResult mapDirty(Path dir, List<SegmentName> all, Bounds bounds, OffsetMap map,
+                               List<TxnIndexSnapshot.Aborted> aborted, Set<SegmentName> verified, LongConsumer progress)
+            throws IOException {
+        long firstDirty = bounds.firstDirtyOffset();
+        CleanedTransactions txns = new CleanedTransactions(
+                aborted == null ? List.of() : overlapping(aborted, firstDirty, bounds.cleanableEnd()));
+        int maxDesired = (int) (map.slots() * CleanerOptions.LOAD_FACTOR);
+        for (int i = 0; i < bounds.cleanableSegments(); i++) {
+            long next = all.get(i + 1).baseOffset();
+            if (next <= firstDirty) {
+                continue;
+            }
+            MapResult r = mapSegment(dir.resolve(all.get(i).logFileName()), firstDirty, map, txns, aborted != null,
+                    maxDesired, progress);
+            if (r != MapResult.MAPPED) {
+                return r;
+            }
+            verified.add(all.get(i));
+            map.updateLatestOffset(next - 1);
+        }
+        return MapResult.MAPPED;
+    }
+
     private static List<TxnIndexSnapshot.Aborted> overlapping(List<TxnIndexSnapshot.Aborted> aborted, long from, long to) {
         return aborted.stream().filter(a -> a.lastOffset() >= from && a.firstOffset() < to).toList();
     }
 
-    /** Adds {@code log}'s keys at or past {@code firstDirty} to the map; true when the map filled up. */
-    private boolean mapSegment(Path log, long firstDirty, OffsetMap map, CleanedTransactions txns, int maxDesired,
-                               LongConsumer progress) throws IOException {
+    /**
+     * Adds {@code log}'s keys at or past {@code firstDirty} to the map, checking every batch's CRC: FULL when the map
+     * filled up, TRANSACTIONAL when {@code !txnsKnown} and a transactional batch turned up.
+     */
+    private MapResult mapSegment(Path log, long firstDirty, OffsetMap map, CleanedTransactions txns, boolean txnsKnown,
+                                 int maxDesired, LongConsumer progress) throws IOException {
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
             long size = ch.size();
             long position = 0;
             while (position < size) {
                 fill(ch, position);
                 MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
+                RecordKeys keys = new RecordKeys(readBuffer);
                 long start = position;
                 for (MutableRecordBatch batch : records.batches()) {
                     checkCrc(batch, log, position);
+                    if (!txnsKnown && (batch.isTransactional() || batch.isControlBatch())) {
+                        progress.accept(position - start);
+                        return MapResult.TRANSACTIONAL;
+                    }
                     if (batch.isControlBatch()) {
                         txns.onControlBatch(batch);
-                    } else if (!txns.onDataBatch(batch)) {
+                    } else if (txns.onDataBatch(batch)) {
+                        // aborted: its keys do not count
+                    } else if (batch.magic() >= RecordBatch.MAGIC_VALUE_V2 && batch.compressionType() == CompressionType.NONE) {
+                        boolean complete;
+                        try {
+                            complete = keys.forEach((int) (position - start), batch.sizeInBytes(), batch.baseOffset(),
+                                    batch.countOrNull(), (key, offset) -> {
+                                        if (offset < firstDirty) {
+                                            return true;
+                                        }
+                                        if (map.size() >= maxDesired) {
+                                            return false;
+                                        }
+                                        map.put(key, offset);
+                                        return true;
+                                    });
+                        } catch (IllegalArgumentException e) {
+                            throw damaged(batch, log, position, e.getMessage());
+                        }
+                        if (!complete) {
+                            progress.accept(position - start);
+                            return MapResult.FULL;
+                        }
+                    } else {
                         try (CloseableIterator<Record> it = batch.streamingIterator(decompression)) {
                             while (it.hasNext()) {
                                 Record r = it.next();
                                 if (r.hasKey() && r.offset() >= firstDirty) {
                                     if (map.size() >= maxDesired) {
                                         progress.accept(position - start);
-                                        return true;
+                                        return MapResult.FULL;
                                     }
                                     map.put(r.key(), r.offset());
                                 }
@@ -257,15 +338,15 @@ public final class LogCleaner {
                     growFor(ch, log, position);
                 }
             }
-            return false;
+            return MapResult.MAPPED;
         } catch (DigestException e) {
             throw new IllegalStateException("MD5 digest failed", e);
         }
     }
 
     /** Cleans {@code group} into one segment named as its first; returns the records kept. */
-    private long cleanGroup(Path dir, List<SegmentName> group, CleanerFilter filter, CleanerCounts counts, boolean dryRun,
-                            LongConsumer progress) throws IOException {
+    private long cleanGroup(Path dir, List<SegmentName> group, CleanerFilter filter, CleanerCounts counts,
+                            Set<SegmentName> verified, boolean dryRun, LongConsumer progress) throws IOException {
         SegmentName target = group.get(0);
         Path cleanedLog = CleanerSwap.cleanedLog(dir, target);
         Path cleanedIndex = CleanerSwap.cleanedIndex(dir, target);
@@ -288,8 +369,10 @@ public final class LogCleaner {
                     while (position < size) {
                         fill(in, position);
                         MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
-                        for (MutableRecordBatch batch : records.batches()) {
-                            checkCrc(batch, log, position);
+                        if (!verified.contains(source)) {
+                            for (MutableRecordBatch batch : records.batches()) {
+                                checkCrc(batch, log, position);
+                            }
                         }
                         writeBuffer.clear();
                         MemoryRecords.FilterResult result = records.filterTo(filter, writeBuffer, decompression, Integer.MAX_VALUE);
@@ -421,9 +504,13 @@ public final class LogCleaner {
         try {
             batch.ensureValid();
         } catch (KafkaException e) {
-            throw new StorageException(StorageException.Kind.DAMAGED, log + ": batch at offset " + batch.baseOffset()
-                    + " (near byte " + position + "): " + e.getMessage() + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
+            throw damaged(batch, log, position, e.getMessage());
         }
+    }
+
+    private static StorageException damaged(MutableRecordBatch batch, Path log, long position, String what) {
+        return new StorageException(StorageException.Kind.DAMAGED, log + ": batch at offset " + batch.baseOffset()
+                + " (near byte " + position + "): " + what + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
     }
 
     private static long maxTimestamp(Path log) throws IOException {

@@ -68,6 +68,37 @@ class CleanerProperties {
         }
     }
 
+    /**
+     * A dedupe buffer too small for the dirty keys: each pass stops where the map filled and the next goes on
+     * from the checkpoint, so later passes copy a cleaned part (transactions in it included) and map a dirty
+     * one. Once nothing is dirty the log is what one big pass makes.
+     */
+    @Property(tries = 60)
+    void passesResumingFromTheCheckpointEndAtTheLatestValuePerKey(@ForAll long seed, @ForAll @IntRange(min = 10, max = 60) int steps,
+                                                                   @ForAll @IntRange(min = 20, max = 40) int keys) throws Exception {
+        try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix())) {
+            Path dir = Files.createDirectories(fs.getPath("/data/t/0"));
+            CleanerScenario s = CleanerScenario.generate(seed, steps, keys);
+            s.write(dir);
+            long active = s.activeBase();
+            LogCleaner small = new LogCleaner(new CleanerOptions(NOW, RETENTION, 0, 4 * 1024L, 24 * 16, 1024,
+                    new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES)));
+            for (int pass = 0; pass < 1000; pass++) {
+                CleanableLog log = input(dir, segments(dir), s, LogCleaner.readCheckpoint(dir));
+                if (!small.bounds(log).anythingDirty()) {
+                    break;
+                }
+                small.clean(log, false, NO_PROGRESS);
+            }
+            assertThat(small.bounds(input(dir, segments(dir), s, LogCleaner.readCheckpoint(dir))).anythingDirty()).isFalse();
+            CleanedLog after = CleanedLog.read(dir);
+            assertSameRecordsAsWritten(after, s);
+            assertLatestPerKey(after, s.latestBelow(active), active, true);
+            assertIdempotenceStateKept(after, s);
+            assertRecoveryAccepts(dir, s.nextOffset);
+        }
+    }
+
     @Property(tries = 60)
     void aDryRunChangesNoByteAndReportsWhatARealRunDoes(@ForAll long seed, @ForAll @IntRange(min = 1, max = 40) int steps) throws Exception {
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix())) {
