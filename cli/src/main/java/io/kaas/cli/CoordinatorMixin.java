@@ -36,6 +36,11 @@ public final class CoordinatorMixin {
             description = "With --coordinator: the brokers' --cluster-id (env KAAS_CLUSTER_ID; default kaas serve's).")
     private String clusterId;
 
+    /** {@code --cluster-id} as given, or kaas serve's default. */
+    static String clusterIdOrDefault(String clusterId) {
+        return clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId;
+    }
+
     /**
      * Throws naming the first partition under {@code path} a live broker owns; nothing without
      * {@code --coordinator} or when {@code skip}.
@@ -60,9 +65,8 @@ public final class CoordinatorMixin {
                 partitions.add(new TopicPartition(topic.getFileName().toString(), Integer.parseInt(name)));
             }
         }
-        String cid = clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId;
         Map<TopicPartition, Integer> owned;
-        try (ClusterStore store = cluster.connect(cid)) {
+        try (ClusterStore store = cluster.connect(clusterIdOrDefault(clusterId))) {
             owned = LiveOwners.of(store, partitions);
         }
         if (!owned.isEmpty()) {
