@@ -546,6 +546,13 @@ public final class KubernetesClusterStore implements ClusterStore {
             return request.get();
         } catch (KubernetesClientException e) {
             String detail = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            if (root != e) {
+                detail += " (" + root + ")"; // fabric8's message names the operation; the cause says why (refused, TLS, timeout)
+            }
             throw new CoordinationException("cannot " + what + ": " + (e.getCode() > 0 ? "HTTP " + e.getCode() + ": " : "") + detail, e);
         }
     }
