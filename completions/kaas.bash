@@ -156,6 +156,7 @@ function _complete_kaas() {
   # Edge case: if command line has no space after subcommand, then don't assume this subcommand is selected (remkop/picocli#1468).
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} acl" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} assign" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} compact" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} delete-records" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump-segment" ];    then _picocli_kaas; return $?; fi
@@ -174,35 +175,37 @@ function _complete_kaas() {
   # Find the longest sequence of subcommands and call the bash function for that subcommand.
   local cmds0=(help)
   local cmds1=(acl)
-  local cmds2=(compact)
-  local cmds3=(delete-records)
-  local cmds4=(dump-segment)
-  local cmds5=(rebuild-index)
-  local cmds6=(recover)
-  local cmds7=(serve)
-  local cmds8=(user)
-  local cmds9=(verify)
-  local cmds10=(acl add)
-  local cmds11=(acl list)
-  local cmds12=(acl remove)
-  local cmds13=(user add)
-  local cmds14=(user delete)
-  local cmds15=(user list)
+  local cmds2=(assign)
+  local cmds3=(compact)
+  local cmds4=(delete-records)
+  local cmds5=(dump-segment)
+  local cmds6=(rebuild-index)
+  local cmds7=(recover)
+  local cmds8=(serve)
+  local cmds9=(user)
+  local cmds10=(verify)
+  local cmds11=(acl add)
+  local cmds12=(acl list)
+  local cmds13=(acl remove)
+  local cmds14=(user add)
+  local cmds15=(user delete)
+  local cmds16=(user list)
 
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_kaas_user_list; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_user_delete; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_user_add; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_acl_remove; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_acl_list; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_acl_add; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_verify; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_user; return $?; fi
-  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_serve; return $?; fi
-  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_recover; return $?; fi
-  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
-  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
-  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_deleterecords; return $?; fi
-  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_compact; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_kaas_user_list; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_kaas_user_delete; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_user_add; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_acl_remove; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_acl_list; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_acl_add; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_user; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_serve; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_recover; return $?; fi
+  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
+  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
+  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_deleterecords; return $?; fi
+  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_compact; return $?; fi
+  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_assign; return $?; fi
   if CompWordsContainsArray "${cmds1[@]}"; then _picocli_kaas_acl; return $?; fi
   if CompWordsContainsArray "${cmds0[@]}"; then _picocli_kaas_help; return $?; fi
 
@@ -215,7 +218,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help acl compact delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="help acl assign compact delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -233,7 +236,7 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="acl compact delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="acl assign compact delete-records dump-segment rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
 
@@ -254,6 +257,42 @@ function _picocli_kaas_acl() {
   local commands="add list remove"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `assign` subcommand.
+function _picocli_kaas_assign() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--unpin' '--list' '--wait' '--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--coordinator' '--cluster-id' '--broker' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--coordinator')
+      return
+      ;;
+    '--cluster-id')
+      return
+      ;;
+    '--broker')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
 
   if [[ "${curr_word}" == -* ]]; then
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )

@@ -62,7 +62,6 @@ import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.coordination.ClusterMember;
 import io.kaas.broker.coordination.ClusterStore;
 import io.kaas.broker.coordination.CoordinationException;
-import io.kaas.broker.coordination.EtcdClusterStore;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.metrics.BrokerMetrics;
@@ -250,7 +249,7 @@ public final class KaasBroker implements AutoCloseable {
         ClusterStore store = null;
         if (clusterConfig != null) {
             try {
-                store = EtcdClusterStore.connect(clusterConfig.endpoints(), config.clusterId(), clusterConfig.timeout());
+                store = clusterConfig.connect(config.clusterId());
             } catch (RuntimeException e) {
                 stop();
                 throw e;

@@ -2,7 +2,7 @@ package io.kaas.cli;
 
 import io.kaas.broker.BrokerConfig;
 import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.coordination.EtcdClusterStore;
+import io.kaas.broker.coordination.ClusterStore;
 import io.kaas.broker.coordination.LiveOwners;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicPartition;
@@ -19,21 +19,27 @@ import picocli.CommandLine.Spec;
 /**
  * {@code --coordinator} and {@code --cluster-id} for the offline commands that change files: with brokers
  * sharing the data directory (kaas serve --coordinator), a partition is owned by the broker the etcd
- * assignment names while that broker's lease holds; such a partition is refused like one under a
+ * assignment names (in etcd or Kubernetes) while that broker's lease holds; such a partition is refused like one under a
  * running broker's OS lock (exit 3), unless {@code --force} or a dry run.
  */
 public final class CoordinatorMixin {
     @Spec(Spec.Target.MIXEE)
     private CommandSpec mixee;
 
-    @Option(names = "--coordinator", paramLabel = "etcd://HOST:PORT[,HOST:PORT...]", defaultValue = "${env:KAAS_COORDINATOR}",
-            description = "With brokers sharing the data directory: refuse partitions a live broker owns, as the etcd "
-                    + "assignment and leases say (env KAAS_COORDINATOR).")
+    @Option(names = "--coordinator", paramLabel = "URI", defaultValue = "${env:KAAS_COORDINATOR}",
+            description = "With brokers sharing the data directory: refuse partitions a live broker owns, as the "
+                    + "coordination store's assignment and leases say: etcd://HOST:PORT[,HOST:PORT...] or "
+                    + "k8s://[NAMESPACE][?context=NAME] (env KAAS_COORDINATOR).")
     private String coordinator;
 
     @Option(names = "--cluster-id", paramLabel = "ID", defaultValue = "${env:KAAS_CLUSTER_ID}",
             description = "With --coordinator: the brokers' --cluster-id (env KAAS_CLUSTER_ID; default kaas serve's).")
     private String clusterId;
+
+    /** {@code --cluster-id} as given, or kaas serve's default. */
+    static String clusterIdOrDefault(String clusterId) {
+        return clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId;
+    }
 
     /**
      * Throws naming the first partition under {@code path} a live broker owns; nothing without
@@ -59,16 +65,15 @@ public final class CoordinatorMixin {
                 partitions.add(new TopicPartition(topic.getFileName().toString(), Integer.parseInt(name)));
             }
         }
-        String cid = clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId;
         Map<TopicPartition, Integer> owned;
-        try (EtcdClusterStore store = EtcdClusterStore.connect(cluster.endpoints(), cid, cluster.timeout())) {
+        try (ClusterStore store = cluster.connect(clusterIdOrDefault(clusterId))) {
             owned = LiveOwners.of(store, partitions);
         }
         if (!owned.isEmpty()) {
             Map.Entry<TopicPartition, Integer> first = owned.entrySet().iterator().next();
             throw new StorageException(StorageException.Kind.LOCKED, first.getKey() + " (and " + (owned.size() - 1)
                     + " more under " + path + ") is owned by live broker " + first.getValue()
-                    + " (its lease in etcd); stop it, or pass --force");
+                    + " (its lease in the coordination store); stop it, or pass --force");
         }
     }
 }

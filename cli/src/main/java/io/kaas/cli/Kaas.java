@@ -46,6 +46,7 @@ public final class Kaas implements Runnable {
             AutoComplete.GenerateCompletion.class,
             // One line per subcommand, alphabetical, e.g. VerifyCommand.class,
             AclCommand.class,
+            AssignCommand.class,
             CompactCommand.class,
             DeleteRecordsCommand.class,
             DumpSegmentCommand.class,

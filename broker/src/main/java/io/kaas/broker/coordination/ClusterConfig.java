@@ -1,32 +1,29 @@
 package io.kaas.broker.coordination;
 
-import java.net.URI;
+import io.kaas.broker.coordination.kubernetes.KubernetesAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * How a broker joins several others over one shared data directory ({@code kaas serve --coordinator}).
  *
- * @param endpoints etcd endpoints, {@code host:port}
+ * @param store     where the coordination store is: etcd or Kubernetes
  * @param leaseTtl  the membership lease: a broker silent this long loses its partitions
  * @param margin    the self-fence stops acknowledging this long before the lease can expire
  * @param grace     after the store shows a lease expired, its partitions wait this long before moving
  * @param timeout   longest wait for one call to the store
  */
-public record ClusterConfig(List<String> endpoints, Duration leaseTtl, Duration margin, Duration grace, Duration timeout) {
+public record ClusterConfig(StoreAddress store, Duration leaseTtl, Duration margin, Duration grace, Duration timeout) {
     public static final Duration DEFAULT_LEASE_TTL = Duration.ofSeconds(6);
     public static final Duration DEFAULT_MARGIN = Duration.ofSeconds(2);
     public static final Duration DEFAULT_GRACE = Duration.ofSeconds(2);
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    /** What {@code --coordinator} takes, for help texts and errors. */
+    public static final String FORMS = "etcd://HOST:PORT[,HOST:PORT...] or k8s://[NAMESPACE][?context=NAME]";
 
     public ClusterConfig {
-        endpoints = List.copyOf(endpoints);
-        if (endpoints.isEmpty()) {
-            throw new IllegalArgumentException("a coordinator needs at least one endpoint");
-        }
+        java.util.Objects.requireNonNull(store, "store");
         if (leaseTtl.toSeconds() < 2) {
-            throw new IllegalArgumentException("the lease TTL must be at least 2 s (etcd counts whole seconds), got " + leaseTtl);
+            throw new IllegalArgumentException("the lease TTL must be at least 2 s (etcd and Kubernetes Leases count whole seconds), got " + leaseTtl);
         }
         if (margin.isNegative() || margin.compareTo(leaseTtl.dividedBy(2)) > 0) {
             throw new IllegalArgumentException("the self-fence margin must be between 0 and half the lease TTL, got " + margin);
@@ -34,28 +31,28 @@ public record ClusterConfig(List<String> endpoints, Duration leaseTtl, Duration 
     }
 
     /**
-     * Parses {@code --coordinator}: {@code etcd://HOST:PORT[,HOST:PORT...]}, with the default timings.
+     * Parses {@code --coordinator} ({@link #FORMS}), with the default timings.
      *
      * @throws IllegalArgumentException naming what is wrong
      */
     public static ClusterConfig parse(String spec) {
-        String prefix = "etcd://";
-        if (spec == null || !spec.startsWith(prefix)) {
-            throw new IllegalArgumentException("--coordinator must look like etcd://HOST:PORT[,HOST:PORT...], got " + spec);
+        StoreAddress store;
+        if (spec != null && spec.startsWith(EtcdAddress.SCHEME)) {
+            store = EtcdAddress.parse(spec);
+        } else if (spec != null && KubernetesAddress.matches(spec)) {
+            store = KubernetesAddress.parse(spec);
+        } else {
+            throw new IllegalArgumentException("--coordinator must look like " + FORMS + ", got " + spec);
         }
-        List<String> endpoints = new ArrayList<>();
-        for (String e : spec.substring(prefix.length()).split(",")) {
-            String hp = e.trim();
-            URI u = URI.create("http://" + hp);
-            if (hp.isEmpty() || u.getHost() == null || u.getPort() < 1 || (u.getPath() != null && !u.getPath().isEmpty())) {
-                throw new IllegalArgumentException("--coordinator: not HOST:PORT: '" + hp + "' in " + spec);
-            }
-            endpoints.add(hp);
-        }
-        return new ClusterConfig(endpoints, DEFAULT_LEASE_TTL, DEFAULT_MARGIN, DEFAULT_GRACE, DEFAULT_TIMEOUT);
+        return new ClusterConfig(store, DEFAULT_LEASE_TTL, DEFAULT_MARGIN, DEFAULT_GRACE, DEFAULT_TIMEOUT);
+    }
+
+    /** A store for the brokers of {@code clusterId}, within this config's timeout (see {@link StoreAddress#connect}). */
+    public ClusterStore connect(String clusterId) {
+        return store.connect(clusterId, timeout);
     }
 
     public ClusterConfig withTimings(Duration ttl, Duration margin, Duration grace) {
-        return new ClusterConfig(endpoints, ttl, margin, grace, timeout);
+        return new ClusterConfig(store, ttl, margin, grace, timeout);
     }
 }

@@ -1,117 +1,26 @@
 package io.kaas.broker.coordination;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
-import io.kaas.storage.TopicPartition;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The etcd backend of the coordination seam against a real etcd. */
+/** The etcd backend of the coordination seam against a real etcd: the shared contract, and etcd's own errors. */
 @ExtendWith(EtcdServer.Shared.class)
-class EtcdClusterStoreTest {
-    private static final Duration TIMEOUT = Duration.ofSeconds(5);
+class EtcdClusterStoreTest extends ClusterStoreContract {
+    private EtcdServer etcd;
 
-    private static EtcdClusterStore store(EtcdServer etcd, String cluster) {
+    @BeforeEach
+    void useEtcd(EtcdServer etcd) {
+        this.etcd = etcd;
+    }
+
+    @Override
+    protected ClusterStore store(String cluster) {
         return EtcdClusterStore.connect(List.of(etcd.endpoint()), cluster, TIMEOUT);
-    }
-
-    @Test
-    void aBrokerIdIsRegisteredOnceAndVanishesWithItsLease(EtcdServer etcd) {
-        String cluster = UUID.randomUUID().toString();
-        try (EtcdClusterStore a = store(etcd, cluster); EtcdClusterStore b = store(etcd, cluster)) {
-            long la = a.grantLease(Duration.ofSeconds(2));
-            long lb = b.grantLease(Duration.ofSeconds(2));
-            assertThat(a.register(new BrokerRegistration(1, "127.0.0.1", 9001), la)).isTrue();
-            assertThat(b.register(new BrokerRegistration(1, "127.0.0.1", 9002), lb)).as("same id while the first lives").isFalse();
-            assertThat(b.register(new BrokerRegistration(2, "127.0.0.1", 9002), lb)).isTrue();
-            assertThat(a.brokers()).containsOnlyKeys(1, 2).containsEntry(1, new BrokerRegistration(1, "127.0.0.1", 9001));
-
-            b.revokeLease(lb);
-            assertThat(a.brokers()).containsOnlyKeys(1);
-            assertThat(a.renewLease(lb)).as("a revoked lease renews to nothing").isZero();
-            // Not renewed: etcd expires it after its TTL and the registration goes with it.
-            await().atMost(Duration.ofSeconds(10)).until(() -> a.brokers().isEmpty());
-            assertThat(a.renewLease(la)).isZero();
-        }
-    }
-
-    @Test
-    void aRenewalReportsTheTimeLeft(EtcdServer etcd) {
-        try (EtcdClusterStore s = store(etcd, UUID.randomUUID().toString())) {
-            long lease = s.grantLease(Duration.ofSeconds(3));
-            assertThat(s.renewLease(lease)).isEqualTo(Duration.ofSeconds(3));
-        }
-    }
-
-    @Test
-    void assignmentAndEpochsAreWrittenByCompareAndSet(EtcdServer etcd) {
-        try (EtcdClusterStore s = store(etcd, UUID.randomUUID().toString())) {
-            Versioned<Assignment> none = s.assignment();
-            assertThat(none).isEqualTo(new Versioned<>(Assignment.EMPTY, 0));
-            Assignment first = Assignment.EMPTY.rebalanced(Map.of("t", 2), Set.of(1));
-            assertThat(s.compareAndSetAssignment(0, first)).isTrue();
-            assertThat(s.compareAndSetAssignment(0, first)).as("stale version").isFalse();
-            Versioned<Assignment> read = s.assignment();
-            assertThat(read.value()).isEqualTo(first);
-            assertThat(read.value().owner(new TopicPartition("t", 1))).hasValue(1);
-
-            TopicPartition tp = new TopicPartition("t", 0);
-            Versioned<Integer> e0 = s.epoch(tp);
-            assertThat(e0).isEqualTo(new Versioned<>(0, 0L));
-            long lease = s.grantLease(Duration.ofSeconds(5));
-            assertThat(s.claim(tp, e0.version(), 1, 1, lease)).isTrue();
-            assertThat(s.holder(tp)).hasValue(1);
-            assertThat(s.claim(tp, e0.version(), 1, 2, lease)).as("a second taker with the same view loses").isFalse();
-            assertThat(s.claim(tp, s.epoch(tp).version(), 2, 2, lease)).as("held: not before the holder lets go").isFalse();
-            s.release(tp, 2);
-            assertThat(s.holder(tp)).as("only the holder releases").hasValue(1);
-            s.release(tp, 1);
-            assertThat(s.holder(tp)).isEmpty();
-            assertThat(s.claim(tp, s.epoch(tp).version(), 2, 2, lease)).isTrue();
-            s.revokeLease(lease);
-            assertThat(s.holder(tp)).as("a holder's key goes with its lease").isEmpty();
-            assertThat(s.epoch(tp).value()).isEqualTo(2);
-        }
-    }
-
-    @Test
-    void topicsArePublishedAndWatched(EtcdServer etcd) throws Exception {
-        try (EtcdClusterStore s = store(etcd, UUID.randomUUID().toString())) {
-            AtomicInteger changes = new AtomicInteger();
-            try (AutoCloseable w = s.watch(changes::incrementAndGet, () -> {})) {
-                await().atMost(TIMEOUT).until(() -> changes.get() >= 1); // created notify
-                int before = changes.get();
-                s.publishTopic("orders", 3);
-                await().atMost(TIMEOUT).until(() -> changes.get() > before);
-                assertThat(s.topics()).containsExactly(Map.entry("orders", 3));
-                s.unpublishTopic("orders");
-                assertThat(s.topics()).isEmpty();
-            }
-        }
-    }
-
-    @Test
-    void oneControllerAtATimeAndTheNextOnceItsLeaseEnds(EtcdServer etcd) throws Exception {
-        String cluster = UUID.randomUUID().toString();
-        try (EtcdClusterStore a = store(etcd, cluster); EtcdClusterStore b = store(etcd, cluster)) {
-            long la = a.grantLease(Duration.ofSeconds(5));
-            long lb = b.grantLease(Duration.ofSeconds(5));
-            a.campaign(1, la).get();
-            CompletableFuture<Void> second = b.campaign(2, lb);
-            Thread.onSpinWait();
-            assertThat(second).as("while the first controller's lease holds").isNotDone();
-            a.revokeLease(la);
-            second.get(10, java.util.concurrent.TimeUnit.SECONDS);
-        }
     }
 
     @Test

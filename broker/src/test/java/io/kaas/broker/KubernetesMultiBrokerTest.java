@@ -1,0 +1,81 @@
+package io.kaas.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kaas.broker.coordination.ClusterConfig;
+import io.kaas.broker.coordination.StoreAddress;
+import io.kaas.broker.coordination.kubernetes.KubernetesClusterStore;
+import io.kaas.broker.security.SecurityConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three brokers in this JVM over one data directory, coordinated through the Kubernetes backend against
+ * fabric8's API server mock (CRUD mode): they split a topic's partitions, serve produce and consume across
+ * brokers, and a clean stop hands a broker's partitions to the others, as with etcd (MultiBrokerTest).
+ */
+@EnableKubernetesMockClient(crud = true)
+class KubernetesMultiBrokerTest {
+    private static final java.util.logging.Logger MOCK_LOG = quiet();
+    static KubernetesMockServer server;
+
+    @TempDir
+    Path dir;
+    private final List<KaasBroker> brokers = new ArrayList<>();
+    private final String clusterId = "k8s-" + UUID.randomUUID();
+
+    private static java.util.logging.Logger quiet() {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+        log.setLevel(java.util.logging.Level.WARNING);
+        return log;
+    }
+
+    @AfterEach
+    void stopAll() {
+        brokers.forEach(KaasBroker::stop);
+    }
+
+    private KaasBroker start(int id) {
+        BrokerConfig config = BrokerConfig.forTest(dir).withBrokerId(id).withClusterId(clusterId).withDefaultPartitions(6);
+        // What k8s://kaas would connect to inside a pod, but on the mock: each broker its own client.
+        StoreAddress mock = (cluster, timeout) -> KubernetesClusterStore.open(server.createClient(), "kaas", cluster, timeout);
+        ClusterConfig cluster = new ClusterConfig(mock, Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofMillis(500),
+                ClusterConfig.DEFAULT_TIMEOUT);
+        KaasBroker b = KaasBroker.create(config, SecurityConfig.none(), cluster);
+        brokers.add(b);
+        return b.start();
+    }
+
+    @Test
+    void threeBrokersSplitATopicAndHandOnAtAStop() throws Exception {
+        KaasBroker b0 = start(0);
+        KaasBroker b1 = start(1);
+        KaasBroker b2 = start(2);
+        try (Admin admin = Admin.create(java.util.Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b0.bootstrapServers(),
+                AdminClientConfig.METADATA_MAX_AGE_CONFIG, "500"))) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                b0.engine().taken().size() == 2 && b1.engine().taken().size() == 2 && b2.engine().taken().size() == 2);
+        Set<String> sent = new HashSet<>(MultiBrokerTest.produce(b1, "a", 60));
+        b2.stop(); // revokes its lease: its partitions move after the grace period
+        await().atMost(Duration.ofSeconds(30)).until(() -> b0.engine().taken().size() == 3 && b1.engine().taken().size() == 3);
+        sent.addAll(MultiBrokerTest.produce(b0, "b", 60));
+        assertThat(MultiBrokerTest.consumeAll(b1, 6)).containsExactlyInAnyOrderElementsOf(sent);
+    }
+}
