@@ -158,7 +158,6 @@ final class ServeCommand implements Callable<Integer> {
     long logCleanerBackoffMs;
 
 
-<<<<<<< HEAD
     @Option(names = "--authorizer-class-name", paramLabel = "CLASS", defaultValue = "${env:KAAS_AUTHORIZER_CLASS_NAME}",
             description = "Enforce ACLs (__cluster/acls.json, kafka-acls, kaas acl) with Apache's own authorizer: "
                     + AccessControl.STANDARD_AUTHORIZER + ", the only class accepted; empty for none "
@@ -186,14 +185,10 @@ final class ServeCommand implements Callable<Integer> {
                     + "(server.properties quota.window.size.seconds; env KAAS_QUOTA_WINDOW_SIZE_SECONDS; default 1).")
     Integer quotaWindowSizeSeconds;
 
-    @Option(names = "--coordinator", paramLabel = "etcd://HOST:PORT[,HOST:PORT...]", defaultValue = "${env:KAAS_COORDINATOR}",
-            description = "Share the data directory with other brokers, coordinated by etcd: each broker registers "
-=======
     @Option(names = "--coordinator", paramLabel = "URI", defaultValue = "${env:KAAS_COORDINATOR}",
             description = "Share the data directory with other brokers, coordinated by etcd (etcd://HOST:PORT[,HOST:PORT...]) "
                     + "or by Kubernetes Leases and a ConfigMap (k8s://[NAMESPACE][?context=NAME]: in a pod its service "
                     + "account, else the kubeconfig; no namespace: the pod's or the context's): each broker registers "
->>>>>>> k8s-lease
                     + "under a lease (--broker-id must differ), one is elected controller and assigns partitions, "
                     + "a broker that cannot renew its lease stops acknowledging before it can expire, and its "
                     + "partitions move to the others. Without it: one broker owning the whole directory "
