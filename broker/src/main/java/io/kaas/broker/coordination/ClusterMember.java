@@ -62,6 +62,7 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     /** kaas-cluster only: whether this broker was the groups' coordinator at the last reconcile. */
     private boolean wasCoordinator;
     private volatile Runnable onBecomingCoordinator = () -> {};
+    private volatile Runnable onLosingCoordinator = () -> {};
 
     /** What Metadata answers from: the live brokers and the assignment, as last read. */
     private record View(Map<Integer, BrokerRegistration> brokers, Assignment assignment) {}
@@ -130,6 +131,14 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
         onBecomingCoordinator = r;
     }
 
+    /**
+     * Runs {@code r} on {@code kaas-cluster} when this broker stops being the one FindCoordinator names (a lower id
+     * joined, or this broker's lease was lost): it must write no more coordinator state.
+     */
+    public void onLosingCoordinator(Runnable r) {
+        onLosingCoordinator = r;
+    }
+
     /** The self-fence: whether a write may be acknowledged now. */
     public boolean mayAcknowledge() {
         LeaseKeeper k = keeper;
@@ -188,6 +197,8 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             boolean coordinator = live.keySet().stream().mapToInt(Integer::intValue).min().orElse(-1) == self.brokerId();
             if (coordinator && !wasCoordinator) {
                 onBecomingCoordinator.run(); // before the new view lets FindCoordinator name this broker
+            } else if (!coordinator && wasCoordinator) {
+                onLosingCoordinator.run();
             }
             wasCoordinator = coordinator;
             view = new View(live, assignment.value());
@@ -209,6 +220,11 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     /** The lease is gone: everything this broker held may already be another's. Give it all up, then join anew. */
     private void lostLease() {
         controller = false;
+        if (wasCoordinator) {
+            // Another broker may coordinate already; coming back as coordinator later re-reads what it wrote.
+            wasCoordinator = false;
+            onLosingCoordinator.run();
+        }
         for (TopicPartition tp : engine.taken().keySet()) {
             engine.abandon(tp);
         }

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -36,6 +37,13 @@ import org.slf4j.LoggerFactory;
  * the group offset store → COMPLETE_* written → EndTxn answered. A crash anywhere leaves PREPARE_* (redone
  * at {@link #start}: markers and offsets are idempotent) or COMPLETE_*; an ONGOING transaction is aborted
  * by the timeout sweep once its timeout passes, so none blocks a partition's last stable offset forever.
+ *
+ * <p><b>Several brokers over one directory</b> (issue 17): one broker at a time coordinates every transactional id
+ * (the one FindCoordinator names). It acts only while it {@link #takeCoordination took} coordination and its
+ * self-fence allows; otherwise every call answers NOT_COORDINATOR and nothing is written, so an ex-coordinator
+ * never overwrites a slot file its successor owns. Taking coordination re-reads every slot file its predecessor
+ * wrote and completes the transactions left prepared, as Apache's coordinator does when it loads a
+ * {@code __transaction_state} partition; ongoing ones stay open (the producer may still end them) until their timeout.
  *
  * <p>Thread-safe: each slot has a monitor guarding its transactions and its file (so files are written in
  * change order); marker writes run outside it. Owns {@code kaas-txn-coordinator} (timeout sweep, expiration,
@@ -67,9 +75,23 @@ public final class TransactionCoordinator {
     private final List<Map<String, TransactionRecord>> slots = new ArrayList<>();
     /** Transactions whose markers are being written, so a sweep or retry never drives one twice. */
     private final Map<String, CompletableFuture<TransactionRecord>> completing = new ConcurrentHashMap<>();
+    /** The self-fence of a broker sharing its directory (always true on its own). */
+    private final BooleanSupplier mayAct;
+    /** Whether this broker coordinates transactions now: always on its own; with others, between take and give up. */
+    private volatile boolean coordinating;
 
+    /** The coordinator of a broker on its own. */
     public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
                                   TransactionConfig config) {
+        this(clusterDir, ids, topics, groups, config, null, () -> true);
+    }
+
+    /**
+     * With {@code peers} (several brokers over one directory), markers of partitions other brokers lead are sent to
+     * them, and nothing is coordinated until {@link #takeCoordination}; {@code mayAct} is the broker's self-fence.
+     */
+    public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
+                                  TransactionConfig config, TransactionPeers peers, BooleanSupplier mayAct) {
         this.store = new TransactionStateStore(clusterDir);
         this.ids = ids;
         this.groups = groups;
@@ -79,7 +101,9 @@ public final class TransactionCoordinator {
         // The markers of one transaction are fsynced in parallel, one partition per thread: in series, a commit
         // over 8 partitions waited for 8 fsyncs one after another.
         this.markerSyncs = Executors.newFixedThreadPool(MARKER_SYNC_THREADS, new DefaultThreadFactory("kaas-txn-marker-sync", true));
-        this.markers = new TransactionMarkerWriter(topics, markerSyncs);
+        this.markers = new TransactionMarkerWriter(topics, markerSyncs, thread, peers);
+        this.mayAct = mayAct;
+        this.coordinating = peers == null;
         for (int i = 0; i < TransactionStateStore.SLOTS; i++) {
             slotLocks[i] = new Object();
             slots.add(new TreeMap<>());
@@ -87,22 +111,68 @@ public final class TransactionCoordinator {
     }
 
     /**
-     * Loads every slot, completes each transaction left in PREPARE_* (waiting for it, so the broker
-     * serves nothing half-visible), then starts the timeout sweep.
+     * Starts the timeout sweep. A broker on its own then coordinates at once: it loads every slot and completes each
+     * transaction left in PREPARE_* (waiting for it, so the broker serves nothing half-visible). A broker sharing
+     * its directory waits for {@link #takeCoordination}.
      */
     public void start() {
+        if (coordinating) {
+            awaitCompletions(load());
+        }
+        long every = config.abortSweepInterval().toMillis();
+        thread.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * This broker becomes the transaction coordinator (before FindCoordinator names it): re-reads every slot file
+     * (its predecessor's writes) and starts completing the transactions left prepared; does not wait for them
+     * (the markers may wait for partitions still moving; EndTxn retries and the sweep find them in flight).
+     */
+    public void takeCoordination() {
+        List<CompletableFuture<TransactionRecord>> redo = load();
+        coordinating = true;
+        LOG.info("coordinating transactions: {} transactional ids loaded, {} prepared ones being completed", all().size(), redo.size());
+    }
+
+    /** Another broker coordinates from now on: answer NOT_COORDINATOR and write nothing more. */
+    public void giveUpCoordination() {
+        if (coordinating) {
+            coordinating = false;
+            LOG.info("no longer coordinating transactions");
+        }
+    }
+
+    /** Whether this broker coordinates transactions now (and its self-fence allows it to act). */
+    public boolean active() {
+        return coordinating && mayAct.getAsBoolean();
+    }
+
+    /** Replaces the in-memory state with the slot files'; completions of the PREPARE_* ones, started. */
+    private List<CompletableFuture<TransactionRecord>> load() {
         List<CompletableFuture<TransactionRecord>> redo = new ArrayList<>();
-        for (TransactionRecord r : store.loadAll()) {
+        List<TransactionRecord> loaded = store.loadAll();
+        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
+            synchronized (slotLocks[slot]) {
+                slots.get(slot).clear();
+            }
+        }
+        for (TransactionRecord r : loaded) {
             int slot = TransactionStateStore.slotFor(r.transactionalId());
             synchronized (slotLocks[slot]) {
                 slots.get(slot).put(r.transactionalId(), r);
             }
+        }
+        for (TransactionRecord r : loaded) {
             if (r.state().isPrepare()) {
                 LOG.info("completing transaction {} left in {} (producer {} epoch {})", r.transactionalId(), r.state(),
                         r.producerId(), r.producerEpoch());
                 redo.add(complete(r));
             }
         }
+        return redo;
+    }
+
+    private static void awaitCompletions(List<CompletableFuture<TransactionRecord>> redo) {
         for (CompletableFuture<TransactionRecord> f : redo) {
             try {
                 // Bounded: a stalled disk must not hold the broker's start forever (the sweep retries it).
@@ -114,8 +184,6 @@ public final class TransactionCoordinator {
                 LOG.error("a transaction left prepared could not be completed now; the timeout sweep retries it", e);
             }
         }
-        long every = config.abortSweepInterval().toMillis();
-        thread.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
     }
 
     public void stop() {
@@ -146,6 +214,9 @@ public final class TransactionCoordinator {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord fencing;
         synchronized (slotLocks[slot]) {
+            if (!active()) {
+                return InitResult.failed(Errors.NOT_COORDINATOR);
+            }
             long now = clock.getAsLong();
             TransactionRecord cur = slots.get(slot).get(transactionalId);
             if (cur == null) {
@@ -237,6 +308,9 @@ public final class TransactionCoordinator {
     private Errors withProducer(String transactionalId, long producerId, short epoch, Change change) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slotLocks[slot]) {
+            if (!active()) {
+                return Errors.NOT_COORDINATOR;
+            }
             TransactionRecord cur = slots.get(slot).get(transactionalId);
             Errors e = validateProducer(cur, producerId, epoch);
             return e != Errors.NONE ? e : change.apply(slot, cur);
@@ -251,6 +325,9 @@ public final class TransactionCoordinator {
     public Errors verify(String transactionalId, long producerId, short epoch, TxnPartition partition) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slotLocks[slot]) {
+            if (!active()) {
+                return Errors.NOT_COORDINATOR;
+            }
             TransactionRecord cur = slots.get(slot).get(transactionalId);
             Errors e = validateProducer(cur, producerId, epoch);
             if (e != Errors.NONE) {
@@ -320,6 +397,9 @@ public final class TransactionCoordinator {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord prepared;
         synchronized (slotLocks[slot]) {
+            if (!active()) {
+                return CompletableFuture.completedFuture(EndResult.failed(Errors.NOT_COORDINATOR));
+            }
             TransactionRecord cur = slots.get(slot).get(transactionalId);
             long now = clock.getAsLong();
             EndTxnDecision d = v2 ? EndTxnDecision.v2(cur, producerId, epoch, commit, now)
@@ -370,6 +450,10 @@ public final class TransactionCoordinator {
     }
 
     private TransactionRecord finish(TransactionRecord prepared) {
+        if (!active()) {
+            // The next coordinator completes it from the slot file; offsets and state are its to write now.
+            throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
+        }
         if (prepared.commits() && !prepared.offsets().isEmpty()) {
             Map<String, List<OffsetStore.Committed>> byGroup = new LinkedHashMap<>();
             for (StagedOffset o : prepared.offsets()) {
@@ -380,6 +464,9 @@ public final class TransactionCoordinator {
         }
         int slot = TransactionStateStore.slotFor(prepared.transactionalId());
         synchronized (slotLocks[slot]) {
+            if (!active()) {
+                throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
+            }
             TransactionRecord cur = slots.get(slot).get(prepared.transactionalId());
             if (cur != null && cur.state() == prepared.state() && cur.producerId() == prepared.producerId()
                     && cur.producerEpoch() == prepared.producerEpoch()) {
@@ -398,6 +485,9 @@ public final class TransactionCoordinator {
      * PREPARE_* ones; forgets expired transactional ids ({@link #expire}).
      */
     void sweep() {
+        if (!active()) {
+            return;
+        }
         try {
             long now = clock.getAsLong();
             List<TransactionRecord> toComplete = new ArrayList<>();
@@ -486,6 +576,10 @@ public final class TransactionCoordinator {
 
     /** Writes the slot with {@code next} in it, then makes {@code next} current. Holds the slot lock. */
     private void put(int slot, TransactionRecord next) {
+        if (!active()) {
+            // Last line of defence: the checks above answer NOT_COORDINATOR before anything is changed.
+            throw new IllegalStateException("transaction " + next.transactionalId() + ": this broker no longer coordinates it");
+        }
         Map<String, TransactionRecord> updated = new TreeMap<>(slots.get(slot));
         updated.put(next.transactionalId(), next);
         store.write(slot, updated.values());
