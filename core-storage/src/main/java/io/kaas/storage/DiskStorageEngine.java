@@ -199,6 +199,9 @@ public final class DiskStorageEngine implements StorageEngine {
                 } catch (java.nio.file.FileAlreadyExistsException e) {
                     throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists (created by another broker)");
                 }
+                // Its entry in the data directory, durably: createDirectories below finds it there and syncs nothing,
+                // and a power cut would take the topic back with every record acknowledged in it.
+                AtomicFile.fsyncDirectory(dir.getParent());
             }
             AtomicFile.createDirectories(dir);
             TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
