@@ -273,6 +273,12 @@ public final class KaasBroker implements AutoCloseable {
             throw new UncheckedIOException(clusterDir + ": cannot create the cluster state directory", e);
         }
         TopicCatalog topics = new TopicCatalog(engine, config.autoCreateTopics(), config.defaultPartitions());
+        if (member != null) {
+            // A dead owner's lease expires within the TTL: wait up to two for the owners to let go before answering.
+            ClusterMember m = member;
+            java.time.Duration wait = clusterConfig.leaseTtl().multipliedBy(2);
+            topics.deleteThrough(name -> m.deleteTopic(name, wait));
+        }
         TopicConfigView topicConfigs = new TopicConfigView(config);
         ServedApis served = new ServedApis();
         RequestInvoker invoker = new RequestInvoker(served, handlerPool, metrics.requests());

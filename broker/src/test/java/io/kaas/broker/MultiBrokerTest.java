@@ -208,6 +208,52 @@ class MultiBrokerTest {
         return sent;
     }
 
+    /**
+     * A topic deleted through one broker is closed by every owner before its directory goes, and no owner
+     * recreates it: the same name created again with fewer partitions has only those, and serves them.
+     */
+    @Test
+    void aTopicDeletedThroughOneBrokerIsClosedEverywhereAndNotRecreated(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        KaasBroker b1 = start(etcd, 1);
+        KaasBroker b2 = start(etcd, 2);
+        try (Admin admin = admin(b1)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+            assertThat(b0.engine().taken()).isNotEmpty();
+            assertThat(b2.engine().taken()).isNotEmpty();
+            produce(b0, "a", 12);
+
+            admin.deleteTopics(List.of("t")).all().get(30, TimeUnit.SECONDS);
+            assertThat(dir.resolve("t")).as("removed once every owner let go").doesNotExist();
+            for (KaasBroker b : brokers) {
+                assertThat(b.engine().taken()).isEmpty();
+            }
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                for (KaasBroker b : brokers) {
+                    assertThat(b.engine().topic("t")).isEmpty();
+                }
+                assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS)).doesNotContain("t");
+            });
+
+            admin.createTopics(List.of(new NewTopic("t", 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 3);
+            List<String> sent = new ArrayList<>();
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    b2.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new StringSerializer())) {
+                for (int i = 0; i < 9; i++) {
+                    producer.send(new ProducerRecord<>("t", i % 3, null, "b" + i)).get(30, TimeUnit.SECONDS);
+                    sent.add("b" + i);
+                }
+            }
+            assertThat(consumeAll(b2, 3)).containsExactlyInAnyOrderElementsOf(sent);
+            try (var partitions = java.nio.file.Files.list(dir.resolve("t"))) {
+                assertThat(partitions.filter(java.nio.file.Files::isDirectory).map(p -> p.getFileName().toString()))
+                        .as("no old owner recreated a partition of the deleted topic").containsExactlyInAnyOrder("0", "1", "2");
+            }
+        }
+    }
+
     @Test
     void aBrokerFencesItselfWhileEtcdIsGoneAndResumesWhenItReturns(EtcdServer etcd) throws Exception {
         KaasBroker b0 = start(etcd, 0);
