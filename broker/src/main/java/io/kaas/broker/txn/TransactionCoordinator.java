@@ -62,7 +62,7 @@ public final class TransactionCoordinator {
         }
     }
 
-    private final TransactionStateStore store;
+    private final TransactionSlots slots;
     private final ProducerIdAllocator ids;
     private final GroupCoordinator groups;
     private final TransactionConfig config;
@@ -70,9 +70,6 @@ public final class TransactionCoordinator {
     private final ScheduledExecutorService thread;
     private final ExecutorService markerSyncs;
     private final TransactionMarkerWriter markers;
-    private final Object[] slotLocks = new Object[TransactionStateStore.SLOTS];
-    /** Per slot, guarded by its lock. */
-    private final List<Map<String, TransactionRecord>> slots = new ArrayList<>();
     /** Transactions whose markers are being written, so a sweep or retry never drives one twice. */
     private final Map<String, CompletableFuture<TransactionRecord>> completing = new ConcurrentHashMap<>();
     /** The self-fence of a broker sharing its directory (always true on its own). */
@@ -92,7 +89,7 @@ public final class TransactionCoordinator {
      */
     public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
                                   TransactionConfig config, TransactionPeers peers, BooleanSupplier mayAct) {
-        this.store = new TransactionStateStore(clusterDir);
+        this.slots = new TransactionSlots(clusterDir);
         this.ids = ids;
         this.groups = groups;
         this.config = config;
@@ -104,10 +101,6 @@ public final class TransactionCoordinator {
         this.markers = new TransactionMarkerWriter(topics, markerSyncs, thread, peers);
         this.mayAct = mayAct;
         this.coordinating = peers == null;
-        for (int i = 0; i < TransactionStateStore.SLOTS; i++) {
-            slotLocks[i] = new Object();
-            slots.add(new TreeMap<>());
-        }
     }
 
     /**
@@ -150,19 +143,7 @@ public final class TransactionCoordinator {
     /** Replaces the in-memory state with the slot files'; completions of the PREPARE_* ones, started. */
     private List<CompletableFuture<TransactionRecord>> load() {
         List<CompletableFuture<TransactionRecord>> redo = new ArrayList<>();
-        List<TransactionRecord> loaded = store.loadAll();
-        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-            synchronized (slotLocks[slot]) {
-                slots.get(slot).clear();
-            }
-        }
-        for (TransactionRecord r : loaded) {
-            int slot = TransactionStateStore.slotFor(r.transactionalId());
-            synchronized (slotLocks[slot]) {
-                slots.get(slot).put(r.transactionalId(), r);
-            }
-        }
-        for (TransactionRecord r : loaded) {
+        for (TransactionRecord r : slots.reload()) {
             if (r.state().isPrepare()) {
                 LOG.info("completing transaction {} left in {} (producer {} epoch {})", r.transactionalId(), r.state(),
                         r.producerId(), r.producerEpoch());
@@ -213,12 +194,12 @@ public final class TransactionCoordinator {
         }
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord fencing;
-        synchronized (slotLocks[slot]) {
+        synchronized (slots.lock(slot)) {
             if (!active()) {
                 return InitResult.failed(Errors.NOT_COORDINATOR);
             }
             long now = clock.getAsLong();
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            TransactionRecord cur = slots.get(slot, transactionalId);
             if (cur == null) {
                 TransactionRecord fresh = TransactionRecord.fresh(transactionalId, ids.allocate(), timeoutMs, now);
                 put(slot, fresh);
@@ -307,11 +288,11 @@ public final class TransactionCoordinator {
 
     private Errors withProducer(String transactionalId, long producerId, short epoch, Change change) {
         int slot = TransactionStateStore.slotFor(transactionalId);
-        synchronized (slotLocks[slot]) {
+        synchronized (slots.lock(slot)) {
             if (!active()) {
                 return Errors.NOT_COORDINATOR;
             }
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            TransactionRecord cur = slots.get(slot, transactionalId);
             Errors e = validateProducer(cur, producerId, epoch);
             return e != Errors.NONE ? e : change.apply(slot, cur);
         }
@@ -324,11 +305,11 @@ public final class TransactionCoordinator {
      */
     public Errors verify(String transactionalId, long producerId, short epoch, TxnPartition partition) {
         int slot = TransactionStateStore.slotFor(transactionalId);
-        synchronized (slotLocks[slot]) {
+        synchronized (slots.lock(slot)) {
             if (!active()) {
                 return Errors.NOT_COORDINATOR;
             }
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            TransactionRecord cur = slots.get(slot, transactionalId);
             Errors e = validateProducer(cur, producerId, epoch);
             if (e != Errors.NONE) {
                 return e;
@@ -396,11 +377,11 @@ public final class TransactionCoordinator {
     public CompletableFuture<EndResult> endTxn(String transactionalId, long producerId, short epoch, boolean commit, boolean v2) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord prepared;
-        synchronized (slotLocks[slot]) {
+        synchronized (slots.lock(slot)) {
             if (!active()) {
                 return CompletableFuture.completedFuture(EndResult.failed(Errors.NOT_COORDINATOR));
             }
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            TransactionRecord cur = slots.get(slot, transactionalId);
             long now = clock.getAsLong();
             EndTxnDecision d = v2 ? EndTxnDecision.v2(cur, producerId, epoch, commit, now)
                     : EndTxnDecision.v1(cur, producerId, epoch, commit, now);
@@ -463,11 +444,11 @@ public final class TransactionCoordinator {
             byGroup.forEach(groups::commitTransactional);
         }
         int slot = TransactionStateStore.slotFor(prepared.transactionalId());
-        synchronized (slotLocks[slot]) {
+        synchronized (slots.lock(slot)) {
             if (!active()) {
                 throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
             }
-            TransactionRecord cur = slots.get(slot).get(prepared.transactionalId());
+            TransactionRecord cur = slots.get(slot, prepared.transactionalId());
             if (cur != null && cur.state() == prepared.state() && cur.producerId() == prepared.producerId()
                     && cur.producerEpoch() == prepared.producerEpoch()) {
                 TransactionRecord done = cur.completed(cur.rotatesProducerId() ? ids.allocate() : -1, clock.getAsLong());
@@ -492,9 +473,9 @@ public final class TransactionCoordinator {
             long now = clock.getAsLong();
             List<TransactionRecord> toComplete = new ArrayList<>();
             for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-                synchronized (slotLocks[slot]) {
+                synchronized (slots.lock(slot)) {
                     expire(slot, now);
-                    for (TransactionRecord r : new ArrayList<>(slots.get(slot).values())) {
+                    for (TransactionRecord r : slots.values(slot)) {
                         if (r.state() == TxnState.ONGOING && now - r.startTimestamp() > r.timeoutMs()) {
                             LOG.info("aborting transaction {} (producer {} epoch {}): open longer than its timeout of {} ms",
                                     r.transactionalId(), r.producerId(), r.producerEpoch(), r.timeoutMs());
@@ -518,13 +499,7 @@ public final class TransactionCoordinator {
 
     /** Every transactional id's state (ListTransactions, DescribeTransactions). */
     public List<TransactionRecord> all() {
-        List<TransactionRecord> out = new ArrayList<>();
-        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-            synchronized (slotLocks[slot]) {
-                out.addAll(slots.get(slot).values());
-            }
-        }
-        return out;
+        return slots.all();
     }
 
     /**
@@ -533,25 +508,11 @@ public final class TransactionCoordinator {
      * over waits for the transaction to end instead of starting from an offset about to change.
      */
     public boolean hasPendingOffset(String groupId, String topic, int partition) {
-        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-            synchronized (slotLocks[slot]) {
-                for (TransactionRecord r : slots.get(slot).values()) {
-                    for (StagedOffset o : r.offsets()) {
-                        if (o.partition() == partition && o.topic().equals(topic) && o.groupId().equals(groupId)) {
-                            return true;
-                        }
-                    }
-                }
-            }
-        }
-        return false;
+        return slots.anyStaged(groupId, topic, partition);
     }
 
     public Optional<TransactionRecord> describe(String transactionalId) {
-        int slot = TransactionStateStore.slotFor(transactionalId);
-        synchronized (slotLocks[slot]) {
-            return Optional.ofNullable(slots.get(slot).get(transactionalId));
-        }
+        return slots.describe(transactionalId);
     }
 
     /**
@@ -562,14 +523,10 @@ public final class TransactionCoordinator {
      */
     private void expire(int slot, long now) {
         long before = now - config.idExpiration().toMillis();
-        Map<String, TransactionRecord> kept = new TreeMap<>(slots.get(slot));
-        boolean removed = kept.values().removeIf(r -> (r.state() == TxnState.EMPTY || r.state() == TxnState.COMPLETE_COMMIT
+        List<String> gone = slots.removeWhere(slot, r -> (r.state() == TxnState.EMPTY || r.state() == TxnState.COMPLETE_COMMIT
                 || r.state() == TxnState.COMPLETE_ABORT) && r.lastUpdateTimestamp() <= before
                 && !completing.containsKey(r.transactionalId()));
-        if (removed) {
-            List<String> gone = slots.get(slot).keySet().stream().filter(id -> !kept.containsKey(id)).toList();
-            store.write(slot, kept.values());
-            gone.forEach(slots.get(slot)::remove);
+        if (!gone.isEmpty()) {
             LOG.info("transactional ids expired after {} ms without use: {}", config.idExpiration().toMillis(), gone);
         }
     }
@@ -580,9 +537,6 @@ public final class TransactionCoordinator {
             // Last line of defence: the checks above answer NOT_COORDINATOR before anything is changed.
             throw new IllegalStateException("transaction " + next.transactionalId() + ": this broker no longer coordinates it");
         }
-        Map<String, TransactionRecord> updated = new TreeMap<>(slots.get(slot));
-        updated.put(next.transactionalId(), next);
-        store.write(slot, updated.values());
-        slots.get(slot).put(next.transactionalId(), next);
+        slots.put(slot, next);
     }
 }
