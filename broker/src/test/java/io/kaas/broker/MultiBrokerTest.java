@@ -185,14 +185,22 @@ class MultiBrokerTest {
             producer.commitTransaction();
             aborted.addAll(inTransaction(producer, "a1-"));
             producer.abortTransaction();
-            // Open, with a record on every partition, when the coordinator (broker 0, the lowest id) stops.
+            // Open, with a record on every partition and a group's offset staged, when the coordinator (broker 0,
+            // the lowest id) stops.
             committed.addAll(inTransaction(producer, "c2-"));
+            producer.sendOffsetsToTransaction(Map.of(new org.apache.kafka.common.TopicPartition("t", 0),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(42)), new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("txg"));
             b0.stop();
             producer.commitTransaction(); // re-finds the coordinator: broker 1, which re-read the transaction
             committed.addAll(inTransaction(producer, "c3-"));
             producer.commitTransaction();
         }
         assertThat(consumeAll(b1, 6, "read_committed")).containsExactlyInAnyOrderElementsOf(committed);
+        try (Admin admin = admin(b1)) {
+            assertThat(admin.listConsumerGroupOffsets("txg").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .get(new org.apache.kafka.common.TopicPartition("t", 0)).offset())
+                    .as("the offset staged in the transaction, committed by the next coordinator").isEqualTo(42);
+        }
         List<String> everything = consumeAll(b1, 6, "read_uncommitted");
         assertThat(everything).containsAll(aborted).hasSize(committed.size() + aborted.size());
     }
