@@ -37,7 +37,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * sweep drives the transaction again later.
  */
 public final class TransactionMarkerWriter {
-    /** One coordinator that never moves: Apache's coordinator epoch stays 0. */
+    /** kaas keeps no coordinator epoch (a coordinator that moves re-reads the slot files instead): always 0. */
     static final int COORDINATOR_EPOCH = 0;
     static final long RETRY_BACKOFF_MS = 200, RETRY_FOR_MS = 20_000;
 
