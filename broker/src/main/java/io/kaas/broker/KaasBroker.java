@@ -56,6 +56,7 @@ import io.kaas.broker.api.SaslHandshakeHandler;
 import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.api.TopicConfigView;
 import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.broker.cluster.InterBrokerClient;
 import io.kaas.broker.cluster.PartitionLeaders;
 import io.kaas.broker.coordination.BrokerRegistration;
 import io.kaas.broker.coordination.ClusterConfig;
@@ -78,6 +79,7 @@ import io.kaas.broker.security.ScramCredentialStore;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
+import io.kaas.broker.txn.TransactionPeers;
 import io.kaas.broker.txn.TransactionalProduceGate;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
@@ -123,6 +125,7 @@ import org.slf4j.LoggerFactory;
 public final class KaasBroker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KaasBroker.class);
     private static final long DRAIN_TIMEOUT_MS = 10_000;
+    private static final java.time.Duration INTER_BROKER_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     private final BrokerConfig config;
     private final SecurityConfig security;
@@ -137,6 +140,9 @@ public final class KaasBroker implements AutoCloseable {
     private GroupCoordinator groups;
     private TransactionConfig transactionConfig = TransactionConfig.DEFAULTS;
     private TransactionCoordinator transactions;
+    /** With a coordinator: requests to the other brokers (transaction markers, AddPartitionsToTxn), else null. */
+    private InterBrokerClient peers;
+    private TransactionPeers transactionPeers;
     private ExecutorService handlerPool;
     private ScheduledExecutorService timer;
     private ScheduledExecutorService retention;
@@ -266,18 +272,34 @@ public final class KaasBroker implements AutoCloseable {
             throw new UncheckedIOException(clusterDir + ": cannot create the cluster state directory", e);
         }
         TopicCatalog topics = new TopicCatalog(engine, config.autoCreateTopics(), config.defaultPartitions());
+        if (member != null) {
+            // A dead owner's lease expires within the TTL: wait up to two for the owners to let go before answering.
+            ClusterMember m = member;
+            java.time.Duration wait = clusterConfig.leaseTtl().multipliedBy(2);
+            topics.deleteThrough(name -> m.deleteTopic(name, wait));
+        }
         TopicConfigView topicConfigs = new TopicConfigView(config);
         ServedApis served = new ServedApis();
         // A handler that appended fsyncs its last partition itself before taking the next request (no committer wake-up).
         RequestInvoker invoker = new RequestInvoker(served, engine.fsyncingAfterTasks(handlerPool), metrics.requests());
         groups = new GroupCoordinator(clusterDir, timer, config.consumerGroups(),
                 () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
-        if (member != null) {
-            member.onBecomingCoordinator(groups::reloadOffsets);
-        }
         ClusterStore ids = store;
         ProducerIdAllocator producerIds = ids == null ? new ProducerIdAllocator(clusterDir) : new ProducerIdAllocator(ids::allocateProducerIdBlock);
-        transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
+        if (member != null) {
+            peers = new InterBrokerClient(config.brokerId(), INTER_BROKER_TIMEOUT);
+            transactionPeers = new TransactionPeers(member, node::get, peers);
+            transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig, transactionPeers,
+                    member::mayAcknowledge);
+            TransactionCoordinator txns = transactions;
+            member.onBecomingCoordinator(() -> {
+                groups.reloadOffsets();
+                txns.takeCoordination();
+            });
+            member.onLosingCoordinator(txns::giveUpCoordination);
+        } else {
+            transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
+        }
         // Before any listener: transactions left prepared by a crash are completed before anything is served.
         transactions.start();
         quotas = new ClientQuotas(new ClientQuotaStore(ClusterDir.clientQuotas(clusterDir)), security.quotaWindow());
@@ -340,7 +362,7 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served(), transactionConfig.version()));
         invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor,
                 member == null ? PartitionLeaders.single() : member));
-        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions),
+        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions, transactionPeers),
                 metrics.traffic(), member == null ? () -> true : member::mayAcknowledge));
         invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool,
                 new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis), metrics.traffic(), throttling));
@@ -350,7 +372,8 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(), new AddOffsetsToTxnHandler(transactions));
         invoker.register(ApiKeys.END_TXN, EndTxnHandler.MAX_VERSION, new EndTxnHandler(transactions));
         invoker.register(ApiKeys.TXN_OFFSET_COMMIT, TxnOffsetCommitHandler.MAX_VERSION, new TxnOffsetCommitHandler(transactions, topics));
-        invoker.register(ApiKeys.WRITE_TXN_MARKERS, ApiKeys.WRITE_TXN_MARKERS.latestVersion(), new WriteTxnMarkersHandler(topics, transactions.markerWriter()));
+        invoker.register(ApiKeys.WRITE_TXN_MARKERS, ApiKeys.WRITE_TXN_MARKERS.latestVersion(), new WriteTxnMarkersHandler(topics, transactions.markerWriter(),
+                member == null ? () -> true : member::mayAcknowledge));
         invoker.register(ApiKeys.LIST_TRANSACTIONS, ApiKeys.LIST_TRANSACTIONS.latestVersion(), new ListTransactionsHandler(transactions));
         invoker.register(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion(), new DescribeTransactionsHandler(transactions));
         invoker.register(ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_PRODUCERS.latestVersion(), new DescribeProducersHandler(topics));
@@ -535,6 +558,9 @@ public final class KaasBroker implements AutoCloseable {
         if (transactions != null) {
             // Markers in flight fail with the engine's close; their transactions stay prepared and are completed at the next start.
             transactions.stop();
+        }
+        if (peers != null) {
+            peers.close();
         }
         if (timer != null) {
             timer.shutdownNow();

@@ -157,6 +157,112 @@ class MultiBrokerTest {
         }
     }
 
+    /**
+     * A transaction over partitions that three brokers lead, its coordinator a fourth role of broker 0: the markers
+     * reach every leader (WriteTxnMarkers), a partition leader that is not the coordinator asks it (AddPartitionsToTxn).
+     * Then the coordinator stops with a transaction open: the next one re-reads the state and the producer commits it.
+     */
+    @Test
+    void transactionsOverSeveralBrokersCommitAbortAndSurviveTheCoordinatorMoving(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        KaasBroker b1 = start(etcd, 1);
+        KaasBroker b2 = start(etcd, 2);
+        try (Admin admin = admin(b1)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            // ignoreExceptions: a broker lists a topic another created at its next reconcile; until then UNKNOWN_TOPIC.
+            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() ->
+                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1, 2));
+            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+        }
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b1.bootstrapServers() + "," + b2.bootstrapServers());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + UUID.randomUUID());
+        p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "500");
+        List<String> committed = new ArrayList<>();
+        List<String> aborted = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            producer.initTransactions();
+            committed.addAll(inTransaction(producer, "c1-"));
+            producer.commitTransaction();
+            aborted.addAll(inTransaction(producer, "a1-"));
+            producer.abortTransaction();
+            // Open, with a record on every partition and a group's offset staged, when the coordinator (broker 0,
+            // the lowest id) stops.
+            committed.addAll(inTransaction(producer, "c2-"));
+            producer.sendOffsetsToTransaction(Map.of(new org.apache.kafka.common.TopicPartition("t", 0),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(42)), new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("txg"));
+            b0.stop();
+            producer.commitTransaction(); // re-finds the coordinator: broker 1, which re-read the transaction
+            committed.addAll(inTransaction(producer, "c3-"));
+            producer.commitTransaction();
+        }
+        assertThat(consumeAll(b1, 6, "read_committed")).containsExactlyInAnyOrderElementsOf(committed);
+        try (Admin admin = admin(b1)) {
+            assertThat(admin.listConsumerGroupOffsets("txg").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .get(new org.apache.kafka.common.TopicPartition("t", 0)).offset())
+                    .as("the offset staged in the transaction, committed by the next coordinator").isEqualTo(42);
+        }
+        List<String> everything = consumeAll(b1, 6, "read_uncommitted");
+        assertThat(everything).containsAll(aborted).hasSize(committed.size() + aborted.size());
+    }
+
+    /** One record to each of topic t's 6 partitions in the open transaction, each acknowledged. */
+    private static List<String> inTransaction(KafkaProducer<String, String> producer, String prefix) throws Exception {
+        producer.beginTransaction();
+        List<String> sent = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            producer.send(new ProducerRecord<>("t", i, null, prefix + i)).get(30, TimeUnit.SECONDS);
+            sent.add(prefix + i);
+        }
+        return sent;
+    }
+
+    /**
+     * A topic deleted through one broker is closed by every owner before its directory goes, and no owner
+     * recreates it: the same name created again with fewer partitions has only those, and serves them.
+     */
+    @Test
+    void aTopicDeletedThroughOneBrokerIsClosedEverywhereAndNotRecreated(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        KaasBroker b1 = start(etcd, 1);
+        KaasBroker b2 = start(etcd, 2);
+        try (Admin admin = admin(b1)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+            assertThat(b0.engine().taken()).isNotEmpty();
+            assertThat(b2.engine().taken()).isNotEmpty();
+            produce(b0, "a", 12);
+
+            admin.deleteTopics(List.of("t")).all().get(30, TimeUnit.SECONDS);
+            assertThat(dir.resolve("t")).as("removed once every owner let go").doesNotExist();
+            for (KaasBroker b : brokers) {
+                assertThat(b.engine().taken()).isEmpty();
+            }
+            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
+                for (KaasBroker b : brokers) {
+                    assertThat(b.engine().topic("t")).isEmpty();
+                }
+                assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS)).doesNotContain("t");
+            });
+
+            admin.createTopics(List.of(new NewTopic("t", 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 3);
+            List<String> sent = new ArrayList<>();
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    b2.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new StringSerializer())) {
+                for (int i = 0; i < 9; i++) {
+                    producer.send(new ProducerRecord<>("t", i % 3, null, "b" + i)).get(30, TimeUnit.SECONDS);
+                    sent.add("b" + i);
+                }
+            }
+            assertThat(consumeAll(b2, 3)).containsExactlyInAnyOrderElementsOf(sent);
+            try (var partitions = java.nio.file.Files.list(dir.resolve("t"))) {
+                assertThat(partitions.filter(java.nio.file.Files::isDirectory).map(p -> p.getFileName().toString()))
+                        .as("no old owner recreated a partition of the deleted topic").containsExactlyInAnyOrder("0", "1", "2");
+            }
+        }
+    }
+
     @Test
     void aBrokerFencesItselfWhileEtcdIsGoneAndResumesWhenItReturns(EtcdServer etcd) throws Exception {
         KaasBroker b0 = start(etcd, 0);
@@ -242,7 +348,13 @@ class MultiBrokerTest {
 
     /** Every record of topic t's partitions, read through {@code via} (clients follow the leaders). */
     static List<String> consumeAll(KaasBroker via, int partitions) {
+        return consumeAll(via, partitions, "read_uncommitted");
+    }
+
+    /** Every record of topic t's partitions up to the end (read_committed: the last stable offset) a consumer sees. */
+    static List<String> consumeAll(KaasBroker via, int partitions, String isolation) {
         Properties p = new Properties();
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");

@@ -18,11 +18,14 @@ import picocli.CommandLine.Spec;
         header = "Print the batches, records or entries of log segments, indexes and partition state files.",
         description = {
             "Prints one line per batch with the fields Apache's kafka-dump-log prints. Reads .log, .index, "
-                    + "manifest.json, recovery-checkpoint.json, producer-state.snapshot and txn-index.snapshot; "
-                    + "kaas ({epoch:08x}-{base:020d}.log) and Apache (00000000000000000000.log) names.",
+                    + "manifest.json, recovery-checkpoint.json, producer-state.snapshot, txn-index.snapshot and "
+                    + "leader-epoch-checkpoint.json; kaas ({epoch:08x}-{base:020d}.log) and Apache (00000000000000000000.log) names.",
+            "With several brokers over one directory, batches a segment's epoch wrote at or past the offset where a later "
+                    + "epoch began (leader-epoch-checkpoint.json) are printed after a warning naming them a fenced ex-leader's "
+                    + "late writes, which recovery discards.",
             "A torn or zero-filled tail prints \"N invalid bytes at position P\". Never changes a byte."},
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success: files read, nothing wrong in them.", "1:Invalid bytes, bad CRCs or wrong index entries found."})
+        exitCodeList = {"0:Success: files read, nothing wrong in them.", "1:Invalid bytes, bad CRCs, wrong index entries or a fenced ex-leader's late writes found."})
 public final class DumpSegmentCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -136,9 +136,14 @@ public final class DiskStorageEngine implements StorageEngine {
     }
 
     private void loadTopics() throws IOException {
+        java.util.Set<String> seen = new java.util.HashSet<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(config.dataDir(), Files::isDirectory)) {
             for (Path d : ds) {
                 String name = d.getFileName().toString();
+                if (shared && TopicDir.isTopic(name) && TopicDir.isMarkedDeleted(d)) {
+                    continue; // being deleted by another broker: forgotten below, never opened again
+                }
+                seen.add(name);
                 if (shared && (TopicDir.isDeleting(name) || topics.containsKey(name))) {
                     // Another broker's delete in progress is its to finish; a known topic only grows.
                     if (topics.containsKey(name)) {
@@ -170,6 +175,67 @@ public final class DiskStorageEngine implements StorageEngine {
                 topics.put(name, new TopicInfo(name, id, TopicDir.partitionCount(d), cfg));
             }
         }
+        if (shared) {
+            for (String known : List.copyOf(topics.keySet())) {
+                if (!seen.contains(known)) {
+                    forget(known);
+                }
+            }
+        }
+    }
+
+    /** Shared: {@code name} is another broker's to delete: drop it, closing (cleanly) what this engine held of it. */
+    private void forget(String name) {
+        TopicInfo info = topics.remove(name);
+        if (info != null) {
+            LOG.info("topic {} is being deleted: closing its partitions here", name);
+            for (int p = 0; p < info.partitions(); p++) {
+                drop(new TopicPartition(name, p), false);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void markTopicDeleted(String name) {
+        ensureOpen();
+        if (!shared) {
+            throw new UnsupportedOperationException(config.dataDir() + ": this engine does not share its directory");
+        }
+        if (!topics.containsKey(name)) {
+            throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
+        }
+        Path dir = TopicDir.of(config.dataDir(), name);
+        try {
+            // Durable before anything is closed: after a crash every broker still sees the topic as being deleted.
+            Path marker = dir.resolve(TopicDir.DELETED_MARKER);
+            if (!Files.exists(marker)) {
+                Files.createFile(marker);
+            }
+            AtomicFile.fsyncDirectory(dir);
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, dir + ": cannot mark the topic deleted: " + e.getMessage(), e);
+        }
+        forget(name);
+    }
+
+    @Override
+    public Map<String, Integer> topicsBeingDeleted() {
+        try {
+            return TopicDir.markedDeleted(config.dataDir());
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, config.dataDir() + ": cannot list topics: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public synchronized void removeDeletedTopic(String name) {
+        ensureOpen();
+        try {
+            TopicDir.removeMarkedDeleted(config.dataDir(), name);
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, TopicDir.of(config.dataDir(), name) + ": cannot delete topic: "
+                    + e.getMessage(), e);
+        }
     }
 
     @Override
@@ -199,6 +265,9 @@ public final class DiskStorageEngine implements StorageEngine {
                 } catch (java.nio.file.FileAlreadyExistsException e) {
                     throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists (created by another broker)");
                 }
+                // Its entry in the data directory, durably: createDirectories below finds it there and syncs nothing,
+                // and a power cut would take the topic back with every record acknowledged in it.
+                AtomicFile.fsyncDirectory(dir.getParent());
             }
             AtomicFile.createDirectories(dir);
             TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);

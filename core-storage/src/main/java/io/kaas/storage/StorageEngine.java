@@ -120,6 +120,24 @@ public interface StorageEngine extends AutoCloseable {
     /** Re-reads the topics in the data directory (another broker sharing it may have created or grown some). */
     default void refreshTopics() {}
 
+    /**
+     * Several brokers over one directory: the first step of deleting {@code name} (the broker asked to delete
+     * it takes it): it is marked deleted on the volume, durably, forgotten here and what this engine held of it
+     * closed. Every other engine forgets it at its next {@link #refreshTopics} (closing what it held) and never
+     * opens or recreates it; {@link #removeDeletedTopic} removes the directory once no broker holds a partition.
+     */
+    default void markTopicDeleted(String name) {
+        throw new UnsupportedOperationException("only an engine sharing its directory marks topics deleted");
+    }
+
+    /** Topics marked deleted whose directory is still there, with their partition counts. */
+    default Map<String, Integer> topicsBeingDeleted() {
+        return Map.of();
+    }
+
+    /** Removes a topic marked deleted (renamed away in one step, then deleted); a no-op when it is gone already. */
+    default void removeDeletedTopic(String name) {}
+
     /** One retention pass over every partition (size and time); returns segments removed. */
     int runRetention(long nowMs);
 

@@ -63,7 +63,7 @@ public final class SegmentDumper {
                 return problems(new IndexDumper(options, output).dump(file));
             }
             return unreadable(file + ": not a segment (.log), index (.index) or state file (manifest.json, "
-                    + "recovery-checkpoint.json, producer-state.snapshot, txn-index.snapshot)");
+                    + "recovery-checkpoint.json, producer-state.snapshot, txn-index.snapshot, leader-epoch-checkpoint.json)");
         } catch (NoSuchFileException e) {
             return unreadable(file + ": no such file");
         } catch (AccessDeniedException e) {

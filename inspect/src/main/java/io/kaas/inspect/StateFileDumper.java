@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
@@ -25,7 +26,8 @@ final class StateFileDumper {
             Manifest.FILE_NAME, Manifest.class,
             RecoveryCheckpoint.FILE_NAME, RecoveryCheckpoint.class,
             ProducerStateSnapshot.FILE_NAME, ProducerStateSnapshot.class,
-            TxnIndexSnapshot.FILE_NAME, TxnIndexSnapshot.class);
+            TxnIndexSnapshot.FILE_NAME, TxnIndexSnapshot.class,
+            LeaderEpochCheckpoint.FILE_NAME, LeaderEpochCheckpoint.class);
 
     private StateFileDumper() {}
 

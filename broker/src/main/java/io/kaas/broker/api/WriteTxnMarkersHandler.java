@@ -6,25 +6,33 @@ import io.kaas.storage.PartitionLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.message.WriteTxnMarkersRequestData;
 import org.apache.kafka.common.message.WriteTxnMarkersResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * WriteTxnMarkers: in Apache the coordinator's request to partition leaders; here the coordinator writes
- * its own markers, so this serves {@code Admin.abortTransaction} ({@code kafka-transactions.sh abort},
- * KIP-664) closing a hanging transaction. Answered once each marker is fsynced; a partition whose
+ * WriteTxnMarkers: the transaction coordinator's request to a partition's leader (with several brokers over one
+ * directory; a broker on its own writes its markers itself), and {@code Admin.abortTransaction}
+ * ({@code kafka-transactions.sh abort}, KIP-664) closing a hanging transaction. Answered once each marker is fsynced; a partition whose
  * producer state shows the marker already written answers NONE without a second one, one that has seen
  * a newer epoch INVALID_PRODUCER_EPOCH.
  */
 public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersRequestData> {
     private final TopicCatalog topics;
     private final TransactionMarkerWriter markers;
+    private final BooleanSupplier mayAcknowledge;
 
     public WriteTxnMarkersHandler(TopicCatalog topics, TransactionMarkerWriter markers) {
+        this(topics, markers, () -> true);
+    }
+
+    /** {@code mayAcknowledge}: the self-fence of a broker sharing its directory, asked before each marker and after it. */
+    public WriteTxnMarkersHandler(TopicCatalog topics, TransactionMarkerWriter markers, BooleanSupplier mayAcknowledge) {
         this.topics = topics;
         this.markers = markers;
+        this.mayAcknowledge = mayAcknowledge;
     }
 
     @Override
@@ -49,12 +57,17 @@ public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersR
                     }
                     try {
                         PartitionLog log = topics.partition(t.name(), partition);
+                        if (!mayAcknowledge.getAsBoolean()) {
+                            pr.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
+                            continue;
+                        }
                         if (TransactionMarkerWriter.isStale(log, m.producerId(), m.producerEpoch())) {
                             pr.setErrorCode(Errors.INVALID_PRODUCER_EPOCH.code());
                             continue;
                         }
                         pending.add(markers.writeOne(log, m.producerId(), m.producerEpoch(), m.transactionResult(), m.coordinatorEpoch())
-                                .handle((v, e) -> pr.setErrorCode((e == null ? Errors.NONE : ErrorMapping.toKafka(e)).code())));
+                                .handle((v, e) -> pr.setErrorCode((e != null ? ErrorMapping.toKafka(e)
+                                        : mayAcknowledge.getAsBoolean() ? Errors.NONE : Errors.NOT_LEADER_OR_FOLLOWER).code())));
                     } catch (RuntimeException e) {
                         pr.setErrorCode(ErrorMapping.toKafka(e).code());
                     }

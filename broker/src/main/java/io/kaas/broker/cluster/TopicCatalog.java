@@ -34,9 +34,11 @@ public final class TopicCatalog {
     private final boolean autoCreate;
     private final int defaultPartitions;
     private final Map<UUID, String> namesById = new ConcurrentHashMap<>();
+    private volatile java.util.function.Consumer<String> deleter;
 
     public TopicCatalog(StorageEngine engine, boolean autoCreate, int defaultPartitions) {
         this.engine = engine;
+        this.deleter = engine::deleteTopic;
         this.autoCreate = autoCreate;
         this.defaultPartitions = defaultPartitions;
     }
@@ -124,9 +126,17 @@ public final class TopicCatalog {
         }
     }
 
+    /**
+     * With several brokers over one directory, deletion goes through the cluster (every owner closes the topic's
+     * partitions before its directory is removed): {@code deleter} replaces the engine's own delete.
+     */
+    public void deleteThrough(java.util.function.Consumer<String> deleter) {
+        this.deleter = deleter;
+    }
+
     public void delete(String name) {
         Optional<TopicInfo> t = engine.topic(name);
-        engine.deleteTopic(name);
+        deleter.accept(name);
         t.ifPresent(info -> namesById.remove(info.topicId()));
         LOG.info("deleted topic {}", name);
     }

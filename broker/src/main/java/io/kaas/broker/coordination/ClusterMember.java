@@ -7,6 +7,7 @@ import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -62,6 +63,7 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     /** kaas-cluster only: whether this broker was the groups' coordinator at the last reconcile. */
     private boolean wasCoordinator;
     private volatile Runnable onBecomingCoordinator = () -> {};
+    private volatile Runnable onLosingCoordinator = () -> {};
 
     /** What Metadata answers from: the live brokers and the assignment, as last read. */
     private record View(Map<Integer, BrokerRegistration> brokers, Assignment assignment) {}
@@ -130,6 +132,14 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
         onBecomingCoordinator = r;
     }
 
+    /**
+     * Runs {@code r} on {@code kaas-cluster} when this broker stops being the one FindCoordinator names (a lower id
+     * joined, or this broker's lease was lost): it must write no more coordinator state.
+     */
+    public void onLosingCoordinator(Runnable r) {
+        onLosingCoordinator = r;
+    }
+
     /** The self-fence: whether a write may be acknowledged now. */
     public boolean mayAcknowledge() {
         LeaseKeeper k = keeper;
@@ -179,7 +189,15 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             if (watch == null) {
                 watchStore();
             }
+            Set<TopicPartition> heldBefore = engine.taken().keySet();
             Map<String, Integer> topics = publishTopics();
+            // Partitions of a topic another broker is deleting, which the refresh just closed: let go of them too.
+            for (TopicPartition tp : heldBefore) {
+                if (!engine.taken().containsKey(tp) && engine.topic(tp.topic()).isEmpty()) {
+                    store.release(tp, self.brokerId());
+                }
+            }
+            finishDeletions(topics);
             Map<Integer, BrokerRegistration> live = store.brokers();
             Versioned<Assignment> assignment = store.assignment();
             if (controller) {
@@ -188,6 +206,8 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             boolean coordinator = live.keySet().stream().mapToInt(Integer::intValue).min().orElse(-1) == self.brokerId();
             if (coordinator && !wasCoordinator) {
                 onBecomingCoordinator.run(); // before the new view lets FindCoordinator name this broker
+            } else if (!coordinator && wasCoordinator) {
+                onLosingCoordinator.run();
             }
             wasCoordinator = coordinator;
             view = new View(live, assignment.value());
@@ -209,6 +229,11 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     /** The lease is gone: everything this broker held may already be another's. Give it all up, then join anew. */
     private void lostLease() {
         controller = false;
+        if (wasCoordinator) {
+            // Another broker may coordinate already; coming back as coordinator later re-reads what it wrote.
+            wasCoordinator = false;
+            onLosingCoordinator.run();
+        }
         for (TopicPartition tp : engine.taken().keySet()) {
             engine.abandon(tp);
         }
@@ -218,6 +243,58 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
         } catch (CoordinationException e) {
             LOG.warn("broker {}: cannot join again yet: {}", self.brokerId(), e.getMessage());
         }
+    }
+
+    /**
+     * Deletes {@code topic} across the cluster: marked deleted on the volume (every other broker forgets it at its
+     * next reconcile, closes what it held of it and lets go), unpublished, then, once no broker holds any of its
+     * partitions, its directory removed. Waits up to {@code wait} for the last step; past that the directory is
+     * removed by a later reconcile here or on another broker ({@link #finishDeletions}). No owner recreates it:
+     * an engine never opens a topic marked deleted, and the controller's next assignment drops it.
+     */
+    public void deleteTopic(String topic, Duration wait) {
+        int partitions = engine.topic(topic).map(TopicInfo::partitions).orElse(0);
+        Set<TopicPartition> mine = new HashSet<>();
+        engine.taken().keySet().stream().filter(tp -> tp.topic().equals(topic)).forEach(mine::add);
+        engine.markTopicDeleted(topic); // closes what this broker held of it
+        mine.forEach(tp -> store.release(tp, self.brokerId()));
+        store.unpublishTopic(topic);
+        long deadline = nanoClock.getAsLong() + wait.toNanos();
+        while (held(topic, partitions)) {
+            if (nanoClock.getAsLong() > deadline) {
+                LOG.info("topic {}: marked deleted; its directory goes once its owners let go", topic);
+                return;
+            }
+            try {
+                Thread.sleep(50); // the owners close and release at their next reconcile (a watch event away)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        engine.removeDeletedTopic(topic);
+    }
+
+    private boolean held(String topic, int partitions) {
+        for (int p = 0; p < partitions; p++) {
+            if (store.holder(new TopicPartition(topic, p)).isPresent()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Topics marked deleted on the volume: unpublished (a deleter may have died first), removed once nobody holds them. */
+    private void finishDeletions(Map<String, Integer> published) {
+        engine.topicsBeingDeleted().forEach((topic, partitions) -> {
+            if (published.containsKey(topic)) {
+                store.unpublishTopic(topic);
+            }
+            if (!held(topic, partitions)) {
+                engine.removeDeletedTopic(topic);
+                LOG.info("broker {}: removed the directory of deleted topic {}", self.brokerId(), topic);
+            }
+        });
     }
 
     /** Topics in the shared directory the store does not list yet (created here, or by a broker that died before publishing). */

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -36,6 +37,13 @@ import org.slf4j.LoggerFactory;
  * the group offset store → COMPLETE_* written → EndTxn answered. A crash anywhere leaves PREPARE_* (redone
  * at {@link #start}: markers and offsets are idempotent) or COMPLETE_*; an ONGOING transaction is aborted
  * by the timeout sweep once its timeout passes, so none blocks a partition's last stable offset forever.
+ *
+ * <p><b>Several brokers over one directory</b> (issue 17): one broker at a time coordinates every transactional id
+ * (the one FindCoordinator names). It acts only while it {@link #takeCoordination took} coordination and its
+ * self-fence allows; otherwise every call answers NOT_COORDINATOR and nothing is written, so an ex-coordinator
+ * never overwrites a slot file its successor owns. Taking coordination re-reads every slot file its predecessor
+ * wrote and completes the transactions left prepared, as Apache's coordinator does when it loads a
+ * {@code __transaction_state} partition; ongoing ones stay open (the producer may still end them) until their timeout.
  *
  * <p>Thread-safe: each slot has a monitor guarding its transactions and its file (so files are written in
  * change order); marker writes run outside it. Owns {@code kaas-txn-coordinator} (timeout sweep, expiration,
@@ -54,7 +62,7 @@ public final class TransactionCoordinator {
         }
     }
 
-    private final TransactionStateStore store;
+    private final TransactionSlots slots;
     private final ProducerIdAllocator ids;
     private final GroupCoordinator groups;
     private final TransactionConfig config;
@@ -62,15 +70,26 @@ public final class TransactionCoordinator {
     private final ScheduledExecutorService thread;
     private final ExecutorService markerSyncs;
     private final TransactionMarkerWriter markers;
-    private final Object[] slotLocks = new Object[TransactionStateStore.SLOTS];
-    /** Per slot, guarded by its lock. */
-    private final List<Map<String, TransactionRecord>> slots = new ArrayList<>();
     /** Transactions whose markers are being written, so a sweep or retry never drives one twice. */
     private final Map<String, CompletableFuture<TransactionRecord>> completing = new ConcurrentHashMap<>();
+    /** The self-fence of a broker sharing its directory (always true on its own). */
+    private final BooleanSupplier mayAct;
+    /** Whether this broker coordinates transactions now: always on its own; with others, between take and give up. */
+    private volatile boolean coordinating;
 
+    /** The coordinator of a broker on its own. */
     public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
                                   TransactionConfig config) {
-        this.store = new TransactionStateStore(clusterDir);
+        this(clusterDir, ids, topics, groups, config, null, () -> true);
+    }
+
+    /**
+     * With {@code peers} (several brokers over one directory), markers of partitions other brokers lead are sent to
+     * them, and nothing is coordinated until {@link #takeCoordination}; {@code mayAct} is the broker's self-fence.
+     */
+    public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
+                                  TransactionConfig config, TransactionPeers peers, BooleanSupplier mayAct) {
+        this.slots = new TransactionSlots(clusterDir);
         this.ids = ids;
         this.groups = groups;
         this.config = config;
@@ -79,30 +98,62 @@ public final class TransactionCoordinator {
         // The markers of one transaction are fsynced in parallel, one partition per thread: in series, a commit
         // over 8 partitions waited for 8 fsyncs one after another.
         this.markerSyncs = Executors.newFixedThreadPool(MARKER_SYNC_THREADS, new DefaultThreadFactory("kaas-txn-marker-sync", true));
-        this.markers = new TransactionMarkerWriter(topics, markerSyncs);
-        for (int i = 0; i < TransactionStateStore.SLOTS; i++) {
-            slotLocks[i] = new Object();
-            slots.add(new TreeMap<>());
-        }
+        this.markers = new TransactionMarkerWriter(topics, markerSyncs, thread, peers);
+        this.mayAct = mayAct;
+        this.coordinating = peers == null;
     }
 
     /**
-     * Loads every slot, completes each transaction left in PREPARE_* (waiting for it, so the broker
-     * serves nothing half-visible), then starts the timeout sweep.
+     * Starts the timeout sweep. A broker on its own then coordinates at once: it loads every slot and completes each
+     * transaction left in PREPARE_* (waiting for it, so the broker serves nothing half-visible). A broker sharing
+     * its directory waits for {@link #takeCoordination}.
      */
     public void start() {
+        if (coordinating) {
+            awaitCompletions(load());
+        }
+        long every = config.abortSweepInterval().toMillis();
+        thread.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * This broker becomes the transaction coordinator (before FindCoordinator names it): re-reads every slot file
+     * (its predecessor's writes) and starts completing the transactions left prepared; does not wait for them
+     * (the markers may wait for partitions still moving; EndTxn retries and the sweep find them in flight).
+     */
+    public void takeCoordination() {
+        List<CompletableFuture<TransactionRecord>> redo = load();
+        coordinating = true;
+        LOG.info("coordinating transactions: {} transactional ids loaded, {} prepared ones being completed", all().size(), redo.size());
+    }
+
+    /** Another broker coordinates from now on: answer NOT_COORDINATOR and write nothing more. */
+    public void giveUpCoordination() {
+        if (coordinating) {
+            coordinating = false;
+            LOG.info("no longer coordinating transactions");
+        }
+    }
+
+    /** Whether this broker coordinates transactions now (and its self-fence allows it to act). */
+    public boolean active() {
+        return coordinating && mayAct.getAsBoolean();
+    }
+
+    /** Replaces the in-memory state with the slot files'; completions of the PREPARE_* ones, started. */
+    private List<CompletableFuture<TransactionRecord>> load() {
         List<CompletableFuture<TransactionRecord>> redo = new ArrayList<>();
-        for (TransactionRecord r : store.loadAll()) {
-            int slot = TransactionStateStore.slotFor(r.transactionalId());
-            synchronized (slotLocks[slot]) {
-                slots.get(slot).put(r.transactionalId(), r);
-            }
+        for (TransactionRecord r : slots.reload()) {
             if (r.state().isPrepare()) {
                 LOG.info("completing transaction {} left in {} (producer {} epoch {})", r.transactionalId(), r.state(),
                         r.producerId(), r.producerEpoch());
                 redo.add(complete(r));
             }
         }
+        return redo;
+    }
+
+    private static void awaitCompletions(List<CompletableFuture<TransactionRecord>> redo) {
         for (CompletableFuture<TransactionRecord> f : redo) {
             try {
                 // Bounded: a stalled disk must not hold the broker's start forever (the sweep retries it).
@@ -114,8 +165,6 @@ public final class TransactionCoordinator {
                 LOG.error("a transaction left prepared could not be completed now; the timeout sweep retries it", e);
             }
         }
-        long every = config.abortSweepInterval().toMillis();
-        thread.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
     }
 
     public void stop() {
@@ -145,9 +194,12 @@ public final class TransactionCoordinator {
         }
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord fencing;
-        synchronized (slotLocks[slot]) {
+        synchronized (slots.lock(slot)) {
+            if (!active()) {
+                return InitResult.failed(Errors.NOT_COORDINATOR);
+            }
             long now = clock.getAsLong();
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
+            TransactionRecord cur = slots.get(slot, transactionalId);
             if (cur == null) {
                 TransactionRecord fresh = TransactionRecord.fresh(transactionalId, ids.allocate(), timeoutMs, now);
                 put(slot, fresh);
@@ -236,8 +288,11 @@ public final class TransactionCoordinator {
 
     private Errors withProducer(String transactionalId, long producerId, short epoch, Change change) {
         int slot = TransactionStateStore.slotFor(transactionalId);
-        synchronized (slotLocks[slot]) {
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
+        synchronized (slots.lock(slot)) {
+            if (!active()) {
+                return Errors.NOT_COORDINATOR;
+            }
+            TransactionRecord cur = slots.get(slot, transactionalId);
             Errors e = validateProducer(cur, producerId, epoch);
             return e != Errors.NONE ? e : change.apply(slot, cur);
         }
@@ -250,8 +305,11 @@ public final class TransactionCoordinator {
      */
     public Errors verify(String transactionalId, long producerId, short epoch, TxnPartition partition) {
         int slot = TransactionStateStore.slotFor(transactionalId);
-        synchronized (slotLocks[slot]) {
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
+        synchronized (slots.lock(slot)) {
+            if (!active()) {
+                return Errors.NOT_COORDINATOR;
+            }
+            TransactionRecord cur = slots.get(slot, transactionalId);
             Errors e = validateProducer(cur, producerId, epoch);
             if (e != Errors.NONE) {
                 return e;
@@ -319,8 +377,11 @@ public final class TransactionCoordinator {
     public CompletableFuture<EndResult> endTxn(String transactionalId, long producerId, short epoch, boolean commit, boolean v2) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord prepared;
-        synchronized (slotLocks[slot]) {
-            TransactionRecord cur = slots.get(slot).get(transactionalId);
+        synchronized (slots.lock(slot)) {
+            if (!active()) {
+                return CompletableFuture.completedFuture(EndResult.failed(Errors.NOT_COORDINATOR));
+            }
+            TransactionRecord cur = slots.get(slot, transactionalId);
             long now = clock.getAsLong();
             EndTxnDecision d = v2 ? EndTxnDecision.v2(cur, producerId, epoch, commit, now)
                     : EndTxnDecision.v1(cur, producerId, epoch, commit, now);
@@ -370,6 +431,10 @@ public final class TransactionCoordinator {
     }
 
     private TransactionRecord finish(TransactionRecord prepared) {
+        if (!active()) {
+            // The next coordinator completes it from the slot file; offsets and state are its to write now.
+            throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
+        }
         if (prepared.commits() && !prepared.offsets().isEmpty()) {
             Map<String, List<OffsetStore.Committed>> byGroup = new LinkedHashMap<>();
             for (StagedOffset o : prepared.offsets()) {
@@ -379,8 +444,11 @@ public final class TransactionCoordinator {
             byGroup.forEach(groups::commitTransactional);
         }
         int slot = TransactionStateStore.slotFor(prepared.transactionalId());
-        synchronized (slotLocks[slot]) {
-            TransactionRecord cur = slots.get(slot).get(prepared.transactionalId());
+        synchronized (slots.lock(slot)) {
+            if (!active()) {
+                throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
+            }
+            TransactionRecord cur = slots.get(slot, prepared.transactionalId());
             if (cur != null && cur.state() == prepared.state() && cur.producerId() == prepared.producerId()
                     && cur.producerEpoch() == prepared.producerEpoch()) {
                 TransactionRecord done = cur.completed(cur.rotatesProducerId() ? ids.allocate() : -1, clock.getAsLong());
@@ -398,13 +466,16 @@ public final class TransactionCoordinator {
      * PREPARE_* ones; forgets expired transactional ids ({@link #expire}).
      */
     void sweep() {
+        if (!active()) {
+            return;
+        }
         try {
             long now = clock.getAsLong();
             List<TransactionRecord> toComplete = new ArrayList<>();
             for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-                synchronized (slotLocks[slot]) {
+                synchronized (slots.lock(slot)) {
                     expire(slot, now);
-                    for (TransactionRecord r : new ArrayList<>(slots.get(slot).values())) {
+                    for (TransactionRecord r : slots.values(slot)) {
                         if (r.state() == TxnState.ONGOING && now - r.startTimestamp() > r.timeoutMs()) {
                             LOG.info("aborting transaction {} (producer {} epoch {}): open longer than its timeout of {} ms",
                                     r.transactionalId(), r.producerId(), r.producerEpoch(), r.timeoutMs());
@@ -428,13 +499,7 @@ public final class TransactionCoordinator {
 
     /** Every transactional id's state (ListTransactions, DescribeTransactions). */
     public List<TransactionRecord> all() {
-        List<TransactionRecord> out = new ArrayList<>();
-        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-            synchronized (slotLocks[slot]) {
-                out.addAll(slots.get(slot).values());
-            }
-        }
-        return out;
+        return slots.all();
     }
 
     /**
@@ -443,25 +508,11 @@ public final class TransactionCoordinator {
      * over waits for the transaction to end instead of starting from an offset about to change.
      */
     public boolean hasPendingOffset(String groupId, String topic, int partition) {
-        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-            synchronized (slotLocks[slot]) {
-                for (TransactionRecord r : slots.get(slot).values()) {
-                    for (StagedOffset o : r.offsets()) {
-                        if (o.partition() == partition && o.topic().equals(topic) && o.groupId().equals(groupId)) {
-                            return true;
-                        }
-                    }
-                }
-            }
-        }
-        return false;
+        return slots.anyStaged(groupId, topic, partition);
     }
 
     public Optional<TransactionRecord> describe(String transactionalId) {
-        int slot = TransactionStateStore.slotFor(transactionalId);
-        synchronized (slotLocks[slot]) {
-            return Optional.ofNullable(slots.get(slot).get(transactionalId));
-        }
+        return slots.describe(transactionalId);
     }
 
     /**
@@ -472,23 +523,20 @@ public final class TransactionCoordinator {
      */
     private void expire(int slot, long now) {
         long before = now - config.idExpiration().toMillis();
-        Map<String, TransactionRecord> kept = new TreeMap<>(slots.get(slot));
-        boolean removed = kept.values().removeIf(r -> (r.state() == TxnState.EMPTY || r.state() == TxnState.COMPLETE_COMMIT
+        List<String> gone = slots.removeWhere(slot, r -> (r.state() == TxnState.EMPTY || r.state() == TxnState.COMPLETE_COMMIT
                 || r.state() == TxnState.COMPLETE_ABORT) && r.lastUpdateTimestamp() <= before
                 && !completing.containsKey(r.transactionalId()));
-        if (removed) {
-            List<String> gone = slots.get(slot).keySet().stream().filter(id -> !kept.containsKey(id)).toList();
-            store.write(slot, kept.values());
-            gone.forEach(slots.get(slot)::remove);
+        if (!gone.isEmpty()) {
             LOG.info("transactional ids expired after {} ms without use: {}", config.idExpiration().toMillis(), gone);
         }
     }
 
     /** Writes the slot with {@code next} in it, then makes {@code next} current. Holds the slot lock. */
     private void put(int slot, TransactionRecord next) {
-        Map<String, TransactionRecord> updated = new TreeMap<>(slots.get(slot));
-        updated.put(next.transactionalId(), next);
-        store.write(slot, updated.values());
-        slots.get(slot).put(next.transactionalId(), next);
+        if (!active()) {
+            // Last line of defence: the checks above answer NOT_COORDINATOR before anything is changed.
+            throw new IllegalStateException("transaction " + next.transactionalId() + ": this broker no longer coordinates it");
+        }
+        slots.put(slot, next);
     }
 }

@@ -9,8 +9,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.ControlRecordType;
 import org.apache.kafka.common.record.internal.EndTransactionMarker;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -24,35 +29,99 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * skipped when its producer state already shows the marker's effect — an epoch newer than the marker's,
  * or the same epoch with no open transaction. A partition that never saw the producer still gets the
  * marker: with a bumped epoch (timeout or fencing abort) it fences a zombie's late writes there.
+ *
+ * <p>With several brokers over one directory ({@link TransactionPeers}), a partition another broker leads gets its
+ * marker through WriteTxnMarkers to that broker, as Apache's coordinator sends them; the leader applies the same
+ * idempotence rule. A partition whose leader is unknown or moving (a takeover under way) is tried again every
+ * {@value #RETRY_BACKOFF_MS} ms for up to {@value #RETRY_FOR_MS} ms; past that the write fails and the coordinator's
+ * sweep drives the transaction again later.
  */
 public final class TransactionMarkerWriter {
-    /** One coordinator that never moves: Apache's coordinator epoch stays 0. */
+    /** kaas keeps no coordinator epoch (a coordinator that moves re-reads the slot files instead): always 0. */
     static final int COORDINATOR_EPOCH = 0;
+    static final long RETRY_BACKOFF_MS = 200, RETRY_FOR_MS = 20_000;
 
     private final TopicCatalog topics;
     private final Executor syncer;
+    private final ScheduledExecutorService retries;
+    private final TransactionPeers peers;
 
-    /** {@code syncer} runs the explicit fsync after each marker (it may block on the disk). */
-    TransactionMarkerWriter(TopicCatalog topics, Executor syncer) {
+    /**
+     * {@code syncer} runs the explicit fsync after each marker (it may block on the disk) and the WriteTxnMarkers
+     * sent to other brokers; {@code retries} schedules the next try; {@code peers} is null for a broker on its own.
+     */
+    TransactionMarkerWriter(TopicCatalog topics, Executor syncer, ScheduledExecutorService retries, TransactionPeers peers) {
         this.topics = topics;
         this.syncer = syncer;
+        this.retries = retries;
+        this.peers = peers;
     }
 
     CompletableFuture<Void> write(long producerId, short epoch, boolean commit, Collection<TxnPartition> partitions) {
         List<CompletableFuture<?>> appends = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_FOR_MS);
         for (TxnPartition p : partitions) {
-            PartitionLog log;
-            try {
-                log = topics.partition(p.topic(), p.partition());
-            } catch (StorageException e) {
-                if (e.kind() == StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION) {
-                    continue; // deleted since it joined the transaction: nothing left to mark
-                }
-                return CompletableFuture.failedFuture(e);
-            }
-            appends.add(writeOne(log, producerId, epoch, commit, COORDINATOR_EPOCH));
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            attempt(p, producerId, epoch, commit, deadline, done);
+            appends.add(done);
         }
         return CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new));
+    }
+
+    private void attempt(TxnPartition p, long producerId, short epoch, boolean commit, long deadline, CompletableFuture<Void> done) {
+        CompletableFuture<Void> one;
+        try {
+            one = writeTo(p, producerId, epoch, commit);
+        } catch (RuntimeException e) {
+            one = CompletableFuture.failedFuture(e);
+        }
+        one.whenComplete((v, e) -> {
+            if (e == null) {
+                done.complete(null);
+            } else if (peers == null || System.nanoTime() > deadline) {
+                done.completeExceptionally(e);
+            } else {
+                try {
+                    retries.schedule(() -> attempt(p, producerId, epoch, commit, deadline, done), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException stopping) {
+                    done.completeExceptionally(e);
+                }
+            }
+        });
+    }
+
+    private CompletableFuture<Void> writeTo(TxnPartition p, long producerId, short epoch, boolean commit) {
+        TransactionPeers.Route route = peers == null ? TransactionPeers.Route.LOCAL : peers.route(p);
+        if (route == TransactionPeers.Route.NONE) {
+            return CompletableFuture.failedFuture(new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-"
+                    + p.partition() + ": no broker leads it now; its transaction marker waits"));
+        }
+        if (!route.local()) {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return peers.writeMarker(route.node(), p, producerId, epoch, commit, COORDINATOR_EPOCH);
+                } catch (IOException e) {
+                    throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
+                            + ": WriteTxnMarkers to broker " + route.node().nodeId() + " failed: " + e.getMessage(), e);
+                }
+            }, syncer).thenAccept(e -> {
+                // Written, written before, or made moot by a newer epoch or the topic's deletion (Apache stops there too).
+                if (e != Errors.NONE && e != Errors.INVALID_PRODUCER_EPOCH && e != Errors.UNKNOWN_TOPIC_OR_PARTITION) {
+                    throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
+                            + ": broker " + route.node().nodeId() + " answered WriteTxnMarkers with " + e.name());
+                }
+            });
+        }
+        PartitionLog log;
+        try {
+            log = topics.partition(p.topic(), p.partition());
+        } catch (StorageException e) {
+            if (e.kind() == StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION) {
+                return CompletableFuture.completedFuture(null); // deleted since it joined the transaction: nothing left to mark
+            }
+            return CompletableFuture.failedFuture(e);
+        }
+        return writeOne(log, producerId, epoch, commit, COORDINATOR_EPOCH);
     }
 
     /**

@@ -7,6 +7,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import io.kaas.broker.cluster.BrokerNode;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -22,15 +24,26 @@ import org.apache.kafka.common.protocol.Errors;
  * </ul>
  * Errors as Apache's {@code AddPartitionsToTxnManager} hands them to Produce: PRODUCER_FENCED becomes
  * INVALID_PRODUCER_EPOCH, and a partition not in the transaction is TRANSACTION_ABORTABLE from v11, INVALID_TXN_STATE before.
+ *
+ * <p>With several brokers over one directory, the transaction coordinator may be another broker: it is asked with
+ * AddPartitionsToTxn ({@link TransactionPeers}), as Apache's partition leader asks it; an unreachable or moving
+ * coordinator is NOT_ENOUGH_REPLICAS, which the producer retries.
  */
 public final class TransactionalProduceGate {
     private static final int CONTROL_FLAG = 0x20, TRANSACTIONAL_FLAG = 0x10;
     private static final short FIRST_ABORTABLE_VERSION = 11, FIRST_ADDING_VERSION = 12;
 
     private final TransactionCoordinator txns;
+    private final TransactionPeers peers;
 
     public TransactionalProduceGate(TransactionCoordinator txns) {
+        this(txns, null);
+    }
+
+    /** {@code peers}: null for a broker on its own. */
+    public TransactionalProduceGate(TransactionCoordinator txns, TransactionPeers peers) {
         this.txns = txns;
+        this.peers = peers;
     }
 
     /** One partition's batches of a Produce request. */
@@ -44,6 +57,8 @@ public final class TransactionalProduceGate {
     public List<Errors> check(short produceVersion, String transactionalId, List<PartitionBatches> request) {
         List<Errors> out = new ArrayList<>();
         Map<ProducerSession, List<TxnPartition>> toAdd = new LinkedHashMap<>();
+        Map<ProducerSession, List<TxnPartition>> toVerify = new LinkedHashMap<>();
+        Optional<BrokerNode> coordinator = peers == null ? Optional.empty() : peers.remoteCoordinator();
         for (PartitionBatches pb : request) {
             ByteBuffer batches = pb.batches();
             Errors e = Errors.NONE;
@@ -72,6 +87,8 @@ public final class TransactionalProduceGate {
                     e = Errors.INVALID_TXN_STATE;
                 } else if (produceVersion >= FIRST_ADDING_VERSION) {
                     toAdd.computeIfAbsent(session, s -> new ArrayList<>()).add(pb.partition());
+                } else if (coordinator.isPresent()) {
+                    toVerify.computeIfAbsent(session, s -> new ArrayList<>()).add(pb.partition());
                 } else {
                     e = forProduce(txns.verify(transactionalId, session.producerId(), session.epoch(), pb.partition()), produceVersion);
                 }
@@ -80,9 +97,16 @@ public final class TransactionalProduceGate {
         }
         Map<TxnPartition, Errors> added = new HashMap<>();
         toAdd.forEach((session, partitions) -> {
+            if (coordinator.isPresent()) {
+                peers.addPartitions(coordinator.get(), transactionalId, session.producerId(), session.epoch(), partitions, false)
+                        .forEach((tp, e) -> added.put(tp, forProduce(e, produceVersion)));
+                return;
+            }
             Errors e = forProduce(txns.addPartitions(transactionalId, session.producerId(), session.epoch(), partitions), produceVersion);
             partitions.forEach(tp -> added.put(tp, e));
         });
+        toVerify.forEach((session, partitions) -> peers.addPartitions(coordinator.get(), transactionalId, session.producerId(),
+                session.epoch(), partitions, true).forEach((tp, e) -> added.put(tp, forProduce(e, produceVersion))));
         for (int i = 0; i < out.size(); i++) {
             Errors e = added.get(request.get(i).partition());
             if (e != null && out.get(i) == Errors.NONE) {
@@ -97,6 +121,9 @@ public final class TransactionalProduceGate {
     private static Errors forProduce(Errors e, short version) {
         if (e == Errors.PRODUCER_FENCED) {
             return Errors.INVALID_PRODUCER_EPOCH;
+        }
+        if (e == Errors.NOT_COORDINATOR || e == Errors.COORDINATOR_NOT_AVAILABLE || e == Errors.COORDINATOR_LOAD_IN_PROGRESS) {
+            return Errors.NOT_ENOUGH_REPLICAS; // the coordinator is moving: retriable for the producer (Apache's mapping)
         }
         if (e == Errors.TRANSACTION_ABORTABLE && version < FIRST_ABORTABLE_VERSION) {
             return Errors.INVALID_TXN_STATE;
