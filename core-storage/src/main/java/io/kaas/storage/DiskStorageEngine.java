@@ -2,17 +2,14 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.format.TopicIdentity;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.FileHandleCache;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.layout.TopicDir;
 import io.kaas.storage.layout.TopicName;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -137,42 +134,18 @@ public final class DiskStorageEngine implements StorageEngine {
 
     private void loadTopics() throws IOException {
         java.util.Set<String> seen = new java.util.HashSet<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(config.dataDir(), Files::isDirectory)) {
-            for (Path d : ds) {
-                String name = d.getFileName().toString();
-                if (shared && TopicDir.isTopic(name) && TopicDir.isMarkedDeleted(d)) {
-                    continue; // being deleted by another broker: forgotten below, never opened again
+        for (Path d : TopicFiles.list(config.dataDir(), shared)) {
+            String name = d.getFileName().toString();
+            seen.add(name);
+            TopicInfo known = topics.get(name);
+            if (known == null) {
+                TopicFiles.read(d, shared).ifPresent(info -> topics.put(name, info));
+            } else if (shared) {
+                // Another broker added partitions: a known topic only grows.
+                int n = TopicDir.partitionCount(d);
+                if (n > known.partitions()) {
+                    topics.put(name, new TopicInfo(name, known.topicId(), n, known.config()));
                 }
-                seen.add(name);
-                if (shared && (TopicDir.isDeleting(name) || topics.containsKey(name))) {
-                    // Another broker's delete in progress is its to finish; a known topic only grows.
-                    if (topics.containsKey(name)) {
-                        TopicInfo t = topics.get(name);
-                        int n = TopicDir.partitionCount(d);
-                        if (n > t.partitions()) {
-                            topics.put(name, new TopicInfo(name, t.topicId(), n, t.config()));
-                        }
-                    }
-                    continue;
-                }
-                if (TopicDir.isDeleting(name)) {
-                    // A delete that a crash interrupted: finish it.
-                    TopicDir.deleteRecursively(d);
-                    continue;
-                }
-                if (!TopicDir.isTopic(name)) {
-                    continue;
-                }
-                UUID id = StateJson.read(d.resolve(TopicIdentity.FILE_NAME), TopicIdentity.class).map(TopicIdentity::topicId).orElse(null);
-                if (id == null && shared) {
-                    continue; // being created by another broker: its id file comes right after the directory
-                }
-                if (id == null) {
-                    id = UUID.randomUUID();
-                    StateJson.write(d.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(id));
-                }
-                TopicConfig cfg = StateJson.read(d.resolve(TopicConfig.FILE_NAME), TopicConfig.class).orElse(TopicConfig.EMPTY);
-                topics.put(name, new TopicInfo(name, id, TopicDir.partitionCount(d), cfg));
             }
         }
         if (shared) {
@@ -206,12 +179,7 @@ public final class DiskStorageEngine implements StorageEngine {
         }
         Path dir = TopicDir.of(config.dataDir(), name);
         try {
-            // Durable before anything is closed: after a crash every broker still sees the topic as being deleted.
-            Path marker = dir.resolve(TopicDir.DELETED_MARKER);
-            if (!Files.exists(marker)) {
-                Files.createFile(marker);
-            }
-            AtomicFile.fsyncDirectory(dir);
+            TopicFiles.markDeleted(dir);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot mark the topic deleted: " + e.getMessage(), e);
         }
@@ -257,28 +225,17 @@ public final class DiskStorageEngine implements StorageEngine {
             throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists");
         }
         Path dir = TopicDir.of(config.dataDir(), name);
+        TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
         try {
-            if (shared) {
-                // Another broker sharing the directory may have created it: one of two creators wins the mkdir.
-                try {
-                    Files.createDirectory(dir);
-                } catch (java.nio.file.FileAlreadyExistsException e) {
-                    throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists (created by another broker)");
-                }
-                // Its entry in the data directory, durably: createDirectories below finds it there and syncs nothing,
-                // and a power cut would take the topic back with every record acknowledged in it.
-                AtomicFile.fsyncDirectory(dir.getParent());
-            }
-            AtomicFile.createDirectories(dir);
-            TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
-            StateJson.write(dir.resolve(TopicConfig.FILE_NAME), topicConfig);
-            StateJson.write(dir.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(info.topicId()));
-            for (int p = 0; p < partitions; p++) {
-                Files.createDirectory(TopicDir.partition(dir, p));
-            }
-            AtomicFile.fsyncDirectory(dir);
+            TopicFiles.create(config.dataDir(), info, shared);
             topics.put(name, info);
             return info;
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            if (shared && dir.toString().equals(e.getFile())) {
+                // Another broker sharing the directory created it first: one of two creators wins the mkdir.
+                throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists (created by another broker)");
+            }
+            throw new StorageException(StorageException.Kind.IO, dir + ": cannot create topic: " + e.getMessage(), e);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot create topic: " + e.getMessage(), e);
         }
@@ -297,15 +254,11 @@ public final class DiskStorageEngine implements StorageEngine {
                 loaded(part, true).ifPresent(Partition::close);
             }
         }
-        Path dir = TopicDir.of(config.dataDir(), name);
-        // Rename first (one atomic, durable step), then delete at leisure: a crash never leaves half a topic.
-        Path doomed = TopicDir.deleting(config.dataDir(), name, info.topicId());
         try {
-            Files.move(dir, doomed, StandardCopyOption.ATOMIC_MOVE);
-            AtomicFile.fsyncDirectory(config.dataDir());
-            TopicDir.deleteRecursively(doomed);
+            TopicFiles.delete(config.dataDir(), info);
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot delete topic: " + e.getMessage(), e);
+            throw new StorageException(StorageException.Kind.IO, TopicDir.of(config.dataDir(), name) + ": cannot delete topic: "
+                    + e.getMessage(), e);
         }
     }
 
