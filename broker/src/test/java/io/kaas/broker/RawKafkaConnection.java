@@ -1,5 +1,6 @@
 package io.kaas.broker;
 
+import io.kaas.broker.net.RequestFrame;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -7,13 +8,11 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import org.apache.kafka.common.message.RequestHeaderData;
+import java.util.Arrays;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.protocol.MessageSizeAccumulator;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /** A bare socket speaking Kafka frames: for hostile input and for byte-exact protocol checks. */
 final class RawKafkaConnection implements AutoCloseable {
@@ -42,19 +41,8 @@ final class RawKafkaConnection implements AutoCloseable {
     /** Encodes header + body at {@code version}, frames it, sends it; returns the correlation id used. */
     int send(ApiKeys api, short version, ApiMessage body) throws IOException {
         int id = ++correlationId;
-        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
-                .setCorrelationId(id).setClientId("raw-test");
-        short hv = api.messageType.requestHeaderVersion(version);
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        MessageSizeAccumulator size = new MessageSizeAccumulator();
-        header.addSize(size, cache, hv);
-        body.addSize(size, cache, version);
-        ByteBuffer buf = ByteBuffer.allocate(4 + size.totalSize());
-        buf.putInt(size.totalSize());
-        ByteBufferAccessor w = new ByteBufferAccessor(buf);
-        header.write(w, cache, hv);
-        body.write(w, cache, version);
-        sendBytes(buf.array());
+        ByteBuffer frame = RequestFrame.encode(api, version, id, "raw-test", body);
+        sendBytes(Arrays.copyOf(frame.array(), frame.limit()));
         return id;
     }
 

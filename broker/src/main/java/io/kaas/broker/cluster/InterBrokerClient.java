@@ -1,5 +1,6 @@
 package io.kaas.broker.cluster;
 
+import io.kaas.broker.net.RequestFrame;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,13 +10,10 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.protocol.MessageSizeAccumulator;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 
 /**
  * Requests from this broker to another broker of the cluster, as Apache's inter-broker channels send them: the
@@ -108,19 +106,8 @@ public final class InterBrokerClient implements AutoCloseable {
         }
 
         private void write(OutputStream out, ApiKeys api, short version, int id, ApiMessage body) throws IOException {
-            RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
-                    .setCorrelationId(id).setClientId(clientId);
-            short headerVersion = api.requestHeaderVersion(version);
-            ObjectSerializationCache cache = new ObjectSerializationCache();
-            MessageSizeAccumulator size = new MessageSizeAccumulator();
-            header.addSize(size, cache, headerVersion);
-            body.addSize(size, cache, version);
-            ByteBuffer buf = ByteBuffer.allocate(4 + size.totalSize());
-            buf.putInt(size.totalSize());
-            ByteBufferAccessor w = new ByteBufferAccessor(buf);
-            header.write(w, cache, headerVersion);
-            body.write(w, cache, version);
-            out.write(buf.array());
+            ByteBuffer frame = RequestFrame.encode(api, version, id, clientId, body);
+            out.write(frame.array(), 0, frame.limit());
             out.flush();
         }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kaas.broker.coordination.EtcdServer;
+import io.kaas.broker.net.RequestFrame;
 import io.kaas.cli.ChildJvm;
 import io.kaas.cli.KaasRun;
 import java.io.DataInputStream;
@@ -40,13 +41,10 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
-import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.protocol.MessageSizeAccumulator;
-import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -309,20 +307,9 @@ class SharedVolumeFailoverTest {
         ProduceRequestData body = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000);
         body.topicData().add(new ProduceRequestData.TopicProduceData().setName(TOPIC).setPartitionData(List.of(
                 new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(records))));
-        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(ApiKeys.PRODUCE.id).setRequestApiVersion(version)
-                .setCorrelationId(77).setClientId("zombie-test");
-        short hv = ApiKeys.PRODUCE.requestHeaderVersion(version);
-        ObjectSerializationCache cache = new ObjectSerializationCache();
-        MessageSizeAccumulator size = new MessageSizeAccumulator();
-        header.addSize(size, cache, hv);
-        body.addSize(size, cache, version);
-        ByteBuffer buf = ByteBuffer.allocate(4 + size.totalSize());
-        buf.putInt(size.totalSize());
-        ByteBufferAccessor w = new ByteBufferAccessor(buf);
-        header.write(w, cache, hv);
-        body.write(w, cache, version);
+        ByteBuffer frame = RequestFrame.encode(ApiKeys.PRODUCE, version, 77, "zombie-test", body);
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
-        out.write(buf.array());
+        out.write(frame.array(), 0, frame.limit());
         out.flush();
         return 77;
     }
