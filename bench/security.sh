@@ -134,7 +134,9 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 create_topic() { # system topic: 1 partition; on Apache with flush.messages=APACHE_FLUSH when set
     local config=""
     [[ $1 == apache && -n "$APACHE_FLUSH" ]] && config=":flush.messages=$APACHE_FLUSH"
-    tool "$1-create-topics" io.kaas.bench.CreateTopics "$(address_of "$1" plaintext)" "$2:1$config" >>"$results/$1-topics.out" 2>&1
+    # On the load core (lib.sh's `tool` pins to its own BENCH_LOAD_CPUS, which is this script's broker core).
+    taskset -c "$LOAD_CPU" java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$results/$1-create-topics.log" -cp "$CP" \
+        io.kaas.bench.CreateTopics "$(address_of "$1" plaintext)" "$2:1$config" >>"$results/$1-topics.out" 2>&1
 }
 
 # One produce run and one consume run of the same records; appends "system listener kind rate cpu_s" to runs.txt.
