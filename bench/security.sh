@@ -12,7 +12,10 @@
 # log.flush.interval.messages (default: kaas's own, an fsync per append; Apache never fsyncs on count,
 # so BENCH_KAAS_FLUSH=1000000000 compares the TLS paths without kaas's durability cost);
 # BENCH_TOOL_C2=1 lets the load JVMs use C2: lib.sh limits them to C1, which has no AES-GCM
-# intrinsics, so over SASL_SSL the clients' own TLS, not the broker, sets the rate.
+# intrinsics, so over SASL_SSL the clients' own TLS, not the broker, sets the rate;
+# BENCH_APACHE_FLUSH=N sets Apache's topic flush.messages=N on every measured topic (1: an fsync per
+# append, as bench/run.sh's durable rows), so kaas's default and BENCH_APACHE_FLUSH=1 compare
+# durable with durable. Each measured topic (1 partition) is created before its run on both brokers.
 # Output: the table on stdout and in bench/results/security-<UTC time>/report.txt.
 set -euo pipefail
 
@@ -21,6 +24,7 @@ repo="$(cd "$here/.." && pwd)"
 TMP_ROOT=${BENCH_TMP:-${TMPDIR:-/tmp}}
 RECORDS=${BENCH_RECORDS:-200000}
 KAAS_FLUSH=${BENCH_KAAS_FLUSH:-}
+APACHE_FLUSH=${BENCH_APACHE_FLUSH:-}
 ROUNDS=${BENCH_ROUNDS:-2}
 BROKER_CPU=${BENCH_BROKER_CPU:-0}
 LOAD_CPU=${BENCH_LOAD_CPU:-1}
@@ -127,6 +131,13 @@ address_of() { # system listener
     esac
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+create_topic() { # system topic: 1 partition; on Apache with flush.messages=APACHE_FLUSH when set
+    local config=""
+    [[ $1 == apache && -n "$APACHE_FLUSH" ]] && config=":flush.messages=$APACHE_FLUSH"
+    # On the load core (lib.sh's `tool` pins to its own BENCH_LOAD_CPUS, which is this script's broker core).
+    taskset -c "$LOAD_CPU" java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$results/$1-create-topics.log" -cp "$CP" \
+        io.kaas.bench.CreateTopics "$(address_of "$1" plaintext)" "$2:1$config" >>"$results/$1-topics.out" 2>&1
+}
 
 # One produce run and one consume run of the same records; appends "system listener kind rate cpu_s" to runs.txt.
 measure() { # system listener tag records
@@ -134,6 +145,7 @@ measure() { # system listener tag records
     pid="$(pid_of "$system")"
     local topic="bench-$listener-$tag"
     out="$results/$system.$listener.$tag"
+    create_topic "$system" "$topic" || { say "$system: creating $topic failed: see $results/$system-topics.out"; return 1; }
     t0="$(cpu_ticks "$pid")"
     taskset -c "$LOAD_CPU" java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$out.produce.log" -cp "$CP" \
         org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$(address_of "$system" "$listener")" --topic "$topic" \
@@ -172,12 +184,12 @@ done
 
 {
     echo "kaas vs Apache Kafka 4.4.0, PLAINTEXT and SASL_SSL (SCRAM-SHA-512), 1 KiB records, $RECORDS per run, best of $ROUNDS"
-    echo "kaas log.flush.interval.messages: ${KAAS_FLUSH:-kaas default (fsync per append, acks=all durable)}; Apache: its default (no fsync on count)"
+    echo "kaas log.flush.interval.messages: ${KAAS_FLUSH:-kaas default (fsync per append, acks=all durable)}; Apache topic flush.messages: ${APACHE_FLUSH:-its default (no fsync on count)}"
     echo "load JVMs: ${TOOL_JVM[*]}"
     echo "brokers on core $BROKER_CPU, load on core $LOAD_CPU; $(nproc) cores, $(uname -sr), $(java -version 2>&1 | head -1)"
     echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
     awk -v n="$RECORDS" '
-        { k = $1 " " $2 " " $3; if (!(k in best) || $4 > best[k]) { best[k] = $4; cpu[k] = $5 } }
+        { k = $1 " " $2 " " $3; all[k] = all[k] " " $4; if (!(k in best) || $4 > best[k]) { best[k] = $4; cpu[k] = $5 } }
         END {
             printf "%-8s %-10s %-8s %12s %10s %16s\n", "system", "listener", "kind", "records/s", "MB/s", "broker CPU us/rec"
             split("produce consume", kinds, " ")
@@ -192,6 +204,10 @@ done
                 if (p > 0 && b > 0) printf "; kaas SASL_SSL/PLAINTEXT %.2fx", b / p
                 if (ap > 0 && a > 0) printf "; Apache SASL_SSL/PLAINTEXT %.2fx", a / ap
                 printf "\n"
+            }
+            for (ki = 1; ki <= 2; ki++) for (li = 1; li <= 2; li++) for (si = 1; si <= 2; si++) {
+                l = (li == 1 ? "plaintext" : "sasl_ssl"); s = (si == 1 ? "apache" : "kaas"); k = s " " l " " kinds[ki]
+                if (k in all) printf "every round, %s records/s:%s\n", k, all[k]
             }
         }' "$results/runs.txt"
 } | tee "$results/report.txt"
