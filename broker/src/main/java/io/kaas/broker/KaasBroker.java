@@ -292,11 +292,16 @@ public final class KaasBroker implements AutoCloseable {
             transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig, transactionPeers,
                     member::mayAcknowledge);
             TransactionCoordinator txns = transactions;
+            GroupCoordinator g = groups;
+            g.coordinateWhenTaken(member::mayAcknowledge);
             member.onBecomingCoordinator(() -> {
-                groups.reloadOffsets();
+                g.takeCoordination();
                 txns.takeCoordination();
             });
-            member.onLosingCoordinator(txns::giveUpCoordination);
+            member.onLosingCoordinator(() -> {
+                txns.giveUpCoordination();
+                g.giveUpCoordination();
+            });
         } else {
             transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
         }

@@ -158,6 +158,41 @@ class MultiBrokerTest {
     }
 
     /**
+     * A broker that stops being the groups' coordinator (a lower id joined) answers NOT_COORDINATOR to a client still
+     * connected to it, and writes no more offsets; the consumer finds the new coordinator, which re-read the offsets.
+     */
+    @Test
+    void anExGroupCoordinatorAnswersNotCoordinatorAndItsSuccessorKeepsTheOffsets(EtcdServer etcd) throws Exception {
+        KaasBroker b1 = start(etcd, 1);
+        try (Admin admin = admin(b1)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> b1.engine().taken().size() == 6);
+        }
+        produce(b1, "a", 24);
+        assertThat(consumeInGroup(b1, "g", 24)).hasSize(24); // broker 1 alone coordinates
+        KaasBroker b0 = start(etcd, 0);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(heartbeat(b1, "g")).isEqualTo(Errors.NOT_COORDINATOR);
+            assertThat(heartbeat(b0, "g")).isEqualTo(Errors.UNKNOWN_MEMBER_ID); // broker 0 coordinates: no such member
+        });
+        try (Admin admin = admin(b1)) {
+            assertThat(admin.listConsumerGroupOffsets("g").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .values().stream().mapToLong(o -> o.offset()).sum()).isEqualTo(24);
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> b0.engine().taken().size() + b1.engine().taken().size() == 6);
+        List<String> next = produce(b1, "b", 12);
+        assertThat(consumeInGroup(b1, "g", 12)).as("from the offsets committed through broker 1").containsExactlyInAnyOrderElementsOf(next);
+    }
+
+    private static Errors heartbeat(KaasBroker b, String group) throws Exception {
+        try (RawKafkaConnection raw = new RawKafkaConnection(b.boundPort())) {
+            org.apache.kafka.common.message.HeartbeatResponseData r = raw.roundTrip(ApiKeys.HEARTBEAT, (short) 4,
+                    new org.apache.kafka.common.message.HeartbeatRequestData().setGroupId(group).setMemberId("m").setGenerationId(1));
+            return Errors.forCode(r.errorCode());
+        }
+    }
+
+    /**
      * A transaction over partitions that three brokers lead, its coordinator a fourth role of broker 0: the markers
      * reach every leader (WriteTxnMarkers), a partition leader that is not the coordinator asks it (AddPartitionsToTxn).
      * Then the coordinator stops with a transaction open: the next one re-reads the state and the producer commits it.

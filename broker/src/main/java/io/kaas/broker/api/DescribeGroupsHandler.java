@@ -31,7 +31,8 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
                         .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
                 continue;
             }
-            response.groups().add(groups.describe(id).map(d -> ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION ? d : d.setErrorCode((short) 0).setErrorMessage(null)).orElseGet(() -> {
+            response.groups().add(groups.describe(id).map(d -> ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION || d.errorCode() != Errors.GROUP_ID_NOT_FOUND.code() ? d
+                    : d.setErrorCode((short) 0).setErrorMessage(null)).orElseGet(() -> {
                 DescribeGroupsResponseData.DescribedGroup d = new DescribeGroupsResponseData.DescribedGroup()
                         .setGroupId(id).setGroupState("Dead").setProtocolType("").setProtocolData("");
                 if (ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION) {

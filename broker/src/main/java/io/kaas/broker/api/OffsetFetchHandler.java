@@ -45,6 +45,9 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
             if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, request.groupId())) {
                 return CompletableFuture.completedFuture(response.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
             }
+            if (!groups.active()) {
+                return CompletableFuture.completedFuture(response.setErrorCode(Errors.NOT_COORDINATOR.code()));
+            }
             Map<String, List<Integer>> wanted = null;
             if (request.topics() != null) {
                 wanted = new TreeMap<>();

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
@@ -33,6 +34,12 @@ import org.apache.kafka.common.protocol.Errors;
  * the other. An empty group of one kind becomes the other kind when a member of the other protocol
  * arrives; a non-empty one refuses it as Apache does (JoinGroup: INCONSISTENT_GROUP_PROTOCOL,
  * ConsumerGroupHeartbeat: GROUP_ID_NOT_FOUND). Kind changes are decided under {@code kinds}.
+ *
+ * <p><b>Several brokers over one directory</b> (issue 17): one broker at a time coordinates the groups (the one
+ * FindCoordinator names). A broker sharing its directory ({@link #coordinateWhenTaken}) acts only between
+ * {@link #takeCoordination} and {@link #giveUpCoordination}, and while its self-fence allows; otherwise every group
+ * request answers NOT_COORDINATOR (clients then ask FindCoordinator again) and no offsets file is written, so an
+ * ex-coordinator a client is still connected to never overwrites what its successor commits.
  */
 public final class GroupCoordinator {
     private final ScheduledExecutorService timer;
@@ -40,6 +47,10 @@ public final class GroupCoordinator {
     private final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();
     private final ConsumerGroups consumerGroups;
     private final Object kinds = new Object();
+    /** Whether this broker coordinates the groups now: always on its own; with others, between take and give up. */
+    private volatile boolean coordinating = true;
+    /** The self-fence of a broker sharing its directory (always true on its own). */
+    private volatile BooleanSupplier mayAct = () -> true;
 
     public GroupCoordinator(Path clusterDir, ScheduledExecutorService timer) {
         this(clusterDir, timer, ConsumerGroupConfig.defaults(), Map::of);
@@ -53,6 +64,47 @@ public final class GroupCoordinator {
         this.consumerGroups = new ConsumerGroups(timer, consumerConfig, topics);
     }
 
+    /**
+     * This broker shares its directory with others: it coordinates nothing until {@link #takeCoordination}, and acts
+     * only while {@code mayAct} (its self-fence) allows.
+     */
+    public void coordinateWhenTaken(BooleanSupplier mayAct) {
+        this.mayAct = mayAct;
+        this.coordinating = false;
+    }
+
+    /**
+     * This broker becomes the groups' coordinator (before FindCoordinator names it): members known from an earlier
+     * term here are dropped (they rejoin, as after a restart) and every group's offsets are re-read from the files
+     * its predecessor wrote.
+     */
+    public void takeCoordination() {
+        forgetMembers();
+        offsets.reload();
+        coordinating = true;
+    }
+
+    /** Another broker coordinates the groups from now on: answer NOT_COORDINATOR and write no offsets file. */
+    public void giveUpCoordination() {
+        coordinating = false;
+        forgetMembers(); // members waiting in JoinGroup/SyncGroup get COORDINATOR_NOT_AVAILABLE and look again
+    }
+
+    /** Whether this broker coordinates the groups now (and its self-fence allows it to act). */
+    public boolean active() {
+        return coordinating && mayAct.getAsBoolean();
+    }
+
+    private void forgetMembers() {
+        synchronized (kinds) {
+            for (ClassicGroup g : groups.values()) {
+                g.markDead();
+            }
+            groups.clear();
+            new ArrayList<>(consumerGroups.all().values()).forEach(consumerGroups::remove);
+        }
+    }
+
     private ClassicGroup group(String groupId) {
         return groups.computeIfAbsent(groupId, id -> new ClassicGroup(id, timer));
     }
@@ -62,6 +114,10 @@ public final class GroupCoordinator {
     }
 
     public CompletableFuture<JoinGroupResponseData> join(JoinGroupRequestData req, short version, String clientId, String host) {
+        if (!active()) {
+            return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.NOT_COORDINATOR.code())
+                    .setMemberId(req.memberId()).setLeader(""));
+        }
         if (req.groupId().isEmpty()) {
             return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code())
                     .setMemberId(req.memberId()).setLeader(""));
@@ -89,6 +145,9 @@ public final class GroupCoordinator {
         if (invalid.isPresent()) {
             return invalid.get();
         }
+        if (!active()) {
+            return ConsumerGroup.error(Errors.NOT_COORDINATOR, null);
+        }
         if (req.memberId().isEmpty()) {
             req.setMemberId(Uuid.randomUuid().toString()); // v0: the coordinator names the member
         }
@@ -114,6 +173,9 @@ public final class GroupCoordinator {
 
     /** ConsumerGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown and classic groups, as Apache. */
     public ConsumerGroupDescribeResponseData.DescribedGroup consumerDescribe(String groupId, short version) {
+        if (!active()) {
+            return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId).setErrorCode(Errors.NOT_COORDINATOR.code());
+        }
         Optional<ConsumerGroup> g = consumerGroups.get(groupId);
         if (g.isPresent()) {
             return consumerGroups.describe(g.get(), version);
@@ -124,21 +186,36 @@ public final class GroupCoordinator {
                 .setErrorMessage(classic ? "Group " + groupId + " is not a consumer group." : "Group " + groupId + " not found.");
     }
 
-    /** OffsetFetch v9+ from a consumer-group member: its epoch must be current (KIP-848). NONE for classic groups. */
+    /**
+     * OffsetFetch: NOT_COORDINATOR unless this broker coordinates the groups; v9+ from a consumer-group member: its
+     * epoch must be current (KIP-848). NONE for classic groups.
+     */
     public Errors validateOffsetFetch(String groupId, String memberId, int memberEpoch) {
+        if (!active()) {
+            return Errors.NOT_COORDINATOR;
+        }
         return consumerGroups.get(groupId).map(g -> g.validateFetch(memberId, memberEpoch)).orElse(Errors.NONE);
     }
 
     public CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData req) {
+        if (!active()) {
+            return CompletableFuture.completedFuture(new SyncGroupResponseData().setErrorCode(Errors.NOT_COORDINATOR.code()));
+        }
         return existing(req.groupId()).map(g -> g.sync(req)).orElseGet(() ->
                 CompletableFuture.completedFuture(new SyncGroupResponseData().setErrorCode(Errors.UNKNOWN_MEMBER_ID.code())));
     }
 
     public Errors heartbeat(String groupId, String memberId, String instanceId, int generation) {
+        if (!active()) {
+            return Errors.NOT_COORDINATOR;
+        }
         return existing(groupId).map(g -> g.heartbeat(memberId, instanceId, generation)).orElse(Errors.UNKNOWN_MEMBER_ID);
     }
 
     public Errors leave(String groupId, String memberId, String instanceId) {
+        if (!active()) {
+            return Errors.NOT_COORDINATOR;
+        }
         return existing(groupId).map(g -> g.leave(memberId, instanceId)).orElse(Errors.UNKNOWN_MEMBER_ID);
     }
 
@@ -150,9 +227,15 @@ public final class GroupCoordinator {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
+        if (!active()) {
+            return Errors.NOT_COORDINATOR;
+        }
         Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
         if (consumer.isPresent()) {
             synchronized (consumer.get()) {
+                if (!active()) {
+                    return Errors.NOT_COORDINATOR; // checked again right before the write: the coordinator may have moved
+                }
                 Errors e = consumer.get().validateCommit(memberId, generation);
                 if (e == Errors.NONE && !commits.isEmpty()) {
                     offsets.commit(groupId, commits);
@@ -162,6 +245,9 @@ public final class GroupCoordinator {
         }
         ClassicGroup g = group(groupId);
         synchronized (g) {
+            if (!active()) {
+                return Errors.NOT_COORDINATOR;
+            }
             Errors e = g.validateCommit(memberId, instanceId, generation);
             if (e == Errors.NONE && !commits.isEmpty()) {
                 offsets.commit(groupId, commits);
@@ -185,11 +271,6 @@ public final class GroupCoordinator {
         synchronized (g) {
             return g.validateCommit(memberId, instanceId, generation);
         }
-    }
-
-    /** Re-reads every group's committed offsets from their files (this broker just became the groups' coordinator). */
-    public void reloadOffsets() {
-        offsets.reload();
     }
 
     /** A committed transaction's offsets: stored and durably written, no membership check (it was done when staged). */
@@ -229,8 +310,12 @@ public final class GroupCoordinator {
     /** State, protocol type and group type (classic or consumer) as ListGroups reports them; offsets-only groups are Empty classic groups with no protocol. */
     public record Listing(String groupId, String protocolType, String state, String type) {}
 
+    /** ListGroups: the groups this broker coordinates (none while another does), as each Apache broker answers. */
     public List<Listing> list() {
         List<Listing> out = new ArrayList<>();
+        if (!active()) {
+            return out;
+        }
         for (String id : groupIds()) {
             ClassicGroup g = groups.get(id);
             Optional<ConsumerGroup> consumer = consumerGroups.get(id);
@@ -249,6 +334,10 @@ public final class GroupCoordinator {
 
     /** DescribeGroups for one group; empty when the group is unknown. */
     public Optional<DescribeGroupsResponseData.DescribedGroup> describe(String groupId) {
+        if (!active()) {
+            return Optional.of(new DescribeGroupsResponseData.DescribedGroup().setGroupId(groupId).setGroupState("")
+                    .setProtocolType("").setProtocolData("").setErrorCode(Errors.NOT_COORDINATOR.code()));
+        }
         if (consumerGroups.get(groupId).isPresent()) {
             // As Apache 4.x: DescribeGroups describes classic groups only; ConsumerGroupDescribe the others.
             return Optional.of(new DescribeGroupsResponseData.DescribedGroup().setGroupId(groupId).setGroupState("Dead")
@@ -284,6 +373,9 @@ public final class GroupCoordinator {
 
     /** DeleteGroups: only groups without members; removes the offsets file. */
     public Errors deleteGroup(String groupId) {
+        if (!active()) {
+            return Errors.NOT_COORDINATOR;
+        }
         Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
         if (consumer.isPresent()) {
             synchronized (kinds) {
@@ -318,6 +410,9 @@ public final class GroupCoordinator {
 
     /** OffsetDelete: group-level error, or per-partition deletion refusing topics members subscribe to. */
     public Errors deleteOffsets(String groupId, List<OffsetStore.PartitionKey> partitions, Map<OffsetStore.PartitionKey, Errors> results) {
+        if (!active()) {
+            return Errors.NOT_COORDINATOR;
+        }
         ClassicGroup g = groups.get(groupId);
         Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
         if (g == null && consumer.isEmpty() && !offsets.groups().contains(groupId)) {

@@ -1,0 +1,62 @@
+package io.kaas.broker.group;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two brokers' group coordinators over one directory (issue 17): only the one that took coordination answers and
+ * writes; it re-reads what its predecessor committed; one that gave it up, or whose self-fence closed, answers
+ * NOT_COORDINATOR and writes nothing.
+ */
+class GroupCoordinationHandOverTest {
+    @TempDir
+    Path clusterDir;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void stop() {
+        timer.shutdownNow();
+    }
+
+    private static OffsetStore.Committed at(long offset) {
+        return new OffsetStore.Committed("t", 0, offset, -1, "", 0);
+    }
+
+    @Test
+    void onlyTheBrokerThatTookCoordinationAnswersAndWrites() {
+        AtomicBoolean fenceOpen = new AtomicBoolean(true);
+        GroupCoordinator first = new GroupCoordinator(clusterDir, timer);
+        first.coordinateWhenTaken(fenceOpen::get);
+        GroupCoordinator second = new GroupCoordinator(clusterDir, timer);
+        second.coordinateWhenTaken(() -> true);
+
+        assertThat(first.commit("g", "", null, -1, List.of(at(5)))).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(first.validateOffsetFetch("g", "", -1)).isEqualTo(Errors.NOT_COORDINATOR);
+        first.takeCoordination();
+        assertThat(first.commit("g", "", null, -1, List.of(at(5)))).isEqualTo(Errors.NONE);
+        assertThat(first.list()).extracting(GroupCoordinator.Listing::groupId).containsExactly("g");
+        assertThat(second.heartbeat("g", "m", null, 1)).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(second.list()).isEmpty();
+
+        fenceOpen.set(false); // its lease may be expiring: it stops before another may take over
+        assertThat(first.commit("g", "", null, -1, List.of(at(6)))).isEqualTo(Errors.NOT_COORDINATOR);
+        first.giveUpCoordination();
+        fenceOpen.set(true);
+        assertThat(first.commit("g", "", null, -1, List.of(at(6)))).isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(first.deleteGroup("g")).isEqualTo(Errors.NOT_COORDINATOR);
+
+        second.takeCoordination();
+        assertThat(second.committed("g")).containsValue(at(5)); // its predecessor's commit, re-read from the file
+        assertThat(second.commit("g", "", null, -1, List.of(at(7)))).isEqualTo(Errors.NONE);
+        assertThat(new OffsetStore(clusterDir).offsets("g")).containsValue(at(7));
+    }
+}
