@@ -114,7 +114,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code kaas-acceptor}, {@code kaas-network-*}: Netty event loops (decode, encode, never block);
  *   <li>{@code kaas-request-handler-*}: run API handlers (file I/O allowed, no waiting on fsyncs);
  *   <li>{@code kaas-timer}: Fetch long-poll deadlines and group-coordinator timers;
- *   <li>{@code kaas-retention}: the periodic retention pass;
+ *   <li>{@code kaas-retention}: the periodic retention pass ({@link RetentionSchedule});
  *   <li>{@code kaas-txn-coordinator}: the transaction timeout sweep, id expiration and completions; {@code kaas-txn-marker-sync-*}: marker fsyncs ({@link TransactionCoordinator}).
  *   <li>{@code kaas-admin-http-*}: the admin listener ({@code /metrics}, {@code /healthz}, {@code /readyz}).
  *   <li>{@code kaas-lease}, {@code kaas-cluster}: with a coordinator, the lease renewals and the reconciles
@@ -145,7 +145,7 @@ public final class KaasBroker implements AutoCloseable {
     private TransactionPeers transactionPeers;
     private ExecutorService handlerPool;
     private ScheduledExecutorService timer;
-    private ScheduledExecutorService retention;
+    private RetentionSchedule retention;
     private AdminServer admin;
     /** Several brokers over one shared directory (issue 17): how to join; null for a broker on its own. */
     private ClusterConfig clusterConfig;
@@ -354,7 +354,7 @@ public final class KaasBroker implements AutoCloseable {
         }
         metrics.watch(engine, groups, server);
         listenersBound = true;
-        startRetention();
+        retention = RetentionSchedule.start(config.retentionCheckInterval(), engine, metrics);
         startTlsReloadChecks();
         LOG.info("kaas broker {} listening on {} (advertised {}), data in {}{}", config.brokerId(), bound, advertised,
                 config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize(),
@@ -480,28 +480,6 @@ public final class KaasBroker implements AutoCloseable {
         }
     }
 
-    private void startRetention() {
-        long intervalMs = config.retentionCheckInterval().toMillis();
-        if (intervalMs <= 0) {
-            LOG.info("retention checks disabled");
-            return;
-        }
-        retention = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-retention", true));
-        retention.scheduleWithFixedDelay(this::runRetention, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
-    }
-
-    private void runRetention() {
-        try {
-            int removed = engine.runRetention(System.currentTimeMillis());
-            metrics.retentionRan(removed);
-            if (removed > 0) {
-                LOG.info("retention removed {} segments", removed);
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("retention pass failed", e);
-        }
-    }
-
     /** The port the first listener is bound to (the OS's choice when 0 was asked for). */
     public synchronized int boundPort() {
         if (bound.isEmpty()) {
@@ -558,7 +536,7 @@ public final class KaasBroker implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (retention != null) {
-            retention.shutdownNow();
+            retention.close();
         }
         if (transactions != null) {
             // Markers in flight fail with the engine's close; their transactions stay prepared and are completed at the next start.
