@@ -54,6 +54,9 @@ import io.kaas.broker.api.RequestContext;
 import io.kaas.broker.api.SaslAuthenticateHandler;
 import io.kaas.broker.api.SaslHandshakeHandler;
 import io.kaas.broker.api.ServedApis;
+import io.kaas.broker.api.AlterPartitionReassignmentsHandler;
+import io.kaas.broker.api.ListPartitionReassignmentsHandler;
+import io.kaas.broker.coordination.PartitionPins;
 import io.kaas.broker.api.TopicConfigView;
 import io.kaas.broker.cluster.BrokerNode;
 import io.kaas.broker.cluster.InterBrokerClient;
@@ -320,6 +323,12 @@ public final class KaasBroker implements AutoCloseable {
         invoker.throttleWith(throttling);
         invoker.register(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(), new DescribeClientQuotasHandler(quotas));
         invoker.register(ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion(), new AlterClientQuotasHandler(quotas));
+        // kafka-reassign-partitions: a move is a pin in the shared cluster's assignment (kaas assign's); alone, nothing moves.
+        PartitionPins pins = store == null ? null : new PartitionPins(store);
+        invoker.register(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS.latestVersion(),
+                new AlterPartitionReassignmentsHandler(pins, topics, config.brokerId()));
+        invoker.register(ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS.latestVersion(),
+                new ListPartitionReassignmentsHandler(pins));
         registerSecurityApis(invoker, clusterDir);
         server = new KafkaServer(config.networkThreads());
         try {

@@ -6,7 +6,7 @@ import io.kaas.broker.coordination.BrokerRegistration;
 import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.coordination.ClusterStore;
 import io.kaas.broker.coordination.CoordinationException;
-import io.kaas.broker.coordination.Versioned;
+import io.kaas.broker.coordination.PartitionPins;
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.StateJson;
@@ -50,8 +50,6 @@ import picocli.CommandLine.Spec;
             "1:Nothing written: no such partition, or the broker named is not live; or, with --wait, the new owner "
                     + "had not taken every partition over in time (the assignment is written)."})
 public final class AssignCommand implements Callable<Integer> {
-    private static final int CAS_ATTEMPTS = 20;
-
     @Spec
     CommandSpec spec;
 
@@ -136,45 +134,35 @@ public final class AssignCommand implements Callable<Integer> {
     private int change(ClusterStore store, List<TopicPartition> partitions, Integer broker) {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Map<String, Integer> topics = store.topics();
+        PartitionPins pins = new PartitionPins(store);
+        Map<String, Integer> topics = pins.topics();
         for (TopicPartition tp : partitions) {
-            Integer count = topics.get(tp.topic());
-            if (count == null || tp.partition() >= count) {
-                err.println(tp + ": no such partition (" + (count == null ? "no topic " + tp.topic() + " in this cluster"
-                        : tp.topic() + " has " + count + " partitions") + "); nothing written");
+            String missing = PartitionPins.missing(tp, topics);
+            if (missing != null) {
+                err.println(tp + ": no such partition (" + missing + "); nothing written");
                 return ExitCodes.PROBLEMS;
             }
         }
         if (broker != null) {
-            Map<Integer, BrokerRegistration> live = store.brokers();
-            if (!live.containsKey(broker)) {
-                err.println("broker " + broker + " is not live (live: " + (live.isEmpty() ? "none" : live.keySet()) + "); nothing written");
+            java.util.Set<Integer> live = pins.liveBrokers();
+            if (!live.contains(broker)) {
+                err.println("broker " + broker + " is not live (live: " + (live.isEmpty() ? "none" : new java.util.TreeSet<>(live)) + "); nothing written");
                 return ExitCodes.PROBLEMS;
             }
         }
-        for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-            Versioned<Assignment> current = store.assignment();
-            Assignment next = current.value();
-            for (TopicPartition tp : partitions) {
-                next = broker == null ? next.unpinned(tp) : next.pinned(tp, broker, topics.get(tp.topic()));
-            }
-            if (!next.equals(current.value()) && !store.compareAndSetAssignment(current.version(), next)) {
-                continue; // the controller (or another operator) wrote in between: redo on what it wrote
-            }
-            for (TopicPartition tp : partitions) {
-                String was = ownerText(current.value().owner(tp));
-                out.println(broker == null
-                        ? tp + ": unpinned (on broker " + was + " until a rebalance moves it)"
-                        : tp + ": broker " + was + " -> " + broker + ", pinned");
-            }
-            return broker != null && await ? awaitTakeOver(store, partitions, broker) : ExitCodes.OK;
+        Assignment before = broker == null ? pins.unpin(partitions) : pins.pin(partitions, broker, topics);
+        for (TopicPartition tp : partitions) {
+            String was = ownerText(before.owner(tp));
+            out.println(broker == null
+                    ? tp + ": unpinned (on broker " + was + " until a rebalance moves it)"
+                    : tp + ": broker " + was + " -> " + broker + ", pinned");
         }
-        throw new CoordinationException("the assignment kept changing under " + CAS_ATTEMPTS + " attempts to write it; try again");
+        return broker != null && await ? awaitTakeOver(pins, partitions, broker) : ExitCodes.OK;
     }
 
-    private int awaitTakeOver(ClusterStore store, List<TopicPartition> partitions, int broker) {
+    private int awaitTakeOver(PartitionPins pins, List<TopicPartition> partitions, int broker) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!heldBy(store, partitions, broker)) {
+        while (!heldBy(pins, partitions, broker)) {
             if (System.nanoTime() - deadline > 0) {
                 spec.commandLine().getErr().println("broker " + broker + " had not taken every partition over within "
                         + timeout.toSeconds() + " s (the assignment is written; it may still)");
@@ -191,9 +179,9 @@ public final class AssignCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private static boolean heldBy(ClusterStore store, List<TopicPartition> partitions, int broker) {
+    private static boolean heldBy(PartitionPins pins, List<TopicPartition> partitions, int broker) {
         try {
-            return partitions.stream().allMatch(tp -> store.holder(tp).orElse(-1) == broker);
+            return pins.heldBy(partitions, broker);
         } catch (CoordinationException e) {
             return false; // a blip: ask again until the deadline
         }

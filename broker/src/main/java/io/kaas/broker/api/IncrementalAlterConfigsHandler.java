@@ -12,7 +12,8 @@ import org.apache.kafka.common.requests.ApiError;
 
 /**
  * IncrementalAlterConfigs (KIP-339) on topics: SET, DELETE, and APPEND/SUBTRACT on list configs such
- * as cleanup.policy, over every topic config Apache defines. See {@link TopicConfigAlterer}.
+ * as cleanup.policy, over every topic config Apache defines. See {@link TopicConfigAlterer}. On a broker, only
+ * clearing the replication throttles {@code kafka-reassign-partitions} clears ({@link ReplicationThrottles}).
  */
 public final class IncrementalAlterConfigsHandler implements ApiHandler<IncrementalAlterConfigsRequestData> {
     private final TopicConfigAlterer alterer;
@@ -30,6 +31,8 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
             org.apache.kafka.common.protocol.Errors denied = ctx.configAccess(
                     AclOperation.ALTER_CONFIGS, res.resourceType(), res.resourceName());
             ApiError error = denied != org.apache.kafka.common.protocol.Errors.NONE ? new ApiError(denied, denied.message())
+                    : res.resourceType() == org.apache.kafka.common.config.ConfigResource.Type.BROKER.id() && ReplicationThrottles.onlyThrottles(ops)
+                    ? ReplicationThrottles.answer(ops)
                     : alterer.alter(res.resourceType(), res.resourceName(),
                     current -> TopicConfigChanges.apply(current, ops), request.validateOnly());
             response.responses().add(new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()

@@ -64,6 +64,9 @@ public final class RequestLevelAuthorization {
             case CONSUMER_GROUP_HEARTBEAT -> group(ctx, READ, ((ConsumerGroupHeartbeatRequestData) body).groupId());
             case DESCRIBE_LOG_DIRS, DESCRIBE_ACLS, DESCRIBE_USER_SCRAM_CREDENTIALS -> cluster(ctx, DESCRIBE);
             case CREATE_ACLS, DELETE_ACLS -> cluster(ctx, ALTER);
+            // Apache's ControllerApis: ALTER on the cluster to move partitions, DESCRIBE to list the moves.
+            case ALTER_PARTITION_REASSIGNMENTS -> cluster(ctx, ALTER);
+            case LIST_PARTITION_REASSIGNMENTS -> cluster(ctx, DESCRIBE);
             case DESCRIBE_CLIENT_QUOTAS -> cluster(ctx, AclOperation.DESCRIBE_CONFIGS);
             case ALTER_CLIENT_QUOTAS -> cluster(ctx, AclOperation.ALTER_CONFIGS);
             default -> Errors.NONE;
