@@ -61,7 +61,7 @@ class AclTest {
     static void start() {
         Path data = dir.resolve("data");
         ScramCredentialStore users = ScramCredentialStore.inDataDir(data);
-        for (String user : List.of("admin", "alice", "bob")) {
+        for (String user : List.of("admin", "alice", "bob", "carol")) {
             users.upsert(user, ScramMechanism.SCRAM_SHA_256, ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_256, password(user), 4096));
         }
         b = TestBroker.secured(data, Map.of(
@@ -194,6 +194,32 @@ class AclTest {
             assertThat(admin.deleteAcls(List.of(bobs)).all().get()).containsExactlyInAnyOrder(readLogs, writeLogs);
             admin.deleteAcls(List.of(bobAlters.toFilter())).all().get();
             assertThatThrownBy(() -> bob.createAcls(List.of(writeLogs)).all().get()).hasCauseInstanceOf(ClusterAuthorizationException.class);
+        }
+    }
+
+    /** Apache's ControllerApis: ALTER on the cluster to reassign partitions, DESCRIBE to list reassignments. */
+    @Test
+    void partitionReassignmentsNeedAlterOrDescribeOnTheCluster() throws Exception {
+        TopicPartition tp = new TopicPartition("moves", 0);
+        try (Admin carol = b.admin(as("carol")); Admin admin = b.admin(as("admin"))) {
+            admin.createTopics(List.of(new NewTopic("moves", 1, (short) 1))).all().get();
+            java.util.function.Supplier<org.apache.kafka.common.KafkaFuture<Void>> move = () -> carol.alterPartitionReassignments(Map.of(tp,
+                    java.util.Optional.of(new org.apache.kafka.clients.admin.NewPartitionReassignment(List.of(0))))).all();
+            assertThatThrownBy(() -> move.get().get()).hasCauseInstanceOf(ClusterAuthorizationException.class);
+            assertThatThrownBy(() -> carol.listPartitionReassignments().reassignments().get()).hasCauseInstanceOf(ClusterAuthorizationException.class);
+            admin.alterPartitionReassignments(Map.of(tp, java.util.Optional.of(new org.apache.kafka.clients.admin.NewPartitionReassignment(List.of(0)))))
+                    .all().get();
+
+            AclBinding describe = new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+                    new AccessControlEntry("User:carol", "*", AclOperation.DESCRIBE, AclPermissionType.ALLOW));
+            admin.createAcls(List.of(describe)).all().get();
+            assertThat(carol.listPartitionReassignments().reassignments().get()).isEmpty();
+            assertThatThrownBy(() -> move.get().get()).hasCauseInstanceOf(ClusterAuthorizationException.class);
+            AclBinding alter = new AclBinding(describe.pattern(),
+                    new AccessControlEntry("User:carol", "*", AclOperation.ALTER, AclPermissionType.ALLOW));
+            admin.createAcls(List.of(alter)).all().get();
+            move.get().get();
+            admin.deleteAcls(List.of(describe.toFilter(), alter.toFilter())).all().get();
         }
     }
 
