@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
  * replicas. It writes the assignment in the coordination store by compare-and-set, as the controller does,
  * so neither loses the other's write; the controller then keeps pinned partitions where they are pinned
  * ({@link Assignment#rebalanced}), and the brokers hand the partition over as for any move: the old owner
- * closes and releases it, the new one claims the next epoch.
+ * closes and releases it, the new one claims the next epoch. The pin is written by {@link PartitionPins}, as the
+ * brokers write it for Apache's AlterPartitionReassignments.
  */
 @Command(name = "assign", mixinStandardHelpOptions = true,
         header = "Pin partitions to a broker (moving them there), unpin them, or list the assignment of brokers sharing a directory.",
@@ -44,7 +45,8 @@ import picocli.CommandLine.Spec;
                     + "partitions around them. '--unpin' lets the controller place them again. '--list' prints "
                     + "TOPIC-N<TAB>OWNER<TAB>PIN per partition ('-' for none).",
             "The change is a compare-and-set on the assignment in the coordination store; producers and consumers "
-                    + "follow the move through Metadata (NOT_LEADER_OR_FOLLOWER sends them there)."},
+                    + "follow the move through Metadata (NOT_LEADER_OR_FOLLOWER sends them there). Apache's "
+                    + "kafka-reassign-partitions, run against the brokers, makes and cancels the same pins (a target of one broker)."},
         exitCodeListHeading = "%nExit Codes:%n",
         exitCodeList = {"0:Done: pinned, unpinned or listed.",
             "1:Nothing written: no such partition, or the broker named is not live; or, with --wait, the new owner "
