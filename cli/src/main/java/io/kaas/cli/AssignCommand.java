@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -146,9 +148,9 @@ public final class AssignCommand implements Callable<Integer> {
             }
         }
         if (broker != null) {
-            java.util.Set<Integer> live = pins.liveBrokers();
+            Set<Integer> live = pins.liveBrokers();
             if (!live.contains(broker)) {
-                err.println("broker " + broker + " is not live (live: " + (live.isEmpty() ? "none" : new java.util.TreeSet<>(live)) + "); nothing written");
+                err.println("broker " + broker + " is not live (live: " + (live.isEmpty() ? "none" : new TreeSet<>(live)) + "); nothing written");
                 return ExitCodes.PROBLEMS;
             }
         }

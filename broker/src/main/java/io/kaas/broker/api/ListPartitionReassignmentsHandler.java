@@ -5,6 +5,7 @@ import io.kaas.broker.coordination.PartitionPins;
 import io.kaas.storage.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +43,7 @@ public final class ListPartitionReassignmentsHandler implements ApiHandler<ListP
         Predicate<TopicPartition> asked = tp -> true;
         if (request.topics() != null) {
             Map<String, Set<Integer>> named = new HashMap<>();
-            request.topics().forEach(t -> named.computeIfAbsent(t.name(), n -> new java.util.HashSet<>()).addAll(t.partitionIndexes()));
+            request.topics().forEach(t -> named.computeIfAbsent(t.name(), n -> new HashSet<>()).addAll(t.partitionIndexes()));
             asked = tp -> named.getOrDefault(tp.topic(), Set.of()).contains(tp.partition());
         }
         List<PartitionPins.Move> moves;

@@ -3,9 +3,11 @@ package io.kaas.broker.coordination;
 import io.kaas.storage.TopicPartition;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
@@ -38,7 +40,7 @@ public final class PartitionPins {
     }
 
     /** The live brokers' ids (registered under a lease that holds). */
-    public java.util.Set<Integer> liveBrokers() {
+    public Set<Integer> liveBrokers() {
         return store.brokers().keySet();
     }
 
@@ -85,7 +87,7 @@ public final class PartitionPins {
      * original replicas), so it does not move. {@code topics}: their partition counts.
      */
     public Assignment cancel(Collection<TopicPartition> partitions, Map<String, Integer> topics) {
-        Map<TopicPartition, OptionalInt> holders = new java.util.HashMap<>();
+        Map<TopicPartition, OptionalInt> holders = new HashMap<>();
         for (TopicPartition tp : partitions) {
             holders.put(tp, store.holder(tp));
         }
