@@ -152,7 +152,7 @@ class ReassignPartitionsToolTest {
             assertThat(tool("--bootstrap-server", bs, "--list").out()).contains("No partition reassignments found.");
             assertThatThrownBy(() -> admin.alterPartitionReassignments(Map.of(tp, Optional.empty())).all().get(30, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(NoReassignmentInProgressException.class);
-            assertThat(metadataLeader(b2, p)).isEqualTo(meanwhile);
+            assertThat(metadataLeader(b2, p)).as("served by a live broker, not moved back to broker 1").isIn(0, 2);
             sent.addAll(MultiBrokerTest.produce(b0, "c", 12));
             assertThat(MultiBrokerTest.consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
         }
