@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,8 @@ public final class DiskStorageEngine implements StorageEngine {
     private final boolean shared;
     /** With {@link #shared}: the partitions taken over here and the epoch each was taken in. */
     private final Map<TopicPartition, Integer> taken = new ConcurrentHashMap<>();
+    /** With {@link #shared}: topic configs other brokers may change, see {@link SharedTopicConfigs}. */
+    private final SharedTopicConfigs sharedConfigs = new SharedTopicConfigs();
 
     public DiskStorageEngine(EngineConfig config) {
         this(config, EngineObserver.NONE);
@@ -140,12 +143,19 @@ public final class DiskStorageEngine implements StorageEngine {
             TopicInfo known = topics.get(name);
             if (known == null) {
                 TopicFiles.read(d, shared).ifPresent(info -> topics.put(name, info));
+                if (shared) {
+                    sharedConfigs.remember(d);
+                }
             } else if (shared) {
                 // Another broker added partitions: a known topic only grows.
                 int n = TopicDir.partitionCount(d);
                 if (n > known.partitions()) {
-                    topics.put(name, new TopicInfo(name, known.topicId(), n, known.config()));
+                    known = new TopicInfo(name, known.topicId(), n, known.config());
+                    topics.put(name, known);
                 }
+                // Another broker altered its config: in force here too.
+                TopicInfo before = known;
+                sharedConfigs.changedSinceRead(d).filter(c -> !c.equals(before.config())).ifPresent(c -> applyConfig(before, c));
             }
         }
         if (shared) {
@@ -159,6 +169,7 @@ public final class DiskStorageEngine implements StorageEngine {
 
     /** Shared: {@code name} is another broker's to delete: drop it, closing (cleanly) what this engine held of it. */
     private void forget(String name) {
+        sharedConfigs.forget(name);
         TopicInfo info = topics.remove(name);
         if (info != null) {
             LOG.info("topic {} is being deleted: closing its partitions here", name);
@@ -229,6 +240,9 @@ public final class DiskStorageEngine implements StorageEngine {
         try {
             TopicFiles.create(config.dataDir(), info, shared);
             topics.put(name, info);
+            if (shared) {
+                sharedConfigs.remember(dir);
+            }
             return info;
         } catch (java.nio.file.FileAlreadyExistsException e) {
             if (shared && dir.toString().equals(e.getFile())) {
@@ -294,15 +308,27 @@ public final class DiskStorageEngine implements StorageEngine {
     }
 
     @Override
-    public synchronized TopicInfo updateTopicConfig(String name, TopicConfig topicConfig) {
+    public synchronized TopicInfo alterTopicConfig(String name, UnaryOperator<TopicConfig> change) {
         ensureOpen();
         TopicInfo info = topicOrThrow(name);
-        StateJson.write(TopicDir.of(config.dataDir(), name).resolve(TopicConfig.FILE_NAME), topicConfig);
-        TopicInfo updated = new TopicInfo(name, info.topicId(), info.partitions(), topicConfig);
-        topics.put(name, updated);
+        Path dir = TopicDir.of(config.dataDir(), name);
+        TopicConfig next;
+        if (shared) {
+            next = sharedConfigs.alter(dir, info.config(), change); // from the file: another broker may have changed it
+        } else {
+            next = change.apply(info.config());
+            StateJson.write(dir.resolve(TopicConfig.FILE_NAME), next);
+        }
+        return applyConfig(info, next);
+    }
+
+    /** Puts {@code next} in force for the topic and its open partitions. */
+    private TopicInfo applyConfig(TopicInfo info, TopicConfig next) {
+        TopicInfo updated = new TopicInfo(info.name(), info.topicId(), info.partitions(), next);
+        topics.put(info.name(), updated);
         open.forEach((tp, p) -> {
-            if (tp.topic().equals(name)) {
-                loaded(p, false).ifPresent(part -> part.updateTopicConfig(topicConfig));
+            if (tp.topic().equals(info.name())) {
+                loaded(p, false).ifPresent(part -> part.updateTopicConfig(next));
             }
         });
         return updated;

@@ -52,8 +52,8 @@ public final class MemoryStorageEngine implements StorageEngine {
     }
 
     @Override
-    public TopicInfo updateTopicConfig(String name, TopicConfig config) {
-        return engine.updateTopicConfig(name, config);
+    public TopicInfo alterTopicConfig(String name, java.util.function.UnaryOperator<TopicConfig> change) {
+        return engine.alterTopicConfig(name, change);
     }
 
     @Override

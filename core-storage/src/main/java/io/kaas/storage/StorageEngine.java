@@ -24,7 +24,16 @@ public interface StorageEngine extends AutoCloseable {
     TopicInfo createPartitions(String name, int totalPartitions);
 
     /** Replaces the topic's config (written to .config.json). */
-    TopicInfo updateTopicConfig(String name, TopicConfig config);
+    default TopicInfo updateTopicConfig(String name, TopicConfig config) {
+        return alterTopicConfig(name, current -> config);
+    }
+
+    /**
+     * Changes the topic's config from what it is now and writes it to .config.json. Over a directory
+     * several brokers share, "now" is the file's, read under its lock, so concurrent changes through
+     * different brokers are all kept. {@code change} may throw (an invalid result): nothing is written then.
+     */
+    TopicInfo alterTopicConfig(String name, java.util.function.UnaryOperator<TopicConfig> change);
 
     Optional<TopicInfo> topic(String name);
 

@@ -4,7 +4,6 @@ import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
-import io.kaas.storage.format.TopicConfig;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -34,10 +33,15 @@ final class TopicConfigAlterer {
             return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + resourceName + "' does not exist");
         }
         try {
-            Map<String, String> current = topic.get().config().toKafkaConfigs();
-            TopicConfig config = TopicConfigChanges.build(current, change.apply(current));
-            if (!validateOnly) {
-                topics.engine().updateTopicConfig(resourceName, config);
+            if (validateOnly) {
+                Map<String, String> current = topic.get().config().toKafkaConfigs();
+                TopicConfigChanges.build(current, change.apply(current));
+            } else {
+                // Applied to the config as stored now: another broker of a shared directory may have changed it.
+                topics.engine().alterTopicConfig(resourceName, stored -> {
+                    Map<String, String> current = stored.toKafkaConfigs();
+                    return TopicConfigChanges.build(current, change.apply(current));
+                });
             }
             return ApiError.NONE;
         } catch (IllegalArgumentException e) {

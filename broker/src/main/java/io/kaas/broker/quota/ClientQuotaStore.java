@@ -1,10 +1,8 @@
 package io.kaas.broker.quota;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.StateFileLock;
 import io.kaas.storage.layout.ClusterDir;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,7 +15,8 @@ import org.apache.kafka.common.quota.ClientQuotaEntity;
 /**
  * Client quotas in {@code <data>/__cluster/client-quotas.json}: per entity (user and/or client id, a
  * null name meaning Apache's {@code <default>}) its quota values by Apache's keys. Rewritten
- * atomically on each AlterClientQuotas before it is answered ({@link StateJson#write}).
+ * atomically on each AlterClientQuotas before it is answered ({@link StateJson#write}), under the file's
+ * {@link StateFileLock} from the read to the write.
  */
 public final class ClientQuotaStore {
     /** The file's shape. */
@@ -39,6 +38,18 @@ public final class ClientQuotaStore {
         return new ClientQuotaStore(ClusterDir.clientQuotas(ClusterDir.of(dataDir)));
     }
 
+    public Path file() {
+        return file;
+    }
+
+    /**
+     * The file's {@link StateFileLock}, to hold from the read to the write of one change: every broker of
+     * a shared directory rewrites the file, and without it one broker's change is lost.
+     */
+    public StateFileLock lock() {
+        return StateFileLock.exclusive(file);
+    }
+
     public synchronized Map<ClientQuotaEntity, Map<String, Double>> load() {
         Map<ClientQuotaEntity, Map<String, Double>> out = new LinkedHashMap<>();
         StateJson.read(file, QuotasFile.class).ifPresent(f -> {
@@ -53,12 +64,8 @@ public final class ClientQuotaStore {
         return out;
     }
 
+    /** Rewrites the file; the caller holds {@link #lock()} since it read what it changed. */
     public synchronized void save(Map<ClientQuotaEntity, Map<String, Double>> quotas) {
-        try {
-            AtomicFile.createDirectories(file.getParent());
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file.getParent() + ": cannot create: " + e.getMessage(), e);
-        }
         List<StoredEntry> entries = new ArrayList<>();
         quotas.forEach((entity, values) -> {
             List<Component> components = new ArrayList<>();

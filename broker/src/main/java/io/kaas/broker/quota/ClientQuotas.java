@@ -1,5 +1,7 @@
 package io.kaas.broker.quota;
 
+import io.kaas.storage.io.FileChangeCheck;
+import io.kaas.storage.io.StateFileLock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,6 +21,8 @@ import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.server.config.QuotaConfig;
 import org.apache.kafka.server.quota.QuotaUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Client quotas as Apache's broker keeps them (KIP-13, KIP-55, KIP-124): values by user and/or client
@@ -47,11 +51,15 @@ public final class ClientQuotas implements AutoCloseable {
     /** Apache's validation of the user/client-id quota keys (names and types). */
     private static final ConfigDef KEYS = QuotaConfig.userAndClientQuotaConfigs();
 
+    private static final Logger LOG = LoggerFactory.getLogger(ClientQuotas.class);
+
     private final ClientQuotaStore store;
     private final Window window;
     private final Metrics metrics = new Metrics();
     private final Map<String, Sensor> sensors = new ConcurrentHashMap<>();
     private volatile Map<ClientQuotaEntity, Map<String, Double>> quotas;
+    /** Whether the file changed since {@link #quotas} was read: another broker of a shared directory altered it. */
+    private final FileChangeCheck changes;
 
     public ClientQuotas(ClientQuotaStore store) {
         this(store, Window.DEFAULT);
@@ -60,7 +68,37 @@ public final class ClientQuotas implements AutoCloseable {
     public ClientQuotas(ClientQuotaStore store, Window window) {
         this.store = store;
         this.window = window;
+        this.changes = new FileChangeCheck(store.file(), FileChangeCheck.DEFAULT_INTERVAL_NANOS);
         this.quotas = Map.copyOf(store.load());
+    }
+
+    /** The quota table, re-read first when the file changed (checked at most once a second). */
+    private Map<ClientQuotaEntity, Map<String, Double>> current() {
+        if (changes.changed()) {
+            reload();
+        }
+        return quotas;
+    }
+
+    private synchronized void reload() {
+        Map<ClientQuotaEntity, Map<String, Double>> now;
+        try {
+            now = Map.copyOf(store.load());
+        } catch (RuntimeException e) {
+            LOG.warn("{}: not reloaded, the quotas in force stay: {}", store.file(), e.getMessage());
+            return;
+        }
+        swap(now);
+    }
+
+    /** Puts {@code next} in force: measuring starts afresh against new limits (Apache updates the sensors' quota in place). */
+    private void swap(Map<ClientQuotaEntity, Map<String, Double>> next) {
+        if (next.equals(quotas)) {
+            return;
+        }
+        quotas = Map.copyOf(next);
+        sensors.keySet().forEach(metrics::removeSensor);
+        sensors.clear();
     }
 
     public Window window() {
@@ -69,7 +107,7 @@ public final class ClientQuotas implements AutoCloseable {
 
     /** No quota set anywhere: the request path skips all measuring. */
     public boolean none() {
-        return quotas.isEmpty();
+        return current().isEmpty();
     }
 
     /** One AlterClientQuotas entry: the entity (type → name, null name = default) and its operations. */
@@ -83,7 +121,24 @@ public final class ClientQuotas implements AutoCloseable {
      * result in order; with {@code validateOnly} nothing changes.
      */
     public synchronized List<ApiError> alter(List<Alteration> alterations, boolean validateOnly) {
-        Map<ClientQuotaEntity, Map<String, Double>> next = new LinkedHashMap<>(quotas);
+        if (validateOnly) {
+            return apply(alterations, new LinkedHashMap<>(current()));
+        }
+        try (StateFileLock lock = store.lock()) {
+            // What the other brokers wrote first: this change is made to the file as it is now.
+            swap(store.load());
+            Map<ClientQuotaEntity, Map<String, Double>> next = new LinkedHashMap<>(quotas);
+            List<ApiError> results = apply(alterations, next);
+            if (!next.equals(quotas)) {
+                store.save(next);
+                swap(next);
+            }
+            return results;
+        }
+    }
+
+    /** Applies the valid alterations to {@code next}; one result per alteration, in order. */
+    private static List<ApiError> apply(List<Alteration> alterations, Map<ClientQuotaEntity, Map<String, Double>> next) {
         List<ApiError> results = new ArrayList<>();
         for (Alteration a : alterations) {
             try {
@@ -107,19 +162,12 @@ public final class ClientQuotas implements AutoCloseable {
                 results.add(new ApiError(org.apache.kafka.common.protocol.Errors.INVALID_REQUEST, e.getMessage()));
             }
         }
-        if (!validateOnly && !next.equals(quotas)) {
-            store.save(next);
-            quotas = Map.copyOf(next);
-            // Limits changed: start measuring afresh against them (Apache updates the sensors' quota in place).
-            sensors.keySet().forEach(metrics::removeSensor);
-            sensors.clear();
-        }
         return results;
     }
 
     /** Every entity with its values. */
     public Map<ClientQuotaEntity, Map<String, Double>> all() {
-        return quotas;
+        return current();
     }
 
     /**
@@ -160,14 +208,14 @@ public final class ClientQuotas implements AutoCloseable {
      * consumer's fetch size); {@link Double#MAX_VALUE} without a quota.
      */
     public double maxValueInWindow(QuotaType type, String user, String clientId) {
-        Map<ClientQuotaEntity, Map<String, Double>> q = quotas;
+        Map<ClientQuotaEntity, Map<String, Double>> q = current();
         Match m = q.isEmpty() ? null : match(q, type.key(), user, clientId);
         return m == null ? Double.MAX_VALUE : m.limit * (window.samples() - 1) * window.seconds();
     }
 
     /** The client's sensor for {@code type}, or null when no quota applies to it. */
     private Sensor sensor(QuotaType type, String user, String clientId) {
-        Map<ClientQuotaEntity, Map<String, Double>> q = quotas;
+        Map<ClientQuotaEntity, Map<String, Double>> q = current();
         if (q.isEmpty()) {
             return null;
         }

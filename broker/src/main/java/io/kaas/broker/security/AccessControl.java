@@ -1,10 +1,7 @@
 package io.kaas.broker.security;
 
+import io.kaas.storage.io.FileChangeCheck;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -37,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * {@code allow.everyone.if.no.acl.found}) is Apache's, not a copy of it.
  *
  * <p>The file is shared: {@code kaas acl add|remove} and the other brokers of a shared data directory
- * change it too. So, as the credentials store, the broker looks at the file's identity (inode, mtime,
- * size) at most once per {@link #RELOAD_CHECK} when it decides, and applies what changed by id: an ACL
+ * change it too (each change under the file's lock, {@link AclStore}). So the broker looks at the file's
+ * identity at most once a second when it decides ({@link FileChangeCheck}), and applies what changed by id: an ACL
  * added or removed elsewhere is in force within about a second, without a restart. A file that does not
  * parse is logged and the ACLs in force stay.
  *
@@ -56,8 +53,6 @@ public final class AccessControl implements AutoCloseable {
         }
     }
 
-    /** How often, at most, a decision looks whether acls.json changed (one stat). */
-    static final long RELOAD_CHECK_NANOS = 1_000_000_000L;
     private static final Logger LOG = LoggerFactory.getLogger(AccessControl.class);
 
     private final StandardAuthorizer authorizer;
@@ -65,19 +60,18 @@ public final class AccessControl implements AutoCloseable {
     private final Metrics metrics;
     /** The ACLs the authorizer holds, by id; guarded by this. */
     private final Map<Uuid, StandardAcl> inForce = new HashMap<>();
-    /** The file's identity when last loaded (null: none yet or no file); guarded by this. */
-    private List<Object> loadedStamp;
-    private volatile long nextCheckNanos;
+    /** Whether acls.json changed since the ACLs in force were read (null without an authorizer). */
+    private final FileChangeCheck changes;
 
-    private AccessControl(StandardAuthorizer authorizer, AclStore store, Metrics metrics) {
+    private AccessControl(StandardAuthorizer authorizer, AclStore store, Metrics metrics, FileChangeCheck changes) {
         this.authorizer = authorizer;
         this.store = store;
         this.metrics = metrics;
-        this.nextCheckNanos = System.nanoTime() + RELOAD_CHECK_NANOS;
+        this.changes = changes;
     }
 
     public static AccessControl none() {
-        return new AccessControl(null, null, null);
+        return new AccessControl(null, null, null, null);
     }
 
     /** Apache's authorizer over the ACLs of {@code store}, configured with {@code super.users} and {@code allow.everyone.if.no.acl.found}. */
@@ -90,46 +84,32 @@ public final class AccessControl implements AutoCloseable {
         configs.put(StandardAuthorizer.SUPER_USERS_CONFIG, String.join(";", superUsers));
         configs.put(StandardAuthorizer.ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_CONFIG, Boolean.toString(allowEveryoneIfNoAcl));
         a.configure(configs);
-        List<Object> stamp = stamp(store.file());
+        FileChangeCheck changes = new FileChangeCheck(store.file(), FileChangeCheck.DEFAULT_INTERVAL_NANOS);
         Map<Uuid, StandardAcl> acls = store.load();
         a.loadSnapshot(acls);
         a.completeInitialLoad();
-        AccessControl out = new AccessControl(a, store, metrics);
+        AccessControl out = new AccessControl(a, store, metrics, changes);
         synchronized (out) {
             out.inForce.putAll(acls);
-            out.loadedStamp = stamp;
         }
         return out;
     }
 
-    /** What identifies one version of the file (atomic writes replace it: a new inode), or null without one. */
-    private static List<Object> stamp(Path file) {
-        try {
-            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-            return java.util.Arrays.asList(a.fileKey(), a.lastModifiedTime(), a.size());
-        } catch (NoSuchFileException e) {
-            return null;
-        } catch (IOException e) {
-            LOG.warn("{}: cannot stat: {}", file, e.toString());
-            return null;
-        }
-    }
-
-    /** At most once per {@link #RELOAD_CHECK_NANOS}: applies a change to acls.json made elsewhere. */
+    /** At most once per {@link FileChangeCheck#DEFAULT_INTERVAL_NANOS}: applies a change to acls.json made elsewhere. */
     private void maybeReload() {
-        if (System.nanoTime() - nextCheckNanos >= 0) {
-            reloadIfChanged();
+        if (changes.changed()) {
+            reload();
         }
     }
 
     /** Applies the file's ACLs to the authorizer by id, when the file changed since it was last loaded. */
     synchronized void reloadIfChanged() {
-        nextCheckNanos = System.nanoTime() + RELOAD_CHECK_NANOS;
-        List<Object> stamp = stamp(store.file());
-        if (java.util.Objects.equals(stamp, loadedStamp)) {
-            return;
+        if (changes.changedNow()) {
+            reload();
         }
-        loadedStamp = stamp;
+    }
+
+    private synchronized void reload() {
         Map<Uuid, StandardAcl> now;
         try {
             now = store.load();

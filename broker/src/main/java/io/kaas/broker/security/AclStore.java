@@ -2,9 +2,8 @@ package io.kaas.broker.security;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.StateFileLock;
 import io.kaas.storage.layout.ClusterDir;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,7 +36,8 @@ import org.apache.kafka.server.authorizer.AclDeleteResult;
  * a mix; the change is answered only after that write. Validation is Apache's (its controller's
  * {@code AclControlManager} and the broker's {@code AclApis}), so kafka-acls gets the same errors.
  *
- * <p>Shared by the broker ({@link AccessControl}) and {@code kaas acl}. Thread-safe (monitor).
+ * <p>Shared by the broker ({@link AccessControl}), the other brokers of a shared directory and
+ * {@code kaas acl}: each change reads and rewrites the file under its {@link StateFileLock}. Thread-safe (monitor).
  */
 public final class AclStore {
     /** Apache's only CLUSTER resource name. */
@@ -106,6 +106,19 @@ public final class AclStore {
      * Apache). When the file cannot be written nothing is added and every valid binding fails.
      */
     public synchronized Created create(List<AclBinding> bindings) {
+        StateFileLock lock;
+        try {
+            lock = lock();
+        } catch (StorageException e) {
+            KafkaStorageException failure = new KafkaStorageException(e.getMessage());
+            return new Created(bindings.stream().map(b -> new AclCreateResult(failure)).toList(), Map.of());
+        }
+        try (lock) {
+            return createLocked(bindings);
+        }
+    }
+
+    private Created createLocked(List<AclBinding> bindings) {
         Map<Uuid, StandardAcl> all = new LinkedHashMap<>(load());
         Set<StandardAcl> existing = new HashSet<>(all.values());
         Map<Uuid, StandardAcl> added = new LinkedHashMap<>();
@@ -143,6 +156,19 @@ public final class AclStore {
 
     /** Removes every ACL each filter matches; when the file cannot be written nothing is removed. */
     public synchronized Deleted delete(List<AclBindingFilter> filters) {
+        StateFileLock lock;
+        try {
+            lock = lock();
+        } catch (StorageException e) {
+            KafkaStorageException failure = new KafkaStorageException(e.getMessage());
+            return new Deleted(filters.stream().map(f -> new AclDeleteResult(failure)).toList(), Set.of());
+        }
+        try (lock) {
+            return deleteLocked(filters);
+        }
+    }
+
+    private Deleted deleteLocked(List<AclBindingFilter> filters) {
         Map<Uuid, StandardAcl> all = new LinkedHashMap<>(load());
         Set<Uuid> removed = new HashSet<>();
         List<AclDeleteResult> results = new ArrayList<>();
@@ -217,13 +243,15 @@ public final class AclStore {
         return id;
     }
 
+    /**
+     * The file's {@link StateFileLock}, held from the read to the write of one change: the other brokers
+     * of a shared directory and {@code kaas acl} change the file too, and without it one change is lost.
+     */
+    private StateFileLock lock() {
+        return StateFileLock.exclusive(file);
+    }
+
     private void save(Map<Uuid, StandardAcl> acls) {
-        try {
-            // Durably: an ACL change answered must not vanish with a directory entry a power cut took back.
-            AtomicFile.createDirectories(file.getParent());
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file.getParent() + ": cannot create: " + e.getMessage(), e);
-        }
         List<StoredAcl> out = new ArrayList<>();
         new TreeMap<>(acls).forEach((id, acl) -> out.add(StoredAcl.of(id, acl)));
         StateJson.write(file, new AclsFile(1, out));

@@ -2,13 +2,12 @@ package io.kaas.broker.security;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.FileStamp;
+import io.kaas.storage.io.StateFileLock;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Collections;
@@ -25,9 +24,10 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
  * StoredKey, ServerKey and iteration count of RFC 5802 — what Apache keeps in its metadata log. No
  * password is ever stored; PLAIN is checked by deriving the StoredKey from the offered password.
  *
- * <p>The broker and the offline {@code kaas user} commands share the file. Writes are atomic
- * ({@link StateJson#write}); a lookup re-reads the file when its modification time or size changed,
- * so a user added offline is seen by a running broker at its next authentication. Thread-safe (monitor).
+ * <p>The broker, the other brokers of a shared directory and the offline {@code kaas user} commands
+ * share the file. Each change reads and rewrites it under its {@link StateFileLock}, atomically
+ * ({@link StateJson#write}); a lookup re-reads the file when its {@link FileStamp} changed, so a user
+ * added elsewhere is seen by a running broker at its next authentication. Thread-safe (monitor).
  */
 public final class ScramCredentialStore {
     /** Apache's default for kafka-configs and the minimum its SCRAM mechanisms accept. */
@@ -51,8 +51,8 @@ public final class ScramCredentialStore {
 
     private final Path file;
     private SortedMap<String, SortedMap<String, StoredCredential>> users = new TreeMap<>();
-    private FileTime loadedTime;
-    private long loadedSize = -1;
+    /** The file's version {@link #users} was read from; empty when there was no file, null before the first read. */
+    private Optional<FileStamp> loaded;
 
     public ScramCredentialStore(Path file) {
         this.file = file;
@@ -87,23 +87,27 @@ public final class ScramCredentialStore {
     }
 
     public synchronized void upsert(String user, ScramMechanism mechanism, ScramCredential credential) {
-        reloadIfChanged();
-        users.computeIfAbsent(user, u -> new TreeMap<>()).put(mechanism.mechanismName(), StoredCredential.of(credential));
-        save();
+        try (StateFileLock lock = lock()) {
+            reload();
+            users.computeIfAbsent(user, u -> new TreeMap<>()).put(mechanism.mechanismName(), StoredCredential.of(credential));
+            save();
+        }
     }
 
     /** @return false when the user had no credential for {@code mechanism} */
     public synchronized boolean delete(String user, ScramMechanism mechanism) {
-        reloadIfChanged();
-        SortedMap<String, StoredCredential> creds = users.get(user);
-        if (creds == null || creds.remove(mechanism.mechanismName()) == null) {
-            return false;
+        try (StateFileLock lock = lock()) {
+            reload();
+            SortedMap<String, StoredCredential> creds = users.get(user);
+            if (creds == null || creds.remove(mechanism.mechanismName()) == null) {
+                return false;
+            }
+            if (creds.isEmpty()) {
+                users.remove(user);
+            }
+            save();
+            return true;
         }
-        if (creds.isEmpty()) {
-            users.remove(user);
-        }
-        save();
-        return true;
     }
 
     /** A fresh salt and the RFC 5802 keys for {@code password}; the password itself is not kept. */
@@ -124,15 +128,18 @@ public final class ScramCredentialStore {
         }
     }
 
+    /**
+     * The file's {@link StateFileLock}, held from the read to the write of one change: the other brokers
+     * of a shared directory and {@code kaas user} change the file too, and without it one change is lost.
+     */
+    private StateFileLock lock() {
+        return StateFileLock.exclusive(file);
+    }
+
     private void save() {
-        try {
-            AtomicFile.createDirectories(file.getParent());
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file.getParent() + ": cannot create: " + e.getMessage(), e);
-        }
         StateJson.write(file, new CredentialsFile(1, users));
         ownerOnly();
-        remember();
+        loaded = stamp();
     }
 
     /** rw------- where the filesystem has POSIX permissions: the keys let a thief pose as the broker. */
@@ -145,35 +152,26 @@ public final class ScramCredentialStore {
     }
 
     private void reloadIfChanged() {
-        FileTime time;
-        long size;
-        try {
-            time = Files.getLastModifiedTime(file);
-            size = Files.size(file);
-        } catch (NoSuchFileException e) {
-            users = new TreeMap<>();
-            loadedTime = null;
-            loadedSize = -1;
-            return;
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file + ": cannot read: " + e.getMessage(), e);
+        Optional<FileStamp> now = stamp();
+        if (!now.equals(loaded)) {
+            reload();
         }
-        if (time.equals(loadedTime) && size == loadedSize) {
-            return;
-        }
+    }
+
+    /** Reads the file, whatever its stamp: under the lock, a change must start from what is on disk. */
+    private void reload() {
+        Optional<FileStamp> before = stamp();
         CredentialsFile read = StateJson.read(file, CredentialsFile.class).orElse(new CredentialsFile(1, new TreeMap<>()));
         users = read.users() == null ? new TreeMap<>() : new TreeMap<>(read.users());
         users.replaceAll((u, m) -> new TreeMap<>(m));
-        loadedTime = time;
-        loadedSize = size;
+        loaded = before;
     }
 
-    private void remember() {
+    private Optional<FileStamp> stamp() {
         try {
-            loadedTime = Files.getLastModifiedTime(file);
-            loadedSize = Files.size(file);
+            return FileStamp.of(file);
         } catch (IOException e) {
-            loadedTime = null;
+            throw new StorageException(StorageException.Kind.IO, file + ": cannot read: " + e.getMessage(), e);
         }
     }
 }

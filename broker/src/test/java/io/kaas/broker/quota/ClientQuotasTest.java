@@ -110,4 +110,20 @@ class ClientQuotasTest {
         assertThat(q.record(QuotaType.REQUEST, "u", "c", 10_000, now)).isEqualTo(2000);
         q.close();
     }
+
+    /** Two brokers of a shared directory: each sees the other's AlterClientQuotas, and neither's change undoes the other's. */
+    @Test
+    void twoBrokersOfOneDirectorySeeAndKeepEachOthersQuotas() {
+        ClientQuotas one = new ClientQuotas(ClientQuotaStore.inDataDir(dir));
+        ClientQuotas other = new ClientQuotas(ClientQuotaStore.inDataDir(dir));
+        assertThat(one.alter(List.of(set(entity("alice", null, true, false), "producer_byte_rate", 1000)), false))
+                .containsExactly(ApiError.NONE);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> !other.none() && throttled(other, "alice", "any", 1000));
+        assertThat(other.alter(List.of(set(entity("bob", null, true, false), "producer_byte_rate", 2000)), false))
+                .containsExactly(ApiError.NONE);
+        assertThat(other.all()).hasSize(2);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> one.all().size() == 2);
+        assertThat(new ClientQuotas(ClientQuotaStore.inDataDir(dir)).all()).as("on disk").hasSize(2);
+    }
 }
