@@ -397,6 +397,11 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
         return out;
     }
 
+    /** A live broker's registration as last read (its listeners' endpoints among it), or empty when it is not live. */
+    public java.util.Optional<BrokerRegistration> registration(int brokerId) {
+        return java.util.Optional.ofNullable(view.brokers().get(brokerId));
+    }
+
     @Override
     public OptionalInt leader(TopicPartition tp, BrokerNode me) {
         View v = view;
