@@ -148,6 +148,17 @@ public record InterBrokerListener(String listenerName, SecurityProtocol protocol
         }
     }
 
+    /**
+     * The JAAS key the settings name for the broker's own login, without checking them: the inter-broker listener
+     * ({@value #LISTENER_NAME}, else {@value #SECURITY_PROTOCOL}, else PLAINTEXT) and {@value #SASL_MECHANISM} (else GSSAPI).
+     */
+    static String loginKey(SecurityConfig security) {
+        Map<String, String> s = security.settings();
+        String name = s.getOrDefault(LISTENER_NAME, s.getOrDefault(SECURITY_PROTOCOL, SecurityProtocol.PLAINTEXT.name)).trim();
+        String mechanism = s.getOrDefault(SASL_MECHANISM, SaslConfigs.GSSAPI_MECHANISM).trim();
+        return new InterBrokerListener(name.toUpperCase(Locale.ROOT), SecurityProtocol.PLAINTEXT, mechanism).jaasKey();
+    }
+
     /** Where Apache (and kaas) read the broker's own login for this listener and mechanism. */
     public String jaasKey() {
         return new ListenerName(listenerName).configPrefix() + saslMechanism.toLowerCase(Locale.ROOT) + "." + SaslConfigs.SASL_JAAS_CONFIG;

@@ -80,6 +80,30 @@ public record SecurityConfig(Map<String, String> settings) {
         return new SecurityConfig(merged);
     }
 
+    /**
+     * The {@code listener.name.<listener>.<mechanism>.sasl.jaas.config} keys set here that are not the broker's own
+     * inter-broker login ({@link InterBrokerListener#loginKey}): kaas reads no other JAAS entry (a listener's users are
+     * the SCRAM store's), so these are reported as not applied.
+     */
+    public java.util.Set<String> unusedLoginKeys() {
+        String used = InterBrokerListener.loginKey(this);
+        Set<String> out = new TreeSet<>();
+        settings.keySet().forEach(k -> {
+            int dot = k.startsWith("listener.name.") ? k.indexOf('.', "listener.name.".length()) : -1;
+            if (dot > 0 && BROKER_LOGIN_KEYS.contains(k.substring(dot + 1)) && !k.equals(used)) {
+                out.add(k);
+            }
+        });
+        return out;
+    }
+
+    /** These settings without {@code key}. */
+    public SecurityConfig without(String key) {
+        Map<String, String> left = new HashMap<>(settings);
+        left.remove(key);
+        return new SecurityConfig(left);
+    }
+
     /** Nothing configured: PLAINTEXT listeners only (the default map still names SSL and SASL). */
     public static SecurityConfig none() {
         return new SecurityConfig(Map.of());
