@@ -66,6 +66,7 @@ class InterBrokerSecurityTest {
         brokers.forEach(KaasBroker::stop);
     }
 
+    /** A broker whose only listener is SASL_SSL, which it also logs in to the others over. */
     private KaasBroker start(EtcdServer etcd, int id) {
         Map<String, String> keys = new HashMap<>(tls.brokerSsl());
         // The broker is a TLS client of the others too: its truststore must trust their certificate.
@@ -77,7 +78,11 @@ class InterBrokerSecurityTest {
                 "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" password=\"" + BROKER + "\";");
         keys.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         keys.put("super.users", "User:alice");
-        BrokerConfig config = BrokerConfig.forTest(dir).withListeners(List.of(new Endpoint("SASL_SSL", "127.0.0.1", 0)))
+        return start(etcd, id, keys, List.of(new Endpoint("SASL_SSL", "127.0.0.1", 0)));
+    }
+
+    private KaasBroker start(EtcdServer etcd, int id, Map<String, String> keys, List<Endpoint> listeners) {
+        BrokerConfig config = BrokerConfig.forTest(dir).withListeners(listeners)
                 .withBrokerId(id).withClusterId(clusterId).withDefaultPartitions(6);
         ClusterConfig cluster = ClusterConfig.parse("etcd://" + etcd.endpoint())
                 .withTimings(TTL, Duration.ofMillis(500), Duration.ofMillis(500));
@@ -132,6 +137,46 @@ class InterBrokerSecurityTest {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 assertThat(consumeAll(b0, "read_committed")).containsExactlyInAnyOrderElementsOf(committed));
         assertThat(consumeAll(b0, "read_uncommitted")).containsAll(aborted).hasSize(committed.size() + aborted.size());
+    }
+
+    /**
+     * Clients on an EXTERNAL SASL_SSL listener, brokers between themselves on INTERNAL (PLAINTEXT, registered second):
+     * markers reach the other broker's INTERNAL endpoint (its first, EXTERNAL, would refuse plaintext), and Metadata
+     * names each broker by the listener the client came in on, as Apache's.
+     */
+    @Test
+    void brokersUseTheNamedListenerAndClientsAreToldTheAddressesOfTheirOwn(EtcdServer etcd) throws Exception {
+        ScramCredentialStore.inDataDir(dir).upsert("alice", ScramMechanism.SCRAM_SHA_512,
+                ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_512, ALICE, 4096));
+        Map<String, String> keys = new HashMap<>(tls.brokerSsl());
+        keys.put("listener.security.protocol.map", "EXTERNAL:SASL_SSL,INTERNAL:PLAINTEXT");
+        keys.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
+        keys.put("inter.broker.listener.name", "INTERNAL");
+        List<Endpoint> listeners = List.of(new Endpoint("EXTERNAL", "127.0.0.1", 0), new Endpoint("INTERNAL", "127.0.0.1", 0));
+        KaasBroker b0 = start(etcd, 0, keys, listeners);
+        KaasBroker b1 = start(etcd, 1, keys, listeners);
+        Map<String, Object> internal = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + b1.boundPort("INTERNAL"));
+        try (Admin external = Admin.create(alice(b0)); Admin plain = Admin.create(internal)) {
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                assertThat(external.describeCluster().nodes().get().stream().map(n -> n.port()))
+                        .containsExactlyInAnyOrder(b0.boundPort("EXTERNAL"), b1.boundPort("EXTERNAL"));
+                assertThat(plain.describeCluster().nodes().get().stream().map(n -> n.port()))
+                        .containsExactlyInAnyOrder(b0.boundPort("INTERNAL"), b1.boundPort("INTERNAL"));
+            });
+            external.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(30)).until(() -> b0.engine().taken().size() + b1.engine().taken().size() == 6
+                    && !b0.engine().taken().isEmpty() && !b1.engine().taken().isEmpty());
+        }
+        Map<String, Object> p = alice(b1);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + UUID.randomUUID());
+        List<String> committed;
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            producer.initTransactions();
+            committed = inTransaction(producer, "c-");
+            producer.commitTransaction();
+        }
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+                assertThat(consumeAll(b1, "read_committed")).containsExactlyInAnyOrderElementsOf(committed));
     }
 
     /** One record to each of topic t's 6 partitions in a new transaction, each acknowledged. */
