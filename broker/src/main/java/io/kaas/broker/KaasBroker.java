@@ -65,6 +65,7 @@ import io.kaas.broker.coordination.BrokerRegistration;
 import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.coordination.ClusterMember;
 import io.kaas.broker.coordination.ClusterStore;
+import io.kaas.broker.coordination.RegisteredPeers;
 import io.kaas.broker.coordination.CoordinationException;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
@@ -76,6 +77,7 @@ import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.AclStore;
+import io.kaas.broker.security.InterBrokerListener;
 import io.kaas.broker.security.ListenerSecurity;
 import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.broker.security.ScramCredentialStore;
@@ -246,6 +248,9 @@ public final class KaasBroker implements AutoCloseable {
             throw new IllegalStateException("broker already started");
         }
         started = true;
+        // Before anything is bound: a bad inter-broker setting is a configuration error naming its key.
+        InterBrokerListener interBroker = InterBrokerListener.resolve(security, config.listeners(), config.advertisedListeners(),
+                clusterConfig != null);
         if (config.adminListener() != null) {
             // First, so a taken admin port fails the start before anything else is bound or started.
             try {
@@ -290,7 +295,7 @@ public final class KaasBroker implements AutoCloseable {
         ClusterStore ids = store;
         ProducerIdAllocator producerIds = ids == null ? new ProducerIdAllocator(clusterDir) : new ProducerIdAllocator(ids::allocateProducerIdBlock);
         if (member != null) {
-            peers = new InterBrokerClient(config.brokerId(), INTER_BROKER_TIMEOUT);
+            peers = interBrokerClient(interBroker, member);
             transactionPeers = new TransactionPeers(member, node::get, peers);
             transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig, transactionPeers,
                     member::mayAcknowledge);
@@ -355,7 +360,7 @@ public final class KaasBroker implements AutoCloseable {
         }
         if (member != null) {
             try {
-                member.join(new BrokerRegistration(config.brokerId(), advertised.host(), advertised.port()));
+                member.join(new BrokerRegistration(config.brokerId(), advertised.host(), advertised.port(), registeredEndpoints()));
             } catch (RuntimeException e) {
                 stop();
                 throw e;
@@ -459,6 +464,35 @@ public final class KaasBroker implements AutoCloseable {
         }
         String host = listener.host().isEmpty() || listener.host().equals("0.0.0.0") ? "localhost" : listener.host();
         return new Endpoint(listener.listenerName(), host, bound.get(i).getPort());
+    }
+
+    /**
+     * Requests to the other brokers go to their {@code interBroker} listener, as each registered it, over
+     * kafka-clients' client stack with that listener's TLS and SASL (this broker's keystore, truststore and JAAS login).
+     */
+    private InterBrokerClient interBrokerClient(InterBrokerListener interBroker, ClusterMember m) {
+        LOG.info("broker {}: inter-broker requests go to listener {}", config.brokerId(), interBroker);
+        org.apache.kafka.common.utils.internals.LogContext log =
+                new org.apache.kafka.common.utils.internals.LogContext("[kaas-broker-" + config.brokerId() + " inter-broker] ");
+        return new InterBrokerClient(config.brokerId(), INTER_BROKER_TIMEOUT, () -> interBroker.newChannelBuilder(security, log),
+                new RegisteredPeers(m, interBroker.listenerName()));
+    }
+
+    /**
+     * What this broker registers for the others to reach it by: Apache's effective advertised listeners
+     * ({@code advertised.listeners}, else the bound listeners with their real ports; 0.0.0.0 → localhost).
+     */
+    private List<String> registeredEndpoints() {
+        if (!config.advertisedListeners().isEmpty()) {
+            return config.advertisedListeners().stream().map(Endpoint::toString).toList();
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < config.listeners().size(); i++) {
+            Endpoint l = config.listeners().get(i);
+            String host = l.host().isEmpty() || l.host().equals("0.0.0.0") ? "localhost" : l.host();
+            out.add(new Endpoint(l.listenerName(), host, bound.get(i).getPort()).toString());
+        }
+        return out;
     }
 
     /** The port listener {@code listenerName} is bound to. */

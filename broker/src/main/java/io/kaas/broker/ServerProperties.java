@@ -263,6 +263,7 @@ public final class ServerProperties {
     /** Keys kaas does not apply (Apache-only settings: controller quorum, replication, thread counts, ...). */
     public Set<String> notApplied() {
         Set<String> out = new TreeSet<>(notApplied);
+        out.addAll(security.unusedLoginKeys());
         if (!controllerListeners().isEmpty()) {
             out.add("listeners[" + String.join(",", controllerListeners()) + "]");
         }

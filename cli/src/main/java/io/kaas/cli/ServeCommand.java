@@ -6,6 +6,7 @@ import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
 import io.kaas.broker.security.AccessControl;
+import io.kaas.broker.security.InterBrokerListener;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.cli.log.LogSetup;
@@ -63,7 +64,8 @@ final class ServeCommand implements Callable<Integer> {
                     + "node.id/broker.id, log.dirs, log.flush.interval.messages, log.segment.bytes, "
                     + "log.retention.check.interval.ms, num.partitions, auto.create.topics.enable, socket.request.max.bytes, "
                     + "num.io.threads, num.network.threads, authorizer.class.name, allow.everyone.if.no.acl.found, "
-                    + "max.connections[.per.ip], quota.window.*. "
+                    + "max.connections[.per.ip], quota.window.*, inter.broker.listener.name, security.inter.broker.protocol, "
+                    + "sasl.mechanism.inter.broker.protocol. "
                     + "Options and their environment variables win over the file; keys that do not apply are named in "
                     + "one warning; a bad value is a usage error naming the key (env KAAS_CONFIG).")
     Path configFile;
@@ -195,6 +197,28 @@ final class ServeCommand implements Callable<Integer> {
                     + "(env KAAS_COORDINATOR).")
     String coordinator;
 
+    @Option(names = "--inter-broker-listener-name", paramLabel = "LISTENER", defaultValue = "${env:KAAS_INTER_BROKER_LISTENER_NAME}",
+            description = "With --coordinator: the listener, advertised by every broker, that the brokers' requests to each other "
+                    + "(transaction markers, AddPartitionsToTxn) go to, with its TLS (this broker's keystore and truststore) and "
+                    + "SASL; not together with --security-inter-broker-protocol (server.properties inter.broker.listener.name; "
+                    + "env KAAS_INTER_BROKER_LISTENER_NAME; default: the listener --security-inter-broker-protocol names).")
+    String interBrokerListenerName;
+
+    @Option(names = "--security-inter-broker-protocol", paramLabel = "PROTOCOL", defaultValue = "${env:KAAS_SECURITY_INTER_BROKER_PROTOCOL}",
+            description = "With --coordinator: the brokers' requests to each other go to the listener named PLAINTEXT, SSL, "
+                    + "SASL_PLAINTEXT or SASL_SSL (server.properties security.inter.broker.protocol; "
+                    + "env KAAS_SECURITY_INTER_BROKER_PROTOCOL; default PLAINTEXT, Apache's).")
+    String securityInterBrokerProtocol;
+
+    @Option(names = "--sasl-mechanism-inter-broker-protocol", paramLabel = "MECHANISM",
+            defaultValue = "${env:KAAS_SASL_MECHANISM_INTER_BROKER_PROTOCOL}",
+            description = "With a SASL inter-broker listener: the mechanism brokers log in to each other with, enabled on that "
+                    + "listener; the broker's own user and password are its JAAS entry, "
+                    + "listener.name.<listener>.<mechanism>.sasl.jaas.config in --config (server.properties "
+                    + "sasl.mechanism.inter.broker.protocol; env KAAS_SASL_MECHANISM_INTER_BROKER_PROTOCOL; default GSSAPI, "
+                    + "Apache's, which kaas does not offer).")
+    String saslMechanismInterBrokerProtocol;
+
     @Option(names = "--coordinator-lease-ttl", paramLabel = "DURATION", converter = DurationConverter.class,
             defaultValue = "${env:KAAS_COORDINATOR_LEASE_TTL:-6s}",
             description = "With --coordinator: how long a silent broker keeps its partitions; it stops acknowledging "
@@ -312,7 +336,7 @@ final class ServeCommand implements Callable<Integer> {
                     .withMetricsPerPartition(metricsPerPartition);
             c = c.withClusterId(clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId)
                     .withInMemory(inMemory);
-            SecurityConfig security = (file == null ? SecurityConfig.none() : file.security()).with(securityOverrides());
+            SecurityConfig security = interBrokerOverFile(file == null ? SecurityConfig.none() : file.security()).with(securityOverrides());
             security.validate(c.listeners());
             ClusterConfig cluster = null;
             if (coordinator != null && !coordinator.isBlank()) {
@@ -325,12 +349,28 @@ final class ServeCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("--coordinator shares a data directory; it cannot be combined with --in-memory");
                 }
             }
+            InterBrokerListener.resolve(security, c.listeners(), c.advertisedListeners(), cluster != null);
             return new Settings(c, security, transactions(file), file == null ? Optional.empty() : file.notAppliedWarning(), cluster);
         } catch (IOException e) {
             throw new ParameterException(spec.commandLine(), "--config " + configFile + ": cannot read: " + e.getMessage());
         } catch (IllegalArgumentException | ConfigException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+    }
+
+    /**
+     * The config file's security keys, less the one of Apache's exclusive pair ({@code inter.broker.listener.name},
+     * {@code security.inter.broker.protocol}) that a flag or variable replaces with the other: a flag wins over the
+     * file, and Apache's "only one of" rule then holds between what the operator gave last.
+     */
+    private SecurityConfig interBrokerOverFile(SecurityConfig fromFile) {
+        if (interBrokerListenerName != null && securityInterBrokerProtocol == null) {
+            return fromFile.without(InterBrokerListener.SECURITY_PROTOCOL);
+        }
+        if (securityInterBrokerProtocol != null && interBrokerListenerName == null) {
+            return fromFile.without(InterBrokerListener.LISTENER_NAME);
+        }
+        return fromFile;
     }
 
     /** The security and quota keys given as flags or KAAS_* variables: they win over the config file's. */
@@ -344,6 +384,15 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (allowEveryoneIfNoAclFound != null) {
             out.put(SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL, allowEveryoneIfNoAclFound.toString());
+        }
+        if (interBrokerListenerName != null) {
+            out.put(InterBrokerListener.LISTENER_NAME, interBrokerListenerName.trim());
+        }
+        if (securityInterBrokerProtocol != null) {
+            out.put(InterBrokerListener.SECURITY_PROTOCOL, securityInterBrokerProtocol.trim());
+        }
+        if (saslMechanismInterBrokerProtocol != null) {
+            out.put(InterBrokerListener.SASL_MECHANISM, saslMechanismInterBrokerProtocol.trim());
         }
         if (quotaWindowNum != null) {
             out.put(org.apache.kafka.server.config.QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG, quotaWindowNum.toString());

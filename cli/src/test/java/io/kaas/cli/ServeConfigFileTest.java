@@ -72,9 +72,9 @@ class ServeConfigFileTest {
         assertThat(s.security().protocolOf("PLAINTEXT")).isEqualTo(SecurityProtocol.PLAINTEXT);
         assertThat(s.warning()).hasValueSatisfying(w -> assertThat(w).doesNotContain("\n")
                 .contains("process.roles", "controller.quorum.bootstrap.servers", "log.retention.hours",
-                        "listeners[CONTROLLER]", "inter.broker.listener.name")
+                        "listeners[CONTROLLER]")
                 .doesNotContain("log.dirs", "node.id", "log.segment.bytes", "listener.security.protocol.map", "num.io.threads",
-                        "num.network.threads"));
+                        "num.network.threads", "inter.broker.listener.name"));
     }
 
     @Test
@@ -203,6 +203,73 @@ class ServeConfigFileTest {
         assertThat(s.warning()).hasValueSatisfying(w -> assertThat(w)
                 .contains("2 key(s)", "listener.name.internal.plain.sasl.jaas.config", "principal.builder.class")
                 .doesNotContain("user_admin"));
+    }
+
+    /** A SASL_SSL-only cluster as Apache's: the inter-broker keys and the broker's own login from the file. */
+    private static final String SASL_SSL_CLUSTER = """
+            listeners=SASL_SSL://127.0.0.1:9093
+            ssl.keystore.location=/etc/kaas/broker.p12
+            ssl.keystore.password=Hunter2-secret
+            sasl.enabled.mechanisms=SCRAM-SHA-512
+            %s
+            """;
+    private static final String BROKER_LOGIN = "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config="
+            + "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" password=\"Hunter2-secret\";";
+
+    @Test
+    void interBrokerKeysFromTheFileOrFlagsWithApachesRules() throws Exception {
+        Path f = write("cluster.properties", SASL_SSL_CLUSTER.formatted("""
+                inter.broker.listener.name=sasl_ssl
+                sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512
+                listener.name.sasl_ssl.plain.sasl.jaas.config=x
+                """ + BROKER_LOGIN));
+        ServeCommand.Settings s = parse("--config", f.toString(), "--coordinator", "etcd://127.0.0.1:2379");
+        assertThat(s.security().settings()).containsEntry("inter.broker.listener.name", "sasl_ssl")
+                .containsEntry("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
+        // Applied: the three keys and the broker's own login; a JAAS entry kaas never reads is named.
+        assertThat(s.warning()).hasValueSatisfying(w -> assertThat(w).contains("1 key(s)", "listener.name.sasl_ssl.plain.sasl.jaas.config"));
+        // A flag naming the protocol replaces the file's listener name (the flag wins; Apache's "only one of" holds).
+        Path internal = write("internal.properties", SASL_SSL_CLUSTER.formatted("""
+                listeners=SASL_SSL://127.0.0.1:9093,INTERNAL://127.0.0.1:9094
+                listener.security.protocol.map=SASL_SSL:SASL_SSL,INTERNAL:SSL
+                inter.broker.listener.name=INTERNAL
+                """));
+        assertThat(parse("--config", internal.toString(), "--coordinator", "etcd://127.0.0.1:2379").security().settings())
+                .containsEntry("inter.broker.listener.name", "INTERNAL");
+        assertThat(parse("--config", internal.toString(), "--security-inter-broker-protocol", "SASL_SSL",
+                "--sasl-mechanism-inter-broker-protocol", "SCRAM-SHA-512").security().settings())
+                .doesNotContainKey("inter.broker.listener.name").containsEntry("security.inter.broker.protocol", "SASL_SSL");
+    }
+
+    @Test
+    void badInterBrokerSettingsAreUsageErrorsNamingKeyAndRule() throws Exception {
+        String[][] cases = {
+            // {file keys, extra arguments, expected, expected}
+            {"", "--coordinator etcd://127.0.0.1:1", "inter.broker.listener.name must be a listener name defined in advertised.listeners",
+                "SASL_SSL"},
+            {"inter.broker.listener.name=SASL_SSL\nsecurity.inter.broker.protocol=SASL_SSL", "",
+                "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set", ""},
+            {"", "--inter-broker-listener-name SASL_SSL --security-inter-broker-protocol SASL_SSL",
+                "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set", ""},
+            {"inter.broker.listener.name=REPLICATION", "", "Listener with name REPLICATION defined in inter.broker.listener.name "
+                + "not found in listener.security.protocol.map", ""},
+            {"inter.broker.listener.name=SASL_SSL", "", "sasl.mechanism.inter.broker.protocol must be included in "
+                + "sasl.enabled.mechanisms when SASL is used for inter-broker communication", "GSSAPI"},
+            {"", "--inter-broker-listener-name SASL_SSL --sasl-mechanism-inter-broker-protocol PLAIN", "sasl.mechanism.inter.broker.protocol", "[SCRAM-SHA-512]"},
+            {"inter.broker.listener.name=SASL_SSL\nsasl.mechanism.inter.broker.protocol=SCRAM-SHA-512", "--coordinator etcd://127.0.0.1:1",
+                "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config", "KafkaServer"},
+            {"security.inter.broker.protocol=TLS", "", "security.inter.broker.protocol", "PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"},
+        };
+        for (String[] c : cases) {
+            Path f = write("bad-ib.properties", SASL_SSL_CLUSTER.formatted(c[0]));
+            java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("serve", "--config", f.toString(), "--admin-listener", "none"));
+            if (!c[1].isEmpty()) {
+                args.addAll(java.util.List.of(c[1].split(" ")));
+            }
+            KaasRun run = KaasRun.of(args.toArray(String[]::new));
+            assertThat(run.exitCode()).as(c[0] + " " + c[1] + "\n" + run.err()).isEqualTo(ExitCodes.USAGE);
+            assertThat(run.err()).as(c[0] + " " + c[1]).contains(c[2], c[3]).doesNotContain("Hunter2-secret");
+        }
     }
 
     @Test

@@ -1,127 +1,221 @@
 package io.kaas.broker.cluster;
 
-import io.kaas.broker.net.RequestFrame;
-import java.io.DataInputStream;
+import io.kaas.broker.Endpoint;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.common.message.ResponseHeaderData;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.ApiVersions;
+import org.apache.kafka.clients.BootstrapConfiguration;
+import org.apache.kafka.clients.ClientRequest;
+import org.apache.kafka.clients.ClientResponse;
+import org.apache.kafka.clients.ManualMetadataUpdater;
+import org.apache.kafka.clients.MetadataRecoveryStrategy;
+import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.clients.NetworkClientUtils;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.network.ChannelBuilder;
+import org.apache.kafka.common.network.ChannelBuilders;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.internals.LogContext;
 
 /**
  * Requests from this broker to another broker of the cluster, as Apache's inter-broker channels send them: the
  * transaction coordinator's WriteTxnMarkers to a partition's leader, a partition leader's AddPartitionsToTxn to the
- * transaction coordinator. Sent to the address the other broker registered (its first advertised listener, which
- * must then be PLAINTEXT), encoded by kafka-clients' message classes; both ends are kaas of one build, so the
- * latest version of each API is spoken without an ApiVersions exchange.
+ * transaction coordinator. Sent to the other broker's inter-broker listener (Apache's {@code inter.broker.listener.name},
+ * found in its registration by {@link PeerAddresses}) over kafka-clients' own client stack, as Apache's brokers do:
+ * a {@link NetworkClient} over a {@link Selector} whose {@link ChannelBuilder} does that listener's TLS and SASL
+ * ({@code io.kaas.broker.security.InterBrokerListener}); versions are agreed by an ApiVersions exchange, requests
+ * encoded by kafka-clients' message classes.
  *
  * <p>Blocking: the calling thread waits for the answer (callers run it on their own executors, never on a Netty
  * loop). One connection per broker, one request at a time on it; a connection that fails is closed and opened
  * again at the next request. Thread-safe.
  */
 public final class InterBrokerClient implements AutoCloseable {
-    private final String clientId;
-    private final int timeoutMs;
-    private final Map<Integer, Connection> connections = new ConcurrentHashMap<>();
-    private volatile boolean closed;
-
-    public InterBrokerClient(int selfId, Duration timeout) {
-        this.clientId = "kaas-broker-" + selfId;
-        this.timeoutMs = (int) timeout.toMillis();
+    /** Where to reach another broker's inter-broker listener. */
+    @FunctionalInterface
+    public interface PeerAddresses {
+        /** @throws IOException when {@code to} has no such listener (or is not live) */
+        Endpoint of(BrokerNode to) throws IOException;
     }
 
-    /** Sends {@code body} as {@code api} at its latest version to {@code to}; its answer. */
+    private static final long RECONNECT_BACKOFF_MS = 50;
+    /** Apache's connections.max.idle.ms default: an idle inter-broker connection is closed after 10 minutes. */
+    private static final long CONNECTIONS_MAX_IDLE_MS = 600_000;
+
+    private final String clientId;
+    private final int timeoutMs;
+    private final Supplier<ChannelBuilder> channels;
+    private final PeerAddresses addresses;
+    private final Map<Integer, Peer> peers = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** PLAINTEXT to the address a {@link BrokerNode} names: brokers whose only listener is PLAINTEXT (tests). */
+    public InterBrokerClient(int selfId, Duration timeout) {
+        this(selfId, timeout, () -> ChannelBuilders.clientChannelBuilder(SecurityProtocol.PLAINTEXT, null,
+                new AbstractConfig(new ConfigDef(), Map.of(), false), null, null, Time.SYSTEM, new LogContext()),
+                to -> new Endpoint("PLAINTEXT", to.host(), to.port()));
+    }
+
+    /**
+     * @param channels  a new channel builder for each connection's selector (which closes it): TLS and SASL as the
+     *                  inter-broker listener asks
+     * @param addresses the other broker's inter-broker listener
+     */
+    public InterBrokerClient(int selfId, Duration timeout, Supplier<ChannelBuilder> channels, PeerAddresses addresses) {
+        this.clientId = "kaas-broker-" + selfId;
+        this.timeoutMs = (int) timeout.toMillis();
+        this.channels = channels;
+        this.addresses = addresses;
+    }
+
+    /** Sends {@code body} as {@code api} (at the latest version both brokers speak) to {@code to}; its answer. */
     public ApiMessage send(BrokerNode to, ApiKeys api, ApiMessage body) throws IOException {
         if (closed) {
             throw new IOException("inter-broker client closed");
         }
-        Connection c = connections.compute(to.nodeId(), (id, old) -> {
-            if (old != null && old.host.equals(to.host()) && old.port == to.port()) {
+        Endpoint at = addresses.of(to);
+        Peer[] replaced = new Peer[1];
+        Peer p = peers.compute(to.nodeId(), (id, old) -> {
+            if (old != null && old.host.equals(at.host()) && old.port == at.port()) {
                 return old;
             }
-            if (old != null) {
-                old.close();
-            }
-            return new Connection(to.host(), to.port());
+            replaced[0] = old; // the broker moved to another address
+            return new Peer(id, at.host(), at.port());
         });
-        return c.roundTrip(api, api.latestVersion(), body);
+        if (replaced[0] != null) {
+            replaced[0].close();
+        }
+        if (closed) {
+            p.close();
+            throw new IOException("inter-broker client closed");
+        }
+        return p.roundTrip(api, body);
     }
 
     @Override
     public void close() {
         closed = true;
-        connections.values().forEach(Connection::close);
-        connections.clear();
+        peers.values().forEach(Peer::close);
+        peers.clear();
     }
 
-    private final class Connection {
+    /** One other broker: a NetworkClient of its own (kafka-clients' are single-threaded), used under {@link #lock}. */
+    private final class Peer {
+        private final int id;
         private final String host;
         private final int port;
-        private volatile Socket socket;
-        private int correlation;
+        private final Node node;
+        private final Metrics metrics = new Metrics();
+        private final NetworkClient client;
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Time time = Time.SYSTEM;
 
-        Connection(String host, int port) {
+        Peer(int id, String host, int port) {
+            this.id = id;
             this.host = host;
             this.port = port;
+            this.node = new Node(id, host, port);
+            LogContext log = new LogContext("[" + clientId + " to broker " + id + "] ");
+            Selector selector = new Selector(CONNECTIONS_MAX_IDLE_MS, metrics, time, "kaas-inter-broker", channels.get(), log);
+            this.client = new NetworkClient(selector, new ManualMetadataUpdater(), clientId, 1, RECONNECT_BACKOFF_MS,
+                    RECONNECT_BACKOFF_MS, Selector.USE_DEFAULT_BUFFER_SIZE, Selector.USE_DEFAULT_BUFFER_SIZE, timeoutMs,
+                    timeoutMs, timeoutMs, time, true, new ApiVersions(), log, MetadataRecoveryStrategy.NONE,
+                    BootstrapConfiguration.DISABLED, false);
         }
 
-        synchronized ApiMessage roundTrip(ApiKeys api, short version, ApiMessage body) throws IOException {
+        ApiMessage roundTrip(ApiKeys api, ApiMessage body) throws IOException {
+            lock.lock();
             try {
-                if (socket == null) {
-                    Socket s = new Socket();
-                    s.setTcpNoDelay(true);
-                    s.setSoTimeout(timeoutMs);
-                    s.connect(new InetSocketAddress(host, port), timeoutMs);
-                    socket = s;
+                if (closed) {
+                    throw new IOException("inter-broker client closed");
                 }
-                int id = ++correlation;
-                write(socket.getOutputStream(), api, version, id, body);
-                DataInputStream in = new DataInputStream(socket.getInputStream());
-                int size = in.readInt();
-                if (size < 0) {
-                    throw new IOException(host + ":" + port + ": invalid response size " + size);
+                if (!NetworkClientUtils.awaitReady(client, node, time, timeoutMs)) {
+                    throw new IOException(this + ": not connected within " + timeoutMs + " ms");
                 }
-                byte[] frame = new byte[size];
-                in.readFully(frame);
-                ByteBuffer buf = ByteBuffer.wrap(frame);
-                ByteBufferAccessor reader = new ByteBufferAccessor(buf);
-                ResponseHeaderData header = new ResponseHeaderData(reader, api.responseHeaderVersion(version));
-                if (header.correlationId() != id) {
-                    throw new IOException(host + ":" + port + ": response to request " + header.correlationId() + ", expected " + id);
+                ClientRequest request = client.newClientRequest(node.idString(), new MessageBuilder(api, body), time.milliseconds(),
+                        true, timeoutMs, null);
+                ClientResponse response = NetworkClientUtils.sendAndReceive(client, request, time);
+                if (response.versionMismatch() != null) {
+                    throw new IOException(this + ": " + response.versionMismatch().getMessage(), response.versionMismatch());
                 }
-                ApiMessage response = api.messageType.newResponse();
-                response.read(reader, version);
-                return response;
-            } catch (IOException | RuntimeException e) {
-                close();
-                throw e instanceof IOException io ? io : new IOException(host + ":" + port + ": " + e.getMessage(), e);
+                if (response.authenticationException() != null) {
+                    throw response.authenticationException();
+                }
+                return response.responseBody().data();
+            } catch (IOException | KafkaException e) {
+                // An authentication or TLS failure, a timeout, a disconnect: start afresh next time.
+                client.close(node.idString());
+                throw e instanceof IOException io ? io : new IOException(this + ": " + e.getMessage(), e);
+            } finally {
+                lock.unlock();
             }
         }
 
-        private void write(OutputStream out, ApiKeys api, short version, int id, ApiMessage body) throws IOException {
-            ByteBuffer frame = RequestFrame.encode(api, version, id, clientId, body);
-            out.write(frame.array(), 0, frame.limit());
-            out.flush();
-        }
-
-        /** Not under the monitor: {@link InterBrokerClient#close} must not wait for a request in flight. */
+        /** Wakes a request in flight (it fails at once), then closes once it has let go. */
         void close() {
-            Socket s = socket;
-            if (s != null) {
-                try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // closing a broken connection
-                }
-                socket = null;
+            client.initiateClose();
+            boolean locked = false;
+            try {
+                locked = lock.tryLock(timeoutMs, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
+            try {
+                client.close();
+            } catch (RuntimeException e) {
+                // closing a broken connection
+            } finally {
+                metrics.close();
+                if (locked) {
+                    lock.unlock();
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "broker " + id + " at " + host + ":" + port;
+        }
+    }
+
+    /** A request whose body is already a kafka-clients message (what the callers build), at the negotiated version. */
+    private static final class MessageBuilder extends AbstractRequest.Builder<AbstractRequest> {
+        private final ApiMessage body;
+
+        MessageBuilder(ApiKeys api, ApiMessage body) {
+            super(api, api.oldestVersion(), api.latestVersion());
+            this.body = body;
+        }
+
+        @Override
+        public AbstractRequest build(short version) {
+            ApiMessage data = body;
+            return new AbstractRequest(apiKey(), version) {
+                @Override
+                public ApiMessage data() {
+                    return data;
+                }
+
+                @Override
+                public AbstractResponse getErrorResponse(int throttleTimeMs, Throwable e) {
+                    throw new UnsupportedOperationException("an inter-broker request is never answered here");
+                }
+            };
         }
     }
 }

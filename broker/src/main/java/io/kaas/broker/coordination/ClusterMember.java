@@ -54,7 +54,7 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     /** Controller only (kaas-cluster): when each broker holding partitions was first seen gone. */
     private final Map<Integer, Long> goneSince = new HashMap<>();
 
-    private BrokerRegistration self;
+    private volatile BrokerRegistration self;
     private volatile LeaseKeeper keeper;
     private volatile boolean controller;
     private volatile View view = new View(Map.of(), Assignment.EMPTY);
@@ -385,16 +385,43 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
 
     // ---------------------------------------------------------------- PartitionLeaders (Metadata)
 
+    /**
+     * As Apache answers Metadata: each other broker's endpoint of the listener {@code me} is (the one the client
+     * came in on), or, where that broker registered no such listener, its first advertised one.
+     */
     @Override
     public List<BrokerNode> brokers(BrokerNode me) {
         List<BrokerNode> out = new ArrayList<>();
         out.add(me);
+        String listener = listenerOf(me);
         for (BrokerRegistration b : view.brokers().values()) {
             if (b.brokerId() != me.nodeId()) {
-                out.add(new BrokerNode(b.brokerId(), b.host(), b.port(), me.clusterId()));
+                java.util.Optional<io.kaas.broker.Endpoint> e = listener == null ? java.util.Optional.empty() : b.endpoint(listener);
+                out.add(e.map(x -> new BrokerNode(b.brokerId(), x.host(), x.port(), me.clusterId()))
+                        .orElseGet(() -> new BrokerNode(b.brokerId(), b.host(), b.port(), me.clusterId())));
             }
         }
         return out;
+    }
+
+    /** The name of this broker's listener advertised at {@code me}'s address, or null (not joined yet). */
+    private String listenerOf(BrokerNode me) {
+        BrokerRegistration s = self;
+        if (s == null) {
+            return null;
+        }
+        for (String text : s.endpoints()) {
+            io.kaas.broker.Endpoint e = io.kaas.broker.Endpoint.parse(text);
+            if (e.host().equals(me.host()) && e.port() == me.port()) {
+                return e.listenerName();
+            }
+        }
+        return null;
+    }
+
+    /** A live broker's registration as last read (its listeners' endpoints among it), or empty when it is not live. */
+    public java.util.Optional<BrokerRegistration> registration(int brokerId) {
+        return java.util.Optional.ofNullable(view.brokers().get(brokerId));
     }
 
     @Override

@@ -59,6 +59,13 @@ public record SecurityConfig(Map<String, String> settings) {
             // Apache's broker OAUTHBEARER setup names these two; kaas always validates with the handler below.
             SaslConfigs.SASL_JAAS_CONFIG, BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG);
     private static final String OAUTHBEARER_PREFIX = "oauthbearer.";
+    /**
+     * The broker's own login for inter-broker requests, Apache's {@code listener.name.<listener>.<mechanism>.sasl.jaas.config}
+     * ({@link InterBrokerListener}); never the listener's server side (a PLAIN entry's {@code user_*} list is not read:
+     * credentials are the SCRAM store's).
+     */
+    private static final Set<String> BROKER_LOGIN_KEYS = Set.of("plain." + SaslConfigs.SASL_JAAS_CONFIG,
+            "scram-sha-256." + SaslConfigs.SASL_JAAS_CONFIG, "scram-sha-512." + SaslConfigs.SASL_JAAS_CONFIG);
     public static final String OAUTHBEARER_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler";
     public static final List<String> DEFAULT_MECHANISMS = List.of("SCRAM-SHA-256", "SCRAM-SHA-512");
 
@@ -71,6 +78,30 @@ public record SecurityConfig(Map<String, String> settings) {
         Map<String, String> merged = new HashMap<>(settings);
         merged.putAll(overrides);
         return new SecurityConfig(merged);
+    }
+
+    /**
+     * The {@code listener.name.<listener>.<mechanism>.sasl.jaas.config} keys set here that are not the broker's own
+     * inter-broker login ({@link InterBrokerListener#loginKey}): kaas reads no other JAAS entry (a listener's users are
+     * the SCRAM store's), so these are reported as not applied.
+     */
+    public java.util.Set<String> unusedLoginKeys() {
+        String used = InterBrokerListener.loginKey(this);
+        Set<String> out = new TreeSet<>();
+        settings.keySet().forEach(k -> {
+            int dot = k.startsWith("listener.name.") ? k.indexOf('.', "listener.name.".length()) : -1;
+            if (dot > 0 && BROKER_LOGIN_KEYS.contains(k.substring(dot + 1)) && !k.equals(used)) {
+                out.add(k);
+            }
+        });
+        return out;
+    }
+
+    /** These settings without {@code key}. */
+    public SecurityConfig without(String key) {
+        Map<String, String> left = new HashMap<>(settings);
+        left.remove(key);
+        return new SecurityConfig(left);
     }
 
     /** Nothing configured: PLAINTEXT listeners only (the default map still names SSL and SASL). */
@@ -100,7 +131,7 @@ public record SecurityConfig(Map<String, String> settings) {
         if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(AUTHORIZER) || key.equals(ALLOW_EVERYONE_IF_NO_ACL) || key.equals(LEGACY_SCRAM_NONCE) || key.equals(SSL_RELOAD_INTERVAL)
                 || key.equals(ConnectionLimits.MAX_CONNECTIONS) || key.equals(ConnectionLimits.MAX_PER_IP)
                 || key.equals(ConnectionLimits.PER_IP_OVERRIDES) || key.equals(QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG)
-                || key.equals(QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG)) {
+                || key.equals(QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG) || InterBrokerListener.isKey(key)) {
             return true;
         }
         if (key.startsWith("listener.name.")) {
@@ -109,6 +140,9 @@ public record SecurityConfig(Map<String, String> settings) {
                 return false;
             }
             String rest = key.substring(dot + 1);
+            if (BROKER_LOGIN_KEYS.contains(rest)) {
+                return true;
+            }
             return APPLIED.contains(rest) || (rest.startsWith(OAUTHBEARER_PREFIX)
                     && OAUTHBEARER_KEYS.contains(rest.substring(OAUTHBEARER_PREFIX.length())));
         }

@@ -32,8 +32,14 @@ public abstract class ClusterStoreContract {
             long lb = b.grantLease(Duration.ofSeconds(2));
             assertThat(a.register(new BrokerRegistration(1, "127.0.0.1", 9001), la)).isTrue();
             assertThat(b.register(new BrokerRegistration(1, "127.0.0.1", 9002), lb)).as("same id while the first lives").isFalse();
-            assertThat(b.register(new BrokerRegistration(2, "127.0.0.1", 9002), lb)).isTrue();
-            assertThat(a.brokers()).containsOnlyKeys(1, 2).containsEntry(1, new BrokerRegistration(1, "127.0.0.1", 9001));
+            // Every advertised listener, for the others' inter-broker requests (inter.broker.listener.name).
+            BrokerRegistration two = new BrokerRegistration(2, "127.0.0.1", 9002,
+                    java.util.List.of("SASL_SSL://127.0.0.1:9002", "INTERNAL://[::1]:9102"));
+            assertThat(b.register(two, lb)).isTrue();
+            assertThat(a.brokers()).containsOnlyKeys(1, 2).containsEntry(1, new BrokerRegistration(1, "127.0.0.1", 9001))
+                    .containsEntry(2, two);
+            assertThat(a.brokers().get(2).endpoint("INTERNAL")).hasValue(new io.kaas.broker.Endpoint("INTERNAL", "::1", 9102));
+            assertThat(a.brokers().get(1).endpoint("INTERNAL")).isEmpty();
 
             b.revokeLease(lb);
             assertThat(a.brokers()).containsOnlyKeys(1);

@@ -239,7 +239,7 @@ public final class KubernetesClusterStore implements ClusterStore {
             if (m != null && m.lease() != lease) {
                 return false;
             }
-            s.brokers.put(broker.brokerId(), new SharedState.Member(broker.host(), broker.port(), lease));
+            s.brokers.put(broker.brokerId(), new SharedState.Member(broker.host(), broker.port(), lease, broker.endpoints()));
             return true;
         });
     }
@@ -251,7 +251,7 @@ public final class KubernetesClusterStore implements ClusterStore {
         Map<Integer, BrokerRegistration> out = new TreeMap<>();
         s.brokers.forEach((id, m) -> {
             if (live.contains(m.lease())) {
-                out.put(id, new BrokerRegistration(id, m.host(), m.port()));
+                out.put(id, new BrokerRegistration(id, m.host(), m.port(), m.endpoints()));
             }
         });
         return out;

@@ -24,7 +24,8 @@ final class SharedState {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** A live broker's registration, under {@code lease}. */
-    record Member(@JsonProperty("host") String host, @JsonProperty("port") int port, @JsonProperty("lease") long lease) {}
+    record Member(@JsonProperty("host") String host, @JsonProperty("port") int port, @JsonProperty("lease") long lease,
+                  @JsonProperty("endpoints") java.util.List<String> endpoints) {}
 
     /** A partition's leader epoch and the revision that wrote it. */
     record Epoch(@JsonProperty("epoch") int epoch, @JsonProperty("version") long version) {}
