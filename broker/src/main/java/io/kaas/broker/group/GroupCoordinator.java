@@ -23,6 +23,7 @@ import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * The classic group coordinator for every group (this broker coordinates them all). Membership lives in
@@ -42,6 +43,8 @@ import org.apache.kafka.common.protocol.Errors;
  * ex-coordinator a client is still connected to never overwrites what its successor commits.
  */
 public final class GroupCoordinator {
+    /** Apache's default {@code offsets.topic.num.partitions}: the slots groups are spread over. */
+    public static final int SLOTS = 50;
     private final ScheduledExecutorService timer;
     private final OffsetStore offsets;
     private final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();
@@ -257,28 +260,81 @@ public final class GroupCoordinator {
     }
 
     /**
-     * TxnOffsetCommit's member check (KIP-447: a zombie of an old generation is refused). A commit without
-     * group metadata (generation -1, no member id, pre-v3) is accepted for any group, as Apache does.
+     * Apache's {@code __consumer_offsets} partition of a group ({@code GroupCoordinatorService.partitionFor}): the
+     * slot the transaction markers for the group's pending offsets name.
      */
-    public Errors validateTransactionalCommit(String groupId, String memberId, String instanceId, int generation) {
+    public static int slotFor(String groupId) {
+        return Utils.abs(groupId.hashCode()) % SLOTS;
+    }
+
+    /**
+     * TxnOffsetCommit, once the transaction coordinator confirmed the group's slot is in the producer's transaction:
+     * the member check (KIP-447: a zombie of an old generation is refused; a commit without group metadata,
+     * generation -1 and no member id, is accepted for any group, as Apache does), then the offsets are staged as
+     * the producer's pending offsets, durably, before the answer. They reach the committed offsets only with the
+     * transaction's COMMIT marker ({@link #completeTransaction}).
+     */
+    public Errors stageTransactional(String groupId, String memberId, String instanceId, int generation, long producerId,
+                                     short producerEpoch, List<OffsetStore.Committed> commits) {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
-        if (generation < 0 && (memberId == null || memberId.isEmpty())) {
-            return Errors.NONE;
+        if (!active()) {
+            return Errors.NOT_COORDINATOR;
         }
-        ClassicGroup g = group(groupId);
-        synchronized (g) {
-            return g.validateCommit(memberId, instanceId, generation);
+        boolean unchecked = generation < 0 && (memberId == null || memberId.isEmpty());
+        Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
+        Object lock = consumer.isPresent() ? consumer.get() : group(groupId);
+        synchronized (lock) {
+            if (!active()) {
+                return Errors.NOT_COORDINATOR;
+            }
+            Errors e = unchecked ? Errors.NONE : consumer.isPresent() ? consumer.get().validateCommit(memberId, generation)
+                    : ((ClassicGroup) lock).validateCommit(memberId, instanceId, generation);
+            if (e == Errors.NONE && !commits.isEmpty()) {
+                offsets.stagePending(groupId, producerId, producerEpoch, commits);
+            }
+            return e;
         }
     }
 
-    /** A committed transaction's offsets: stored and durably written, no membership check (it was done when staged). */
-    public void commitTransactional(String groupId, List<OffsetStore.Committed> commits) {
-        ClassicGroup g = group(groupId);
-        synchronized (g) {
-            offsets.commit(groupId, commits);
+    /**
+     * A transaction marker for slot {@code slot} (WriteTxnMarkers naming {@code __consumer_offsets}, or the local
+     * coordinator's own call): every group of the slot with offsets pending from {@code producerId} commits them
+     * ({@code commit}) or drops them. Idempotent: a retried marker finds nothing pending. NOT_COORDINATOR unless
+     * this broker coordinates the groups now.
+     */
+    public Errors completeTransaction(int slot, long producerId, boolean commit) {
+        if (!active()) {
+            return Errors.NOT_COORDINATOR;
         }
+        for (String groupId : List.copyOf(offsets.groups())) {
+            if (slotFor(groupId) != slot || !offsets.pendingProducers(groupId).contains(producerId)) {
+                continue;
+            }
+            if (!active()) {
+                return Errors.NOT_COORDINATOR; // checked again right before each write: the coordinator may have moved
+            }
+            offsets.completePending(groupId, producerId, commit);
+        }
+        return Errors.NONE;
+    }
+
+    /**
+     * Whether an open transaction has staged an offset for this group and partition: OffsetFetch with require_stable
+     * (KIP-447) then answers UNSTABLE_OFFSET_COMMIT, so a consumer taking the partition over waits for the transaction
+     * to end instead of starting from an offset about to change.
+     */
+    public boolean hasPendingOffset(String groupId, String topic, int partition) {
+        return offsets.hasPending(groupId, topic, partition);
+    }
+
+    /**
+     * Offsets a transaction record written by an earlier kaas staged in the transaction coordinator's slot file:
+     * stored and durably written when that transaction commits (no membership check, it was done when staged).
+     */
+    public void commitTransactional(String groupId, List<OffsetStore.Committed> commits) {
+        offsets.commit(groupId, commits);
     }
 
     public Map<OffsetStore.PartitionKey, OffsetStore.Committed> committed(String groupId) {

@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Durability order</b>: every change is written to its slot file ({@link TransactionStateStore})
  * before it is answered or acted on. Ending a transaction: PREPARE_* written → markers appended and
- * fsynced on every partition ({@link TransactionMarkerWriter}) → on commit, the staged offsets written to
- * the group offset store → COMPLETE_* written → EndTxn answered. A crash anywhere leaves PREPARE_* (redone
+ * fsynced on every partition, and sent to the coordinator of each group slot in it, which commits or drops the
+ * offsets TxnOffsetCommit staged there ({@link TransactionMarkerWriter}) → COMPLETE_* written → EndTxn answered. A crash anywhere leaves PREPARE_* (redone
  * at {@link #start}: markers and offsets are idempotent) or COMPLETE_*; an ONGOING transaction is aborted
  * by the timeout sweep once its timeout passes, so none blocks a partition's last stable offset forever.
  *
@@ -98,7 +98,7 @@ public final class TransactionCoordinator {
         // The markers of one transaction are fsynced in parallel, one partition per thread: in series, a commit
         // over 8 partitions waited for 8 fsyncs one after another.
         this.markerSyncs = Executors.newFixedThreadPool(MARKER_SYNC_THREADS, new DefaultThreadFactory("kaas-txn-marker-sync", true));
-        this.markers = new TransactionMarkerWriter(topics, markerSyncs, thread, peers);
+        this.markers = new TransactionMarkerWriter(topics, groups, markerSyncs, thread, peers);
         this.mayAct = mayAct;
         this.coordinating = peers == null;
     }
@@ -262,9 +262,12 @@ public final class TransactionCoordinator {
         return add(transactionalId, producerId, epoch, partitions, null);
     }
 
-    /** Adds the group's offsets to the transaction (Apache adds its {@code __consumer_offsets} partition). */
+    /**
+     * Adds the group's offsets to the transaction: as Apache, its {@code __consumer_offsets} slot joins the
+     * transaction's partitions ({@link TxnPartition#offsetsOf}), so the transaction's end sends it a marker.
+     */
     public Errors addOffsets(String transactionalId, long producerId, short epoch, String groupId) {
-        return add(transactionalId, producerId, epoch, List.of(), groupId);
+        return add(transactionalId, producerId, epoch, List.of(TxnPartition.offsetsOf(groupId)), groupId);
     }
 
     private Errors add(String transactionalId, long producerId, short epoch, Collection<TxnPartition> partitions, String group) {
@@ -326,35 +329,6 @@ public final class TransactionCoordinator {
             return Errors.INVALID_PRODUCER_ID_MAPPING;
         }
         return cur.producerEpoch() == epoch ? Errors.NONE : Errors.PRODUCER_FENCED;
-    }
-
-    // ---------------------------------------------------------------- TxnOffsetCommit
-
-    /**
-     * Stages offsets in the transaction (durably, before answering); they reach the group's committed
-     * offsets only when it commits. The group must have been added (AddOffsetsToTxn) and, when the request
-     * carries group metadata (v3+, KIP-447), the member must be current.
-     */
-    public Errors stageOffsets(String transactionalId, long producerId, short epoch, String groupId, String memberId,
-                               String instanceId, int generation, List<StagedOffset> offsets, boolean addGroup) {
-        return withProducer(transactionalId, producerId, epoch, (slot, cur) -> {
-            if (addGroup && cur.state().isPrepare()) {
-                return Errors.CONCURRENT_TRANSACTIONS;
-            }
-            boolean added = cur.state() == TxnState.ONGOING && cur.groups().contains(groupId);
-            if (!added && !addGroup) {
-                return Errors.INVALID_TXN_STATE;
-            }
-            Errors member = groups.validateTransactionalCommit(groupId, memberId, instanceId, generation);
-            if (member != Errors.NONE) {
-                return member;
-            }
-            long now = clock.getAsLong();
-            // TxnOffsetCommit v5+ (protocol v2) adds the group itself: there is no AddOffsetsToTxn (KIP-890 part 2).
-            TransactionRecord with = added ? cur : cur.withAdded(List.of(), groupId, now);
-            put(slot, with.withOffsets(offsets, now));
-            return Errors.NONE;
-        });
     }
 
     // ---------------------------------------------------------------- EndTxn
@@ -435,6 +409,7 @@ public final class TransactionCoordinator {
             // The next coordinator completes it from the slot file; offsets and state are its to write now.
             throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
         }
+        // Offsets staged here by an earlier kaas (before they moved to the group coordinator): committed as then.
         if (prepared.commits() && !prepared.offsets().isEmpty()) {
             Map<String, List<OffsetStore.Committed>> byGroup = new LinkedHashMap<>();
             for (StagedOffset o : prepared.offsets()) {
@@ -500,15 +475,6 @@ public final class TransactionCoordinator {
     /** Every transactional id's state (ListTransactions, DescribeTransactions). */
     public List<TransactionRecord> all() {
         return slots.all();
-    }
-
-    /**
-     * Whether an open or prepared transaction has staged an offset for this group and partition: OffsetFetch
-     * with require_stable (KIP-447) then answers UNSTABLE_OFFSET_COMMIT, so a consumer taking the partition
-     * over waits for the transaction to end instead of starting from an offset about to change.
-     */
-    public boolean hasPendingOffset(String groupId, String topic, int partition) {
-        return slots.anyStaged(groupId, topic, partition);
     }
 
     public Optional<TransactionRecord> describe(String transactionalId) {

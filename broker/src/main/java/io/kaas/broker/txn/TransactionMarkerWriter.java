@@ -1,6 +1,7 @@
 package io.kaas.broker.txn;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.storage.Acks;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.ProducerStatus;
@@ -30,6 +31,10 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * or the same epoch with no open transaction. A partition that never saw the producer still gets the
  * marker: with a bumped epoch (timeout or fencing abort) it fences a zombie's late writes there.
  *
+ * <p>A group's offsets take part as its {@code __consumer_offsets} slot ({@link TxnPartition#offsetsOf}), as in
+ * Apache: its marker goes to the group's coordinator, which commits or drops the offsets the producer staged there
+ * ({@link GroupCoordinator#completeTransaction}; through WriteTxnMarkers when that is another broker).
+ *
  * <p>With several brokers over one directory ({@link TransactionPeers}), a partition another broker leads gets its
  * marker through WriteTxnMarkers to that broker, as Apache's coordinator sends them; the leader applies the same
  * idempotence rule. A partition whose leader is unknown or moving (a takeover under way) is tried again every
@@ -42,6 +47,7 @@ public final class TransactionMarkerWriter {
     static final long RETRY_BACKOFF_MS = 200, RETRY_FOR_MS = 20_000;
 
     private final TopicCatalog topics;
+    private final GroupCoordinator groups;
     private final Executor syncer;
     private final ScheduledExecutorService retries;
     private final TransactionPeers peers;
@@ -50,8 +56,10 @@ public final class TransactionMarkerWriter {
      * {@code syncer} runs the explicit fsync after each marker (it may block on the disk) and the WriteTxnMarkers
      * sent to other brokers; {@code retries} schedules the next try; {@code peers} is null for a broker on its own.
      */
-    TransactionMarkerWriter(TopicCatalog topics, Executor syncer, ScheduledExecutorService retries, TransactionPeers peers) {
+    TransactionMarkerWriter(TopicCatalog topics, GroupCoordinator groups, Executor syncer, ScheduledExecutorService retries,
+                            TransactionPeers peers) {
         this.topics = topics;
+        this.groups = groups;
         this.syncer = syncer;
         this.retries = retries;
         this.peers = peers;
@@ -111,6 +119,16 @@ public final class TransactionMarkerWriter {
                             + ": broker " + route.node().nodeId() + " answered WriteTxnMarkers with " + e.name());
                 }
             });
+        }
+        if (p.isOffsets()) {
+            // The group coordinator is this broker: its pending offsets for the slot become committed (or are dropped).
+            return CompletableFuture.supplyAsync(() -> groups.completeTransaction(p.partition(), producerId, commit), syncer)
+                    .thenAccept(e -> {
+                        if (e != Errors.NONE) {
+                            throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
+                                    + ": this broker's group coordinator answered the marker with " + e.name());
+                        }
+                    });
         }
         PartitionLog log;
         try {

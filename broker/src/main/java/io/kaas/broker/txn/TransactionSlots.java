@@ -95,20 +95,4 @@ final class TransactionSlots {
             return Optional.ofNullable(slots.get(slot).get(transactionalId));
         }
     }
-
-    /** Whether any record has staged an offset for this group and partition. */
-    boolean anyStaged(String groupId, String topic, int partition) {
-        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-            synchronized (locks[slot]) {
-                for (TransactionRecord r : slots.get(slot).values()) {
-                    for (StagedOffset o : r.offsets()) {
-                        if (o.partition() == partition && o.topic().equals(topic) && o.groupId().equals(groupId)) {
-                            return true;
-                        }
-                    }
-                }
-            }
-        }
-        return false;
-    }
 }
