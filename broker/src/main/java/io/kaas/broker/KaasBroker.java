@@ -61,6 +61,7 @@ import io.kaas.broker.cluster.PartitionLeaders;
 import io.kaas.broker.coordination.BrokerRegistration;
 import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.coordination.ClusterMember;
+import io.kaas.broker.coordination.CoordinatorSlots;
 import io.kaas.broker.coordination.ClusterStore;
 import io.kaas.broker.coordination.CoordinationException;
 import io.kaas.broker.cluster.ProducerIdAllocator;
@@ -295,13 +296,22 @@ public final class KaasBroker implements AutoCloseable {
             TransactionCoordinator txns = transactions;
             GroupCoordinator g = groups;
             g.coordinateWhenTaken(member::mayAcknowledge);
-            member.onBecomingCoordinator(() -> {
-                g.takeCoordination();
-                txns.takeCoordination();
-            });
-            member.onLosingCoordinator(() -> {
-                txns.giveUpCoordination();
-                g.giveUpCoordination();
+            member.onCoordinatorSlots(new CoordinatorSlots.Listener() {
+                @Override
+                public void gained(CoordinatorSlots kind, int slot, int epoch) {
+                    switch (kind) {
+                        case GROUP -> g.takeCoordination(slot, epoch);
+                        case TRANSACTION -> txns.takeCoordination(slot, epoch);
+                    }
+                }
+
+                @Override
+                public void lost(CoordinatorSlots kind, int slot) {
+                    switch (kind) {
+                        case GROUP -> g.giveUpCoordination(slot);
+                        case TRANSACTION -> txns.giveUpCoordination(slot);
+                    }
+                }
             });
         } else {
             transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);

@@ -42,7 +42,7 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
             if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, request.groupId())) {
                 return CompletableFuture.completedFuture(response.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
             }
-            if (!groups.active()) {
+            if (!groups.active(request.groupId())) {
                 return CompletableFuture.completedFuture(response.setErrorCode(Errors.NOT_COORDINATOR.code()));
             }
             Map<String, List<Integer>> wanted = null;

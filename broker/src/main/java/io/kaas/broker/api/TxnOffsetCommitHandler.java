@@ -80,7 +80,7 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         if (request.groupId().isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
-        if (!groups.active()) {
+        if (!groups.active(request.groupId())) {
             return Errors.NOT_COORDINATOR;
         }
         Errors e = gate.check(request.transactionalId(), request.producerId(), request.producerEpoch(), request.groupId(),

@@ -83,13 +83,14 @@ public final class OffsetStore {
     }
 
     /**
-     * Re-reads every group's file: with several brokers over one shared directory, the broker that becomes
-     * the groups' coordinator takes over the commits its predecessor wrote. Called when no commit reaches
-     * this broker yet (it was not the coordinator until now).
+     * Re-reads the files of the groups {@code which} selects: with several brokers over one shared directory, the
+     * broker that becomes the coordinator of some groups (a slot) takes over what its predecessor wrote, committed and
+     * pending. Called when no write of those groups reaches this broker (it did not coordinate them until now).
      */
-    public void reload() {
+    public void reload(java.util.function.Predicate<String> which) {
         Map<String, State> now = readAll();
-        byGroup.keySet().retainAll(now.keySet());
+        now.keySet().removeIf(which.negate());
+        byGroup.keySet().removeIf(g -> which.test(g) && !now.containsKey(g));
         byGroup.putAll(now);
     }
 

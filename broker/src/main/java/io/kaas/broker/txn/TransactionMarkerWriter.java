@@ -42,8 +42,6 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * sweep drives the transaction again later.
  */
 public final class TransactionMarkerWriter {
-    /** kaas keeps no coordinator epoch (a coordinator that moves re-reads the slot files instead): always 0. */
-    static final int COORDINATOR_EPOCH = 0;
     static final long RETRY_BACKOFF_MS = 200, RETRY_FOR_MS = 20_000;
 
     private final TopicCatalog topics;
@@ -65,21 +63,27 @@ public final class TransactionMarkerWriter {
         this.peers = peers;
     }
 
-    CompletableFuture<Void> write(long producerId, short epoch, boolean commit, Collection<TxnPartition> partitions) {
+    /**
+     * Every partition's marker; {@code coordinatorEpoch}: the coordinator epoch of the transactional id's slot here
+     * (0 for a broker on its own), carried in the control batches and in WriteTxnMarkers, as Apache's.
+     */
+    CompletableFuture<Void> write(long producerId, short epoch, boolean commit, Collection<TxnPartition> partitions,
+                                  int coordinatorEpoch) {
         List<CompletableFuture<?>> appends = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_FOR_MS);
         for (TxnPartition p : partitions) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            attempt(p, producerId, epoch, commit, deadline, done);
+            attempt(p, producerId, epoch, commit, coordinatorEpoch, deadline, done);
             appends.add(done);
         }
         return CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new));
     }
 
-    private void attempt(TxnPartition p, long producerId, short epoch, boolean commit, long deadline, CompletableFuture<Void> done) {
+    private void attempt(TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch, long deadline,
+                         CompletableFuture<Void> done) {
         CompletableFuture<Void> one;
         try {
-            one = writeTo(p, producerId, epoch, commit);
+            one = writeTo(p, producerId, epoch, commit, coordinatorEpoch);
         } catch (RuntimeException e) {
             one = CompletableFuture.failedFuture(e);
         }
@@ -90,7 +94,7 @@ public final class TransactionMarkerWriter {
                 done.completeExceptionally(e);
             } else {
                 try {
-                    retries.schedule(() -> attempt(p, producerId, epoch, commit, deadline, done), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
+                    retries.schedule(() -> attempt(p, producerId, epoch, commit, coordinatorEpoch, deadline, done), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException stopping) {
                     done.completeExceptionally(e);
                 }
@@ -98,7 +102,7 @@ public final class TransactionMarkerWriter {
         });
     }
 
-    private CompletableFuture<Void> writeTo(TxnPartition p, long producerId, short epoch, boolean commit) {
+    private CompletableFuture<Void> writeTo(TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch) {
         TransactionPeers.Route route = peers == null ? TransactionPeers.Route.LOCAL : peers.route(p);
         if (route == TransactionPeers.Route.NONE) {
             return CompletableFuture.failedFuture(new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-"
@@ -107,7 +111,7 @@ public final class TransactionMarkerWriter {
         if (!route.local()) {
             return CompletableFuture.supplyAsync(() -> {
                 try {
-                    return peers.writeMarker(route.node(), p, producerId, epoch, commit, COORDINATOR_EPOCH);
+                    return peers.writeMarker(route.node(), p, producerId, epoch, commit, coordinatorEpoch);
                 } catch (IOException e) {
                     throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
                             + ": WriteTxnMarkers to broker " + route.node().nodeId() + " failed: " + e.getMessage(), e);
@@ -139,7 +143,7 @@ public final class TransactionMarkerWriter {
             }
             return CompletableFuture.failedFuture(e);
         }
-        return writeOne(log, producerId, epoch, commit, COORDINATOR_EPOCH);
+        return writeOne(log, producerId, epoch, commit, coordinatorEpoch);
     }
 
     /**
