@@ -120,11 +120,6 @@ public final class GroupCoordinator {
         return (coordinatingAll || slots.containsKey(slotFor(groupId))) && mayAct.getAsBoolean();
     }
 
-    /** The coordinator epoch this broker holds {@code groupId}'s slot in (0 on its own), or -1 when it does not. */
-    public int coordinatorEpoch(String groupId) {
-        return coordinatingAll ? 0 : slots.getOrDefault(slotFor(groupId), -1);
-    }
-
     /**
      * Runs {@code write} (a change of {@code groupId}'s file) only while this broker coordinates the group: the slot
      * cannot be given up meanwhile. False, without running it, when it does not coordinate it (NOT_COORDINATOR).
