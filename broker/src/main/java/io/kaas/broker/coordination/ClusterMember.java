@@ -37,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * next epoch, only while nobody holds it) and hands the epoch to the engine ({@link StorageEngine#takeOver}),
  * which records it and starts a segment named with it; late writes of an old owner are never visible.
  *
+ * <p>Coordinator slots ({@link CoordinatorSlots}: groups' and transactional ids', as Apache's internal topics'
+ * partitions) are assigned, claimed and released the same way, their epoch the coordinator epoch; gaining or losing
+ * one is handed to the coordinators ({@link #onCoordinatorSlots}) instead of the engine.
+ *
  * <p>Threads (owned here, stopped by {@link #close}): {@code kaas-lease} renews the lease and nothing
  * else (a slow takeover must never delay a renewal); {@code kaas-cluster} runs every reconcile
  * ({@link #reconcile}): on each watch event, every ttl/2 as a safety net, and when a grace period ends.
