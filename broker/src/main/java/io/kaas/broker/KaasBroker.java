@@ -64,6 +64,7 @@ import io.kaas.broker.cluster.PartitionLeaders;
 import io.kaas.broker.coordination.BrokerRegistration;
 import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.coordination.ClusterMember;
+import io.kaas.broker.coordination.CoordinatorSlots;
 import io.kaas.broker.coordination.ClusterStore;
 import io.kaas.broker.coordination.RegisteredPeers;
 import io.kaas.broker.coordination.CoordinationException;
@@ -85,6 +86,7 @@ import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionPeers;
+import io.kaas.broker.txn.TransactionalOffsetsGate;
 import io.kaas.broker.txn.TransactionalProduceGate;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
@@ -302,13 +304,22 @@ public final class KaasBroker implements AutoCloseable {
             TransactionCoordinator txns = transactions;
             GroupCoordinator g = groups;
             g.coordinateWhenTaken(member::mayAcknowledge);
-            member.onBecomingCoordinator(() -> {
-                g.takeCoordination();
-                txns.takeCoordination();
-            });
-            member.onLosingCoordinator(() -> {
-                txns.giveUpCoordination();
-                g.giveUpCoordination();
+            member.onCoordinatorSlots(new CoordinatorSlots.Listener() {
+                @Override
+                public void gained(CoordinatorSlots kind, int slot, int epoch) {
+                    switch (kind) {
+                        case GROUP -> g.takeCoordination(slot, epoch);
+                        case TRANSACTION -> txns.takeCoordination(slot, epoch);
+                    }
+                }
+
+                @Override
+                public void lost(CoordinatorSlots kind, int slot) {
+                    switch (kind) {
+                        case GROUP -> g.giveUpCoordination(slot);
+                        case TRANSACTION -> txns.giveUpCoordination(slot);
+                    }
+                }
             });
         } else {
             transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig);
@@ -390,9 +401,10 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.ADD_PARTITIONS_TO_TXN, AddPartitionsToTxnHandler.MAX_VERSION, new AddPartitionsToTxnHandler(transactions, topics));
         invoker.register(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(), new AddOffsetsToTxnHandler(transactions));
         invoker.register(ApiKeys.END_TXN, EndTxnHandler.MAX_VERSION, new EndTxnHandler(transactions));
-        invoker.register(ApiKeys.TXN_OFFSET_COMMIT, TxnOffsetCommitHandler.MAX_VERSION, new TxnOffsetCommitHandler(transactions, topics));
+        invoker.register(ApiKeys.TXN_OFFSET_COMMIT, TxnOffsetCommitHandler.MAX_VERSION, new TxnOffsetCommitHandler(groups,
+                new TransactionalOffsetsGate(transactions, transactionPeers), topics));
         invoker.register(ApiKeys.WRITE_TXN_MARKERS, ApiKeys.WRITE_TXN_MARKERS.latestVersion(), new WriteTxnMarkersHandler(topics, transactions.markerWriter(),
-                member == null ? () -> true : member::mayAcknowledge));
+                groups, member == null ? () -> true : member::mayAcknowledge));
         invoker.register(ApiKeys.LIST_TRANSACTIONS, ApiKeys.LIST_TRANSACTIONS.latestVersion(), new ListTransactionsHandler(transactions));
         invoker.register(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion(), new DescribeTransactionsHandler(transactions));
         invoker.register(ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_PRODUCERS.latestVersion(), new DescribeProducersHandler(topics));
@@ -417,7 +429,7 @@ public final class KaasBroker implements AutoCloseable {
         invoker.register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), new HeartbeatHandler(groups));
         invoker.register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), new LeaveGroupHandler(groups));
         invoker.register(ApiKeys.OFFSET_COMMIT, OffsetCommitHandler.MAX_VERSION, new OffsetCommitHandler(groups, topics));
-        invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(groups, transactions));
+        invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(groups));
         invoker.register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), new ListGroupsHandler(groups));
         invoker.register(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), new DescribeGroupsHandler(groups));
         invoker.register(ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), new DeleteGroupsHandler(groups));

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.coordination.CoordinationException;
 import io.kaas.broker.coordination.EtcdServer;
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.storage.TopicPartition;
 import java.nio.file.Path;
@@ -32,10 +33,13 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -158,8 +162,8 @@ class MultiBrokerTest {
     }
 
     /**
-     * A broker that stops being the groups' coordinator (a lower id joined) answers NOT_COORDINATOR to a client still
-     * connected to it, and writes no more offsets; the consumer finds the new coordinator, which re-read the offsets.
+     * A broker whose group slot moves to a broker that joined answers NOT_COORDINATOR to a client still connected to
+     * it, and writes no more offsets; the consumer finds the new coordinator, which re-read the offsets.
      */
     @Test
     void anExGroupCoordinatorAnswersNotCoordinatorAndItsSuccessorKeepsTheOffsets(EtcdServer etcd) throws Exception {
@@ -168,20 +172,133 @@ class MultiBrokerTest {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(20)).until(() -> b1.engine().taken().size() == 6);
         }
+        // A group of the last slot: a joining broker takes its share of slots from the highest down.
+        String g = groupOfSlot(GroupCoordinator.SLOTS - 1);
         produce(b1, "a", 24);
-        assertThat(consumeInGroup(b1, "g", 24)).hasSize(24); // broker 1 alone coordinates
+        assertThat(consumeInGroup(b1, g, 24)).hasSize(24); // broker 1 alone coordinates
         KaasBroker b0 = start(etcd, 0);
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-            assertThat(heartbeat(b1, "g")).isEqualTo(Errors.NOT_COORDINATOR);
-            assertThat(heartbeat(b0, "g")).isEqualTo(Errors.UNKNOWN_MEMBER_ID); // broker 0 coordinates: no such member
+            assertThat(heartbeat(b1, g)).isEqualTo(Errors.NOT_COORDINATOR);
+            assertThat(heartbeat(b0, g)).isEqualTo(Errors.UNKNOWN_MEMBER_ID); // broker 0 coordinates: no such member
         });
         try (Admin admin = admin(b1)) {
-            assertThat(admin.listConsumerGroupOffsets("g").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+            assertThat(admin.listConsumerGroupOffsets(g).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
                     .values().stream().mapToLong(o -> o.offset()).sum()).isEqualTo(24);
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> b0.engine().taken().size() + b1.engine().taken().size() == 6);
         List<String> next = produce(b1, "b", 12);
-        assertThat(consumeInGroup(b1, "g", 12)).as("from the offsets committed through broker 1").containsExactlyInAnyOrderElementsOf(next);
+        assertThat(consumeInGroup(b1, g, 12)).as("from the offsets committed through broker 1").containsExactlyInAnyOrderElementsOf(next);
+    }
+
+    private static String groupOfSlot(int slot) {
+        for (int i = 0; ; i++) {
+            if (GroupCoordinator.slotFor("g-" + i) == slot) {
+                return "g-" + i;
+            }
+        }
+    }
+
+    /** The broker FindCoordinator (v4, batched) names through {@code via} for {@code key}: -1 when none. */
+    private static int coordinatorOf(KaasBroker via, FindCoordinatorRequest.CoordinatorType type, String key) throws Exception {
+        try (RawKafkaConnection raw = new RawKafkaConnection(via.boundPort())) {
+            FindCoordinatorResponseData r = raw.roundTrip(ApiKeys.FIND_COORDINATOR, (short) 4, new FindCoordinatorRequestData()
+                    .setKeyType(type.id()).setCoordinatorKeys(List.of(key)));
+            FindCoordinatorResponseData.Coordinator c = r.coordinators().get(0);
+            return c.errorCode() == Errors.NONE.code() ? c.nodeId() : -1;
+        }
+    }
+
+    /**
+     * Group and transaction coordinators are placed by the assignment's slots (Apache's {@code __consumer_offsets} and
+     * {@code __transaction_state} partitions), spread over the brokers, every broker naming the same one. Then
+     * consume-transform-produce with real kafka-clients, its transaction coordinator and its group coordinator two
+     * different brokers: an aborted transaction commits no offset, and every input record's output is read once and
+     * the group's offsets end at the input's end, committed by the markers the transaction coordinator sent the group's.
+     */
+    @Test
+    void coordinatorsAreSpreadBySlotAndATransactionCommitsAnotherBrokersGroupOffsetsOnce(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        KaasBroker b1 = start(etcd, 1);
+        KaasBroker b2 = start(etcd, 2);
+        try (Admin admin = admin(b0)) {
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1), new NewTopic("out", 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 9);
+        }
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Set<Integer> groupCoordinators = new HashSet<>();
+            Set<Integer> txnCoordinators = new HashSet<>();
+            for (int i = 0; i < 30; i++) {
+                int g = coordinatorOf(b0, FindCoordinatorRequest.CoordinatorType.GROUP, "grp-" + i);
+                assertThat(coordinatorOf(b2, FindCoordinatorRequest.CoordinatorType.GROUP, "grp-" + i)).as("every broker names it").isEqualTo(g);
+                groupCoordinators.add(g);
+                txnCoordinators.add(coordinatorOf(b1, FindCoordinatorRequest.CoordinatorType.TRANSACTION, "tx-" + i));
+            }
+            assertThat(groupCoordinators).containsExactlyInAnyOrder(0, 1, 2);
+            assertThat(txnCoordinators).containsExactlyInAnyOrder(0, 1, 2);
+        });
+        String group = null;
+        String txnId = null;
+        for (int i = 0; group == null; i++) {
+            int g = coordinatorOf(b0, FindCoordinatorRequest.CoordinatorType.GROUP, "eos-group-" + i);
+            int t = coordinatorOf(b0, FindCoordinatorRequest.CoordinatorType.TRANSACTION, "eos-tx-" + i);
+            if (g >= 0 && t >= 0 && g != t) {
+                group = "eos-group-" + i;
+                txnId = "eos-tx-" + i;
+            }
+        }
+        List<String> input = produce(b1, "in-", 60);
+        Properties cp = new Properties();
+        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, b1.bootstrapServers());
+        cp.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "7");
+        Properties pp = new Properties();
+        pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b2.bootstrapServers());
+        pp.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, txnId);
+        Set<String> processed = new HashSet<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer());
+             KafkaProducer<String, String> producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
+             Admin admin = admin(b0)) {
+            producer.initTransactions();
+            consumer.subscribe(List.of("t"));
+            boolean abortedOnce = false;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (processed.size() < input.size()) {
+                assertThat(System.nanoTime()).as("all input processed in time").isLessThan(deadline);
+                var records = consumer.poll(Duration.ofMillis(200));
+                if (records.isEmpty()) {
+                    continue;
+                }
+                producer.beginTransaction();
+                Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> next = new HashMap<>();
+                List<String> batch = new ArrayList<>();
+                for (ConsumerRecord<String, String> r : records) {
+                    producer.send(new ProducerRecord<>("out", r.value().toUpperCase()));
+                    batch.add(r.value());
+                    next.put(new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()),
+                            new org.apache.kafka.clients.consumer.OffsetAndMetadata(r.offset() + 1));
+                }
+                producer.sendOffsetsToTransaction(next, consumer.groupMetadata());
+                if (!abortedOnce) {
+                    abortedOnce = true;
+                    producer.abortTransaction();
+                    assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS))
+                            .as("an aborted transaction commits no offset").isEmpty();
+                    for (org.apache.kafka.common.TopicPartition tp : next.keySet()) {
+                        consumer.seek(tp, records.records(tp).get(0).offset());
+                    }
+                    continue;
+                }
+                producer.commitTransaction();
+                processed.addAll(batch);
+            }
+            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .values().stream().mapToLong(o -> o.offset()).sum()).as("the group's offsets: the input's end").isEqualTo(60);
+        }
+        assertThat(consumeAll(b0, "out", 3, "read_committed")).as("each input record transformed once")
+                .containsExactlyInAnyOrderElementsOf(input.stream().map(String::toUpperCase).toList());
     }
 
     private static Errors heartbeat(KaasBroker b, String group) throws Exception {
@@ -193,9 +310,9 @@ class MultiBrokerTest {
     }
 
     /**
-     * A transaction over partitions that three brokers lead, its coordinator a fourth role of broker 0: the markers
-     * reach every leader (WriteTxnMarkers), a partition leader that is not the coordinator asks it (AddPartitionsToTxn).
-     * Then the coordinator stops with a transaction open: the next one re-reads the state and the producer commits it.
+     * A transaction over partitions that three brokers lead, its coordinator one of them: the markers reach every
+     * leader (WriteTxnMarkers), a partition leader that is not the coordinator asks it (AddPartitionsToTxn). Then the
+     * coordinator stops with a transaction open: the slot's next holder re-reads the state and the producer commits it.
      */
     @Test
     void transactionsOverSeveralBrokersCommitAbortAndSurviveTheCoordinatorMoving(EtcdServer etcd) throws Exception {
@@ -209,9 +326,13 @@ class MultiBrokerTest {
                     assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1, 2));
             await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
         }
+        String txnId = "tx-" + UUID.randomUUID();
+        int coordinator = await().atMost(Duration.ofSeconds(20))
+                .until(() -> coordinatorOf(b1, FindCoordinatorRequest.CoordinatorType.TRANSACTION, txnId), c -> c >= 0);
+        KaasBroker survivor = coordinator == 1 ? b2 : b1;
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b1.bootstrapServers() + "," + b2.bootstrapServers());
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + UUID.randomUUID());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b0.bootstrapServers() + "," + b1.bootstrapServers() + "," + b2.bootstrapServers());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, txnId);
         p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "500");
         List<String> committed = new ArrayList<>();
         List<String> aborted = new ArrayList<>();
@@ -221,23 +342,23 @@ class MultiBrokerTest {
             producer.commitTransaction();
             aborted.addAll(inTransaction(producer, "a1-"));
             producer.abortTransaction();
-            // Open, with a record on every partition and a group's offset staged, when the coordinator (broker 0,
-            // the lowest id) stops.
+            // Open, with a record on every partition and a group's offset staged, when the transaction's coordinator
+            // stops.
             committed.addAll(inTransaction(producer, "c2-"));
             producer.sendOffsetsToTransaction(Map.of(new org.apache.kafka.common.TopicPartition("t", 0),
                     new org.apache.kafka.clients.consumer.OffsetAndMetadata(42)), new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("txg"));
-            b0.stop();
-            producer.commitTransaction(); // re-finds the coordinator: broker 1, which re-read the transaction
+            brokers.get(coordinator).stop();
+            producer.commitTransaction(); // re-finds the coordinator: the slot's next holder, which re-read the transaction
             committed.addAll(inTransaction(producer, "c3-"));
             producer.commitTransaction();
         }
-        assertThat(consumeAll(b1, 6, "read_committed")).containsExactlyInAnyOrderElementsOf(committed);
-        try (Admin admin = admin(b1)) {
+        assertThat(consumeAll(survivor, 6, "read_committed")).containsExactlyInAnyOrderElementsOf(committed);
+        try (Admin admin = admin(survivor)) {
             assertThat(admin.listConsumerGroupOffsets("txg").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
                     .get(new org.apache.kafka.common.TopicPartition("t", 0)).offset())
                     .as("the offset staged in the transaction, committed by the next coordinator").isEqualTo(42);
         }
-        List<String> everything = consumeAll(b1, 6, "read_uncommitted");
+        List<String> everything = consumeAll(survivor, 6, "read_uncommitted");
         assertThat(everything).containsAll(aborted).hasSize(committed.size() + aborted.size());
     }
 
@@ -388,6 +509,11 @@ class MultiBrokerTest {
 
     /** Every record of topic t's partitions up to the end (read_committed: the last stable offset) a consumer sees. */
     static List<String> consumeAll(KaasBroker via, int partitions, String isolation) {
+        return consumeAll(via, "t", partitions, isolation);
+    }
+
+    /** Every record of {@code topic}'s partitions up to the end (read_committed: the last stable offset) a consumer sees. */
+    static List<String> consumeAll(KaasBroker via, String topic, int partitions, String isolation) {
         Properties p = new Properties();
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers());
@@ -397,7 +523,7 @@ class MultiBrokerTest {
         try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
             List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>();
             for (int i = 0; i < partitions; i++) {
-                tps.add(new org.apache.kafka.common.TopicPartition("t", i));
+                tps.add(new org.apache.kafka.common.TopicPartition(topic, i));
             }
             c.assign(tps);
             Map<org.apache.kafka.common.TopicPartition, Long> ends = c.endOffsets(tps, Duration.ofSeconds(30));

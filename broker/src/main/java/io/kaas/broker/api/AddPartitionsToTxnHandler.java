@@ -69,7 +69,9 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
             boolean allowed = version >= FIRST_BATCHED_VERSION || ctx.allowed(AclOperation.WRITE, ResourceType.TOPIC, t.name());
             for (int p : t.partitions()) {
                 TxnPartition tp = new TxnPartition(t.name(), p);
-                (!allowed ? denied : TopicCatalog.hasPartition(topics.topic(t.name()), p) ? wanted : unknown).add(tp);
+                // v4+ from a group coordinator may name a group's __consumer_offsets slot (TxnOffsetCommit, KIP-890).
+                boolean exists = version >= FIRST_BATCHED_VERSION && tp.isOffsets() || TopicCatalog.hasPartition(topics.topic(t.name()), p);
+                (!allowed ? denied : exists ? wanted : unknown).add(tp);
             }
         }
         AddPartitionsToTxnTopicResultCollection out = new AddPartitionsToTxnTopicResultCollection();

@@ -35,6 +35,10 @@ public final class DescribeTransactionsHandler implements ApiHandler<DescribeTra
                 out.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code());
                 continue;
             }
+            if (!txns.coordinates(id)) {
+                out.setErrorCode(Errors.NOT_COORDINATOR.code());
+                continue;
+            }
             Optional<TransactionRecord> found = txns.describe(id);
             if (found.isEmpty()) {
                 out.setErrorCode(Errors.TRANSACTIONAL_ID_NOT_FOUND.code());

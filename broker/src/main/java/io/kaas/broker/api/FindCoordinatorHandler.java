@@ -2,6 +2,9 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.BrokerNode;
 import io.kaas.broker.cluster.PartitionLeaders;
+import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.txn.TransactionStateStore;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -12,8 +15,10 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
 /**
- * FindCoordinator: this broker for every group and every transactional id (it is the group and the
- * transaction coordinator); share groups get INVALID_REQUEST.
+ * FindCoordinator: the broker coordinating the key's slot (a group's {@code __consumer_offsets} slot, a transactional
+ * id's {@code __transaction_state} slot, as Apache's); a broker on its own names itself for every key. A slot nobody
+ * holds now (its broker gone, the controller yet to move it) is COORDINATOR_NOT_AVAILABLE, which clients retry. Share
+ * groups get INVALID_REQUEST. v4+ answers each key of the batch on its own.
  */
 public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorRequestData> {
     private static final byte GROUP = 0, TRANSACTION = 1;
@@ -27,9 +32,9 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
     }
 
     /**
-     * With several brokers over one shared directory, every group and transactional id is coordinated by
-     * one broker, the one {@link PartitionLeaders#controllerId} names, so that one process holds each
-     * group's state and writes its files.
+     * With several brokers over one shared directory, each slot is coordinated by the broker the assignment names
+     * ({@link PartitionLeaders#groupCoordinator}, {@link PartitionLeaders#transactionCoordinator}), so one process holds
+     * each group's and transactional id's state and writes its files.
      */
     public FindCoordinatorHandler(Function<RequestContext, BrokerNode> node, PartitionLeaders leaders) {
         this.node = node;
@@ -38,22 +43,34 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, FindCoordinatorRequestData request) {
-        BrokerNode self = coordinator(node.apply(ctx));
+        BrokerNode self = node.apply(ctx);
         Errors error = request.keyType() == GROUP || request.keyType() == TRANSACTION ? Errors.NONE : Errors.INVALID_REQUEST;
         String message = error == Errors.NONE ? null
                 : "kaas coordinates consumer groups and transactions only (key type " + request.keyType() + ")";
         FindCoordinatorResponseData response = new FindCoordinatorResponseData();
         if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
             Errors denied = error == Errors.NONE ? denied(ctx, request.keyType(), request.key()) : Errors.NONE;
-            return CompletableFuture.completedFuture(denied != Errors.NONE ? fill(response, denied, null, self)
-                    : fill(response, error, message, self));
+            if (denied != Errors.NONE) {
+                return CompletableFuture.completedFuture(fill(response, denied, null, null));
+            }
+            if (error != Errors.NONE) {
+                return CompletableFuture.completedFuture(fill(response, error, message, null));
+            }
+            Optional<BrokerNode> c = coordinator(self, request.keyType(), request.key());
+            return CompletableFuture.completedFuture(c.isPresent() ? fill(response, Errors.NONE, null, c.get())
+                    : fill(response, Errors.COORDINATOR_NOT_AVAILABLE, null, null));
         }
         for (String key : request.coordinatorKeys()) {
             Errors denied = error == Errors.NONE ? denied(ctx, request.keyType(), key) : Errors.NONE;
+            Errors e = denied != Errors.NONE ? denied : error;
+            Optional<BrokerNode> node = e == Errors.NONE ? coordinator(self, request.keyType(), key) : Optional.empty();
+            if (e == Errors.NONE && node.isEmpty()) {
+                e = Errors.COORDINATOR_NOT_AVAILABLE;
+            }
             FindCoordinatorResponseData.Coordinator c = new FindCoordinatorResponseData.Coordinator().setKey(key)
-                    .setErrorCode((denied != Errors.NONE ? denied : error).code()).setErrorMessage(denied != Errors.NONE ? null : message);
-            if (error == Errors.NONE && denied == Errors.NONE) {
-                c.setNodeId(self.nodeId()).setHost(self.host()).setPort(self.port());
+                    .setErrorCode(e.code()).setErrorMessage(e == error && denied == Errors.NONE ? message : null);
+            if (node.isPresent()) {
+                c.setNodeId(node.get().nodeId()).setHost(node.get().host()).setPort(node.get().port());
             } else {
                 c.setNodeId(-1).setHost("").setPort(-1);
             }
@@ -62,15 +79,19 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
         return CompletableFuture.completedFuture(response);
     }
 
-    /** The coordinating broker as the client's listener advertises it (this broker, or the one the cluster names). */
-    private BrokerNode coordinator(BrokerNode self) {
-        int id = leaders.controllerId(self);
+    /** The broker coordinating {@code key}'s slot, as the client's listener advertises it; empty while none does. */
+    private Optional<BrokerNode> coordinator(BrokerNode self, byte keyType, String key) {
+        int id = keyType == GROUP ? leaders.groupCoordinator(GroupCoordinator.slotFor(key), self)
+                : leaders.transactionCoordinator(TransactionStateStore.slotFor(key), self);
+        if (id == self.nodeId()) {
+            return Optional.of(self);
+        }
         for (BrokerNode b : leaders.brokers(self)) {
             if (b.nodeId() == id) {
-                return b;
+                return Optional.of(b);
             }
         }
-        return self;
+        return Optional.empty();
     }
 
     /** Apache: DESCRIBE on the group or transactional id whose coordinator is asked for. */
@@ -81,9 +102,9 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
         return ctx.allowed(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key) ? Errors.NONE : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     }
 
-    private static FindCoordinatorResponseData fill(FindCoordinatorResponseData r, Errors error, String message, BrokerNode self) {
+    private static FindCoordinatorResponseData fill(FindCoordinatorResponseData r, Errors error, String message, BrokerNode node) {
         r.setErrorCode(error.code()).setErrorMessage(message);
-        return error == Errors.NONE ? r.setNodeId(self.nodeId()).setHost(self.host()).setPort(self.port())
+        return error == Errors.NONE ? r.setNodeId(node.nodeId()).setHost(node.host()).setPort(node.port())
                 : r.setNodeId(-1).setHost("").setPort(-1);
     }
 

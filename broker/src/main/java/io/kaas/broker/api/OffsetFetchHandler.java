@@ -2,7 +2,6 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.OffsetStore;
-import io.kaas.broker.txn.TransactionCoordinator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,15 +25,13 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
     private static final short FIRST_BATCHED_VERSION = 8;
 
     private final GroupCoordinator groups;
-    private final TransactionCoordinator transactions;
 
-    public OffsetFetchHandler(GroupCoordinator groups, TransactionCoordinator transactions) {
+    public OffsetFetchHandler(GroupCoordinator groups) {
         this.groups = groups;
-        this.transactions = transactions;
     }
 
     private short stability(boolean requireStable, String groupId, OffsetStore.Committed c) {
-        return requireStable && transactions.hasPendingOffset(groupId, c.topic(), c.partition())
+        return requireStable && groups.hasPendingOffset(groupId, c.topic(), c.partition())
                 ? Errors.UNSTABLE_OFFSET_COMMIT.code() : Errors.NONE.code();
     }
 
@@ -45,7 +42,7 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
             if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, request.groupId())) {
                 return CompletableFuture.completedFuture(response.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
             }
-            if (!groups.active()) {
+            if (!groups.active(request.groupId())) {
                 return CompletableFuture.completedFuture(response.setErrorCode(Errors.NOT_COORDINATOR.code()));
             }
             Map<String, List<Integer>> wanted = null;

@@ -1,9 +1,10 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
-import io.kaas.broker.txn.StagedOffset;
-import io.kaas.broker.txn.TransactionCoordinator;
+import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.group.OffsetStore;
 import io.kaas.broker.txn.TransactionErrors;
+import io.kaas.broker.txn.TransactionalOffsetsGate;
 import io.kaas.storage.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +18,10 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
 /**
- * TxnOffsetCommit: offsets staged in the producer's transaction, committed to the group only when the
- * transaction commits (dropped when it aborts). v3+ carries the consumer's group metadata (KIP-447),
+ * TxnOffsetCommit, to the group's coordinator: once the transaction coordinator confirms the group's slot is in the
+ * producer's transaction ({@link TransactionalOffsetsGate}), the offsets are staged as the producer's pending offsets
+ * in the group's state, durably ({@link GroupCoordinator#stageTransactional}); the transaction's COMMIT marker makes
+ * them the group's committed offsets, its ABORT marker drops them. v3+ carries the consumer's group metadata (KIP-447),
  * which exactly_once_v2 relies on to fence zombies. v5 is transaction protocol v2 (KIP-890 part 2): the
  * group joins the transaction with its first TxnOffsetCommit. Served up to v5 (v6 names topics by id).
  */
@@ -28,11 +31,13 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
     private static final int FIRST_V2_VERSION = 5;
     private static final int FIRST_PRODUCER_FENCED_VERSION = 3;
 
-    private final TransactionCoordinator txns;
+    private final GroupCoordinator groups;
+    private final TransactionalOffsetsGate gate;
     private final TopicCatalog topics;
 
-    public TxnOffsetCommitHandler(TransactionCoordinator txns, TopicCatalog topics) {
-        this.txns = txns;
+    public TxnOffsetCommitHandler(GroupCoordinator groups, TransactionalOffsetsGate gate, TopicCatalog topics) {
+        this.groups = groups;
+        this.gate = gate;
         this.topics = topics;
     }
 
@@ -40,7 +45,7 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, TxnOffsetCommitRequestData request) {
         long now = System.currentTimeMillis();
         TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
-        List<StagedOffset> staged = new ArrayList<>();
+        List<OffsetStore.Committed> staged = new ArrayList<>();
         List<TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition> accepted = new ArrayList<>();
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic t : request.topics()) {
             TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic tr = new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic()
@@ -60,16 +65,30 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
                 }
-                staged.add(new StagedOffset(request.groupId(), t.name(), p.partitionIndex(), p.committedOffset(),
+                staged.add(new OffsetStore.Committed(t.name(), p.partitionIndex(), p.committedOffset(),
                         p.committedLeaderEpoch(), p.committedMetadata(), now));
                 accepted.add(pr);
             }
         }
-        Errors e = txns.stageOffsets(request.transactionalId(), request.producerId(), request.producerEpoch(), request.groupId(),
-                request.memberId(), request.groupInstanceId(), request.generationIdOrMemberEpoch(), staged,
-                ctx.apiVersion() >= FIRST_V2_VERSION);
+        Errors e = stage(ctx, request, staged);
         Errors answered = TransactionErrors.forVersion(e, ctx.apiVersion(), FIRST_PRODUCER_FENCED_VERSION);
         accepted.forEach(pr -> pr.setErrorCode(answered.code()));
         return CompletableFuture.completedFuture(response);
+    }
+
+    private Errors stage(RequestContext ctx, TxnOffsetCommitRequestData request, List<OffsetStore.Committed> staged) {
+        if (request.groupId().isEmpty()) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        if (!groups.active(request.groupId())) {
+            return Errors.NOT_COORDINATOR;
+        }
+        Errors e = gate.check(request.transactionalId(), request.producerId(), request.producerEpoch(), request.groupId(),
+                ctx.apiVersion() >= FIRST_V2_VERSION);
+        if (e != Errors.NONE) {
+            return e;
+        }
+        return groups.stageTransactional(request.groupId(), request.memberId(), request.groupInstanceId(),
+                request.generationIdOrMemberEpoch(), request.producerId(), request.producerEpoch(), staged);
     }
 }

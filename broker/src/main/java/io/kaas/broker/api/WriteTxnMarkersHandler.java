@@ -1,7 +1,9 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.txn.TransactionMarkerWriter;
+import io.kaas.broker.txn.TxnPartition;
 import io.kaas.storage.PartitionLog;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +16,8 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * WriteTxnMarkers: the transaction coordinator's request to a partition's leader (with several brokers over one
- * directory; a broker on its own writes its markers itself), and {@code Admin.abortTransaction}
+ * directory; a broker on its own writes its markers itself; for a {@code __consumer_offsets} slot, to the group's
+ * coordinator, which commits or drops the offsets the producer staged in the slot's groups), and {@code Admin.abortTransaction}
  * ({@code kafka-transactions.sh abort}, KIP-664) closing a hanging transaction. Answered once each marker is fsynced; a partition whose
  * producer state shows the marker already written answers NONE without a second one, one that has seen
  * a newer epoch INVALID_PRODUCER_EPOCH.
@@ -22,16 +25,19 @@ import org.apache.kafka.common.protocol.Errors;
 public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersRequestData> {
     private final TopicCatalog topics;
     private final TransactionMarkerWriter markers;
+    private final GroupCoordinator groups;
     private final BooleanSupplier mayAcknowledge;
 
-    public WriteTxnMarkersHandler(TopicCatalog topics, TransactionMarkerWriter markers) {
-        this(topics, markers, () -> true);
+    public WriteTxnMarkersHandler(TopicCatalog topics, TransactionMarkerWriter markers, GroupCoordinator groups) {
+        this(topics, markers, groups, () -> true);
     }
 
     /** {@code mayAcknowledge}: the self-fence of a broker sharing its directory, asked before each marker and after it. */
-    public WriteTxnMarkersHandler(TopicCatalog topics, TransactionMarkerWriter markers, BooleanSupplier mayAcknowledge) {
+    public WriteTxnMarkersHandler(TopicCatalog topics, TransactionMarkerWriter markers, GroupCoordinator groups,
+                                  BooleanSupplier mayAcknowledge) {
         this.topics = topics;
         this.markers = markers;
+        this.groups = groups;
         this.mayAcknowledge = mayAcknowledge;
     }
 
@@ -51,6 +57,11 @@ public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersR
                     WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult pr =
                             new WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult().setPartitionIndex(partition);
                     tr.partitions().add(pr);
+                    if (TxnPartition.isOffsetsSlot(t.name(), partition)) {
+                        // A group slot: the pending offsets of the producer's groups there are committed or dropped.
+                        pr.setErrorCode(groups.completeTransaction(partition, m.producerId(), m.transactionResult()).code());
+                        continue;
+                    }
                     if (!TopicCatalog.hasPartition(topics.topic(t.name()), partition)) {
                         pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                         continue;

@@ -19,8 +19,18 @@ public interface PartitionLeaders {
     /** The broker leading {@code tp}, or empty when none does right now (LEADER_NOT_AVAILABLE). */
     OptionalInt leader(TopicPartition tp, BrokerNode self);
 
-    /** The node id Metadata names as controller, and FindCoordinator as every group's and transaction's coordinator. */
+    /** The node id Metadata and DescribeCluster name as controller. */
     int controllerId(BrokerNode self);
+
+    /** The broker coordinating the groups of slot {@code slot} ({@code __consumer_offsets} partition), or -1: none now. */
+    default int groupCoordinator(int slot, BrokerNode self) {
+        return controllerId(self);
+    }
+
+    /** The broker coordinating the transactional ids of slot {@code slot} ({@code __transaction_state} partition), or -1. */
+    default int transactionCoordinator(int slot, BrokerNode self) {
+        return controllerId(self);
+    }
 
     /** A partition's leader and its epoch (-1: not known here) as Metadata and DescribeTopicPartitions answer. */
     record Leadership(int leaderId, int leaderEpoch) {}

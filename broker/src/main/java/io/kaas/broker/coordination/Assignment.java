@@ -177,6 +177,39 @@ public record Assignment(@JsonProperty("owners") Map<String, List<Integer>> owne
         return result.equals(this) ? this : result;
     }
 
+    /** The owners and pins of the names {@code which} selects only. */
+    public Assignment restrictedTo(java.util.function.Predicate<String> which) {
+        Map<String, List<Integer>> o = new TreeMap<>(owners);
+        o.keySet().removeIf(which.negate());
+        Map<String, Map<Integer, Integer>> p = new TreeMap<>(pins);
+        p.keySet().removeIf(which.negate());
+        return new Assignment(o, p);
+    }
+
+    /** This assignment and {@code other}'s names (which this one must not have) together. */
+    public Assignment plus(Assignment other) {
+        Map<String, List<Integer>> o = new TreeMap<>(owners);
+        o.putAll(other.owners);
+        Map<String, Map<Integer, Integer>> p = new TreeMap<>(pins);
+        p.putAll(other.pins);
+        return new Assignment(o, p);
+    }
+
+    /**
+     * The next assignment of partitions and coordinator slots ({@link CoordinatorSlots}): {@link #rebalanced} once for
+     * {@code topics}, and once for each kind of slot, so that each is spread evenly on its own (a broker is not left
+     * with every group slot and no partition). Returns this very instance when nothing changes.
+     */
+    public Assignment rebalancedWithSlots(Map<String, Integer> topics, Set<Integer> keep, Set<Integer> live) {
+        Map<String, Integer> data = new TreeMap<>(topics);
+        data.keySet().removeIf(t -> CoordinatorSlots.of(t).isPresent());
+        Assignment next = restrictedTo(t -> CoordinatorSlots.of(t).isEmpty()).rebalanced(data, keep, live);
+        for (CoordinatorSlots kind : CoordinatorSlots.values()) {
+            next = next.plus(restrictedTo(kind.topic()::equals).rebalanced(CoordinatorSlots.counts(kind), keep, live));
+        }
+        return next.equals(this) ? this : next;
+    }
+
     private static int leastLoaded(Map<Integer, Integer> load) {
         return load.entrySet().stream()
                 .min(Map.Entry.<Integer, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))

@@ -37,6 +37,10 @@ import org.slf4j.LoggerFactory;
  * next epoch, only while nobody holds it) and hands the epoch to the engine ({@link StorageEngine#takeOver}),
  * which records it and starts a segment named with it; late writes of an old owner are never visible.
  *
+ * <p>Coordinator slots ({@link CoordinatorSlots}: groups' and transactional ids', as Apache's internal topics'
+ * partitions) are assigned, claimed and released the same way, their epoch the coordinator epoch; gaining or losing
+ * one is handed to the coordinators ({@link #onCoordinatorSlots}) instead of the engine.
+ *
  * <p>Threads (owned here, stopped by {@link #close}): {@code kaas-lease} renews the lease and nothing
  * else (a slow takeover must never delay a renewal); {@code kaas-cluster} runs every reconcile
  * ({@link #reconcile}): on each watch event, every ttl/2 as a safety net, and when a grace period ends.
@@ -60,10 +64,15 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     private volatile View view = new View(Map.of(), Assignment.EMPTY);
     private AutoCloseable watch;
     private volatile boolean closed;
-    /** kaas-cluster only: whether this broker was the groups' coordinator at the last reconcile. */
-    private boolean wasCoordinator;
-    private volatile Runnable onBecomingCoordinator = () -> {};
-    private volatile Runnable onLosingCoordinator = () -> {};
+    /** kaas-cluster only: the coordinator slots this broker holds, with the coordinator epoch it claimed each in. */
+    private final Map<TopicPartition, Integer> heldSlots = new HashMap<>();
+    private volatile CoordinatorSlots.Listener slotListener = new CoordinatorSlots.Listener() {
+        @Override
+        public void gained(CoordinatorSlots kind, int slot, int epoch) {}
+
+        @Override
+        public void lost(CoordinatorSlots kind, int slot) {}
+    };
 
     /** What Metadata answers from: the live brokers and the assignment, as last read. */
     private record View(Map<Integer, BrokerRegistration> brokers, Assignment assignment) {}
@@ -125,19 +134,12 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     }
 
     /**
-     * Runs {@code r} on {@code kaas-cluster} whenever this broker becomes the one FindCoordinator names (the
-     * lowest live id), before it answers as such: it re-reads the state its predecessor wrote.
+     * Tells {@code listener} (on {@code kaas-cluster}) of each coordinator slot this broker gains, after claiming it in
+     * the next coordinator epoch and before serving it, and of each it loses, before releasing it (or, its lease lost,
+     * before joining again), so the next holder loads everything this one wrote.
      */
-    public void onBecomingCoordinator(Runnable r) {
-        onBecomingCoordinator = r;
-    }
-
-    /**
-     * Runs {@code r} on {@code kaas-cluster} when this broker stops being the one FindCoordinator names (a lower id
-     * joined, or this broker's lease was lost): it must write no more coordinator state.
-     */
-    public void onLosingCoordinator(Runnable r) {
-        onLosingCoordinator = r;
+    public void onCoordinatorSlots(CoordinatorSlots.Listener listener) {
+        slotListener = listener;
     }
 
     /** The self-fence: whether a write may be acknowledged now. */
@@ -203,13 +205,6 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             if (controller) {
                 assignment = rebalance(assignment, topics, live);
             }
-            boolean coordinator = live.keySet().stream().mapToInt(Integer::intValue).min().orElse(-1) == self.brokerId();
-            if (coordinator && !wasCoordinator) {
-                onBecomingCoordinator.run(); // before the new view lets FindCoordinator name this broker
-            } else if (!coordinator && wasCoordinator) {
-                onLosingCoordinator.run();
-            }
-            wasCoordinator = coordinator;
             view = new View(live, assignment.value());
             if (mayAcknowledge()) {
                 adoptAssignment(assignment.value());
@@ -229,11 +224,12 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     /** The lease is gone: everything this broker held may already be another's. Give it all up, then join anew. */
     private void lostLease() {
         controller = false;
-        if (wasCoordinator) {
-            // Another broker may coordinate already; coming back as coordinator later re-reads what it wrote.
-            wasCoordinator = false;
-            onLosingCoordinator.run();
+        // Another broker may hold these slots already; coming back as their holder later re-reads what it wrote.
+        for (TopicPartition slot : heldSlots.keySet()) {
+            CoordinatorSlots kind = CoordinatorSlots.of(slot.topic()).orElseThrow();
+            slotListener.lost(kind, slot.partition());
         }
+        heldSlots.clear();
         for (TopicPartition tp : engine.taken().keySet()) {
             engine.abandon(tp);
         }
@@ -334,7 +330,7 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
                 goneSince.remove(b);
             }
         }
-        Assignment next = current.value().rebalanced(topics, keep, live.keySet());
+        Assignment next = current.value().rebalancedWithSlots(topics, keep, live.keySet());
         if (next == current.value()) {
             return current;
         }
@@ -358,12 +354,61 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             }
         }
         for (Map.Entry<String, List<Integer>> e : a.owners().entrySet()) {
+            if (CoordinatorSlots.of(e.getKey()).isPresent()) {
+                continue;
+            }
             for (int p = 0; p < e.getValue().size(); p++) {
                 TopicPartition tp = new TopicPartition(e.getKey(), p);
                 if (e.getValue().get(p) == self.brokerId() && !held.containsKey(tp) && mayAcknowledge()) {
                     takeOver(tp);
                 }
             }
+        }
+        adoptSlots(a);
+    }
+
+    /**
+     * The coordinator slots' part of {@link #adoptAssignment}: a slot assigned elsewhere is given up (nothing more of it
+     * is written here) and then released; one assigned here is claimed in the next coordinator epoch (only while no
+     * broker holds it: its last holder gave it up and released it, or its lease expired, after its self-fence closed),
+     * then loaded.
+     */
+    private void adoptSlots(Assignment a) {
+        for (java.util.Iterator<Map.Entry<TopicPartition, Integer>> it = heldSlots.entrySet().iterator(); it.hasNext(); ) {
+            TopicPartition slot = it.next().getKey();
+            OptionalInt owner = a.owner(slot);
+            if (owner.isEmpty() || owner.getAsInt() != self.brokerId()) {
+                LOG.debug("broker {}: coordinator slot {} is assigned elsewhere; giving it up", self.brokerId(), slot);
+                slotListener.lost(CoordinatorSlots.of(slot.topic()).orElseThrow(), slot.partition());
+                it.remove();
+                store.release(slot, self.brokerId());
+            }
+        }
+        for (CoordinatorSlots kind : CoordinatorSlots.values()) {
+            for (int n = 0; n < kind.slots(); n++) {
+                TopicPartition slot = kind.slot(n);
+                OptionalInt owner = a.owner(slot);
+                if (owner.isPresent() && owner.getAsInt() == self.brokerId() && !heldSlots.containsKey(slot) && mayAcknowledge()) {
+                    takeOverSlot(kind, slot);
+                }
+            }
+        }
+    }
+
+    private void takeOverSlot(CoordinatorSlots kind, TopicPartition slot) {
+        Versioned<Integer> epoch = store.epoch(slot);
+        int next = epoch.value() + 1;
+        if (!store.claim(slot, epoch.version(), next, self.brokerId(), keeper.lease())) {
+            return; // still held by its last holder (its release's watch event brings us back) or a lost race
+        }
+        try {
+            slotListener.gained(kind, slot.partition(), next);
+            heldSlots.put(slot, next);
+            LOG.debug("broker {}: coordinates {} in coordinator epoch {}", self.brokerId(), slot, next);
+        } catch (RuntimeException e) {
+            LOG.error("broker {}: cannot load coordinator slot {}: {}", self.brokerId(), slot, e.toString());
+            slotListener.lost(kind, slot.partition());
+            store.release(slot, self.brokerId());
         }
     }
 
@@ -432,6 +477,16 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             return OptionalInt.empty();
         }
         return owner;
+    }
+
+    @Override
+    public int groupCoordinator(int slot, BrokerNode me) {
+        return leader(CoordinatorSlots.GROUP.slot(slot), me).orElse(-1);
+    }
+
+    @Override
+    public int transactionCoordinator(int slot, BrokerNode me) {
+        return leader(CoordinatorSlots.TRANSACTION.slot(slot), me).orElse(-1);
     }
 
     @Override

@@ -39,6 +39,8 @@ import java.util.concurrent.TimeoutException;
  *   holders/&lt;topic&gt;/&lt;n&gt;     the broker that has the partition open, under its lease (gone with it)
  *   producer-ids             the first producer id no broker has reserved
  * </pre>
+ * Coordinator slots ({@link CoordinatorSlots}) are in the assignment, {@code epochs/} (the coordinator epoch) and
+ * {@code holders/} like partitions, as {@code __consumer_offsets/<n>} and {@code __transaction_state/<n>}.
  * A key's version for compare-and-set is its mod revision (0 when absent, which is also what etcd compares
  * a missing key against). Every call waits at most {@code timeout}.
  */

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
@@ -23,6 +24,7 @@ import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * The classic group coordinator for every group (this broker coordinates them all). Membership lives in
@@ -35,20 +37,32 @@ import org.apache.kafka.common.protocol.Errors;
  * arrives; a non-empty one refuses it as Apache does (JoinGroup: INCONSISTENT_GROUP_PROTOCOL,
  * ConsumerGroupHeartbeat: GROUP_ID_NOT_FOUND). Kind changes are decided under {@code kinds}.
  *
- * <p><b>Several brokers over one directory</b> (issue 17): one broker at a time coordinates the groups (the one
- * FindCoordinator names). A broker sharing its directory ({@link #coordinateWhenTaken}) acts only between
- * {@link #takeCoordination} and {@link #giveUpCoordination}, and while its self-fence allows; otherwise every group
- * request answers NOT_COORDINATOR (clients then ask FindCoordinator again) and no offsets file is written, so an
- * ex-coordinator a client is still connected to never overwrites what its successor commits.
+ * <p><b>Several brokers over one directory</b> (issue 17): groups are spread over {@value #SLOTS} slots (Apache's
+ * {@code __consumer_offsets} partitions, {@link #slotFor}), each coordinated by one broker at a time (the holder the
+ * cluster's assignment names, which FindCoordinator answers). A broker sharing its directory
+ * ({@link #coordinateWhenTaken}) acts for a group only between {@link #takeCoordination} and
+ * {@link #giveUpCoordination} of its slot, and while its self-fence allows; otherwise every request for it answers
+ * NOT_COORDINATOR (clients then ask FindCoordinator again) and no offsets file of it is written, so an ex-coordinator
+ * a client is still connected to never overwrites what its successor commits. Giving a slot up waits for the writes
+ * under way in it ({@link #slotGuards}), so the successor, which claims the slot only after that, loads them all.
  */
 public final class GroupCoordinator {
+    /** Apache's default {@code offsets.topic.num.partitions}: the slots groups are spread over. */
+    public static final int SLOTS = 50;
     private final ScheduledExecutorService timer;
     private final OffsetStore offsets;
     private final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();
     private final ConsumerGroups consumerGroups;
     private final Object kinds = new Object();
-    /** Whether this broker coordinates the groups now: always on its own; with others, between take and give up. */
-    private volatile boolean coordinating = true;
+    /** Whether this broker coordinates every group (on its own); with others, only the slots in {@link #slots}. */
+    private volatile boolean coordinatingAll = true;
+    /** The slots this broker coordinates (several brokers over one directory), with the coordinator epoch it won. */
+    private final Map<Integer, Integer> slots = new ConcurrentHashMap<>();
+    /**
+     * Per slot: a write of a group's file holds the read side (and checks the slot is still coordinated here);
+     * giving the slot up takes the write side, so it returns only once no write of the slot is under way.
+     */
+    private final ReentrantReadWriteLock[] slotGuards = new ReentrantReadWriteLock[SLOTS];
     /** The self-fence of a broker sharing its directory (always true on its own). */
     private volatile BooleanSupplier mayAct = () -> true;
 
@@ -62,46 +76,78 @@ public final class GroupCoordinator {
         this.timer = timer;
         this.offsets = new OffsetStore(clusterDir);
         this.consumerGroups = new ConsumerGroups(timer, consumerConfig, topics);
+        for (int i = 0; i < SLOTS; i++) {
+            slotGuards[i] = new ReentrantReadWriteLock();
+        }
     }
 
     /**
-     * This broker shares its directory with others: it coordinates nothing until {@link #takeCoordination}, and acts
-     * only while {@code mayAct} (its self-fence) allows.
+     * This broker shares its directory with others: it coordinates no group until {@link #takeCoordination} of its
+     * slot, and acts only while {@code mayAct} (its self-fence) allows.
      */
     public void coordinateWhenTaken(BooleanSupplier mayAct) {
         this.mayAct = mayAct;
-        this.coordinating = false;
+        this.coordinatingAll = false;
     }
 
     /**
-     * This broker becomes the groups' coordinator (before FindCoordinator names it): members known from an earlier
-     * term here are dropped (they rejoin, as after a restart) and every group's offsets are re-read from the files
-     * its predecessor wrote.
+     * This broker becomes the coordinator of {@code slot}'s groups in coordinator epoch {@code epoch} (before
+     * FindCoordinator names it): members known from an earlier term here are dropped (they rejoin, as after a
+     * restart) and the slot's groups' offsets, committed and pending, are re-read from the files its predecessor wrote.
      */
-    public void takeCoordination() {
-        forgetMembers();
-        offsets.reload();
-        coordinating = true;
+    public void takeCoordination(int slot, int epoch) {
+        forgetMembers(slot);
+        offsets.reload(g -> slotFor(g) == slot);
+        slots.put(slot, epoch);
     }
 
-    /** Another broker coordinates the groups from now on: answer NOT_COORDINATOR and write no offsets file. */
-    public void giveUpCoordination() {
-        coordinating = false;
-        forgetMembers(); // members waiting in JoinGroup/SyncGroup get COORDINATOR_NOT_AVAILABLE and look again
+    /**
+     * Another broker coordinates {@code slot}'s groups from now on: answer NOT_COORDINATOR and write no more offsets
+     * file of them. Returns once no write of the slot is under way.
+     */
+    public void giveUpCoordination(int slot) {
+        slotGuards[slot].writeLock().lock();
+        try {
+            slots.remove(slot);
+        } finally {
+            slotGuards[slot].writeLock().unlock();
+        }
+        forgetMembers(slot); // members waiting in JoinGroup/SyncGroup get COORDINATOR_NOT_AVAILABLE and look again
     }
 
-    /** Whether this broker coordinates the groups now (and its self-fence allows it to act). */
-    public boolean active() {
-        return coordinating && mayAct.getAsBoolean();
+    /** Whether this broker coordinates {@code groupId} now (and its self-fence allows it to act). */
+    public boolean active(String groupId) {
+        return (coordinatingAll || slots.containsKey(slotFor(groupId))) && mayAct.getAsBoolean();
     }
 
-    private void forgetMembers() {
-        synchronized (kinds) {
-            for (ClassicGroup g : groups.values()) {
-                g.markDead();
+    /**
+     * Runs {@code write} (a change of {@code groupId}'s file) only while this broker coordinates the group: the slot
+     * cannot be given up meanwhile. False, without running it, when it does not coordinate it (NOT_COORDINATOR).
+     */
+    private boolean whileCoordinating(String groupId, Runnable write) {
+        ReentrantReadWriteLock.ReadLock guard = slotGuards[slotFor(groupId)].readLock();
+        guard.lock();
+        try {
+            if (!active(groupId)) {
+                return false;
             }
-            groups.clear();
-            new ArrayList<>(consumerGroups.all().values()).forEach(consumerGroups::remove);
+            write.run();
+            return true;
+        } finally {
+            guard.unlock();
+        }
+    }
+
+    private void forgetMembers(int slot) {
+        synchronized (kinds) {
+            for (Map.Entry<String, ClassicGroup> e : new ArrayList<>(groups.entrySet())) {
+                if (slotFor(e.getKey()) == slot) {
+                    e.getValue().markDead();
+                    groups.remove(e.getKey(), e.getValue());
+                }
+            }
+            new ArrayList<>(consumerGroups.all().values()).stream().filter(g -> slotFor(g.groupId) == slot)
+                    .forEach(consumerGroups::remove);
         }
     }
 
@@ -114,7 +160,7 @@ public final class GroupCoordinator {
     }
 
     public CompletableFuture<JoinGroupResponseData> join(JoinGroupRequestData req, short version, String clientId, String host) {
-        if (!active()) {
+        if (!active(req.groupId())) {
             return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.NOT_COORDINATOR.code())
                     .setMemberId(req.memberId()).setLeader(""));
         }
@@ -145,7 +191,7 @@ public final class GroupCoordinator {
         if (invalid.isPresent()) {
             return invalid.get();
         }
-        if (!active()) {
+        if (!active(req.groupId())) {
             return ConsumerGroup.error(Errors.NOT_COORDINATOR, null);
         }
         if (req.memberId().isEmpty()) {
@@ -173,7 +219,7 @@ public final class GroupCoordinator {
 
     /** ConsumerGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown and classic groups, as Apache. */
     public ConsumerGroupDescribeResponseData.DescribedGroup consumerDescribe(String groupId, short version) {
-        if (!active()) {
+        if (!active(groupId)) {
             return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId).setErrorCode(Errors.NOT_COORDINATOR.code());
         }
         Optional<ConsumerGroup> g = consumerGroups.get(groupId);
@@ -191,14 +237,14 @@ public final class GroupCoordinator {
      * epoch must be current (KIP-848). NONE for classic groups.
      */
     public Errors validateOffsetFetch(String groupId, String memberId, int memberEpoch) {
-        if (!active()) {
+        if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
         return consumerGroups.get(groupId).map(g -> g.validateFetch(memberId, memberEpoch)).orElse(Errors.NONE);
     }
 
     public CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData req) {
-        if (!active()) {
+        if (!active(req.groupId())) {
             return CompletableFuture.completedFuture(new SyncGroupResponseData().setErrorCode(Errors.NOT_COORDINATOR.code()));
         }
         return existing(req.groupId()).map(g -> g.sync(req)).orElseGet(() ->
@@ -206,14 +252,14 @@ public final class GroupCoordinator {
     }
 
     public Errors heartbeat(String groupId, String memberId, String instanceId, int generation) {
-        if (!active()) {
+        if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
         return existing(groupId).map(g -> g.heartbeat(memberId, instanceId, generation)).orElse(Errors.UNKNOWN_MEMBER_ID);
     }
 
     public Errors leave(String groupId, String memberId, String instanceId) {
-        if (!active()) {
+        if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
         return existing(groupId).map(g -> g.leave(memberId, instanceId)).orElse(Errors.UNKNOWN_MEMBER_ID);
@@ -227,58 +273,115 @@ public final class GroupCoordinator {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
-        if (!active()) {
+        if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
         Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
         if (consumer.isPresent()) {
             synchronized (consumer.get()) {
-                if (!active()) {
+                if (!active(groupId)) {
                     return Errors.NOT_COORDINATOR; // checked again right before the write: the coordinator may have moved
                 }
                 Errors e = consumer.get().validateCommit(memberId, generation);
-                if (e == Errors.NONE && !commits.isEmpty()) {
-                    offsets.commit(groupId, commits);
+                if (e == Errors.NONE && !commits.isEmpty() && !whileCoordinating(groupId, () -> offsets.commit(groupId, commits))) {
+                    return Errors.NOT_COORDINATOR;
                 }
                 return e;
             }
         }
         ClassicGroup g = group(groupId);
         synchronized (g) {
-            if (!active()) {
+            if (!active(groupId)) {
                 return Errors.NOT_COORDINATOR;
             }
             Errors e = g.validateCommit(memberId, instanceId, generation);
-            if (e == Errors.NONE && !commits.isEmpty()) {
-                offsets.commit(groupId, commits);
+            if (e == Errors.NONE && !commits.isEmpty() && !whileCoordinating(groupId, () -> offsets.commit(groupId, commits))) {
+                return Errors.NOT_COORDINATOR;
             }
             return e;
         }
     }
 
     /**
-     * TxnOffsetCommit's member check (KIP-447: a zombie of an old generation is refused). A commit without
-     * group metadata (generation -1, no member id, pre-v3) is accepted for any group, as Apache does.
+     * Apache's {@code __consumer_offsets} partition of a group ({@code GroupCoordinatorService.partitionFor}): the
+     * slot the transaction markers for the group's pending offsets name.
      */
-    public Errors validateTransactionalCommit(String groupId, String memberId, String instanceId, int generation) {
+    public static int slotFor(String groupId) {
+        return Utils.abs(groupId.hashCode()) % SLOTS;
+    }
+
+    /**
+     * TxnOffsetCommit, once the transaction coordinator confirmed the group's slot is in the producer's transaction:
+     * the member check (KIP-447: a zombie of an old generation is refused; a commit without group metadata,
+     * generation -1 and no member id, is accepted for any group, as Apache does), then the offsets are staged as
+     * the producer's pending offsets, durably, before the answer. They reach the committed offsets only with the
+     * transaction's COMMIT marker ({@link #completeTransaction}).
+     */
+    public Errors stageTransactional(String groupId, String memberId, String instanceId, int generation, long producerId,
+                                     short producerEpoch, List<OffsetStore.Committed> commits) {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
-        if (generation < 0 && (memberId == null || memberId.isEmpty())) {
-            return Errors.NONE;
+        if (!active(groupId)) {
+            return Errors.NOT_COORDINATOR;
         }
-        ClassicGroup g = group(groupId);
-        synchronized (g) {
-            return g.validateCommit(memberId, instanceId, generation);
+        boolean unchecked = generation < 0 && (memberId == null || memberId.isEmpty());
+        Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
+        Object lock = consumer.isPresent() ? consumer.get() : group(groupId);
+        synchronized (lock) {
+            if (!active(groupId)) {
+                return Errors.NOT_COORDINATOR;
+            }
+            Errors e = unchecked ? Errors.NONE : consumer.isPresent() ? consumer.get().validateCommit(memberId, generation)
+                    : ((ClassicGroup) lock).validateCommit(memberId, instanceId, generation);
+            if (e == Errors.NONE && !commits.isEmpty()
+                    && !whileCoordinating(groupId, () -> offsets.stagePending(groupId, producerId, producerEpoch, commits))) {
+                return Errors.NOT_COORDINATOR;
+            }
+            return e;
         }
     }
 
-    /** A committed transaction's offsets: stored and durably written, no membership check (it was done when staged). */
-    public void commitTransactional(String groupId, List<OffsetStore.Committed> commits) {
-        ClassicGroup g = group(groupId);
-        synchronized (g) {
-            offsets.commit(groupId, commits);
+    /**
+     * A transaction marker for slot {@code slot} (WriteTxnMarkers naming {@code __consumer_offsets}, or the local
+     * coordinator's own call): every group of the slot with offsets pending from {@code producerId} commits them
+     * ({@code commit}) or drops them. Idempotent: a retried marker finds nothing pending. NOT_COORDINATOR unless
+     * this broker coordinates the slot now.
+     */
+    public Errors completeTransaction(int slot, long producerId, boolean commit) {
+        if (slot < 0 || slot >= SLOTS) {
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION;
         }
+        if (!((coordinatingAll || slots.containsKey(slot)) && mayAct.getAsBoolean())) {
+            return Errors.NOT_COORDINATOR;
+        }
+        for (String groupId : List.copyOf(offsets.groups())) {
+            if (slotFor(groupId) != slot || !offsets.pendingProducers(groupId).contains(producerId)) {
+                continue;
+            }
+            // Checked again for each write: the slot may have moved meanwhile.
+            if (!whileCoordinating(groupId, () -> offsets.completePending(groupId, producerId, commit))) {
+                return Errors.NOT_COORDINATOR;
+            }
+        }
+        return Errors.NONE;
+    }
+
+    /**
+     * Whether an open transaction has staged an offset for this group and partition: OffsetFetch with require_stable
+     * (KIP-447) then answers UNSTABLE_OFFSET_COMMIT, so a consumer taking the partition over waits for the transaction
+     * to end instead of starting from an offset about to change.
+     */
+    public boolean hasPendingOffset(String groupId, String topic, int partition) {
+        return offsets.hasPending(groupId, topic, partition);
+    }
+
+    /**
+     * Offsets a transaction record written by an earlier kaas staged in the transaction coordinator's slot file:
+     * stored and durably written when that transaction commits (no membership check, it was done when staged).
+     */
+    public void commitTransactional(String groupId, List<OffsetStore.Committed> commits) {
+        offsets.commit(groupId, commits);
     }
 
     public Map<OffsetStore.PartitionKey, OffsetStore.Committed> committed(String groupId) {
@@ -310,13 +413,13 @@ public final class GroupCoordinator {
     /** State, protocol type and group type (classic or consumer) as ListGroups reports them; offsets-only groups are Empty classic groups with no protocol. */
     public record Listing(String groupId, String protocolType, String state, String type) {}
 
-    /** ListGroups: the groups this broker coordinates (none while another does), as each Apache broker answers. */
+    /** ListGroups: the groups this broker coordinates (those of its slots), as each Apache broker answers. */
     public List<Listing> list() {
         List<Listing> out = new ArrayList<>();
-        if (!active()) {
-            return out;
-        }
         for (String id : groupIds()) {
+            if (!active(id)) {
+                continue;
+            }
             ClassicGroup g = groups.get(id);
             Optional<ConsumerGroup> consumer = consumerGroups.get(id);
             if (consumer.isPresent()) {
@@ -334,7 +437,7 @@ public final class GroupCoordinator {
 
     /** DescribeGroups for one group; empty when the group is unknown. */
     public Optional<DescribeGroupsResponseData.DescribedGroup> describe(String groupId) {
-        if (!active()) {
+        if (!active(groupId)) {
             return Optional.of(new DescribeGroupsResponseData.DescribedGroup().setGroupId(groupId).setGroupState("")
                     .setProtocolType("").setProtocolData("").setErrorCode(Errors.NOT_COORDINATOR.code()));
         }
@@ -373,7 +476,7 @@ public final class GroupCoordinator {
 
     /** DeleteGroups: only groups without members; removes the offsets file. */
     public Errors deleteGroup(String groupId) {
-        if (!active()) {
+        if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
         Optional<ConsumerGroup> consumer = consumerGroups.get(groupId);
@@ -410,7 +513,7 @@ public final class GroupCoordinator {
 
     /** OffsetDelete: group-level error, or per-partition deletion refusing topics members subscribe to. */
     public Errors deleteOffsets(String groupId, List<OffsetStore.PartitionKey> partitions, Map<OffsetStore.PartitionKey, Errors> results) {
-        if (!active()) {
+        if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
         ClassicGroup g = groups.get(groupId);

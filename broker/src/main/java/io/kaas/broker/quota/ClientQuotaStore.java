@@ -1,8 +1,11 @@
 package io.kaas.broker.quota;
 
+import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StateFileLock;
 import io.kaas.storage.layout.ClusterDir;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -64,8 +67,13 @@ public final class ClientQuotaStore {
         return out;
     }
 
-    /** Rewrites the file; the caller holds {@link #lock()} since it read what it changed. */
+    /** Rewrites the file; a broker holds {@link #lock()} since it read what it changed. */
     public synchronized void save(Map<ClientQuotaEntity, Map<String, Double>> quotas) {
+        try {
+            AtomicFile.createDirectories(file.getParent()); // durably: an answered change must not lose its directory entry
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, file.getParent() + ": cannot create: " + e.getMessage(), e);
+        }
         List<StoredEntry> entries = new ArrayList<>();
         quotas.forEach((entity, values) -> {
             List<Component> components = new ArrayList<>();

@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Durability order</b>: every change is written to its slot file ({@link TransactionStateStore})
  * before it is answered or acted on. Ending a transaction: PREPARE_* written → markers appended and
- * fsynced on every partition ({@link TransactionMarkerWriter}) → on commit, the staged offsets written to
- * the group offset store → COMPLETE_* written → EndTxn answered. A crash anywhere leaves PREPARE_* (redone
+ * fsynced on every partition, and sent to the coordinator of each group slot in it, which commits or drops the
+ * offsets TxnOffsetCommit staged there ({@link TransactionMarkerWriter}) → COMPLETE_* written → EndTxn answered. A crash anywhere leaves PREPARE_* (redone
  * at {@link #start}: markers and offsets are idempotent) or COMPLETE_*; an ONGOING transaction is aborted
  * by the timeout sweep once its timeout passes, so none blocks a partition's last stable offset forever.
  *
@@ -74,8 +74,10 @@ public final class TransactionCoordinator {
     private final Map<String, CompletableFuture<TransactionRecord>> completing = new ConcurrentHashMap<>();
     /** The self-fence of a broker sharing its directory (always true on its own). */
     private final BooleanSupplier mayAct;
-    /** Whether this broker coordinates transactions now: always on its own; with others, between take and give up. */
-    private volatile boolean coordinating;
+    /** Whether this broker coordinates every transactional id (on its own); with others, only the slots in {@link #held}. */
+    private final boolean coordinatingAll;
+    /** The slots this broker coordinates (several brokers over one directory), with the coordinator epoch it won. */
+    private final Map<Integer, Integer> held = new ConcurrentHashMap<>();
 
     /** The coordinator of a broker on its own. */
     public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
@@ -98,9 +100,9 @@ public final class TransactionCoordinator {
         // The markers of one transaction are fsynced in parallel, one partition per thread: in series, a commit
         // over 8 partitions waited for 8 fsyncs one after another.
         this.markerSyncs = Executors.newFixedThreadPool(MARKER_SYNC_THREADS, new DefaultThreadFactory("kaas-txn-marker-sync", true));
-        this.markers = new TransactionMarkerWriter(topics, markerSyncs, thread, peers);
+        this.markers = new TransactionMarkerWriter(topics, groups, markerSyncs, thread, peers);
         this.mayAct = mayAct;
-        this.coordinating = peers == null;
+        this.coordinatingAll = peers == null;
     }
 
     /**
@@ -109,41 +111,71 @@ public final class TransactionCoordinator {
      * its directory waits for {@link #takeCoordination}.
      */
     public void start() {
-        if (coordinating) {
-            awaitCompletions(load());
+        if (coordinatingAll) {
+            List<CompletableFuture<TransactionRecord>> redo = new ArrayList<>();
+            for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
+                redo.addAll(load(slot));
+            }
+            awaitCompletions(redo);
         }
         long every = config.abortSweepInterval().toMillis();
         thread.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
     }
 
     /**
-     * This broker becomes the transaction coordinator (before FindCoordinator names it): re-reads every slot file
-     * (its predecessor's writes) and starts completing the transactions left prepared; does not wait for them
-     * (the markers may wait for partitions still moving; EndTxn retries and the sweep find them in flight).
+     * This broker becomes the coordinator of {@code slot}'s transactional ids in coordinator epoch {@code epoch} (before
+     * FindCoordinator names it): re-reads the slot's file (its predecessor's writes) and starts completing the
+     * transactions left prepared, as Apache's coordinator does when it loads a {@code __transaction_state} partition;
+     * does not wait for them (the markers may wait for partitions still moving; EndTxn retries and the sweep find
+     * them in flight).
      */
-    public void takeCoordination() {
-        List<CompletableFuture<TransactionRecord>> redo = load();
-        coordinating = true;
-        LOG.info("coordinating transactions: {} transactional ids loaded, {} prepared ones being completed", all().size(), redo.size());
+    public void takeCoordination(int slot, int epoch) {
+        List<TransactionRecord> prepared = new ArrayList<>();
+        synchronized (slots.lock(slot)) {
+            for (TransactionRecord r : slots.reload(slot)) {
+                if (r.state().isPrepare()) {
+                    prepared.add(r);
+                }
+            }
+            held.put(slot, epoch);
+        }
+        for (TransactionRecord r : prepared) {
+            LOG.info("completing transaction {} left in {} (producer {} epoch {})", r.transactionalId(), r.state(),
+                    r.producerId(), r.producerEpoch());
+            complete(r);
+        }
+        LOG.debug("coordinating transactional ids of slot {} in coordinator epoch {}", slot, epoch);
     }
 
-    /** Another broker coordinates from now on: answer NOT_COORDINATOR and write nothing more. */
-    public void giveUpCoordination() {
-        if (coordinating) {
-            coordinating = false;
-            LOG.info("no longer coordinating transactions");
+    /**
+     * Another broker coordinates {@code slot}'s transactional ids from now on: answer NOT_COORDINATOR and write nothing
+     * more in its file. Returns once no write of the slot is under way (each holds the slot's lock).
+     */
+    public void giveUpCoordination(int slot) {
+        synchronized (slots.lock(slot)) {
+            held.remove(slot);
         }
     }
 
-    /** Whether this broker coordinates transactions now (and its self-fence allows it to act). */
-    public boolean active() {
-        return coordinating && mayAct.getAsBoolean();
+    /** Whether this broker coordinates the transactional ids of {@code slot} now (and its self-fence allows it to act). */
+    private boolean active(int slot) {
+        return (coordinatingAll || held.containsKey(slot)) && mayAct.getAsBoolean();
     }
 
-    /** Replaces the in-memory state with the slot files'; completions of the PREPARE_* ones, started. */
-    private List<CompletableFuture<TransactionRecord>> load() {
+    /** Whether this broker coordinates {@code transactionalId} now. */
+    public boolean coordinates(String transactionalId) {
+        return active(TransactionStateStore.slotFor(transactionalId));
+    }
+
+    /** The coordinator epoch of {@code slot} here (0 on its own): what the transaction markers carry. */
+    private int coordinatorEpoch(int slot) {
+        return held.getOrDefault(slot, 0);
+    }
+
+    /** Replaces the slot's records in memory with its file's; completions of the PREPARE_* ones, started. */
+    private List<CompletableFuture<TransactionRecord>> load(int slot) {
         List<CompletableFuture<TransactionRecord>> redo = new ArrayList<>();
-        for (TransactionRecord r : slots.reload()) {
+        for (TransactionRecord r : slots.reload(slot)) {
             if (r.state().isPrepare()) {
                 LOG.info("completing transaction {} left in {} (producer {} epoch {})", r.transactionalId(), r.state(),
                         r.producerId(), r.producerEpoch());
@@ -195,7 +227,7 @@ public final class TransactionCoordinator {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord fencing;
         synchronized (slots.lock(slot)) {
-            if (!active()) {
+            if (!active(slot)) {
                 return InitResult.failed(Errors.NOT_COORDINATOR);
             }
             long now = clock.getAsLong();
@@ -262,9 +294,12 @@ public final class TransactionCoordinator {
         return add(transactionalId, producerId, epoch, partitions, null);
     }
 
-    /** Adds the group's offsets to the transaction (Apache adds its {@code __consumer_offsets} partition). */
+    /**
+     * Adds the group's offsets to the transaction: as Apache, its {@code __consumer_offsets} slot joins the
+     * transaction's partitions ({@link TxnPartition#offsetsOf}), so the transaction's end sends it a marker.
+     */
     public Errors addOffsets(String transactionalId, long producerId, short epoch, String groupId) {
-        return add(transactionalId, producerId, epoch, List.of(), groupId);
+        return add(transactionalId, producerId, epoch, List.of(TxnPartition.offsetsOf(groupId)), groupId);
     }
 
     private Errors add(String transactionalId, long producerId, short epoch, Collection<TxnPartition> partitions, String group) {
@@ -289,7 +324,7 @@ public final class TransactionCoordinator {
     private Errors withProducer(String transactionalId, long producerId, short epoch, Change change) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slots.lock(slot)) {
-            if (!active()) {
+            if (!active(slot)) {
                 return Errors.NOT_COORDINATOR;
             }
             TransactionRecord cur = slots.get(slot, transactionalId);
@@ -306,7 +341,7 @@ public final class TransactionCoordinator {
     public Errors verify(String transactionalId, long producerId, short epoch, TxnPartition partition) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         synchronized (slots.lock(slot)) {
-            if (!active()) {
+            if (!active(slot)) {
                 return Errors.NOT_COORDINATOR;
             }
             TransactionRecord cur = slots.get(slot, transactionalId);
@@ -326,35 +361,6 @@ public final class TransactionCoordinator {
             return Errors.INVALID_PRODUCER_ID_MAPPING;
         }
         return cur.producerEpoch() == epoch ? Errors.NONE : Errors.PRODUCER_FENCED;
-    }
-
-    // ---------------------------------------------------------------- TxnOffsetCommit
-
-    /**
-     * Stages offsets in the transaction (durably, before answering); they reach the group's committed
-     * offsets only when it commits. The group must have been added (AddOffsetsToTxn) and, when the request
-     * carries group metadata (v3+, KIP-447), the member must be current.
-     */
-    public Errors stageOffsets(String transactionalId, long producerId, short epoch, String groupId, String memberId,
-                               String instanceId, int generation, List<StagedOffset> offsets, boolean addGroup) {
-        return withProducer(transactionalId, producerId, epoch, (slot, cur) -> {
-            if (addGroup && cur.state().isPrepare()) {
-                return Errors.CONCURRENT_TRANSACTIONS;
-            }
-            boolean added = cur.state() == TxnState.ONGOING && cur.groups().contains(groupId);
-            if (!added && !addGroup) {
-                return Errors.INVALID_TXN_STATE;
-            }
-            Errors member = groups.validateTransactionalCommit(groupId, memberId, instanceId, generation);
-            if (member != Errors.NONE) {
-                return member;
-            }
-            long now = clock.getAsLong();
-            // TxnOffsetCommit v5+ (protocol v2) adds the group itself: there is no AddOffsetsToTxn (KIP-890 part 2).
-            TransactionRecord with = added ? cur : cur.withAdded(List.of(), groupId, now);
-            put(slot, with.withOffsets(offsets, now));
-            return Errors.NONE;
-        });
     }
 
     // ---------------------------------------------------------------- EndTxn
@@ -378,7 +384,7 @@ public final class TransactionCoordinator {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord prepared;
         synchronized (slots.lock(slot)) {
-            if (!active()) {
+            if (!active(slot)) {
                 return CompletableFuture.completedFuture(EndResult.failed(Errors.NOT_COORDINATOR));
             }
             TransactionRecord cur = slots.get(slot, transactionalId);
@@ -414,7 +420,8 @@ public final class TransactionCoordinator {
         }
         CompletableFuture<TransactionRecord> run;
         try {
-            run = markers.write(prepared.producerId(), prepared.producerEpoch(), prepared.commits(), prepared.partitions())
+            run = markers.write(prepared.producerId(), prepared.producerEpoch(), prepared.commits(), prepared.partitions(),
+                            coordinatorEpoch(TransactionStateStore.slotFor(prepared.transactionalId())))
                     .thenApplyAsync(v -> finish(prepared), thread);
         } catch (RuntimeException e) {
             run = CompletableFuture.failedFuture(e);
@@ -431,10 +438,12 @@ public final class TransactionCoordinator {
     }
 
     private TransactionRecord finish(TransactionRecord prepared) {
-        if (!active()) {
+        int slot = TransactionStateStore.slotFor(prepared.transactionalId());
+        if (!active(slot)) {
             // The next coordinator completes it from the slot file; offsets and state are its to write now.
             throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
         }
+        // Offsets staged here by an earlier kaas (before they moved to the group coordinator): committed as then.
         if (prepared.commits() && !prepared.offsets().isEmpty()) {
             Map<String, List<OffsetStore.Committed>> byGroup = new LinkedHashMap<>();
             for (StagedOffset o : prepared.offsets()) {
@@ -443,9 +452,8 @@ public final class TransactionCoordinator {
             }
             byGroup.forEach(groups::commitTransactional);
         }
-        int slot = TransactionStateStore.slotFor(prepared.transactionalId());
         synchronized (slots.lock(slot)) {
-            if (!active()) {
+            if (!active(slot)) {
                 throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
             }
             TransactionRecord cur = slots.get(slot, prepared.transactionalId());
@@ -466,14 +474,14 @@ public final class TransactionCoordinator {
      * PREPARE_* ones; forgets expired transactional ids ({@link #expire}).
      */
     void sweep() {
-        if (!active()) {
-            return;
-        }
         try {
             long now = clock.getAsLong();
             List<TransactionRecord> toComplete = new ArrayList<>();
             for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
                 synchronized (slots.lock(slot)) {
+                    if (!active(slot)) {
+                        continue;
+                    }
                     expire(slot, now);
                     for (TransactionRecord r : slots.values(slot)) {
                         if (r.state() == TxnState.ONGOING && now - r.startTimestamp() > r.timeoutMs()) {
@@ -497,22 +505,14 @@ public final class TransactionCoordinator {
 
     // ---------------------------------------------------------------- admin
 
-    /** Every transactional id's state (ListTransactions, DescribeTransactions). */
+    /** The state of every transactional id this broker coordinates (ListTransactions, as each Apache broker answers). */
     public List<TransactionRecord> all() {
-        return slots.all();
+        return slots.all().stream().filter(r -> coordinates(r.transactionalId())).toList();
     }
 
-    /**
-     * Whether an open or prepared transaction has staged an offset for this group and partition: OffsetFetch
-     * with require_stable (KIP-447) then answers UNSTABLE_OFFSET_COMMIT, so a consumer taking the partition
-     * over waits for the transaction to end instead of starting from an offset about to change.
-     */
-    public boolean hasPendingOffset(String groupId, String topic, int partition) {
-        return slots.anyStaged(groupId, topic, partition);
-    }
-
+    /** DescribeTransactions; empty as well when this broker does not coordinate it ({@link #coordinates}). */
     public Optional<TransactionRecord> describe(String transactionalId) {
-        return slots.describe(transactionalId);
+        return coordinates(transactionalId) ? slots.describe(transactionalId) : Optional.empty();
     }
 
     /**
@@ -533,7 +533,7 @@ public final class TransactionCoordinator {
 
     /** Writes the slot with {@code next} in it, then makes {@code next} current. Holds the slot lock. */
     private void put(int slot, TransactionRecord next) {
-        if (!active()) {
+        if (!active(slot)) {
             // Last line of defence: the checks above answer NOT_COORDINATOR before anything is changed.
             throw new IllegalStateException("transaction " + next.transactionalId() + ": this broker no longer coordinates it");
         }

@@ -1,6 +1,7 @@
 package io.kaas.broker.txn;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.storage.Acks;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.ProducerStatus;
@@ -30,6 +31,10 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * or the same epoch with no open transaction. A partition that never saw the producer still gets the
  * marker: with a bumped epoch (timeout or fencing abort) it fences a zombie's late writes there.
  *
+ * <p>A group's offsets take part as its {@code __consumer_offsets} slot ({@link TxnPartition#offsetsOf}), as in
+ * Apache: its marker goes to the group's coordinator, which commits or drops the offsets the producer staged there
+ * ({@link GroupCoordinator#completeTransaction}; through WriteTxnMarkers when that is another broker).
+ *
  * <p>With several brokers over one directory ({@link TransactionPeers}), a partition another broker leads gets its
  * marker through WriteTxnMarkers to that broker, as Apache's coordinator sends them; the leader applies the same
  * idempotence rule. A partition whose leader is unknown or moving (a takeover under way) is tried again every
@@ -37,11 +42,10 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * sweep drives the transaction again later.
  */
 public final class TransactionMarkerWriter {
-    /** kaas keeps no coordinator epoch (a coordinator that moves re-reads the slot files instead): always 0. */
-    static final int COORDINATOR_EPOCH = 0;
     static final long RETRY_BACKOFF_MS = 200, RETRY_FOR_MS = 20_000;
 
     private final TopicCatalog topics;
+    private final GroupCoordinator groups;
     private final Executor syncer;
     private final ScheduledExecutorService retries;
     private final TransactionPeers peers;
@@ -50,28 +54,36 @@ public final class TransactionMarkerWriter {
      * {@code syncer} runs the explicit fsync after each marker (it may block on the disk) and the WriteTxnMarkers
      * sent to other brokers; {@code retries} schedules the next try; {@code peers} is null for a broker on its own.
      */
-    TransactionMarkerWriter(TopicCatalog topics, Executor syncer, ScheduledExecutorService retries, TransactionPeers peers) {
+    TransactionMarkerWriter(TopicCatalog topics, GroupCoordinator groups, Executor syncer, ScheduledExecutorService retries,
+                            TransactionPeers peers) {
         this.topics = topics;
+        this.groups = groups;
         this.syncer = syncer;
         this.retries = retries;
         this.peers = peers;
     }
 
-    CompletableFuture<Void> write(long producerId, short epoch, boolean commit, Collection<TxnPartition> partitions) {
+    /**
+     * Every partition's marker; {@code coordinatorEpoch}: the coordinator epoch of the transactional id's slot here
+     * (0 for a broker on its own), carried in the control batches and in WriteTxnMarkers, as Apache's.
+     */
+    CompletableFuture<Void> write(long producerId, short epoch, boolean commit, Collection<TxnPartition> partitions,
+                                  int coordinatorEpoch) {
         List<CompletableFuture<?>> appends = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_FOR_MS);
         for (TxnPartition p : partitions) {
             CompletableFuture<Void> done = new CompletableFuture<>();
-            attempt(p, producerId, epoch, commit, deadline, done);
+            attempt(p, producerId, epoch, commit, coordinatorEpoch, deadline, done);
             appends.add(done);
         }
         return CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new));
     }
 
-    private void attempt(TxnPartition p, long producerId, short epoch, boolean commit, long deadline, CompletableFuture<Void> done) {
+    private void attempt(TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch, long deadline,
+                         CompletableFuture<Void> done) {
         CompletableFuture<Void> one;
         try {
-            one = writeTo(p, producerId, epoch, commit);
+            one = writeTo(p, producerId, epoch, commit, coordinatorEpoch);
         } catch (RuntimeException e) {
             one = CompletableFuture.failedFuture(e);
         }
@@ -82,7 +94,7 @@ public final class TransactionMarkerWriter {
                 done.completeExceptionally(e);
             } else {
                 try {
-                    retries.schedule(() -> attempt(p, producerId, epoch, commit, deadline, done), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
+                    retries.schedule(() -> attempt(p, producerId, epoch, commit, coordinatorEpoch, deadline, done), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException stopping) {
                     done.completeExceptionally(e);
                 }
@@ -90,7 +102,7 @@ public final class TransactionMarkerWriter {
         });
     }
 
-    private CompletableFuture<Void> writeTo(TxnPartition p, long producerId, short epoch, boolean commit) {
+    private CompletableFuture<Void> writeTo(TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch) {
         TransactionPeers.Route route = peers == null ? TransactionPeers.Route.LOCAL : peers.route(p);
         if (route == TransactionPeers.Route.NONE) {
             return CompletableFuture.failedFuture(new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-"
@@ -99,7 +111,7 @@ public final class TransactionMarkerWriter {
         if (!route.local()) {
             return CompletableFuture.supplyAsync(() -> {
                 try {
-                    return peers.writeMarker(route.node(), p, producerId, epoch, commit, COORDINATOR_EPOCH);
+                    return peers.writeMarker(route.node(), p, producerId, epoch, commit, coordinatorEpoch);
                 } catch (IOException e) {
                     throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
                             + ": WriteTxnMarkers to broker " + route.node().nodeId() + " failed: " + e.getMessage(), e);
@@ -112,6 +124,16 @@ public final class TransactionMarkerWriter {
                 }
             });
         }
+        if (p.isOffsets()) {
+            // The group coordinator is this broker: its pending offsets for the slot become committed (or are dropped).
+            return CompletableFuture.supplyAsync(() -> groups.completeTransaction(p.partition(), producerId, commit), syncer)
+                    .thenAccept(e -> {
+                        if (e != Errors.NONE) {
+                            throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
+                                    + ": this broker's group coordinator answered the marker with " + e.name());
+                        }
+                    });
+        }
         PartitionLog log;
         try {
             log = topics.partition(p.topic(), p.partition());
@@ -121,7 +143,7 @@ public final class TransactionMarkerWriter {
             }
             return CompletableFuture.failedFuture(e);
         }
-        return writeOne(log, producerId, epoch, commit, COORDINATOR_EPOCH);
+        return writeOne(log, producerId, epoch, commit, coordinatorEpoch);
     }
 
     /**

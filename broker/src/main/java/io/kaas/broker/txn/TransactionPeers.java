@@ -42,9 +42,16 @@ public final class TransactionPeers {
         static final Route NONE = new Route(false, null);
     }
 
+    /** A data partition's leader; for a group slot ({@link TxnPartition#isOffsets}), the slot's group coordinator. */
     Route route(TxnPartition p) {
         BrokerNode me = self.get();
-        OptionalInt leader = leaders.leader(new TopicPartition(p.topic(), p.partition()), me);
+        OptionalInt leader;
+        if (p.isOffsets()) {
+            int id = leaders.groupCoordinator(p.partition(), me);
+            leader = id < 0 ? OptionalInt.empty() : OptionalInt.of(id);
+        } else {
+            leader = leaders.leader(new TopicPartition(p.topic(), p.partition()), me);
+        }
         if (leader.isEmpty()) {
             return Route.NONE;
         }
@@ -54,11 +61,15 @@ public final class TransactionPeers {
         return node(leader.getAsInt()).map(n -> new Route(false, n)).orElse(Route.NONE);
     }
 
-    /** The broker FindCoordinator names for transactions, unless it is this one. */
-    Optional<BrokerNode> remoteCoordinator() {
+    /**
+     * The broker FindCoordinator names for {@code transactionalId}, unless it is this one (empty). {@code null} inside
+     * the optional is never returned; a slot nobody coordinates now is answered as this broker, whose coordinator then
+     * says NOT_COORDINATOR.
+     */
+    Optional<BrokerNode> remoteCoordinator(String transactionalId) {
         BrokerNode me = self.get();
-        int id = leaders.controllerId(me);
-        return id == me.nodeId() ? Optional.empty() : node(id);
+        int id = leaders.transactionCoordinator(TransactionStateStore.slotFor(transactionalId), me);
+        return id < 0 || id == me.nodeId() ? Optional.empty() : node(id);
     }
 
     private Optional<BrokerNode> node(int id) {

@@ -51,20 +51,6 @@ public record TransactionRecord(String transactionalId, long producerId, short p
                 fresh ? now : startTimestamp, now, null);
     }
 
-    /** Offsets staged by a TxnOffsetCommit, replacing earlier ones for the same group and partition. */
-    TransactionRecord withOffsets(List<StagedOffset> staged, long now) {
-        List<StagedOffset> next = new ArrayList<>();
-        for (StagedOffset o : offsets) {
-            if (staged.stream().noneMatch(s -> s.groupId().equals(o.groupId()) && s.topic().equals(o.topic())
-                    && s.partition() == o.partition())) {
-                next.add(o);
-            }
-        }
-        next.addAll(staged);
-        return new TransactionRecord(transactionalId, producerId, producerEpoch, lastProducerEpoch, timeoutMs, state,
-                partitions, groups, next, startTimestamp, now, null);
-    }
-
     /**
      * PREPARE_COMMIT or PREPARE_ABORT at {@code epoch}: a fencing abort, and every end of a transaction under
      * protocol v2, writes its markers with a bumped epoch. A v2 abort with nothing open (from EMPTY or

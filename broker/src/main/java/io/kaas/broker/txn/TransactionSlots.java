@@ -62,19 +62,12 @@ final class TransactionSlots {
         return removed;
     }
 
-    /** Replaces what is in memory with what the slot files hold (another broker may have written them); returns it. */
-    List<TransactionRecord> reload() {
-        List<TransactionRecord> loaded = store.loadAll();
-        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-            synchronized (locks[slot]) {
-                slots.get(slot).clear();
-            }
-        }
-        for (TransactionRecord r : loaded) {
-            int slot = TransactionStateStore.slotFor(r.transactionalId());
-            synchronized (locks[slot]) {
-                slots.get(slot).put(r.transactionalId(), r);
-            }
+    /** Replaces the slot's records in memory with what its file holds (another broker may have written it); returns them. Holds the slot lock. */
+    List<TransactionRecord> reload(int slot) {
+        List<TransactionRecord> loaded = store.load(slot);
+        synchronized (locks[slot]) {
+            slots.get(slot).clear();
+            loaded.forEach(r -> slots.get(slot).put(r.transactionalId(), r));
         }
         return loaded;
     }
@@ -94,21 +87,5 @@ final class TransactionSlots {
         synchronized (locks[slot]) {
             return Optional.ofNullable(slots.get(slot).get(transactionalId));
         }
-    }
-
-    /** Whether any record has staged an offset for this group and partition. */
-    boolean anyStaged(String groupId, String topic, int partition) {
-        for (int slot = 0; slot < TransactionStateStore.SLOTS; slot++) {
-            synchronized (locks[slot]) {
-                for (TransactionRecord r : slots.get(slot).values()) {
-                    for (StagedOffset o : r.offsets()) {
-                        if (o.partition() == partition && o.topic().equals(topic) && o.groupId().equals(groupId)) {
-                            return true;
-                        }
-                    }
-                }
-            }
-        }
-        return false;
     }
 }

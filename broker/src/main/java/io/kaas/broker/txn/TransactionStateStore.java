@@ -42,6 +42,12 @@ public final class TransactionStateStore {
         return Utils.abs(transactionalId.hashCode()) % SLOTS;
     }
 
+    /** The transactional ids of one slot's file. */
+    public List<TransactionRecord> load(int slot) {
+        return StateJson.read(ClusterDir.txnStateSlot(clusterDir, slot), SlotFile.class).map(f -> List.copyOf(f.transactions()))
+                .orElse(List.of());
+    }
+
     /** Every transactional id of every slot file. */
     public List<TransactionRecord> loadAll() {
         List<TransactionRecord> out = new ArrayList<>();

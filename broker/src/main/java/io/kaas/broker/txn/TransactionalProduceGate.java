@@ -58,7 +58,8 @@ public final class TransactionalProduceGate {
         List<Errors> out = new ArrayList<>();
         Map<ProducerSession, List<TxnPartition>> toAdd = new LinkedHashMap<>();
         Map<ProducerSession, List<TxnPartition>> toVerify = new LinkedHashMap<>();
-        Optional<BrokerNode> coordinator = peers == null ? Optional.empty() : peers.remoteCoordinator();
+        Optional<BrokerNode> coordinator = peers == null || transactionalId == null ? Optional.empty()
+                : peers.remoteCoordinator(transactionalId);
         for (PartitionBatches pb : request) {
             ByteBuffer batches = pb.batches();
             Errors e = Errors.NONE;

@@ -29,6 +29,25 @@ class AssignmentTest {
         assertThat(kept).as("only what the newcomer takes moves").isEqualTo(4);
     }
 
+    /**
+     * Coordinator slots are spread with the partitions' rule, each kind on its own: three brokers get 2 of 6
+     * partitions and 16 or 17 of each kind's 50 slots; a broker that joins takes its share of each.
+     */
+    @Test
+    void coordinatorSlotsSpreadEvenlyPerKindBesideThePartitions() {
+        Assignment a = Assignment.EMPTY.rebalancedWithSlots(Map.of("t", 6), Set.of(0, 1), Set.of(0, 1));
+        Assignment three = a.rebalancedWithSlots(Map.of("t", 6), Set.of(0, 1, 2), Set.of(0, 1, 2));
+        assertThat(three.owners().get("t")).filteredOn(b -> b == 2).hasSize(2);
+        for (CoordinatorSlots kind : CoordinatorSlots.values()) {
+            assertThat(three.owners().get(kind.topic())).hasSize(kind.slots());
+            for (int b = 0; b < 3; b++) {
+                int broker = b;
+                assertThat(three.owners().get(kind.topic())).filteredOn(o -> o == broker).hasSizeBetween(16, 17);
+            }
+        }
+        assertThat(three.rebalancedWithSlots(Map.of("t", 6), Set.of(0, 1, 2), Set.of(0, 1, 2))).isSameAs(three);
+    }
+
     @Test
     void aGoneBrokersPartitionsGoToTheLeastLoaded() {
         Assignment a = Assignment.EMPTY.rebalanced(Map.of("a", 4), Set.of(1, 2));

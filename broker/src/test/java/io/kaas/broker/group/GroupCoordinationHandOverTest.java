@@ -41,22 +41,42 @@ class GroupCoordinationHandOverTest {
 
         assertThat(first.commit("g", "", null, -1, List.of(at(5)))).isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(first.validateOffsetFetch("g", "", -1)).isEqualTo(Errors.NOT_COORDINATOR);
-        first.takeCoordination();
+        int slot = GroupCoordinator.slotFor("g");
+        first.takeCoordination(slot, 1);
         assertThat(first.commit("g", "", null, -1, List.of(at(5)))).isEqualTo(Errors.NONE);
+        String elsewhere = otherSlotThan(slot);
+        assertThat(first.commit(elsewhere, "", null, -1, List.of(at(1)))).as("a group of a slot it does not hold")
+                .isEqualTo(Errors.NOT_COORDINATOR);
+        // A transaction's offsets staged with the group's coordinator (TxnOffsetCommit), pending until its marker.
+        assertThat(first.stageTransactional("g", "", null, -1, 77, (short) 0, List.of(at(9)))).isEqualTo(Errors.NONE);
+        assertThat(first.hasPendingOffset("g", "t", 0)).isTrue();
         assertThat(first.list()).extracting(GroupCoordinator.Listing::groupId).containsExactly("g");
         assertThat(second.heartbeat("g", "m", null, 1)).isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(second.list()).isEmpty();
 
         fenceOpen.set(false); // its lease may be expiring: it stops before another may take over
         assertThat(first.commit("g", "", null, -1, List.of(at(6)))).isEqualTo(Errors.NOT_COORDINATOR);
-        first.giveUpCoordination();
+        first.giveUpCoordination(slot);
         fenceOpen.set(true);
         assertThat(first.commit("g", "", null, -1, List.of(at(6)))).isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(first.deleteGroup("g")).isEqualTo(Errors.NOT_COORDINATOR);
 
-        second.takeCoordination();
+        assertThat(first.completeTransaction(slot, 77, true)).as("an ex-coordinator settles no marker").isEqualTo(Errors.NOT_COORDINATOR);
+        second.takeCoordination(slot, 2);
         assertThat(second.committed("g")).containsValue(at(5)); // its predecessor's commit, re-read from the file
+        assertThat(second.hasPendingOffset("g", "t", 0)).as("the pending offsets, re-read too").isTrue();
+        assertThat(second.completeTransaction(slot, 77, true)).isEqualTo(Errors.NONE);
+        assertThat(second.committed("g")).containsValue(at(9));
+        assertThat(second.hasPendingOffset("g", "t", 0)).isFalse();
         assertThat(second.commit("g", "", null, -1, List.of(at(7)))).isEqualTo(Errors.NONE);
         assertThat(new OffsetStore(clusterDir).offsets("g")).containsValue(at(7));
+    }
+
+    private static String otherSlotThan(int slot) {
+        for (int i = 0; ; i++) {
+            if (GroupCoordinator.slotFor("other-" + i) != slot) {
+                return "other-" + i;
+            }
+        }
     }
 }

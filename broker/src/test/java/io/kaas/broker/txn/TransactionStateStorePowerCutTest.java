@@ -2,6 +2,7 @@ package io.kaas.broker.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.broker.group.OffsetStore;
 import io.kaas.broker.security.ScramCredentialStore;
 import io.kaas.storage.layout.ClusterDir;
 import io.kaas.storage.testfs.FaultyFileSystem;
@@ -28,6 +29,32 @@ class TransactionStateStorePowerCutTest {
         FaultyFileSystem after = fs.powerCut();
         assertThat(new TransactionStateStore(after.pathOf(cluster)).loadAll()).containsExactly(t);
         after.close();
+    }
+
+    /**
+     * A TxnOffsetCommit's pending offsets are in the group's file before the answer, so a cut (or a kill -9) after it
+     * leaves them for the coordinator that loads the group next; the COMMIT marker's move into the committed offsets
+     * is one atomic write: after a cut they are either still pending or committed, never both nor neither.
+     */
+    @Test
+    void pendingTransactionalOffsetsAndTheirCommitSurviveACut() throws Exception {
+        FaultyFileSystem fs = FaultyFileSystem.onJimfs();
+        Path cluster = ClusterDir.of(fs.root().resolve("data"));
+        OffsetStore.Committed c = new OffsetStore.Committed("t", 0, 42, -1, "m", 1_000);
+        new OffsetStore(cluster).stagePending("g", 7, (short) 0, List.of(c));
+        FaultyFileSystem afterStage = fs.powerCut();
+        OffsetStore reloaded = new OffsetStore(afterStage.pathOf(cluster));
+        assertThat(reloaded.hasPending("g", "t", 0)).isTrue();
+        assertThat(reloaded.pendingProducers("g")).containsExactly(7L);
+        assertThat(reloaded.offsets("g")).isEmpty();
+
+        assertThat(reloaded.completePending("g", 7, true)).isTrue();
+        FaultyFileSystem afterCommit = afterStage.powerCut();
+        OffsetStore committed = new OffsetStore(afterCommit.pathOf(cluster));
+        assertThat(committed.hasPending("g", "t", 0)).isFalse();
+        assertThat(committed.offsets("g")).containsEntry(new OffsetStore.PartitionKey("t", 0), c);
+        assertThat(committed.completePending("g", 7, true)).as("a retried marker finds nothing pending").isFalse();
+        afterCommit.close();
     }
 
     @Test

@@ -31,14 +31,18 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ResponseHeaderData;
@@ -46,6 +50,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -171,13 +176,15 @@ class SharedVolumeFailoverTest {
     }
 
     /**
-     * Transactions over three brokers' partitions while the transaction coordinator (broker 0, the lowest id, also
-     * leading two of the partitions) is killed with SIGKILL mid-transaction: the next coordinator re-reads the
-     * transaction from the shared directory, the producer commits it once the partitions moved, and a
+     * Transactions over three brokers' partitions, the group and the transaction coordinators two different brokers
+     * (placed by their slots). The group coordinator is killed with SIGKILL mid-transaction, after it acknowledged the
+     * transaction's offsets (TxnOffsetCommit): the group's next coordinator re-reads them, pending, from the shared
+     * directory, and the commit's marker makes them the group's offsets. Then the transaction coordinator is killed
+     * mid-transaction: the next one re-reads the transaction, the producer commits it once the partitions moved, and a
      * read_committed consumer sees every committed record once and no aborted one.
      */
     @Test
-    void aTransactionOpenWhenItsCoordinatorIsKilledCommitsThroughTheNext(EtcdServer etcd) throws Exception {
+    void transactionsSurviveTheirGroupCoordinatorAndThenTheirTransactionCoordinatorKilled(EtcdServer etcd) throws Exception {
         for (int id = 0; id < 3; id++) {
             startBroker(etcd, id);
         }
@@ -190,28 +197,74 @@ class SharedVolumeFailoverTest {
             await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
                     .untilAsserted(() -> assertThat(leaders(admin, topic)).containsOnlyKeys(0, 1, 2));
         }
+        String[] picked = await().atMost(Duration.ofSeconds(30)).until(() -> {
+            for (int i = 0; i < 100; i++) {
+                int g = coordinatorOf(CoordinatorType.GROUP, "group-" + i);
+                int t = coordinatorOf(CoordinatorType.TRANSACTION, "tx-" + i);
+                if (g >= 0 && t >= 0 && g != t) {
+                    return new String[] {"group-" + i, "tx-" + i};
+                }
+            }
+            return null;
+        }, java.util.Objects::nonNull);
+        String group = picked[0];
+        int groupCoordinator = coordinatorOf(CoordinatorType.GROUP, group);
+        int txnCoordinator = coordinatorOf(CoordinatorType.TRANSACTION, picked[1]);
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + UUID.randomUUID());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, picked[1]);
         p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "500");
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "90000");
         List<String> committed = new ArrayList<>();
         List<String> aborted = new ArrayList<>();
+        TopicPartition consumed = new TopicPartition(topic, 0);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             producer.initTransactions();
             committed.addAll(inTransaction(producer, topic, "before-"));
             producer.commitTransaction();
-            committed.addAll(inTransaction(producer, topic, "open-at-kill-"));
-            brokers.get(0).destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-            producer.commitTransaction();
+            committed.addAll(inTransaction(producer, topic, "group-coordinator-killed-"));
+            producer.sendOffsetsToTransaction(Map.of(consumed, new OffsetAndMetadata(42)), new ConsumerGroupMetadata(group));
+            brokers.get(groupCoordinator).destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            producer.commitTransaction(); // its marker waits for the group's slot to move, then commits the pending offset
+            try (Admin admin = Admin.create(adminProps)) {
+                assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(60, TimeUnit.SECONDS)
+                        .get(consumed)).as("the offset the killed group coordinator acknowledged, committed by the transaction")
+                        .isEqualTo(new OffsetAndMetadata(42));
+            }
             aborted.addAll(inTransaction(producer, topic, "aborted-"));
             producer.abortTransaction();
+            committed.addAll(inTransaction(producer, topic, "transaction-coordinator-killed-"));
+            brokers.get(txnCoordinator).destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            producer.commitTransaction();
             committed.addAll(inTransaction(producer, topic, "after-"));
             producer.commitTransaction();
         }
         assertThat(consumeAll(topic, "read_committed")).containsExactlyInAnyOrderElementsOf(committed);
         assertThat(consumeAll(topic, "read_uncommitted")).containsAll(aborted).hasSize(committed.size() + aborted.size());
+    }
+
+    /** The broker FindCoordinator (v4) names for {@code key}, asked of a live broker; -1 when none coordinates it now. */
+    private int coordinatorOf(CoordinatorType type, String key) throws Exception {
+        int port = ports.entrySet().stream().filter(e -> brokers.get(e.getKey()).isAlive()).findFirst().orElseThrow().getValue();
+        short version = 4;
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(30_000);
+            ByteBuffer frame = RequestFrame.encode(ApiKeys.FIND_COORDINATOR, version, 5, "failover-test",
+                    new FindCoordinatorRequestData().setKeyType(type.id()).setCoordinatorKeys(List.of(key)));
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            out.write(frame.array(), 0, frame.limit());
+            out.flush();
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            byte[] answer = new byte[in.readInt()];
+            in.readFully(answer);
+            ByteBuffer buf = ByteBuffer.wrap(answer);
+            new ResponseHeaderData(new ByteBufferAccessor(buf), ApiKeys.FIND_COORDINATOR.responseHeaderVersion(version));
+            FindCoordinatorResponseData r = new FindCoordinatorResponseData();
+            r.read(new ByteBufferAccessor(buf.slice()), version);
+            FindCoordinatorResponseData.Coordinator c = r.coordinators().get(0);
+            return c.errorCode() == Errors.NONE.code() ? c.nodeId() : -1;
+        }
     }
 
     /** One acknowledged record to each partition of {@code topic} in a new transaction, left open. */

@@ -17,8 +17,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -36,7 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
  * mid-commit or during a clean shutdown. After each restart, once the timeout sweep has aborted what the
  * kill left open (the last stable offset reaches the high watermark on every partition), a read_committed
  * consumer sees every committed transaction whole and exactly once, nothing of a transaction that was
- * never committed, and each transaction whose commit the kill interrupted either whole or not at all;
+ * never committed, and each transaction whose commit the kill interrupted either whole or not at all; the offset
+ * each transaction commits for a group (TxnOffsetCommit, pending in the group's file until the marker) is the last
+ * committed transaction's;
  * {@code kaas verify} finds the data dir clean. Once per {@code transaction.version} (the 4.4 producer follows
  * it: 2 bumps the epoch at every commit or abort). {@code -Dkaas.crash.txn.cycles=N} (per version),
  * {@code -Dkaas.crash.seed=S}.
@@ -47,6 +51,8 @@ class TransactionalCrashHarnessTest {
     private static final String TOPIC = "crash-txn";
     private static final int PARTITIONS = 3;
     private static final int RECORDS_PER_TXN = 6;
+    /** Every transaction also commits an offset of this group (TxnOffsetCommit), its metadata the transaction's key. */
+    private static final String GROUP = "crash-txn-group";
 
     enum Outcome { NEVER_COMMITTED, IN_DOUBT, COMMITTED }
 
@@ -58,6 +64,8 @@ class TransactionalCrashHarnessTest {
 
     /** Every transaction so far, by its key (the prefix of its records' values). */
     private final Map<String, Outcome> txns = new ConcurrentHashMap<>();
+    /** Every transaction's key, in the order they began. */
+    private final List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
     /** Restarts that found a transaction open (last stable offset below the high watermark) until the sweep aborted it. */
     private int openAtRestart;
 
@@ -117,10 +125,14 @@ class TransactionalCrashHarnessTest {
                 for (int n = 0; !Thread.currentThread().isInterrupted(); n++) {
                     String key = "c" + cycle + "-t" + n;
                     txns.put(key, Outcome.NEVER_COMMITTED);
+                    order.add(key);
                     producer.beginTransaction();
                     for (int i = 0; i < RECORDS_PER_TXN; i++) {
                         producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, key + "-" + i));
                     }
+                    // Staged as pending offsets by the group coordinator (durably, before the answer).
+                    producer.sendOffsetsToTransaction(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(order.size(), key)),
+                            new ConsumerGroupMetadata(GROUP));
                     if (moment == KillMoment.WITH_OPEN_TRANSACTION && n == target) {
                         producer.flush();
                         openWithData.countDown();
@@ -216,6 +228,28 @@ class TransactionalCrashHarnessTest {
                     }
                 }
             }
+        }
+        // The group's offset is the last committed transaction's, exactly: the offsets a transaction staged (pending
+        // in the group's file across the kill) were committed with it, and nothing of a transaction that was not.
+        String lastCommitted = null;
+        synchronized (order) {
+            for (String key : order) {
+                if (txns.get(key) == Outcome.COMMITTED) {
+                    lastCommitted = key;
+                }
+            }
+        }
+        try (Admin admin = Admin.create(CrashClients.admin(broker))) {
+            OffsetAndMetadata committed = admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS).get(new TopicPartition(TOPIC, 0));
+            assertThat(committed == null ? null : committed.metadata())
+                    .as("%s: group %s's offset names the last committed transaction", context, GROUP).isEqualTo(lastCommitted);
+            if (lastCommitted != null) {
+                assertThat(committed.offset()).as("%s: the offset of transaction %s", context, lastCommitted)
+                        .isEqualTo(order.indexOf(lastCommitted) + 1);
+            }
+        } catch (Exception e) {
+            throw new AssertionError(context + ": reading group " + GROUP + "'s offsets", e);
         }
     }
 

@@ -51,6 +51,8 @@ public final class AtomicFile {
     /**
      * {@code Files.createDirectories}, durably: each directory it creates is made durable by an
      * fsync of its parent, so a power cut cannot take back a directory the engine already used.
+     * Another writer (a thread, or a broker sharing the directory) may create one at the same moment:
+     * then it exists, and its parent is fsynced all the same, since the other may not have got there yet.
      */
     public static void createDirectories(Path dir) throws IOException {
         Path abs = dir.toAbsolutePath();
@@ -60,7 +62,13 @@ public final class AtomicFile {
         }
         while (!missing.isEmpty()) {
             Path p = missing.pop();
-            java.nio.file.Files.createDirectory(p);
+            try {
+                java.nio.file.Files.createDirectory(p);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                if (!java.nio.file.Files.isDirectory(p)) {
+                    throw e;
+                }
+            }
             fsyncDirectory(p.getParent());
         }
     }
