@@ -183,6 +183,11 @@ public final class SparseIndex implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** The index file's channel if it is open now (see {@link CachedFile#acquireIfOpen}); null otherwise. */
+    public CachedFile.Handle acquireIfOpen() {
+        return channel == null ? null : channel.acquireIfOpen();
+    }
+
     /** Appends an entry (holds Partition.lock). */
     public void append(long offset, int position) throws IOException {
         requireWritable();
