@@ -7,6 +7,8 @@
 # CPU_SPLIT_SCENARIO picks the load (run.sh's flags for each):
 #   durable   (default) four ProducerPerformance, acks=all, 1 KiB, 8 partitions
 #   pagecache the same with acks=1 on a topic with flush.messages=1000000000
+#   latency-rate one producer, acks=all, linger.ms=0, 100 B records at 500 records/s, 1 partition
+#             (one record per request, one fsync each: the per-request cost)
 #   consume   one ConsumerPerformance reading CPU_SPLIT_RECORDS + CPU_SPLIT_WARMUP records of 1 KiB
 #             (8 partitions, written first with acks=1), after a warm-up read of the same topic
 # CPU_SPLIT_LAUNCHER: the `kaas` launcher to profile (default bin/kaas of this checkout);
@@ -33,11 +35,11 @@ trap cleanup EXIT
 
 java -cp "$CP" io.kaas.bench.AwaitBroker "$B" 60 >/dev/null
 TOOL=(taskset -c 0 java -Xmx512m -XX:TieredStopAtLevel=1 -cp "$CP")
-produce() { # topic acks records-per-producer producers
+produce() { # topic acks records-per-producer producers [size throughput extra-properties...]
     local pids=() i
     for ((i = 0; i < $4; i++)); do
         "${TOOL[@]}" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$B" --topic "$1" --num-records "$3" \
-            --record-size 1024 --throughput -1 --command-property acks="$2" >/dev/null 2>&1 &
+            --record-size "${5:-1024}" --throughput "${6:--1}" --command-property acks="$2" "${@:7}" >/dev/null 2>&1 &
         pids+=($!)
     done
     wait "${pids[@]}"
@@ -51,10 +53,12 @@ case "$SCENARIO" in
              procs=4; load() { produce durable all "$1" 4; } ;;
     pagecache) java -cp "$CP" io.kaas.bench.CreateTopics "$B" pagecache:8:flush.messages=1000000000 >/dev/null 2>&1
              procs=4; load() { produce pagecache 1 "$1" 4; } ;;
+    latency-rate) java -cp "$CP" io.kaas.bench.CreateTopics "$B" latency:1 >/dev/null 2>&1
+             procs=1; load() { produce latency all "$1" 1 100 500 linger.ms=0; } ;;
     consume) java -cp "$CP" io.kaas.bench.CreateTopics "$B" consume:8:flush.messages=1000000000 >/dev/null 2>&1
              produce consume 1 "$((WARMUP + RECORDS))" 1
              procs=1; round=0; load() { round=$((round + 1)); consume "$1" "cpu-split-$round"; } ;;
-    *) echo "CPU_SPLIT_SCENARIO: durable, pagecache or consume" >&2; exit 2 ;;
+    *) echo "CPU_SPLIT_SCENARIO: durable, pagecache, latency-rate or consume" >&2; exit 2 ;;
 esac
 load "$WARMUP"
 [[ "$SCENARIO" == consume ]] && load "$WARMUP"

@@ -400,8 +400,10 @@ if [[ -f "$results/load.tsv" ]]; then
 fi
 if [[ -f "$results/cpu-split.tsv" ]]; then
     # Columns: scenario system tag user0 sys0 user1 sys1 records (ticks); summed over a scenario's rounds.
-    awk -F'\t' -v hz="$(getconf CLK_TCK)" '
-        { k = $1 "\t" $2; if (!(k in n)) order[++m] = k; u[k] += $6 - $4; s[k] += $7 - $5; n[k] += $8 }
+    awk -F'\t' -v hz="$(getconf CLK_TCK)" -v la="$(cat "$results/label.apache" 2>/dev/null || echo apache)" \
+        -v lk="$(cat "$results/label.kaas" 2>/dev/null || echo kaas)" '
+        { k = $1 "\t" ($2 == "apache" ? la : $2 == "kaas" ? lk : $2); if (!(k in n)) order[++m] = k
+          u[k] += $6 - $4; s[k] += $7 - $5; n[k] += $8 }
         END { print "broker CPU per record split into user and system (kernel) time, all measured rounds:"
               for (i = 1; i <= m; i++) { k = order[i]; split(k, f, "\t")
                   printf "  %-14s %-10s user %6.2f us  system %6.2f us  (system %3.0f%%)\n", f[1], f[2],

@@ -344,9 +344,14 @@ public final class Segment implements AutoCloseable {
      * within {@code maxBytes}. Reads only batch heads.
      */
     public long wholeBatchesEnd(long pos, long limit, int maxBytes, long cap) throws IOException {
+        // The index's entries are batch starts: the batches up to the last one within reach (bytes and
+        // cap) are taken without reading their headers, one pread each, and the walk goes on from there.
+        // Same answer as walking from pos (appends are validated, so the framing in between holds).
+        IndexEntry within = index.lastBatchStartWithin(pos, Math.min(limit, pos + (long) maxBytes), cap);
+        long from = within == null ? pos : within.position();
         try (CachedFile.Handle h = log.acquire()) {
-            HeaderCursor batches = new HeaderCursor(h.channel(), pos, limit);
-            long end = pos;
+            HeaderCursor batches = new HeaderCursor(h.channel(), from, limit);
+            long end = from;
             while (batches.next() == HeaderCursor.Framing.BATCH) {
                 long next = batches.position() + batches.sizeInBytes();
                 if (batches.baseOffset() >= cap || (end > pos && next - pos > maxBytes)) {
