@@ -166,9 +166,10 @@ run_load() { # scenario system tag role count cmd...: count processes of cmd, "{
         fail "$scenario" "$system" "the $system broker is not running (see its log in $results)"
         return 1
     fi
-    local broker_pid ticks_before load_before
+    local broker_pid ticks_before split_before load_before
     broker_pid="$(pid_of "$system")"
     ticks_before="$(cpu_ticks "$broker_pid")"
+    split_before="$(cpu_split "$broker_pid")"
     load_before="$(cut -d' ' -f1 /proc/loadavg)"
     for i in $(seq 1 "$count"); do
         out="$results/$scenario.$system.$tag.$role$i"
@@ -196,6 +197,10 @@ run_load() { # scenario system tag role count cmd...: count processes of cmd, "{
     if [[ -n "${RUN_RECORDS:-}" ]]; then
         awk -v t0="$ticks_before" -v t1="$(cpu_ticks "$broker_pid")" -v hz="$(getconf CLK_TCK)" -v n="$RUN_RECORDS" \
             'BEGIN { printf "%.2f %d\n", (t1 - t0) / hz, n }' >"$results/$scenario.$system.$tag.cpu"
+        # The same ticks split into user and system (kernel) time: where a broker's cost per record is
+        # the kernel's (sendfile, write, epoll), user-space work cannot bring it down.
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$system" "$tag" "$split_before" "$(cpu_split "$broker_pid")" \
+            "$RUN_RECORDS" >>"$results/cpu-split.tsv"
         # How busy the machine was (other sessions' builds included): 1-minute load before and after.
         printf '%s\t%s\t%s\t%s\t%s\n' "$scenario" "$system" "$tag" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" >>"$results/load.tsv"
     fi
@@ -204,6 +209,10 @@ run_load() { # scenario system tag role count cmd...: count processes of cmd, "{
 
 cpu_ticks() { # pid: user + system CPU ticks the process has used so far
     awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+cpu_split() { # pid: user and system CPU ticks so far, tab-separated
+    awk '{ printf "%d\t%d", $14, $15 }' "/proc/$1/stat" 2>/dev/null || printf '0\t0'
 }
 
 producer_rate() { # files...: summed records/s of the final (steady-state if any) summary lines
@@ -388,6 +397,18 @@ if [[ -f "$results/load.tsv" ]]; then
                  END { print "1-minute load average during the measured runs (2 cores; other sessions included):"
                        for (i = 1; i <= n; i++) printf "  %-14s %5.2f - %5.2f\n", order[i], lo[order[i]], hi[order[i]] }' \
         "$results/load.tsv" >>"$results/report.txt"
+fi
+if [[ -f "$results/cpu-split.tsv" ]]; then
+    # Columns: scenario system tag user0 sys0 user1 sys1 records (ticks); summed over a scenario's rounds.
+    awk -F'\t' -v hz="$(getconf CLK_TCK)" -v la="$(cat "$results/label.apache" 2>/dev/null || echo apache)" \
+        -v lk="$(cat "$results/label.kaas" 2>/dev/null || echo kaas)" '
+        { k = $1 "\t" ($2 == "apache" ? la : $2 == "kaas" ? lk : $2); if (!(k in n)) order[++m] = k
+          u[k] += $6 - $4; s[k] += $7 - $5; n[k] += $8 }
+        END { print "broker CPU per record split into user and system (kernel) time, all measured rounds:"
+              for (i = 1; i <= m; i++) { k = order[i]; split(k, f, "\t")
+                  printf "  %-14s %-10s user %6.2f us  system %6.2f us  (system %3.0f%%)\n", f[1], f[2],
+                      u[k] / hz / n[k] * 1e6, s[k] / hz / n[k] * 1e6, (u[k] + s[k]) ? 100 * s[k] / (u[k] + s[k]) : 0 } }' \
+        "$results/cpu-split.tsv" >>"$results/report.txt"
 fi
 if [[ -f "$results/scrapes.txt" ]]; then
     awk '$1 == 200 { n++; b += $2; t += $3; if ($3 > m) m = $3 } $1 != 200 { f++ }

@@ -358,6 +358,15 @@ public final class DiskStorageEngine implements StorageEngine {
     }
 
     @Override
+    public Optional<PartitionLog> partitionIfOpen(TopicPartition tp) {
+        CompletableFuture<Partition> f = closed ? null : open.get(tp);
+        if (f == null || (shared && !taken.containsKey(tp))) {
+            return Optional.empty();
+        }
+        return loaded(f, false).map(p -> p);
+    }
+
+    @Override
     public java.util.concurrent.Executor fsyncingAfterTasks(java.util.concurrent.Executor pool) {
         return executors.runningLastDrainOnTaskThread(pool);
     }

@@ -72,6 +72,11 @@ public final class MemoryStorageEngine implements StorageEngine {
     }
 
     @Override
+    public java.util.Optional<PartitionLog> partitionIfOpen(TopicPartition tp) {
+        return engine.partitionIfOpen(tp);
+    }
+
+    @Override
     public java.util.concurrent.Executor fsyncingAfterTasks(java.util.concurrent.Executor pool) {
         return engine.fsyncingAfterTasks(pool);
     }

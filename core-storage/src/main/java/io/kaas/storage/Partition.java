@@ -121,6 +121,22 @@ public final class Partition implements PartitionLog {
 
     @Override
     public CompletableFuture<AppendResult> append(ByteBuffer batches, Acks acks, int leaderEpoch) {
+        return append(batches, acks, leaderEpoch, false);
+    }
+
+    /**
+     * {@link #append}, or null (nothing done) when it could block this thread: the lock is held by
+     * another thread (a committer's checkpoint refresh, a roll, a close), a roll is due (a roll fsyncs
+     * the old segment), or the active segment's log or index channel is closed (opening one may make the
+     * handle cache evict, which may fsync another file). Never fsyncs on the calling thread: a flush the
+     * append asks for goes to a committer. For acks=0/1 on a network event loop.
+     */
+    @Override
+    public CompletableFuture<AppendResult> appendWithoutBlocking(ByteBuffer batches, Acks acks, int leaderEpoch) {
+        return append(batches, acks, leaderEpoch, true);
+    }
+
+    private CompletableFuture<AppendResult> append(ByteBuffer batches, Acks acks, int leaderEpoch, boolean mustNotBlock) {
         // Validation is CPU work on the caller's thread, outside the lock.
         ProducedBatches parsed;
         try {
@@ -131,7 +147,14 @@ public final class Partition implements PartitionLog {
         AppendResult result;
         long flushSeq;
         boolean triggered = false;
-        lock.lock();
+        if (mustNotBlock) {
+            if (!lock.tryLock()) {
+                return null;
+            }
+        } else {
+            lock.lock();
+        }
+        Segment.ChannelHold held = null;
         try {
             ensureOpen();
             if (leaderEpoch >= 0 && leaderEpoch < epoch) {
@@ -144,7 +167,13 @@ public final class Partition implements PartitionLog {
             } else {
                 long now = now();
                 timestamps.check(id, parsed.headers(), now);
-                maybeRoll(parsed.totalBytes());
+                if (mustNotBlock) {
+                    if (rollDue(parsed.totalBytes()) || (held = log.active().holdChannelsIfOpen(parsed.buffer(), parsed.starts(), parsed.headers().size())) == null) {
+                        return null; // nothing written, no state changed: the caller appends on a thread that may block
+                    }
+                } else {
+                    maybeRoll(parsed.totalBytes());
+                }
                 result = write(parsed, timestamps.logAppendTime(now));
                 pendingMessages += parsed.recordCount();
                 if (pendingMessages >= flushInterval()) {
@@ -157,6 +186,9 @@ public final class Partition implements PartitionLog {
         } catch (StorageException e) {
             return CompletableFuture.failedFuture(e);
         } finally {
+            if (held != null) {
+                held.close();
+            }
             lock.unlock();
         }
         hwmWaiters.wake();
@@ -216,11 +248,16 @@ public final class Partition implements PartitionLog {
 
     /** Rolls when {@link SegmentLog#rollDue} (segment.ms is 7 days unset, as Kafka, so time retention can reach a quiet topic's data). Holds lock. */
     private void maybeRoll(long incomingBytes) {
-        long segmentBytes = topicConfig.segmentBytes() != null ? topicConfig.segmentBytes() : config.segmentBytes();
-        long segmentMs = topicConfig.segmentMs() != null ? topicConfig.segmentMs() : TopicConfig.DEFAULT_SEGMENT_MS;
-        if (log.rollDue(incomingBytes, segmentBytes, segmentMs, now())) {
+        if (rollDue(incomingBytes)) {
             roll();
         }
+    }
+
+    /** Holds lock. */
+    private boolean rollDue(long incomingBytes) {
+        long segmentBytes = topicConfig.segmentBytes() != null ? topicConfig.segmentBytes() : config.segmentBytes();
+        long segmentMs = topicConfig.segmentMs() != null ? topicConfig.segmentMs() : TopicConfig.DEFAULT_SEGMENT_MS;
+        return log.rollDue(incomingBytes, segmentBytes, segmentMs, now());
     }
 
     /**

@@ -28,6 +28,16 @@ public interface PartitionLog extends AutoCloseable {
     CompletableFuture<AppendResult> append(ByteBuffer batches, Acks acks, int leaderEpoch);
 
     /**
+     * {@link #append} if it can run without blocking the calling thread (no wait for the partition's
+     * lock, no roll, no file to open, never an fsync on this thread), else null and nothing was done:
+     * the caller then calls {@link #append} from a thread that may block. For a network event loop,
+     * which serves many connections and must not stall on a disk. The default never appends here.
+     */
+    default CompletableFuture<AppendResult> appendWithoutBlocking(ByteBuffer batches, Acks acks, int leaderEpoch) {
+        return null;
+    }
+
+    /**
      * Whole batches from the one containing {@code fetchOffset}, up to {@code maxBytes} (but at least
      * one batch if any is readable), none whose last offset is at or beyond {@code readCap}.
      *

@@ -55,6 +55,15 @@ public interface StorageEngine extends AutoCloseable {
     }
 
     /**
+     * The partition if it is loaded already, without loading it (no recovery, no files opened, no
+     * waiting), else empty: what a thread that must not block (a network event loop) may use; it
+     * calls {@link #partition} from a thread that may block when this is empty.
+     */
+    default java.util.Optional<PartitionLog> partitionIfOpen(TopicPartition tp) {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * The partitions open right now, without opening any (so without recovery or locks): what a metrics
      * scrape reads. A snapshot; it may miss a partition opening concurrently.
      */

@@ -79,9 +79,78 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request) {
+        return handle(ctx, request, (topic, partition, batches, acks) -> topics.partition(topic, partition).append(batches, acks, -1), true);
+    }
+
+    /**
+     * acks=0 and acks=1 without a transaction, on the event loop: nothing in it waits for the disk
+     * (no fsync answers it), so the hand-off to a handler thread and back would be most of its cost.
+     * Appends whose partition could block this thread ({@link PartitionLog#appendWithoutBlocking} says
+     * no: lock busy, roll due, file closed; or the partition is not loaded) go to {@code handlerPool}, in
+     * request order, and {@code handled} completes after them, so a pipelined request behind this one
+     * still appends after it. Null (nothing done) for acks=all, a transactional request, or a topic that
+     * is not known here (auto-creation writes files): those run on the pool as before.
+     */
+    @Override
+    public Started startOnNetworkThread(RequestContext ctx, ProduceRequestData request, java.util.concurrent.Executor handlerPool) {
+        if ((request.acks() != 0 && request.acks() != 1) || request.transactionalId() != null) {
+            return null;
+        }
+        List<Deferred> deferred = new ArrayList<>();
+        Appender inline = (topic, partition, batches, acks) -> {
+            Optional<PartitionLog> log = topics.partitionIfOpen(topic, partition);
+            CompletableFuture<AppendResult> f = log.isPresent() ? log.get().appendWithoutBlocking(batches, acks, -1) : null;
+            if (f != null) {
+                return f;
+            }
+            Deferred d = new Deferred(topic, partition, batches, acks, new CompletableFuture<>());
+            deferred.add(d);
+            return d.result;
+        };
+        CompletableFuture<ApiMessage> response = handle(ctx, request, inline, false);
+        if (response == null) {
+            return null;
+        }
+        if (deferred.isEmpty()) {
+            return new Started(CompletableFuture.completedFuture(null), response);
+        }
+        CompletableFuture<Void> handled = new CompletableFuture<>();
+        handlerPool.execute(() -> {
+            try {
+                for (Deferred d : deferred) {
+                    try {
+                        topics.partition(d.topic, d.partition).append(d.batches, d.acks, -1).whenComplete((r, t) -> {
+                            if (t != null) {
+                                d.result.completeExceptionally(t);
+                            } else {
+                                d.result.complete(r);
+                            }
+                        });
+                    } catch (RuntimeException e) {
+                        d.result.completeExceptionally(e);
+                    }
+                }
+            } finally {
+                handled.complete(null);
+            }
+        });
+        return new Started(handled, response);
+    }
+
+    /** How an accepted partition's batches are appended: at once on a handler thread, or without blocking on the event loop. */
+    @FunctionalInterface
+    private interface Appender {
+        CompletableFuture<AppendResult> append(String topic, int partition, ByteBuffer batches, Acks acks);
+    }
+
+    /** An append the event loop left to the handler pool. */
+    private record Deferred(String topic, int partition, ByteBuffer batches, Acks acks, CompletableFuture<AppendResult> result) {}
+
+    /** Null only when {@code !mayBlock} and a topic is not known here (nothing appended yet). */
+    private CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request, Appender appender, boolean mayBlock) {
         List<CompletableFuture<?>> pending = new ArrayList<>();
         try {
-            return handle(ctx, request, pending);
+            return handle(ctx, request, pending, appender, mayBlock);
         } catch (RuntimeException e) {
             CompletableFuture<ApiMessage> failed = new CompletableFuture<>();
             CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, t) -> failed.completeExceptionally(e));
@@ -89,7 +158,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
         }
     }
 
-    private CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request, List<CompletableFuture<?>> pending) {
+    private CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request, List<CompletableFuture<?>> pending,
+                                                 Appender appender, boolean mayBlock) {
         short acksWire = request.acks();
         boolean acksValid = acksWire == 0 || acksWire == 1 || acksWire == -1;
         Acks acks = acksValid ? Acks.fromKafka(acksWire) : Acks.ALL;
@@ -116,6 +186,9 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                     TopicCatalog.validateName(topicData.name());
                     // kaas auto-creates on Produce too; with ACLs only for who may create the topic.
                     topic = topics.topic(topicData.name());
+                    if (topic.isEmpty() && !mayBlock) {
+                        return null; // auto-creation writes files: the handler pool's job
+                    }
                     if (topic.isEmpty()) {
                         topic = topics.getOrAutoCreate(topicData.name(), ctx.mayCreateTopic(topicData.name()));
                     }
@@ -170,11 +243,10 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
             int bytes = batches.remaining();
             CompletableFuture<AppendResult> append;
             try {
-                PartitionLog log = topics.partition(topicName, a.partition);
                 if (!mayAcknowledge.getAsBoolean()) {
                     throw fenced(topicName, a.partition);
                 }
-                append = log.append(batches, acks, -1);
+                append = appender.append(topicName, a.partition, batches, acks);
             } catch (RuntimeException e) {
                 append = CompletableFuture.failedFuture(e);
             }

@@ -144,4 +144,9 @@ public final class TopicCatalog {
     public PartitionLog partition(String topic, int partition) {
         return engine.partition(new TopicPartition(topic, partition));
     }
+
+    /** The partition if it is loaded already, without loading it or waiting (see {@code StorageEngine#partitionIfOpen}). */
+    public Optional<PartitionLog> partitionIfOpen(String topic, int partition) {
+        return engine.partitionIfOpen(new TopicPartition(topic, partition));
+    }
 }

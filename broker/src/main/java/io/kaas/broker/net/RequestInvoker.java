@@ -11,6 +11,8 @@ import io.kaas.broker.security.ClientSession;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -27,14 +29,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes a decoded request to its {@link ApiHandler} on the request-handler pool, and builds the
- * typed error response when a request is unsupported or its handler fails.
+ * Routes a decoded request to its {@link ApiHandler} on the request-handler pool (or, when the handler
+ * can start it without blocking, on the calling event loop: {@link ApiHandler#startOnNetworkThread}),
+ * and builds the typed error response when a request is unsupported or its handler fails.
  */
 public final class RequestInvoker {
     private static final Logger LOG = LoggerFactory.getLogger(RequestInvoker.class);
 
     private final ServedApis served;
     private final Map<ApiKeys, ApiHandler<? extends ApiMessage>> handlers = new EnumMap<>(ApiKeys.class);
+    /** The APIs whose handler has its own {@link ApiHandler#startOnNetworkThread} (the others always go to the pool). */
+    private final Set<ApiKeys> startOnNetworkThread = EnumSet.noneOf(ApiKeys.class);
     private final Executor handlerPool;
     private final RequestObserver observer;
     private volatile AccessControl access = AccessControl.none();
@@ -53,13 +58,29 @@ public final class RequestInvoker {
     /** Registers the handler for {@code api} and advertises versions {@code oldest..maxVersion}. */
     public <Q extends ApiMessage> void register(ApiKeys api, int maxVersion, ApiHandler<Q> handler) {
         handlers.put(api, handler);
+        noteNetworkThreadStart(api, handler);
         served.serveUpTo(api, maxVersion);
     }
 
     /** Registers the handler for {@code api} and advertises versions {@code minVersion..maxVersion}. */
     public <Q extends ApiMessage> void register(ApiKeys api, int minVersion, int maxVersion, ApiHandler<Q> handler) {
         handlers.put(api, handler);
+        noteNetworkThreadStart(api, handler);
         served.serveRange(api, minVersion, maxVersion);
+    }
+
+    private void noteNetworkThreadStart(ApiKeys api, ApiHandler<?> handler) {
+        try {
+            boolean own = handler.getClass().getMethod("startOnNetworkThread", RequestContext.class, ApiMessage.class, Executor.class)
+                    .getDeclaringClass() != ApiHandler.class;
+            if (own) {
+                startOnNetworkThread.add(api);
+            } else {
+                startOnNetworkThread.remove(api);
+            }
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Authorization for every request from now on (before the listeners are bound). */
@@ -99,19 +120,18 @@ public final class RequestInvoker {
         RequestContext ctx = new RequestContext(request.api(), request.version(), request.header().clientId(),
                 request.correlationId(), remote, session, access);
         long[] started = new long[2]; // written by the handler thread before the future completes, read after
-        CompletableFuture<CompletableFuture<ApiMessage>> handled = CompletableFuture.supplyAsync(() -> {
-            started[0] = System.nanoTime();
-            try {
-                Errors denied = RequestLevelAuthorization.check(ctx, request.api(), request.body());
-                if (denied != Errors.NONE) {
-                    return CompletableFuture.<ApiMessage>failedFuture(denied.exception());
-                }
-                return handler.handle(ctx, request.body());
-            } finally {
-                started[1] = System.nanoTime() - started[0];
-            }
-        }, handlerPool);
-        CompletableFuture<ApiMessage> answered = handled.thenCompose(f -> f);
+        ApiHandler.Started onNetworkThread = startOnNetworkThread.contains(request.api())
+                ? startOnNetworkThread(handler, ctx, request, started) : null;
+        CompletableFuture<?> handled;
+        CompletableFuture<ApiMessage> answered;
+        if (onNetworkThread != null) {
+            handled = onNetworkThread.handled();
+            answered = onNetworkThread.response();
+        } else {
+            CompletableFuture<CompletableFuture<ApiMessage>> onPool = onHandlerPool(handler, ctx, request, started);
+            handled = onPool;
+            answered = onPool.thenCompose(f -> f);
+        }
         answered.whenComplete((r, failure) -> observer.answered(request.api(),
                 failure == null ? Errors.NONE : ErrorMapping.toKafka(ErrorMapping.unwrap(failure)),
                 started[0] == 0 ? 0 : started[0] - received, System.nanoTime() - received));
@@ -129,6 +149,43 @@ public final class RequestInvoker {
             return out;
         });
         return new Invocation(handled, response);
+    }
+
+    /** {@link ApiHandler#startOnNetworkThread} on the calling thread (the event loop), or null to use the pool. */
+    private ApiHandler.Started startOnNetworkThread(ApiHandler<ApiMessage> handler, RequestContext ctx, DecodedRequest request,
+                                                    long[] started) {
+        long t0 = System.nanoTime();
+        try {
+            if (RequestLevelAuthorization.check(ctx, request.api(), request.body()) != Errors.NONE) {
+                return null; // the pool's path answers the denial
+            }
+            ApiHandler.Started s = handler.startOnNetworkThread(ctx, request.body(), handlerPool);
+            if (s != null) {
+                started[0] = t0;
+                started[1] = System.nanoTime() - t0;
+            }
+            return s;
+        } catch (RuntimeException e) {
+            started[0] = t0;
+            started[1] = System.nanoTime() - t0;
+            return new ApiHandler.Started(CompletableFuture.completedFuture(null), CompletableFuture.failedFuture(e));
+        }
+    }
+
+    private CompletableFuture<CompletableFuture<ApiMessage>> onHandlerPool(ApiHandler<ApiMessage> handler, RequestContext ctx,
+                                                                           DecodedRequest request, long[] started) {
+        return CompletableFuture.supplyAsync(() -> {
+            started[0] = System.nanoTime();
+            try {
+                Errors denied = RequestLevelAuthorization.check(ctx, request.api(), request.body());
+                if (denied != Errors.NONE) {
+                    return CompletableFuture.<ApiMessage>failedFuture(denied.exception());
+                }
+                return handler.handle(ctx, request.body());
+            } finally {
+                started[1] = System.nanoTime() - started[0];
+            }
+        }, handlerPool);
     }
 
     private ApiMessage unsupportedResponse(DecodedRequest request) {

@@ -104,6 +104,24 @@ public final class CachedFile {
         return h;
     }
 
+    /**
+     * The channel if it is open now, held until the handle is closed; null when it is not open (or the
+     * file is retired). Never opens a file, so never makes the cache evict (which may fsync another
+     * file): for a thread that must not block, such as a network event loop.
+     */
+    public Handle acquireIfOpen() {
+        Handle h = current;
+        if (h == null || !h.retain()) {
+            return null;
+        }
+        if (retired) {
+            h.close();
+            return null;
+        }
+        lastUsed = System.nanoTime();
+        return h;
+    }
+
     /** Whether a channel is open now (tests). */
     public boolean isOpen() {
         return current != null;

@@ -150,6 +150,52 @@ public final class Segment implements AutoCloseable {
         return sealed;
     }
 
+    /**
+     * Holds the channels an {@link #append} of these batches ({@code count} of them, at {@code starts}) will write open while it runs, if they are
+     * open now: the log's, and the index's when an index entry is due; null when one is not open (the
+     * append would have to open it, and opening may make the handle cache evict, which may fsync another
+     * file). While held, eviction cannot close them, so the append's own {@code acquire}s find them open.
+     * Close the hold after the append.
+     */
+    public ChannelHold holdChannelsIfOpen(ByteBuffer batches, int[] starts, int count) {
+        CachedFile.Handle l = log.acquireIfOpen();
+        if (l == null) {
+            return null;
+        }
+        CachedFile.Handle i = null;
+        if (indexEntryDue(batches, starts, count)) {
+            i = index.acquireIfOpen();
+            if (i == null) {
+                l.close();
+                return null;
+            }
+        }
+        CachedFile.Handle indexHandle = i;
+        return () -> {
+            if (indexHandle != null) {
+                indexHandle.close();
+            }
+            l.close();
+        };
+    }
+
+    /** Whether {@link #append} would write an index entry for any of these batches (as its loop decides). */
+    private boolean indexEntryDue(ByteBuffer batches, int[] starts, int count) {
+        int origin = batches.position();
+        for (int i = 0; i < count; i++) {
+            if (indexPolicy.due(size + starts[i] - origin, index.lastEntry())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Channels held open by {@link #holdChannelsIfOpen}; closing lets go of them (it does not close them). */
+    public interface ChannelHold extends AutoCloseable {
+        @Override
+        void close();
+    }
+
     /** Whether the log's channel is open now (tests of the handle budget). */
     public boolean logIsOpen() {
         return log.isOpen();
@@ -298,9 +344,14 @@ public final class Segment implements AutoCloseable {
      * within {@code maxBytes}. Reads only batch heads.
      */
     public long wholeBatchesEnd(long pos, long limit, int maxBytes, long cap) throws IOException {
+        // The index's entries are batch starts: the batches up to the last one within reach (bytes and
+        // cap) are taken without reading their headers, one pread each, and the walk goes on from there.
+        // Same answer as walking from pos (appends are validated, so the framing in between holds).
+        IndexEntry within = index.lastBatchStartWithin(pos, Math.min(limit, pos + (long) maxBytes), cap);
+        long from = within == null ? pos : within.position();
         try (CachedFile.Handle h = log.acquire()) {
-            HeaderCursor batches = new HeaderCursor(h.channel(), pos, limit);
-            long end = pos;
+            HeaderCursor batches = new HeaderCursor(h.channel(), from, limit);
+            long end = from;
             while (batches.next() == HeaderCursor.Framing.BATCH) {
                 long next = batches.position() + batches.sizeInBytes();
                 if (batches.baseOffset() >= cap || (end > pos && next - pos > maxBytes)) {

@@ -183,6 +183,11 @@ public final class SparseIndex implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** The index file's channel if it is open now (see {@link CachedFile#acquireIfOpen}); null otherwise. */
+    public CachedFile.Handle acquireIfOpen() {
+        return channel == null ? null : channel.acquireIfOpen();
+    }
+
     /** Appends an entry (holds Partition.lock). */
     public void append(long offset, int position) throws IOException {
         requireWritable();
@@ -228,6 +233,33 @@ public final class SparseIndex implements AutoCloseable {
             }
         }
         return found < 0 ? new IndexEntry(baseOffset, 0) : new IndexEntry(baseOffset + rel[found], pos[found]);
+    }
+
+    /**
+     * The last entry whose position is in {@code (after, atMost]} and whose offset (the last offset of
+     * the batch starting there) is below {@code offsetBelow}, or null. An entry's position is a batch
+     * start, so every batch from {@code after} (a batch start) up to it lies wholly below it and holds
+     * only offsets below {@code offsetBelow}: a read may take them without reading their headers.
+     */
+    public IndexEntry lastBatchStartWithin(long after, long atMost, long offsetBelow) {
+        ensureLoaded();
+        int n = count;
+        int[] rel = relOffsets;
+        int[] pos = positions;
+        long relBelow = offsetBelow - baseOffset;
+        int lo = 0;
+        int hi = n - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (pos[mid] <= atMost && rel[mid] < relBelow) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found < 0 || pos[found] <= after ? null : new IndexEntry(baseOffset + rel[found], pos[found]);
     }
 
     public IndexEntry lastEntry() {
