@@ -1,61 +1,10 @@
 package io.kaas.broker;
 
-import io.kaas.broker.api.ConsumerGroupDescribeHandler;
-import io.kaas.broker.api.ConsumerGroupHeartbeatHandler;
 import io.kaas.broker.admin.AdminServer;
 import io.kaas.broker.admin.Readiness;
-import io.kaas.broker.api.DeleteGroupsHandler;
-import io.kaas.broker.api.DescribeGroupsHandler;
-import io.kaas.broker.api.FindCoordinatorHandler;
-import io.kaas.broker.api.HeartbeatHandler;
-import io.kaas.broker.api.JoinGroupHandler;
-import io.kaas.broker.api.LeaveGroupHandler;
-import io.kaas.broker.api.ListGroupsHandler;
-import io.kaas.broker.api.OffsetCommitHandler;
-import io.kaas.broker.api.OffsetDeleteHandler;
-import io.kaas.broker.api.OffsetFetchHandler;
-import io.kaas.broker.api.SyncGroupHandler;
 import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.api.ApiVersionsHandler;
-import io.kaas.broker.api.AlterClientQuotasHandler;
-import io.kaas.broker.api.CreateAclsHandler;
-import io.kaas.broker.api.DescribeClientQuotasHandler;
-import io.kaas.broker.api.CreatePartitionsHandler;
-import io.kaas.broker.api.DeleteAclsHandler;
-import io.kaas.broker.api.DescribeAclsHandler;
-import io.kaas.broker.api.CreateTopicsHandler;
-import io.kaas.broker.api.DeleteRecordsHandler;
-import io.kaas.broker.api.DeleteTopicsHandler;
-import io.kaas.broker.api.DescribeClusterHandler;
-import io.kaas.broker.api.DescribeConfigsHandler;
-import io.kaas.broker.api.DescribeLogDirsHandler;
-import io.kaas.broker.api.DescribeTopicPartitionsHandler;
-import io.kaas.broker.api.FetchHandler;
-import io.kaas.broker.fetch.FetchSessionCache;
-import io.kaas.broker.api.IncrementalAlterConfigsHandler;
-import io.kaas.broker.api.AlterConfigsHandler;
-import io.kaas.broker.api.AddOffsetsToTxnHandler;
-import io.kaas.broker.api.AddPartitionsToTxnHandler;
-import io.kaas.broker.api.DescribeProducersHandler;
-import io.kaas.broker.api.DescribeTransactionsHandler;
-import io.kaas.broker.api.EndTxnHandler;
-import io.kaas.broker.api.ListTransactionsHandler;
-import io.kaas.broker.api.WriteTxnMarkersHandler;
-import io.kaas.broker.api.TxnOffsetCommitHandler;
-import io.kaas.broker.api.GetTelemetrySubscriptionsHandler;
-import io.kaas.broker.api.InitProducerIdHandler;
-import io.kaas.broker.api.ListOffsetsHandler;
-import io.kaas.broker.api.MetadataHandler;
-import io.kaas.broker.api.OffsetForLeaderEpochHandler;
-import io.kaas.broker.api.ProduceHandler;
-import io.kaas.broker.api.AlterUserScramCredentialsHandler;
-import io.kaas.broker.api.DescribeUserScramCredentialsHandler;
 import io.kaas.broker.api.RequestContext;
-import io.kaas.broker.api.SaslAuthenticateHandler;
-import io.kaas.broker.api.SaslHandshakeHandler;
 import io.kaas.broker.api.ServedApis;
-import io.kaas.broker.api.AlterPartitionReassignmentsHandler;
-import io.kaas.broker.api.ListPartitionReassignmentsHandler;
 import io.kaas.broker.coordination.PartitionPins;
 import io.kaas.broker.api.TopicConfigView;
 import io.kaas.broker.cluster.BrokerNode;
@@ -80,14 +29,10 @@ import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.AclStore;
 import io.kaas.broker.security.InterBrokerListener;
 import io.kaas.broker.security.ListenerSecurity;
-import io.kaas.broker.security.SaslAuthentication;
-import io.kaas.broker.security.ScramCredentialStore;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionPeers;
-import io.kaas.broker.txn.TransactionalOffsetsGate;
-import io.kaas.broker.txn.TransactionalProduceGate;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.MemoryStorageEngine;
@@ -98,7 +43,6 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,7 +54,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -328,7 +271,6 @@ public final class KaasBroker implements AutoCloseable {
         transactions.start();
         quotas = new ClientQuotas(new ClientQuotaStore(ClusterDir.clientQuotas(clusterDir)), security.quotaWindow());
         Throttling throttling = new Throttling(quotas);
-        registerApis(invoker, topics, topicConfigs, producerIds, throttling);
         try {
             access = security.accessControl(new AclStore(ClusterDir.acls(clusterDir)));
         } catch (RuntimeException e) {
@@ -337,15 +279,12 @@ public final class KaasBroker implements AutoCloseable {
         }
         invoker.authorizeWith(access);
         invoker.throttleWith(throttling);
-        invoker.register(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(), new DescribeClientQuotasHandler(quotas));
-        invoker.register(ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion(), new AlterClientQuotasHandler(quotas));
         // kafka-reassign-partitions: a move is a pin in the shared cluster's assignment (kaas assign's); alone, nothing moves.
         PartitionPins pins = store == null ? null : new PartitionPins(store);
-        invoker.register(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS.latestVersion(),
-                new AlterPartitionReassignmentsHandler(pins, topics, config.brokerId()));
-        invoker.register(ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS.latestVersion(),
-                new ListPartitionReassignmentsHandler(pins));
-        registerSecurityApis(invoker, clusterDir);
+        ApiHandlers.registerAll(invoker, new ApiHandlers.Parts(config, security, metrics, topics, topicConfigs, producerIds,
+                throttling, quotas, transactionConfig, transactions, transactionPeers, groups,
+                member == null ? PartitionLeaders.single() : member, member == null ? () -> true : member::mayAcknowledge,
+                this::nodeFor, timer, handlerPool, pins, clusterDir));
         server = new KafkaServer(config.networkThreads());
         try {
             security.validate(config.listeners());
@@ -385,73 +324,6 @@ public final class KaasBroker implements AutoCloseable {
                 config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize(),
                 admin == null ? "" : ", admin listener on " + admin.address());
         return this;
-    }
-
-    private void registerApis(RequestInvoker invoker, TopicCatalog topics, TopicConfigView topicConfigs,
-                              ProducerIdAllocator producerIds, Throttling throttling) {
-        invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served(), transactionConfig.version()));
-        invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(topics, this::nodeFor,
-                member == null ? PartitionLeaders.single() : member));
-        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(topics, new TransactionalProduceGate(transactions, transactionPeers),
-                metrics.traffic(), member == null ? () -> true : member::mayAcknowledge));
-        invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(topics, timer, handlerPool,
-                new FetchSessionCache(config.fetchSessionCacheSlots(), System::currentTimeMillis), metrics.traffic(), throttling));
-        invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(topics));
-        invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(producerIds, transactions));
-        invoker.register(ApiKeys.ADD_PARTITIONS_TO_TXN, AddPartitionsToTxnHandler.MAX_VERSION, new AddPartitionsToTxnHandler(transactions, topics));
-        invoker.register(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(), new AddOffsetsToTxnHandler(transactions));
-        invoker.register(ApiKeys.END_TXN, EndTxnHandler.MAX_VERSION, new EndTxnHandler(transactions));
-        invoker.register(ApiKeys.TXN_OFFSET_COMMIT, TxnOffsetCommitHandler.MAX_VERSION, new TxnOffsetCommitHandler(groups,
-                new TransactionalOffsetsGate(transactions, transactionPeers), topics));
-        invoker.register(ApiKeys.WRITE_TXN_MARKERS, ApiKeys.WRITE_TXN_MARKERS.latestVersion(), new WriteTxnMarkersHandler(topics, transactions.markerWriter(),
-                groups, member == null ? () -> true : member::mayAcknowledge));
-        invoker.register(ApiKeys.LIST_TRANSACTIONS, ApiKeys.LIST_TRANSACTIONS.latestVersion(), new ListTransactionsHandler(transactions));
-        invoker.register(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion(), new DescribeTransactionsHandler(transactions));
-        invoker.register(ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_PRODUCERS.latestVersion(), new DescribeProducersHandler(topics));
-        invoker.register(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), new CreateTopicsHandler(topics, topicConfigs, config.brokerId()));
-        invoker.register(ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_TOPICS.latestVersion(), new DeleteTopicsHandler(topics));
-        invoker.register(ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion(), new CreatePartitionsHandler(topics));
-        invoker.register(ApiKeys.DELETE_RECORDS, ApiKeys.DELETE_RECORDS.latestVersion(), new DeleteRecordsHandler(topics));
-        invoker.register(ApiKeys.DESCRIBE_CONFIGS, ApiKeys.DESCRIBE_CONFIGS.latestVersion(), new DescribeConfigsHandler(topics, topicConfigs, config));
-        invoker.register(ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(), new IncrementalAlterConfigsHandler(topics));
-        invoker.register(ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(), new GetTelemetrySubscriptionsHandler());
-        invoker.register(ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), new AlterConfigsHandler(topics));
-        invoker.register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), new DescribeClusterHandler(this::nodeFor,
-                member == null ? PartitionLeaders.single() : member));
-        invoker.register(ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.DESCRIBE_LOG_DIRS.latestVersion(), new DescribeLogDirsHandler(topics));
-        invoker.register(ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_FOR_LEADER_EPOCH.latestVersion(), new OffsetForLeaderEpochHandler(topics));
-        invoker.register(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, ApiKeys.DESCRIBE_TOPIC_PARTITIONS.latestVersion(), new DescribeTopicPartitionsHandler(topics, this::nodeFor,
-                member == null ? PartitionLeaders.single() : member));
-        invoker.register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), new FindCoordinatorHandler(this::nodeFor,
-                member == null ? PartitionLeaders.single() : member));
-        invoker.register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), new JoinGroupHandler(groups));
-        invoker.register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), new SyncGroupHandler(groups));
-        invoker.register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), new HeartbeatHandler(groups));
-        invoker.register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), new LeaveGroupHandler(groups));
-        invoker.register(ApiKeys.OFFSET_COMMIT, OffsetCommitHandler.MAX_VERSION, new OffsetCommitHandler(groups, topics));
-        invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(groups));
-        invoker.register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), new ListGroupsHandler(groups));
-        invoker.register(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), new DescribeGroupsHandler(groups));
-        invoker.register(ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), new DeleteGroupsHandler(groups));
-        invoker.register(ApiKeys.OFFSET_DELETE, ApiKeys.OFFSET_DELETE.latestVersion(), new OffsetDeleteHandler(groups));
-        invoker.register(ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_HEARTBEAT.latestVersion(), new ConsumerGroupHeartbeatHandler(groups));
-        invoker.register(ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.CONSUMER_GROUP_DESCRIBE.latestVersion(), new ConsumerGroupDescribeHandler(groups));
-    }
-
-    /**
-     * SaslHandshake/SaslAuthenticate (served even without a SASL listener, as Apache does; there they
-     * answer ILLEGAL_SASL_STATE) and the SCRAM credential APIs over {@code __cluster/credentials.json}.
-     */
-    private void registerSecurityApis(RequestInvoker invoker, Path clusterDir) {
-        ScramCredentialStore credentials = new ScramCredentialStore(ClusterDir.credentials(clusterDir));
-        SaslAuthentication sasl = new SaslAuthentication(credentials, security.acceptLegacyScramNonce());
-        invoker.register(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_HANDSHAKE.latestVersion(), new SaslHandshakeHandler(sasl));
-        invoker.register(ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.latestVersion(), new SaslAuthenticateHandler(sasl));
-        invoker.register(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS.latestVersion(), new DescribeUserScramCredentialsHandler(credentials));
-        invoker.register(ApiKeys.DESCRIBE_ACLS, ApiKeys.DESCRIBE_ACLS.latestVersion(), new DescribeAclsHandler());
-        invoker.register(ApiKeys.CREATE_ACLS, ApiKeys.CREATE_ACLS.latestVersion(), new CreateAclsHandler());
-        invoker.register(ApiKeys.DELETE_ACLS, ApiKeys.DELETE_ACLS.latestVersion(), new DeleteAclsHandler());
-        invoker.register(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion(), new AlterUserScramCredentialsHandler(credentials, security.superUsers()));
     }
 
     /** The broker as the client's listener advertises it (a client on the SSL port is told the SSL address). */
