@@ -210,8 +210,10 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
                 adoptAssignment(assignment.value());
             }
         } catch (RuntimeException e) {
-            if (closed) {
-                return; // stopping: an interrupted call to the store is expected
+            if (closed || e instanceof StorageException se && se.kind() == StorageException.Kind.CLOSED) {
+                // Stopping: an interrupted call to the store is expected, and the broker closes its engine
+                // before this member (the lease is kept until every partition is closed cleanly).
+                return;
             }
             if (e instanceof CoordinationException) {
                 LOG.warn("cluster reconcile failed (retried): {}", e.getMessage());
