@@ -488,15 +488,20 @@ public final class KaasBroker implements AutoCloseable {
         if (quotas != null) {
             quotas.close();
         }
-        if (member != null && !member.mayAcknowledge() && engine instanceof DiskStorageEngine shared) {
-            // Fenced: another broker may own these partitions already; write nothing more to them.
-            shared.closeFenced();
-        } else {
-            engine.close();
-        }
-        if (member != null) {
-            // After the engine: its partitions' files were written while the lease still held.
-            member.close();
+        try {
+            if (member != null && !member.mayAcknowledge() && engine instanceof DiskStorageEngine shared) {
+                // Fenced: another broker may own these partitions already; write nothing more to them.
+                shared.closeFenced();
+            } else {
+                engine.close();
+            }
+        } finally {
+            if (member != null) {
+                // After the engine: its partitions' files were written while the lease still held. Even when the
+                // close failed: nothing writes to them any more, and a lease renewed on by a half-stopped broker
+                // would keep its partitions from every other broker (the next owner recovers what it left).
+                member.close();
+            }
         }
         if (admin != null) {
             admin.close();

@@ -61,6 +61,15 @@ class KubernetesMultiBrokerTest {
         return b.start();
     }
 
+    /** Until each of {@code holders} holds {@code each} partitions; a timeout names what each one holds. */
+    private static void awaitHolding(List<KaasBroker> holders, int each) {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            java.util.Map<Integer, Set<io.kaas.storage.TopicPartition>> held = new java.util.TreeMap<>();
+            holders.forEach(b -> held.put(b.config().brokerId(), b.engine().taken().keySet()));
+            assertThat(held.values()).as("partitions held per broker: %s", held).allSatisfy(p -> assertThat(p).hasSize(each));
+        });
+    }
+
     @Test
     void threeBrokersSplitATopicAndHandOnAtAStop() throws Exception {
         KaasBroker b0 = start(0);
@@ -70,11 +79,10 @@ class KubernetesMultiBrokerTest {
                 AdminClientConfig.METADATA_MAX_AGE_CONFIG, "500"))) {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                b0.engine().taken().size() == 2 && b1.engine().taken().size() == 2 && b2.engine().taken().size() == 2);
+        awaitHolding(List.of(b0, b1, b2), 2);
         Set<String> sent = new HashSet<>(MultiBrokerTest.produce(b1, "a", 60));
         b2.stop(); // revokes its lease: its partitions move after the grace period
-        await().atMost(Duration.ofSeconds(30)).until(() -> b0.engine().taken().size() == 3 && b1.engine().taken().size() == 3);
+        awaitHolding(List.of(b0, b1), 3);
         sent.addAll(MultiBrokerTest.produce(b0, "b", 60));
         assertThat(MultiBrokerTest.consumeAll(b1, 6)).containsExactlyInAnyOrderElementsOf(sent);
     }

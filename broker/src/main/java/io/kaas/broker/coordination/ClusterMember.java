@@ -226,6 +226,7 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     /** The lease is gone: everything this broker held may already be another's. Give it all up, then join anew. */
     private void lostLease() {
         controller = false;
+        keeper.close(); // its renewals stop; startMembership starts a keeper of the new lease
         // Another broker may hold these slots already; coming back as their holder later re-reads what it wrote.
         for (TopicPartition slot : heldSlots.keySet()) {
             CoordinatorSlots kind = CoordinatorSlots.of(slot.topic()).orElseThrow();

@@ -228,7 +228,10 @@ public final class RecoveryScan {
         }
         Manifest after = new Manifest(epoch, logEnd, logStart);
         boolean fresh = before == null && plans.isEmpty();
-        if (!after.equals(before) && !fresh) {
+        // Only moved offsets are a repair worth a line: an epoch raised to options.leaderEpoch() is a new owner
+        // taking over (the manifest is still rewritten, by apply), which used to be reported as "10 -> 10".
+        boolean offsetsMoved = before == null || before.highWatermark() != logEnd || before.logStartOffset() != logStart;
+        if (offsetsMoved && !fresh) {
             actions.add(before == null
                     ? String.format("%s: created (highWatermark %d, logStartOffset %d)", Manifest.FILE_NAME, logEnd, logStart)
                     : String.format("%s: highWatermark %d -> %d, logStartOffset %d -> %d", Manifest.FILE_NAME,

@@ -271,9 +271,19 @@ public final class KubernetesClusterStore implements ClusterStore {
                     }
                 }
                 try {
-                    if (tryToLead(brokerId, lease)) {
-                        pendingCampaigns.remove(elected);
-                        elected.complete(null);
+                    switch (tryToLead(brokerId, lease)) {
+                        case LEADS -> {
+                            pendingCampaigns.remove(elected);
+                            elected.complete(null);
+                        }
+                        case LEASE_GONE -> {
+                            // As etcd's campaign fails on a revoked lease: otherwise every lost lease would leave a
+                            // campaign polling the API server for good. A new membership campaigns anew.
+                            pendingCampaigns.remove(elected);
+                            elected.completeExceptionally(new CoordinationException("campaign of broker " + brokerId
+                                    + " ended: its lease " + Long.toHexString(lease) + " is gone"));
+                        }
+                        case WAITS -> { }
                     }
                 } catch (CoordinationException e) {
                     // Unreachable for now: the next attempt retries, as etcd's campaign would keep waiting.
@@ -287,24 +297,26 @@ public final class KubernetesClusterStore implements ClusterStore {
         return elected;
     }
 
+    private enum Attempt { LEADS, WAITS, LEASE_GONE }
+
     /** One attempt: take the controller Lease if it is free or names a dead membership lease. */
-    private boolean tryToLead(int brokerId, long lease) {
+    private Attempt tryToLead(int brokerId, long lease) {
         String name = prefix + "-controller";
         String hex = Long.toHexString(lease);
         Lease current = call(() -> client.leases().inNamespace(namespace).withName(name).get(), "read the controller lease");
         if (current != null && hex.equals(current.getMetadata().getAnnotations() == null ? null
                 : current.getMetadata().getAnnotations().get(LEASE_ANNOTATION))) {
-            return true;
+            return Attempt.LEADS;
         }
         Set<Long> live = liveLeases();
+        if (!live.contains(lease)) {
+            return Attempt.LEASE_GONE;
+        }
         if (current != null) {
             Long holder = parseHex(current.getMetadata().getAnnotations() == null ? null : current.getMetadata().getAnnotations().get(LEASE_ANNOTATION));
             if (holder != null && live.contains(holder)) {
-                return false;
+                return Attempt.WAITS;
             }
-        }
-        if (!live.contains(lease)) {
-            return false; // our own lease is gone: a new membership campaigns anew
         }
         ZonedDateTime now = now();
         int transitions = current == null || current.getSpec() == null || current.getSpec().getLeaseTransitions() == null
@@ -320,10 +332,10 @@ public final class KubernetesClusterStore implements ClusterStore {
             } else {
                 call(() -> client.leases().inNamespace(namespace).resource(next).update(), "take the controller lease");
             }
-            return true;
+            return Attempt.LEADS;
         } catch (CoordinationException e) {
             if (code(e) == 409 || code(e) == 404) {
-                return false; // another broker was faster
+                return Attempt.WAITS; // another broker was faster
             }
             throw e;
         }

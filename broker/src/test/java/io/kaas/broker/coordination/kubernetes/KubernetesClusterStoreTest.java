@@ -67,6 +67,22 @@ class KubernetesClusterStoreTest extends ClusterStoreContract {
     }
 
     @Test
+    void aCampaignEndsWhenItsLeaseIsGoneInsteadOfPollingForGood() throws Exception {
+        String cluster = UUID.randomUUID().toString();
+        try (ClusterStore leader = store(cluster); ClusterStore waiter = store(cluster)) {
+            long first = leader.grantLease(Duration.ofSeconds(30));
+            leader.campaign(1, first).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            long second = waiter.grantLease(Duration.ofSeconds(30));
+            java.util.concurrent.CompletableFuture<Void> waiting = waiter.campaign(2, second);
+            assertThat(waiting).isNotDone(); // broker 1 leads
+            waiter.revokeLease(second);
+            await().atMost(Duration.ofSeconds(10)).until(waiting::isDone);
+            assertThat(waiting).failsWithin(Duration.ZERO).withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withCauseInstanceOf(CoordinationException.class).withMessageContaining("is gone");
+        }
+    }
+
+    @Test
     void anExpiredLeaseIsMarkedThenDeletedAndItsHolderCannotRenewIt() {
         String cluster = UUID.randomUUID().toString();
         try (ClusterStore holder = store(cluster); ClusterStore observer = store(cluster)) {
