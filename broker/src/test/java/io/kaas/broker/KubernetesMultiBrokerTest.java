@@ -54,8 +54,10 @@ class KubernetesMultiBrokerTest {
         BrokerConfig config = BrokerConfig.forTest(dir).withBrokerId(id).withClusterId(clusterId).withDefaultPartitions(6);
         // What k8s://kaas would connect to inside a pod, but on the mock: each broker its own client.
         StoreAddress mock = (cluster, timeout) -> KubernetesClusterStore.open(server.createClient(), "kaas", cluster, timeout);
-        ClusterConfig cluster = new ClusterConfig(mock, Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofMillis(500),
-                ClusterConfig.DEFAULT_TIMEOUT);
+        // The default lease (a clean stop revokes it, so nothing here waits for one to expire): a 2 s lease lapsed by
+        // a pause of the shared test JVM would set partitions moving in the middle of the test.
+        ClusterConfig cluster = new ClusterConfig(mock, ClusterConfig.DEFAULT_LEASE_TTL, ClusterConfig.DEFAULT_MARGIN,
+                Duration.ofMillis(500), ClusterConfig.DEFAULT_TIMEOUT);
         KaasBroker b = KaasBroker.create(config, SecurityConfig.none(), cluster);
         brokers.add(b);
         return b.start();
