@@ -66,7 +66,7 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
     /** Fills {@code r}; returns the partitions it created (or would create, when validating). */
     private int create(CreateTopicsRequestData.CreatableTopic t, CreateTopicsResponseData.CreatableTopicResult r,
                        boolean validateOnly, int budget) {
-        TopicCatalog.validateName(t.name());
+        TopicCatalog.validateNewName(t.name());
         int partitions = t.numPartitions() == -1 ? topics.defaultPartitions() : t.numPartitions();
         if (!t.assignments().isEmpty()) {
             for (CreateTopicsRequestData.CreatableReplicaAssignment a : t.assignments()) {

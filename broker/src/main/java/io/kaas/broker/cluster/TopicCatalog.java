@@ -67,6 +67,22 @@ public final class TopicCatalog {
         });
     }
 
+    /**
+     * {@link #validateName}, and not one of Kafka's internal topics ({@code Topic.isInternal}: {@code __consumer_offsets},
+     * {@code __transaction_state}, {@code __share_group_state}): kaas keeps that state in files under {@code __cluster},
+     * and with several brokers the coordinator slots go by those names in the assignment (CoordinatorSlots), so a topic
+     * of that name would be taken for slots and never served. Apache refuses its own metadata topic the same way.
+     *
+     * @throws InvalidTopicException naming the rule broken
+     */
+    public static void validateNewName(String name) {
+        validateName(name);
+        if (org.apache.kafka.common.internals.Topic.isInternal(name)) {
+            throw new InvalidTopicException("Creation of internal topic " + name + " is prohibited: kaas keeps its state in "
+                    + "files under __cluster, not in a topic");
+        }
+    }
+
     /** True when {@code topic} exists and has a partition {@code index}: the gate every partition-level API applies. */
     public static boolean hasPartition(Optional<TopicInfo> topic, int index) {
         return topic.isPresent() && index >= 0 && index < topic.get().partitions();
@@ -97,7 +113,7 @@ public final class TopicCatalog {
     }
 
     public TopicInfo create(String name, int partitions, TopicConfig config) {
-        validateName(name);
+        validateNewName(name);
         TopicInfo info = engine.createTopic(name, partitions, config);
         namesById.put(info.topicId(), info.name());
         LOG.info("created topic {} ({} partitions, id {})", name, partitions, info.topicId());

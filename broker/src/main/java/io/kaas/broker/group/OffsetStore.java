@@ -88,18 +88,29 @@ public final class OffsetStore {
      * pending. Called when no write of those groups reaches this broker (it did not coordinate them until now).
      */
     public void reload(java.util.function.Predicate<String> which) {
-        Map<String, State> now = readAll();
-        now.keySet().removeIf(which.negate());
+        Map<String, State> now = readAll(which);
         byGroup.keySet().removeIf(g -> which.test(g) && !now.containsKey(g));
         byGroup.putAll(now);
     }
 
     private Map<String, State> readAll() {
+        return readAll(g -> true);
+    }
+
+    /**
+     * The files of the groups {@code which} selects. A file is parsed only when its name ({@link #groupOf}) says it may
+     * be one of them: a broker gaining one coordinator slot of fifty reads a fiftieth of the files, not all of them.
+     */
+    private Map<String, State> readAll(java.util.function.Predicate<String> which) {
         Map<String, State> out = new java.util.HashMap<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
             for (Path f : files) {
+                java.util.Optional<String> named = groupOf(f.getFileName().toString());
+                if (named.isPresent() && !which.test(named.get())) {
+                    continue;
+                }
                 GroupOffsets g = StateJson.read(f, GroupOffsets.class).orElse(null);
-                if (g == null) {
+                if (g == null || !which.test(g.groupId())) {
                     continue;
                 }
                 Map<PartitionKey, Committed> m = new TreeMap<>();
@@ -257,5 +268,39 @@ public final class OffsetStore {
             }
         }
         return sb + SUFFIX;
+    }
+
+    /**
+     * The group {@code fileName} is the file of: {@link #fileName}'s inverse; empty for a name it never produces (not
+     * ours, or renamed by hand), whose file is then read to learn its group.
+     */
+    static java.util.Optional<String> groupOf(String fileName) {
+        if (!fileName.endsWith(SUFFIX)) {
+            return java.util.Optional.empty();
+        }
+        String encoded = fileName.substring(0, fileName.length() - SUFFIX.length());
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(encoded.length());
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c == '%' && i + 2 < encoded.length()) {
+                int hi = Character.digit(encoded.charAt(i + 1), 16);
+                int lo = Character.digit(encoded.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    return java.util.Optional.empty();
+                }
+                bytes.write(hi << 4 | lo);
+                i += 2;
+            } else if (c < 0x80 && c != '%') {
+                bytes.write(c);
+            } else {
+                return java.util.Optional.empty();
+            }
+        }
+        try {
+            String group = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes.toByteArray())).toString();
+            return fileName(group).equals(fileName) ? java.util.Optional.of(group) : java.util.Optional.empty();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return java.util.Optional.empty();
+        }
     }
 }

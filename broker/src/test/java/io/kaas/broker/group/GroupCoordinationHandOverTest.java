@@ -72,6 +72,21 @@ class GroupCoordinationHandOverTest {
         assertThat(new OffsetStore(clusterDir).offsets("g")).containsValue(at(7));
     }
 
+    @Test
+    void takingASlotReadsOnlyThatSlotsFiles() throws Exception {
+        GroupCoordinator writer = new GroupCoordinator(clusterDir, timer);
+        int slot = GroupCoordinator.slotFor("g");
+        String elsewhere = otherSlotThan(slot);
+        assertThat(writer.commit("g", "", null, -1, List.of(at(5)))).isEqualTo(Errors.NONE);
+        GroupCoordinator taker = new GroupCoordinator(clusterDir, timer);
+        taker.coordinateWhenTaken(() -> true);
+        // Another slot's file, damaged after the start: a takeover of this slot that parsed it would fail.
+        java.nio.file.Files.writeString(new OffsetStore(clusterDir).file(elsewhere), "{not json");
+        assertThat(writer.commit("g", "", null, -1, List.of(at(6)))).isEqualTo(Errors.NONE);
+        taker.takeCoordination(slot, 1);
+        assertThat(taker.committed("g")).as("re-read at the takeover").containsValue(at(6));
+    }
+
     private static String otherSlotThan(int slot) {
         for (int i = 0; ; i++) {
             if (GroupCoordinator.slotFor("other-" + i) != slot) {
