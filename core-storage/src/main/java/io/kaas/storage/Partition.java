@@ -15,6 +15,7 @@ import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.Segment;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.state.PartitionStateFiles;
+import io.kaas.storage.state.ControlMarker;
 import io.kaas.storage.state.ProducerStateTable;
 import io.kaas.storage.state.TxnIndex;
 import java.io.IOException;
@@ -212,7 +213,9 @@ public final class Partition implements PartitionLog {
             }
         }
         RecordBatchHeader h = headers.get(0);
-        ProducerStateTable.Classification c = producers.classify(h);
+        ProducerStateTable.Classification c = h.isControl() && h.hasProducerId()
+                ? producers.classifyMarker(h, ControlMarker.coordinatorEpoch(parsed.buffer(), parsed.starts()[0]))
+                : producers.classify(h);
         switch (c.verdict()) {
             case APPEND:
                 return Optional.empty();
@@ -221,6 +224,8 @@ public final class Partition implements PartitionLog {
                         logStartOffset, true));
             case FENCED:
                 throw new StorageException(StorageException.Kind.PRODUCER_FENCED, id + ": " + c.detail());
+            case COORDINATOR_FENCED:
+                throw new StorageException(StorageException.Kind.COORDINATOR_FENCED, id + ": " + c.detail());
             default:
                 throw new StorageException(StorageException.Kind.OUT_OF_ORDER_SEQUENCE, id + ": " + c.detail());
         }
@@ -239,7 +244,7 @@ public final class Partition implements PartitionLog {
             throw e;
         }
         for (int i = 0; i < stamped.size(); i++) {
-            producers.record(stamped.get(i));
+            producers.record(stamped.get(i), parsed.buffer(), parsed.starts()[i]);
             txns.onAppend(stamped.get(i), parsed.buffer(), parsed.starts()[i]);
         }
         publish();

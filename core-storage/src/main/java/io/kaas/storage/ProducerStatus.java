@@ -17,9 +17,10 @@ import java.util.Map;
  * @param lastSequence          last sequence of its newest batch still in the idempotence window, or -1
  * @param lastTimestamp         largest batch timestamp seen since the partition opened, or -1 (not kept across a restart)
  * @param currentTxnStartOffset first offset of its open transaction, or -1 when none is open
+ * @param coordinatorEpoch      the coordinator epoch of the last transaction marker written for it, or -1
  */
 public record ProducerStatus(long producerId, short producerEpoch, int lastSequence, long lastTimestamp,
-                             long currentTxnStartOffset) {
+                             long currentTxnStartOffset, int coordinatorEpoch) {
 
     /** Every producer {@code producers} remembers, with its open transaction from {@code txns}. Holds the partition lock. */
     static List<ProducerStatus> of(ProducerStateTable producers, TxnIndex txns) {
@@ -29,7 +30,7 @@ public record ProducerStatus(long producerId, short producerEpoch, int lastSeque
         for (ProducerStateSnapshot.Entry e : producers.snapshot().entries()) {
             int lastSeq = e.recent().isEmpty() ? -1 : e.recent().get(e.recent().size() - 1).lastSeq();
             out.add(new ProducerStatus(e.producerId(), e.epoch(), lastSeq, producers.lastTimestamp(e.producerId()),
-                    open.getOrDefault(e.producerId(), -1L)));
+                    open.getOrDefault(e.producerId(), -1L), e.coordinatorEpoch()));
         }
         return out;
     }

@@ -12,6 +12,11 @@ public class StorageException extends RuntimeException {
         OUT_OF_ORDER_SEQUENCE,
         /** Idempotence: producer epoch older than the one the partition knows. */
         PRODUCER_FENCED,
+        /**
+         * Transactions: a marker from a coordinator epoch older than that of a marker already written for the producer
+         * (a coordinator that lost its slot); nothing was written.
+         */
+        COORDINATOR_FENCED,
         /** The caller's leader epoch is older than the partition's. */
         FENCED_LEADER_EPOCH,
         /** Offset below log start or above the high watermark. */

@@ -48,8 +48,13 @@ public final class TestBatches {
 
     /** A COMMIT or ABORT control batch, as the transaction coordinator writes it. */
     public static ByteBuffer marker(long producerId, short epoch, boolean commit) {
+        return marker(producerId, epoch, commit, 0);
+    }
+
+    /** {@link #marker} from a coordinator in {@code coordinatorEpoch}. */
+    public static ByteBuffer marker(long producerId, short epoch, boolean commit, int coordinatorEpoch) {
         return copy(MemoryRecords.withEndTransactionMarker(1_000L, producerId, epoch, new EndTransactionMarker(
-                commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, 0)));
+                commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, coordinatorEpoch)));
     }
 
     private static ByteBuffer copy(MemoryRecords mr) {

@@ -70,9 +70,9 @@ class TransactionalAppendTest {
         assertThat(p.abortedTransactions(4, 7)).isEmpty();
         // lastTimestamp is not in the snapshot: compared where it is known, in the first test.
         assertThat(producer(p, P7)).usingRecursiveComparison().ignoringFields("lastTimestamp")
-                .isEqualTo(new ProducerStatus(P7, (short) 0, 2, -1, 6));
+                .isEqualTo(new ProducerStatus(P7, (short) 0, 2, -1, 6, 0));
         assertThat(producer(p, P8)).usingRecursiveComparison().ignoringFields("lastTimestamp")
-                .isEqualTo(new ProducerStatus(P8, (short) 3, 0, -1, -1));
+                .isEqualTo(new ProducerStatus(P8, (short) 3, 0, -1, -1, 0));
     }
 
     @Test
@@ -97,6 +97,42 @@ class TransactionalAppendTest {
                 .failsWithin(java.time.Duration.ofSeconds(5)).withThrowableThat()
                 .havingCause().isInstanceOfSatisfying(StorageException.class,
                         e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.PRODUCER_FENCED));
+    }
+
+    /**
+     * A marker from a coordinator that lost the transactional id's slot, arriving after its successor's marker (with a
+     * producer epoch kept across transactions, transaction version 1): it would end the producer's next transaction.
+     * Refused as Apache refuses it, and still refused after a clean reopen and after a recovery from the log alone.
+     */
+    @Test
+    void aMarkerFromAnOlderCoordinatorEpochIsRefused() throws Exception {
+        Partition p = open();
+        ack(p, TestBatches.transactional(P7, (short) 0, 0, 1));
+        ack(p, TestBatches.marker(P7, (short) 0, true, 5)); // the successor, coordinator epoch 5
+        ack(p, TestBatches.transactional(P7, (short) 0, 1, 1)); // the producer's next transaction, same epoch
+        assertCoordinatorFenced(p);
+        assertThat(p.state().lastStableOffset()).as("the next transaction stays open").isEqualTo(2);
+        ack(p, TestBatches.marker(P7, (short) 0, true, 5)); // the same coordinator epoch: accepted
+        assertThat(p.state().lastStableOffset()).isEqualTo(4);
+
+        engine.close();
+        assertCoordinatorFenced(open());
+        engine.close();
+        Path partitionDir = dir.resolve("t").resolve("0");
+        Files.delete(partitionDir.resolve(io.kaas.storage.format.ProducerStateSnapshot.FILE_NAME));
+        Files.delete(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME));
+        assertCoordinatorFenced(open());
+    }
+
+    private static void assertCoordinatorFenced(Partition p) {
+        long end = p.state().highWatermark();
+        assertThat(p.append(TestBatches.marker(P7, (short) 0, true, 4), Acks.ALL, -1))
+                .failsWithin(java.time.Duration.ofSeconds(5)).withThrowableThat()
+                .havingCause().isInstanceOfSatisfying(StorageException.class, e -> {
+                    assertThat(e.kind()).isEqualTo(StorageException.Kind.COORDINATOR_FENCED);
+                    assertThat(e.getMessage()).contains("4 (zombie), 5 (current)");
+                });
+        assertThat(p.state().highWatermark()).as("nothing written").isEqualTo(end);
     }
 
     @Test

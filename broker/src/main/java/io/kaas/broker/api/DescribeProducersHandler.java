@@ -46,7 +46,7 @@ public final class DescribeProducersHandler implements ApiHandler<DescribeProduc
                     for (ProducerStatus s : topics.partition(t.name(), partition).producers()) {
                         pr.activeProducers().add(new DescribeProducersResponseData.ProducerState().setProducerId(s.producerId())
                                 .setProducerEpoch(s.producerEpoch()).setLastSequence(s.lastSequence()).setLastTimestamp(s.lastTimestamp())
-                                .setCoordinatorEpoch(-1).setCurrentTxnStartOffset(s.currentTxnStartOffset()));
+                                .setCoordinatorEpoch(s.coordinatorEpoch()).setCurrentTxnStartOffset(s.currentTxnStartOffset()));
                     }
                 } catch (RuntimeException e) {
                     Errors error = ErrorMapping.toKafka(e);

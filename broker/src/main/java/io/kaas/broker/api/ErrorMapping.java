@@ -18,6 +18,7 @@ public final class ErrorMapping {
             case CORRUPT_BATCH: return Errors.CORRUPT_MESSAGE;
             case OUT_OF_ORDER_SEQUENCE: return Errors.OUT_OF_ORDER_SEQUENCE_NUMBER;
             case PRODUCER_FENCED: return Errors.INVALID_PRODUCER_EPOCH;
+            case COORDINATOR_FENCED: return Errors.TRANSACTION_COORDINATOR_FENCED;
             case FENCED_LEADER_EPOCH: return Errors.FENCED_LEADER_EPOCH;
             case OFFSET_OUT_OF_RANGE: return Errors.OFFSET_OUT_OF_RANGE;
             case RECORD_TOO_LARGE: return Errors.RECORD_LIST_TOO_LARGE;

@@ -20,7 +20,8 @@ import org.apache.kafka.common.protocol.Errors;
  * coordinator, which commits or drops the offsets the producer staged in the slot's groups), and {@code Admin.abortTransaction}
  * ({@code kafka-transactions.sh abort}, KIP-664) closing a hanging transaction. Answered once each marker is fsynced; a partition whose
  * producer state shows the marker already written answers NONE without a second one, one that has seen
- * a newer epoch INVALID_PRODUCER_EPOCH.
+ * a newer epoch INVALID_PRODUCER_EPOCH, one that wrote a marker of a newer coordinator epoch for the producer
+ * TRANSACTION_COORDINATOR_FENCED.
  */
 public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersRequestData> {
     private final TopicCatalog topics;

@@ -1,5 +1,6 @@
 package io.kaas.broker.txn;
 
+
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.storage.Acks;
@@ -90,7 +91,7 @@ public final class TransactionMarkerWriter {
         one.whenComplete((v, e) -> {
             if (e == null) {
                 done.complete(null);
-            } else if (peers == null || System.nanoTime() > deadline) {
+            } else if (peers == null || System.nanoTime() > deadline || fenced(e)) {
                 done.completeExceptionally(e);
             } else {
                 try {
@@ -100,6 +101,15 @@ public final class TransactionMarkerWriter {
                 }
             }
         });
+    }
+
+    /** A newer coordinator wrote a marker for the producer there: this one is a zombie, and retrying cannot help (Apache stops too). */
+    private static boolean fenced(Throwable e) {
+        Throwable cause = e;
+        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause instanceof StorageException se && se.kind() == StorageException.Kind.COORDINATOR_FENCED;
     }
 
     private CompletableFuture<Void> writeTo(TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch) {
@@ -118,6 +128,10 @@ public final class TransactionMarkerWriter {
                 }
             }, syncer).thenAccept(e -> {
                 // Written, written before, or made moot by a newer epoch or the topic's deletion (Apache stops there too).
+                if (e == Errors.TRANSACTION_COORDINATOR_FENCED) {
+                    throw new StorageException(StorageException.Kind.COORDINATOR_FENCED, p.topic() + "-" + p.partition()
+                            + ": broker " + route.node().nodeId() + " has a marker of a newer coordinator of this producer");
+                }
                 if (e != Errors.NONE && e != Errors.INVALID_PRODUCER_EPOCH && e != Errors.UNKNOWN_TOPIC_OR_PARTITION) {
                     throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
                             + ": broker " + route.node().nodeId() + " answered WriteTxnMarkers with " + e.name());

@@ -1,5 +1,6 @@
 package io.kaas.storage.format;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.List;
@@ -14,11 +15,33 @@ public record ProducerStateSnapshot(int version, List<Entry> entries) {
         entries = List.copyOf(entries);
     }
 
-    @JsonPropertyOrder({"producer_id", "epoch", "recent"})
+    /**
+     * One producer: its epoch, its last batches, and the coordinator epoch of the last transaction marker written for it
+     * ({@code coordinator_epoch}; -1 for none, and in snapshots written before it was kept).
+     */
+    @JsonPropertyOrder({"producer_id", "epoch", "recent", "coordinator_epoch"})
     public record Entry(@JsonProperty("producer_id") long producerId, @JsonProperty("epoch") short epoch,
-                        @JsonProperty("recent") List<Batch> recent) {
+                        @JsonProperty("recent") List<Batch> recent,
+                        @JsonProperty("coordinator_epoch") @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = NoCoordinatorEpoch.class)
+                        Integer coordinatorEpoch) {
+        public static final int NO_COORDINATOR_EPOCH = -1;
+
         public Entry {
             recent = List.copyOf(recent);
+            coordinatorEpoch = coordinatorEpoch == null ? NO_COORDINATOR_EPOCH : coordinatorEpoch;
+        }
+    }
+
+    /** Jackson's value filter: none is not written, so a producer no marker was written for reads as before. */
+    static final class NoCoordinatorEpoch {
+        @Override
+        public boolean equals(Object value) {
+            return value instanceof Integer i && i == Entry.NO_COORDINATOR_EPOCH;
+        }
+
+        @Override
+        public int hashCode() {
+            return 0;
         }
     }
 

@@ -95,7 +95,7 @@ public final class RecoveryScan {
         ProducerStateTable producers = stateFiles.loadProducers();
         TxnIndex txns = stateFiles.loadTxns();
         Outcome outcome = scan(partitionDir, options, b -> {
-            producers.replay(b.header());
+            producers.replay(b.header(), b.bytes(), 0);
             txns.replay(b.header(), b.bytes(), 0);
         });
         if (outcome.report().refused()) {

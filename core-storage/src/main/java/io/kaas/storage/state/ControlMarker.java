@@ -34,6 +34,34 @@ public final class ControlMarker {
         }
     }
 
+    /**
+     * The coordinator epoch of the marker in the control batch at {@code pos} (its value: version i16, coordinator
+     * epoch i32, as kafka-clients' {@code EndTransactionMarker}), or -1 when it cannot be read.
+     */
+    public static int coordinatorEpoch(ByteBuffer batch, int pos) {
+        try {
+            ByteBuffer b = batch.duplicate();
+            b.position(pos + RecordBatchHeader.RECORDS_OFFSET);
+            readVarint(b);        // record length
+            b.get();              // attributes
+            readVarlong(b);       // timestamp delta
+            readVarint(b);        // offset delta
+            int keyLength = readVarint(b);
+            if (keyLength < 0) {
+                return -1;
+            }
+            b.position(b.position() + keyLength);
+            int valueLength = readVarint(b);
+            if (valueLength < 6) {
+                return -1;
+            }
+            b.getShort();         // value version
+            return b.getInt();
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
     private static int readVarint(ByteBuffer b) {
         return (int) readVarlong(b);
     }

@@ -20,7 +20,7 @@ import java.util.Map;
 public final class ProducerStateTable {
     public static final int WINDOW = 5;
 
-    public enum Verdict { APPEND, DUPLICATE, OUT_OF_ORDER, FENCED }
+    public enum Verdict { APPEND, DUPLICATE, OUT_OF_ORDER, FENCED, COORDINATOR_FENCED }
 
     /** Classification result; {@code duplicateOf} is set for DUPLICATE. */
     public record Classification(Verdict verdict, ProducerStateSnapshot.Batch duplicateOf, String detail) {
@@ -31,6 +31,8 @@ public final class ProducerStateTable {
         short epoch;
         /** Largest batch timestamp seen since open (DescribeProducers); not in the snapshot, so -1 until the producer writes again. */
         long lastTimestamp = RecordBatchHeader.NO_TIMESTAMP;
+        /** The coordinator epoch of the last transaction marker written for this producer (-1: none). */
+        int coordinatorEpoch = ProducerStateSnapshot.Entry.NO_COORDINATOR_EPOCH;
         final ArrayDeque<ProducerStateSnapshot.Batch> recent = new ArrayDeque<>(WINDOW);
     }
 
@@ -41,6 +43,7 @@ public final class ProducerStateTable {
         for (ProducerStateSnapshot.Entry e : snapshot.entries()) {
             Entry entry = new Entry();
             entry.epoch = e.epoch();
+            entry.coordinatorEpoch = e.coordinatorEpoch();
             for (ProducerStateSnapshot.Batch b : e.recent()) {
                 push(entry, b);
             }
@@ -81,16 +84,36 @@ public final class ProducerStateTable {
                 + h.baseSequence() + ", expected " + expected);
     }
 
+    /**
+     * A transaction marker for {@code h}'s producer from a coordinator in {@code coordinatorEpoch}: refused when a
+     * marker of a later coordinator epoch was written for that producer already, as Apache's
+     * {@code ProducerAppendInfo.appendEndTxnMarker} (TRANSACTION_COORDINATOR_FENCED): a coordinator that lost its slot
+     * may still have a marker on its way, and with a producer epoch that stays the same across transactions (transaction
+     * version 1) that late marker would end the producer's next transaction.
+     */
+    public Classification classifyMarker(RecordBatchHeader h, int coordinatorEpoch) {
+        Entry e = entries.get(h.producerId());
+        if (e != null && e.coordinatorEpoch > coordinatorEpoch) {
+            return new Classification(Verdict.COORDINATOR_FENCED, null, "invalid coordinator epoch for producer " + h.producerId()
+                    + ": " + coordinatorEpoch + " (zombie), " + e.coordinatorEpoch + " (current)");
+        }
+        return Classification.APPEND;
+    }
+
     private static int nextSequence(int seq) {
         return seq == Integer.MAX_VALUE ? 0 : seq + 1;
     }
 
-    /** Records an appended batch (header carries the assigned base offset). */
-    public void record(RecordBatchHeader h) {
+    /** Records an appended batch (header carries the assigned base offset), found at {@code pos} of {@code buf}. */
+    public void record(RecordBatchHeader h, java.nio.ByteBuffer buf, int pos) {
         if (!h.hasProducerId()) {
             return;
         }
         Entry e = entries.computeIfAbsent(h.producerId(), k -> new Entry());
+        if (h.isControl()) {
+            // The largest: a replay over a snapshot that already covers a marker sees it again.
+            e.coordinatorEpoch = Math.max(e.coordinatorEpoch, ControlMarker.coordinatorEpoch(buf, pos));
+        }
         e.lastTimestamp = Math.max(e.lastTimestamp, h.maxTimestamp());
         if (h.producerEpoch() != e.epoch) {
             if (h.producerEpoch() > e.epoch || e.recent.isEmpty()) {
@@ -109,7 +132,7 @@ public final class ProducerStateTable {
      * base offset already known for its producer is skipped, so replaying over a snapshot that already
      * covers part of the log is safe.
      */
-    public void replay(RecordBatchHeader h) {
+    public void replay(RecordBatchHeader h, java.nio.ByteBuffer buf, int pos) {
         if (!h.hasProducerId()) {
             return;
         }
@@ -117,7 +140,7 @@ public final class ProducerStateTable {
         if (e != null && !e.recent.isEmpty() && e.recent.peekLast().baseOffset() >= h.baseOffset()) {
             return;
         }
-        record(h);
+        record(h, buf, pos);
     }
 
     /**
@@ -141,7 +164,8 @@ public final class ProducerStateTable {
     public ProducerStateSnapshot snapshot() {
         List<ProducerStateSnapshot.Entry> out = new ArrayList<>(entries.size());
         entries.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(en ->
-                out.add(new ProducerStateSnapshot.Entry(en.getKey(), en.getValue().epoch, new ArrayList<>(en.getValue().recent))));
+                out.add(new ProducerStateSnapshot.Entry(en.getKey(), en.getValue().epoch, new ArrayList<>(en.getValue().recent),
+                        en.getValue().coordinatorEpoch)));
         return new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, out);
     }
 

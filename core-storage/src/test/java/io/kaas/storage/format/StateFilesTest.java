@@ -107,4 +107,15 @@ class StateFilesTest {
         // A file from before otherConfigs existed loads unchanged, with no other configs.
         assertThat(StateJson.fromBytes(fixture("config.json"), TopicConfig.class).otherConfigs()).isEmpty();
     }
+
+    @Test
+    void aProducerSnapshotKeepsTheCoordinatorEpochAndOneWrittenBeforeItReadsAsNone() throws IOException {
+        ProducerStateSnapshot old = StateJson.fromBytes(
+                "{\"version\":1,\"entries\":[{\"producer_id\":7,\"epoch\":0,\"recent\":[]}]}".getBytes(StandardCharsets.UTF_8),
+                ProducerStateSnapshot.class);
+        assertThat(old.entries().get(0).coordinatorEpoch()).isEqualTo(ProducerStateSnapshot.Entry.NO_COORDINATOR_EPOCH);
+        ProducerStateSnapshot now = new ProducerStateSnapshot(1, List.of(new ProducerStateSnapshot.Entry(7, (short) 0, List.of(), 5)));
+        assertThat(new String(StateJson.toBytes(now), StandardCharsets.UTF_8)).contains("\"coordinator_epoch\":5");
+        assertThat(StateJson.fromBytes(StateJson.toBytes(now), ProducerStateSnapshot.class)).isEqualTo(now);
+    }
 }
