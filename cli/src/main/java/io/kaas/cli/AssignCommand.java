@@ -6,6 +6,7 @@ import io.kaas.broker.coordination.BrokerRegistration;
 import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.coordination.ClusterStore;
 import io.kaas.broker.coordination.CoordinationException;
+import io.kaas.broker.coordination.CoordinatorSlots;
 import io.kaas.broker.coordination.PartitionPins;
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.TopicPartition;
@@ -46,6 +47,9 @@ import picocli.CommandLine.Spec;
                     + "are served elsewhere meanwhile and come back when it returns), and even out the other "
                     + "partitions around them. '--unpin' lets the controller place them again. '--list' prints "
                     + "TOPIC-N<TAB>OWNER<TAB>PIN per partition ('-' for none).",
+            "Coordinators move the same way: __consumer_offsets-N is the coordinator of the consumer groups of slot N "
+                    + "(abs(groupId.hashCode()) %% 50, as Apache), __transaction_state-N that of the transactional ids of "
+                    + "slot N; '--list __consumer_offsets __transaction_state' lists them.",
             "The change is a compare-and-set on the assignment in the coordination store; producers and consumers "
                     + "follow the move through Metadata (NOT_LEADER_OR_FOLLOWER sends them there). Apache's "
                     + "kafka-reassign-partitions, run against the brokers, makes and cancels the same pins (a target of one broker)."},
@@ -192,13 +196,14 @@ public final class AssignCommand implements Callable<Integer> {
     }
 
     private int list(ClusterStore store) {
-        Map<String, Integer> topics = store.topics();
+        Map<String, Integer> topics = new PartitionPins(store).topics();
         Assignment a = store.assignment().value();
         Map<Integer, BrokerRegistration> live = store.brokers();
         PrintWriter out = spec.commandLine().getOut();
         ArrayNode rows = StateJson.mapper().createArrayNode();
         for (Map.Entry<String, Integer> t : topics.entrySet()) {
-            if (!targets.isEmpty() && !targets.contains(t.getKey())) {
+            boolean slots = CoordinatorSlots.of(t.getKey()).isPresent(); // listed only when named: 50 rows each
+            if (targets.isEmpty() ? slots : !targets.contains(t.getKey())) {
                 continue;
             }
             for (int p = 0; p < t.getValue(); p++) {

@@ -34,9 +34,17 @@ public final class PartitionPins {
     /** A pinned partition its pinned broker does not hold yet: {@code holder} serves it meanwhile, if any. */
     public record Move(TopicPartition tp, int target, OptionalInt holder) {}
 
-    /** Topic name → partition count, as the controller assigns them. */
+    /**
+     * Name → partition count of what the controller assigns: the topics, and the coordinator slots under the names of
+     * Apache's internal topics ({@link CoordinatorSlots}: {@code __consumer_offsets-N} moves the coordinator of the
+     * groups of slot N, {@code __transaction_state-N} that of the transactional ids of slot N).
+     */
     public Map<String, Integer> topics() {
-        return store.topics();
+        Map<String, Integer> out = new java.util.TreeMap<>(store.topics());
+        for (CoordinatorSlots kind : CoordinatorSlots.values()) {
+            out.put(kind.topic(), kind.slots());
+        }
+        return out;
     }
 
     /** The live brokers' ids (registered under a lease that holds). */

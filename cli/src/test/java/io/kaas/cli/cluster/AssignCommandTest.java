@@ -123,6 +123,47 @@ class AssignCommandTest {
         assertThat(assign(etcd, "--list", "t").out()).isEqualTo("t-0\t" + (1 - toId) + "\t-\nt-1\t" + toId + "\t-\n");
     }
 
+    /** A group's coordinator moves with its slot: pinned to the other broker, which then answers FindCoordinator and takes commits. */
+    @Test
+    void aPinnedCoordinatorSlotMovesTheGroupsCoordinator(EtcdServer etcd) throws Exception {
+        KaasBroker b0 = start(etcd, 0);
+        KaasBroker b1 = start(etcd, 1);
+        String group = "assigned-group";
+        int slot = io.kaas.broker.group.GroupCoordinator.slotFor(group);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b0.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic("t", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> commit(admin, group)); // the group exists once it has offsets
+            int before = await().atMost(Duration.ofSeconds(20)).until(() -> coordinatorOf(admin, group), id -> id >= 0);
+            int target = 1 - before;
+            KaasRun moved = assign(etcd, "__consumer_offsets-" + slot, "--broker", Integer.toString(target), "--wait");
+            assertThat(moved.exitCode()).as(moved.err()).isEqualTo(ExitCodes.OK);
+            assertThat(moved.out()).contains("__consumer_offsets-" + slot + ": broker " + before + " -> " + target + ", pinned");
+            await().atMost(Duration.ofSeconds(20)).until(() -> coordinatorOf(admin, group) == target);
+            assertThat(commit(admin, group)).as("the new coordinator takes commits").isTrue();
+            assertThat(assign(etcd, "--list", "__consumer_offsets").out())
+                    .contains("__consumer_offsets-" + slot + "\t" + target + "\t" + target + "\n");
+            assertThat(assign(etcd, "--list").out()).as("slots only when named").doesNotContain("__consumer_offsets");
+        }
+    }
+
+    private static boolean commit(Admin admin, String group) {
+        try {
+            admin.alterConsumerGroupOffsets(group, Map.of(new org.apache.kafka.common.TopicPartition("t", 0),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(0))).all().get(10, TimeUnit.SECONDS);
+            return true;
+        } catch (Exception e) {
+            return false; // COORDINATOR_NOT_AVAILABLE while the slot has no holder yet
+        }
+    }
+
+    private static int coordinatorOf(Admin admin, String group) {
+        try {
+            return admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(10, TimeUnit.SECONDS).coordinator().id();
+        } catch (Exception e) {
+            return -1; // COORDINATOR_NOT_AVAILABLE while the slot has no holder
+        }
+    }
+
     @Test
     void nothingIsWrittenForAPartitionOrBrokerThatIsNotThere(EtcdServer etcd) throws Exception {
         KaasBroker b0 = start(etcd, 0);
