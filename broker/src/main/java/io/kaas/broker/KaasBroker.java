@@ -319,7 +319,7 @@ public final class KaasBroker implements AutoCloseable {
         metrics.watch(engine, groups, server);
         listenersBound = true;
         retention = RetentionSchedule.start(config.retentionCheckInterval(), engine, metrics);
-        startTlsReloadChecks();
+        startTlsReloadChecks(interBroker.listenerName());
         LOG.info("kaas broker {} listening on {} (advertised {}), data in {}{}", config.brokerId(), bound, advertised,
                 config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize(),
                 admin == null ? "" : ", admin listener on " + admin.address());
@@ -399,11 +399,21 @@ public final class KaasBroker implements AutoCloseable {
         return new Endpoint(first.listenerName(), host, bound.get(0).getPort());
     }
 
-    /** Certificate rotation without a restart: TLS listeners re-read changed stores (on {@code kaas-timer}). */
-    private void startTlsReloadChecks() {
+    /**
+     * Certificate rotation without a restart: TLS listeners re-read changed stores (on {@code kaas-timer}). The
+     * inter-broker listener's stores are this broker's client side to the others too: when they reload, the
+     * inter-broker connections are made anew with them from the next request on.
+     */
+    private void startTlsReloadChecks(String interBrokerListener) {
         long ms = security.sslReloadInterval().toMillis();
         if (ms > 0 && listenerSecurities.stream().anyMatch(ListenerSecurity::tls)) {
-            timer.scheduleWithFixedDelay(() -> listenerSecurities.forEach(ListenerSecurity::reloadIfChanged), ms, ms, TimeUnit.MILLISECONDS);
+            timer.scheduleWithFixedDelay(() -> {
+                for (ListenerSecurity ls : listenerSecurities) {
+                    if (ls.reloadIfChanged() && peers != null && ls.listenerName().equals(interBrokerListener)) {
+                        peers.renewConnections();
+                    }
+                }
+            }, ms, ms, TimeUnit.MILLISECONDS);
         }
     }
 

@@ -7,7 +7,9 @@ import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.coordination.EtcdServer;
 import io.kaas.broker.security.ScramCredentialStore;
 import io.kaas.broker.security.SecurityConfig;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -43,20 +46,27 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three brokers over one directory whose only listener is SASL_SSL (SCRAM-SHA-512), as an Apache cluster with
- * {@code inter.broker.listener.name=SASL_SSL}: the transaction coordinator's markers (WriteTxnMarkers) and the
- * partition leaders' AddPartitionsToTxn reach the other brokers over TLS, logged in as the broker's own user from
- * {@code listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config}, and that user is authorized like any other
- * (CLUSTER_ACTION, granted by an ACL; the client is the only super user).
+ * Brokers over one directory whose requests to each other are secured as Apache's: three whose only listener is
+ * SASL_SSL (SCRAM-SHA-512), as an Apache cluster with {@code inter.broker.listener.name=SASL_SSL}: the transaction
+ * coordinator's markers (WriteTxnMarkers) and the partition leaders' AddPartitionsToTxn reach the other brokers over
+ * TLS, logged in as the broker's own user from {@code listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config}, and
+ * that user is authorized like any other (CLUSTER_ACTION, granted by an ACL; the client is the only super user).
+ * Then two with clients on EXTERNAL and the brokers between themselves on INTERNAL: PLAINTEXT, or mutual TLS whose
+ * certificates are rotated.
  */
 @ExtendWith(EtcdServer.Shared.class)
 class InterBrokerSecurityTest {
     private static final Duration TTL = Duration.ofSeconds(2);
     private static final String ALICE = "alice-Secret-1";
     private static final String BROKER = "broker-Secret-1";
+    private static final List<Endpoint> EXTERNAL_AND_INTERNAL =
+            List.of(new Endpoint("EXTERNAL", "127.0.0.1", 0), new Endpoint("INTERNAL", "127.0.0.1", 0));
 
     @TempDir
     Path dir;
+    /** Copies of the TLS stores that a test rotates (not in {@link #dir}, the brokers' data directory). */
+    @TempDir
+    Path stores;
     private final List<KaasBroker> brokers = new ArrayList<>();
     private final String clusterId = "ibsec-" + UUID.randomUUID();
     private final TlsMaterial tls = TlsMaterial.get();
@@ -113,12 +123,7 @@ class InterBrokerSecurityTest {
             admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
                     new AccessControlEntry("User:broker", "*", AclOperation.CLUSTER_ACTION, AclPermissionType.ALLOW))))
                     .all().get(30, TimeUnit.SECONDS);
-            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            // ignoreExceptions: a broker lists a topic another created at its next reconcile; until then UNKNOWN_TOPIC.
-            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> assertThat(admin.describeTopics(List.of("t"))
-                    .allTopicNames().get().get("t").partitions().stream().map(TopicPartitionInfo::leader).map(n -> n == null ? -1 : n.id()))
-                    .as("the transaction's partitions are led by all three brokers").contains(0, 1, 2).doesNotContain(-1));
-            await().atMost(Duration.ofSeconds(30)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+            createTopicLedByEveryBroker(admin);
         }
         Map<String, Object> p = alice(b1);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + UUID.randomUUID());
@@ -146,15 +151,9 @@ class InterBrokerSecurityTest {
      */
     @Test
     void brokersUseTheNamedListenerAndClientsAreToldTheAddressesOfTheirOwn(EtcdServer etcd) throws Exception {
-        ScramCredentialStore.inDataDir(dir).upsert("alice", ScramMechanism.SCRAM_SHA_512,
-                ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_512, ALICE, 4096));
-        Map<String, String> keys = new HashMap<>(tls.brokerSsl());
-        keys.put("listener.security.protocol.map", "EXTERNAL:SASL_SSL,INTERNAL:PLAINTEXT");
-        keys.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
-        keys.put("inter.broker.listener.name", "INTERNAL");
-        List<Endpoint> listeners = List.of(new Endpoint("EXTERNAL", "127.0.0.1", 0), new Endpoint("INTERNAL", "127.0.0.1", 0));
-        KaasBroker b0 = start(etcd, 0, keys, listeners);
-        KaasBroker b1 = start(etcd, 1, keys, listeners);
+        Map<String, String> keys = clientsOnExternal("PLAINTEXT");
+        KaasBroker b0 = start(etcd, 0, keys, EXTERNAL_AND_INTERNAL);
+        KaasBroker b1 = start(etcd, 1, keys, EXTERNAL_AND_INTERNAL);
         Map<String, Object> internal = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + b1.boundPort("INTERNAL"));
         try (Admin external = Admin.create(alice(b0)); Admin plain = Admin.create(internal)) {
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
@@ -163,20 +162,98 @@ class InterBrokerSecurityTest {
                 assertThat(plain.describeCluster().nodes().get().stream().map(n -> n.port()))
                         .containsExactlyInAnyOrder(b0.boundPort("INTERNAL"), b1.boundPort("INTERNAL"));
             });
-            external.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(30)).until(() -> b0.engine().taken().size() + b1.engine().taken().size() == 6
-                    && !b0.engine().taken().isEmpty() && !b1.engine().taken().isEmpty());
+            createTopicLedByEveryBroker(external);
         }
-        Map<String, Object> p = alice(b1);
+        commitsAcrossBrokers(b1, "c-");
+    }
+
+    /**
+     * Certificate rotation reaches the brokers' connections to each other (Apache reconfigures its inter-broker
+     * clients on a keystore update): INTERNAL is mutual TLS, the brokers' principal their certificate's DN. After a
+     * transaction has opened the brokers' connections to each other with certificate CN=localhost, the keystore and
+     * truststore files are replaced by CN=localhost-rotated and a truststore trusting only it, and CN=localhost loses
+     * CLUSTER_ACTION. The next transaction's markers and AddPartitionsToTxn must come over new connections presenting
+     * the new certificate: over the old connections (or new ones made with the old stores) they would be refused.
+     */
+    @Test
+    void interBrokerConnectionsPresentTheRotatedCertificate(EtcdServer etcd) throws Exception {
+        Path keystore = Files.copy(tls.brokerKeystore, stores.resolve("broker.p12"));
+        Path truststore = Files.copy(tls.clientTruststore, stores.resolve("trust.p12")); // trusts both certificates
+        Map<String, String> keys = clientsOnExternal("SSL");
+        keys.put("ssl.keystore.location", keystore.toString());
+        keys.put("ssl.truststore.location", truststore.toString());
+        keys.put("listener.name.internal.ssl.client.auth", "required");
+        keys.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        keys.put("super.users", "User:alice;User:CN=localhost-rotated");
+        keys.put("kaas.ssl.store.reload.check.interval.ms", "100");
+        KaasBroker b0 = start(etcd, 0, keys, EXTERNAL_AND_INTERNAL);
+        KaasBroker b1 = start(etcd, 1, keys, EXTERNAL_AND_INTERNAL);
+        AclBinding oldCertificate = new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+                new AccessControlEntry("User:CN=localhost", "*", AclOperation.CLUSTER_ACTION, AclPermissionType.ALLOW));
+        try (Admin admin = Admin.create(alice(b1)); Admin other = Admin.create(alice(b0))) {
+            admin.createAcls(List.of(oldCertificate)).all().get(30, TimeUnit.SECONDS);
+            // b0 applies what b1 wrote to the shared ACL file within a second.
+            await().atMost(Duration.ofSeconds(20)).until(() -> other.describeAcls(oldCertificate.toFilter()).values().get().size() == 1);
+            createTopicLedByEveryBroker(admin);
+        }
+        commitsAcrossBrokers(b1, "before-");
+
+        replace(truststore, tls.rotatedBrokerTruststore);
+        replace(keystore, tls.rotatedBrokerKeystore);
+        for (KaasBroker b : List.of(b0, b1)) {
+            // ignoreExceptions: INTERNAL refuses the handshake's missing client certificate, once it has shown its own.
+            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() ->
+                    TlsMaterial.servedCertificateSubject(b.boundPort("INTERNAL")).equals("CN=localhost-rotated"));
+        }
+        try (Admin admin = Admin.create(alice(b1)); Admin other = Admin.create(alice(b0))) {
+            admin.deleteAcls(List.of(oldCertificate.toFilter())).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> other.describeAcls(oldCertificate.toFilter()).values().get().isEmpty());
+        }
+        commitsAcrossBrokers(b1, "after-");
+    }
+
+    /**
+     * Keys for clients on EXTERNAL (SASL_SSL, alice, whose credential this stores) and the brokers between themselves
+     * on INTERNAL ({@code internal}, registered second).
+     */
+    private Map<String, String> clientsOnExternal(String internal) {
+        ScramCredentialStore.inDataDir(dir).upsert("alice", ScramMechanism.SCRAM_SHA_512,
+                ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_512, ALICE, 4096));
+        Map<String, String> keys = new HashMap<>(tls.brokerSsl());
+        keys.put("listener.security.protocol.map", "EXTERNAL:SASL_SSL,INTERNAL:" + internal);
+        keys.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
+        keys.put("inter.broker.listener.name", "INTERNAL");
+        return keys;
+    }
+
+    /** Replaces {@code store} by a copy of {@code next} in one step, as an operator rotating it would. */
+    private void replace(Path store, Path next) throws Exception {
+        Path copy = Files.copy(next, stores.resolve(store.getFileName() + ".next"));
+        Files.move(copy, store, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Topic t, 6 partitions, each led by a broker and every broker leading some: a transaction over it crosses brokers. */
+    private void createTopicLedByEveryBroker(Admin admin) throws Exception {
+        admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        List<Integer> ids = IntStream.range(0, brokers.size()).boxed().toList(); // brokers 0, 1, ... as started
+        // ignoreExceptions: a broker lists a topic another created at its next reconcile; until then UNKNOWN_TOPIC.
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> assertThat(admin.describeTopics(List.of("t"))
+                .allTopicNames().get().get("t").partitions().stream().map(TopicPartitionInfo::leader).map(n -> n == null ? -1 : n.id()))
+                .as("the transaction's partitions are led by every broker").containsAll(ids).doesNotContain(-1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+    }
+
+    /** A transaction over topic t's 6 partitions, from a producer on {@code via}, committed and read read_committed. */
+    private void commitsAcrossBrokers(KaasBroker via, String prefix) throws Exception {
+        Map<String, Object> p = alice(via);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + UUID.randomUUID());
         List<String> committed;
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             producer.initTransactions();
-            committed = inTransaction(producer, "c-");
+            committed = inTransaction(producer, prefix);
             producer.commitTransaction();
         }
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                assertThat(consumeAll(b1, "read_committed")).containsExactlyInAnyOrderElementsOf(committed));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(consumeAll(via, "read_committed")).containsAll(committed));
     }
 
     /** One record to each of topic t's 6 partitions in a new transaction, each acknowledged. */

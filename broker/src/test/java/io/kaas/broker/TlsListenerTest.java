@@ -1,18 +1,14 @@
 package io.kaas.broker;
 
+import static io.kaas.broker.TlsMaterial.handshake;
+import static io.kaas.broker.TlsMaterial.servedCertificateSubject;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
-import java.security.cert.X509Certificate;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -144,29 +140,6 @@ class TlsListenerTest {
     }
 
     /** The session a new TLS connection to {@code port} negotiates (trusting any certificate), offering {@code protocols}. */
-    private static javax.net.ssl.SSLSession handshake(int port, String... protocols) throws Exception {
-        SSLContext trustAll = SSLContext.getInstance("TLS");
-        trustAll.init(null, new TrustManager[] {new X509TrustManager() {
-            public void checkClientTrusted(X509Certificate[] chain, String authType) {}
-            public void checkServerTrusted(X509Certificate[] chain, String authType) {}
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
-        try (SSLSocket socket = (SSLSocket) trustAll.getSocketFactory().createSocket("127.0.0.1", port)) {
-            if (protocols.length > 0) {
-                socket.setEnabledProtocols(protocols);
-            }
-            socket.startHandshake();
-            return socket.getSession();
-        }
-    }
-
-    /** The subject of the certificate a new TLS connection to {@code port} is shown. */
-    private static String servedCertificateSubject(int port) throws Exception {
-        return ((X509Certificate) handshake(port).getPeerCertificates()[0]).getSubjectX500Principal().getName();
-    }
-
     @Test
     void pemListenerWithProtocolAndCipherSuite() throws Exception {
         int port = b.broker().boundPort("PEM");

@@ -3,15 +3,22 @@ package io.kaas.broker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * Self-signed TLS material for tests, made once per test JVM with the JDK's keytool (EC P-256: fast to
  * generate): a broker key pair for CN=localhost with SAN 127.0.0.1, a client key pair for
  * CN=admin,O=kaas (mTLS), truststores trusting each, and the broker certificate as PEM (kcat's CA).
+ * For certificate rotation, a second broker key pair and a truststore trusting only it.
  */
 public final class TlsMaterial {
     public static final String PASSWORD = "test-store-pass";
@@ -21,6 +28,8 @@ public final class TlsMaterial {
     public final Path brokerKeystore;
     /** Another broker key pair (CN=localhost-rotated), trusted by clients too: for certificate rotation. */
     public final Path rotatedBrokerKeystore;
+    /** Trusts {@link #rotatedBrokerKeystore}'s certificate only: a truststore rotated with it. */
+    public final Path rotatedBrokerTruststore;
     public final Path brokerTruststore;
     public final Path brokerCertPem;
     public final Path clientKeystore;
@@ -30,6 +39,7 @@ public final class TlsMaterial {
         this.dir = dir;
         this.brokerKeystore = dir.resolve("broker.p12");
         this.rotatedBrokerKeystore = dir.resolve("broker-rotated.p12");
+        this.rotatedBrokerTruststore = dir.resolve("broker-rotated-trust.p12");
         this.brokerTruststore = dir.resolve("broker-trust.p12");
         this.brokerCertPem = dir.resolve("broker.pem");
         this.clientKeystore = dir.resolve("client.p12");
@@ -53,7 +63,9 @@ public final class TlsMaterial {
     private void generate() throws IOException, InterruptedException {
         Path brokerPem = selfSigned("CN=localhost", brokerKeystore);
         trust(brokerPem, clientTruststore);
-        trust(selfSigned("CN=localhost-rotated", rotatedBrokerKeystore), clientTruststore);
+        Path rotatedPem = selfSigned("CN=localhost-rotated", rotatedBrokerKeystore);
+        trust(rotatedPem, clientTruststore);
+        trust(rotatedPem, rotatedBrokerTruststore);
         trust(selfSigned("CN=admin,O=kaas", clientKeystore), brokerTruststore);
         java.nio.file.Files.copy(brokerPem, brokerCertPem);
     }
@@ -83,6 +95,30 @@ public final class TlsMaterial {
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IOException("keytool " + String.join(" ", args) + " failed: " + out);
         }
+    }
+
+    /** A TLS handshake with {@code port} on 127.0.0.1 that trusts any certificate and presents none; its session. */
+    public static SSLSession handshake(int port, String... protocols) throws Exception {
+        SSLContext trustAll = SSLContext.getInstance("TLS");
+        trustAll.init(null, new TrustManager[] {new X509TrustManager() {
+            public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+            public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        }}, null);
+        try (SSLSocket socket = (SSLSocket) trustAll.getSocketFactory().createSocket("127.0.0.1", port)) {
+            if (protocols.length > 0) {
+                socket.setEnabledProtocols(protocols);
+            }
+            socket.startHandshake();
+            return socket.getSession();
+        }
+    }
+
+    /** The subject of the certificate a new TLS connection to {@code port} is shown. */
+    public static String servedCertificateSubject(int port) throws Exception {
+        return ((X509Certificate) handshake(port).getPeerCertificates()[0]).getSubjectX500Principal().getName();
     }
 
     /** The broker's private key as unencrypted PKCS#8 PEM, for {@code ssl.keystore.type=PEM} with {@code ssl.keystore.key}. */

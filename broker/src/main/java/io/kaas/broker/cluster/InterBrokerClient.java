@@ -5,7 +5,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.ApiVersions;
@@ -44,6 +47,15 @@ import org.apache.kafka.common.utils.internals.LogContext;
  * <p>Blocking: the calling thread waits for the answer (callers run it on their own executors, never on a Netty
  * loop). One connection per broker, one request at a time on it; a connection that fails is closed and opened
  * again at the next request. Thread-safe.
+ *
+ * <p>Certificate rotation ({@link #renewConnections}): after the inter-broker listener's keystore or truststore
+ * changed, each peer is replaced at its next use by one over a new channel builder, which reads the stores afresh.
+ * The old peer is closed once the request in flight on it (if any) is answered, so no request fails for a rotation.
+ * Why not kafka-clients' own {@code Reconfigurable} channel builders (what Apache reconfigures on a keystore update):
+ * their {@code SslFactory} refuses a certificate whose DN or SANs changed (unless {@code ssl.allow.dn.changes}),
+ * while kaas's listeners take any store that loads, and the broker's client half must present what its server
+ * half does; and a reconfigured builder changes only connections made later, while an inter-broker connection in
+ * steady use is rarely remade, so the old certificate would stay in use for as long as that connection lives.
  */
 public final class InterBrokerClient implements AutoCloseable {
     /** Where to reach another broker's inter-broker listener. */
@@ -62,6 +74,8 @@ public final class InterBrokerClient implements AutoCloseable {
     private final Supplier<ChannelBuilder> channels;
     private final PeerAddresses addresses;
     private final Map<Integer, Peer> peers = new ConcurrentHashMap<>();
+    /** Bumped by {@link #renewConnections}: a peer made under an older generation is replaced at its next use. */
+    private final AtomicInteger generation = new AtomicInteger();
     private volatile boolean closed;
 
     /** PLAINTEXT to the address a {@link BrokerNode} names: brokers whose only listener is PLAINTEXT (tests). */
@@ -89,22 +103,51 @@ public final class InterBrokerClient implements AutoCloseable {
             throw new IOException("inter-broker client closed");
         }
         Endpoint at = addresses.of(to);
-        Peer[] replaced = new Peer[1];
-        Peer p = peers.compute(to.nodeId(), (id, old) -> {
-            if (old != null && old.host.equals(at.host()) && old.port == at.port()) {
-                return old;
+        while (true) {
+            Optional<ApiMessage> answer = peerAt(to.nodeId(), at).roundTrip(api, body);
+            if (answer.isPresent()) {
+                return answer.get();
             }
-            replaced[0] = old; // the broker moved to another address
-            return new Peer(id, at.host(), at.port());
-        });
-        if (replaced[0] != null) {
-            replaced[0].close();
+            // That peer was replaced while this thread waited for it: its successor takes the request.
+        }
+    }
+
+    /**
+     * New connections, from the next request on, use a new channel builder: call it when the inter-broker listener's
+     * keystore or truststore changed. Returns at once; requests in flight finish on their connection.
+     */
+    public void renewConnections() {
+        generation.incrementAndGet();
+    }
+
+    /** The peer for broker {@code id} at {@code at}, made anew when it moved or is of an older generation. */
+    private Peer peerAt(int id, Endpoint at) throws IOException {
+        int current = generation.get();
+        Peer[] replaced = new Peer[1];
+        Peer p;
+        try {
+            p = peers.compute(id, (k, old) -> {
+                if (old != null && old.isAt(at) && old.madeIn >= current) {
+                    return old;
+                }
+                replaced[0] = old;
+                return new Peer(id, at.host(), at.port(), current);
+            });
+        } catch (KafkaException e) {
+            // A store changed again since the reload and does not load now: this request fails, the next one tries again.
+            throw new IOException("broker " + id + " at " + at.host() + ":" + at.port() + ": " + e.getMessage(), e);
+        }
+        Peer old = replaced[0];
+        if (old != null && old.isAt(at)) {
+            old.retire();
+        } else if (old != null) {
+            old.close(); // the broker moved to another address: a request to the old one is not worth waiting for
         }
         if (closed) {
             p.close();
             throw new IOException("inter-broker client closed");
         }
-        return p.roundTrip(api, body);
+        return p;
     }
 
     @Override
@@ -114,35 +157,52 @@ public final class InterBrokerClient implements AutoCloseable {
         peers.clear();
     }
 
-    /** One other broker: a NetworkClient of its own (kafka-clients' are single-threaded), used under {@link #lock}. */
+    /**
+     * One other broker: a NetworkClient of its own (kafka-clients' are single-threaded), used under {@link #lock}.
+     * Once {@link #retired} it takes no new request, and whoever holds or next takes the lock closes it.
+     */
     private final class Peer {
         private final int id;
         private final String host;
         private final int port;
+        private final int madeIn;
         private final Node node;
-        private final Metrics metrics = new Metrics();
+        private final Metrics metrics;
         private final NetworkClient client;
         private final ReentrantLock lock = new ReentrantLock();
         private final Time time = Time.SYSTEM;
+        private volatile boolean retired;
+        private final AtomicBoolean released = new AtomicBoolean();
 
-        Peer(int id, String host, int port) {
+        Peer(int id, String host, int port, int madeIn) {
             this.id = id;
             this.host = host;
             this.port = port;
+            this.madeIn = madeIn;
             this.node = new Node(id, host, port);
+            ChannelBuilder channelBuilder = channels.get(); // first: a store that does not load leaves nothing open
+            this.metrics = new Metrics();
             LogContext log = new LogContext("[" + clientId + " to broker " + id + "] ");
-            Selector selector = new Selector(CONNECTIONS_MAX_IDLE_MS, metrics, time, "kaas-inter-broker", channels.get(), log);
+            Selector selector = new Selector(CONNECTIONS_MAX_IDLE_MS, metrics, time, "kaas-inter-broker", channelBuilder, log);
             this.client = new NetworkClient(selector, new ManualMetadataUpdater(), clientId, 1, RECONNECT_BACKOFF_MS,
                     RECONNECT_BACKOFF_MS, Selector.USE_DEFAULT_BUFFER_SIZE, Selector.USE_DEFAULT_BUFFER_SIZE, timeoutMs,
                     timeoutMs, timeoutMs, time, true, new ApiVersions(), log, MetadataRecoveryStrategy.NONE,
                     BootstrapConfiguration.DISABLED, false);
         }
 
-        ApiMessage roundTrip(ApiKeys api, ApiMessage body) throws IOException {
+        boolean isAt(Endpoint at) {
+            return host.equals(at.host()) && port == at.port();
+        }
+
+        /** The answer, or empty when this peer was retired before the request could start (then it is closed). */
+        Optional<ApiMessage> roundTrip(ApiKeys api, ApiMessage body) throws IOException {
             lock.lock();
             try {
                 if (closed) {
                     throw new IOException("inter-broker client closed");
+                }
+                if (retired) {
+                    return Optional.empty();
                 }
                 if (!NetworkClientUtils.awaitReady(client, node, time, timeoutMs)) {
                     throw new IOException(this + ": not connected within " + timeoutMs + " ms");
@@ -156,18 +216,39 @@ public final class InterBrokerClient implements AutoCloseable {
                 if (response.authenticationException() != null) {
                     throw response.authenticationException();
                 }
-                return response.responseBody().data();
+                return Optional.of(response.responseBody().data());
             } catch (IOException | KafkaException e) {
                 // An authentication or TLS failure, a timeout, a disconnect: start afresh next time.
                 client.close(node.idString());
                 throw e instanceof IOException io ? io : new IOException(this + ": " + e.getMessage(), e);
             } finally {
                 lock.unlock();
+                // Checked after unlocking: a retire() that found the lock taken relies on its holder seeing the flag here.
+                if (retired) {
+                    closeIfIdle();
+                }
+            }
+        }
+
+        /** Takes no new request; closed now when idle, else by the thread whose request is in flight once answered. */
+        void retire() {
+            retired = true;
+            closeIfIdle();
+        }
+
+        private void closeIfIdle() {
+            if (lock.tryLock()) {
+                try {
+                    release();
+                } finally {
+                    lock.unlock();
+                }
             }
         }
 
         /** Wakes a request in flight (it fails at once), then closes once it has let go. */
         void close() {
+            retired = true;
             client.initiateClose();
             boolean locked = false;
             try {
@@ -176,14 +257,25 @@ public final class InterBrokerClient implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
             try {
+                release();
+            } finally {
+                if (locked) {
+                    lock.unlock();
+                }
+            }
+        }
+
+        /** Closes the connection and its channel builder, once. */
+        private void release() {
+            if (!released.compareAndSet(false, true)) {
+                return;
+            }
+            try {
                 client.close();
             } catch (RuntimeException e) {
                 // closing a broken connection
             } finally {
                 metrics.close();
-                if (locked) {
-                    lock.unlock();
-                }
             }
         }
 
