@@ -17,12 +17,7 @@ public final class ControlMarker {
     /** Marker type of the control batch at {@code pos}, or -1 when it cannot be read. */
     public static short type(ByteBuffer batch, int pos) {
         try {
-            ByteBuffer b = batch.duplicate();
-            b.position(pos + RecordBatchHeader.RECORDS_OFFSET);
-            readVarint(b);        // record length
-            b.get();              // attributes
-            readVarlong(b);       // timestamp delta
-            readVarint(b);        // offset delta
+            ByteBuffer b = atKey(batch, pos);
             int keyLength = readVarint(b);
             if (keyLength < 4) {
                 return -1;
@@ -40,12 +35,7 @@ public final class ControlMarker {
      */
     public static int coordinatorEpoch(ByteBuffer batch, int pos) {
         try {
-            ByteBuffer b = batch.duplicate();
-            b.position(pos + RecordBatchHeader.RECORDS_OFFSET);
-            readVarint(b);        // record length
-            b.get();              // attributes
-            readVarlong(b);       // timestamp delta
-            readVarint(b);        // offset delta
+            ByteBuffer b = atKey(batch, pos);
             int keyLength = readVarint(b);
             if (keyLength < 0) {
                 return -1;
@@ -60,6 +50,17 @@ public final class ControlMarker {
         } catch (RuntimeException e) {
             return -1;
         }
+    }
+
+    /** A view of the batch at {@code pos} positioned at its single record's key length. */
+    private static ByteBuffer atKey(ByteBuffer batch, int pos) {
+        ByteBuffer b = batch.duplicate();
+        b.position(pos + RecordBatchHeader.RECORDS_OFFSET);
+        readVarint(b);        // record length
+        b.get();              // attributes
+        readVarlong(b);       // timestamp delta
+        readVarint(b);        // offset delta
+        return b;
     }
 
     private static int readVarint(ByteBuffer b) {
