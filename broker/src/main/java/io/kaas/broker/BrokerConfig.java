@@ -2,6 +2,7 @@ package io.kaas.broker;
 
 import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.group.ConsumerGroupConfig;
+import io.kaas.broker.net.SocketBuffers;
 import java.net.InetSocketAddress;
 import io.kaas.storage.CleanerSettings;
 import java.nio.file.Path;
@@ -37,13 +38,15 @@ import java.util.Objects;
  * @param adminListener            where {@code /metrics}, {@code /healthz} and {@code /readyz} are served; null = none
  * @param metricsPerPartition      export per-partition and per-group-partition series (off for very large brokers)
  * @param cleaner                  the log cleaner of compacted topics (log.cleaner.threads, .dedupe.buffer.size, .io.buffer.size, .backoff.ms)
+ * @param socketBuffers            socket.send.buffer.bytes and socket.receive.buffer.bytes of accepted connections
  */
 public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedListeners, int brokerId,
                            String clusterId, Path dataDir, boolean inMemory, long flushIntervalMessages,
                            long segmentBytes, Duration retentionCheckInterval, boolean autoCreateTopics,
                            int defaultPartitions, int socketRequestMaxBytes, int requestHandlerThreads,
                            int networkThreads, int fetchSessionCacheSlots, ConsumerGroupConfig consumerGroups, int maxOpenFiles,
-                           InetSocketAddress adminListener, boolean metricsPerPartition, CleanerSettings cleaner) {
+                           InetSocketAddress adminListener, boolean metricsPerPartition, CleanerSettings cleaner,
+                           SocketBuffers socketBuffers) {
     public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
     /** Apache's num.io.threads default. */
     public static final int DEFAULT_REQUEST_HANDLER_THREADS = 8;
@@ -86,6 +89,7 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
         }
         consumerGroups = consumerGroups == null ? ConsumerGroupConfig.defaults() : consumerGroups;
         cleaner = cleaner == null ? CleanerSettings.DEFAULTS : cleaner;
+        socketBuffers = socketBuffers == null ? SocketBuffers.OS_DEFAULTS : socketBuffers;
         if (maxOpenFiles != 0 && maxOpenFiles < 16) {
             throw new IllegalArgumentException("max open files must be at least 16 (or 0 for the default), got " + maxOpenFiles);
         }
@@ -96,7 +100,8 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
         return new BrokerConfig(List.of(new Endpoint("PLAINTEXT", "localhost", 9092)), List.of(), 0,
                 DEFAULT_CLUSTER_ID, Path.of("kaas-data"), false, 1, 1L << 30, DEFAULT_RETENTION_CHECK_INTERVAL,
                 true, 1, DEFAULT_SOCKET_REQUEST_MAX_BYTES, DEFAULT_REQUEST_HANDLER_THREADS, defaultNetworkThreads(),
-                FetchSessionCache.DEFAULT_SLOTS, ConsumerGroupConfig.defaults(), 0, DEFAULT_ADMIN_LISTENER, true, CleanerSettings.DEFAULTS);
+                FetchSessionCache.DEFAULT_SLOTS, ConsumerGroupConfig.defaults(), 0, DEFAULT_ADMIN_LISTENER, true, CleanerSettings.DEFAULTS,
+                SocketBuffers.OS_DEFAULTS);
     }
 
     /** One event loop per core the JVM sees, at least 1 and at most 4. */
@@ -111,82 +116,86 @@ public record BrokerConfig(List<Endpoint> listeners, List<Endpoint> advertisedLi
     }
 
     public BrokerConfig withListeners(List<Endpoint> v) {
-        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(v, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withAdvertisedListeners(List<Endpoint> v) {
-        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, v, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withBrokerId(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, v, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withClusterId(String v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, v, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withDataDir(Path v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, v, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withInMemory(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, v, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withFlushIntervalMessages(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, v, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withSegmentBytes(long v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, v, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withRetentionCheckInterval(Duration v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, v, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withAutoCreateTopics(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, v, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withDefaultPartitions(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, v, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withSocketRequestMaxBytes(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, v, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withRequestHandlerThreads(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, v, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, v, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withNetworkThreads(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, v, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withFetchSessionCacheSlots(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, v, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, v, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withConsumerGroups(ConsumerGroupConfig v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, v, maxOpenFiles, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, v, maxOpenFiles, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withMaxOpenFiles(int v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, v, adminListener, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, v, adminListener, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withAdminListener(InetSocketAddress v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, v, metricsPerPartition, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, v, metricsPerPartition, cleaner, socketBuffers);
     }
 
     public BrokerConfig withMetricsPerPartition(boolean v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, v, cleaner);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, v, cleaner, socketBuffers);
+    }
+
+    public BrokerConfig withSocketBuffers(SocketBuffers v) {
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, cleaner, v);
     }
 
     public BrokerConfig withCleaner(CleanerSettings v) {
-        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, v);
+        return new BrokerConfig(listeners, advertisedListeners, brokerId, clusterId, dataDir, inMemory, flushIntervalMessages, segmentBytes, retentionCheckInterval, autoCreateTopics, defaultPartitions, socketRequestMaxBytes, requestHandlerThreads, networkThreads, fetchSessionCacheSlots, consumerGroups, maxOpenFiles, adminListener, metricsPerPartition, v, socketBuffers);
     }
 }

@@ -285,7 +285,7 @@ public final class KaasBroker implements AutoCloseable {
                 throttling, quotas, transactionConfig, transactions, transactionPeers, groups,
                 member == null ? PartitionLeaders.single() : member, member == null ? () -> true : member::mayAcknowledge,
                 this::nodeFor, timer, handlerPool, pins, clusterDir));
-        server = new KafkaServer(config.networkThreads());
+        server = new KafkaServer(config.networkThreads(), config.socketBuffers());
         try {
             security.validate(config.listeners());
             server.limitConnections(security.connectionLimits());

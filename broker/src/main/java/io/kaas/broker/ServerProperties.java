@@ -60,6 +60,14 @@ public final class ServerProperties {
         MAPPED.put("num.partitions", new Rule(Type.INT, Range.atLeast(1)));
         MAPPED.put("auto.create.topics.enable", new Rule(Type.BOOLEAN, null));
         MAPPED.put("socket.request.max.bytes", new Rule(Type.INT, Range.atLeast(64)));
+        ConfigDef.Validator bufferSize = ConfigDef.LambdaValidator.with((name, value) -> {
+            String problem = value == null ? null : io.kaas.broker.net.SocketBuffers.problem((Integer) value);
+            if (problem != null) {
+                throw new ConfigException(name, value, problem);
+            }
+        }, () -> "positive, or -1 for the operating system's default");
+        MAPPED.put("socket.send.buffer.bytes", new Rule(Type.INT, bufferSize));
+        MAPPED.put("socket.receive.buffer.bytes", new Rule(Type.INT, bufferSize));
         MAPPED.put("max.incremental.fetch.session.cache.slots", new Rule(Type.INT, Range.atLeast(0)));
         MAPPED.put("num.io.threads", new Rule(Type.INT, Range.atLeast(1)));
         MAPPED.put("num.network.threads", new Rule(Type.INT, Range.atLeast(1)));
@@ -167,6 +175,9 @@ public final class ServerProperties {
         if (values.containsKey("num.io.threads")) {
             c = c.withRequestHandlerThreads((Integer) values.get("num.io.threads"));
         }
+        c = c.withSocketBuffers(new io.kaas.broker.net.SocketBuffers(
+                (Integer) values.getOrDefault("socket.send.buffer.bytes", c.socketBuffers().sendBytes()),
+                (Integer) values.getOrDefault("socket.receive.buffer.bytes", c.socketBuffers().receiveBytes())));
         if (values.containsKey("num.network.threads")) {
             c = c.withNetworkThreads((Integer) values.get("num.network.threads"));
         }

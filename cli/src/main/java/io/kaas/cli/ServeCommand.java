@@ -5,6 +5,7 @@ import io.kaas.broker.coordination.ClusterConfig;
 import io.kaas.broker.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
+import io.kaas.broker.net.SocketBuffers;
 import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.InterBrokerListener;
 import io.kaas.broker.security.SecurityConfig;
@@ -63,6 +64,7 @@ final class ServeCommand implements Callable<Integer> {
                     + "listener.security.protocol.map, ssl.*, sasl.enabled.mechanisms, listener.name.*.*, super.users, "
                     + "node.id/broker.id, log.dirs, log.flush.interval.messages, log.segment.bytes, "
                     + "log.retention.check.interval.ms, num.partitions, auto.create.topics.enable, socket.request.max.bytes, "
+                    + "socket.send.buffer.bytes, socket.receive.buffer.bytes, "
                     + "num.io.threads, num.network.threads, authorizer.class.name, allow.everyone.if.no.acl.found, "
                     + "max.connections[.per.ip], quota.window.*, inter.broker.listener.name, security.inter.broker.protocol, "
                     + "sasl.mechanism.inter.broker.protocol. "
@@ -119,6 +121,16 @@ final class ServeCommand implements Callable<Integer> {
             defaultValue = "${env:KAAS_SOCKET_REQUEST_MAX_BYTES:-104857600}",
             description = "Largest request accepted; a bigger one closes its connection (env KAAS_SOCKET_REQUEST_MAX_BYTES; default 100 MiB).")
     int socketRequestMaxBytes;
+
+    @Option(names = "--socket-send-buffer-bytes", paramLabel = "BYTES", defaultValue = "${env:KAAS_SOCKET_SEND_BUFFER_BYTES:--1}",
+            description = "SO_SNDBUF of client connections; -1 leaves it to the operating system, which autotunes it "
+                    + "(socket.send.buffer.bytes; env KAAS_SOCKET_SEND_BUFFER_BYTES; default -1, where Apache's is 102400).")
+    int socketSendBufferBytes;
+
+    @Option(names = "--socket-receive-buffer-bytes", paramLabel = "BYTES", defaultValue = "${env:KAAS_SOCKET_RECEIVE_BUFFER_BYTES:--1}",
+            description = "SO_RCVBUF of client connections; -1 leaves it to the operating system "
+                    + "(socket.receive.buffer.bytes; env KAAS_SOCKET_RECEIVE_BUFFER_BYTES; default -1, where Apache's is 102400).")
+    int socketReceiveBufferBytes;
 
     @Option(names = "--num-io-threads", paramLabel = "N",
             defaultValue = "${env:KAAS_NUM_IO_THREADS:-" + BrokerConfig.DEFAULT_REQUEST_HANDLER_THREADS + "}",
@@ -319,6 +331,11 @@ final class ServeCommand implements Callable<Integer> {
             if (wins("--socket-request-max-bytes", "KAAS_SOCKET_REQUEST_MAX_BYTES", fileSets(file, "socket.request.max.bytes"))) {
                 c = c.withSocketRequestMaxBytes(socketRequestMaxBytes);
             }
+            int send = wins("--socket-send-buffer-bytes", "KAAS_SOCKET_SEND_BUFFER_BYTES", fileSets(file, "socket.send.buffer.bytes"))
+                    ? socketSendBufferBytes : c.socketBuffers().sendBytes();
+            int receive = wins("--socket-receive-buffer-bytes", "KAAS_SOCKET_RECEIVE_BUFFER_BYTES", fileSets(file, "socket.receive.buffer.bytes"))
+                    ? socketReceiveBufferBytes : c.socketBuffers().receiveBytes();
+            c = c.withSocketBuffers(new SocketBuffers(send, receive));
             if (wins("--max-incremental-fetch-session-cache-slots", "KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS",
                     fileSets(file, "max.incremental.fetch.session.cache.slots"))) {
                 c = c.withFetchSessionCacheSlots(fetchSessionCacheSlots);

@@ -143,6 +143,29 @@ class ServeConfigFileTest {
                 .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("num.network.threads");
     }
 
+    /**
+     * Apache's socket buffer keys: its config/server.properties sets both to 100 KiB, and kaas then uses them, as Apache
+     * would; without them kaas leaves the sizes to the kernel (-1), where Apache's default is 100 KiB.
+     */
+    @Test
+    void socketBufferKeysAndFlags() throws Exception {
+        io.kaas.broker.net.SocketBuffers os = io.kaas.broker.net.SocketBuffers.OS_DEFAULTS;
+        assertThat(parse().broker().socketBuffers()).isEqualTo(os);
+        ServeCommand.Settings apache = parse("--config", write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs"))).toString());
+        assertThat(apache.broker().socketBuffers()).isEqualTo(new io.kaas.broker.net.SocketBuffers(102400, 102400));
+        assertThat(apache.warning()).hasValueSatisfying(w -> assertThat(w).doesNotContain("socket.send.buffer.bytes", "socket.receive.buffer.bytes"));
+        Path f = write("buffers.properties", "socket.send.buffer.bytes=65536\n");
+        assertThat(parse("--config", f.toString()).broker().socketBuffers()).isEqualTo(new io.kaas.broker.net.SocketBuffers(65536, -1));
+        assertThat(parse("--config", f.toString(), "--socket-send-buffer-bytes", "-1", "--socket-receive-buffer-bytes", "131072")
+                .broker().socketBuffers()).isEqualTo(new io.kaas.broker.net.SocketBuffers(-1, 131072));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--socket-send-buffer-bytes", "0"))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("socket.send.buffer.bytes");
+        Path bad = write("bad-buffers.properties", "socket.receive.buffer.bytes=-2\n");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--config", bad.toString()))
+                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("socket.receive.buffer.bytes")
+                .hasMessageContaining("-1 for the operating system's default");
+    }
+
     @Test
     void transactionKeysAndFlags() throws Exception {
         ServeCommand.Settings defaults = parse();

@@ -45,6 +45,8 @@ public final class BrokerConfigView {
         m.put("log.cleaner.io.buffer.size", Integer.toString(c.cleaner().ioBufferBytes()));
         m.put("log.cleaner.backoff.ms", Long.toString(c.cleaner().backoff().toMillis()));
         m.put("socket.request.max.bytes", Integer.toString(c.socketRequestMaxBytes()));
+        m.put("socket.send.buffer.bytes", Integer.toString(c.socketBuffers().sendBytes()));
+        m.put("socket.receive.buffer.bytes", Integer.toString(c.socketBuffers().receiveBytes()));
         m.put("max.incremental.fetch.session.cache.slots", Integer.toString(c.fetchSessionCacheSlots()));
         m.put("default.replication.factor", "1");
         m.put("min.insync.replicas", "1");

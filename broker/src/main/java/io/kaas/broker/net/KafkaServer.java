@@ -55,7 +55,11 @@ public final class KafkaServer {
     /** Open connections per listener name, for the connections gauge (read without touching the channels). */
     private final Map<String, AtomicInteger> connectionsByListener = new ConcurrentHashMap<>();
 
-    public KafkaServer(int networkThreads) {
+    private final SocketBuffers buffers;
+
+    /** {@code buffers}: the kernel buffer sizes of every listener's connections (socket.send/receive.buffer.bytes). */
+    public KafkaServer(int networkThreads, SocketBuffers buffers) {
+        this.buffers = buffers;
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("kaas-acceptor"), io);
@@ -86,7 +90,10 @@ public final class KafkaServer {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, network)
                 .channel(channelType)
+                .option(ChannelOption.SO_RCVBUF, buffers.receiveOption())
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_SNDBUF, buffers.sendOption())
+                .childOption(ChannelOption.SO_RCVBUF, buffers.receiveOption())
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
