@@ -444,6 +444,14 @@ public final class KaasBroker implements AutoCloseable {
         return engine;
     }
 
+    /**
+     * The ACLs {@code filter} matches that this broker's authorizer has in force (what DescribeAcls to this very broker
+     * answers): with brokers sharing a directory, one another broker wrote is in force here within a second.
+     */
+    public List<org.apache.kafka.common.acl.AclBinding> aclsInForce(org.apache.kafka.common.acl.AclBindingFilter filter) {
+        return access.acls(filter);
+    }
+
     public BrokerConfig config() {
         return config;
     }

@@ -120,9 +120,10 @@ class InterBrokerSecurityTest {
         KaasBroker b1 = start(etcd, 1);
         start(etcd, 2);
         try (Admin admin = Admin.create(alice(b1))) {
-            admin.createAcls(List.of(new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
-                    new AccessControlEntry("User:broker", "*", AclOperation.CLUSTER_ACTION, AclPermissionType.ALLOW))))
-                    .all().get(30, TimeUnit.SECONDS);
+            AclBinding brokersMayAct = new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+                    new AccessControlEntry("User:broker", "*", AclOperation.CLUSTER_ACTION, AclPermissionType.ALLOW));
+            admin.createAcls(List.of(brokersMayAct)).all().get(30, TimeUnit.SECONDS);
+            awaitInForceEverywhere(brokersMayAct);
             createTopicLedByEveryBroker(admin);
         }
         Map<String, Object> p = alice(b1);
@@ -190,10 +191,9 @@ class InterBrokerSecurityTest {
         KaasBroker b1 = start(etcd, 1, keys, EXTERNAL_AND_INTERNAL);
         AclBinding oldCertificate = new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
                 new AccessControlEntry("User:CN=localhost", "*", AclOperation.CLUSTER_ACTION, AclPermissionType.ALLOW));
-        try (Admin admin = Admin.create(alice(b1)); Admin other = Admin.create(alice(b0))) {
+        try (Admin admin = Admin.create(alice(b1))) {
             admin.createAcls(List.of(oldCertificate)).all().get(30, TimeUnit.SECONDS);
-            // b0 applies what b1 wrote to the shared ACL file within a second.
-            await().atMost(Duration.ofSeconds(20)).until(() -> other.describeAcls(oldCertificate.toFilter()).values().get().size() == 1);
+            awaitInForceEverywhere(oldCertificate);
             createTopicLedByEveryBroker(admin);
         }
         commitsAcrossBrokers(b1, "before-");
@@ -205,9 +205,10 @@ class InterBrokerSecurityTest {
             await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() ->
                     TlsMaterial.servedCertificateSubject(b.boundPort("INTERNAL")).equals("CN=localhost-rotated"));
         }
-        try (Admin admin = Admin.create(alice(b1)); Admin other = Admin.create(alice(b0))) {
+        try (Admin admin = Admin.create(alice(b1))) {
             admin.deleteAcls(List.of(oldCertificate.toFilter())).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(20)).until(() -> other.describeAcls(oldCertificate.toFilter()).values().get().isEmpty());
+            // Every broker applies what one wrote to the shared ACL file within a second.
+            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().allMatch(b -> b.aclsInForce(oldCertificate.toFilter()).isEmpty()));
         }
         commitsAcrossBrokers(b1, "after-");
     }
@@ -241,6 +242,14 @@ class InterBrokerSecurityTest {
                 .allTopicNames().get().get("t").partitions().stream().map(TopicPartitionInfo::leader).map(n -> n == null ? -1 : n.id()))
                 .as("the transaction's partitions are led by every broker").containsAll(ids).doesNotContain(-1));
         await().atMost(Duration.ofSeconds(30)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+    }
+
+    /**
+     * Until every broker has {@code acl} in force: each applies what another wrote to the shared ACL file within a second,
+     * and a broker asked before that (an AddPartitionsToTxn from another broker, say) would refuse.
+     */
+    private void awaitInForceEverywhere(AclBinding acl) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().allMatch(b -> b.aclsInForce(acl.toFilter()).size() == 1));
     }
 
     /** A transaction over topic t's 6 partitions, from a producer on {@code via}, committed and read read_committed. */
