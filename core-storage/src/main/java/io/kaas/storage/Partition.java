@@ -15,7 +15,6 @@ import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.Segment;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.state.PartitionStateFiles;
-import io.kaas.storage.state.ControlMarker;
 import io.kaas.storage.state.ProducerStateTable;
 import io.kaas.storage.state.TxnIndex;
 import java.io.IOException;
@@ -213,9 +212,7 @@ public final class Partition implements PartitionLog {
             }
         }
         RecordBatchHeader h = headers.get(0);
-        ProducerStateTable.Classification c = h.isControl() && h.hasProducerId()
-                ? producers.classifyMarker(h, ControlMarker.coordinatorEpoch(parsed.buffer(), parsed.starts()[0]))
-                : producers.classify(h);
+        ProducerStateTable.Classification c = producers.classify(h, parsed.buffer(), parsed.starts()[0]);
         switch (c.verdict()) {
             case APPEND:
                 return Optional.empty();

@@ -52,8 +52,12 @@ public final class ProducerStateTable {
         return t;
     }
 
-    public Classification classify(RecordBatchHeader h) {
-        if (!h.hasProducerId() || h.isControl() || h.baseSequence() == RecordBatchHeader.NO_SEQUENCE) {
+    /** {@code h}, found at {@code pos} of {@code buf}: a transaction marker ({@link #classifyMarker}) or a producer's batch. */
+    public Classification classify(RecordBatchHeader h, java.nio.ByteBuffer buf, int pos) {
+        if (h.isControl() && h.hasProducerId()) {
+            return classifyMarker(h, ControlMarker.coordinatorEpoch(buf, pos));
+        }
+        if (!h.hasProducerId() || h.baseSequence() == RecordBatchHeader.NO_SEQUENCE) {
             return Classification.APPEND;
         }
         Entry e = entries.get(h.producerId());
@@ -91,7 +95,7 @@ public final class ProducerStateTable {
      * may still have a marker on its way, and with a producer epoch that stays the same across transactions (transaction
      * version 1) that late marker would end the producer's next transaction.
      */
-    public Classification classifyMarker(RecordBatchHeader h, int coordinatorEpoch) {
+    private Classification classifyMarker(RecordBatchHeader h, int coordinatorEpoch) {
         Entry e = entries.get(h.producerId());
         if (e != null && e.coordinatorEpoch > coordinatorEpoch) {
             return new Classification(Verdict.COORDINATOR_FENCED, null, "invalid coordinator epoch for producer " + h.producerId()
