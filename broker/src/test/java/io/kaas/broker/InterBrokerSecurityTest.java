@@ -22,13 +22,8 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
@@ -38,7 +33,6 @@ import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -267,36 +261,11 @@ class InterBrokerSecurityTest {
 
     /** One record to each of topic t's 6 partitions in a new transaction, each acknowledged. */
     private static List<String> inTransaction(KafkaProducer<String, String> producer, String prefix) throws Exception {
-        producer.beginTransaction();
-        List<String> sent = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            producer.send(new ProducerRecord<>("t", i, null, prefix + i)).get(30, TimeUnit.SECONDS);
-            sent.add(prefix + i);
-        }
-        return sent;
+        return TransactionalRecords.oneToEachPartition(producer, "t", 6, prefix, Duration.ofSeconds(30));
     }
 
     /** Every record of topic t up to its end (read_committed: the last stable offset, which markers move). */
     private List<String> consumeAll(KaasBroker via, String isolation) {
-        Map<String, Object> p = alice(via);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (int i = 0; i < 6; i++) {
-                tps.add(new TopicPartition("t", i));
-            }
-            c.assign(tps);
-            Map<TopicPartition, Long> ends = c.endOffsets(tps, Duration.ofSeconds(30));
-            await().atMost(Duration.ofSeconds(30)).until(() -> {
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    out.add(r.value());
-                }
-                return tps.stream().allMatch(tp -> c.position(tp) >= ends.get(tp));
-            });
-        }
-        return out;
+        return TransactionalRecords.readToEnd(alice(via), "t", 6, isolation);
     }
 }

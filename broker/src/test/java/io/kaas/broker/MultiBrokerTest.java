@@ -364,13 +364,7 @@ class MultiBrokerTest {
 
     /** One record to each of topic t's 6 partitions in the open transaction, each acknowledged. */
     private static List<String> inTransaction(KafkaProducer<String, String> producer, String prefix) throws Exception {
-        producer.beginTransaction();
-        List<String> sent = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            producer.send(new ProducerRecord<>("t", i, null, prefix + i)).get(30, TimeUnit.SECONDS);
-            sent.add(prefix + i);
-        }
-        return sent;
+        return TransactionalRecords.oneToEachPartition(producer, "t", 6, prefix, Duration.ofSeconds(30));
     }
 
     /**
@@ -514,26 +508,6 @@ class MultiBrokerTest {
 
     /** Every record of {@code topic}'s partitions up to the end (read_committed: the last stable offset) a consumer sees. */
     static List<String> consumeAll(KaasBroker via, String topic, int partitions, String isolation) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
-            List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>();
-            for (int i = 0; i < partitions; i++) {
-                tps.add(new org.apache.kafka.common.TopicPartition(topic, i));
-            }
-            c.assign(tps);
-            Map<org.apache.kafka.common.TopicPartition, Long> ends = c.endOffsets(tps, Duration.ofSeconds(30));
-            await().atMost(Duration.ofSeconds(30)).until(() -> {
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    out.add(r.value());
-                }
-                return tps.stream().allMatch(tp -> c.position(tp) >= ends.get(tp));
-            });
-        }
-        return out;
+        return TransactionalRecords.readToEnd(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers()), topic, partitions, isolation);
     }
 }

@@ -1,5 +1,7 @@
 package io.kaas.cli.cluster;
 
+import io.kaas.broker.TransactionalRecords;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -32,8 +34,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -52,7 +52,6 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -269,13 +268,7 @@ class SharedVolumeFailoverTest {
 
     /** One acknowledged record to each partition of {@code topic} in a new transaction, left open. */
     private static List<String> inTransaction(KafkaProducer<String, String> producer, String topic, String prefix) throws Exception {
-        producer.beginTransaction();
-        List<String> sent = new ArrayList<>();
-        for (int i = 0; i < PARTITIONS; i++) {
-            producer.send(new ProducerRecord<>(topic, i, null, prefix + i)).get(90, TimeUnit.SECONDS);
-            sent.add(prefix + i);
-        }
-        return sent;
+        return TransactionalRecords.oneToEachPartition(producer, topic, PARTITIONS, prefix, Duration.ofSeconds(90));
     }
 
     private static Map<Integer, Integer> leaders(Admin admin) throws Exception {
@@ -320,27 +313,7 @@ class SharedVolumeFailoverTest {
     }
 
     private List<String> consumeAll(String topic, String isolation) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
-            List<TopicPartition> tps = new ArrayList<>();
-            for (int i = 0; i < PARTITIONS; i++) {
-                tps.add(new TopicPartition(topic, i));
-            }
-            c.assign(tps);
-            Map<TopicPartition, Long> ends = c.endOffsets(tps, Duration.ofSeconds(30));
-            await().atMost(Duration.ofSeconds(30)).until(() -> {
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    out.add(r.value());
-                }
-                return tps.stream().allMatch(tp -> c.position(tp) >= ends.get(tp));
-            });
-        }
-        return out;
+        return TransactionalRecords.readToEnd(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()), topic, PARTITIONS, isolation);
     }
 
     private static void signal(Process p, String sig) throws Exception {
