@@ -57,12 +57,20 @@ class OnlineCleanerTest {
                 Random random = new Random(3);
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicLong reads = new AtomicLong();
-                CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
-                    while (!stop.get()) {
-                        readAll(log, end.get(), written);
-                        reads.incrementAndGet();
+                CompletableFuture<Void> reader = new CompletableFuture<>();
+                Thread readerThread = new Thread(() -> {
+                    try {
+                        while (!stop.get()) {
+                            readAll(log, end.get(), written);
+                            reads.incrementAndGet();
+                        }
+                        reader.complete(null);
+                    } catch (Throwable t) {
+                        reader.completeExceptionally(t);
                     }
-                });
+                }, "online-cleaner-test-reader");
+                readerThread.setDaemon(true);
+                readerThread.start();
                 int cleaned = 0;
                 for (int round = 0; round < 30; round++) {
                     for (int b = 0; b < 20; b++) {
@@ -71,7 +79,14 @@ class OnlineCleanerTest {
                     cleaned += engine.runCleaner();
                 }
                 long before = reads.get();
-                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> reads.get() > before + 2);
+                try {
+                    // Or the reader ended: it only ends on a failure, which reader.get() then reports.
+                    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> reads.get() > before + 2 || reader.isDone());
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    stop.set(true);
+                    throw new AssertionError("the reader made no progress (" + reads.get() + " reads); it is at "
+                            + java.util.Arrays.toString(readerThread.getStackTrace()), e);
+                }
                 stop.set(true);
                 reader.get(30, TimeUnit.SECONDS);
                 assertThat(cleaned).as("passes that cleaned something").isGreaterThan(3);
@@ -111,6 +126,7 @@ class OnlineCleanerTest {
         Map<String, Long> seen = new HashMap<>();
         long next = 0;
         while (next < end) {
+            long before = next;
             FetchResult r = log.read(next, 64 * 1024, end);
             if (r.sizeInBytes() == 0) {
                 break;
@@ -124,6 +140,8 @@ class OnlineCleanerTest {
                 }
                 next = b.nextOffset();
             }
+            // A read returns the batches from the one holding its offset on: one that moved nothing would loop for ever.
+            assertThat(next).as("the read at offset %d moved past it", before).isGreaterThan(before);
         }
         return seen;
     }
