@@ -43,7 +43,7 @@ public final class DiskStorageEngine implements StorageEngine {
 
     private final EngineConfig config;
     private final EngineObserver observer;
-    private final EngineExecutors executors = new EngineExecutors();
+    private final EngineExecutors executors;
     private final FileHandleCache files;
     private final OwnerLock owner;
     private final Map<String, TopicInfo> topics = new ConcurrentHashMap<>();
@@ -85,6 +85,7 @@ public final class DiskStorageEngine implements StorageEngine {
     private DiskStorageEngine(EngineConfig config, EngineObserver observer, boolean shared) {
         this.shared = shared;
         this.config = config;
+        this.executors = new EngineExecutors(config.fsyncTimeout());
         this.files = new FileHandleCache(config.maxOpenFiles());
         this.observer = observer;
         try {

@@ -1,11 +1,10 @@
 package io.kaas.storage;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -15,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The engine's threads, owned by the engine and stopped by {@link #close()}:
  * {@code kaas-committer-N} (fsync drains and checkpoint refreshes, see {@link #COMMITTER_THREADS}),
- * {@code kaas-fsync-watchdog} (one timer) and
+ * {@code kaas-fsync-watchdog} (the {@link FsyncWatchdog}'s timer) and
  * {@code kaas-partition-loader-N} (a bounded pool that opens partitions at start-up and topic creation:
  * recovery scans, state files and the first segment's fsyncs, several at once because the disk serves
  * them in parallel), and {@code kaas-partition-closer-N} while the engine closes.
@@ -33,22 +32,20 @@ public final class EngineExecutors implements AutoCloseable {
      */
     static final int COMMITTER_THREADS = 32;
     private final ThreadPoolExecutor committers;
-    private final ScheduledExecutorService watchdog;
+    private final FsyncWatchdog watchdog;
     private final ThreadPoolExecutor loaders;
     /** Set while a task of {@link #runningLastDrainOnTaskThread} runs on this thread: the last drain it asked for. */
     private final ThreadLocal<Runnable[]> lastDrain = new ThreadLocal<>();
 
-    public EngineExecutors() {
+    /** @param fsyncTimeout an fsync slower than this makes its partition {@code STALLED} ({@link FsyncWatchdog}) */
+    public EngineExecutors(Duration fsyncTimeout) {
         this.loaders = new ThreadPoolExecutor(LOADER_THREADS, LOADER_THREADS, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), named("kaas-partition-loader-"));
         this.committers = new ThreadPoolExecutor(COMMITTER_THREADS, COMMITTER_THREADS, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), named("kaas-committer-"));
         // An idle engine holds no committer thread.
         committers.allowCoreThreadTimeOut(true);
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, named("kaas-fsync-watchdog"));
-        // Every fsync schedules and cancels a timeout: drop cancelled ones instead of keeping them queued.
-        timer.setRemoveOnCancelPolicy(true);
-        this.watchdog = timer;
+        this.watchdog = new FsyncWatchdog(fsyncTimeout, named("kaas-fsync-watchdog"));
     }
 
     private static ThreadFactory named(String prefix) {
@@ -142,7 +139,7 @@ public final class EngineExecutors implements AutoCloseable {
         return committers.getMaximumPoolSize();
     }
 
-    public ScheduledExecutorService watchdog() {
+    FsyncWatchdog watchdog() {
         return watchdog;
     }
 
@@ -190,7 +187,7 @@ public final class EngineExecutors implements AutoCloseable {
     @Override
     public void close() {
         stopLoaders();
-        // Committers first: a drain still running schedules a watchdog timeout for each fsync it issues.
+        // Committers first: a drain still running is watched for each fsync it issues.
         committers.shutdown();
         try {
             // A hung fsync never returns: don't wait on it for long.
@@ -198,7 +195,7 @@ public final class EngineExecutors implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        watchdog.shutdownNow();
+        watchdog.close();
         committers.shutdownNow();
     }
 }

@@ -3,16 +3,12 @@ package io.kaas.storage;
 import io.kaas.storage.segment.Segment;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * share one fsync.
  *
  * <p>The fsync runs outside the partition lock: appenders keep writing while it is in flight, and
- * the captured target says exactly which bytes it covers. A watchdog on a shared scheduler turns an
+ * the captured target says exactly which bytes it covers. The engine's {@link FsyncWatchdog} turns an
  * fsync slower than the limit into a sticky {@code STALLED} failure: every waiter fails at once and
  * the partition refuses appends until reopened; the hung fsync thread is abandoned, never awaited.
  * After any fsync error nothing more is acknowledged (the kernel may have dropped the dirty pages:
@@ -61,8 +57,7 @@ final class GroupCommitter {
 
     private final Log log;
     private final Pool pool;
-    private final ScheduledExecutorService watchdog;
-    private final Duration timeout;
+    private final FsyncWatchdog watchdog;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final AtomicLong fsyncs = new AtomicLong();
     private final Object waitersLock = new Object();
@@ -70,11 +65,10 @@ final class GroupCommitter {
     private long completedSeq;
     private StorageException failure;
 
-    GroupCommitter(Log log, Pool pool, ScheduledExecutorService watchdog, Duration timeout) {
+    GroupCommitter(Log log, Pool pool, FsyncWatchdog watchdog) {
         this.log = log;
         this.pool = pool;
         this.watchdog = watchdog;
-        this.timeout = timeout;
     }
 
     /** Ask for an fsync covering everything appended so far; coalesces with one in flight. */
@@ -139,17 +133,17 @@ final class GroupCommitter {
      * drain on the committer pool, which gets a replacement thread while the fsync is stuck past the limit.
      */
     boolean fsync(FlushTarget target, boolean onPool) {
-        ScheduledFuture<?> dog;
-        AtomicBoolean stuck = new AtomicBoolean();
+        FsyncWatchdog.Watch dog;
         try {
-            dog = watchdog.schedule(() -> {
-                if (onPool && stuck.compareAndSet(false, true)) {
+            dog = watchdog.start(() -> {
+                if (onPool) {
                     pool.threadStuck();
                 }
                 fail(new StorageException(StorageException.Kind.STALLED,
-                        log.describe() + ": fsync of " + target.segment().logFile() + " took longer than " + timeout.toMillis()
+                        log.describe() + ": fsync of " + target.segment().logFile() + " took longer than "
+                                + watchdog.timeout().toMillis()
                                 + " ms; the partition is stalled and refuses appends until it is reopened"));
-            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+            });
         } catch (RejectedExecutionException e) {
             // The engine is closing (a drain outlived the committers' grace period): close did the final fsync.
             fail(new StorageException(StorageException.Kind.CLOSED, log.describe() + " is closed", e));
@@ -173,8 +167,7 @@ final class GroupCommitter {
                     + " and the partition refuses appends until it is reopened", e));
             return false;
         } finally {
-            dog.cancel(false);
-            if (!stuck.compareAndSet(false, true) && onPool) {
+            if (!dog.end() && onPool) {
                 pool.threadFreed(); // the watchdog had declared it stuck: the fsync came back after all
             }
         }

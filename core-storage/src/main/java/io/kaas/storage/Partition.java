@@ -97,7 +97,7 @@ public final class Partition implements PartitionLog {
         this.reads = new PartitionReads(id, () -> view, () -> closed, dir.getFileSystem() == FileSystems.getDefault());
         this.hwmWaiters = new HighWatermarkWaiters(() -> view.state().highWatermark());
         this.observer = observer;
-        this.committer = new GroupCommitter(new CommitterLog(), executors.committerPool(), executors.watchdog(), config.fsyncTimeout());
+        this.committer = new GroupCommitter(new CommitterLog(), executors.committerPool(), executors.watchdog());
         // RecoveryScan.recoverState wrote the snapshots, then the checkpoint at EOF, if it scanned a tail.
         this.checkpoints = new CheckpointKeeper(id, stateFiles, config.checkpointIntervalBytes(),
                 new RecoveryCheckpoint(log.active().baseOffset(), log.active().size(), log.nextOffset()));

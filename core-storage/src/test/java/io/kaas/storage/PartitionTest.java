@@ -360,7 +360,7 @@ class PartitionTest {
     @Test
     void aSecondOpenOfTheSamePartitionIsRefusedByTheLock() {
         Partition p = open();
-        assertThatThrownBy(() -> Partition.open(p.dir(), TP, engine.config(), TopicConfig.EMPTY, new EngineExecutors()))
+        assertThatThrownBy(() -> Partition.open(p.dir(), TP, engine.config(), TopicConfig.EMPTY, new EngineExecutors(engine.config().fsyncTimeout())))
                 .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.LOCKED));
     }
 
