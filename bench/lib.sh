@@ -8,9 +8,11 @@
 #   APACHE_ADVERTISED     host:port Apache tells clients to use (default APACHE_BOOTSTRAP)
 #   KAAS_SERVE_EXTRA      array of further `kaas serve` arguments
 
-# Same heap and collector for both brokers: what Apache's kafka-server-start.sh uses.
+# Same heap and collector for both brokers: what Apache's kafka-server-start.sh uses. A fixed set of
+# JIT compiler threads (the JVM otherwise starts and stops them as it likes), so that run.sh can count
+# the CPU the JIT compilers used by their threads' ticks, which a thread that exited would take away.
 BROKER_JVM=(-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
-            -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true)
+            -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true -XX:-UseDynamicNumberOfCompilerThreads)
 # Load JVMs compile with C1 only. They are short-lived: on two cores four producer JVMs used 26-29
 # CPU-s per 400k records with C2 and 15-19 with C1, a difference (mostly compiling) larger than what
 # either broker used for the same records (3-5 s), so the table would have measured the load

@@ -211,8 +211,13 @@ cpu_ticks() { # pid: user + system CPU ticks the process has used so far
     awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 
-cpu_split() { # pid: user and system CPU ticks so far, tab-separated
-    awk '{ printf "%d\t%d", $14, $15 }' "/proc/$1/stat" 2>/dev/null || printf '0\t0'
+cpu_split() { # pid: user, system and JIT-compiler CPU ticks so far, tab-separated
+    # The JIT's share: the C1 and C2 compiler threads' own ticks (a thread's comm is in parentheses and
+    # may hold a space, so its fields are counted from after the closing one: utime and stime are 12, 13).
+    local jit
+    jit="$(cat /proc/"$1"/task/*/stat 2>/dev/null | awk '/\((C1|C2) CompilerThre\)/ { sub(/^.*\) /, ""); j += $12 + $13 }
+        END { print j + 0 }')"
+    awk -v j="$jit" '{ printf "%d\t%d\t%d", $14, $15, j }' "/proc/$1/stat" 2>/dev/null || printf '0\t0\t0'
 }
 
 producer_rate() { # files...: summed records/s of the final (steady-state if any) summary lines
@@ -399,15 +404,19 @@ if [[ -f "$results/load.tsv" ]]; then
         "$results/load.tsv" >>"$results/report.txt"
 fi
 if [[ -f "$results/cpu-split.tsv" ]]; then
-    # Columns: scenario system tag user0 sys0 user1 sys1 records (ticks); summed over a scenario's rounds.
+    # Columns: scenario system tag user0 sys0 jit0 user1 sys1 jit1 records (ticks); summed over a
+    # scenario's rounds. "without JIT": the broker's CPU less its JIT compiler threads' (compiling is
+    # warm-up, and a new client connection can send hot code back to it: on the fixed-rate rows it was up
+    # to half of either broker's CPU in the first rounds and nothing by the fourth).
     awk -F'\t' -v hz="$(getconf CLK_TCK)" -v la="$(cat "$results/label.apache" 2>/dev/null || echo apache)" \
         -v lk="$(cat "$results/label.kaas" 2>/dev/null || echo kaas)" '
         { k = $1 "\t" ($2 == "apache" ? la : $2 == "kaas" ? lk : $2); if (!(k in n)) order[++m] = k
-          u[k] += $6 - $4; s[k] += $7 - $5; n[k] += $8 }
-        END { print "broker CPU per record split into user and system (kernel) time, all measured rounds:"
+          u[k] += $7 - $4; s[k] += $8 - $5; j[k] += $9 - $6; n[k] += $10 }
+        END { print "broker CPU per record split into user and system (kernel) time, and the JIT compilers share, all measured rounds:"
               for (i = 1; i <= m; i++) { k = order[i]; split(k, f, "\t")
-                  printf "  %-14s %-10s user %6.2f us  system %6.2f us  (system %3.0f%%)\n", f[1], f[2],
-                      u[k] / hz / n[k] * 1e6, s[k] / hz / n[k] * 1e6, (u[k] + s[k]) ? 100 * s[k] / (u[k] + s[k]) : 0 } }' \
+                  printf "  %-14s %-10s user %6.2f us  system %6.2f us  (system %3.0f%%)  JIT %6.2f us  without JIT %6.2f us\n", f[1], f[2],
+                      u[k] / hz / n[k] * 1e6, s[k] / hz / n[k] * 1e6, (u[k] + s[k]) ? 100 * s[k] / (u[k] + s[k]) : 0,
+                      j[k] / hz / n[k] * 1e6, (u[k] + s[k] - j[k]) / hz / n[k] * 1e6 } }' \
         "$results/cpu-split.tsv" >>"$results/report.txt"
 fi
 if [[ -f "$results/scrapes.txt" ]]; then
