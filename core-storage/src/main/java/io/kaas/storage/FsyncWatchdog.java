@@ -97,7 +97,12 @@ final class FsyncWatchdog implements AutoCloseable {
         started.incrementAndGet();
         // Read after the add: either this arms the check, or the check that is about to disarm sees the add.
         if (!armed.get() && armed.compareAndSet(false, true)) {
-            schedule();
+            try {
+                schedule();
+            } catch (RejectedExecutionException e) {
+                inFlight.remove(w); // closed meanwhile: the caller's fsync is not watched, and not left behind
+                throw e;
+            }
         }
         return w;
     }
