@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/cleaner.sh: issue 13's cleaner figures, kaas against Apache Kafka 4.4's own cleaner on the same
+# bench/cleaner.sh: the cleaner's figures, kaas against Apache Kafka 4.4's own cleaner on the same
 # log. One log of CLEANER_MIB MiB (default 1024) of 1 KiB records over CLEANER_KEYS keys (default 10000),
 # uncompressed batches of 16, CLEANER_SEGMENT_MIB MiB segments (default 128), written once
 # (io.kaas.bench.CleanerLogWriter); each round copies it fresh and runs one full pass of each cleaner

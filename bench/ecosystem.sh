@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/ecosystem.sh: the figures issue 11's closing note gives side by side with Apache Kafka 4.4.0
+# bench/ecosystem.sh: what Apache's tools and clients see of each broker, side by side with Apache Kafka 4.4.0
 # on the same machine. Unattended, loopback only, a few minutes on 2 cores; not part of CI.
 #
 #   bench/ecosystem.sh      # fetch, build, both brokers, three measurements, one table

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/failover.sh: issue 17's figures for several `kaas serve` over one shared directory, coordinated by
+# bench/failover.sh: the figures for several `kaas serve` over one shared directory, coordinated by
 # a real etcd (Debian's etcd-server) on loopback. Not part of CI.
 #
 #   bench/failover.sh

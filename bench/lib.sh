@@ -1,6 +1,7 @@
-# bench/lib.sh: what bench/run.sh and bench/ecosystem.sh share, sourced by both: logging, stopping a
-# pid, running a tool JVM, and starting Apache Kafka and `kaas serve` on loopback. One home, so both
-# scripts start the brokers with the same flags.
+# bench/lib.sh: what the bench scripts share, sourced by each of them (run.sh, aa-launcher.sh,
+# cleaner.sh, ecosystem.sh, failover.sh, scale.sh, security.sh, startup.sh, txn.sh): logging, stopping
+# a pid, running a tool JVM, and starting Apache Kafka and `kaas serve` on loopback. One home, so every
+# script starts the brokers with the same flags.
 #
 # The caller sets here, repo and TMP_ROOT before sourcing, then calls new_run and build_bench (which
 # sets CP), and sets APACHE_BOOTSTRAP, APACHE_CONTROLLER, KAAS_BOOTSTRAP, KAAS_LAUNCHER and the
@@ -20,7 +21,7 @@ BROKER_JVM=(-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHea
 TOOL_JVM=(-Xmx512m -XX:TieredStopAtLevel=1)
 LOG_CONFIG="-Dlog4j2.configurationFile=$here/log4j2.properties"
 
-# Broker and load on separate cores (issue 15): on 2 cores the load generators take most of the CPU,
+# Broker and load on separate cores: on 2 cores the load generators take most of the CPU,
 # and a broker sharing a core with them is measured as much by the scheduler as by its own code. The
 # broker under test (each in turn: only one is loaded at a time) runs on BENCH_BROKER_CPUS, every
 # load JVM and helper on BENCH_LOAD_CPUS. Other people's processes on the machine are not pinned:
@@ -170,7 +171,7 @@ start_kaas() {
 }
 
 # A second kaas in Apache's slot (bench/run.sh with BENCH_A_LAUNCHER): kaas against kaas with
-# different flags, e.g. metrics off vs on (issue 14). Same JVM flags and pinning as start_kaas.
+# different flags, e.g. metrics off vs on. Same JVM flags and pinning as start_kaas.
 start_kaas_as_a() {
     local dir="$work/a-kaas"
     mkdir -p "$dir"

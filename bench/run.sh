@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/run.sh: Apache Kafka 4.4.0 and `kaas serve` side by side under Apache's own load tools
-# (issue 5). Unattended, loopback only, about 10 minutes on 2 cores; not part of CI.
+# (rates, latency, each broker's CPU per record). Unattended, loopback only; not part of CI.
+# All 9 rows took 21 minutes on 2 shared cores (2026-12-01), a subset (BENCH_SCENARIOS) less.
 #
-#   bench/run.sh            # everything: fetch, build, disk probe, 7 scenario rows, table
+#   bench/run.sh            # everything: fetch, build, disk probe, 9 scenario rows, table
 #
 # Tunables (environment):
 #   BENCH_ROUNDS=3            measured rounds per system and scenario (A B A B ...), after one warm-up each
@@ -22,7 +23,7 @@
 #   BENCH_A_LAUNCHER=         a kaas launcher for Apache's slot: kaas against kaas, with BENCH_A_ARGS
 #                             (its extra `serve` flags) and BENCH_B_ARGS (kaas's), e.g. metrics off vs on
 #   BENCH_A_LABEL, BENCH_B_LABEL  names the table prints for the two slots (apache, kaas)
-#   BENCH_SCRAPE_SECONDS=     scrape kaas's /metrics every so many seconds during every run (issue 14)
+#   BENCH_SCRAPE_SECONDS=     scrape kaas's /metrics every so many seconds during every run
 #   BENCH_PORT_OFFSET=0       added to every port (19092, 19093, 29092, 29644)
 #   BENCH_PAGECACHE_CONFIG=   extra topic configs (k=v,...) for the page-cache topic on both brokers,
 #                             e.g. segment.bytes=67108864 to roll segments during the acks=1 rows
@@ -377,7 +378,7 @@ wanted latency && produce_scenario latency latency 1 100 40000 acks=all linger.m
 wanted latency-rate && THROUGHPUT=500 produce_scenario latency-rate latency 1 100 1000 acks=all linger.ms=0
 
 wanted pagecache && produce_scenario pagecache pagecache 4 1024 30000 acks=1
-# acks=1's tail at a rate both brokers sustain (issue 15: p99 no worse than Apache's in any scenario).
+# acks=1's tail at a rate both brokers sustain (the goal: p99 no worse than Apache's in any scenario).
 wanted pagecache-rate && THROUGHPUT=5000 produce_scenario pagecache-rate pagecache 4 1024 5000 acks=1
 # Transactions (ProducerPerformance --transactional-id, one id per process; it commits every 3 s by
 # default): acks=all and idempotence implied, durable topic settings on both as in row 1.

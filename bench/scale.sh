@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/scale.sh: issue 15 at full size. `kaas serve` under `ulimit -n 20000` takes 2,000 topics x 10
+# bench/scale.sh: many partitions at full size. `kaas serve` under `ulimit -n 20000` takes 2,000 topics x 10
 # partitions; every partition acknowledges an acks=all record; the broker stops cleanly, starts again,
 # and every partition acknowledges another record. Then Apache Kafka 4.4 (KRaft combined mode, one
 # node) goes through the same steps under the same limit, side by side. Loopback only, unattended;
@@ -14,7 +14,7 @@
 #   SCALE_NOFILE=20000                      ulimit -n of the broker
 #   SCALE_FD_LIMIT=10000                    open files the broker must stay under
 #   SCALE_RESTART_SECONDS=90                restart until every partition acknowledged again
-#   SCALE_MAX_OPEN_FILES=                   passed as --max-open-files (default: kaas's, half of ulimit -n)
+#   SCALE_MAX_OPEN_FILES=                   passed as --max-open-files (default: kaas's, 40% of ulimit -n)
 #   SCALE_TMP=${TMPDIR:-/tmp}               where the data dir goes (a real disk)
 #   SCALE_SKIP_BUILD=1                      use the built cli/target/kaas.jar and bench jar
 #   SCALE_KEEP=1                            keep the data dir

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/security.sh: what TLS + SASL costs (issue 16). Apache Kafka 4.4.0 and `kaas serve`, each with a
+# bench/security.sh: what TLS + SASL costs. Apache Kafka 4.4.0 and `kaas serve`, each with a
 # PLAINTEXT and a SASL_SSL (SCRAM-SHA-512, TLS 1.3) listener, loaded by Apache's ProducerPerformance
 # and ConsumerPerformance (1 KiB records, acks=all idempotent producer). Brokers pinned to core 0 and
 # the load to core 1 (taskset); the broker's own CPU per record is reported next to the rate.

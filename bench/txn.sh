@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/txn.sh: transactional throughput, kaas vs Apache Kafka 4.4.0 side by side (issue 12's closing
-# figure): one transactional producer, transactions of 100 records of 1 KiB over a topic of 8
+# bench/txn.sh: transactional throughput, kaas vs Apache Kafka 4.4.0 side by side:
+# one transactional producer, transactions of 100 records of 1 KiB over a topic of 8
 # partitions, acks=all, commit after each. Unattended, loopback only, a few minutes on 2 cores; not CI.
 #
 #   bench/txn.sh
