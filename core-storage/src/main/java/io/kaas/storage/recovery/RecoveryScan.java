@@ -4,6 +4,7 @@ import io.kaas.storage.StorageException;
 import io.kaas.storage.cleaner.CleanerSwap;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
+import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.state.PartitionStateFiles;
@@ -69,6 +70,8 @@ public final class RecoveryScan {
     private long recordsDropped;
     private int indexesRebuilt;
     private int segmentsRemoved;
+    /** log-start.json to write (missing, unreadable or behind the recovered log start), or null. */
+    private LogStart logStartCopy;
 
     private RecoveryScan(Path dir, RecoveryOptions options, TailVisitor visitor) {
         this.dir = dir;
@@ -92,18 +95,39 @@ public final class RecoveryScan {
      */
     public static RecoveredState recoverState(Path partitionDir, RecoveryOptions options) {
         PartitionStateFiles stateFiles = new PartitionStateFiles(partitionDir);
-        ProducerStateTable producers = stateFiles.loadProducers();
-        TxnIndex txns = stateFiles.loadTxns();
+        // Derivable state that cannot be read is rebuilt from the log, never fatal (DerivedStateRebuild).
+        List<String> rebuilt = new ArrayList<>();
+        DerivedStateRebuild.epochsOrRebuild(partitionDir, options.dryRun(), rebuilt); // the scan fences by it
+        boolean checkpointUnreadable = DerivedStateRebuild.checkpointUnreadable(partitionDir);
+        DerivedStateRebuild.Snapshots loaded = DerivedStateRebuild.loadSnapshots(partitionDir, rebuilt);
+        // A table being rebuilt is replayed from the log start below, not from the checkpoint's tail.
+        ProducerStateTable producers = loaded.producers();
+        TxnIndex txns = loaded.txns();
+        ProducerStateTable tailProducers = loaded.rebuildProducers() ? ProducerStateTable.from(producers.snapshot()) : producers;
+        TxnIndex tailTxns = loaded.rebuildTxns() ? TxnIndex.from(txns.snapshot()) : txns;
         Outcome outcome = scan(partitionDir, options, b -> {
-            producers.replay(b.header(), b.bytes(), 0);
-            txns.replay(b.header(), b.bytes(), 0);
+            tailProducers.replay(b.header(), b.bytes(), 0);
+            tailTxns.replay(b.header(), b.bytes(), 0);
         });
         if (outcome.report().refused()) {
             return new RecoveredState(outcome, producers, txns);
         }
+        try {
+            if (loaded.rebuildAny()) {
+                DerivedStateRebuild.replayWholeLog(partitionDir, outcome.segments(), outcome.logEndOffset(), loaded, rebuilt);
+            }
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, partitionDir + ": cannot replay the log: " + e.getMessage(), e);
+        }
+        if (checkpointUnreadable) {
+            rebuilt.add(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME) + ": unreadable, rewritten at the recovered log end");
+        }
+        outcome = new Outcome(outcome.report().withActions(rebuilt), outcome.segments(), outcome.logEndOffset(),
+                outcome.logStartOffset(), outcome.epoch());
         producers.dropAtOrAbove(outcome.logEndOffset());
         txns.dropAtOrAbove(outcome.logEndOffset());
-        if (!options.dryRun() && outcome.report().bytesScanned() > 0 && !outcome.segments().isEmpty()) {
+        boolean stateRewritten = outcome.report().bytesScanned() > 0 || loaded.rebuildAny() || checkpointUnreadable;
+        if (!options.dryRun() && stateRewritten && !outcome.segments().isEmpty()) {
             SegmentName active = outcome.segments().get(outcome.segments().size() - 1);
             try {
                 long end = Files.size(partitionDir.resolve(active.logFileName()));
@@ -156,10 +180,17 @@ public final class RecoveryScan {
         if (!Files.isDirectory(dir)) {
             throw new StorageException(StorageException.Kind.IO, dir + ": not a directory");
         }
+        // The log start's durable copies first: an impossible one is damage, refused before anything changes.
+        DurableLogStart durable = DurableLogStart.read(dir);
+        if (!durable.damage().isEmpty()) {
+            damage.addAll(durable.damage());
+            return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
+        }
+        actions.addAll(durable.actions());
+        Manifest before = durable.manifest();
         // A cleaner swap interrupted by a crash is finished (committed) or discarded (not) before the
         // segments are listed: its .cleaned files are not segments, its intent names what it replaces.
         actions.addAll(CleanerSwap.recover(dir, options.dryRun()));
-        Manifest before = readState(dir.resolve(Manifest.FILE_NAME), Manifest.class);
         RecoveryCheckpoint checkpoint = readState(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
         List<SegmentPlan> plans = listSegments();
         LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
@@ -210,22 +241,23 @@ public final class RecoveryScan {
         SegmentPlan last = plans.isEmpty() ? null : plans.get(plans.size() - 1);
         long logEnd;
         if (last == null) {
-            logEnd = before == null ? 0 : Math.max(before.logStartOffset(), before.highWatermark());
+            logEnd = Math.max(0, Math.max(durable.logStart(), durable.highWatermark()));
         } else {
             logEnd = last.nextOffset >= 0 ? last.nextOffset : last.name.baseOffset();
         }
-        if (before != null && before.logStartOffset() > logEnd) {
+        if (durable.logStart() > logEnd) {
             // An acknowledged DeleteRecords (durable in the manifest) outran data that never reached the
             // disk (acks=1, lost in the crash). Log start must not move back, nor may the offsets below
             // it be handed out again: the log resumes, empty, at log start (as Kafka does).
             actions.add(String.format("%s: log end %d is below the durable log start %d; the log resumes at %d",
-                    dir, logEnd, before.logStartOffset(), before.logStartOffset()));
-            logEnd = before.logStartOffset();
+                    dir, logEnd, durable.logStart(), durable.logStart()));
+            logEnd = durable.logStart();
         }
         long logStart = plans.isEmpty() ? logEnd : plans.get(0).name.baseOffset();
-        if (before != null) {
-            logStart = Math.max(logStart, Math.min(before.logStartOffset(), logEnd));
+        if (durable.logStart() >= 0) {
+            logStart = Math.max(logStart, Math.min(durable.logStart(), logEnd));
         }
+        logStartCopy = durable.copyNeedsWrite(logStart) ? new LogStart(LogStart.VERSION, logStart, logEnd) : null;
         Manifest after = new Manifest(epoch, logEnd, logStart);
         boolean fresh = before == null && plans.isEmpty();
         // Only moved offsets are a repair worth a line: an epoch raised to options.leaderEpoch() is a new owner
@@ -487,6 +519,9 @@ public final class RecoveryScan {
         }
         if (dirChanged) {
             AtomicFile.fsyncDirectory(dir);
+        }
+        if (logStartCopy != null) {
+            StateJson.write(dir.resolve(LogStart.FILE_NAME), logStartCopy); // before the manifest, as every log start move
         }
         if (!after.equals(before)) {
             StateJson.write(dir.resolve(Manifest.FILE_NAME), after);
