@@ -26,18 +26,32 @@ import java.util.List;
  * @param manifest  the manifest as read, null when missing, unreadable or damaged
  * @param copy      log-start.json as read, null when missing, unreadable or damaged
  * @param logStart  the highest log start a readable, sound copy records; -1 when none does
- * @param damage    {@code FILE:0: what} for each impossible copy (the whole JSON file is meant)
- * @param actions   a line for each copy that could not be read
+ * @param impossible each impossible copy: the file and what is wrong (byte 0: the whole JSON file is meant)
+ * @param unreadable each copy that exists but cannot be read: the file and why
  */
-public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, List<String> damage, List<String> actions) {
+public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, List<Finding> impossible,
+                              List<Finding> unreadable) {
+    /** One copy's finding. */
+    public record Finding(Path file, String what) {}
+
     public DurableLogStart {
-        damage = List.copyOf(damage);
-        actions = List.copyOf(actions);
+        impossible = List.copyOf(impossible);
+        unreadable = List.copyOf(unreadable);
+    }
+
+    /** Each impossible copy as a damage line, {@code FILE:0: what}. */
+    public List<String> damage() {
+        return impossible.stream().map(f -> f.file() + ":0: " + f.what()).toList();
+    }
+
+    /** Each unreadable copy as an action line (recovery rewrites it). */
+    public List<String> actions() {
+        return unreadable.stream().map(f -> f.file() + ": unreadable (" + f.what() + "), ignored and rewritten").toList();
     }
 
     public static DurableLogStart read(Path partitionDir) {
-        List<String> damage = new ArrayList<>();
-        List<String> actions = new ArrayList<>();
+        List<Finding> damage = new ArrayList<>();
+        List<Finding> actions = new ArrayList<>();
         Path manifestFile = partitionDir.resolve(Manifest.FILE_NAME);
         Manifest manifest = readCopy(manifestFile, Manifest.class, actions);
         if (manifest != null && !sound(manifestFile, manifest.logStartOffset(), manifest.highWatermark(), damage)) {
@@ -50,8 +64,8 @@ public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, L
         }
         if (manifest != null && copy != null && manifest.logStartOffset() > copy.logStartOffset()) {
             // The copy is written before the manifest at every move, so a manifest ahead of it is explained by no write.
-            damage.add(manifestFile + ":0: logStartOffset " + manifest.logStartOffset() + " is past the log start "
-                    + copy.logStartOffset() + " that " + LogStart.FILE_NAME + " records (written before every move of it)");
+            damage.add(new Finding(manifestFile, "logStartOffset " + manifest.logStartOffset() + " is past the log start "
+                    + copy.logStartOffset() + " that " + LogStart.FILE_NAME + " records (written before every move of it)"));
             manifest = null;
         }
         long logStart = Math.max(manifest == null ? -1 : manifest.logStartOffset(), copy == null ? -1 : copy.logStartOffset());
@@ -68,28 +82,28 @@ public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, L
         return recovered > 0 && (copy == null || copy.logStartOffset() != recovered);
     }
 
-    private static boolean sound(Path file, long logStart, long highWatermark, List<String> damage) {
+    private static boolean sound(Path file, long logStart, long highWatermark, List<Finding> damage) {
         if (logStart < 0) {
-            damage.add(file + ":0: logStartOffset " + logStart + " is negative");
+            damage.add(new Finding(file, "logStartOffset " + logStart + " is negative"));
             return false;
         }
         if (highWatermark < 0) {
-            damage.add(file + ":0: highWatermark " + highWatermark + " is negative");
+            damage.add(new Finding(file, "highWatermark " + highWatermark + " is negative"));
             return false;
         }
         if (logStart > highWatermark) {
-            damage.add(file + ":0: logStartOffset " + logStart + " is past the highWatermark " + highWatermark
-                    + " written with it (no writer leaves that)");
+            damage.add(new Finding(file, "logStartOffset " + logStart + " is past the highWatermark " + highWatermark
+                    + " written with it (no writer leaves that)"));
             return false;
         }
         return true;
     }
 
-    private static <T> T readCopy(Path file, Class<T> type, List<String> actions) {
+    private static <T> T readCopy(Path file, Class<T> type, List<Finding> unreadable) {
         try {
             return StateJson.read(file, type).orElse(null);
         } catch (StorageException e) {
-            actions.add(file + ": unreadable (" + e.getMessage() + "), ignored and rewritten");
+            unreadable.add(new Finding(file, e.getMessage()));
             return null;
         }
     }

@@ -182,7 +182,7 @@ public final class RecoveryScan {
         }
         // The log start's durable copies first: an impossible one is damage, refused before anything changes.
         DurableLogStart durable = DurableLogStart.read(dir);
-        if (!durable.damage().isEmpty()) {
+        if (!durable.impossible().isEmpty()) {
             damage.addAll(durable.damage());
             return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
         }
