@@ -113,6 +113,12 @@ class RecoverCommandTest {
         assertThat(before.out()).contains(p0.resolve(ProducerStateSnapshot.FILE_NAME) + ": unreadable (")
                 .contains("would be rebuilt from the log");
 
+        SortedMap<String, String> untouched = LogFixture.snapshot(p0);
+        CliRun dry = CliRun.run(new RecoverCommand(), "--dry-run", "--index-interval-bytes", "256", p0.toString());
+        assertThat(dry.exit()).as(dry.toString()).isZero();
+        assertThat(dry.out()).contains(p0.resolve(TxnIndexSnapshot.FILE_NAME) + ": rebuilt from the log");
+        assertThat(LogFixture.snapshot(p0)).as("a dry run changes no byte").isEqualTo(untouched);
+
         CliRun r = CliRun.run(new RecoverCommand(), "--index-interval-bytes", "256", p0.toString());
 
         assertThat(r.exit()).as(r.toString()).isZero();
@@ -142,6 +148,21 @@ class RecoverCommandTest {
     }
 
     @Test
+    void aPurgeThatOutranUnsyncedDataIsAPowerCutOutcomeForBothTools() {
+        // DeleteRecords to 500 acknowledged (manifest durable) while offsets 400..499 were acks=1, lost in the cut.
+        LogFixture.writeManifest(p0, 1, 500, 500);
+        assertThat(CliRun.run(new VerifyCommand(), p0.toString()).exit()).isZero();
+
+        CliRun r = CliRun.run(new RecoverCommand(), p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("log end 400 is below the durable log start 500; the log resumes at 500");
+        assertThat(StateJson.read(p0.resolve(Manifest.FILE_NAME), Manifest.class)).hasValue(new Manifest(1, 500, 500));
+        CliRun after = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(after.exit()).as(after.toString()).isZero();
+    }
+
+    @Test
     void impossibleManifestsAreDamageForRecoverAndVerifyAlike() {
         for (long[] hwAndStart : new long[][]{{400, 5000}, {400, -1}, {-3, 0}}) {
             LogFixture.writeManifest(p0, 1, hwAndStart[0], hwAndStart[1]);
@@ -158,6 +179,11 @@ class RecoverCommandTest {
             assertThat(v.exit()).as(v.toString()).isEqualTo(1);
             assertThat(v.out()).as("the same finding").contains(finding);
         }
+        CliRun forced = CliRun.run(new RecoverCommand(), "--force", p0.toString());
+        assertThat(forced.exit()).as(forced.toString()).isZero();
+        assertThat(forced.out()).contains("ignored (--force) and rewritten");
+        assertThat(StateJson.read(p0.resolve(Manifest.FILE_NAME), Manifest.class)).hasValue(new Manifest(1, 400, 0));
+        assertThat(CliRun.run(new VerifyCommand(), p0.toString()).exit()).isZero();
     }
 
     @Test

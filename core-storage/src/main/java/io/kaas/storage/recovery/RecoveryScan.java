@@ -182,10 +182,12 @@ public final class RecoveryScan {
         }
         // The log start's durable copies first: an impossible one is damage, refused before anything changes.
         DurableLogStart durable = DurableLogStart.read(dir);
-        if (!durable.impossible().isEmpty()) {
+        if (!durable.impossible().isEmpty() && options.onDamage() == RecoveryOptions.DamagePolicy.REFUSE) {
             damage.addAll(durable.damage());
             return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
         }
+        // Forced: an impossible copy is ignored like an unreadable one, and rewritten; the line keeps what it said.
+        durable.damage().forEach(d -> actions.add(d + "; ignored (--force) and rewritten"));
         actions.addAll(durable.actions());
         Manifest before = durable.manifest();
         // A cleaner swap interrupted by a crash is finished (committed) or discarded (not) before the

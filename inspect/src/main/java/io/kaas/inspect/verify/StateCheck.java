@@ -47,9 +47,12 @@ final class StateCheck {
         logStart.impossible().forEach(f -> report.problem(f.file(), 0, f.what()));
         logStart.unreadable().forEach(f -> report.problem(f.file(), -1, "unreadable (" + strip(f.file(), f.what())
                 + "); recover rewrites it from the log and the other copy of the log start"));
+        // A durable log start past the log's end is an acknowledged DeleteRecords that outran unsynced data
+        // (DurableLogStart): the log resumes there, empty, as recovery leaves it.
+        long end = Math.max(logEnd, logStart.logStart());
         Optional.ofNullable(logStart.manifest()).ifPresent(m -> {
-            if (m.highWatermark() > logEnd) {
-                report.problem(manifestFile, -1, "highWatermark " + m.highWatermark() + " is past the log end " + logEnd
+            if (m.highWatermark() > end) {
+                report.problem(manifestFile, -1, "highWatermark " + m.highWatermark() + " is past the log end " + end
                         + " (acknowledged records are missing from the log)");
             }
             if (maxEpoch >= 0 && m.epoch() < maxEpoch) {
@@ -78,11 +81,19 @@ final class StateCheck {
             long expected = c.bytePos() == 0 ? c.segmentBase() : map.nextOffsetEndingAt(c.bytePos());
             if (expected == Long.MIN_VALUE) {
                 report.problem(checkpointFile, -1, "bytePos " + c.bytePos() + " is not a batch boundary of segment " + c.segmentBase());
-            } else if (c.bytePos() > 0 && c.highWatermark() != expected) {
+            } else if (c.bytePos() > 0 && c.highWatermark() != expected && !resumesAt(expected, c.highWatermark(), logEnd, end)) {
                 report.problem(checkpointFile, -1, "highWatermark " + c.highWatermark() + " disagrees with the log: the batch ending at byte "
                         + c.bytePos() + " is followed by offset " + expected);
             }
         });
+    }
+
+    /**
+     * At the log's end recovery writes the offset the log resumes at, which is the durable log start when
+     * that lies past the log (an acknowledged purge that outran unsynced data).
+     */
+    private static boolean resumesAt(long expected, long checkpointOffset, long logEnd, long resumeOffset) {
+        return expected == logEnd && checkpointOffset == resumeOffset;
     }
 
     /** The topic's {@code .config.json}: one that cannot be read, or holds values the engine cannot apply, is a problem. */
