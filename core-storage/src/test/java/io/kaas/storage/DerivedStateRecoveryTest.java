@@ -161,6 +161,21 @@ class DerivedStateRecoveryTest {
     }
 
     @Test
+    void aCheckpointInsideABatchNeverCutsIt() throws Exception {
+        Seen intact = reference();
+        Path file = partitionDir().resolve(RecoveryCheckpoint.FILE_NAME);
+        RecoveryCheckpoint atEnd = StateJson.read(file, RecoveryCheckpoint.class).orElseThrow();
+        // 10 bytes before the end: inside the last batch, which a scan from there would take for a torn tail.
+        StateJson.write(file, new RecoveryCheckpoint(atEnd.segmentBase(), atEnd.bytePos() - 10, atEnd.highWatermark()));
+
+        Partition p = open();
+        assertThat(seen(p)).isEqualTo(intact);
+        assertThat(p.read(intact.end() - 1, 1 << 20, Long.MAX_VALUE).records().remaining()).as("the last batch is kept").isPositive();
+        closeEngine();
+        assertThat(StateJson.read(file, RecoveryCheckpoint.class)).hasValue(atEnd);
+    }
+
+    @Test
     void aGarbageLeaderEpochCheckpointIsRebuiltFromTheSegmentNames() throws Exception {
         Seen intact = reference();
         Path file = partitionDir().resolve(LeaderEpochCheckpoint.FILE_NAME);

@@ -419,6 +419,17 @@ public final class RecoveryScan {
             }
         }
         scan(p, start, startOffset, kept, true);
+        if (start > 0 && p.stop != null && p.validEnd == start) {
+            // The first batch at the checkpoint is bad: a torn write just past it, or a checkpoint that disagrees
+            // with the log (not a batch boundary, the wrong offset). A derivable hint must never cut valid
+            // batches, so the segment is scanned whole, as without a checkpoint (same end for a real torn tail).
+            p.nextOffset = -1;
+            scanWhole(p, true);
+            if (p.validEnd != start) {
+                actions.add(String.format("%s: bytePos %d (offset %d) disagrees with the log; the active segment was scanned"
+                        + " from byte 0 and the checkpoint is rewritten", dir.resolve(RecoveryCheckpoint.FILE_NAME), start, startOffset));
+            }
+        }
     }
 
     private void scanWhole(SegmentPlan p, boolean visit) throws IOException {
