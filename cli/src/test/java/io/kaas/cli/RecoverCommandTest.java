@@ -130,6 +130,25 @@ class RecoverCommandTest {
     }
 
     @Test
+    void snapshotEntriesPastTheLogEndAreForgottenAndTheSnapshotRewritten() {
+        // A clean close left the checkpoint at EOF (no tail to scan), but the snapshot names a batch the log lacks.
+        assertThat(CliRun.run(new RecoverCommand(), p0.toString()).exit()).isZero();
+        StateJson.write(p0.resolve(ProducerStateSnapshot.FILE_NAME), new ProducerStateSnapshot(ProducerStateSnapshot.VERSION,
+                java.util.List.of(new ProducerStateSnapshot.Entry(77, (short) 0,
+                        java.util.List.of(new ProducerStateSnapshot.Batch(0, 4, 1000)), null))));
+        CliRun before = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(before.exit()).as(before.toString()).isEqualTo(1);
+        assertThat(before.out()).contains(p0.resolve(ProducerStateSnapshot.FILE_NAME) + ": 1 batch(es) at or past the log end 400");
+
+        CliRun r = CliRun.run(new RecoverCommand(), p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).contains(p0.resolve(ProducerStateSnapshot.FILE_NAME) + ": 1 batch(es) at or past the log end 400");
+        CliRun after = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(after.exit()).as(after.toString()).isZero();
+    }
+
+    @Test
     void aGarbageManifestAfterDeleteRecordsNeverBringsDeletedRecordsBack() throws Exception {
         CliRun deleted = CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.toString(), "--topic", "t", "--partition", "0",
                 "--offset", "250");

@@ -47,12 +47,12 @@ public final class DerivedStateRebuild {
         }
     }
 
-    /** One derivable file that cannot be read, with why (the message names the file). */
-    public record Unreadable(Path file, String why) {}
+    /** One derivable file and what is wrong with it. */
+    public record Finding(Path file, String what) {}
 
     /** The derivable JSON files of {@code partitionDir} that exist but cannot be read. */
-    public static List<Unreadable> unreadable(Path partitionDir) {
-        List<Unreadable> out = new ArrayList<>();
+    public static List<Finding> unreadable(Path partitionDir) {
+        List<Finding> out = new ArrayList<>();
         check(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class, out);
         check(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class, out);
         check(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class, out);
@@ -137,9 +137,31 @@ public final class DerivedStateRebuild {
         }
     }
 
+    /** Forgets what the snapshots say at or past {@code logEnd}: a finding per snapshot that said any (none: nothing forgotten). */
+    static List<Finding> forgetPastLogEnd(Path partitionDir, ProducerStateTable producers, TxnIndex txns, long logEnd) {
+        List<Finding> out = new ArrayList<>();
+        int p = producers.dropAtOrAbove(logEnd);
+        int t = txns.dropAtOrAbove(logEnd);
+        if (p > 0) {
+            out.add(new Finding(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME), p + " batch(es) at or past the log end "
+                    + logEnd + ", which the log does not hold"));
+        }
+        if (t > 0) {
+            out.add(new Finding(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), t + " transaction entr(ies) at or past the log end "
+                    + logEnd + ", which the log does not hold"));
+        }
+        return out;
+    }
+
+    /** What {@code kaas verify} reports of the readable snapshots: entries at or past {@code logEnd}, which recovery forgets. */
+    public static List<Finding> pastLogEnd(Path partitionDir, long logEnd) {
+        Snapshots s = loadSnapshots(partitionDir, new ArrayList<>());
+        return forgetPastLogEnd(partitionDir, s.producers(), s.txns(), logEnd);
+    }
+
     /** Whether the recovery checkpoint exists but cannot be read (it is then rewritten after the scan). */
     static boolean checkpointUnreadable(Path partitionDir) {
-        List<Unreadable> out = new ArrayList<>();
+        List<Finding> out = new ArrayList<>();
         check(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class, out);
         return !out.isEmpty();
     }
@@ -154,11 +176,11 @@ public final class DerivedStateRebuild {
         }
     }
 
-    private static void check(Path file, Class<?> type, List<Unreadable> out) {
+    private static void check(Path file, Class<?> type, List<Finding> out) {
         try {
             StateJson.read(file, type);
         } catch (StorageException e) {
-            out.add(new Unreadable(file, e.getMessage()));
+            out.add(new Finding(file, e.getMessage()));
         }
     }
 }

@@ -122,11 +122,14 @@ public final class RecoveryScan {
         if (checkpointUnreadable) {
             rebuilt.add(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME) + ": unreadable, rewritten at the recovered log end");
         }
+        // Snapshot entries at or past the recovered log end describe batches the log does not hold: forgotten,
+        // and the snapshots rewritten even when no tail was scanned.
+        List<DerivedStateRebuild.Finding> pastEnd = DerivedStateRebuild.forgetPastLogEnd(partitionDir, producers, txns,
+                outcome.logEndOffset());
+        pastEnd.forEach(f -> rebuilt.add(f.file() + ": " + f.what() + ": forgotten"));
         outcome = new Outcome(outcome.report().withActions(rebuilt), outcome.segments(), outcome.logEndOffset(),
                 outcome.logStartOffset(), outcome.epoch());
-        producers.dropAtOrAbove(outcome.logEndOffset());
-        txns.dropAtOrAbove(outcome.logEndOffset());
-        boolean stateRewritten = outcome.report().bytesScanned() > 0 || loaded.rebuildAny() || checkpointUnreadable;
+        boolean stateRewritten = outcome.report().bytesScanned() > 0 || loaded.rebuildAny() || checkpointUnreadable || !pastEnd.isEmpty();
         if (!options.dryRun() && stateRewritten && !outcome.segments().isEmpty()) {
             SegmentName active = outcome.segments().get(outcome.segments().size() - 1);
             try {

@@ -60,8 +60,11 @@ final class StateCheck {
             }
         });
         // Derivable files: the broker and recover rebuild them from the log (DerivedStateRebuild names the same ones).
-        for (DerivedStateRebuild.Unreadable u : DerivedStateRebuild.unreadable(partitionDir)) {
-            report.problem(u.file(), -1, "unreadable (" + strip(u.file(), u.why()) + "); would be rebuilt from the log");
+        for (DerivedStateRebuild.Finding u : DerivedStateRebuild.unreadable(partitionDir)) {
+            report.problem(u.file(), -1, "unreadable (" + strip(u.file(), u.what()) + "); would be rebuilt from the log");
+        }
+        for (DerivedStateRebuild.Finding f : DerivedStateRebuild.pastLogEnd(partitionDir, end)) {
+            report.problem(f.file(), -1, f.what() + "; recovery forgets them and rewrites the file");
         }
         Path checkpointFile = partitionDir.resolve(RecoveryCheckpoint.FILE_NAME);
         readQuietly(checkpointFile, RecoveryCheckpoint.class).ifPresent(c -> {
