@@ -35,16 +35,84 @@ import java.util.Optional;
  *       writes inside a segment, which the lost file would have cut.</li>
  *   <li>An unreadable recovery checkpoint only costs a full scan of the active segment; it is rewritten.</li>
  * </ul>
- * {@code kaas verify} asks {@link #unreadable} for the same files, so both tools name the same ones.
+ * Snapshot entries at or past the recovered log end (batches the log does not hold) are forgotten and the
+ * snapshots rewritten. One instance serves one recovery ({@link #beforeScan}, the scan, {@link #afterScan});
+ * {@code kaas verify} asks {@link #unreadable} and {@link #pastLogEnd}, so both tools name the same files.
  */
 public final class DerivedStateRebuild {
-    private DerivedStateRebuild() {}
+    private final Path dir;
+    private final ProducerStateTable producers;
+    private final TxnIndex txns;
+    /** Whether the file was unreadable, so its table starts empty and is replayed from the log start. */
+    private final boolean rebuildProducers;
+    private final boolean rebuildTxns;
+    private final boolean checkpointUnreadable;
+    /** What the tail replay of the scan goes onto: the tables themselves, or throwaway ones for a table being rebuilt. */
+    private final ProducerStateTable tailProducers;
+    private final TxnIndex tailTxns;
+    private final List<String> actions = new ArrayList<>();
 
-    /** The snapshots as loaded: a table whose file was unreadable starts empty and is marked for a whole-log replay. */
-    record Snapshots(ProducerStateTable producers, TxnIndex txns, boolean rebuildProducers, boolean rebuildTxns) {
-        boolean rebuildAny() {
-            return rebuildProducers || rebuildTxns;
+    private DerivedStateRebuild(Path dir, boolean dryRun) {
+        this.dir = dir;
+        epochsOrRebuild(dir, dryRun, actions); // the scan fences late writes by it
+        this.checkpointUnreadable = !check(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class, new ArrayList<>());
+        Optional<ProducerStateSnapshot> p = tryRead(dir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class, actions);
+        Optional<TxnIndexSnapshot> t = tryRead(dir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class, actions);
+        this.rebuildProducers = p == null;
+        this.rebuildTxns = t == null;
+        this.producers = producersOf(p);
+        this.txns = txnsOf(t);
+        this.tailProducers = rebuildProducers ? ProducerStateTable.from(producers.snapshot()) : producers;
+        this.tailTxns = rebuildTxns ? TxnIndex.from(txns.snapshot()) : txns;
+    }
+
+    /**
+     * Before a recovery scan of {@code partitionDir}: the leader-epoch checkpoint repaired (unless {@code dryRun}),
+     * the snapshots loaded, an unreadable one as an empty table to be rebuilt by {@link #afterScan}.
+     */
+    static DerivedStateRebuild beforeScan(Path partitionDir, boolean dryRun) {
+        return new DerivedStateRebuild(partitionDir, dryRun);
+    }
+
+    /** The scan's visitor: replays the scanned tail onto the tables it covers (not onto one being rebuilt). */
+    RecoveryScan.TailVisitor tailReplay() {
+        return b -> {
+            tailProducers.replay(b.header(), b.bytes(), 0);
+            tailTxns.replay(b.header(), b.bytes(), 0);
+        };
+    }
+
+    ProducerStateTable producers() {
+        return producers;
+    }
+
+    TxnIndex txns() {
+        return txns;
+    }
+
+    /** A line per derivable file rebuilt, rewritten or corrected. */
+    List<String> actions() {
+        return List.copyOf(actions);
+    }
+
+    /**
+     * After a scan that kept {@code segments} and ended at {@code logEnd}: a table being rebuilt is replayed from
+     * every segment, and what the tables say at or past {@code logEnd} is forgotten.
+     *
+     * @return whether the snapshots and the checkpoint must be written (in that order) although no tail was scanned
+     */
+    boolean afterScan(List<SegmentName> segments, long logEnd) throws IOException {
+        if (rebuildProducers || rebuildTxns) {
+            replayWholeLog(segments, logEnd);
         }
+        if (checkpointUnreadable) {
+            actions.add(dir.resolve(RecoveryCheckpoint.FILE_NAME) + ": unreadable, rewritten at the recovered log end");
+        }
+        // Entries past the log end describe batches the log does not hold (a retry of one must be written, not
+        // answered as a duplicate): forgotten, and the snapshots rewritten even when no tail was scanned.
+        List<Finding> pastEnd = forgetPastLogEnd(dir, producers, txns, logEnd);
+        pastEnd.forEach(f -> actions.add(f.file() + ": " + f.what() + ": forgotten"));
+        return rebuildProducers || rebuildTxns || checkpointUnreadable || !pastEnd.isEmpty();
     }
 
     /** One derivable file and what is wrong with it. */
@@ -92,48 +160,44 @@ public final class DerivedStateRebuild {
         return new LeaderEpochCheckpoint(LeaderEpochCheckpoint.VERSION, entries);
     }
 
-    /** Loads both snapshots; one that cannot be read gives an empty table to be rebuilt ({@link #replayWholeLog}). */
-    static Snapshots loadSnapshots(Path partitionDir, List<String> actions) {
-        Path pFile = partitionDir.resolve(ProducerStateSnapshot.FILE_NAME);
-        Path tFile = partitionDir.resolve(TxnIndexSnapshot.FILE_NAME);
-        Optional<ProducerStateSnapshot> p = tryRead(pFile, ProducerStateSnapshot.class, actions);
-        Optional<TxnIndexSnapshot> t = tryRead(tFile, TxnIndexSnapshot.class, actions);
-        ProducerStateTable producers = ProducerStateTable.from(p == null || p.isEmpty()
-                ? new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, List.of()) : p.get());
-        TxnIndex txns = TxnIndex.from(t == null || t.isEmpty()
-                ? new TxnIndexSnapshot(TxnIndexSnapshot.VERSION, List.of(), List.of()) : t.get());
-        return new Snapshots(producers, txns, p == null, t == null);
+    /** A snapshot as read (null: unreadable, empty: missing) as its table; an empty one unless readable. */
+    private static ProducerStateTable producersOf(Optional<ProducerStateSnapshot> read) {
+        return ProducerStateTable.from(read == null || read.isEmpty()
+                ? new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, List.of()) : read.get());
+    }
+
+    private static TxnIndex txnsOf(Optional<TxnIndexSnapshot> read) {
+        return TxnIndex.from(read == null || read.isEmpty()
+                ? new TxnIndexSnapshot(TxnIndexSnapshot.VERSION, List.of(), List.of()) : read.get());
     }
 
     /**
-     * Replays every valid batch of {@code segments} below {@code logEnd}, from each segment's first byte,
-     * onto the tables being rebuilt; a segment's walk ends at its first invalid batch (what recovery kept
-     * ends there too).
+     * Replays every valid batch of {@code segments} below {@code logEnd}, from each segment's first byte, onto the
+     * tables being rebuilt; a segment's walk ends at its first invalid batch (what recovery kept ends there too).
      */
-    static void replayWholeLog(Path partitionDir, List<SegmentName> segments, long logEnd, Snapshots s, List<String> actions)
-            throws IOException {
+    private void replayWholeLog(List<SegmentName> segments, long logEnd) throws IOException {
         long batches = 0;
         for (SegmentName name : segments) {
-            Path log = partitionDir.resolve(name.logFileName());
+            Path log = dir.resolve(name.logFileName());
             try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
                 BatchScanner scanner = BatchScanner.ofWholeFile(ch, log, name.baseOffset());
                 for (ScannedBatch b = scanner.next(); b != null && b.header().baseOffset() < logEnd; b = scanner.next()) {
-                    if (s.rebuildProducers()) {
-                        s.producers().replay(b.header(), b.bytes(), 0);
+                    if (rebuildProducers) {
+                        producers.replay(b.header(), b.bytes(), 0);
                     }
-                    if (s.rebuildTxns()) {
-                        s.txns().replay(b.header(), b.bytes(), 0);
+                    if (rebuildTxns) {
+                        txns.replay(b.header(), b.bytes(), 0);
                     }
                     batches++;
                 }
             }
         }
         String what = "rebuilt from the log (" + segments.size() + " segment(s), " + batches + " batch(es) replayed from the log start)";
-        if (s.rebuildProducers()) {
-            actions.add(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME) + ": " + what);
+        if (rebuildProducers) {
+            actions.add(dir.resolve(ProducerStateSnapshot.FILE_NAME) + ": " + what);
         }
-        if (s.rebuildTxns()) {
-            actions.add(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME) + ": " + what);
+        if (rebuildTxns) {
+            actions.add(dir.resolve(TxnIndexSnapshot.FILE_NAME) + ": " + what);
         }
     }
 
@@ -155,15 +219,10 @@ public final class DerivedStateRebuild {
 
     /** What {@code kaas verify} reports of the readable snapshots: entries at or past {@code logEnd}, which recovery forgets. */
     public static List<Finding> pastLogEnd(Path partitionDir, long logEnd) {
-        Snapshots s = loadSnapshots(partitionDir, new ArrayList<>());
-        return forgetPastLogEnd(partitionDir, s.producers(), s.txns(), logEnd);
-    }
-
-    /** Whether the recovery checkpoint exists but cannot be read (it is then rewritten after the scan). */
-    static boolean checkpointUnreadable(Path partitionDir) {
-        List<Finding> out = new ArrayList<>();
-        check(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class, out);
-        return !out.isEmpty();
+        List<String> ignored = new ArrayList<>();
+        Optional<ProducerStateSnapshot> p = tryRead(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class, ignored);
+        Optional<TxnIndexSnapshot> t = tryRead(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class, ignored);
+        return forgetPastLogEnd(partitionDir, producersOf(p), txnsOf(t), logEnd);
     }
 
     /** @return the file's contents (empty when missing), or null when it cannot be read (with a line in actions) */
@@ -176,11 +235,14 @@ public final class DerivedStateRebuild {
         }
     }
 
-    private static void check(Path file, Class<?> type, List<Finding> out) {
+    /** @return false (with a finding in {@code out}) when the file exists but cannot be read */
+    private static boolean check(Path file, Class<?> type, List<Finding> out) {
         try {
             StateJson.read(file, type);
+            return true;
         } catch (StorageException e) {
             out.add(new Finding(file, e.getMessage()));
+            return false;
         }
     }
 }

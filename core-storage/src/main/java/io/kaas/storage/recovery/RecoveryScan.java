@@ -90,46 +90,28 @@ public final class RecoveryScan {
     /**
      * What a partition open runs, and offline recovery too, so they leave the same files: load the
      * producer-state and txn snapshots, scan (replaying the scanned tail onto them), forget what lies
-     * past the recovered log end, and — when a tail was scanned and this is no dry run — write the
-     * snapshots, then the checkpoint at EOF ({@link PartitionStateFiles#writeCheckpoint}).
+     * past the recovered log end, and — when a tail was scanned, or derivable state was rebuilt
+     * ({@link DerivedStateRebuild}), and this is no dry run — write the snapshots, then the checkpoint
+     * at EOF ({@link PartitionStateFiles#writeCheckpoint}).
      */
     public static RecoveredState recoverState(Path partitionDir, RecoveryOptions options) {
         PartitionStateFiles stateFiles = new PartitionStateFiles(partitionDir);
-        // Derivable state that cannot be read is rebuilt from the log, never fatal (DerivedStateRebuild).
-        List<String> rebuilt = new ArrayList<>();
-        DerivedStateRebuild.epochsOrRebuild(partitionDir, options.dryRun(), rebuilt); // the scan fences by it
-        boolean checkpointUnreadable = DerivedStateRebuild.checkpointUnreadable(partitionDir);
-        DerivedStateRebuild.Snapshots loaded = DerivedStateRebuild.loadSnapshots(partitionDir, rebuilt);
-        // A table being rebuilt is replayed from the log start below, not from the checkpoint's tail.
-        ProducerStateTable producers = loaded.producers();
-        TxnIndex txns = loaded.txns();
-        ProducerStateTable tailProducers = loaded.rebuildProducers() ? ProducerStateTable.from(producers.snapshot()) : producers;
-        TxnIndex tailTxns = loaded.rebuildTxns() ? TxnIndex.from(txns.snapshot()) : txns;
-        Outcome outcome = scan(partitionDir, options, b -> {
-            tailProducers.replay(b.header(), b.bytes(), 0);
-            tailTxns.replay(b.header(), b.bytes(), 0);
-        });
+        // Derivable state that cannot be read, or disagrees with the log, is rebuilt from it, never fatal.
+        DerivedStateRebuild derived = DerivedStateRebuild.beforeScan(partitionDir, options.dryRun());
+        ProducerStateTable producers = derived.producers();
+        TxnIndex txns = derived.txns();
+        Outcome outcome = scan(partitionDir, options, derived.tailReplay());
         if (outcome.report().refused()) {
             return new RecoveredState(outcome, producers, txns);
         }
+        boolean stateRewritten;
         try {
-            if (loaded.rebuildAny()) {
-                DerivedStateRebuild.replayWholeLog(partitionDir, outcome.segments(), outcome.logEndOffset(), loaded, rebuilt);
-            }
+            stateRewritten = derived.afterScan(outcome.segments(), outcome.logEndOffset()) || outcome.report().bytesScanned() > 0;
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, partitionDir + ": cannot replay the log: " + e.getMessage(), e);
         }
-        if (checkpointUnreadable) {
-            rebuilt.add(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME) + ": unreadable, rewritten at the recovered log end");
-        }
-        // Snapshot entries at or past the recovered log end describe batches the log does not hold: forgotten,
-        // and the snapshots rewritten even when no tail was scanned.
-        List<DerivedStateRebuild.Finding> pastEnd = DerivedStateRebuild.forgetPastLogEnd(partitionDir, producers, txns,
-                outcome.logEndOffset());
-        pastEnd.forEach(f -> rebuilt.add(f.file() + ": " + f.what() + ": forgotten"));
-        outcome = new Outcome(outcome.report().withActions(rebuilt), outcome.segments(), outcome.logEndOffset(),
+        outcome = new Outcome(outcome.report().withActions(derived.actions()), outcome.segments(), outcome.logEndOffset(),
                 outcome.logStartOffset(), outcome.epoch());
-        boolean stateRewritten = outcome.report().bytesScanned() > 0 || loaded.rebuildAny() || checkpointUnreadable || !pastEnd.isEmpty();
         if (!options.dryRun() && stateRewritten && !outcome.segments().isEmpty()) {
             SegmentName active = outcome.segments().get(outcome.segments().size() - 1);
             try {
