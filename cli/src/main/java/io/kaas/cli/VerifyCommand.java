@@ -21,9 +21,21 @@ import picocli.CommandLine.Spec;
             "Checks the CRC-32C of every batch (stored bytes must be exactly the client's), that offsets increase "
                     + "and are contiguous within and across segments, that file names match contents, that index "
                     + "entries point at the right batches, and that manifest.json and recovery-checkpoint.json agree "
-                    + "with the log. Each problem is printed as FILE:BYTE: what is wrong. Never changes a byte."},
+                    + "with the log. Each problem is printed as FILE:BYTE: what is wrong. Never changes a byte.",
+            "",
+            "The log start's two durable copies (manifest.json, log-start.json) are judged by the rule `kaas recover` "
+                    + "and the broker refuse by: a negative logStartOffset or highWatermark, a logStartOffset past the "
+                    + "highWatermark written with it, or a manifest log start past the one log-start.json records is "
+                    + "damage (FILE:0). The topic's .config.json must be readable and hold values the engine can apply.",
+            "",
+            "Derivable files (producer-state.snapshot, txn-index.snapshot, leader-epoch-checkpoint.json, "
+                    + "recovery-checkpoint.json, .index files) that cannot be read or disagree with the log are "
+                    + "problems too (exit 1; an unreadable JSON one is reported as \"would be rebuilt from the log\"), "
+                    + "although `kaas recover` and the broker rebuild them without asking: exit 0 means there is nothing "
+                    + "to repair, and after a `kaas recover` that exits 0, verify exits 0."},
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success: no problems found.", "1:Problems found (each printed as FILE:BYTE: what)."})
+        exitCodeList = {"0:Success: no problems found.",
+                "1:Problems found (each printed as FILE:BYTE: what), derivable files recover would rebuild included."})
 public final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

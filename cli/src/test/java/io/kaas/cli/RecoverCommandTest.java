@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.ProducerStateSnapshot;
+import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.channels.FileChannel;
@@ -100,6 +102,107 @@ class RecoverCommandTest {
         assertThat(r.out()).contains("rebuilt 1 index(es)");
         assertThat(CliRun.run(new VerifyCommand(), p0.toString()).exit()).isZero();
         assertThat(CliRun.run(new RebuildIndexCommand(), "--check", "--index-interval-bytes", "256", p0.toString()).exit()).isZero();
+    }
+
+    @Test
+    void garbageSnapshotsAreRebuiltFromTheLogAndVerifyThenAgrees() throws Exception {
+        Files.writeString(p0.resolve(ProducerStateSnapshot.FILE_NAME), "\u0000garbage");
+        Files.writeString(p0.resolve(TxnIndexSnapshot.FILE_NAME), "{\"version\":1,\"open\":[");
+        CliRun before = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(before.exit()).as(before.toString()).isEqualTo(1);
+        assertThat(before.out()).contains(p0.resolve(ProducerStateSnapshot.FILE_NAME) + ": unreadable (")
+                .contains("would be rebuilt from the log");
+
+        SortedMap<String, String> untouched = LogFixture.snapshot(p0);
+        CliRun dry = CliRun.run(new RecoverCommand(), "--dry-run", "--index-interval-bytes", "256", p0.toString());
+        assertThat(dry.exit()).as(dry.toString()).isZero();
+        assertThat(dry.out()).contains(p0.resolve(TxnIndexSnapshot.FILE_NAME) + ": rebuilt from the log");
+        assertThat(LogFixture.snapshot(p0)).as("a dry run changes no byte").isEqualTo(untouched);
+
+        CliRun r = CliRun.run(new RecoverCommand(), "--index-interval-bytes", "256", p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).contains(p0.resolve(ProducerStateSnapshot.FILE_NAME) + ": rebuilt from the log (2 segment(s), 80 batch(es)")
+                .contains(p0.resolve(TxnIndexSnapshot.FILE_NAME) + ": rebuilt from the log");
+        assertThat(StateJson.read(p0.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class)).isPresent();
+        CliRun after = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(after.exit()).as(after.toString()).isZero();
+    }
+
+    @Test
+    void snapshotEntriesPastTheLogEndAreForgottenAndTheSnapshotRewritten() {
+        // A clean close left the checkpoint at EOF (no tail to scan), but the snapshot names a batch the log lacks.
+        assertThat(CliRun.run(new RecoverCommand(), p0.toString()).exit()).isZero();
+        StateJson.write(p0.resolve(ProducerStateSnapshot.FILE_NAME), new ProducerStateSnapshot(ProducerStateSnapshot.VERSION,
+                java.util.List.of(new ProducerStateSnapshot.Entry(77, (short) 0,
+                        java.util.List.of(new ProducerStateSnapshot.Batch(0, 4, 1000)), null))));
+        CliRun before = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(before.exit()).as(before.toString()).isEqualTo(1);
+        assertThat(before.out()).contains(p0.resolve(ProducerStateSnapshot.FILE_NAME) + ": 1 batch(es) at or past the log end 400");
+
+        CliRun r = CliRun.run(new RecoverCommand(), p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).contains(p0.resolve(ProducerStateSnapshot.FILE_NAME) + ": 1 batch(es) at or past the log end 400");
+        CliRun after = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(after.exit()).as(after.toString()).isZero();
+    }
+
+    @Test
+    void aGarbageManifestAfterDeleteRecordsNeverBringsDeletedRecordsBack() throws Exception {
+        CliRun deleted = CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.toString(), "--topic", "t", "--partition", "0",
+                "--offset", "250");
+        assertThat(deleted.exit()).as(deleted.toString()).isZero();
+        assertThat(log0).doesNotExist();
+        Files.writeString(p0.resolve(Manifest.FILE_NAME), "{\"epoch\":1,\"highWater"); // half-written
+
+        CliRun r = CliRun.run(new RecoverCommand(), p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(StateJson.read(p0.resolve(Manifest.FILE_NAME), Manifest.class)).hasValueSatisfying(m -> {
+            assertThat(m.logStartOffset()).as("the log start never moves back").isEqualTo(250);
+            assertThat(m.highWatermark()).isEqualTo(400);
+        });
+        assertThat(CliRun.run(new VerifyCommand(), p0.toString()).exit()).isZero();
+    }
+
+    @Test
+    void aPurgeThatOutranUnsyncedDataIsAPowerCutOutcomeForBothTools() {
+        // DeleteRecords to 500 acknowledged (manifest durable) while offsets 400..499 were acks=1, lost in the cut.
+        LogFixture.writeManifest(p0, 1, 500, 500);
+        assertThat(CliRun.run(new VerifyCommand(), p0.toString()).exit()).isZero();
+
+        CliRun r = CliRun.run(new RecoverCommand(), p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("log end 400 is below the durable log start 500; the log resumes at 500");
+        assertThat(StateJson.read(p0.resolve(Manifest.FILE_NAME), Manifest.class)).hasValue(new Manifest(1, 500, 500));
+        CliRun after = CliRun.run(new VerifyCommand(), p0.toString());
+        assertThat(after.exit()).as(after.toString()).isZero();
+    }
+
+    @Test
+    void impossibleManifestsAreDamageForRecoverAndVerifyAlike() {
+        for (long[] hwAndStart : new long[][]{{400, 5000}, {400, -1}, {-3, 0}}) {
+            LogFixture.writeManifest(p0, 1, hwAndStart[0], hwAndStart[1]);
+            SortedMap<String, String> before = LogFixture.snapshot(p0);
+
+            CliRun r = CliRun.run(new RecoverCommand(), p0.toString());
+            assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+            assertThat(r.out()).contains(p0 + ": DAMAGED, refused").contains("damage: " + p0.resolve(Manifest.FILE_NAME) + ":0: ");
+            assertThat(LogFixture.snapshot(p0)).as("nothing changed").isEqualTo(before);
+
+            String finding = r.out().lines().filter(l -> l.contains("damage: ")).findFirst().orElseThrow()
+                    .replaceFirst("^.*damage: ", "");
+            CliRun v = CliRun.run(new VerifyCommand(), p0.toString());
+            assertThat(v.exit()).as(v.toString()).isEqualTo(1);
+            assertThat(v.out()).as("the same finding").contains(finding);
+        }
+        CliRun forced = CliRun.run(new RecoverCommand(), "--force", p0.toString());
+        assertThat(forced.exit()).as(forced.toString()).isZero();
+        assertThat(forced.out()).contains("ignored (--force) and rewritten");
+        assertThat(StateJson.read(p0.resolve(Manifest.FILE_NAME), Manifest.class)).hasValue(new Manifest(1, 400, 0));
+        assertThat(CliRun.run(new VerifyCommand(), p0.toString()).exit()).isZero();
     }
 
     @Test

@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kaas.storage.testing.LogFixture;
+import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.ProducerStateSnapshot;
+import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.RecordBatchHeader;
@@ -130,6 +134,58 @@ class VerifyCommandTest {
         assertThat(r.out()).contains(p0.resolve(Manifest.FILE_NAME) + ": highWatermark 500 is past the log end 400")
                 .contains(p0.resolve(RecoveryCheckpoint.FILE_NAME) + ": highWatermark 204 disagrees with the log: the batch ending at byte "
                         + position(200, 1) + " is followed by offset 205");
+    }
+
+    @Test
+    void aNegativeLogStartIsAProblemAtByteZero() {
+        LogFixture.writeManifest(p0, 1, 400, -1);
+
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        assertThat(r.out()).contains(p0.resolve(Manifest.FILE_NAME) + ":0: logStartOffset -1 is negative");
+    }
+
+    @Test
+    void aLogStartPastTheEndOfItsOwnManifestIsAProblem() {
+        LogFixture.writeManifest(p0, 1, 400, 5000);
+
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        assertThat(r.out()).contains(p0.resolve(Manifest.FILE_NAME) + ":0: logStartOffset 5000 is past the highWatermark 400");
+    }
+
+    @Test
+    void everyUnreadableDerivableFileIsNamed() throws Exception {
+        List<String> files = List.of(ProducerStateSnapshot.FILE_NAME, TxnIndexSnapshot.FILE_NAME, RecoveryCheckpoint.FILE_NAME,
+                LeaderEpochCheckpoint.FILE_NAME);
+        for (String f : files) {
+            Files.writeString(p0.resolve(f), "garbage");
+        }
+
+        CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
+
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        for (String f : files) {
+            assertThat(r.out().lines().filter(l -> l.startsWith(p0.resolve(f) + ": unreadable (")
+                    && l.endsWith("would be rebuilt from the log"))).as(f).hasSize(1);
+        }
+    }
+
+    @Test
+    void anUnreadableOrInvalidTopicConfigIsAProblemNamingTheFile() throws Exception {
+        Path config = data.resolve("orders").resolve(TopicConfig.FILE_NAME);
+        Files.writeString(config, "{\"cleanupPolicy\":\"sometimes\"}");
+        CliRun invalid = CliRun.run(new VerifyCommand(), data.toString());
+        assertThat(invalid.exit()).as(invalid.toString()).isEqualTo(1);
+        assertThat(invalid.out().lines().filter(l -> l.startsWith(config + ": cleanup.policy must be delete, compact or both")))
+                .as("once per topic, not per partition").hasSize(1);
+
+        Files.writeString(config, "{\"retentionMs\":");
+        CliRun unreadable = CliRun.run(new VerifyCommand(), data.resolve("orders").toString());
+        assertThat(unreadable.exit()).isEqualTo(1);
+        assertThat(unreadable.out()).contains(config + ": unreadable (");
     }
 
     @Test

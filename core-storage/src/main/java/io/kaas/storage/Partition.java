@@ -414,7 +414,7 @@ public final class Partition implements PartitionLog {
     private List<Segment> advanceLogStart(long target) {
         // Durable first: if the write fails, nothing changed and the caller gets the error.
         manifestOnDisk = new Manifest(epoch, log.nextOffset(), target);
-        stateFiles.writeManifest(manifestOnDisk);
+        stateFiles.advanceLogStart(manifestOnDisk);
         logStartOffset = target;
         txns.dropAbortedBelow(logStartOffset);
         List<Segment> gone = log.removeWhollyBelow(logStartOffset);

@@ -7,6 +7,7 @@ import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.FileHandleCache;
 import io.kaas.storage.layout.OwnerLock;
+import io.kaas.storage.recovery.DerivedStateRebuild;
 import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryReport;
 import io.kaas.storage.recovery.RecoveryScan;
@@ -14,6 +15,8 @@ import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.state.PartitionStateFiles;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,8 +72,9 @@ final class PartitionLoader {
                                   FileHandleCache files, OwnerLock owner, EngineObserver observer, boolean newEpoch) {
         try {
             IndexPolicy indexPolicy = new IndexPolicy(config.indexIntervalBytes());
-            LeaderEpochCheckpoint epochs = StateJson.read(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
-                    .orElse(LeaderEpochCheckpoint.EMPTY);
+            List<String> rebuilt = new ArrayList<>();
+            LeaderEpochCheckpoint epochs = DerivedStateRebuild.epochsOrRebuild(dir, false, rebuilt);
+            rebuilt.forEach(a -> LOG.warn("{}: recovery: {}", id, a));
             if (newEpoch && epochs.latestEpoch() >= config.leaderEpoch()) {
                 throw new StorageException(StorageException.Kind.FENCED_LEADER_EPOCH, dir + ": epoch " + config.leaderEpoch()
                         + " is not newer than the recorded epoch " + epochs.latestEpoch());

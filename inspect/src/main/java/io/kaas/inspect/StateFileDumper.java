@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
+import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
@@ -27,7 +28,8 @@ final class StateFileDumper {
             RecoveryCheckpoint.FILE_NAME, RecoveryCheckpoint.class,
             ProducerStateSnapshot.FILE_NAME, ProducerStateSnapshot.class,
             TxnIndexSnapshot.FILE_NAME, TxnIndexSnapshot.class,
-            LeaderEpochCheckpoint.FILE_NAME, LeaderEpochCheckpoint.class);
+            LeaderEpochCheckpoint.FILE_NAME, LeaderEpochCheckpoint.class,
+            LogStart.FILE_NAME, LogStart.class);
 
     private StateFileDumper() {}
 

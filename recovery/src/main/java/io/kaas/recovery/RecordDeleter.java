@@ -4,13 +4,13 @@ import io.kaas.storage.EngineConfig;
 import io.kaas.storage.LogStartRule;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
-import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.state.PartitionStateFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +21,7 @@ import java.util.List;
  * Offline DeleteRecords on one partition, by the engine's own rules: the log end comes from a dry run
  * of the recovery scan (what the broker would recover, not the lagging manifest; nothing is changed),
  * the target and the segments that go from {@link LogStartRule}. Then, as the broker does, log start is
- * made durable in manifest.json before anything is unlinked.
+ * made durable (log-start.json and manifest.json, {@link PartitionStateFiles#advanceLogStart}) before anything is unlinked.
  */
 public final class RecordDeleter {
     /** What was (or would be) done. */
@@ -67,7 +67,7 @@ public final class RecordDeleter {
     private static void apply(Path dir, Manifest moved, List<Path> removed) {
         if (moved != null) {
             // Durable before anything is unlinked: log start never moves back after a crash.
-            StateJson.write(dir.resolve(Manifest.FILE_NAME), moved);
+            new PartitionStateFiles(dir).advanceLogStart(moved);
         }
         try {
             for (Path p : removed) {

@@ -67,6 +67,34 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
         return v == null ? Long.MAX_VALUE : Long.parseLong(v.trim());
     }
 
+    /**
+     * What in this config (as read from a file) the engine could not apply: a cleanup.policy outside
+     * Apache's values, or a number-valued config that does not parse. Empty when it is sound.
+     */
+    @JsonIgnore
+    public java.util.List<String> problems() {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        if (cleanupPolicy != null) {
+            try {
+                EMPTY.withKafkaConfig("cleanup.policy", cleanupPolicy);
+            } catch (IllegalArgumentException e) {
+                out.add(e.getMessage());
+            }
+        }
+        java.util.List<java.util.function.Supplier<Object>> parsed = java.util.List.of(this::minCleanableDirtyRatio,
+                this::maxCompactionLagMs, this::timestampBeforeMaxMs, this::timestampAfterMaxMs);
+        java.util.List<String> names = java.util.List.of("min.cleanable.dirty.ratio", "max.compaction.lag.ms",
+                "message.timestamp.before.max.ms", "message.timestamp.after.max.ms");
+        for (int i = 0; i < parsed.size(); i++) {
+            try {
+                parsed.get(i).get();
+            } catch (NumberFormatException e) {
+                out.add("config " + names.get(i) + " needs a number, got '" + otherConfigs.get(names.get(i)) + "'");
+            }
+        }
+        return out;
+    }
+
     /** The config of the topic a partition directory belongs to ({@code ../.config.json}); EMPTY when there is none. */
     public static TopicConfig ofPartitionDir(java.nio.file.Path partitionDir) {
         java.nio.file.Path topicDir = partitionDir.toAbsolutePath().getParent();

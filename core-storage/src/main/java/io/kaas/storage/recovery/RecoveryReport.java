@@ -30,6 +30,17 @@ public record RecoveryReport(Path partitionDir, int segmentsScanned, long bytesS
         actions = List.copyOf(actions);
     }
 
+    /** This report with {@code more} action lines after its own (recovery of the derivable state files). */
+    public RecoveryReport withActions(List<String> more) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<String> all = new java.util.ArrayList<>(actions);
+        all.addAll(more);
+        return new RecoveryReport(partitionDir, segmentsScanned, bytesScanned, bytesTruncated, batchesDropped, recordsDropped,
+                segmentsRemoved, indexesRebuilt, manifestBefore, manifestAfter, damage, all, refused);
+    }
+
     public boolean changed() {
         return !actions.isEmpty();
     }

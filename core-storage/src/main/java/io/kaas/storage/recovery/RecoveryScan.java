@@ -4,6 +4,7 @@ import io.kaas.storage.StorageException;
 import io.kaas.storage.cleaner.CleanerSwap;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
+import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.state.PartitionStateFiles;
@@ -69,6 +70,8 @@ public final class RecoveryScan {
     private long recordsDropped;
     private int indexesRebuilt;
     private int segmentsRemoved;
+    /** log-start.json to write (missing, unreadable or behind the recovered log start), or null. */
+    private LogStart logStartCopy;
 
     private RecoveryScan(Path dir, RecoveryOptions options, TailVisitor visitor) {
         this.dir = dir;
@@ -87,23 +90,29 @@ public final class RecoveryScan {
     /**
      * What a partition open runs, and offline recovery too, so they leave the same files: load the
      * producer-state and txn snapshots, scan (replaying the scanned tail onto them), forget what lies
-     * past the recovered log end, and — when a tail was scanned and this is no dry run — write the
-     * snapshots, then the checkpoint at EOF ({@link PartitionStateFiles#writeCheckpoint}).
+     * past the recovered log end, and — when a tail was scanned, or derivable state was rebuilt
+     * ({@link DerivedStateRebuild}), and this is no dry run — write the snapshots, then the checkpoint
+     * at EOF ({@link PartitionStateFiles#writeCheckpoint}).
      */
     public static RecoveredState recoverState(Path partitionDir, RecoveryOptions options) {
         PartitionStateFiles stateFiles = new PartitionStateFiles(partitionDir);
-        ProducerStateTable producers = stateFiles.loadProducers();
-        TxnIndex txns = stateFiles.loadTxns();
-        Outcome outcome = scan(partitionDir, options, b -> {
-            producers.replay(b.header(), b.bytes(), 0);
-            txns.replay(b.header(), b.bytes(), 0);
-        });
+        // Derivable state that cannot be read, or disagrees with the log, is rebuilt from it, never fatal.
+        DerivedStateRebuild derived = DerivedStateRebuild.beforeScan(partitionDir, options.dryRun());
+        ProducerStateTable producers = derived.producers();
+        TxnIndex txns = derived.txns();
+        Outcome outcome = scan(partitionDir, options, derived.tailReplay());
         if (outcome.report().refused()) {
             return new RecoveredState(outcome, producers, txns);
         }
-        producers.dropAtOrAbove(outcome.logEndOffset());
-        txns.dropAtOrAbove(outcome.logEndOffset());
-        if (!options.dryRun() && outcome.report().bytesScanned() > 0 && !outcome.segments().isEmpty()) {
+        boolean stateRewritten;
+        try {
+            stateRewritten = derived.afterScan(outcome.segments(), outcome.logEndOffset()) || outcome.report().bytesScanned() > 0;
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, partitionDir + ": cannot replay the log: " + e.getMessage(), e);
+        }
+        outcome = new Outcome(outcome.report().withActions(derived.actions()), outcome.segments(), outcome.logEndOffset(),
+                outcome.logStartOffset(), outcome.epoch());
+        if (!options.dryRun() && stateRewritten && !outcome.segments().isEmpty()) {
             SegmentName active = outcome.segments().get(outcome.segments().size() - 1);
             try {
                 long end = Files.size(partitionDir.resolve(active.logFileName()));
@@ -156,10 +165,19 @@ public final class RecoveryScan {
         if (!Files.isDirectory(dir)) {
             throw new StorageException(StorageException.Kind.IO, dir + ": not a directory");
         }
+        // The log start's durable copies first: an impossible one is damage, refused before anything changes.
+        DurableLogStart durable = DurableLogStart.read(dir);
+        if (!durable.impossible().isEmpty() && options.onDamage() == RecoveryOptions.DamagePolicy.REFUSE) {
+            damage.addAll(durable.damage());
+            return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
+        }
+        // Forced: an impossible copy is ignored like an unreadable one, and rewritten; the line keeps what it said.
+        durable.damage().forEach(d -> actions.add(d + "; ignored (--force) and rewritten"));
+        actions.addAll(durable.actions());
+        Manifest before = durable.manifest();
         // A cleaner swap interrupted by a crash is finished (committed) or discarded (not) before the
         // segments are listed: its .cleaned files are not segments, its intent names what it replaces.
         actions.addAll(CleanerSwap.recover(dir, options.dryRun()));
-        Manifest before = readState(dir.resolve(Manifest.FILE_NAME), Manifest.class);
         RecoveryCheckpoint checkpoint = readState(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
         List<SegmentPlan> plans = listSegments();
         LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
@@ -210,22 +228,23 @@ public final class RecoveryScan {
         SegmentPlan last = plans.isEmpty() ? null : plans.get(plans.size() - 1);
         long logEnd;
         if (last == null) {
-            logEnd = before == null ? 0 : Math.max(before.logStartOffset(), before.highWatermark());
+            logEnd = Math.max(0, Math.max(durable.logStart(), durable.highWatermark()));
         } else {
             logEnd = last.nextOffset >= 0 ? last.nextOffset : last.name.baseOffset();
         }
-        if (before != null && before.logStartOffset() > logEnd) {
+        if (durable.logStart() > logEnd) {
             // An acknowledged DeleteRecords (durable in the manifest) outran data that never reached the
             // disk (acks=1, lost in the crash). Log start must not move back, nor may the offsets below
             // it be handed out again: the log resumes, empty, at log start (as Kafka does).
             actions.add(String.format("%s: log end %d is below the durable log start %d; the log resumes at %d",
-                    dir, logEnd, before.logStartOffset(), before.logStartOffset()));
-            logEnd = before.logStartOffset();
+                    dir, logEnd, durable.logStart(), durable.logStart()));
+            logEnd = durable.logStart();
         }
         long logStart = plans.isEmpty() ? logEnd : plans.get(0).name.baseOffset();
-        if (before != null) {
-            logStart = Math.max(logStart, Math.min(before.logStartOffset(), logEnd));
+        if (durable.logStart() >= 0) {
+            logStart = Math.max(logStart, Math.min(durable.logStart(), logEnd));
         }
+        logStartCopy = durable.copyNeedsWrite(logStart) ? new LogStart(LogStart.VERSION, logStart, logEnd) : null;
         Manifest after = new Manifest(epoch, logEnd, logStart);
         boolean fresh = before == null && plans.isEmpty();
         // Only moved offsets are a repair worth a line: an epoch raised to options.leaderEpoch() is a new owner
@@ -385,6 +404,17 @@ public final class RecoveryScan {
             }
         }
         scan(p, start, startOffset, kept, true);
+        if (start > 0 && p.stop != null && p.validEnd == start) {
+            // The first batch at the checkpoint is bad: a torn write just past it, or a checkpoint that disagrees
+            // with the log (not a batch boundary, the wrong offset). A derivable hint must never cut valid
+            // batches, so the segment is scanned whole, as without a checkpoint (same end for a real torn tail).
+            p.nextOffset = -1;
+            scanWhole(p, true);
+            if (p.validEnd != start) {
+                actions.add(String.format("%s: bytePos %d (offset %d) disagrees with the log; the active segment was scanned"
+                        + " from byte 0 and the checkpoint is rewritten", dir.resolve(RecoveryCheckpoint.FILE_NAME), start, startOffset));
+            }
+        }
     }
 
     private void scanWhole(SegmentPlan p, boolean visit) throws IOException {
@@ -487,6 +517,9 @@ public final class RecoveryScan {
         }
         if (dirChanged) {
             AtomicFile.fsyncDirectory(dir);
+        }
+        if (logStartCopy != null) {
+            StateJson.write(dir.resolve(LogStart.FILE_NAME), logStartCopy); // before the manifest, as every log start move
         }
         if (!after.equals(before)) {
             StateJson.write(dir.resolve(Manifest.FILE_NAME), after);

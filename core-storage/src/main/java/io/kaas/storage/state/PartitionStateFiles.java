@@ -1,40 +1,33 @@
 package io.kaas.storage.state;
 
+import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
- * A partition directory's state files: the producer-state and txn snapshots, the recovery checkpoint
- * and the manifest. Every write is atomic and durable ({@link StateJson#write}).
+ * A partition directory's state files: the producer-state and txn snapshots, the recovery checkpoint,
+ * the manifest and log-start.json. (Loading the snapshots, and rebuilding one that cannot be read, is
+ * {@link io.kaas.storage.recovery.DerivedStateRebuild}'s job.) Every write is atomic and durable ({@link StateJson#write}).
  *
  * <p>The one ordering rule lives here: <b>the snapshots before the checkpoint</b>. Recovery replays
  * only the log after the checkpoint (within the active segment) onto the snapshots, so a checkpoint
  * that moved ahead of them would make the next open forget producers — a retried batch would be
  * written twice, a producer's next sequence refused. Partition roll, the committer's checkpoint
  * refresh, clean close and recovery all write through {@link #writeCheckpoint}.
+ *
+ * <p>A second rule: <b>the log start is durable twice</b>. Every move of it goes through
+ * {@link #advanceLogStart}, which writes {@code log-start.json} before the manifest, so one damaged
+ * manifest cannot move the log start back (recovery takes the highest readable copy).
  */
 public final class PartitionStateFiles {
     private final Path dir;
 
     public PartitionStateFiles(Path partitionDir) {
         this.dir = partitionDir;
-    }
-
-    /** The producer-state snapshot, or an empty table when there is none. */
-    public ProducerStateTable loadProducers() {
-        return ProducerStateTable.from(StateJson.read(dir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class)
-                .orElse(new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, List.of())));
-    }
-
-    /** The txn-index snapshot, or an empty index when there is none. */
-    public TxnIndex loadTxns() {
-        return TxnIndex.from(StateJson.read(dir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class)
-                .orElse(new TxnIndexSnapshot(TxnIndexSnapshot.VERSION, List.of(), List.of())));
     }
 
     /**
@@ -50,6 +43,15 @@ public final class PartitionStateFiles {
     public void writeCheckpoint(ProducerStateTable producers, TxnIndex txns, RecoveryCheckpoint checkpoint) {
         writeSnapshots(producers, txns);
         StateJson.write(dir.resolve(RecoveryCheckpoint.FILE_NAME), checkpoint);
+    }
+
+    /**
+     * A new log start, durably in both copies before the caller unlinks anything: {@code log-start.json}
+     * first, then the manifest (a cut between them leaves the copy ahead, and recovery takes the higher).
+     */
+    public void advanceLogStart(Manifest manifest) {
+        StateJson.write(dir.resolve(LogStart.FILE_NAME), LogStart.of(manifest));
+        writeManifest(manifest);
     }
 
     public void writeManifest(Manifest manifest) {

@@ -150,12 +150,18 @@ public final class ProducerStateTable {
     /**
      * Forgets batches at or beyond {@code logEndOffset}: after a crash the snapshot may describe
      * batches the log lost, and a retry of one of those must be written, not answered as a duplicate.
+     *
+     * @return how many batches were forgotten
      */
-    public void dropAtOrAbove(long logEndOffset) {
+    public int dropAtOrAbove(long logEndOffset) {
+        int dropped = 0;
         for (Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
             Entry e = it.next();
+            int before = e.recent.size();
             e.recent.removeIf(b -> b.baseOffset() >= logEndOffset);
+            dropped += before - e.recent.size();
         }
+        return dropped;
     }
 
     private static void push(Entry e, ProducerStateSnapshot.Batch b) {

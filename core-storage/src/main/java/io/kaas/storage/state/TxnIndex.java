@@ -53,10 +53,12 @@ public final class TxnIndex {
         onAppend(h, buf, pos);
     }
 
-    /** Forgets what lies at or beyond the recovered log end. */
-    public void dropAtOrAbove(long logEndOffset) {
+    /** Forgets what lies at or beyond the recovered log end; returns how many open and aborted entries went. */
+    public int dropAtOrAbove(long logEndOffset) {
+        int before = open.size() + aborted.size();
         open.values().removeIf(first -> first >= logEndOffset);
         aborted.removeIf(a -> a.lastOffset() >= logEndOffset);
+        return before - open.size() - aborted.size();
     }
 
     /**

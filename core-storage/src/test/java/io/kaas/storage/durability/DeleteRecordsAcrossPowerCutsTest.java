@@ -7,6 +7,9 @@ import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TestBatches;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.format.LogStart;
+import io.kaas.storage.format.Manifest;
+import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.testfs.FsyncGate;
 import io.kaas.storage.testfs.Scope;
@@ -59,5 +62,25 @@ class DeleteRecordsAcrossPowerCutsTest {
         DiskStorageEngine engine = disk.reopen();
         assertThat(engine.partition(TP).state().logStartOffset()).isEqualTo(purged);
         assertThat(engine.partition(TP).state().highWatermark()).isEqualTo(purged + 1);
+    }
+
+    /** The purge is durable twice (log-start.json, then the manifest): a manifest damaged after the cut loses nothing. */
+    @Test
+    void aDamagedManifestAfterThePowerCutKeepsTheAcknowledgedLogStart() throws Exception {
+        PartitionLog log = disk.engine().partition(TP);
+        for (int i = 0; i < 3; i++) {
+            log.append(TestBatches.batch(2, 1_000L), Acks.ALL, -1).get(10, TimeUnit.SECONDS);
+        }
+        long purged = log.deleteRecords(3);
+        disk.cutPower(TornTail.DROP, 0);
+        disk.closeEngineQuietly();
+        java.nio.file.Path dir = disk.partitionDir(TP);
+        assertThat(StateJson.read(dir.resolve(LogStart.FILE_NAME), LogStart.class))
+                .hasValueSatisfying(c -> assertThat(c.logStartOffset()).isEqualTo(purged));
+        java.nio.file.Files.write(dir.resolve(Manifest.FILE_NAME), "{\"epoch\":0,\"highWat".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+        PartitionLog reopened = disk.open().partition(TP);
+        assertThat(reopened.state().logStartOffset()).as("deleted records never come back").isEqualTo(purged);
+        assertThat(reopened.state().highWatermark()).isEqualTo(6);
     }
 }

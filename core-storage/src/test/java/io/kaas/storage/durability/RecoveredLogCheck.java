@@ -7,6 +7,7 @@ import io.kaas.storage.AppendResult;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecordBatchHeader;
@@ -39,6 +40,7 @@ final class RecoveredLogCheck {
         StateJson.read(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
         StateJson.read(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class);
         StateJson.read(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class);
+        StateJson.read(partitionDir.resolve(LogStart.FILE_NAME), LogStart.class);
     }
 
     void check(TopicPartition tp, PartitionLog log, PartitionModel model, String context, Path dir) throws Exception {
@@ -46,6 +48,11 @@ final class RecoveredLogCheck {
         String where = context + " " + tp + " " + describeDir(dir) + " " + state;
         assertThat(state.logStartOffset()).as("%s: log start below an acknowledged DeleteRecords/retention", where)
                 .isGreaterThanOrEqualTo(model.acknowledgedLogStart());
+        if (model.acknowledgedLogStart() > 0) {
+            // The second durable copy: one damaged manifest must not be able to move the log start back.
+            assertThat(StateJson.read(dir.resolve(LogStart.FILE_NAME), LogStart.class)).as("%s: log-start.json", where)
+                    .hasValueSatisfying(c -> assertThat(c.logStartOffset()).isGreaterThanOrEqualTo(model.acknowledgedLogStart()));
+        }
         assertThat(state.highWatermark()).as("%s: high watermark below an acknowledged append", where)
                 .isGreaterThanOrEqualTo(model.durableEnd());
 

@@ -9,6 +9,8 @@ import io.kaas.storage.format.TopicConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongConsumer;
@@ -23,6 +25,8 @@ import java.util.function.LongConsumer;
 final class PartitionVerifier {
     private final VerifyReport report;
     private final LongConsumer progress;
+    /** Topic directories whose .config.json was checked already (once per topic, not per partition). */
+    private final Set<Path> topicsChecked = new HashSet<>();
 
     PartitionVerifier(VerifyReport report, LongConsumer progress) {
         this.report = report;
@@ -84,7 +88,12 @@ final class PartitionVerifier {
             logEnd = Math.max(logEnd, segments.get(segments.size() - 1).baseOffset());
         }
         long activeBase = segments.isEmpty() ? -1 : segments.get(segments.size() - 1).baseOffset();
-        new StateCheck(report).check(partitionDir, logEnd, maxEpoch, byBase, activeBase);
+        StateCheck stateCheck = new StateCheck(report);
+        stateCheck.check(partitionDir, logEnd, maxEpoch, byBase, activeBase);
+        Path topicDir = partitionDir.toAbsolutePath().getParent();
+        if (topicDir != null && topicsChecked.add(topicDir)) {
+            stateCheck.checkTopicConfig(topicDir);
+        }
     }
 
     /** The partition's leader-epoch checkpoint (brokers sharing a directory write it); empty when missing or unreadable. */
@@ -93,8 +102,7 @@ final class PartitionVerifier {
             return StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
                     .orElse(LeaderEpochCheckpoint.EMPTY);
         } catch (StorageException e) {
-            report.problem(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), -1, "unreadable: " + e.getMessage());
-            return LeaderEpochCheckpoint.EMPTY;
+            return LeaderEpochCheckpoint.EMPTY; // reported with the other derivable files (StateCheck)
         }
     }
 

@@ -4,12 +4,18 @@ import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.recovery.DerivedStateRebuild;
+import io.kaas.storage.recovery.DurableLogStart;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Checks manifest.json and recovery-checkpoint.json against what the log holds. The manifest lags by
+ * Checks the partition's state files. The log start's two copies (manifest.json, log-start.json) by
+ * recovery's rule ({@link DurableLogStart}: an impossible one is damage, problem at byte 0); the derivable
+ * files (snapshots, checkpoints) that cannot be read, which recovery would rebuild ({@link DerivedStateRebuild});
+ * the topic's .config.json. Then manifest.json and recovery-checkpoint.json against what the log holds. The manifest lags by
  * design (a high watermark below the log end is normal after a crash), so only claims the log cannot
  * back are problems: a high watermark past the log end, a log start past the high watermark, an epoch
  * older than a segment's. The checkpoint must name a segment, a batch boundary inside its valid part,
@@ -36,21 +42,32 @@ final class StateCheck {
      */
     void check(Path partitionDir, long logEnd, int maxEpoch, Map<Long, BatchMap> segmentsByBase, long activeBase) {
         Path manifestFile = partitionDir.resolve(Manifest.FILE_NAME);
-        read(manifestFile, Manifest.class).ifPresent(m -> {
-            if (m.highWatermark() > logEnd) {
-                report.problem(manifestFile, -1, "highWatermark " + m.highWatermark() + " is past the log end " + logEnd
+        // The log start's copies are judged by recovery's own rule: an impossible one is the damage recover refuses.
+        DurableLogStart logStart = DurableLogStart.read(partitionDir);
+        logStart.impossible().forEach(f -> report.problem(f.file(), 0, f.what()));
+        logStart.unreadable().forEach(f -> report.problem(f.file(), -1, "unreadable (" + strip(f.file(), f.what())
+                + "); recover rewrites it from the log and the other copy of the log start"));
+        // A durable log start past the log's end is an acknowledged DeleteRecords that outran unsynced data
+        // (DurableLogStart): the log resumes there, empty, as recovery leaves it.
+        long end = Math.max(logEnd, logStart.logStart());
+        Optional.ofNullable(logStart.manifest()).ifPresent(m -> {
+            if (m.highWatermark() > end) {
+                report.problem(manifestFile, -1, "highWatermark " + m.highWatermark() + " is past the log end " + end
                         + " (acknowledged records are missing from the log)");
-            }
-            if (m.logStartOffset() > m.highWatermark() && m.logStartOffset() > logEnd) {
-                report.problem(manifestFile, -1, "logStartOffset " + m.logStartOffset() + " is past the high watermark "
-                        + m.highWatermark() + " and the log end " + logEnd);
             }
             if (maxEpoch >= 0 && m.epoch() < maxEpoch) {
                 report.problem(manifestFile, -1, "epoch " + m.epoch() + " is older than segment epoch " + maxEpoch);
             }
         });
+        // Derivable files: the broker and recover rebuild them from the log (DerivedStateRebuild names the same ones).
+        for (DerivedStateRebuild.Finding u : DerivedStateRebuild.unreadable(partitionDir)) {
+            report.problem(u.file(), -1, "unreadable (" + strip(u.file(), u.what()) + "); would be rebuilt from the log");
+        }
+        for (DerivedStateRebuild.Finding f : DerivedStateRebuild.pastLogEnd(partitionDir, end)) {
+            report.problem(f.file(), -1, f.what() + "; recovery forgets them and rewrites the file");
+        }
         Path checkpointFile = partitionDir.resolve(RecoveryCheckpoint.FILE_NAME);
-        read(checkpointFile, RecoveryCheckpoint.class).ifPresent(c -> {
+        readQuietly(checkpointFile, RecoveryCheckpoint.class).ifPresent(c -> {
             BatchMap map = segmentsByBase.get(c.segmentBase());
             if (map == null && c.segmentBase() < activeBase) {
                 return; // stale: its segment was cleaned or deleted since (see the class comment)
@@ -67,20 +84,42 @@ final class StateCheck {
             long expected = c.bytePos() == 0 ? c.segmentBase() : map.nextOffsetEndingAt(c.bytePos());
             if (expected == Long.MIN_VALUE) {
                 report.problem(checkpointFile, -1, "bytePos " + c.bytePos() + " is not a batch boundary of segment " + c.segmentBase());
-            } else if (c.bytePos() > 0 && c.highWatermark() != expected) {
+            } else if (c.bytePos() > 0 && c.highWatermark() != expected && !resumesAt(expected, c.highWatermark(), logEnd, end)) {
                 report.problem(checkpointFile, -1, "highWatermark " + c.highWatermark() + " disagrees with the log: the batch ending at byte "
                         + c.bytePos() + " is followed by offset " + expected);
             }
         });
     }
 
-    private <T> Optional<T> read(Path file, Class<T> type) {
+    /**
+     * At the log's end recovery writes the offset the log resumes at, which is the durable log start when
+     * that lies past the log (an acknowledged purge that outran unsynced data).
+     */
+    private static boolean resumesAt(long expected, long checkpointOffset, long logEnd, long resumeOffset) {
+        return expected == logEnd && checkpointOffset == resumeOffset;
+    }
+
+    /** The topic's {@code .config.json}: one that cannot be read, or holds values the engine cannot apply, is a problem. */
+    void checkTopicConfig(Path topicDir) {
+        Path file = topicDir.resolve(TopicConfig.FILE_NAME);
+        try {
+            StateJson.read(file, TopicConfig.class).ifPresent(c -> c.problems().forEach(p -> report.problem(file, -1, p)));
+        } catch (StorageException e) {
+            report.problem(file, -1, "unreadable (" + strip(file, e.getMessage()) + ")");
+        }
+    }
+
+    /** A file reported unreadable above: read as absent here. */
+    private static <T> Optional<T> readQuietly(Path file, Class<T> type) {
         try {
             return StateJson.read(file, type);
         } catch (StorageException e) {
-            report.problem(file, -1, e.getMessage().startsWith(file.toString())
-                    ? e.getMessage().substring(file.toString().length() + 2) : e.getMessage());
             return Optional.empty();
         }
+    }
+
+    /** The message without its leading {@code FILE: } (the problem names the file already). */
+    private static String strip(Path file, String message) {
+        return message.startsWith(file + ": ") ? message.substring(file.toString().length() + 2) : message;
     }
 }

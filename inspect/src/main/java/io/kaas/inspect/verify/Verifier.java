@@ -3,6 +3,8 @@ package io.kaas.inspect.verify;
 import io.kaas.storage.layout.PartitionFinder;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.format.LeaderEpochCheckpoint;
+import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
@@ -21,7 +23,7 @@ import java.util.function.LongConsumer;
  */
 public final class Verifier {
     private static final Set<String> STATE_FILES = Set.of(Manifest.FILE_NAME, RecoveryCheckpoint.FILE_NAME,
-            ProducerStateSnapshot.FILE_NAME, TxnIndexSnapshot.FILE_NAME);
+            ProducerStateSnapshot.FILE_NAME, TxnIndexSnapshot.FILE_NAME, LogStart.FILE_NAME, LeaderEpochCheckpoint.FILE_NAME);
 
     private final VerifyReport report;
 
