@@ -113,6 +113,22 @@ class DeleteRecordsCommandTest {
     }
 
     @Test
+    void aPartitionRecoverRefusesIsRefusedWithItsDamageAndNothingChanges() {
+        Path first = p0.resolve(SegmentName.of(1, 0).logFileName());
+        long third = LogFixture.concat(LogFixture.plain(0, 2, 5)).length;
+        LogFixture.flipByte(first, third + 7); // a base offset, outside the CRC
+        SortedMap<String, String> before = LogFixture.snapshot(data);
+
+        CliRun r = CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.toString(), "--topic", "t", "--partition", "0", "--offset", "150");
+
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        assertThat(r.err()).contains(first + ":").contains("nothing was deleted");
+        assertThat(r.out()).contains("partition: t-0\terror: " + first + ":");
+        assertThat(LogFixture.snapshot(data)).isEqualTo(before);
+        assertThat(CliRun.run(new RecoverCommand(), "--dry-run", p0.toString()).exit()).isEqualTo(1);
+    }
+
+    @Test
     void usageErrors() {
         assertThat(CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.toString()).exit()).isEqualTo(2);
         assertThat(CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.toString(), "--topic", "t").exit()).isEqualTo(2);

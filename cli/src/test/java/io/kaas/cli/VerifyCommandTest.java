@@ -58,6 +58,24 @@ class VerifyCommandTest {
     }
 
     @Test
+    void aDamagedBaseOffsetOutsideTheCrcIsNamedWhereRecoverNamesIt() {
+        long third = position(0, 2);
+        LogFixture.flipByte(firstLog, third + 7); // the low byte of the base offset: outside the CRC
+
+        CliRun r = CliRun.run(new VerifyCommand(), data.toString());
+        CliRun recover = CliRun.run(new RecoverCommand(), "--dry-run", p0.toString());
+
+        assertThat(recover.exit()).as(recover.toString()).isEqualTo(1);
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        // verify's verdict is the recovery analysis's own: the same file, the same byte, the same words
+        String first = r.out().lines().findFirst().orElseThrow();
+        assertThat(first).startsWith(firstLog + ":");
+        assertThat(recover.out()).contains(first);
+        assertThat(r.out().lines().filter(l -> l.startsWith(firstLog + ":")))
+                .as("no second line about the damaged batch's neighbours").hasSize(1);
+    }
+
+    @Test
     void aBadMagicInsideAWholeFrameIsOneProblemAndTheWalkGoesOn() {
         long third = position(0, 2);
         LogFixture.flipByte(firstLog, third + RecordBatchHeader.MAGIC_OFFSET);

@@ -2,7 +2,9 @@ package io.kaas.recovery;
 
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.io.IoFailure;
 import io.kaas.storage.layout.OwnerLock;
+import io.kaas.storage.layout.PartitionAnalysis;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.layout.Targets;
 import io.kaas.storage.segment.IndexPolicy;
@@ -45,6 +47,8 @@ public final class RebuildIndexRun {
         for (Map.Entry<Path, List<SegmentFile>> partition : targets.entrySet()) {
             boolean lockNeeded = options.write() && !options.force();
             try (OwnerLock lock = OwnerLock.acquireIfOwned(partition.getKey(), !lockNeeded)) {
+                // An index is derived from the log: from a damaged log it would index the damage. Refused, as recover refuses it.
+                PartitionAnalysis.requireUndamaged(partition.getKey(), options.write() ? "no index was rewritten" : "no index was compared");
                 for (SegmentFile segment : partition.getValue()) {
                     segments++;
                     IndexRebuilder.Result r = rebuilder.rebuild(segment, options.write());
@@ -54,8 +58,8 @@ public final class RebuildIndexRun {
                     print(r);
                 }
             } catch (StorageException e) {
-                err.println(e.getMessage());
-                exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
+                err.println(IoFailure.withCause(e.getMessage(), e));
+                exit = ExitCodes.worst(exit, e.kind() == StorageException.Kind.DAMAGED ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
             }
             out.flush();
         }

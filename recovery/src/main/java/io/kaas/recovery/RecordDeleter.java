@@ -1,15 +1,13 @@
 package io.kaas.recovery;
 
-import io.kaas.storage.EngineConfig;
 import io.kaas.storage.LogStartRule;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.layout.PartitionAnalysis;
 import io.kaas.storage.layout.PartitionSegments;
-import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryScan;
-import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,8 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Offline DeleteRecords on one partition, by the engine's own rules: the log end comes from a dry run
- * of the recovery scan (what the broker would recover, not the lagging manifest; nothing is changed),
+ * Offline DeleteRecords on one partition, by the engine's own rules: the log end comes from the dry run
+ * of the recovery scan every offline tool runs first ({@link PartitionAnalysis}: what the broker would
+ * recover, not the lagging manifest; a damaged partition is refused, nothing is changed),
  * the target and the segments that go from {@link LogStartRule}. Then, as the broker does, log start is
  * made durable in manifest.json before anything is unlinked.
  */
@@ -34,11 +33,7 @@ public final class RecordDeleter {
      *         changed); DAMAGED when the partition needs {@code kaas recover} first; IO when files cannot be read or written
      */
     public static Result delete(Path partitionDir, long offset, boolean dryRun) {
-        RecoveryScan.Outcome scan = RecoveryScan.scan(partitionDir, dryRunScan(partitionDir), batch -> { });
-        if (scan.report().refused()) {
-            throw new StorageException(StorageException.Kind.DAMAGED, String.join("; ", scan.report().damage())
-                    + " — run `kaas recover` on it first");
-        }
+        RecoveryScan.Outcome scan = PartitionAnalysis.requireUndamaged(partitionDir, "nothing was deleted").outcome();
         long logEnd = scan.logEndOffset();
         long logStart = scan.logStartOffset();
         long newStart = Math.max(logStart, LogStartRule.deleteRecordsTarget(offset, logEnd));
@@ -55,12 +50,6 @@ public final class RecordDeleter {
             apply(partitionDir, newStart > logStart ? new Manifest(scan.epoch(), logEnd, newStart) : null, removed);
         }
         return new Result(newStart, logStart, logEnd, removed);
-    }
-
-    /** A read-only scan in the broker's open-time shape; a manifest it would create gets the newest segment's epoch. */
-    private static RecoveryOptions dryRunScan(Path partitionDir) {
-        return new RecoveryOptions(true, RecoveryOptions.DamagePolicy.REFUSE, new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES),
-                true, PartitionSegments.newestEpoch(PartitionSegments.list(partitionDir)));
     }
 
     /** @param moved the manifest with the new log start, or null when log start stays where it is (as in the broker, nothing is rewritten) */

@@ -14,7 +14,8 @@ import java.util.Map;
 import java.util.function.LongConsumer;
 
 /**
- * Verifies one partition directory: every segment in offset order (CRC, offsets within and across
+ * Verifies one partition directory: first the damage verdict of the analysis {@code recover --dry-run} runs
+ * ({@link AnalysisFindings}), then every segment in offset order (CRC, offsets within and across
  * segments, names), each segment's index, then manifest and checkpoint against the log. Read-only. Where
  * brokers sharing a directory left a leader-epoch checkpoint, what an older epoch wrote past a newer
  * epoch's start is named as a fenced ex-leader's late writes (recovery discards it), not as offsets
@@ -38,7 +39,9 @@ final class PartitionVerifier {
             return;
         }
         report.countPartition();
-        SegmentCheck segmentCheck = new SegmentCheck(report, isCompacted(partitionDir));
+        // The damage verdict is recover's own (one rule); the walk below adds verify's further checks.
+        AnalysisFindings analysis = AnalysisFindings.of(partitionDir, report);
+        SegmentCheck segmentCheck = new SegmentCheck(report, isCompacted(partitionDir), analysis);
         IndexCheck indexCheck = new IndexCheck(report);
         Map<Long, BatchMap> byBase = new HashMap<>();
         long expectedNext = -1;
