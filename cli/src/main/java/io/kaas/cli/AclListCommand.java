@@ -29,7 +29,7 @@ final class AclListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        print(spec, json.json(), AclStore.inDataDir(dataDir.dataDir()).bindings(), "");
+        print(spec, json.json(), AclStore.inDataDir(dataDir.existingDataDir()).bindings(), "");
         return ExitCodes.OK;
     }
 

@@ -31,7 +31,7 @@ final class UserListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SortedMap<String, SortedMap<String, Integer>> users = ScramCredentialStore.inDataDir(dataDir.dataDir()).describe();
+        SortedMap<String, SortedMap<String, Integer>> users = ScramCredentialStore.inDataDir(dataDir.existingDataDir()).describe();
         if (json.json()) {
             ArrayNode out = StateJson.mapper().createArrayNode();
             users.forEach((user, mechs) -> {

@@ -60,7 +60,9 @@ public final class VerifyCommand implements Callable<Integer> {
             out.println(report.toJson());
         } else {
             report.unreadable().forEach(err::println);
-            err.println(report.summary());
+            if (report.partitions() > 0 || report.unreadable().isEmpty()) {
+                err.println(report.summary()); // "verified 0 partition(s)" would read as "all clean" for a path holding nothing
+            }
         }
         out.flush();
         err.flush();

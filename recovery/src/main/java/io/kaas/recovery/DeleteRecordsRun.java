@@ -37,12 +37,13 @@ public final class DeleteRecordsRun {
     }
 
     public int run(DeleteRecordsRequest request) {
-        if (!Files.isDirectory(dataDir)) {
-            String what = Files.exists(dataDir) ? "not a directory" : "no such data directory";
-            err.println(dataDir + ": " + what);
+        String noData = !Files.isDirectory(dataDir) ? dataDir + ": " + (Files.exists(dataDir) ? "not a directory" : "no such data directory")
+                : holdsNoData();
+        if (noData != null) {
+            err.println(noData);
             if (json) {
                 out.println(JsonLine.of("type", "summary", "dryRun", dryRun, "partitions", 0, "exitCode", ExitCodes.UNREADABLE,
-                        "error", dataDir + ": " + what));
+                        "error", noData));
                 out.flush();
             }
             err.flush();
@@ -97,6 +98,16 @@ public final class DeleteRecordsRun {
         out.flush();
         err.flush();
         return exit;
+    }
+
+    /** Why the data dir is none (no kaas or Kafka data under it, or it cannot be listed), or null when it is one. */
+    private String holdsNoData() {
+        try {
+            PartitionFinder.find(dataDir);
+            return null;
+        } catch (StorageException e) {
+            return IoFailure.withCause(e.getMessage(), e);
+        }
     }
 
     /** One partition's outcome: a kafka-delete-records line kept for the end, or a JSON object printed now. */
