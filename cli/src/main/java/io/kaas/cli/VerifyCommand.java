@@ -45,10 +45,8 @@ public final class VerifyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         VerifyReport report = new VerifyReport(p -> {
-            if (!jsonOutput.json()) {
-                out.println(p);
-                out.flush();
-            }
+            out.println(jsonOutput.json() ? VerifyReport.toJson(p) : p.toString());
+            out.flush();
         });
         ProgressBar bar = !noProgress && color.progressOnStderr() ? new ProgressBar(err) : null;
         LongConsumer progress = bar == null ? ProgressBar.NONE : bar;
@@ -57,7 +55,7 @@ public final class VerifyCommand implements Callable<Integer> {
             bar.finish();
         }
         if (jsonOutput.json()) {
-            out.println(report.toJson());
+            out.println(report.summaryJson());
         } else {
             report.unreadable().forEach(err::println);
             if (report.partitions() > 0 || report.unreadable().isEmpty()) {

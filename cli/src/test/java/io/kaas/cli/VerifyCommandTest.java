@@ -230,11 +230,17 @@ class VerifyCommandTest {
         CliRun r = CliRun.run(new VerifyCommand(), "--json", data.toString());
 
         assertThat(r.exit()).isEqualTo(1);
-        JsonNode report = new ObjectMapper().readTree(r.out());
-        assertThat(report.get("ok").asBoolean()).isFalse();
-        assertThat(report.get("problems").get(0).get("file").asText()).isEqualTo(firstLog.toString());
-        assertThat(report.get("problems").get(0).get("position").asLong()).isZero();
-        assertThat(report.get("partitions").asInt()).isEqualTo(3);
+        List<String> lines = r.out().lines().toList();
+        JsonNode problem = new ObjectMapper().readTree(lines.get(0));
+        assertThat(problem.get("type").asText()).isEqualTo("problem");
+        assertThat(problem.get("file").asText()).isEqualTo(firstLog.toString());
+        assertThat(problem.get("position").asLong()).isZero();
+        JsonNode summary = new ObjectMapper().readTree(lines.get(lines.size() - 1));
+        assertThat(summary.get("type").asText()).isEqualTo("summary");
+        assertThat(summary.get("ok").asBoolean()).isFalse();
+        assertThat(summary.get("exitCode").asInt()).isEqualTo(1);
+        assertThat(summary.get("problems").asInt()).isEqualTo(lines.size() - 1);
+        assertThat(summary.get("partitions").asInt()).isEqualTo(3);
     }
 
     /** Byte position of batch {@code i} in a segment of 5-record batches starting at {@code base} (as LogFixture.partition lays them). */

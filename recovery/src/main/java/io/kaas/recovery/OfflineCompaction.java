@@ -63,7 +63,8 @@ public final class OfflineCompaction {
         try {
             partitions = PartitionFinder.find(path);
         } catch (StorageException e) {
-            err.println(e.getMessage());
+            err.println(IoFailure.withCause(e.getMessage(), e));
+            summaryJson(0, 0, 0, ExitCodes.UNREADABLE);
             return ExitCodes.UNREADABLE;
         }
         progress.accept(-estimate(partitions));
@@ -106,14 +107,20 @@ public final class OfflineCompaction {
                     bytesRemoved += r.bytesRemoved();
                 }
             } catch (StorageException e) {
-                err.println(IoFailure.withCause(e.getMessage(), e));
+                String message = IoFailure.withCause(e.getMessage(), e);
+                err.println(message);
+                boolean damaged = e.kind() == StorageException.Kind.DAMAGED;
+                if (options.json()) {
+                    print(partition, damaged ? "refused" : "error", message.lines().findFirst().orElse(message), null);
+                }
                 // Damage (a bad CRC, a log recovery would refuse) is a finding, as in verify and recover; the rest is I/O.
-                exit = ExitCodes.worst(exit, e.kind() == StorageException.Kind.DAMAGED ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
+                exit = ExitCodes.worst(exit, damaged ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
             } finally {
                 progress.accept(budget - fed[0]);
             }
             out.flush();
         }
+        summaryJson(partitions.size(), cleaned, bytesRemoved, exit);
         err.println(partitions.size() + " partition(s): " + cleaned + (options.dryRun() ? " would be compacted, " : " compacted, ")
                 + bytesRemoved + " bytes " + (options.dryRun() ? "would be " : "") + "removed");
         err.flush();
@@ -171,6 +178,15 @@ public final class OfflineCompaction {
                 + " key(s) deleted (tombstones past delete.retention.ms), " + r.abortedRemoved() + " aborted, "
                 + r.markersRemoved() + " transaction marker(s), " + r.unkeyedRemoved() + " without a key; "
                 + r.bytesRemoved() + " bytes");
+    }
+
+    /** With --json, the last line: {"type":"summary",...}. */
+    private void summaryJson(int partitions, int cleaned, long bytesRemoved, int exit) {
+        if (options.json()) {
+            out.println(JsonLine.of("type", "summary", "dryRun", options.dryRun(), "partitions", partitions,
+                    options.dryRun() ? "wouldCompact" : "compacted", cleaned, "bytesRemoved", bytesRemoved, "exitCode", exit));
+            out.flush();
+        }
     }
 
     private static long estimate(List<Path> partitions) {

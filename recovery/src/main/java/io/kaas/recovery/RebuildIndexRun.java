@@ -37,7 +37,8 @@ public final class RebuildIndexRun {
         try {
             targets = Targets.segments(path);
         } catch (StorageException e) {
-            err.println(e.getMessage());
+            err.println(IoFailure.withCause(e.getMessage(), e));
+            summaryJson(0, 0, ExitCodes.UNREADABLE);
             return ExitCodes.UNREADABLE;
         }
         int exit = ExitCodes.OK;
@@ -58,8 +59,14 @@ public final class RebuildIndexRun {
                     print(r);
                 }
             } catch (StorageException e) {
-                err.println(IoFailure.withCause(e.getMessage(), e));
-                exit = ExitCodes.worst(exit, e.kind() == StorageException.Kind.DAMAGED ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
+                String message = IoFailure.withCause(e.getMessage(), e);
+                err.println(message);
+                boolean damaged = e.kind() == StorageException.Kind.DAMAGED;
+                if (options.json()) {
+                    out.println(JsonLine.of("type", "partition", "partition", partition.getKey().toString(),
+                            "status", damaged ? "refused" : "error", "reason", message.lines().findFirst().orElse(message)));
+                }
+                exit = ExitCodes.worst(exit, damaged ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
             }
             out.flush();
         }
@@ -69,7 +76,17 @@ public final class RebuildIndexRun {
         if (options.check() && differing > 0) {
             exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);
         }
+        summaryJson(segments, differing, exit);
         return exit;
+    }
+
+    /** With --json, the last line: {"type":"summary",...}. */
+    private void summaryJson(int segments, int differing, int exit) {
+        if (options.json()) {
+            out.println(JsonLine.of("type", "summary", "segments", segments,
+                    options.write() ? "rewritten" : options.check() ? "differ" : "wouldRewrite", differing, "exitCode", exit));
+            out.flush();
+        }
     }
 
     private void print(IndexRebuilder.Result r) {
