@@ -21,7 +21,12 @@ import picocli.CommandLine.Spec;
             "Checks the CRC-32C of every batch (stored bytes must be exactly the client's), that offsets increase "
                     + "and are contiguous within and across segments, that file names match contents, that index "
                     + "entries point at the right batches, and that manifest.json and recovery-checkpoint.json agree "
-                    + "with the log. Each problem is printed as FILE:BYTE: what is wrong. Never changes a byte."},
+                    + "with the log. Each problem is printed as FILE:BYTE: what is wrong. Never changes a byte.",
+            "Whether a partition is damaged, and which batch, is the answer of the analysis `kaas recover --dry-run` "
+                    + "runs, so the two agree; verify's further checks come on top.",
+            "Beside a running broker it checks what was there when it started (manifest and checkpoint, then each "
+                    + "segment's size): a segment created since is ignored, and a batch or index entry being appended "
+                    + "to a partition the broker holds is not reported."},
         exitCodeListHeading = "%nExit Codes:%n",
         exitCodeList = {"0:Success: no problems found.", "1:Problems found (each printed as FILE:BYTE: what)."})
 public final class VerifyCommand implements Callable<Integer> {

@@ -1,6 +1,5 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
@@ -19,7 +18,7 @@ import java.util.function.LongConsumer;
  * segments, names), each segment's index, then manifest and checkpoint against the log. Read-only. Where
  * brokers sharing a directory left a leader-epoch checkpoint, what an older epoch wrote past a newer
  * epoch's start is named as a fenced ex-leader's late writes (recovery discards it), not as offsets
- * going backwards.
+ * going backwards. Beside a running broker it checks the prefix there when it started ({@link PartitionPrefix}).
  */
 final class PartitionVerifier {
     private final VerifyReport report;
@@ -31,13 +30,14 @@ final class PartitionVerifier {
     }
 
     void verify(Path partitionDir) {
-        List<SegmentFile> segments;
+        PartitionPrefix prefix;
         try {
-            segments = PartitionSegments.list(partitionDir);
+            prefix = PartitionPrefix.capture(partitionDir);
         } catch (StorageException e) {
             report.unreadable(e.getMessage());
             return;
         }
+        List<SegmentFile> segments = prefix.segments;
         report.countPartition();
         // The damage verdict is recover's own (one rule); the walk below adds verify's further checks.
         AnalysisFindings analysis = AnalysisFindings.of(partitionDir, report);
@@ -64,8 +64,9 @@ final class PartitionVerifier {
             previous = segment;
             maxEpoch = Math.max(maxEpoch, segment.name().epoch());
             try {
-                SegmentCheck.Result r = segmentCheck.check(segment, expectedNext);
-                indexCheck.check(segment, r.batches());
+                boolean active = prefix.isActive(segment);
+                SegmentCheck.Result r = segmentCheck.check(segment, expectedNext, prefix.size(segment), () -> active && prefix.live());
+                indexCheck.check(segment, r.batches(), prefix.size(segment), prefix::live, active);
                 byBase.put(segment.baseOffset(), r.batches());
                 if (r.nextOffset() >= 0) {
                     expectedNext = r.nextOffset();
@@ -87,7 +88,7 @@ final class PartitionVerifier {
             logEnd = Math.max(logEnd, segments.get(segments.size() - 1).baseOffset());
         }
         long activeBase = segments.isEmpty() ? -1 : segments.get(segments.size() - 1).baseOffset();
-        new StateCheck(report).check(partitionDir, logEnd, maxEpoch, byBase, activeBase);
+        new StateCheck(report).check(prefix, logEnd, maxEpoch, byBase, activeBase);
     }
 
     /** The partition's leader-epoch checkpoint (brokers sharing a directory write it); empty when missing or unreadable. */

@@ -37,6 +37,16 @@ final class SegmentCheck {
 
     /** @param expectedNext the offset the previous segment ended at, or -1 for the first segment */
     Result check(SegmentFile segment, long expectedNext) throws IOException {
+        return check(segment, expectedNext, -1, () -> false);
+    }
+
+    /**
+     * @param limit            read no byte at or past this (the size captured when verify started), -1 for the whole file
+     * @param appendInProgress asked when the walk ends in bytes that do not frame a whole batch: true when that is a
+     *                         writer's append under way (the active segment of a partition a broker holds), not a torn tail
+     */
+    Result check(SegmentFile segment, long expectedNext, long limit, java.util.function.BooleanSupplier appendInProgress)
+            throws IOException {
         Path log = segment.log();
         BatchMap map = new BatchMap();
         long first = -1;
@@ -44,7 +54,7 @@ final class SegmentCheck {
         long validNext = -1;
         boolean judgeOffsets = !analysis.offsetsJudged(log);
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
-            long size = ch.size();
+            long size = limit >= 0 ? Math.min(limit, ch.size()) : ch.size();
             BatchScanner scanner = new BatchScanner(ch, log, 0, size, Long.MIN_VALUE);
             while (true) {
                 for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
@@ -68,7 +78,7 @@ final class SegmentCheck {
                 long pos = scanner.position();
                 ScannedBatch damaged = scanner.stepOver();
                 if (damaged == null) {
-                    if (analysis.named(log, pos)) {
+                    if (analysis.named(log, pos) || appendInProgress.getAsBoolean()) {
                         break;
                     }
                     boolean zeros = scanner.tailIsZeros();

@@ -3,7 +3,6 @@ package io.kaas.inspect.verify;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
-import io.kaas.storage.format.StateJson;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -33,10 +32,12 @@ final class StateCheck {
      * @param maxEpoch     highest epoch among the segment names (-1 for Apache names)
      * @param segmentsByBase batch maps of the segments, by base offset
      * @param activeBase   base offset of the last (active) segment, or -1 when there is none
+     * @param prefix       the manifest and checkpoint as read when verify started, before the segments' sizes
      */
-    void check(Path partitionDir, long logEnd, int maxEpoch, Map<Long, BatchMap> segmentsByBase, long activeBase) {
+    void check(PartitionPrefix prefix, long logEnd, int maxEpoch, Map<Long, BatchMap> segmentsByBase, long activeBase) {
+        Path partitionDir = prefix.dir;
         Path manifestFile = partitionDir.resolve(Manifest.FILE_NAME);
-        read(manifestFile, Manifest.class).ifPresent(m -> {
+        read(manifestFile, prefix.manifest).ifPresent(m -> {
             if (m.highWatermark() > logEnd) {
                 report.problem(manifestFile, -1, "highWatermark " + m.highWatermark() + " is past the log end " + logEnd
                         + " (acknowledged records are missing from the log)");
@@ -50,7 +51,7 @@ final class StateCheck {
             }
         });
         Path checkpointFile = partitionDir.resolve(RecoveryCheckpoint.FILE_NAME);
-        read(checkpointFile, RecoveryCheckpoint.class).ifPresent(c -> {
+        read(checkpointFile, prefix.checkpoint).ifPresent(c -> {
             BatchMap map = segmentsByBase.get(c.segmentBase());
             if (map == null && c.segmentBase() < activeBase) {
                 return; // stale: its segment was cleaned or deleted since (see the class comment)
@@ -74,13 +75,13 @@ final class StateCheck {
         });
     }
 
-    private <T> Optional<T> read(Path file, Class<T> type) {
-        try {
-            return StateJson.read(file, type);
-        } catch (StorageException e) {
+    private <T> Optional<T> read(Path file, PartitionPrefix.State<T> state) {
+        StorageException e = state.error();
+        if (e != null) {
             report.problem(file, -1, e.getMessage().startsWith(file.toString())
                     ? e.getMessage().substring(file.toString().length() + 2) : e.getMessage());
             return Optional.empty();
         }
+        return state.value();
     }
 }
