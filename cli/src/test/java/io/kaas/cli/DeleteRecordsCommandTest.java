@@ -93,8 +93,15 @@ class DeleteRecordsCommandTest {
 
         assertThat(r.exit()).isZero();
         assertThat(r.out()).contains("low_watermark: 250");
-        assertThat(r.err()).contains("would remove " + p0.resolve(SegmentName.of(1, 100).logFileName()));
+        assertThat(r.err()).contains("would remove " + p0.resolve(SegmentName.of(1, 100).logFileName()))
+                .contains("would write " + p0.resolve("manifest.json.tmp")).contains("would write " + p0.resolve("manifest.json"));
         assertThat(LogFixture.snapshot(data)).isEqualTo(before);
+
+        // the dry run listed every file the real run writes or removes, and nothing else
+        CliRun real = CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.toString(), "--topic", "t", "--partition", "0", "--offset", "250");
+        assertThat(real.exit()).as(real.toString()).isZero();
+        assertThat(real.err().lines().map(l -> l.replaceFirst("^(wrote|removed) ", "")).toList())
+                .isEqualTo(r.err().lines().map(l -> l.replaceFirst("^would (write|remove) ", "")).toList());
     }
 
     @Test

@@ -67,6 +67,9 @@ public final class DeleteRecordsRun {
                 RecordDeleter.Result r = RecordDeleter.delete(dir, t.offset(), dryRun);
                 result(results, t, dir, dryRun ? "would_delete" : "deleted", null, r);
                 done++;
+                for (Path written : r.written()) {
+                    err.println((dryRun ? "would write " : "wrote ") + written);
+                }
                 for (Path removed : r.removed()) {
                     err.println((dryRun ? "would remove " : "removed ") + removed);
                 }
@@ -126,6 +129,7 @@ public final class DeleteRecordsRun {
                 m.put("lowWatermark", r.lowWatermark());
                 m.put("previousLogStart", r.previousLogStart());
                 m.put("highWatermark", r.highWatermark());
+                m.put(dryRun ? "wouldWrite" : "written", r.written().stream().map(Path::toString).toList());
                 m.put(dryRun ? "wouldRemove" : "removed", r.removed().stream().map(Path::toString).toList());
             }
             if (error != null) {

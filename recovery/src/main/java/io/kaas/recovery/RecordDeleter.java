@@ -23,8 +23,13 @@ import java.util.List;
  * made durable in manifest.json before anything is unlinked.
  */
 public final class RecordDeleter {
-    /** What was (or would be) done. */
-    public record Result(long lowWatermark, long previousLogStart, long highWatermark, List<Path> removed) {}
+    /**
+     * What was (or would be) done.
+     *
+     * @param written the files written (manifest.json with the new log start, with its temporary file), empty when
+     *                log start does not move; a dry run lists what the real run would write
+     */
+    public record Result(long lowWatermark, long previousLogStart, long highWatermark, List<Path> removed, List<Path> written) {}
 
     private RecordDeleter() {}
 
@@ -46,10 +51,13 @@ public final class RecordDeleter {
                 removed.add(partitionDir.resolve(s.indexFileName()));
             }
         }
+        Manifest moved = newStart > logStart ? new Manifest(scan.epoch(), logEnd, newStart) : null;
+        Path manifest = partitionDir.resolve(Manifest.FILE_NAME);
+        List<Path> written = moved == null ? List.of() : List.of(manifest.resolveSibling(Manifest.FILE_NAME + ".tmp"), manifest);
         if (!dryRun) {
-            apply(partitionDir, newStart > logStart ? new Manifest(scan.epoch(), logEnd, newStart) : null, removed);
+            apply(partitionDir, moved, removed);
         }
-        return new Result(newStart, logStart, logEnd, removed);
+        return new Result(newStart, logStart, logEnd, removed, written);
     }
 
     /** @param moved the manifest with the new log start, or null when log start stays where it is (as in the broker, nothing is rewritten) */
@@ -58,15 +66,24 @@ public final class RecordDeleter {
             // Durable before anything is unlinked: log start never moves back after a crash.
             StateJson.write(dir.resolve(Manifest.FILE_NAME), moved);
         }
+        List<Path> done = new ArrayList<>();
+        Path at = dir;
         try {
             for (Path p : removed) {
+                at = p;
                 Files.deleteIfExists(p);
+                done.add(p);
             }
+            at = dir;
             if (!removed.isEmpty()) {
                 AtomicFile.fsyncDirectory(dir);
             }
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot remove segment: " + PartitionSegments.describe(e), e);
+            // Half-way: say what already changed, so the operator knows the state the partition is in.
+            String changed = (moved != null ? "manifest.json written (logStartOffset " + moved.logStartOffset() + ")" : "manifest.json unchanged")
+                    + (done.isEmpty() ? ", nothing removed" : ", removed " + done);
+            throw new StorageException(StorageException.Kind.IO, at + ": cannot remove: " + PartitionSegments.describe(e)
+                    + "; already changed: " + changed + "; the log start is durable, so running delete-records again finishes it", e);
         }
     }
 }
