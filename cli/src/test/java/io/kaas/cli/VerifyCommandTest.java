@@ -73,6 +73,12 @@ class VerifyCommandTest {
         assertThat(recover.out()).contains(first);
         assertThat(r.out().lines().filter(l -> l.startsWith(firstLog + ":")))
                 .as("no second line about the damaged batch's neighbours").hasSize(1);
+
+        CliRun oneFile = CliRun.run(new VerifyCommand(), firstLog.toString());
+        assertThat(oneFile.exit()).as(oneFile.toString()).isEqualTo(1);
+        assertThat(oneFile.out().lines().findFirst().orElseThrow()).as("the segment alone, the same verdict").isEqualTo(first);
+        CliRun otherFile = CliRun.run(new VerifyCommand(), secondLog.toString());
+        assertThat(otherFile.exit()).as("the intact segment alone: " + otherFile).isZero();
     }
 
     @Test

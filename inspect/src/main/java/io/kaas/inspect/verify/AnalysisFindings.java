@@ -28,12 +28,22 @@ final class AnalysisFindings {
 
     /** Runs the analysis on {@code partitionDir} and reports each damage line it refuses for; unreadable goes to the report too. */
     static AnalysisFindings of(Path partitionDir, VerifyReport report) {
+        return of(partitionDir, report, null);
+    }
+
+    /**
+     * As above, reporting only the damage found in files {@code only} accepts (one segment verified on its own;
+     * then a partition the analysis cannot read is left to that segment's own walk, which names what it cannot read).
+     */
+    static AnalysisFindings of(Path partitionDir, VerifyReport report, java.util.function.Predicate<Path> only) {
         AnalysisFindings f = new AnalysisFindings();
         RecoveryReport r;
         try {
             r = PartitionAnalysis.analyse(partitionDir).outcome().report();
         } catch (StorageException e) {
-            report.unreadable(e.getMessage());
+            if (only == null) {
+                report.unreadable(e.getMessage());
+            }
             return f;
         }
         if (r.refused()) {
@@ -42,6 +52,9 @@ final class AnalysisFindings {
             for (Problem p : problems) {
                 if (someNameAByte && p.position() < 0 && p.file().equals(partitionDir)) {
                     continue; // recover's advice on what --force would do: not a finding of its own
+                }
+                if (only != null && !only.test(p.file())) {
+                    continue;
                 }
                 report.problem(p);
                 if (p.position() >= 0) {
