@@ -52,7 +52,7 @@ final class AclAddCommand implements Callable<Integer> {
         results = AclStore.inDataDir(dataDir.existingDataDir()).create(bindings).results();
         for (int i = 0; i < bindings.size(); i++) {
             if (results.get(i).exception().isPresent()) {
-                throw new ParameterException(spec.commandLine(), results.get(i).exception().get().getMessage());
+                throw AclFailure.of(spec, results.get(i).exception().get());
             }
         }
         AclListCommand.print(spec, json.json(), bindings, "added ");

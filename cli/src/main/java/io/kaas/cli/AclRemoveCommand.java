@@ -51,7 +51,7 @@ final class AclRemoveCommand implements Callable<Integer> {
         List<AclBinding> removed = new ArrayList<>();
         for (AclDeleteResult r : results) {
             if (r.exception().isPresent()) {
-                throw new ParameterException(spec.commandLine(), r.exception().get().getMessage());
+                throw AclFailure.of(spec, r.exception().get());
             }
             r.aclBindingDeleteResults().forEach(d -> removed.add(d.aclBinding()));
         }

@@ -81,7 +81,7 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println(e.getMessage());
                 return ExitCodes.USAGE;
             } catch (IOException e) {
-                spec.commandLine().getErr().println(source.jsonFile + ": cannot read: " + e.getMessage());
+                spec.commandLine().getErr().println(source.jsonFile + ": cannot read: " + io.kaas.storage.io.IoFailure.cause(e));
                 return ExitCodes.UNREADABLE;
             }
         } else {

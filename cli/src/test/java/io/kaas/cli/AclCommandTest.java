@@ -98,4 +98,16 @@ class AclCommandTest {
         }
         assertThat(dir.resolve("nonexistent")).doesNotExist();
     }
+
+    @Test
+    void acls_jsonThatCannotBeWrittenIsADataErrorWithItsCauseNotAUsageError() throws Exception {
+        // a file where __cluster/ should be: a failure root cannot bypass, unlike EACCES
+        java.nio.file.Files.writeString(dir.resolve("__cluster"), "not a directory");
+        KaasRun add = KaasRun.of("acl", "add", "--data-dir", dir.toString(), "--principal", "User:a", "--operation", "READ", "--topic", "t");
+        assertThat(add.exitCode()).as(add.err()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(add.err()).contains(dir.resolve("__cluster") + " (already exists)"); // createDirectories: a file is in the way
+        KaasRun remove = KaasRun.of("acl", "remove", "--data-dir", dir.toString(), "--all");
+        assertThat(remove.exitCode()).as(remove.err()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(remove.err()).contains("already exists");
+    }
 }

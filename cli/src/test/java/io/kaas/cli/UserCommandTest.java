@@ -95,4 +95,12 @@ class UserCommandTest {
         assertThat(KaasRun.of("user", "delete", "alice", "--data-dir", missing.toString()).exitCode()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(dir.resolve("nonexistent")).doesNotExist();
     }
+
+    @Test
+    void credentialsThatCannotBeWrittenAreADataErrorWithItsCause() throws Exception {
+        Files.writeString(dir.resolve("__cluster"), "not a directory"); // a file in the way: root cannot bypass it, unlike EACCES
+        KaasRun add = withStdin("pw\n", "user", "add", "alice", "--data-dir", dir.toString(), "--password-stdin");
+        assertThat(add.exitCode()).as(add.err()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(add.err()).contains(dir.resolve("__cluster") + " (already exists)"); // createDirectories: a file is in the way
+    }
 }
