@@ -347,7 +347,7 @@ function _picocli_kaas_deleterecords() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '--force' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--json' '--dry-run' '--force' '-h' '--help' '-V' '--version'"
   local arg_opts="'--data-dir' '--coordinator' '--cluster-id' '--offset-json-file' '--topic' '--partition' '--offset'"
 
   type compopt &>/dev/null && compopt +o default
@@ -786,7 +786,7 @@ function _picocli_kaas_acl_remove() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '--cluster' '--deny' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--json' '--cluster' '--deny' '--all' '-h' '--help' '-V' '--version'"
   local arg_opts="'--data-dir' '--topic' '--group' '--transactional-id' '--pattern-type' '--principal' '--host' '--operation'"
 
   type compopt &>/dev/null && compopt +o default

@@ -49,10 +49,10 @@ final class AclAddCommand implements Callable<Integer> {
                     acl.deny ? AclPermissionType.DENY : AclPermissionType.ALLOW)));
         }
         List<AclCreateResult> results;
-        results = AclStore.inDataDir(dataDir.dataDir()).create(bindings).results();
+        results = AclStore.inDataDir(dataDir.existingDataDir()).create(bindings).results();
         for (int i = 0; i < bindings.size(); i++) {
             if (results.get(i).exception().isPresent()) {
-                throw new ParameterException(spec.commandLine(), results.get(i).exception().get().getMessage());
+                throw AclFailure.of(spec, results.get(i).exception().get());
             }
         }
         AclListCommand.print(spec, json.json(), bindings, "added ");

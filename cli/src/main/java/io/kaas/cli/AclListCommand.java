@@ -1,6 +1,5 @@
 package io.kaas.cli;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.kaas.broker.security.AclStore;
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.format.StateJson;
@@ -29,19 +28,20 @@ final class AclListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        print(spec, json.json(), AclStore.inDataDir(dataDir.dataDir()).bindings(), "");
+        print(spec, json.json(), AclStore.inDataDir(dataDir.existingDataDir()).bindings(), "");
         return ExitCodes.OK;
     }
 
     static void print(CommandSpec spec, boolean asJson, Collection<AclBinding> bindings, String prefix) {
         if (asJson) {
-            ArrayNode out = StateJson.mapper().createArrayNode();
+            // JSON Lines: one object per ACL, then the summary
             for (AclBinding b : bindings) {
-                out.addObject().put("resourceType", b.pattern().resourceType().name()).put("patternType", b.pattern().patternType().name())
+                spec.commandLine().getOut().println(StateJson.mapper().createObjectNode().put("type", "acl").put("resourceType", b.pattern().resourceType().name()).put("patternType", b.pattern().patternType().name())
                         .put("name", b.pattern().name()).put("principal", b.entry().principal()).put("host", b.entry().host())
-                        .put("operation", b.entry().operation().name()).put("permission", b.entry().permissionType().name());
+                        .put("operation", b.entry().operation().name()).put("permission", b.entry().permissionType().name()));
             }
-            spec.commandLine().getOut().println(out);
+            spec.commandLine().getOut().println(StateJson.mapper().createObjectNode().put("type", "summary")
+                    .put(prefix.isEmpty() ? "acls" : prefix.strip(), bindings.size()));
             return;
         }
         for (AclBinding b : bindings) {

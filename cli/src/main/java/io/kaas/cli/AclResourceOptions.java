@@ -77,6 +77,12 @@ final class AclResourceOptions {
         return operations.stream().map(o -> parse(spec, AclOperation.class, o, "--operation")).toList();
     }
 
+    /** True when no option narrows a filter (a pattern type without a resource does not): it matches every ACL. */
+    boolean narrowsNothing() {
+        return topic == null && group == null && transactionalId == null && !cluster && principal == null && host == null
+                && (operations == null || operations.isEmpty()) && !deny;
+    }
+
     /** For remove: unset options match anything. */
     List<AclBindingFilter> filters(CommandSpec spec) {
         ResourcePatternFilter p = pattern(spec, true);

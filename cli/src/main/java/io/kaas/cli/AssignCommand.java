@@ -1,6 +1,5 @@
 package io.kaas.cli;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.kaas.broker.coordination.Assignment;
 import io.kaas.broker.coordination.BrokerRegistration;
 import io.kaas.broker.coordination.ClusterConfig;
@@ -161,11 +160,32 @@ public final class AssignCommand implements Callable<Integer> {
         Assignment before = broker == null ? pins.unpin(partitions) : pins.pin(partitions, broker, topics);
         for (TopicPartition tp : partitions) {
             String was = ownerText(before.owner(tp));
+            if (json.json()) {
+                var row = StateJson.mapper().createObjectNode().put("topic", tp.topic()).put("partition", tp.partition())
+                        .put("status", broker == null ? "unpinned" : "pinned");
+                if (before.owner(tp).isPresent()) {
+                    row.put("was", before.owner(tp).getAsInt());
+                } else {
+                    row.putNull("was");
+                }
+                if (broker != null) {
+                    row.put("pin", broker);
+                }
+                out.println(row);
+                continue;
+            }
             out.println(broker == null
                     ? tp + ": unpinned (on broker " + was + " until a rebalance moves it)"
                     : tp + ": broker " + was + " -> " + broker + ", pinned");
         }
-        return broker != null && await ? awaitTakeOver(pins, partitions, broker) : ExitCodes.OK;
+        if (broker != null && await) {
+            return awaitTakeOver(pins, partitions, broker);
+        }
+        if (json.json()) {
+            out.println(StateJson.mapper().createObjectNode().put("type", "summary").put("partitions", partitions.size())
+                    .put("exitCode", ExitCodes.OK));
+        }
+        return ExitCodes.OK;
     }
 
     private int awaitTakeOver(PartitionPins pins, List<TopicPartition> partitions, int broker) {
@@ -183,7 +203,12 @@ public final class AssignCommand implements Callable<Integer> {
                 return ExitCodes.PROBLEMS;
             }
         }
-        spec.commandLine().getOut().println("broker " + broker + " serves " + (partitions.size() == 1 ? partitions.get(0) : partitions.size() + " partitions"));
+        if (json.json()) {
+            spec.commandLine().getOut().println(StateJson.mapper().createObjectNode().put("type", "summary").put("broker", broker)
+                    .put("serving", partitions.size()).put("exitCode", ExitCodes.OK));
+        } else {
+            spec.commandLine().getOut().println("broker " + broker + " serves " + (partitions.size() == 1 ? partitions.get(0) : partitions.size() + " partitions"));
+        }
         return ExitCodes.OK;
     }
 
@@ -200,7 +225,7 @@ public final class AssignCommand implements Callable<Integer> {
         Assignment a = store.assignment().value();
         Map<Integer, BrokerRegistration> live = store.brokers();
         PrintWriter out = spec.commandLine().getOut();
-        ArrayNode rows = StateJson.mapper().createArrayNode();
+        int rows = 0;
         for (Map.Entry<String, Integer> t : topics.entrySet()) {
             boolean slots = CoordinatorSlots.of(t.getKey()).isPresent(); // listed only when named: 50 rows each
             if (targets.isEmpty() ? slots : !targets.contains(t.getKey())) {
@@ -211,7 +236,8 @@ public final class AssignCommand implements Callable<Integer> {
                 OptionalInt owner = a.owner(tp);
                 OptionalInt pin = a.pin(tp);
                 if (json.json()) {
-                    var row = rows.addObject().put("topic", tp.topic()).put("partition", p);
+                    // JSON Lines: one object per partition, then the summary
+                    var row = StateJson.mapper().createObjectNode().put("topic", tp.topic()).put("partition", p);
                     if (owner.isPresent()) {
                         row.put("owner", owner.getAsInt()).put("ownerLive", live.containsKey(owner.getAsInt()));
                     } else {
@@ -222,13 +248,15 @@ public final class AssignCommand implements Callable<Integer> {
                     } else {
                         row.putNull("pin");
                     }
+                    out.println(row);
+                    rows++;
                 } else {
                     out.println(tp + "\t" + ownerText(owner) + "\t" + ownerText(pin));
                 }
             }
         }
         if (json.json()) {
-            out.println(rows);
+            out.println(StateJson.mapper().createObjectNode().put("type", "summary").put("partitions", rows));
         }
         return ExitCodes.OK;
     }

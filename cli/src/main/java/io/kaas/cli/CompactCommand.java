@@ -27,12 +27,13 @@ import picocli.CommandLine.Spec;
                     + "pass that first saw them; records of aborted transactions go, and markers once no reader needs "
                     + "them. Cleaned segments replace the old ones atomically (see docs/on-disk-format.md).",
             "Prints per partition the segments cleaned and the records, keys and bytes removed.",
-            "Refuses (exit 3) a partition whose .lock a running broker holds. A partition with a damaged batch "
-                    + "(bad CRC, or damage the recovery scan refuses) is left unchanged and reported (exit 1): run "
-                    + "`kaas verify` and `kaas recover` on it."},
+            "Refuses (exit 3) a partition whose .lock a running broker holds. Every partition first gets the analysis "
+                    + "`kaas recover --dry-run` runs; one it finds damaged (a bad CRC, a field outside the CRC that "
+                    + "disagrees with its neighbours) is left unchanged and each damage printed as FILE:BYTE: what (exit 1): "
+                    + "run `kaas recover` on it."},
         exitCodeListHeading = "%nExit Codes:%n",
         exitCodeList = {"0:Success: every partition compacted, already clean, or skipped (not a compacted topic).",
-            "1:A partition holds damage (bad CRC); nothing changed in it."})
+            "1:A partition holds damage (what recover refuses); nothing changed in it."})
 public final class CompactCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

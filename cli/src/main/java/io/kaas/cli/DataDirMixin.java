@@ -1,5 +1,7 @@
 package io.kaas.cli;
 
+import io.kaas.storage.StorageException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -16,6 +18,23 @@ public final class DataDirMixin {
     private Path dataDir;
 
     public Path dataDir() {
+        return dataDir;
+    }
+
+    /**
+     * The data directory, which must exist: commands that only add to one (users, ACLs) never create it,
+     * since a mistyped {@code --data-dir} would otherwise leave a tree no broker reads, and the change with it.
+     *
+     * @throws StorageException IO (exit 3) naming the directory when it is missing or not a directory
+     */
+    public Path existingDataDir() {
+        if (!Files.exists(dataDir)) {
+            throw new StorageException(StorageException.Kind.IO, dataDir + ": no such data directory (not created; "
+                    + "give the --data-dir of a broker, or create it first)");
+        }
+        if (!Files.isDirectory(dataDir)) {
+            throw new StorageException(StorageException.Kind.IO, dataDir + ": not a directory");
+        }
         return dataDir;
     }
 }

@@ -3,15 +3,10 @@ package io.kaas.cli;
 import io.kaas.storage.ExitCodes;
 import io.kaas.broker.coordination.CoordinationException;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.io.IoFailure;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystemException;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.ParseResult;
@@ -58,29 +53,12 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
             return "coordinator: " + coordination.getMessage();
         }
         if (ex instanceof StorageException storage) {
-            return storage.getMessage() != null ? storage.getMessage() : storage.kind().toString();
-        }
-        if (ex instanceof NoSuchFileException e) {
-            return e.getFile() + ": no such file or directory";
-        }
-        if (ex instanceof AccessDeniedException e) {
-            return e.getFile() + ": permission denied";
-        }
-        if (ex instanceof NotDirectoryException e) {
-            return e.getFile() + ": not a directory";
-        }
-        if (ex instanceof FileAlreadyExistsException e) {
-            return e.getFile() + ": already exists";
-        }
-        if (ex instanceof DirectoryNotEmptyException e) {
-            return e.getFile() + ": directory not empty";
-        }
-        if (ex instanceof FileSystemException e) {
-            // e.g. "No space left on device"; getMessage() already joins file, other file and reason.
-            return e.getMessage();
+            // A wrapper's text often came from IOException.getMessage(), which for EACCES is only the path: add the cause.
+            return IoFailure.withCause(storage.getMessage() != null ? storage.getMessage() : storage.kind().toString(), storage);
         }
         if (ex instanceof IOException e) {
-            return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+            // "FILE: permission denied" (EACCES), "FILE: no space left on device" (ENOSPC), ...
+            return IoFailure.describe(e);
         }
         return null;
     }

@@ -23,10 +23,12 @@ import picocli.CommandLine.Spec;
                     + "every offset is below it; the active segment is never removed. Offset -1 means the high "
                     + "watermark, read from the log itself. Prints \"partition: T-P<TAB>low_watermark: N\" per "
                     + "partition, as kafka-delete-records does.",
+            "First runs the analysis `kaas recover --dry-run` runs and refuses (exit 1, nothing changed) a partition it "
+                    + "finds damaged, printing each damage as FILE:BYTE: what.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, or, with --coordinator, one a live "
                     + "broker sharing the directory owns, unless --force."},
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success.", "1:An offset was out of range (above the high watermark)."})
+        exitCodeList = {"0:Success.", "1:An offset was out of range (above the high watermark), or a partition is damaged (refused, nothing changed)."})
 public final class DeleteRecordsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -60,6 +62,9 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
         long offset;
     }
 
+    @Mixin
+    JsonOutputMixin jsonOutput;
+
     @Option(names = "--dry-run", description = "Print what would happen; change no byte.")
     boolean dryRun;
 
@@ -76,7 +81,7 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println(e.getMessage());
                 return ExitCodes.USAGE;
             } catch (IOException e) {
-                spec.commandLine().getErr().println(source.jsonFile + ": cannot read: " + e.getMessage());
+                spec.commandLine().getErr().println(source.jsonFile + ": cannot read: " + io.kaas.storage.io.IoFailure.cause(e));
                 return ExitCodes.UNREADABLE;
             }
         } else {
@@ -86,6 +91,6 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
             request = new DeleteRecordsRequest(List.of(new DeleteRecordsRequest.Target(source.one.topic, source.one.partition, source.one.offset)));
         }
         coordinator.refuseLiveOwned(dataDir.dataDir(), force || dryRun);
-        return new DeleteRecordsRun(dataDir.dataDir(), dryRun, force, spec.commandLine().getOut(), spec.commandLine().getErr()).run(request);
+        return new DeleteRecordsRun(dataDir.dataDir(), dryRun, force, jsonOutput.json(), spec.commandLine().getOut(), spec.commandLine().getErr()).run(request);
     }
 }

@@ -18,10 +18,12 @@ import picocli.CommandLine.Spec;
             "For every segment under PATH (data dir, topic, partition or one .log/.index file) computes the index "
                     + "the broker writes (an entry once more than --index-interval-bytes were appended since the last) "
                     + "over the log's valid part and replaces the .index when it differs (written beside it, then renamed).",
+            "First runs the analysis `kaas recover --dry-run` runs and refuses (exit 1, no index written) a partition "
+                    + "it finds damaged, printing each damage as FILE:BYTE: what: an index rebuilt from a damaged log would index the damage.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, or, with --coordinator, one a live "
                     + "broker sharing the directory owns, unless --force."},
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success (with --check: every index already matches).", "1:--check found indexes that differ."})
+        exitCodeList = {"0:Success (with --check: every index already matches).", "1:--check found indexes that differ, or a partition is damaged (refused, nothing written)."})
 public final class RebuildIndexCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -64,7 +64,7 @@ final class UserAddCommand implements Callable<Integer> {
         if (password == null || password.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "no password on stdin (give it as the first line)");
         }
-        ScramCredentialStore store = ScramCredentialStore.inDataDir(dataDir.dataDir());
+        ScramCredentialStore store = ScramCredentialStore.inDataDir(dataDir.existingDataDir());
         for (ScramMechanism m : chosen) {
             try {
                 store.upsert(name, m, ScramCredentialStore.generate(m, password, iterations));

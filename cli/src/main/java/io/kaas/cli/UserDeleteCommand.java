@@ -40,7 +40,7 @@ final class UserDeleteCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ScramCredentialStore store = ScramCredentialStore.inDataDir(dataDir.dataDir());
+        ScramCredentialStore store = ScramCredentialStore.inDataDir(dataDir.existingDataDir());
         List<ScramMechanism> asked = mechanisms == null || mechanisms.isEmpty() ? null : UserMechanisms.parse(spec, mechanisms);
         List<ScramMechanism> targets = new ArrayList<>();
         if (asked != null) {

@@ -31,15 +31,16 @@ final class UserListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SortedMap<String, SortedMap<String, Integer>> users = ScramCredentialStore.inDataDir(dataDir.dataDir()).describe();
+        SortedMap<String, SortedMap<String, Integer>> users = ScramCredentialStore.inDataDir(dataDir.existingDataDir()).describe();
         if (json.json()) {
-            ArrayNode out = StateJson.mapper().createArrayNode();
+            // JSON Lines: one object per user, then the summary
             users.forEach((user, mechs) -> {
-                ObjectNode u = out.addObject().put("user", user);
+                ObjectNode u = StateJson.mapper().createObjectNode().put("user", user);
                 ArrayNode list = u.putArray("mechanisms");
                 mechs.forEach((m, it) -> list.addObject().put("mechanism", m).put("iterations", it));
+                spec.commandLine().getOut().println(u);
             });
-            spec.commandLine().getOut().println(out);
+            spec.commandLine().getOut().println(StateJson.mapper().createObjectNode().put("type", "summary").put("users", users.size()));
         } else {
             users.forEach((user, mechs) -> spec.commandLine().getOut().println(user + "\t" + mechs.entrySet().stream()
                     .map((Map.Entry<String, Integer> e) -> e.getKey() + ":" + e.getValue()).collect(Collectors.joining(","))));

@@ -32,7 +32,13 @@ import picocli.CommandLine.Spec;
                     + "recovery-checkpoint.json, .index files) that cannot be read or disagree with the log are "
                     + "problems too (exit 1; an unreadable JSON one is reported as \"would be rebuilt from the log\"), "
                     + "although `kaas recover` and the broker rebuild them without asking: exit 0 means there is nothing "
-                    + "to repair, and after a `kaas recover` that exits 0, verify exits 0."},
+                    + "to repair, and after a `kaas recover` that exits 0, verify exits 0.",
+            "",
+            "Whether a partition is damaged, and which batch, is the answer of the analysis `kaas recover --dry-run` "
+                    + "runs, so the two agree; verify's further checks come on top.",
+            "Beside a running broker it checks what was there when it started (manifest and checkpoint, then each "
+                    + "segment's size): a segment created since is ignored, and a batch or index entry being appended "
+                    + "to a partition the broker holds is not reported."},
         exitCodeListHeading = "%nExit Codes:%n",
         exitCodeList = {"0:Success: no problems found.",
                 "1:Problems found (each printed as FILE:BYTE: what), derivable files recover would rebuild included."})
@@ -57,10 +63,8 @@ public final class VerifyCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         VerifyReport report = new VerifyReport(p -> {
-            if (!jsonOutput.json()) {
-                out.println(p);
-                out.flush();
-            }
+            out.println(jsonOutput.json() ? VerifyReport.toJson(p) : p.toString());
+            out.flush();
         });
         ProgressBar bar = !noProgress && color.progressOnStderr() ? new ProgressBar(err) : null;
         LongConsumer progress = bar == null ? ProgressBar.NONE : bar;
@@ -69,10 +73,12 @@ public final class VerifyCommand implements Callable<Integer> {
             bar.finish();
         }
         if (jsonOutput.json()) {
-            out.println(report.toJson());
+            out.println(report.summaryJson());
         } else {
             report.unreadable().forEach(err::println);
-            err.println(report.summary());
+            if (report.partitions() > 0 || report.unreadable().isEmpty()) {
+                err.println(report.summary()); // "verified 0 partition(s)" would read as "all clean" for a path holding nothing
+            }
         }
         out.flush();
         err.flush();

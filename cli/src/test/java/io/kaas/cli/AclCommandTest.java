@@ -6,6 +6,7 @@ import io.kaas.broker.security.AclStore;
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.layout.OwnerLock;
 import java.nio.file.Path;
+import java.util.List;
 import org.apache.kafka.common.acl.AclOperation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,5 +62,52 @@ class AclCommandTest {
             assertThat(KaasRun.of("acl", "remove", "--data-dir", data, "--principal", "User:a").exitCode()).isZero();
         }
         assertThat(AclStore.inDataDir(dir).bindings()).isEmpty();
+    }
+
+    @Test
+    void removeWithNoFilterRefusesUnlessAll() {
+        String data = dir.toString();
+        assertThat(KaasRun.of("acl", "add", "--data-dir", data, "--principal", "User:a", "--operation", "READ", "--topic", "t").exitCode()).isZero();
+        assertThat(KaasRun.of("acl", "add", "--data-dir", data, "--principal", "User:b", "--operation", "READ", "--group", "g").exitCode()).isZero();
+
+        KaasRun refused = KaasRun.of("acl", "remove", "--data-dir", data);
+        assertThat(refused.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(refused.err()).contains("--all");
+        assertThat(refused.out()).isEmpty();
+        assertThat(KaasRun.of("acl", "remove", "--data-dir", data, "--pattern-type", "any").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(KaasRun.of("acl", "remove", "--data-dir", data, "--all", "--topic", "t").exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(AclStore.inDataDir(dir).bindings()).hasSize(2);
+
+        KaasRun all = KaasRun.of("acl", "remove", "--data-dir", data, "--all");
+        assertThat(all.exitCode()).as(all.err()).isZero();
+        assertThat(all.out().lines()).hasSize(2);
+        assertThat(AclStore.inDataDir(dir).bindings()).isEmpty();
+    }
+
+    @Test
+    void aMissingDataDirIsNamedAndNeverCreated() {
+        Path missing = dir.resolve("nonexistent/dd");
+        for (String[] args : List.of(new String[]{"add", "--principal", "User:a", "--operation", "READ", "--topic", "t"},
+                new String[]{"list"}, new String[]{"remove", "--all"})) {
+            List<String> argv = new java.util.ArrayList<>(List.of("acl"));
+            argv.addAll(List.of(args));
+            argv.addAll(List.of("--data-dir", missing.toString()));
+            KaasRun r = KaasRun.of(argv.toArray(String[]::new));
+            assertThat(r.exitCode()).as(argv + ": " + r.err()).isEqualTo(ExitCodes.UNREADABLE);
+            assertThat(r.err()).contains(missing + ": no such data directory");
+        }
+        assertThat(dir.resolve("nonexistent")).doesNotExist();
+    }
+
+    @Test
+    void acls_jsonThatCannotBeWrittenIsADataErrorWithItsCauseNotAUsageError() throws Exception {
+        // a file where __cluster/ should be: a failure root cannot bypass, unlike EACCES
+        java.nio.file.Files.writeString(dir.resolve("__cluster"), "not a directory");
+        KaasRun add = KaasRun.of("acl", "add", "--data-dir", dir.toString(), "--principal", "User:a", "--operation", "READ", "--topic", "t");
+        assertThat(add.exitCode()).as(add.err()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(add.err()).contains(dir.resolve("__cluster") + " (already exists)"); // createDirectories: a file is in the way
+        KaasRun remove = KaasRun.of("acl", "remove", "--data-dir", dir.toString(), "--all");
+        assertThat(remove.exitCode()).as(remove.err()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(remove.err()).contains("already exists");
     }
 }

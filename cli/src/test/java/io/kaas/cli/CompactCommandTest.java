@@ -147,7 +147,26 @@ class CompactCommandTest {
         SortedMap<String, String> before = LogFixture.snapshot(data);
         CliRun r = CliRun.run(new CompactCommand(), p0.toString());
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.err()).contains(first.toString()).contains("nothing was cleaned");
+        assertThat(r.err()).contains(first + ":0: CRC mismatch").contains("nothing was compacted");
+        assertThat(LogFixture.snapshot(data)).isEqualTo(before);
+    }
+
+    @Test
+    void aDamagedBaseOffsetOutsideTheCrcIsRefusedAsRecoverRefusesItNotRewritten() throws Exception {
+        Path first;
+        try (var files = Files.list(p0)) {
+            first = files.filter(f -> f.toString().endsWith(".log")).sorted().findFirst().orElseThrow();
+        }
+        long second = LogFixture.sizeOf(scenario.segments.get(0).get(0));
+        LogFixture.flipByte(first, second + 7); // the second batch's base offset: not covered by its CRC
+        SortedMap<String, String> before = LogFixture.snapshot(data);
+
+        CliRun recover = CliRun.run(new RecoverCommand(), "--dry-run", p0.toString());
+        CliRun r = CliRun.run(new CompactCommand(), p0.toString());
+
+        assertThat(recover.exit()).as(recover.toString()).isEqualTo(1);
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        assertThat(r.err()).contains(first + ":").contains("damaged").contains("nothing was compacted");
         assertThat(LogFixture.snapshot(data)).isEqualTo(before);
     }
 

@@ -84,7 +84,7 @@ class ConventionsTest {
         assertThat(probe("--fail-with", "denied", "--path", "/data/t/0").err())
                 .isEqualTo("kaas probe: /data/t/0: permission denied" + System.lineSeparator());
         assertThat(probe("--fail-with", "disk-full", "--path", "/data/t/0/x.log").err())
-                .isEqualTo("kaas probe: /data/t/0/x.log: No space left on device" + System.lineSeparator());
+                .isEqualTo("kaas probe: /data/t/0/x.log: no space left on device" + System.lineSeparator());
         assertThat(probe("--fail-with", "unchecked", "--path", "/data/t").err())
                 .isEqualTo("kaas probe: /data/t: no such file or directory" + System.lineSeparator());
         assertThat(probe("--fail-with", "io", "--path", "/data/t/0/x.log").err())

@@ -93,8 +93,15 @@ class DeleteRecordsCommandTest {
 
         assertThat(r.exit()).isZero();
         assertThat(r.out()).contains("low_watermark: 250");
-        assertThat(r.err()).contains("would remove " + p0.resolve(SegmentName.of(1, 100).logFileName()));
+        assertThat(r.err()).contains("would remove " + p0.resolve(SegmentName.of(1, 100).logFileName()))
+                .contains("would write " + p0.resolve("manifest.json.tmp")).contains("would write " + p0.resolve("manifest.json"));
         assertThat(LogFixture.snapshot(data)).isEqualTo(before);
+
+        // the dry run listed every file the real run writes or removes, and nothing else
+        CliRun real = CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.toString(), "--topic", "t", "--partition", "0", "--offset", "250");
+        assertThat(real.exit()).as(real.toString()).isZero();
+        assertThat(real.err().lines().map(l -> l.replaceFirst("^(wrote|removed) ", "")).toList())
+                .isEqualTo(r.err().lines().map(l -> l.replaceFirst("^would (write|remove) ", "")).toList());
     }
 
     @Test
@@ -110,6 +117,22 @@ class DeleteRecordsCommandTest {
             assertThat(CliRun.run(new DeleteRecordsCommand(), "--force", "--data-dir", data.toString(), "--topic", "t",
                     "--partition", "0", "--offset", "150").exit()).isZero();
         }
+    }
+
+    @Test
+    void aPartitionRecoverRefusesIsRefusedWithItsDamageAndNothingChanges() {
+        Path first = p0.resolve(SegmentName.of(1, 0).logFileName());
+        long third = LogFixture.concat(LogFixture.plain(0, 2, 5)).length;
+        LogFixture.flipByte(first, third + 7); // a base offset, outside the CRC
+        SortedMap<String, String> before = LogFixture.snapshot(data);
+
+        CliRun r = CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.toString(), "--topic", "t", "--partition", "0", "--offset", "150");
+
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        assertThat(r.err()).contains(first + ":").contains("nothing was deleted");
+        assertThat(r.out()).contains("partition: t-0\terror: " + first + ":");
+        assertThat(LogFixture.snapshot(data)).isEqualTo(before);
+        assertThat(CliRun.run(new RecoverCommand(), "--dry-run", p0.toString()).exit()).isEqualTo(1);
     }
 
     @Test

@@ -71,14 +71,32 @@ class RebuildIndexCommandTest {
 
     @Test
     void tornTailIsLeftAloneAndOnlyTheValidPartIndexed() throws Exception {
+        Path active = p0.resolve(SegmentName.of(1, 200).logFileName());
+        Path activeIndex = p0.resolve(SegmentName.of(1, 200).indexFileName());
+        LogFixture.append(active, new byte[300]);
+        long size = Files.size(active);
+
+        CliRun r = CliRun.run(new RebuildIndexCommand(), "--index-interval-bytes", "256", active.toString());
+
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("unchanged " + activeIndex).contains("log has 300 invalid bytes");
+        assertThat(Files.size(active)).isEqualTo(size);
+    }
+
+    @Test
+    void aPartitionRecoverRefusesIsRefusedAndNoIndexIsWritten() throws Exception {
+        // Bad bytes at the end of a closed segment are damage (the next segment continues the log), not a torn tail.
         LogFixture.append(log0, new byte[300]);
-        long size = Files.size(log0);
+        Files.delete(index0);
+        var before = LogFixture.snapshot(p0);
 
-        CliRun r = CliRun.run(new RebuildIndexCommand(), "--index-interval-bytes", "256", log0.toString());
+        CliRun r = CliRun.run(new RebuildIndexCommand(), "--index-interval-bytes", "256", p0.toString());
+        CliRun recover = CliRun.run(new RecoverCommand(), "--dry-run", p0.toString());
 
-        assertThat(r.exit()).isZero();
-        assertThat(r.out()).contains("unchanged " + index0).contains("log has 300 invalid bytes");
-        assertThat(Files.size(log0)).isEqualTo(size);
+        assertThat(recover.exit()).isEqualTo(1);
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        assertThat(r.err()).contains(log0 + ":").contains("damaged").contains("no index was rewritten");
+        assertThat(LogFixture.snapshot(p0)).isEqualTo(before);
     }
 
     @Test

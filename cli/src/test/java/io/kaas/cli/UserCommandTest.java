@@ -84,4 +84,23 @@ class UserCommandTest {
         assertThat(list.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(list.err()).contains("credentials.json");
     }
+
+    @Test
+    void aMissingDataDirIsNamedAndNeverCreated() {
+        Path missing = dir.resolve("nonexistent/dd");
+        KaasRun add = withStdin("pw\n", "user", "add", "alice", "--data-dir", missing.toString(), "--password-stdin");
+        assertThat(add.exitCode()).as(add.err()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(add.err()).contains(missing + ": no such data directory");
+        assertThat(KaasRun.of("user", "list", "--data-dir", missing.toString()).exitCode()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(KaasRun.of("user", "delete", "alice", "--data-dir", missing.toString()).exitCode()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(dir.resolve("nonexistent")).doesNotExist();
+    }
+
+    @Test
+    void credentialsThatCannotBeWrittenAreADataErrorWithItsCause() throws Exception {
+        Files.writeString(dir.resolve("__cluster"), "not a directory"); // a file in the way: root cannot bypass it, unlike EACCES
+        KaasRun add = withStdin("pw\n", "user", "add", "alice", "--data-dir", dir.toString(), "--password-stdin");
+        assertThat(add.exitCode()).as(add.err()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(add.err()).contains(dir.resolve("__cluster") + " (already exists)"); // createDirectories: a file is in the way
+    }
 }

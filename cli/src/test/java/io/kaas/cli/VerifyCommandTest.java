@@ -62,6 +62,30 @@ class VerifyCommandTest {
     }
 
     @Test
+    void aDamagedBaseOffsetOutsideTheCrcIsNamedWhereRecoverNamesIt() {
+        long third = position(0, 2);
+        LogFixture.flipByte(firstLog, third + 7); // the low byte of the base offset: outside the CRC
+
+        CliRun r = CliRun.run(new VerifyCommand(), data.toString());
+        CliRun recover = CliRun.run(new RecoverCommand(), "--dry-run", p0.toString());
+
+        assertThat(recover.exit()).as(recover.toString()).isEqualTo(1);
+        assertThat(r.exit()).as(r.toString()).isEqualTo(1);
+        // verify's verdict is the recovery analysis's own: the same file, the same byte, the same words
+        String first = r.out().lines().findFirst().orElseThrow();
+        assertThat(first).startsWith(firstLog + ":");
+        assertThat(recover.out()).contains(first);
+        assertThat(r.out().lines().filter(l -> l.startsWith(firstLog + ":")))
+                .as("no second line about the damaged batch's neighbours").hasSize(1);
+
+        CliRun oneFile = CliRun.run(new VerifyCommand(), firstLog.toString());
+        assertThat(oneFile.exit()).as(oneFile.toString()).isEqualTo(1);
+        assertThat(oneFile.out().lines().findFirst().orElseThrow()).as("the segment alone, the same verdict").isEqualTo(first);
+        CliRun otherFile = CliRun.run(new VerifyCommand(), secondLog.toString());
+        assertThat(otherFile.exit()).as("the intact segment alone: " + otherFile).isZero();
+    }
+
+    @Test
     void aBadMagicInsideAWholeFrameIsOneProblemAndTheWalkGoesOn() {
         long third = position(0, 2);
         LogFixture.flipByte(firstLog, third + RecordBatchHeader.MAGIC_OFFSET);
@@ -268,11 +292,17 @@ class VerifyCommandTest {
         CliRun r = CliRun.run(new VerifyCommand(), "--json", data.toString());
 
         assertThat(r.exit()).isEqualTo(1);
-        JsonNode report = new ObjectMapper().readTree(r.out());
-        assertThat(report.get("ok").asBoolean()).isFalse();
-        assertThat(report.get("problems").get(0).get("file").asText()).isEqualTo(firstLog.toString());
-        assertThat(report.get("problems").get(0).get("position").asLong()).isZero();
-        assertThat(report.get("partitions").asInt()).isEqualTo(3);
+        List<String> lines = r.out().lines().toList();
+        JsonNode problem = new ObjectMapper().readTree(lines.get(0));
+        assertThat(problem.get("type").asText()).isEqualTo("problem");
+        assertThat(problem.get("file").asText()).isEqualTo(firstLog.toString());
+        assertThat(problem.get("position").asLong()).isZero();
+        JsonNode summary = new ObjectMapper().readTree(lines.get(lines.size() - 1));
+        assertThat(summary.get("type").asText()).isEqualTo("summary");
+        assertThat(summary.get("ok").asBoolean()).isFalse();
+        assertThat(summary.get("exitCode").asInt()).isEqualTo(1);
+        assertThat(summary.get("problems").asInt()).isEqualTo(lines.size() - 1);
+        assertThat(summary.get("partitions").asInt()).isEqualTo(3);
     }
 
     /** Byte position of batch {@code i} in a segment of 5-record batches starting at {@code base} (as LogFixture.partition lays them). */

@@ -125,4 +125,21 @@ public final class Events {
             return true;
         }
     }
+
+    /** The last line of a JSON dump: how many files were named and the exit code. */
+    public record Summary(int files, int exitCode) implements DumpEvent {
+        @Override
+        public String text() {
+            return files + " file(s), exit code " + exitCode;
+        }
+
+        @Override
+        public Map<String, Object> json() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("type", "summary");
+            m.put("files", files);
+            m.put("exitCode", exitCode);
+            return m;
+        }
+    }
 }

@@ -35,6 +35,11 @@ public final class SegmentDumper {
             exit = ExitCodes.worst(exit, dumpOne(file, output));
             output.flush();
         }
+        if (options.json()) {
+            // JSON Lines' last object, as every command's --json ends
+            out.println(DumpOutput.toJson(new Events.Summary(files.size(), exit)));
+            out.flush();
+        }
         return exit;
     }
 

@@ -255,10 +255,14 @@ class SegmentDumperTest {
         }).toList();
         assertThat(nodes.get(0).get("type").asText()).isEqualTo("file");
         assertThat(nodes.stream().filter(n -> n.get("type").asText().equals("batch"))).hasSize(LogFixture.mixed(0).size());
-        JsonNode last = nodes.get(nodes.size() - 1);
-        assertThat(last.get("type").asText()).isEqualTo("invalid_bytes");
-        assertThat(last.get("bytes").asLong()).isEqualTo(100);
-        assertThat(last.get("zeroFilled").asBoolean()).isTrue();
+        JsonNode tail = nodes.get(nodes.size() - 2);
+        assertThat(tail.get("type").asText()).isEqualTo("invalid_bytes");
+        assertThat(tail.get("bytes").asLong()).isEqualTo(100);
+        assertThat(tail.get("zeroFilled").asBoolean()).isTrue();
+        JsonNode summary = nodes.get(nodes.size() - 1);
+        assertThat(summary.get("type").asText()).isEqualTo("summary");
+        assertThat(summary.get("files").asInt()).isEqualTo(1);
+        assertThat(summary.get("exitCode").asInt()).isEqualTo(run.exit());
         assertThat(run.err()).isEmpty();
     }
 }

@@ -2,71 +2,148 @@ package io.kaas.recovery;
 
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.io.IoFailure;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.layout.PartitionFinder;
 import io.kaas.storage.layout.TopicDir;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * {@code kaas delete-records}: applies a {@link DeleteRecordsRequest} to a data dir and prints, per
  * partition, what kafka-delete-records prints: {@code partition: T-P\tlow_watermark: N} or
- * {@code partition: T-P\terror: ...}.
+ * {@code partition: T-P\terror: ...}; with {@code json}, one JSON object per partition and a summary
+ * object ({@link JsonLine}). A damaged partition (the analysis {@code recover --dry-run} runs) is refused,
+ * exit 1, as an out-of-range offset is.
  */
 public final class DeleteRecordsRun {
     private final Path dataDir;
     private final boolean dryRun;
     private final boolean force;
+    private final boolean json;
     private final PrintWriter out;
     private final PrintWriter err;
 
-    public DeleteRecordsRun(Path dataDir, boolean dryRun, boolean force, PrintWriter out, PrintWriter err) {
+    public DeleteRecordsRun(Path dataDir, boolean dryRun, boolean force, boolean json, PrintWriter out, PrintWriter err) {
         this.dataDir = dataDir;
         this.dryRun = dryRun;
         this.force = force;
+        this.json = json;
         this.out = out;
         this.err = err;
     }
 
     public int run(DeleteRecordsRequest request) {
-        if (!Files.isDirectory(dataDir)) {
-            err.println(dataDir + ": no such data directory");
+        String noData = !Files.isDirectory(dataDir) ? dataDir + ": " + (Files.exists(dataDir) ? "not a directory" : "no such data directory")
+                : holdsNoData();
+        if (noData != null) {
+            err.println(noData);
+            if (json) {
+                out.println(JsonLine.of("type", "summary", "dryRun", dryRun, "partitions", 0, "exitCode", ExitCodes.UNREADABLE,
+                        "error", noData));
+                out.flush();
+            }
+            err.flush();
             return ExitCodes.UNREADABLE;
         }
         int exit = ExitCodes.OK;
-        out.println("Executing records delete operation" + (dryRun ? " (dry run: nothing is changed)" : ""));
+        if (!json) {
+            out.println("Executing records delete operation" + (dryRun ? " (dry run: nothing is changed)" : ""));
+        }
         StringBuilder results = new StringBuilder();
+        int done = 0;
         for (DeleteRecordsRequest.Target t : request.targets()) {
             Path dir = PartitionFinder.find(dataDir, t.topic(), t.partition()).orElse(null);
             if (dir == null) {
-                results.append("partition: ").append(t.label()).append("\terror: unknown topic or partition (no ")
-                        .append(TopicDir.partition(dataDir, t.topic(), t.partition())).append(")\n");
+                String error = "unknown topic or partition (no " + TopicDir.partition(dataDir, t.topic(), t.partition()) + ")";
+                result(results, t, null, "error", error, null);
                 exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
                 continue;
             }
             try (OwnerLock lock = OwnerLock.acquireIfOwned(dir, force || dryRun)) {
                 RecordDeleter.Result r = RecordDeleter.delete(dir, t.offset(), dryRun);
-                results.append("partition: ").append(t.label()).append("\tlow_watermark: ").append(r.lowWatermark()).append('\n');
+                result(results, t, dir, dryRun ? "would_delete" : "deleted", null, r);
+                done++;
+                for (Path written : r.written()) {
+                    err.println((dryRun ? "would write " : "wrote ") + written);
+                }
                 for (Path removed : r.removed()) {
                     err.println((dryRun ? "would remove " : "removed ") + removed);
                 }
             } catch (StorageException e) {
-                if (e.kind() == StorageException.Kind.OFFSET_OUT_OF_RANGE) {
-                    // Kafka's OFFSET_OUT_OF_RANGE: the command ran, the request was wrong; nothing changed.
-                    results.append("partition: ").append(t.label()).append("\terror: ").append(e.getMessage()).append('\n');
+                String message = IoFailure.withCause(e.getMessage(), e);
+                if (e.kind() == StorageException.Kind.OFFSET_OUT_OF_RANGE || e.kind() == StorageException.Kind.DAMAGED) {
+                    // Kafka's OFFSET_OUT_OF_RANGE, or damage recover would refuse: the command ran and found the
+                    // request cannot be applied; nothing changed.
+                    if (e.kind() == StorageException.Kind.DAMAGED) {
+                        err.println(message);
+                    }
+                    String firstLine = message.lines().findFirst().orElse(message);
+                    result(results, t, dir, e.kind() == StorageException.Kind.DAMAGED ? "refused" : "error", firstLine, null);
                     exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);
                     continue;
                 }
-                err.println(e.getMessage());
-                results.append("partition: ").append(t.label()).append("\terror: ").append(e.getMessage()).append('\n');
+                err.println(message);
+                result(results, t, dir, "error", message, null);
                 exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
             }
         }
-        out.println("Records delete operation completed:");
-        out.print(results);
+        if (json) {
+            out.println(JsonLine.of("type", "summary", "dryRun", dryRun, "partitions", request.targets().size(),
+                    dryRun ? "wouldDelete" : "deleted", done, "exitCode", exit));
+        } else {
+            out.println("Records delete operation completed:");
+            out.print(results);
+        }
         out.flush();
         err.flush();
         return exit;
+    }
+
+    /** Why the data dir is none (no kaas or Kafka data under it, or it cannot be listed), or null when it is one. */
+    private String holdsNoData() {
+        try {
+            PartitionFinder.find(dataDir);
+            return null;
+        } catch (StorageException e) {
+            return IoFailure.withCause(e.getMessage(), e);
+        }
+    }
+
+    /** One partition's outcome: a kafka-delete-records line kept for the end, or a JSON object printed now. */
+    private void result(StringBuilder text, DeleteRecordsRequest.Target t, Path dir, String status, String error, RecordDeleter.Result r) {
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("type", "partition");
+            m.put("topic", t.topic());
+            m.put("partition", t.partition());
+            if (dir != null) {
+                m.put("dir", dir.toString());
+            }
+            m.put("status", status);
+            m.put("requestedOffset", t.offset());
+            if (r != null) {
+                m.put("lowWatermark", r.lowWatermark());
+                m.put("previousLogStart", r.previousLogStart());
+                m.put("highWatermark", r.highWatermark());
+                m.put(dryRun ? "wouldWrite" : "written", r.written().stream().map(Path::toString).toList());
+                m.put(dryRun ? "wouldRemove" : "removed", r.removed().stream().map(Path::toString).toList());
+            }
+            if (error != null) {
+                m.put("error", error);
+            }
+            out.println(JsonLine.of(m));
+            return;
+        }
+        text.append("partition: ").append(t.label());
+        if (r != null) {
+            text.append("\tlow_watermark: ").append(r.lowWatermark());
+        } else {
+            text.append("\terror: ").append(error);
+        }
+        text.append('\n');
     }
 }

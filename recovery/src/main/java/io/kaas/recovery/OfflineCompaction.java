@@ -9,11 +9,12 @@ import io.kaas.storage.cleaner.CleanerOptions;
 import io.kaas.storage.cleaner.CleanerSwap;
 import io.kaas.storage.cleaner.LogCleaner;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.IoFailure;
 import io.kaas.storage.layout.OwnerLock;
+import io.kaas.storage.layout.PartitionAnalysis;
 import io.kaas.storage.layout.PartitionFinder;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
-import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.IndexPolicy;
 import java.io.PrintWriter;
@@ -62,7 +63,8 @@ public final class OfflineCompaction {
         try {
             partitions = PartitionFinder.find(path);
         } catch (StorageException e) {
-            err.println(e.getMessage());
+            err.println(IoFailure.withCause(e.getMessage(), e));
+            summaryJson(0, 0, 0, ExitCodes.UNREADABLE);
             return ExitCodes.UNREADABLE;
         }
         progress.accept(-estimate(partitions));
@@ -86,6 +88,8 @@ public final class OfflineCompaction {
                             : topic.cleanupPolicy()) + ", not compact", null);
                     continue;
                 }
+                // Damage refuses the partition before anything is written, an interrupted swap's completion included.
+                RecoveryScan.RecoveredState state = PartitionAnalysis.requireUndamaged(partition, "nothing was compacted");
                 List<String> swap = CleanerSwap.recover(partition, options.dryRun());
                 if (options.dryRun() && !swap.isEmpty()) {
                     swap.forEach(err::println);
@@ -93,36 +97,37 @@ public final class OfflineCompaction {
                     continue;
                 }
                 swap.forEach(err::println);
-                CleanReport r = compact(partition, topic, partitionProgress);
+                if (!swap.isEmpty()) {
+                    state = PartitionAnalysis.requireUndamaged(partition, "nothing was compacted");
+                }
+                CleanReport r = compact(partition, topic, state, partitionProgress);
                 print(partition, r.endOffset() < 0 ? "clean" : options.dryRun() ? "would_compact" : "compacted", null, r);
                 if (r.endOffset() >= 0) {
                     cleaned++;
                     bytesRemoved += r.bytesRemoved();
                 }
             } catch (StorageException e) {
-                err.println(e.getMessage());
+                String message = IoFailure.withCause(e.getMessage(), e);
+                err.println(message);
+                boolean damaged = e.kind() == StorageException.Kind.DAMAGED;
+                if (options.json()) {
+                    print(partition, damaged ? "refused" : "error", message.lines().findFirst().orElse(message), null);
+                }
                 // Damage (a bad CRC, a log recovery would refuse) is a finding, as in verify and recover; the rest is I/O.
-                exit = ExitCodes.worst(exit, e.kind() == StorageException.Kind.DAMAGED ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
+                exit = ExitCodes.worst(exit, damaged ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
             } finally {
                 progress.accept(budget - fed[0]);
             }
             out.flush();
         }
+        summaryJson(partitions.size(), cleaned, bytesRemoved, exit);
         err.println(partitions.size() + " partition(s): " + cleaned + (options.dryRun() ? " would be compacted, " : " compacted, ")
                 + bytesRemoved + " bytes " + (options.dryRun() ? "would be " : "") + "removed");
         err.flush();
         return exit;
     }
 
-    private CleanReport compact(Path partition, TopicConfig topic, LongConsumer progress) {
-        List<SegmentFile> segments = PartitionSegments.list(partition);
-        RecoveryOptions scan = new RecoveryOptions(true, RecoveryOptions.DamagePolicy.REFUSE,
-                new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES), true, PartitionSegments.newestEpoch(segments));
-        RecoveryScan.RecoveredState state = RecoveryScan.recoverState(partition, scan);
-        if (state.outcome().report().refused()) {
-            throw new StorageException(StorageException.Kind.DAMAGED, String.join("; ", state.outcome().report().damage())
-                    + " — run `kaas recover` on it first; nothing was compacted");
-        }
+    private CleanReport compact(Path partition, TopicConfig topic, RecoveryScan.RecoveredState state, LongConsumer progress) {
         CleanerOptions cleanerOptions = CleanerOptions.forTopic(topic, clock.millis(), options.dedupeBufferBytes(),
                 options.minCompactionLagMs(), new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES));
         long started = System.nanoTime();
@@ -173,6 +178,15 @@ public final class OfflineCompaction {
                 + " key(s) deleted (tombstones past delete.retention.ms), " + r.abortedRemoved() + " aborted, "
                 + r.markersRemoved() + " transaction marker(s), " + r.unkeyedRemoved() + " without a key; "
                 + r.bytesRemoved() + " bytes");
+    }
+
+    /** With --json, the last line: {"type":"summary",...}. */
+    private void summaryJson(int partitions, int cleaned, long bytesRemoved, int exit) {
+        if (options.json()) {
+            out.println(JsonLine.of("type", "summary", "dryRun", options.dryRun(), "partitions", partitions,
+                    options.dryRun() ? "wouldCompact" : "compacted", cleaned, "bytesRemoved", bytesRemoved, "exitCode", exit));
+            out.flush();
+        }
     }
 
     private static long estimate(List<Path> partitions) {

@@ -2,6 +2,7 @@ package io.kaas.recovery;
 
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.io.IoFailure;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.layout.PartitionFinder;
 import io.kaas.storage.layout.PartitionSegments;
@@ -49,7 +50,8 @@ public final class OfflineRecovery {
         try {
             partitions = PartitionFinder.find(path);
         } catch (StorageException e) {
-            err.println(e.getMessage());
+            err.println(IoFailure.withCause(e.getMessage(), e));
+            summaryJson(0, 0, 0, ExitCodes.UNREADABLE);
             return ExitCodes.UNREADABLE;
         }
         int exit = ExitCodes.OK;
@@ -68,15 +70,25 @@ public final class OfflineRecovery {
                     changed++;
                 }
             } catch (StorageException e) {
-                err.println(e.getMessage());
+                err.println(IoFailure.withCause(e.getMessage(), e));
                 exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
             }
             out.flush();
         }
+        summaryJson(partitions.size(), changed, refused, exit);
         err.println(partitions.size() + " partition(s): " + changed + (options.dryRun() ? " would change, " : " changed, ")
                 + refused + " refused for damage");
         err.flush();
         return exit;
+    }
+
+    /** With --json, the last line: {"type":"summary",...}. */
+    private void summaryJson(int partitions, int changed, int refused, int exit) {
+        if (options.json()) {
+            out.println(JsonLine.of("type", "summary", "dryRun", options.dryRun(), "partitions", partitions,
+                    options.dryRun() ? "wouldChange" : "changed", changed, "refused", refused, "exitCode", exit));
+            out.flush();
+        }
     }
 
     /** Names the file when a segment cannot be a log at all (the scan's own error would name only the partition). */

@@ -2,7 +2,9 @@ package io.kaas.recovery;
 
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.StorageException;
+import io.kaas.storage.io.IoFailure;
 import io.kaas.storage.layout.OwnerLock;
+import io.kaas.storage.layout.PartitionAnalysis;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.layout.Targets;
 import io.kaas.storage.segment.IndexPolicy;
@@ -35,7 +37,8 @@ public final class RebuildIndexRun {
         try {
             targets = Targets.segments(path);
         } catch (StorageException e) {
-            err.println(e.getMessage());
+            err.println(IoFailure.withCause(e.getMessage(), e));
+            summaryJson(0, 0, ExitCodes.UNREADABLE);
             return ExitCodes.UNREADABLE;
         }
         int exit = ExitCodes.OK;
@@ -45,6 +48,8 @@ public final class RebuildIndexRun {
         for (Map.Entry<Path, List<SegmentFile>> partition : targets.entrySet()) {
             boolean lockNeeded = options.write() && !options.force();
             try (OwnerLock lock = OwnerLock.acquireIfOwned(partition.getKey(), !lockNeeded)) {
+                // An index is derived from the log: from a damaged log it would index the damage. Refused, as recover refuses it.
+                PartitionAnalysis.requireUndamaged(partition.getKey(), options.write() ? "no index was rewritten" : "no index was compared");
                 for (SegmentFile segment : partition.getValue()) {
                     segments++;
                     IndexRebuilder.Result r = rebuilder.rebuild(segment, options.write());
@@ -54,8 +59,14 @@ public final class RebuildIndexRun {
                     print(r);
                 }
             } catch (StorageException e) {
-                err.println(e.getMessage());
-                exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
+                String message = IoFailure.withCause(e.getMessage(), e);
+                err.println(message);
+                boolean damaged = e.kind() == StorageException.Kind.DAMAGED;
+                if (options.json()) {
+                    out.println(JsonLine.of("type", "partition", "partition", partition.getKey().toString(),
+                            "status", damaged ? "refused" : "error", "reason", message.lines().findFirst().orElse(message)));
+                }
+                exit = ExitCodes.worst(exit, damaged ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
             }
             out.flush();
         }
@@ -65,7 +76,17 @@ public final class RebuildIndexRun {
         if (options.check() && differing > 0) {
             exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);
         }
+        summaryJson(segments, differing, exit);
         return exit;
+    }
+
+    /** With --json, the last line: {"type":"summary",...}. */
+    private void summaryJson(int segments, int differing, int exit) {
+        if (options.json()) {
+            out.println(JsonLine.of("type", "summary", "segments", segments,
+                    options.write() ? "rewritten" : options.check() ? "differ" : "wouldRewrite", differing, "exitCode", exit));
+            out.flush();
+        }
     }
 
     private void print(IndexRebuilder.Result r) {

@@ -1,14 +1,12 @@
 package io.kaas.recovery;
 
-import io.kaas.storage.EngineConfig;
 import io.kaas.storage.LogStartRule;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.layout.PartitionAnalysis;
 import io.kaas.storage.layout.PartitionSegments;
-import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryScan;
-import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.state.PartitionStateFiles;
 import java.io.IOException;
@@ -18,14 +16,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Offline DeleteRecords on one partition, by the engine's own rules: the log end comes from a dry run
- * of the recovery scan (what the broker would recover, not the lagging manifest; nothing is changed),
+ * Offline DeleteRecords on one partition, by the engine's own rules: the log end comes from the dry run
+ * of the recovery scan every offline tool runs first ({@link PartitionAnalysis}: what the broker would
+ * recover, not the lagging manifest; a damaged partition is refused, nothing is changed),
  * the target and the segments that go from {@link LogStartRule}. Then, as the broker does, log start is
  * made durable (log-start.json and manifest.json, {@link PartitionStateFiles#advanceLogStart}) before anything is unlinked.
  */
 public final class RecordDeleter {
-    /** What was (or would be) done. */
-    public record Result(long lowWatermark, long previousLogStart, long highWatermark, List<Path> removed) {}
+    /**
+     * What was (or would be) done.
+     *
+     * @param written the files written (manifest.json with the new log start, with its temporary file), empty when
+     *                log start does not move; a dry run lists what the real run would write
+     */
+    public record Result(long lowWatermark, long previousLogStart, long highWatermark, List<Path> removed, List<Path> written) {}
 
     private RecordDeleter() {}
 
@@ -34,11 +38,7 @@ public final class RecordDeleter {
      *         changed); DAMAGED when the partition needs {@code kaas recover} first; IO when files cannot be read or written
      */
     public static Result delete(Path partitionDir, long offset, boolean dryRun) {
-        RecoveryScan.Outcome scan = RecoveryScan.scan(partitionDir, dryRunScan(partitionDir), batch -> { });
-        if (scan.report().refused()) {
-            throw new StorageException(StorageException.Kind.DAMAGED, String.join("; ", scan.report().damage())
-                    + " — run `kaas recover` on it first");
-        }
+        RecoveryScan.Outcome scan = PartitionAnalysis.requireUndamaged(partitionDir, "nothing was deleted").outcome();
         long logEnd = scan.logEndOffset();
         long logStart = scan.logStartOffset();
         long newStart = Math.max(logStart, LogStartRule.deleteRecordsTarget(offset, logEnd));
@@ -51,16 +51,13 @@ public final class RecordDeleter {
                 removed.add(partitionDir.resolve(s.indexFileName()));
             }
         }
+        Manifest moved = newStart > logStart ? new Manifest(scan.epoch(), logEnd, newStart) : null;
+        Path manifest = partitionDir.resolve(Manifest.FILE_NAME);
+        List<Path> written = moved == null ? List.of() : List.of(manifest.resolveSibling(Manifest.FILE_NAME + ".tmp"), manifest);
         if (!dryRun) {
-            apply(partitionDir, newStart > logStart ? new Manifest(scan.epoch(), logEnd, newStart) : null, removed);
+            apply(partitionDir, moved, removed);
         }
-        return new Result(newStart, logStart, logEnd, removed);
-    }
-
-    /** A read-only scan in the broker's open-time shape; a manifest it would create gets the newest segment's epoch. */
-    private static RecoveryOptions dryRunScan(Path partitionDir) {
-        return new RecoveryOptions(true, RecoveryOptions.DamagePolicy.REFUSE, new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES),
-                true, PartitionSegments.newestEpoch(PartitionSegments.list(partitionDir)));
+        return new Result(newStart, logStart, logEnd, removed, written);
     }
 
     /** @param moved the manifest with the new log start, or null when log start stays where it is (as in the broker, nothing is rewritten) */
@@ -69,15 +66,24 @@ public final class RecordDeleter {
             // Durable before anything is unlinked: log start never moves back after a crash.
             new PartitionStateFiles(dir).advanceLogStart(moved);
         }
+        List<Path> done = new ArrayList<>();
+        Path at = dir;
         try {
             for (Path p : removed) {
+                at = p;
                 Files.deleteIfExists(p);
+                done.add(p);
             }
+            at = dir;
             if (!removed.isEmpty()) {
                 AtomicFile.fsyncDirectory(dir);
             }
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot remove segment: " + PartitionSegments.describe(e), e);
+            // Half-way: say what already changed, so the operator knows the state the partition is in.
+            String changed = (moved != null ? "manifest.json written (logStartOffset " + moved.logStartOffset() + ")" : "manifest.json unchanged")
+                    + (done.isEmpty() ? ", nothing removed" : ", removed " + done);
+            throw new StorageException(StorageException.Kind.IO, at + ": cannot remove: " + PartitionSegments.describe(e)
+                    + "; already changed: " + changed + "; the log start is durable, so running delete-records again finishes it", e);
         }
     }
 }

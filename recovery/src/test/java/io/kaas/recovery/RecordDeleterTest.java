@@ -64,4 +64,17 @@ class RecordDeleterTest {
                 .hasMessageContaining("high watermark 10");
         assertThat(Files.exists(p.resolve(SegmentName.of(1, 0).logFileName()))).isTrue();
     }
+
+    @Test
+    void aPartitionTheRecoveryAnalysisRefusesIsRefusedWithItsDamageLinesAndNothingChanges() {
+        Path p = LogFixture.partition(data, "t", 0, 2, 20);
+        Path first = p.resolve(SegmentName.of(1, 0).logFileName());
+        LogFixture.flipByte(first, LogFixture.concat(LogFixture.plain(0, 3, 5)).length + 70); // a bad CRC in a closed segment
+        var before = LogFixture.snapshot(p);
+
+        assertThatThrownBy(() -> RecordDeleter.delete(p, 150, false)).isInstanceOfSatisfying(StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.DAMAGED))
+                .hasMessageStartingWith(first + ":").hasMessageContaining("nothing was deleted");
+        assertThat(LogFixture.snapshot(p)).isEqualTo(before);
+    }
 }

@@ -110,7 +110,7 @@ public final class AclStore {
         try {
             lock = lock();
         } catch (StorageException e) {
-            KafkaStorageException failure = new KafkaStorageException(e.getMessage());
+            KafkaStorageException failure = new KafkaStorageException(e.getMessage(), e);
             return new Created(bindings.stream().map(b -> new AclCreateResult(failure)).toList(), Map.of());
         }
         try (lock) {
@@ -146,7 +146,7 @@ public final class AclStore {
                 save(all);
             } catch (StorageException e) {
                 for (int i : written) {
-                    results.set(i, new AclCreateResult(new KafkaStorageException(file + ": cannot write: " + e.getMessage())));
+                    results.set(i, new AclCreateResult(new KafkaStorageException(file + ": cannot write: " + e.getMessage(), e)));
                 }
                 return new Created(results, Map.of());
             }
@@ -160,7 +160,7 @@ public final class AclStore {
         try {
             lock = lock();
         } catch (StorageException e) {
-            KafkaStorageException failure = new KafkaStorageException(e.getMessage());
+            KafkaStorageException failure = new KafkaStorageException(e.getMessage(), e);
             return new Deleted(filters.stream().map(f -> new AclDeleteResult(failure)).toList(), Set.of());
         }
         try (lock) {
@@ -196,7 +196,7 @@ public final class AclStore {
             } catch (StorageException e) {
                 List<AclDeleteResult> failed = new ArrayList<>();
                 for (int i = 0; i < results.size(); i++) {
-                    failed.add(new AclDeleteResult(new KafkaStorageException(file + ": cannot write: " + e.getMessage())));
+                    failed.add(new AclDeleteResult(new KafkaStorageException(file + ": cannot write: " + e.getMessage(), e)));
                 }
                 return new Deleted(failed, Set.of());
             }

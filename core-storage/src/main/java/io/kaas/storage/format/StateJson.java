@@ -49,7 +49,7 @@ public final class StateJson {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file + ": cannot read: " + e.getMessage(), e);
+            throw new StorageException(StorageException.Kind.IO, file + ": cannot read: " + io.kaas.storage.io.IoFailure.describe(e), e);
         }
         try {
             return Optional.of(fromBytes(bytes, type));
@@ -64,7 +64,7 @@ public final class StateJson {
         try {
             AtomicFile.write(file, toBytes(value));
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file + ": cannot write: " + e.getMessage(), e);
+            throw new StorageException(StorageException.Kind.IO, file + ": cannot write: " + io.kaas.storage.io.IoFailure.describe(e), e);
         }
     }
 

@@ -21,7 +21,12 @@ public final class PartitionFinder {
 
     private PartitionFinder() {}
 
-    /** Partition dirs under {@code root}, sorted; throws naming the path when it does not exist or cannot be listed. */
+    /**
+     * Partition dirs under {@code root}, sorted; throws naming the path when it does not exist, cannot be
+     * listed, or holds no kaas or Kafka data at all ({@link #NO_DATA}): an offline command pointed at
+     * {@code /etc} or a typo must say so, not report "0 partition(s)" and succeed. A data dir that is
+     * kaas's but has no partition yet (only {@code __cluster}, or a topic dir with its config) is an empty list.
+     */
     public static List<Path> find(Path root) {
         if (!Files.exists(root)) {
             throw new StorageException(StorageException.Kind.IO, root + ": no such file or directory");
@@ -31,8 +36,29 @@ public final class PartitionFinder {
         }
         List<Path> out = new ArrayList<>();
         walk(root, 0, out);
+        if (out.isEmpty() && !holdsKaasOrKafkaState(root)) {
+            throw new StorageException(StorageException.Kind.IO, root + ": " + NO_DATA);
+        }
         out.sort(null);
         return out;
+    }
+
+    /** The words every offline command uses for a PATH with nothing of kaas's or Apache Kafka's under it. */
+    public static final String NO_DATA = "no kaas or Kafka partition data found";
+
+    /** Apache Kafka writes these at the top of every log dir it formatted or used. */
+    private static final List<String> KAFKA_LOG_DIR_FILES = List.of("meta.properties", "recovery-point-offset-checkpoint",
+            "log-start-offset-checkpoint", "replication-offset-checkpoint", "cleaner-offset-checkpoint");
+
+    /** A data dir with its cluster state, a topic dir with its config, or an Apache log dir: data, though no partition. */
+    private static boolean holdsKaasOrKafkaState(Path root) {
+        if (Files.isDirectory(ClusterDir.of(root))) {
+            return true;
+        }
+        if (Files.isRegularFile(root.resolve(io.kaas.storage.format.TopicConfig.FILE_NAME))) {
+            return true;
+        }
+        return KAFKA_LOG_DIR_FILES.stream().anyMatch(f -> Files.isRegularFile(root.resolve(f)));
     }
 
     /**

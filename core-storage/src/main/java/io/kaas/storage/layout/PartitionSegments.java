@@ -58,9 +58,8 @@ public final class PartitionSegments {
         return false;
     }
 
-    /** An I/O failure for a one-line message: the exception class (NoSuchFile, AccessDenied...) and its text. */
+    /** An I/O failure for a one-line message: its cause ("permission denied", "no space left on device") and the file it names. */
     public static String describe(IOException e) {
-        String m = e.getMessage();
-        return e.getClass().getSimpleName() + (m == null ? "" : " " + m);
+        return io.kaas.storage.io.IoFailure.describe(e);
     }
 }

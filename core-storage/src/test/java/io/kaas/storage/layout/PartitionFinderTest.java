@@ -36,7 +36,28 @@ class PartitionFinderTest {
                 .hasMessage(data.resolve("nope") + ": no such file or directory");
         Path file = Files.writeString(data.resolve("f"), "x");
         assertThatThrownBy(() -> PartitionFinder.find(file)).hasMessage(file + ": not a directory");
-        assertThat(PartitionFinder.find(Files.createDirectory(data.resolve("empty")))).isEqualTo(List.of());
+    }
+
+    @Test
+    void aPathWithNoKaasOrKafkaDataIsAnErrorSayingSo() throws Exception {
+        Path empty = Files.createDirectory(data.resolve("empty"));
+        assertThatThrownBy(() -> PartitionFinder.find(empty)).isInstanceOf(StorageException.class)
+                .hasMessage(empty + ": no kaas or Kafka partition data found");
+        Path etcLike = Files.createDirectories(data.resolve("etc/ssl/certs"));
+        Files.writeString(etcLike.resolve("ca.pem"), "x");
+        assertThatThrownBy(() -> PartitionFinder.find(data.resolve("etc"))).hasMessageEndingWith(": " + PartitionFinder.NO_DATA);
+    }
+
+    @Test
+    void aKaasDataDirOrTopicOrKafkaLogDirWithoutPartitionsYetIsEmptyNotAnError() throws Exception {
+        Path kaas = Files.createDirectories(data.resolve("kaas/__cluster"));
+        assertThat(PartitionFinder.find(kaas.getParent())).isEqualTo(List.of());
+        Path topic = Files.createDirectories(data.resolve("kaas/t"));
+        Files.writeString(topic.resolve(".config.json"), "{}");
+        assertThat(PartitionFinder.find(topic)).isEqualTo(List.of());
+        Path apache = Files.createDirectories(data.resolve("kafka-logs"));
+        Files.writeString(apache.resolve("meta.properties"), "version=1\n");
+        assertThat(PartitionFinder.find(apache)).isEqualTo(List.of());
     }
 
     @Test

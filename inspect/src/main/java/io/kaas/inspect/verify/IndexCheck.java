@@ -20,6 +20,16 @@ final class IndexCheck {
     }
 
     void check(SegmentFile segment, BatchMap batches) throws IOException {
+        check(segment, batches, Long.MAX_VALUE, () -> false, false);
+    }
+
+    /**
+     * @param logSize the log's size when verify started: an entry at or past it is for bytes appended since, not
+     *                an error, when {@code live} says a broker holds the partition
+     * @param active  the active segment, whose index may end in an entry being written while the partition is live
+     */
+    void check(SegmentFile segment, BatchMap batches, long logSize, java.util.function.BooleanSupplier live, boolean active)
+            throws IOException {
         Path index = segment.index();
         if (!Files.exists(index)) {
             if (batches.count() > 0) {
@@ -28,7 +38,7 @@ final class IndexCheck {
             return;
         }
         long size = Files.size(index);
-        if (size % SparseIndex.ENTRY_SIZE != 0) {
+        if (size % SparseIndex.ENTRY_SIZE != 0 && !(active && live.getAsBoolean())) {
             report.problem(index, size - size % SparseIndex.ENTRY_SIZE, (size % SparseIndex.ENTRY_SIZE)
                     + " trailing bytes are not a whole 8-byte entry");
         }
@@ -46,6 +56,9 @@ final class IndexCheck {
                 return; // the rest of a scrambled index only repeats the same news
             }
             int b = batches.batchAt(e.position());
+            if (b < 0 && (e.position() >= logSize || active && e.position() >= batches.endPosition()) && live.getAsBoolean()) {
+                return; // indexes bytes appended since verify started (or being appended): the rest are later still
+            }
             if (b < 0) {
                 report.problem(index, at, "entry " + i + " (offset " + e.offset() + ") points at log position "
                         + e.position() + ", which is not the start of a valid batch in " + segment.log().getFileName());

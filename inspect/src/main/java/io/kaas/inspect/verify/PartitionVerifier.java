@@ -1,6 +1,5 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
@@ -16,11 +15,12 @@ import java.util.Map;
 import java.util.function.LongConsumer;
 
 /**
- * Verifies one partition directory: every segment in offset order (CRC, offsets within and across
+ * Verifies one partition directory: first the damage verdict of the analysis {@code recover --dry-run} runs
+ * ({@link AnalysisFindings}), then every segment in offset order (CRC, offsets within and across
  * segments, names), each segment's index, then manifest and checkpoint against the log. Read-only. Where
  * brokers sharing a directory left a leader-epoch checkpoint, what an older epoch wrote past a newer
  * epoch's start is named as a fenced ex-leader's late writes (recovery discards it), not as offsets
- * going backwards.
+ * going backwards. Beside a running broker it checks the prefix there when it started ({@link PartitionPrefix}).
  */
 final class PartitionVerifier {
     private final VerifyReport report;
@@ -34,15 +34,18 @@ final class PartitionVerifier {
     }
 
     void verify(Path partitionDir) {
-        List<SegmentFile> segments;
+        PartitionPrefix prefix;
         try {
-            segments = PartitionSegments.list(partitionDir);
+            prefix = PartitionPrefix.capture(partitionDir);
         } catch (StorageException e) {
             report.unreadable(e.getMessage());
             return;
         }
+        List<SegmentFile> segments = prefix.segments;
         report.countPartition();
-        SegmentCheck segmentCheck = new SegmentCheck(report, isCompacted(partitionDir));
+        // The damage verdict is recover's own (one rule); the walk below adds verify's further checks.
+        AnalysisFindings analysis = AnalysisFindings.of(partitionDir, report);
+        SegmentCheck segmentCheck = new SegmentCheck(report, isCompacted(partitionDir), analysis);
         IndexCheck indexCheck = new IndexCheck(report);
         Map<Long, BatchMap> byBase = new HashMap<>();
         long expectedNext = -1;
@@ -65,8 +68,9 @@ final class PartitionVerifier {
             previous = segment;
             maxEpoch = Math.max(maxEpoch, segment.name().epoch());
             try {
-                SegmentCheck.Result r = segmentCheck.check(segment, expectedNext);
-                indexCheck.check(segment, r.batches());
+                boolean active = prefix.isActive(segment);
+                SegmentCheck.Result r = segmentCheck.check(segment, expectedNext, prefix.size(segment), () -> active && prefix.live());
+                indexCheck.check(segment, r.batches(), prefix.size(segment), prefix::live, active);
                 byBase.put(segment.baseOffset(), r.batches());
                 if (r.nextOffset() >= 0) {
                     expectedNext = r.nextOffset();
@@ -89,7 +93,7 @@ final class PartitionVerifier {
         }
         long activeBase = segments.isEmpty() ? -1 : segments.get(segments.size() - 1).baseOffset();
         StateCheck stateCheck = new StateCheck(report);
-        stateCheck.check(partitionDir, logEnd, maxEpoch, byBase, activeBase);
+        stateCheck.check(prefix, logEnd, maxEpoch, byBase, activeBase);
         Path topicDir = partitionDir.toAbsolutePath().getParent();
         if (topicDir != null && topicsChecked.add(topicDir)) {
             stateCheck.checkTopicConfig(topicDir);

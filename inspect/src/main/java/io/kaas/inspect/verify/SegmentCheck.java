@@ -19,10 +19,17 @@ import java.nio.file.StandardOpenOption;
 final class SegmentCheck {
     private final VerifyReport report;
     private final boolean compacted;
+    private final AnalysisFindings analysis;
 
     SegmentCheck(VerifyReport report, boolean compacted) {
+        this(report, compacted, AnalysisFindings.none());
+    }
+
+    /** @param analysis the partition's damage verdict: bytes it named are not named again, offsets of files it found damaged not judged */
+    SegmentCheck(VerifyReport report, boolean compacted, AnalysisFindings analysis) {
         this.report = report;
         this.compacted = compacted;
+        this.analysis = analysis;
     }
 
     /** What the walk found; {@code nextOffset} is -1 when the log holds no valid batch. */
@@ -30,21 +37,34 @@ final class SegmentCheck {
 
     /** @param expectedNext the offset the previous segment ended at, or -1 for the first segment */
     Result check(SegmentFile segment, long expectedNext) throws IOException {
+        return check(segment, expectedNext, -1, () -> false);
+    }
+
+    /**
+     * @param limit            read no byte at or past this (the size captured when verify started), -1 for the whole file
+     * @param appendInProgress asked when the walk ends in bytes that do not frame a whole batch: true when that is a
+     *                         writer's append under way (the active segment of a partition a broker holds), not a torn tail
+     */
+    Result check(SegmentFile segment, long expectedNext, long limit, java.util.function.BooleanSupplier appendInProgress)
+            throws IOException {
         Path log = segment.log();
         BatchMap map = new BatchMap();
         long first = -1;
         long next = expectedNext;
         long validNext = -1;
+        boolean judgeOffsets = !analysis.offsetsJudged(log);
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
-            long size = ch.size();
+            long size = limit >= 0 ? Math.min(limit, ch.size()) : ch.size();
             BatchScanner scanner = new BatchScanner(ch, log, 0, size, Long.MIN_VALUE);
             while (true) {
                 for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
                     RecordBatchHeader h = b.header();
                     if (first < 0) {
                         first = h.baseOffset();
-                        checkName(segment, h, expectedNext);
-                    } else {
+                        if (judgeOffsets) {
+                            checkName(segment, h, expectedNext);
+                        }
+                    } else if (judgeOffsets) {
                         checkContiguous(log, b.position(), h, next);
                     }
                     map.add(b.position(), h.baseOffset(), h.lastOffset(), b.nextPosition());
@@ -58,13 +78,18 @@ final class SegmentCheck {
                 long pos = scanner.position();
                 ScannedBatch damaged = scanner.stepOver();
                 if (damaged == null) {
+                    if (analysis.named(log, pos) || appendInProgress.getAsBoolean()) {
+                        break;
+                    }
                     boolean zeros = scanner.tailIsZeros();
                     report.problem(log, pos, (size - pos) + " invalid bytes at the end"
                             + (zeros ? " (zero-filled torn tail)" : "") + ": " + stop.getMessage());
                     break;
                 }
-                report.problem(log, pos, stop.getMessage() + (stop.reason() == CorruptBatchException.Reason.BAD_CRC
-                        ? " (the stored bytes are not the client's)" : ""));
+                if (!analysis.named(log, pos)) {
+                    report.problem(log, pos, stop.getMessage() + (stop.reason() == CorruptBatchException.Reason.BAD_CRC
+                            ? " (the stored bytes are not the client's)" : ""));
+                }
                 // kept in the map (offsets unverified) so index entries pointing at it are not reported twice
                 map.add(pos, damaged.header().baseOffset(), damaged.header().lastOffset(), damaged.nextPosition());
                 if (first < 0) {

@@ -39,11 +39,13 @@ final class StateCheck {
      * @param maxEpoch     highest epoch among the segment names (-1 for Apache names)
      * @param segmentsByBase batch maps of the segments, by base offset
      * @param activeBase   base offset of the last (active) segment, or -1 when there is none
+     * @param prefix       the log start's copies and the checkpoint as read when verify started, before the segments' sizes
      */
-    void check(Path partitionDir, long logEnd, int maxEpoch, Map<Long, BatchMap> segmentsByBase, long activeBase) {
+    void check(PartitionPrefix prefix, long logEnd, int maxEpoch, Map<Long, BatchMap> segmentsByBase, long activeBase) {
+        Path partitionDir = prefix.dir;
         Path manifestFile = partitionDir.resolve(Manifest.FILE_NAME);
         // The log start's copies are judged by recovery's own rule: an impossible one is the damage recover refuses.
-        DurableLogStart logStart = DurableLogStart.read(partitionDir);
+        DurableLogStart logStart = prefix.logStart;
         logStart.impossible().forEach(f -> report.problem(f.file(), 0, f.what()));
         logStart.unreadable().forEach(f -> report.problem(f.file(), -1, "unreadable (" + strip(f.file(), f.what())
                 + "); recover rewrites it from the log and the other copy of the log start"));
@@ -67,7 +69,7 @@ final class StateCheck {
             report.problem(f.file(), -1, f.what() + "; recovery forgets them and rewrites the file");
         }
         Path checkpointFile = partitionDir.resolve(RecoveryCheckpoint.FILE_NAME);
-        readQuietly(checkpointFile, RecoveryCheckpoint.class).ifPresent(c -> {
+        prefix.checkpoint.value().ifPresent(c -> {
             BatchMap map = segmentsByBase.get(c.segmentBase());
             if (map == null && c.segmentBase() < activeBase) {
                 return; // stale: its segment was cleaned or deleted since (see the class comment)
@@ -109,14 +111,6 @@ final class StateCheck {
         }
     }
 
-    /** A file reported unreadable above: read as absent here. */
-    private static <T> Optional<T> readQuietly(Path file, Class<T> type) {
-        try {
-            return StateJson.read(file, type);
-        } catch (StorageException e) {
-            return Optional.empty();
-        }
-    }
 
     /** The message without its leading {@code FILE: } (the problem names the file already). */
     private static String strip(Path file, String message) {

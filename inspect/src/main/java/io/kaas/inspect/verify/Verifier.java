@@ -1,6 +1,7 @@
 package io.kaas.inspect.verify;
 
 import io.kaas.storage.layout.PartitionFinder;
+import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
@@ -76,8 +77,13 @@ public final class Verifier {
                 return;
             }
             report.countPartition();
-            SegmentCheck.Result r = new SegmentCheck(report, PartitionVerifier.isCompacted(file.toAbsolutePath().getParent()))
-                    .check(segment, -1);
+            Path partition = file.toAbsolutePath().getParent();
+            // The partition's damage verdict, as recover gives it, for this segment's files only.
+            AnalysisFindings analysis = PartitionSegments.isPartitionDir(partition)
+                    ? AnalysisFindings.of(partition, report, f -> f.toAbsolutePath().equals(segment.log().toAbsolutePath())
+                            || f.toAbsolutePath().equals(segment.index().toAbsolutePath()))
+                    : AnalysisFindings.none();
+            SegmentCheck.Result r = new SegmentCheck(report, PartitionVerifier.isCompacted(partition), analysis).check(segment, -1);
             new IndexCheck(report).check(segment, r.batches());
         } catch (IOException e) {
             report.unreadable(file + ": cannot read: " + PartitionVerifier.describe(e));

@@ -78,25 +78,34 @@ public final class VerifyReport {
         return problems.isEmpty() ? ExitCodes.OK : ExitCodes.PROBLEMS;
     }
 
-    /** The whole report as one JSON object: counts, problems (file, position, message), unreadable lines. */
-    public String toJson() {
+    /** One problem as a JSON Lines object: {"type":"problem","file":..,"position":..,"message":..}. */
+    public static String toJson(Problem p) {
         java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("type", "problem");
+        m.put("file", p.file().toString());
+        m.put("position", p.position());
+        m.put("message", p.message());
+        return write(m);
+    }
+
+    /** The last JSON Lines object: counts, the exit code and what could not be read ({"type":"summary",...}). */
+    public String summaryJson() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("type", "summary");
         m.put("ok", exitCode() == 0);
         m.put("exitCode", exitCode());
         m.put("partitions", partitions);
         m.put("segments", segments);
         m.put("batches", batches);
         m.put("bytes", bytes);
-        m.put("problems", problems.stream().map(p -> {
-            java.util.Map<String, Object> pm = new java.util.LinkedHashMap<>();
-            pm.put("file", p.file().toString());
-            pm.put("position", p.position());
-            pm.put("message", p.message());
-            return pm;
-        }).toList());
+        m.put("problems", problems.size());
         m.put("unreadable", unreadable);
+        return write(m);
+    }
+
+    private static String write(Object value) {
         try {
-            return JSON.writeValueAsString(m);
+            return JSON.writeValueAsString(value);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
