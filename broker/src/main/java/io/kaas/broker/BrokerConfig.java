@@ -1,5 +1,6 @@
 package io.kaas.broker;
 
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.group.ConsumerGroupConfig;
 import io.kaas.broker.net.SocketBuffers;

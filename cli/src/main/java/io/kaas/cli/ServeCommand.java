@@ -1,8 +1,8 @@
 package io.kaas.cli;
 
 import io.kaas.broker.BrokerConfig;
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
 import io.kaas.broker.net.SocketBuffers;

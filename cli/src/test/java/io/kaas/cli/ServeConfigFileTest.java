@@ -2,7 +2,7 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.Endpoint;
 import io.kaas.storage.ExitCodes;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.BrokerConfig;
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.config.ApacheTopicConfigs;
 import java.util.AbstractMap;
 import java.util.LinkedHashMap;

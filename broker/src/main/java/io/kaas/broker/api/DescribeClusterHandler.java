@@ -1,7 +1,7 @@
 package io.kaas.broker.api;
 
-import io.kaas.broker.cluster.BrokerNode;
-import io.kaas.broker.cluster.PartitionLeaders;
+import io.kaas.cluster.BrokerNode;
+import io.kaas.cluster.PartitionLeaders;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.kafka.common.message.DescribeClusterRequestData;

@@ -1,7 +1,7 @@
 package io.kaas.broker.api;
 
-import io.kaas.broker.coordination.CoordinationException;
-import io.kaas.broker.coordination.PartitionPins;
+import io.kaas.cluster.CoordinationException;
+import io.kaas.cluster.PartitionPins;
 import io.kaas.storage.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -27,7 +27,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.security.ClientSession;
 import io.kaas.broker.security.ConnectionLimits;

@@ -1,6 +1,6 @@
 package io.kaas.broker.security;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.Endpoint;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;

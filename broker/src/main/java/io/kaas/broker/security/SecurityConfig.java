@@ -1,6 +1,6 @@
 package io.kaas.broker.security;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.quota.ClientQuotas;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -3,7 +3,7 @@ package io.kaas.broker.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.TlsMaterial;
 import java.util.HashMap;
 import java.util.List;

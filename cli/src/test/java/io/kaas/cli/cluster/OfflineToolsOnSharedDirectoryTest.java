@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.kaas.broker.BrokerConfig;
 import io.kaas.broker.KaasBroker;
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.coordination.EtcdServer;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.etcd.EtcdServer;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.cli.KaasRun;
 import io.kaas.storage.ExitCodes;
