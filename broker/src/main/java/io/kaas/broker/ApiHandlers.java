@@ -1,5 +1,6 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.api.AddOffsetsToTxnHandler;
 import io.kaas.broker.api.AddPartitionsToTxnHandler;
 import io.kaas.broker.api.AlterClientQuotasHandler;
@@ -45,11 +46,11 @@ import io.kaas.broker.api.OffsetDeleteHandler;
 import io.kaas.broker.api.OffsetFetchHandler;
 import io.kaas.broker.api.OffsetForLeaderEpochHandler;
 import io.kaas.broker.api.ProduceHandler;
-import io.kaas.broker.api.RequestContext;
+import io.kaas.broker.net.RequestContext;
 import io.kaas.broker.api.SaslAuthenticateHandler;
 import io.kaas.broker.api.SaslHandshakeHandler;
 import io.kaas.broker.api.SyncGroupHandler;
-import io.kaas.broker.api.TopicConfigView;
+import io.kaas.broker.config.TopicConfigView;
 import io.kaas.broker.api.TxnOffsetCommitHandler;
 import io.kaas.broker.api.WriteTxnMarkersHandler;
 import io.kaas.cluster.BrokerNode;

@@ -1,13 +1,14 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.cluster.Endpoint;
 import io.kaas.broker.admin.AdminServer;
 import io.kaas.broker.admin.Readiness;
 import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.api.RequestContext;
-import io.kaas.broker.api.ServedApis;
+import io.kaas.broker.net.RequestContext;
+import io.kaas.broker.net.ServedApis;
 import io.kaas.cluster.PartitionPins;
-import io.kaas.broker.api.TopicConfigView;
+import io.kaas.broker.config.TopicConfigView;
 import io.kaas.cluster.BrokerNode;
 import io.kaas.broker.cluster.InterBrokerClient;
 import io.kaas.cluster.PartitionLeaders;

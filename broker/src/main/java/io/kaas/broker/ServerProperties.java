@@ -1,5 +1,6 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.cluster.Endpoint;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.storage.CleanerSettings;

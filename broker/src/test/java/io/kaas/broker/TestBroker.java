@@ -1,5 +1,6 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.cluster.Endpoint;
 import java.nio.file.Path;
 import java.util.Map;

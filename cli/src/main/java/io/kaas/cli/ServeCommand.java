@@ -1,6 +1,6 @@
 package io.kaas.cli;
 
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.cluster.ClusterConfig;
 import io.kaas.cluster.Endpoint;
 import io.kaas.broker.KaasBroker;

@@ -3,7 +3,7 @@ package io.kaas.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.cluster.Endpoint;
 import io.kaas.storage.ExitCodes;
 import java.nio.file.Files;

@@ -127,7 +127,7 @@ class ServeConfigFileTest {
     void threadPoolKeysAndFlags() throws Exception {
         ServeCommand.Settings defaults = parse();
         assertThat(defaults.broker().requestHandlerThreads()).isEqualTo(8);
-        assertThat(defaults.broker().networkThreads()).isEqualTo(io.kaas.broker.BrokerConfig.defaultNetworkThreads());
+        assertThat(defaults.broker().networkThreads()).isEqualTo(io.kaas.broker.config.BrokerConfig.defaultNetworkThreads());
         Path f = write("threads.properties", "num.io.threads=16\nnum.network.threads=2\n");
         ServeCommand.Settings file = parse("--config", f.toString());
         assertThat(file.broker().requestHandlerThreads()).isEqualTo(16);

@@ -1,5 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.net.ApiHandler;
+import io.kaas.broker.net.RequestContext;
+import io.kaas.broker.net.RequestLevelAuthorization;
 import io.kaas.broker.quota.ClientQuotas;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,5 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.net.ServedApis;
+import io.kaas.broker.net.ApiHandler;
+import io.kaas.broker.net.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;

@@ -1,5 +1,9 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.net.ApiHandler;
+import io.kaas.broker.net.RequestContext;
+import io.kaas.broker.net.ErrorMapping;
+import io.kaas.broker.config.TopicConfigView;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
 import io.kaas.storage.StorageException;

@@ -1,5 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.net.ApiHandler;
+import io.kaas.broker.net.RequestContext;
+import io.kaas.broker.net.RequestLevelAuthorization;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.acl.AccessControlEntryFilter;

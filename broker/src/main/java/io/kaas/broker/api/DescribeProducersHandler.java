@@ -1,5 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.net.ApiHandler;
+import io.kaas.broker.net.RequestContext;
+import io.kaas.broker.net.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.ProducerStatus;
 import java.util.concurrent.CompletableFuture;

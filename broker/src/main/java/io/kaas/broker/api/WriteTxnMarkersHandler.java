@@ -1,5 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.net.ApiHandler;
+import io.kaas.broker.net.RequestContext;
+import io.kaas.broker.net.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.txn.TransactionMarkerWriter;

@@ -28,7 +28,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
 import io.kaas.cluster.Endpoint;
-import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.security.ClientSession;
 import io.kaas.broker.security.ConnectionLimits;
 import io.kaas.broker.security.ListenerSecurity;

@@ -1,6 +1,5 @@
 package io.kaas.broker.net;
 
-import io.kaas.broker.api.ServedApis;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageDecoder;

@@ -1,6 +1,5 @@
 package io.kaas.broker.net;
 
-import io.kaas.broker.api.FileSliceRecords;
 import io.kaas.broker.security.ClientSession;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

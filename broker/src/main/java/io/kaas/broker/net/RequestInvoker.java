@@ -1,12 +1,7 @@
 package io.kaas.broker.net;
 
-import io.kaas.broker.api.ApiHandler;
-import io.kaas.broker.api.ErrorMapping;
-import io.kaas.broker.api.RequestContext;
-import io.kaas.broker.api.RequestLevelAuthorization;
 import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.AccessControl;
-import io.kaas.broker.api.ServedApis;
 import io.kaas.broker.security.ClientSession;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;

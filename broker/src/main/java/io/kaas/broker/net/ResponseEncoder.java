@@ -1,6 +1,5 @@
 package io.kaas.broker.net;
 
-import io.kaas.broker.api.FileSliceRecords;
 import io.kaas.storage.FileSlice;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.DefaultFileRegion;

@@ -1,6 +1,5 @@
 package io.kaas.broker.quota;
 
-import io.kaas.broker.security.ClientSession;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -47,7 +46,7 @@ public final class Throttling {
      * @param requestBytes the request's size on the wire
      * @param handlerNanos time the handler ran on a request-handler thread
      */
-    public void apply(ApiKeys api, ClientSession session, String user, String clientId, int requestBytes, long handlerNanos,
+    public void apply(ApiKeys api, MutableConnection session, String user, String clientId, int requestBytes, long handlerNanos,
                       ApiMessage response) {
         if (quotas.none() || api == ApiKeys.FETCH) {
             return; // FetchHandler called throttleFetch
@@ -98,7 +97,7 @@ public final class Throttling {
      * bytes back, mutes the session and returns the throttle time (the larger of the two), and the caller
      * answers with no records ({@code FetchContext.throttled}). 0: send the response as it is.
      */
-    public int throttleFetch(ClientSession session, String user, String clientId, long responseBytes, long handlerNanos) {
+    public int throttleFetch(MutableConnection session, String user, String clientId, long responseBytes, long handlerNanos) {
         if (quotas.none()) {
             return 0;
         }

@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.broker.quota.MutableConnection;
 import io.netty.util.AttributeKey;
 import java.net.SocketAddress;
 import javax.security.sasl.SaslServer;
@@ -11,7 +12,7 @@ import javax.security.sasl.SaslServer;
  * authentication gate on the event loop, hence volatile fields; requests of one connection are
  * handled one at a time, so no two writers race.
  */
-public final class ClientSession {
+public final class ClientSession implements MutableConnection {
     public static final AttributeKey<ClientSession> KEY = AttributeKey.valueOf("kaas-client-session");
     public static final String ANONYMOUS = "User:ANONYMOUS";
 
@@ -76,6 +77,7 @@ public final class ClientSession {
     }
 
     /** Over a quota: the connection is read no more for {@code ms} (its response is sent at once). */
+    @Override
     public void muteFor(long ms) {
         mutedUntilNanos = Math.max(1, System.nanoTime() + ms * 1_000_000);
     }

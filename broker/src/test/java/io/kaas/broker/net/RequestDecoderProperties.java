@@ -2,7 +2,7 @@ package io.kaas.broker.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.broker.api.ServedApis;
+import io.kaas.broker.net.ServedApis;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;

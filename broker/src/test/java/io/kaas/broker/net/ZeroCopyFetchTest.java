@@ -2,7 +2,7 @@ package io.kaas.broker.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.broker.api.FileSliceRecords;
+import io.kaas.broker.net.FileSliceRecords;
 import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;

@@ -3,7 +3,7 @@ package io.kaas.cli.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.KaasBroker;
 import io.kaas.cluster.ClusterConfig;
 import io.kaas.cluster.etcd.EtcdServer;

@@ -1,8 +1,6 @@
-package io.kaas.broker.api;
+package io.kaas.broker.config;
 
-import io.kaas.broker.BrokerConfig;
 import io.kaas.cluster.Endpoint;
-import io.kaas.broker.config.ApacheTopicConfigs;
 import java.util.AbstractMap;
 import java.util.LinkedHashMap;
 import java.util.List;

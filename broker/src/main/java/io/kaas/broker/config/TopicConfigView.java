@@ -1,7 +1,5 @@
-package io.kaas.broker.api;
+package io.kaas.broker.config;
 
-import io.kaas.broker.BrokerConfig;
-import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.storage.format.TopicConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.kaas.broker.api;
+package io.kaas.broker.net;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;

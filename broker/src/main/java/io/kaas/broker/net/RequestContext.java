@@ -1,4 +1,4 @@
-package io.kaas.broker.api;
+package io.kaas.broker.net;
 
 import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.AclStore;

@@ -1,4 +1,4 @@
-package io.kaas.broker;
+package io.kaas.broker.config;
 
 import io.kaas.cluster.Endpoint;
 import io.kaas.broker.fetch.FetchSessionCache;

@@ -1,4 +1,4 @@
-package io.kaas.broker.api;
+package io.kaas.broker.net;
 
 import io.kaas.storage.FileSlice;
 import org.apache.kafka.common.message.FetchResponseData;

@@ -1,4 +1,4 @@
-package io.kaas.broker.api;
+package io.kaas.broker.net;
 
 import static org.apache.kafka.common.acl.AclOperation.ALTER;
 import static org.apache.kafka.common.acl.AclOperation.CLUSTER_ACTION;
