@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The module arrows, cli -> {broker, inspect, recovery} -> core-storage, broker -> cluster -> core-storage,
+ * The module arrows, cli -> {broker, inspect, recovery} -> core-storage, broker -> {protocol, cluster} -> core-storage,
  * {cluster-etcd, cluster-kubernetes} -> cluster (found by URI scheme, named by no other module), no package
  * cycle inside a module, and what the engine must not know: Maven's dependency list only stops an arrow that has no dependency behind it, this stops the
  * rest (a stray import through a transitive dependency, a dependency re-added "for one class"). Lives
@@ -25,6 +25,7 @@ class ArchitectureTest {
     private static final String RECOVERY = "io.kaas.recovery..";
     private static final String INSPECT = "io.kaas.inspect..";
     private static final String BROKER = "io.kaas.broker..";
+    private static final String PROTOCOL = "io.kaas.protocol..";
     private static final String CLUSTER = "io.kaas.cluster";
     private static final String ETCD = "io.kaas.cluster.etcd..";
     private static final String KUBERNETES = "io.kaas.cluster.kubernetes..";
@@ -46,7 +47,7 @@ class ArchitectureTest {
     @Test
     void storageKnowsNoOtherModule() {
         noClasses().that().resideInAPackage(STORAGE)
-                .should().dependOnClassesThat().resideInAnyPackage(RECOVERY, INSPECT, BROKER, CLI, CLUSTER + "..")
+                .should().dependOnClassesThat().resideInAnyPackage(RECOVERY, INSPECT, BROKER, CLI, CLUSTER + "..", PROTOCOL)
                 .check(main);
     }
 
@@ -72,14 +73,14 @@ class ArchitectureTest {
     @Test
     void recoveryDependsOnStorageOnly() {
         noClasses().that().resideInAPackage(RECOVERY)
-                .should().dependOnClassesThat().resideInAnyPackage(INSPECT, BROKER, CLI)
+                .should().dependOnClassesThat().resideInAnyPackage(INSPECT, BROKER, CLI, PROTOCOL, CLUSTER + "..")
                 .check(main);
     }
 
     @Test
     void inspectDependsOnStorageOnly() {
         noClasses().that().resideInAPackage(INSPECT)
-                .should().dependOnClassesThat().resideInAnyPackage(RECOVERY, BROKER, CLI)
+                .should().dependOnClassesThat().resideInAnyPackage(RECOVERY, BROKER, CLI, PROTOCOL, CLUSTER + "..")
                 .check(main);
     }
 
@@ -91,9 +92,17 @@ class ArchitectureTest {
     }
 
     @Test
+    void theProtocolKnowsNoHandlerNoCoordinatorAndNoBroker() {
+        // Framing, decoding, dispatch and the handler interface: handlers plug in, nothing here points at them.
+        noClasses().that().resideInAPackage(PROTOCOL)
+                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, RECOVERY, INSPECT, CLUSTER + "..")
+                .check(main);
+    }
+
+    @Test
     void clusterKnowsNoBrokerAndNamesNoBackend() {
         noClasses().that().resideInAPackage(CLUSTER)
-                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, RECOVERY, INSPECT, ETCD, KUBERNETES)
+                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, RECOVERY, INSPECT, PROTOCOL, ETCD, KUBERNETES)
                 .check(main);
         noClasses().that().resideInAPackage(CLUSTER).should().dependOnClassesThat().resideInAnyPackage(BACKEND_LIBRARIES)
                 .check(main);
@@ -102,20 +111,20 @@ class ArchitectureTest {
     @Test
     void theBackendsKnowTheClusterSeamOnly() {
         noClasses().that().resideInAPackage(ETCD)
-                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, KUBERNETES, "io.fabric8..")
+                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, PROTOCOL, KUBERNETES, "io.fabric8..")
                 .check(main);
         noClasses().that().resideInAPackage(KUBERNETES)
-                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, ETCD, "io.etcd..", "io.grpc..")
+                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, PROTOCOL, ETCD, "io.etcd..", "io.grpc..")
                 .check(main);
     }
 
     @Test
     void theBrokerAndTheCommandLineNameNoBackend() {
         // A backend is found by the scheme of --coordinator (ClusterStoreProvider through ServiceLoader).
-        noClasses().that().resideInAnyPackage(BROKER, CLI)
+        noClasses().that().resideInAnyPackage(BROKER, CLI, PROTOCOL)
                 .should().dependOnClassesThat().resideInAnyPackage(ETCD, KUBERNETES)
                 .check(main);
-        noClasses().that().resideInAnyPackage(BROKER, CLI)
+        noClasses().that().resideInAnyPackage(BROKER, CLI, PROTOCOL)
                 .should().dependOnClassesThat().resideInAnyPackage(BACKEND_LIBRARIES)
                 .check(main);
     }
@@ -125,7 +134,8 @@ class ArchitectureTest {
      * {@code core-storage} is not on the list yet: its root package and its sub-packages still point at each other.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"io.kaas.cluster", "io.kaas.recovery", "io.kaas.inspect", "io.kaas.broker", "io.kaas.cli"})
+    @ValueSource(strings = {"io.kaas.protocol", "io.kaas.cluster", "io.kaas.recovery", "io.kaas.inspect", "io.kaas.broker",
+        "io.kaas.cli"})
     void modulePackagesAreFreeOfCycles(String module) {
         slices().matching("io.kaas.(**)").should().beFreeOfCycles().check(main.that(resideInAPackage(module + "..")));
     }

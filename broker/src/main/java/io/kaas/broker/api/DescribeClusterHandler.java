@@ -1,7 +1,7 @@
 package io.kaas.broker.api;
 
-import io.kaas.broker.net.ApiHandler;
-import io.kaas.broker.net.RequestContext;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.cluster.BrokerNode;
 import io.kaas.cluster.PartitionLeaders;
 import java.util.concurrent.CompletableFuture;

@@ -3,7 +3,7 @@ package io.kaas.broker.config;
 import io.kaas.cluster.Endpoint;
 import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.group.ConsumerGroupConfig;
-import io.kaas.broker.net.SocketBuffers;
+import io.kaas.protocol.SocketBuffers;
 import java.net.InetSocketAddress;
 import io.kaas.storage.CleanerSettings;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.protocol.KafkaServer;
 import io.kaas.cluster.Endpoint;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

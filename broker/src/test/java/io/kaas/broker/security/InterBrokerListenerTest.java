@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.protocol.KafkaServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
