@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 mvn -q -B -pl broker -am test-compile -DskipTests
 cp_file=$(mktemp)
 mvn -q -B -pl broker dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file" >/dev/null
-# core-storage from this checkout first: the resolved classpath may name an older installed snapshot.
-cp="broker/target/test-classes:broker/target/classes:core-storage/target/classes:$(cat "$cp_file")"
+# This checkout's modules first: the resolved classpath may name older installed snapshots.
+cp="broker/target/test-classes:broker/target/classes:protocol/target/classes:cluster/target/classes:core-storage/target/classes:$(cat "$cp_file")"
 rm -f "$cp_file"
 for t in 1 2; do
   java -cp "$cp" org.openjdk.jmh.Main 'io.kaas.broker.metrics.MetricsRecordingBenchmark' -t "$t" "$@" \

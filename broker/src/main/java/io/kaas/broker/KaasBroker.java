@@ -1,34 +1,36 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.admin.AdminServer;
 import io.kaas.broker.admin.Readiness;
 import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.api.RequestContext;
-import io.kaas.broker.api.ServedApis;
-import io.kaas.broker.coordination.PartitionPins;
-import io.kaas.broker.api.TopicConfigView;
-import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.ServedApis;
+import io.kaas.cluster.PartitionPins;
+import io.kaas.broker.config.TopicConfigView;
+import io.kaas.cluster.BrokerNode;
 import io.kaas.broker.cluster.InterBrokerClient;
-import io.kaas.broker.cluster.PartitionLeaders;
-import io.kaas.broker.coordination.BrokerRegistration;
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.coordination.ClusterMember;
-import io.kaas.broker.coordination.CoordinatorSlots;
-import io.kaas.broker.coordination.ClusterStore;
-import io.kaas.broker.coordination.RegisteredPeers;
-import io.kaas.broker.coordination.CoordinationException;
+import io.kaas.cluster.PartitionLeaders;
+import io.kaas.cluster.BrokerRegistration;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.ClusterMember;
+import io.kaas.cluster.CoordinatorSlots;
+import io.kaas.cluster.ClusterStore;
+import io.kaas.broker.cluster.RegisteredPeers;
+import io.kaas.cluster.CoordinationException;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.metrics.BrokerMetrics;
-import io.kaas.broker.net.KafkaServer;
-import io.kaas.broker.net.RequestInvoker;
+import io.kaas.protocol.KafkaServer;
+import io.kaas.protocol.RequestInvoker;
 import io.kaas.broker.quota.ClientQuotaStore;
 import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.AclStore;
 import io.kaas.broker.security.InterBrokerListener;
-import io.kaas.broker.security.ListenerSecurity;
+import io.kaas.protocol.ListenerSecurity;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
@@ -290,9 +292,10 @@ public final class KaasBroker implements AutoCloseable {
             security.validate(config.listeners());
             server.limitConnections(security.connectionLimits());
             for (Endpoint listener : config.listeners()) {
-                ListenerSecurity ls = ListenerSecurity.of(listener.listenerName(), security);
+                ListenerSecurity ls = security.listenerSecurity(listener.listenerName());
                 listenerSecurities.add(ls);
-                bound.add(server.bind(listener, ls, served, invoker, config.socketRequestMaxBytes()));
+                bound.add(server.bind(listener.listenerName(), listener.host(), listener.port(), ls, served, invoker,
+                        config.socketRequestMaxBytes()));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

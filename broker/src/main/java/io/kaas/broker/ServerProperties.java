@@ -1,5 +1,7 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.storage.CleanerSettings;
 import java.io.IOException;
@@ -61,7 +63,7 @@ public final class ServerProperties {
         MAPPED.put("auto.create.topics.enable", new Rule(Type.BOOLEAN, null));
         MAPPED.put("socket.request.max.bytes", new Rule(Type.INT, Range.atLeast(64)));
         ConfigDef.Validator bufferSize = ConfigDef.LambdaValidator.with((name, value) -> {
-            String problem = value == null ? null : io.kaas.broker.net.SocketBuffers.problem((Integer) value);
+            String problem = value == null ? null : io.kaas.protocol.SocketBuffers.problem((Integer) value);
             if (problem != null) {
                 throw new ConfigException(name, value, problem);
             }
@@ -175,7 +177,7 @@ public final class ServerProperties {
         if (values.containsKey("num.io.threads")) {
             c = c.withRequestHandlerThreads((Integer) values.get("num.io.threads"));
         }
-        c = c.withSocketBuffers(new io.kaas.broker.net.SocketBuffers(
+        c = c.withSocketBuffers(new io.kaas.protocol.SocketBuffers(
                 (Integer) values.getOrDefault("socket.send.buffer.bytes", c.socketBuffers().sendBytes()),
                 (Integer) values.getOrDefault("socket.receive.buffer.bytes", c.socketBuffers().receiveBytes())));
         if (values.containsKey("num.network.threads")) {

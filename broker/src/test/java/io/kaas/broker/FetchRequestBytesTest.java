@@ -1,5 +1,7 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.cluster.Endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -1,10 +1,12 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.cluster.Endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.coordination.EtcdServer;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.etcd.EtcdServer;
 import io.kaas.broker.security.ScramCredentialStore;
 import io.kaas.broker.security.SecurityConfig;
 import java.nio.file.Files;

@@ -1,13 +1,14 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.coordination.StoreAddress;
-import io.kaas.broker.coordination.kubernetes.KubernetesClusterStore;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.StoreAddress;
+import io.kaas.cluster.kubernetes.KubernetesClusterStore;
 import io.kaas.broker.security.SecurityConfig;
 import java.nio.file.Path;
 import java.time.Duration;

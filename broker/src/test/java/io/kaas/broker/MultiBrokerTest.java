@@ -1,12 +1,13 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.coordination.CoordinationException;
-import io.kaas.broker.coordination.EtcdServer;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.CoordinationException;
+import io.kaas.cluster.etcd.EtcdServer;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.storage.TopicPartition;

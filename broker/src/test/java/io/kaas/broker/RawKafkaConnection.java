@@ -1,6 +1,6 @@
 package io.kaas.broker;
 
-import io.kaas.broker.net.RequestFrame;
+import io.kaas.protocol.RequestFrame;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.kaas.broker;
 
+import io.kaas.protocol.ServedApis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.broker.api.Uuids;

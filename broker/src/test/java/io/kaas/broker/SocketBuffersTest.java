@@ -1,9 +1,10 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.net.SocketBuffers;
+import io.kaas.protocol.SocketBuffers;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;

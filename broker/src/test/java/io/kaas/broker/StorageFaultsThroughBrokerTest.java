@@ -1,5 +1,6 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

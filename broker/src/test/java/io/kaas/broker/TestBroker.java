@@ -1,5 +1,7 @@
 package io.kaas.broker;
 
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.cluster.Endpoint;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;

@@ -1,12 +1,12 @@
 package io.kaas.cli;
 
-import io.kaas.broker.coordination.Assignment;
-import io.kaas.broker.coordination.BrokerRegistration;
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.coordination.ClusterStore;
-import io.kaas.broker.coordination.CoordinationException;
-import io.kaas.broker.coordination.CoordinatorSlots;
-import io.kaas.broker.coordination.PartitionPins;
+import io.kaas.cluster.Assignment;
+import io.kaas.cluster.BrokerRegistration;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.ClusterStore;
+import io.kaas.cluster.CoordinationException;
+import io.kaas.cluster.CoordinatorSlots;
+import io.kaas.cluster.PartitionPins;
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.StateJson;
@@ -61,7 +61,7 @@ public final class AssignCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--coordinator", paramLabel = "URI", defaultValue = "${env:KAAS_COORDINATOR}",
-            description = "The brokers' coordination store, as given to kaas serve: " + ClusterConfig.FORMS
+            description = "The brokers' coordination store, as given to kaas serve: etcd://HOST:PORT[,HOST:PORT...] or k8s://[NAMESPACE][?context=NAME]"
                     + " (env KAAS_COORDINATOR; required).")
     String coordinator;
 

@@ -1,9 +1,9 @@
 package io.kaas.cli;
 
-import io.kaas.broker.BrokerConfig;
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.coordination.ClusterStore;
-import io.kaas.broker.coordination.LiveOwners;
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.ClusterStore;
+import io.kaas.cluster.LiveOwners;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.layout.PartitionFinder;

@@ -1,7 +1,7 @@
 package io.kaas.cli;
 
 import io.kaas.storage.ExitCodes;
-import io.kaas.broker.coordination.CoordinationException;
+import io.kaas.cluster.CoordinationException;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.io.IoFailure;
 import java.io.IOException;

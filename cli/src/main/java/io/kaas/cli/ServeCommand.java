@@ -1,11 +1,11 @@
 package io.kaas.cli;
 
-import io.kaas.broker.BrokerConfig;
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.Endpoint;
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
-import io.kaas.broker.net.SocketBuffers;
+import io.kaas.protocol.SocketBuffers;
 import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.InterBrokerListener;
 import io.kaas.broker.security.SecurityConfig;

@@ -3,8 +3,8 @@ package io.kaas.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.BrokerConfig;
-import io.kaas.broker.Endpoint;
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.cluster.Endpoint;
 import io.kaas.storage.ExitCodes;
 import java.nio.file.Files;
 import java.nio.file.Path;

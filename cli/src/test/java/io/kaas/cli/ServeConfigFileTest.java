@@ -1,8 +1,9 @@
 package io.kaas.cli;
 
+import io.kaas.protocol.KafkaServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.Endpoint;
 import io.kaas.storage.ExitCodes;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,7 +128,7 @@ class ServeConfigFileTest {
     void threadPoolKeysAndFlags() throws Exception {
         ServeCommand.Settings defaults = parse();
         assertThat(defaults.broker().requestHandlerThreads()).isEqualTo(8);
-        assertThat(defaults.broker().networkThreads()).isEqualTo(io.kaas.broker.BrokerConfig.defaultNetworkThreads());
+        assertThat(defaults.broker().networkThreads()).isEqualTo(io.kaas.broker.config.BrokerConfig.defaultNetworkThreads());
         Path f = write("threads.properties", "num.io.threads=16\nnum.network.threads=2\n");
         ServeCommand.Settings file = parse("--config", f.toString());
         assertThat(file.broker().requestHandlerThreads()).isEqualTo(16);
@@ -149,15 +150,15 @@ class ServeConfigFileTest {
      */
     @Test
     void socketBufferKeysAndFlags() throws Exception {
-        io.kaas.broker.net.SocketBuffers os = io.kaas.broker.net.SocketBuffers.OS_DEFAULTS;
+        io.kaas.protocol.SocketBuffers os = io.kaas.protocol.SocketBuffers.OS_DEFAULTS;
         assertThat(parse().broker().socketBuffers()).isEqualTo(os);
         ServeCommand.Settings apache = parse("--config", write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs"))).toString());
-        assertThat(apache.broker().socketBuffers()).isEqualTo(new io.kaas.broker.net.SocketBuffers(102400, 102400));
+        assertThat(apache.broker().socketBuffers()).isEqualTo(new io.kaas.protocol.SocketBuffers(102400, 102400));
         assertThat(apache.warning()).hasValueSatisfying(w -> assertThat(w).doesNotContain("socket.send.buffer.bytes", "socket.receive.buffer.bytes"));
         Path f = write("buffers.properties", "socket.send.buffer.bytes=65536\n");
-        assertThat(parse("--config", f.toString()).broker().socketBuffers()).isEqualTo(new io.kaas.broker.net.SocketBuffers(65536, -1));
+        assertThat(parse("--config", f.toString()).broker().socketBuffers()).isEqualTo(new io.kaas.protocol.SocketBuffers(65536, -1));
         assertThat(parse("--config", f.toString(), "--socket-send-buffer-bytes", "-1", "--socket-receive-buffer-bytes", "131072")
-                .broker().socketBuffers()).isEqualTo(new io.kaas.broker.net.SocketBuffers(-1, 131072));
+                .broker().socketBuffers()).isEqualTo(new io.kaas.protocol.SocketBuffers(-1, 131072));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--socket-send-buffer-bytes", "0"))
                 .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("socket.send.buffer.bytes");
         Path bad = write("bad-buffers.properties", "socket.receive.buffer.bytes=-2\n");

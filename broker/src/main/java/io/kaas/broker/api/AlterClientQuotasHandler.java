@@ -1,5 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.RequestLevelAuthorization;
 import io.kaas.broker.quota.ClientQuotas;
 import java.util.ArrayList;
 import java.util.HashMap;

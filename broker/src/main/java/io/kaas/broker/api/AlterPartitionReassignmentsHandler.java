@@ -1,9 +1,11 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.broker.cluster.TopicCatalog;
-import io.kaas.broker.coordination.Assignment;
-import io.kaas.broker.coordination.CoordinationException;
-import io.kaas.broker.coordination.PartitionPins;
+import io.kaas.cluster.Assignment;
+import io.kaas.cluster.CoordinationException;
+import io.kaas.cluster.PartitionPins;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
 import java.util.ArrayList;

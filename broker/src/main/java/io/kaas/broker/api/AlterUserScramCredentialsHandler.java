@@ -1,5 +1,7 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import org.apache.kafka.common.acl.AclOperation;
 import io.kaas.broker.security.ScramCredentialStore;
 import java.security.NoSuchAlgorithmException;

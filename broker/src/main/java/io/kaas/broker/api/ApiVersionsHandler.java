@@ -1,5 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ServedApis;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;

@@ -1,5 +1,9 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.security.AccessControl;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.RequestLevelAuthorization;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.acl.AclBinding;
@@ -28,7 +32,7 @@ public final class CreateAclsHandler implements ApiHandler<CreateAclsRequestData
             return CompletableFuture.completedFuture(response);
         }
         List<AclBinding> bindings = request.creations().stream().map(CreateAclsRequest::aclBinding).toList();
-        for (AclCreateResult r : ctx.access().create(bindings).results()) {
+        for (AclCreateResult r : AccessControl.of(ctx).create(bindings).results()) {
             CreateAclsResponseData.AclCreationResult out = new CreateAclsResponseData.AclCreationResult();
             r.exception().ifPresent(e -> {
                 ApiError error = ApiError.fromThrowable(e);

@@ -1,5 +1,9 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.broker.config.TopicConfigView;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
 import io.kaas.storage.StorageException;

@@ -1,5 +1,9 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.security.AccessControl;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.RequestLevelAuthorization;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.acl.AccessControlEntryFilter;
@@ -32,7 +36,7 @@ public final class DeleteAclsHandler implements ApiHandler<DeleteAclsRequestData
             return CompletableFuture.completedFuture(response);
         }
         List<AclBindingFilter> filters = request.filters().stream().map(DeleteAclsHandler::filter).toList();
-        ctx.access().delete(filters).results().forEach(r -> response.filterResults().add(DeleteAclsResponse.filterResult(r)));
+        AccessControl.of(ctx).delete(filters).results().forEach(r -> response.filterResults().add(DeleteAclsResponse.filterResult(r)));
         return CompletableFuture.completedFuture(response);
     }
 

@@ -1,5 +1,9 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.security.AccessControl;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.RequestLevelAuthorization;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.acl.AccessControlEntryFilter;
 import org.apache.kafka.common.acl.AclBindingFilter;
@@ -36,6 +40,6 @@ public final class DescribeAclsHandler implements ApiHandler<DescribeAclsRequest
                     .setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("The filter has unknown fields: " + filter));
         }
         return CompletableFuture.completedFuture(new DescribeAclsResponseData()
-                .setResources(DescribeAclsResponse.aclsResources(ctx.access().acls(filter))));
+                .setResources(DescribeAclsResponse.aclsResources(AccessControl.of(ctx).acls(filter))));
     }
 }

@@ -1,5 +1,7 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.broker.quota.ClientQuotas;
 import java.util.HashSet;
 import java.util.Map;

@@ -1,7 +1,11 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.broker.config.BrokerConfigView;
+import io.kaas.broker.config.TopicConfigView;
 import org.apache.kafka.common.acl.AclOperation;
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.TopicInfo;
 import java.util.ArrayList;

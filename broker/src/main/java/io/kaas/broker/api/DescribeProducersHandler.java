@@ -1,5 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.ProducerStatus;
 import java.util.concurrent.CompletableFuture;

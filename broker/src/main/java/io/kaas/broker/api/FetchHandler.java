@@ -1,5 +1,9 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.FileSliceRecords;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.fetch.FetchContext;
 import io.kaas.broker.fetch.FetchSessionCache;

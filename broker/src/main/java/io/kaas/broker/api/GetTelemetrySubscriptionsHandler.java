@@ -1,5 +1,7 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;

@@ -1,5 +1,7 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionErrors;

@@ -1,5 +1,7 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.resource.ResourceType;
 import io.kaas.broker.group.GroupCoordinator;

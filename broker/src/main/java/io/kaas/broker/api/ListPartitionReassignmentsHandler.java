@@ -1,7 +1,9 @@
 package io.kaas.broker.api;
 
-import io.kaas.broker.coordination.CoordinationException;
-import io.kaas.broker.coordination.PartitionPins;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.cluster.CoordinationException;
+import io.kaas.cluster.PartitionPins;
 import io.kaas.storage.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,7 +1,9 @@
 package io.kaas.broker.api;
 
-import io.kaas.broker.cluster.BrokerNode;
-import io.kaas.broker.cluster.PartitionLeaders;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
+import io.kaas.cluster.BrokerNode;
+import io.kaas.cluster.PartitionLeaders;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;

@@ -1,5 +1,7 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.OffsetStore;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.kaas.broker.api;
 
+import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
 import io.kaas.storage.StorageException;

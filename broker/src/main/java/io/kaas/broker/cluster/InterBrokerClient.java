@@ -1,6 +1,7 @@
 package io.kaas.broker.cluster;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.BrokerNode;
+import io.kaas.cluster.Endpoint;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package io.kaas.broker.group;
 
+import io.kaas.cluster.CoordinatorSlots;
 import io.kaas.storage.TopicInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,8 +48,8 @@ import org.apache.kafka.common.utils.Utils;
  * under way in it ({@link #slotGuards}), so the successor, which claims the slot only after that, loads them all.
  */
 public final class GroupCoordinator {
-    /** Apache's default {@code offsets.topic.num.partitions}: the slots groups are spread over. */
-    public static final int SLOTS = 50;
+    /** The slots groups are spread over (Apache's default {@code offsets.topic.num.partitions}). */
+    public static final int SLOTS = CoordinatorSlots.GROUP_SLOTS;
     private final ScheduledExecutorService timer;
     private final OffsetStore offsets;
     private final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();

@@ -2,8 +2,8 @@ package io.kaas.broker.metrics;
 
 import io.kaas.broker.api.TrafficObserver;
 import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.net.KafkaServer;
-import io.kaas.broker.net.RequestObserver;
+import io.kaas.protocol.KafkaServer;
+import io.kaas.protocol.RequestObserver;
 import io.kaas.storage.EngineObserver;
 import io.kaas.storage.StorageEngine;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;

@@ -1,6 +1,6 @@
 package io.kaas.broker.metrics;
 
-import io.kaas.broker.net.RequestObserver;
+import io.kaas.protocol.RequestObserver;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;

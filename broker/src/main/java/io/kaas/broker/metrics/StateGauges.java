@@ -2,7 +2,7 @@ package io.kaas.broker.metrics;
 
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.OffsetStore;
-import io.kaas.broker.net.KafkaServer;
+import io.kaas.protocol.KafkaServer;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
 import io.kaas.storage.StorageEngine;

@@ -1,6 +1,7 @@
 package io.kaas.broker.quota;
 
-import io.kaas.broker.security.ClientSession;
+import io.kaas.protocol.RequestThrottle;
+import io.kaas.protocol.MutableConnection;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -16,7 +17,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * response, so it is only muted. Fetch is different ({@link #throttleFetch}): it is measured before its
  * response is chosen, since a throttled fetch answers with no records at all.
  */
-public final class Throttling {
+public final class Throttling implements RequestThrottle {
     /** Answered without counting against request_percentage (Apache exempts them so a throttled client can still connect). */
     private static final Set<ApiKeys> EXEMPT = Set.of(ApiKeys.API_VERSIONS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE);
     private static final ClassValue<MethodHandle> THROTTLE_SETTER = new ClassValue<>() {
@@ -37,6 +38,7 @@ public final class Throttling {
     }
 
     /** Is any quota set? (Nothing is measured otherwise.) */
+    @Override
     public boolean active() {
         return !quotas.none();
     }
@@ -47,7 +49,8 @@ public final class Throttling {
      * @param requestBytes the request's size on the wire
      * @param handlerNanos time the handler ran on a request-handler thread
      */
-    public void apply(ApiKeys api, ClientSession session, String user, String clientId, int requestBytes, long handlerNanos,
+    @Override
+    public void apply(ApiKeys api, MutableConnection session, String user, String clientId, int requestBytes, long handlerNanos,
                       ApiMessage response) {
         if (quotas.none() || api == ApiKeys.FETCH) {
             return; // FetchHandler called throttleFetch
@@ -98,7 +101,7 @@ public final class Throttling {
      * bytes back, mutes the session and returns the throttle time (the larger of the two), and the caller
      * answers with no records ({@code FetchContext.throttled}). 0: send the response as it is.
      */
-    public int throttleFetch(ClientSession session, String user, String clientId, long responseBytes, long handlerNanos) {
+    public int throttleFetch(MutableConnection session, String user, String clientId, long responseBytes, long handlerNanos) {
         if (quotas.none()) {
             return 0;
         }

@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.protocol.Authorization;
 import io.kaas.storage.io.FileChangeCheck;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #none()} is a broker without {@code authorizer.class.name}: everything is allowed and the
  * ACL APIs answer SECURITY_DISABLED, as Apache without an authorizer.
  */
-public final class AccessControl implements AutoCloseable {
+public final class AccessControl implements AutoCloseable, Authorization {
     /** The {@code authorizer.class.name} that turns authorization on (Apache's KRaft authorizer). */
     public static final String STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
 
@@ -68,6 +69,11 @@ public final class AccessControl implements AutoCloseable {
         this.store = store;
         this.metrics = metrics;
         this.changes = changes;
+    }
+
+    /** The broker's access control behind a request's {@link RequestContext#access} (the one the invoker authorizes with). */
+    public static AccessControl of(io.kaas.protocol.RequestContext ctx) {
+        return (AccessControl) ctx.access();
     }
 
     public static AccessControl none() {
@@ -139,10 +145,12 @@ public final class AccessControl implements AutoCloseable {
     }
 
     /** Is an authorizer configured (ACLs enforced)? */
+    @Override
     public boolean enabled() {
         return authorizer != null;
     }
 
+    @Override
     public boolean allowed(AuthorizableRequestContext ctx, AclOperation op, ResourceType type, String name) {
         if (authorizer == null) {
             return true;
@@ -152,6 +160,7 @@ public final class AccessControl implements AutoCloseable {
     }
 
     /** The names of {@code names} on which {@code op} is allowed (Apache's filterByAuthorized: one decision per distinct name). */
+    @Override
     public Set<String> allowedNames(AuthorizableRequestContext ctx, AclOperation op, ResourceType type, Collection<String> names) {
         Set<String> distinct = new LinkedHashSet<>(names);
         if (authorizer == null) {
@@ -171,6 +180,7 @@ public final class AccessControl implements AutoCloseable {
     }
 
     /** KIP-679: may {@code op} be done on some resource of {@code type} (an ALLOW on any pattern not wholly denied)? */
+    @Override
     public boolean allowedOnSome(AuthorizableRequestContext ctx, AclOperation op, ResourceType type) {
         if (authorizer == null) {
             return true;
@@ -193,6 +203,7 @@ public final class AccessControl implements AutoCloseable {
      * Apache's {@code authorizedOperations}: the operations allowed on the resource as a bit field of
      * their codes (KIP-430); without an authorizer, every supported one.
      */
+    @Override
     public int authorizedOperations(AuthorizableRequestContext ctx, ResourceType type, String name) {
         java.util.Set<Byte> codes = new java.util.HashSet<>();
         List<AclOperation> supported = SUPPORTED.getOrDefault(type, List.of());

@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.protocol.Authorization;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.StateFileLock;
@@ -41,7 +42,7 @@ import org.apache.kafka.server.authorizer.AclDeleteResult;
  */
 public final class AclStore {
     /** Apache's only CLUSTER resource name. */
-    public static final String CLUSTER_NAME = "kafka-cluster";
+    public static final String CLUSTER_NAME = Authorization.CLUSTER_NAME;
 
     /** The file's shape. Unknown fields are ignored by {@link StateJson}. */
     public record AclsFile(int version, List<StoredAcl> acls) {}

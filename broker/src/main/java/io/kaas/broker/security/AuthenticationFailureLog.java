@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.protocol.ClientSession;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

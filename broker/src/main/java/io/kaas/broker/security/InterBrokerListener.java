@@ -1,6 +1,7 @@
 package io.kaas.broker.security;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.protocol.KafkaServer;
+import io.kaas.cluster.Endpoint;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,6 +1,8 @@
 package io.kaas.broker.security;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.protocol.ListenerSecurity;
+import io.kaas.protocol.ConnectionLimits;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.quota.ClientQuotas;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -292,6 +294,14 @@ public record SecurityConfig(Map<String, String> settings) {
             throw new ConfigException(LEGACY_SCRAM_NONCE, v, "must be true or false");
         }
         return Boolean.parseBoolean(v);
+    }
+
+    /** What listener {@code listenerName} does to a new connection (its TLS context built now: a bad keystore fails the start). */
+    public ListenerSecurity listenerSecurity(String listenerName) {
+        SecurityProtocol protocol = protocolOf(listenerName);
+        boolean sasl = protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL;
+        return ListenerSecurity.of(listenerName, protocol, parsedFor(listenerName),
+                sasl ? List.copyOf(saslMechanisms(listenerName)) : List.of(), OAuthBearerTokenValidator::of);
     }
 
     /** Apache's connection quotas ({@code max.connections}, {@code max.connections.per.ip}[{@code .overrides}]): DoS limits kept with the security keys. */

@@ -1,8 +1,8 @@
 package io.kaas.broker.txn;
 
-import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.cluster.BrokerNode;
 import io.kaas.broker.cluster.InterBrokerClient;
-import io.kaas.broker.cluster.PartitionLeaders;
+import io.kaas.cluster.PartitionLeaders;
 import io.kaas.storage.TopicPartition;
 import java.io.IOException;
 import java.util.Collection;

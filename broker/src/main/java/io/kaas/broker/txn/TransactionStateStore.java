@@ -1,5 +1,6 @@
 package io.kaas.broker.txn;
 
+import io.kaas.cluster.CoordinatorSlots;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
@@ -19,7 +20,7 @@ import org.apache.kafka.common.utils.Utils;
  * rewrites every transactional id. Callers serialise writes of one slot.
  */
 public final class TransactionStateStore {
-    public static final int SLOTS = 50;
+    public static final int SLOTS = CoordinatorSlots.TRANSACTION_SLOTS;
     public static final int VERSION = 1;
 
     /** A slot file's content. */

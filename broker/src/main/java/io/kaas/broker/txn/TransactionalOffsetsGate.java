@@ -1,6 +1,6 @@
 package io.kaas.broker.txn;
 
-import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.cluster.BrokerNode;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.protocol.Errors;

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import io.kaas.broker.cluster.BrokerNode;
+import io.kaas.cluster.BrokerNode;
 import org.apache.kafka.common.protocol.Errors;
 
 /**

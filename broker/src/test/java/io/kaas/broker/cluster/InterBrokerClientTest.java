@@ -1,9 +1,10 @@
 package io.kaas.broker.cluster;
 
+import io.kaas.cluster.BrokerNode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.TestBroker;
 import java.nio.channels.SelectionKey;
 import java.nio.file.Path;

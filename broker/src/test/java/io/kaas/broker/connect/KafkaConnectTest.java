@@ -3,7 +3,7 @@ package io.kaas.broker.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.TestBroker;
 import io.kaas.storage.CleanerSettings;
 import io.kaas.storage.format.CleanerCheckpoint;

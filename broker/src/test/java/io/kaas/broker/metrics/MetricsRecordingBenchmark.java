@@ -1,7 +1,7 @@
 package io.kaas.broker.metrics;
 
 import io.kaas.broker.api.TrafficObserver;
-import io.kaas.broker.net.RequestObserver;
+import io.kaas.protocol.RequestObserver;
 import io.kaas.storage.EngineObserver;
 import io.kaas.storage.TopicPartition;
 import java.util.concurrent.TimeUnit;

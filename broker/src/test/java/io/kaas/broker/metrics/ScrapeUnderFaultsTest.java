@@ -3,7 +3,7 @@ package io.kaas.broker.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.KaasBroker;
 import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;

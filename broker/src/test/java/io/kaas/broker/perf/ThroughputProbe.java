@@ -1,6 +1,6 @@
 package io.kaas.broker.perf;
 
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.TestBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,10 @@
 package io.kaas.broker.security;
 
+import io.kaas.protocol.KafkaServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.broker.Endpoint;
+import io.kaas.cluster.Endpoint;
 import io.kaas.broker.TlsMaterial;
 import java.util.HashMap;
 import java.util.List;

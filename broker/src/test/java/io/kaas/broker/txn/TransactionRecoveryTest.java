@@ -2,7 +2,7 @@ package io.kaas.broker.txn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.TestBroker;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.layout.ClusterDir;

@@ -3,7 +3,7 @@ package io.kaas.broker.txn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.TestBroker;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.layout.ClusterDir;

@@ -3,10 +3,10 @@ package io.kaas.cli.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.BrokerConfig;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.KaasBroker;
-import io.kaas.broker.coordination.ClusterConfig;
-import io.kaas.broker.coordination.EtcdServer;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.etcd.EtcdServer;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.cli.KaasRun;
 import io.kaas.storage.ExitCodes;

@@ -5,8 +5,8 @@ import io.kaas.broker.TransactionalRecords;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.coordination.EtcdServer;
-import io.kaas.broker.net.RequestFrame;
+import io.kaas.cluster.etcd.EtcdServer;
+import io.kaas.protocol.RequestFrame;
 import io.kaas.cli.ChildJvm;
 import io.kaas.cli.KaasRun;
 import java.io.DataInputStream;
