@@ -36,7 +36,7 @@ import org.apache.kafka.server.authorizer.AclDeleteResult;
  * a mix; the change is answered only after that write. Validation is Apache's (its controller's
  * {@code AclControlManager} and the broker's {@code AclApis}), so kafka-acls gets the same errors.
  *
- * <p>Shared by the broker ({@link AccessControl}), the other brokers of a shared directory and
+ * <p>Shared by the broker ({@code AccessControl}), the other brokers of a shared directory and
  * {@code kaas acl}: each change reads and rewrites the file under its {@link StateFileLock}. Thread-safe (monitor).
  */
 public final class AclStore {
