@@ -1,7 +1,6 @@
 package io.kaas.cli;
 
 import io.kaas.storage.ExitCodes;
-import io.kaas.broker.coordination.CoordinationException;
 import io.kaas.storage.StorageException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -53,9 +52,9 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
         if (ex instanceof UncheckedIOException unchecked) {
             return describe(unchecked.getCause());
         }
-        if (ex instanceof CoordinationException coordination) {
+        if (isCoordinationFailure(ex)) {
             // etcd unreachable at start, or this broker id already live: the cluster's state, not a bug.
-            return "coordinator: " + coordination.getMessage();
+            return "coordinator: " + ex.getMessage();
         }
         if (ex instanceof StorageException storage) {
             return storage.getMessage() != null ? storage.getMessage() : storage.kind().toString();
@@ -83,5 +82,20 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
             return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
         }
         return null;
+    }
+
+    /**
+     * The broker's CoordinationException, matched by name: offline commands run on a class path without
+     * the broker's jars (bin/kaas), where naming the class would fail to load it.
+     */
+    static final String COORDINATION_EXCEPTION = "io.kaas.broker.coordination.CoordinationException";
+
+    private static boolean isCoordinationFailure(Throwable ex) {
+        for (Class<?> c = ex.getClass(); c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(COORDINATION_EXCEPTION)) {
+                return true;
+            }
+        }
+        return false;
     }
 }
