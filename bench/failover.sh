@@ -18,7 +18,7 @@
 #   FAILOVER_TTL=6s              --coordinator-lease-ttl (kaas's default); grace and margin follow from it
 #   FAILOVER_RECORDS=300000      records per throughput run (100 bytes each)
 #   FAILOVER_TMP=${TMPDIR:-/tmp} where the shared data dir goes (a real disk)
-#   BENCH_SKIP_BUILD=1           use the built cli/target/kaas.jar and bench jar
+#   BENCH_SKIP_BUILD=1           use the built cli/target/lib/ and bench jar
 #   BENCH_PIN=0                  no taskset (default: brokers on BENCH_BROKER_CPUS=1, load on BENCH_LOAD_CPUS=0)
 #
 # Output: bench/results/failover-<UTC time>/report.txt (and the brokers' logs). Exit 0 when every

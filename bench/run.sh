@@ -12,7 +12,7 @@
 #   BENCH_CONSUME_RECORDS=1000000 1 KiB records prepared for the consume scenarios
 #   BENCH_RUN_TIMEOUT=120     hard cap (s) on one load process; hitting it is a scenario error
 #   BENCH_TMP=${TMPDIR:-/tmp} where the data dirs and the disk probe go (must be a real disk, not tmpfs)
-#   BENCH_SKIP_BUILD=1        use the already built bench module and cli/target/kaas.jar
+#   BENCH_SKIP_BUILD=1        use the already built bench module and cli/target/lib/
 #   BENCH_KEEP=1              keep the data dirs afterwards
 #   BENCH_KAAS_LAUNCHER=bin/kaas  what runs `serve`; bench/aa-launcher.sh puts Apache in kaas's place
 #                             (an A/A check: every ratio should be near 1.00x)

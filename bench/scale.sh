@@ -16,7 +16,7 @@
 #   SCALE_RESTART_SECONDS=90                restart until every partition acknowledged again
 #   SCALE_MAX_OPEN_FILES=                   passed as --max-open-files (default: kaas's, 40% of ulimit -n)
 #   SCALE_TMP=${TMPDIR:-/tmp}               where the data dir goes (a real disk)
-#   SCALE_SKIP_BUILD=1                      use the built cli/target/kaas.jar and bench jar
+#   SCALE_SKIP_BUILD=1                      use the built cli/target/lib/ and bench jar
 #   SCALE_KEEP=1                            keep the data dir
 #   SCALE_SYSTEMS="kaas apache"             which brokers to run, one after the other
 #   SCALE_APACHE_SECONDS=600                Apache's budget per phase (start, produce, restart)

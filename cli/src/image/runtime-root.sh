@@ -9,7 +9,7 @@ set -euo pipefail
 
 java_home=$1
 out=$2
-# What kaas.jar uses (jdeps --print-module-deps on it), plus the EC provider for any TLS a client library
+# What kaas's jars use (jdeps --print-module-deps on them), plus the EC provider for any TLS a client library
 # may touch.
 modules=java.base,java.compiler,java.desktop,java.naming,java.security.jgss,java.security.sasl,java.sql,jdk.httpserver,jdk.jfr,jdk.management,jdk.sctp,jdk.unsupported,jdk.crypto.ec
 

@@ -1,16 +1,8 @@
 package io.kaas.cli;
 
 import io.kaas.broker.config.BrokerConfig;
-import io.kaas.cluster.ClusterConfig;
-import io.kaas.cluster.ClusterStore;
-import io.kaas.cluster.LiveOwners;
 import io.kaas.storage.StorageException;
-import io.kaas.storage.TopicPartition;
-import io.kaas.storage.layout.PartitionFinder;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -51,29 +43,8 @@ public final class CoordinatorMixin {
         if (skip || coordinator == null || coordinator.isBlank()) {
             return;
         }
-        ClusterConfig cluster;
-        try {
-            cluster = ClusterConfig.parse(coordinator.trim());
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(mixee.commandLine(), e.getMessage());
-        }
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (Path dir : PartitionFinder.find(path)) {
-            Path topic = dir.getParent();
-            String name = dir.getFileName().toString();
-            if (topic != null && name.chars().allMatch(Character::isDigit)) {
-                partitions.add(new TopicPartition(topic.getFileName().toString(), Integer.parseInt(name)));
-            }
-        }
-        Map<TopicPartition, Integer> owned;
-        try (ClusterStore store = cluster.connect(clusterIdOrDefault(clusterId))) {
-            owned = LiveOwners.of(store, partitions);
-        }
-        if (!owned.isEmpty()) {
-            Map.Entry<TopicPartition, Integer> first = owned.entrySet().iterator().next();
-            throw new StorageException(StorageException.Kind.LOCKED, first.getKey() + " (and " + (owned.size() - 1)
-                    + " more under " + path + ") is owned by live broker " + first.getValue()
-                    + " (its lease in the coordination store); stop it, or pass --force");
-        }
+        // The coordination store's code is reached only from here, in a class of its own: bin/kaas gives the
+        // broker's jars to a command only when it names a store, so the rest never loads it.
+        new LiveOwnerCheck(mixee, coordinator.trim(), clusterIdOrDefault(clusterId)).refuse(path);
     }
 }

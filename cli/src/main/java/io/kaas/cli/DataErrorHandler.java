@@ -1,7 +1,6 @@
 package io.kaas.cli;
 
 import io.kaas.storage.ExitCodes;
-import io.kaas.cluster.CoordinationException;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.io.IoFailure;
 import java.io.IOException;
@@ -48,9 +47,9 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
         if (ex instanceof UncheckedIOException unchecked) {
             return describe(unchecked.getCause());
         }
-        if (ex instanceof CoordinationException coordination) {
+        if (isCoordinationFailure(ex)) {
             // etcd unreachable at start, or this broker id already live: the cluster's state, not a bug.
-            return "coordinator: " + coordination.getMessage();
+            return "coordinator: " + ex.getMessage();
         }
         if (ex instanceof StorageException storage) {
             // A wrapper's text often came from IOException.getMessage(), which for EACCES is only the path: add the cause.
@@ -61,5 +60,20 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
             return IoFailure.describe(e);
         }
         return null;
+    }
+
+    /**
+     * The broker's CoordinationException, matched by name: offline commands run on a class path without
+     * the broker's jars (bin/kaas), where naming the class would fail to load it.
+     */
+    static final String COORDINATION_EXCEPTION = "io.kaas.cluster.CoordinationException";
+
+    private static boolean isCoordinationFailure(Throwable ex) {
+        for (Class<?> c = ex.getClass(); c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(COORDINATION_EXCEPTION)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

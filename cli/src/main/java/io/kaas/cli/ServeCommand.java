@@ -1,39 +1,18 @@
 package io.kaas.cli;
 
 import io.kaas.broker.config.BrokerConfig;
-import io.kaas.cluster.ClusterConfig;
-import io.kaas.cluster.Endpoint;
-import io.kaas.broker.KaasBroker;
-import io.kaas.broker.ServerProperties;
-import io.kaas.protocol.SocketBuffers;
 import io.kaas.broker.security.AccessControl;
-import io.kaas.broker.security.InterBrokerListener;
-import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
-import io.kaas.cli.log.LogSetup;
-import io.kaas.storage.CleanerSettings;
-import io.kaas.storage.ExitCodes;
-import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -238,12 +217,6 @@ final class ServeCommand implements Callable<Integer> {
                     + "(env KAAS_COORDINATOR_LEASE_TTL; whole seconds, at least 3s; default 6s).")
     Duration coordinatorLeaseTtl;
 
-    /**
-     * What {@code kaas serve} starts: the broker, its listeners' security, its transaction settings, the
-     * config file's warning, and how it joins other brokers over a shared directory (or null).
-     */
-    record Settings(BrokerConfig broker, SecurityConfig security, TransactionConfig transactions, Optional<String> warning,
-                    ClusterConfig cluster) {}
     @Option(names = "--max-open-files", paramLabel = "N", defaultValue = "${env:KAAS_MAX_OPEN_FILES:-0}",
             description = "Segment files held open at once; idle ones are closed past it and reopened on use, so "
                     + "partitions cost no file descriptor while idle (env KAAS_MAX_OPEN_FILES; default 0: 40%% of "
@@ -287,246 +260,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "Least severe level logged: error, warn, info, debug or trace (env KAAS_LOG_LEVEL; default info).")
     String logLevel;
 
-    /** The broker configuration these options describe. */
-    BrokerConfig toConfig() {
-        return toSettings().broker();
-    }
-
-    /** The config file (if any) as the base; each option given as a flag or by its KAAS_* variable wins. */
-    Settings toSettings() {
-        try {
-            ServerProperties file = configFile == null ? null : ServerProperties.load(configFile);
-            BrokerConfig c = BrokerConfig.defaults();
-            if (file != null) {
-                c = file.applyTo(c);
-            }
-            if (wins("--listeners", "KAAS_LISTENERS", file != null && !file.listeners().isEmpty())) {
-                c = c.withListeners(Endpoint.parseListOrJson(listeners));
-            }
-            if (wins("--advertised-listeners", "KAAS_ADVERTISED_LISTENERS", file != null && file.sets("advertised.listeners"))) {
-                c = c.withAdvertisedListeners(advertisedListeners == null || advertisedListeners.isBlank()
-                        ? List.of() : Endpoint.parseListOrJson(advertisedListeners));
-            }
-            if (wins("--broker-id", "KAAS_BROKER_ID", file != null && (file.sets("node.id") || file.sets("broker.id")))) {
-                c = c.withBrokerId(brokerId);
-            }
-            if (wins("--data-dir", "KAAS_DATA_DIR", file != null && file.dataDir().isPresent())) {
-                c = c.withDataDir(dataDir.dataDir());
-            }
-            if (wins("--flush-interval-messages", "KAAS_FLUSH_INTERVAL_MESSAGES", fileSets(file, "log.flush.interval.messages"))) {
-                c = c.withFlushIntervalMessages(flushIntervalMessages);
-            }
-            if (wins("--segment-bytes", "KAAS_SEGMENT_BYTES", fileSets(file, "log.segment.bytes"))) {
-                c = c.withSegmentBytes(segmentBytes);
-            }
-            if (wins("--retention-check-interval", "KAAS_RETENTION_CHECK_INTERVAL", fileSets(file, "log.retention.check.interval.ms"))) {
-                c = c.withRetentionCheckInterval(retentionCheckInterval);
-            }
-            if (wins("--auto-create-topics", "KAAS_AUTO_CREATE_TOPICS", fileSets(file, "auto.create.topics.enable"))) {
-                c = c.withAutoCreateTopics(autoCreateTopics);
-            }
-            if (wins("--num-partitions", "KAAS_NUM_PARTITIONS", fileSets(file, "num.partitions"))) {
-                c = c.withDefaultPartitions(numPartitions);
-            }
-            if (wins("--socket-request-max-bytes", "KAAS_SOCKET_REQUEST_MAX_BYTES", fileSets(file, "socket.request.max.bytes"))) {
-                c = c.withSocketRequestMaxBytes(socketRequestMaxBytes);
-            }
-            int send = wins("--socket-send-buffer-bytes", "KAAS_SOCKET_SEND_BUFFER_BYTES", fileSets(file, "socket.send.buffer.bytes"))
-                    ? socketSendBufferBytes : c.socketBuffers().sendBytes();
-            int receive = wins("--socket-receive-buffer-bytes", "KAAS_SOCKET_RECEIVE_BUFFER_BYTES", fileSets(file, "socket.receive.buffer.bytes"))
-                    ? socketReceiveBufferBytes : c.socketBuffers().receiveBytes();
-            c = c.withSocketBuffers(new SocketBuffers(send, receive));
-            if (wins("--max-incremental-fetch-session-cache-slots", "KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS",
-                    fileSets(file, "max.incremental.fetch.session.cache.slots"))) {
-                c = c.withFetchSessionCacheSlots(fetchSessionCacheSlots);
-            }
-            if (wins("--num-io-threads", "KAAS_NUM_IO_THREADS", fileSets(file, "num.io.threads"))) {
-                c = c.withRequestHandlerThreads(numIoThreads);
-            }
-            if (wins("--num-network-threads", "KAAS_NUM_NETWORK_THREADS", fileSets(file, "num.network.threads"))) {
-                c = c.withNetworkThreads(numNetworkThreads == 0 ? BrokerConfig.defaultNetworkThreads() : numNetworkThreads);
-            }
-            c = c.withCleaner(cleaner(c.cleaner(), file));
-            // Not server.properties keys: the flag or its KAAS_* variable, else the default.
-            c = c.withMaxOpenFiles(maxOpenFiles)
-                    .withAdminListener(parseAdminListener(adminListener))
-                    .withMetricsPerPartition(metricsPerPartition);
-            c = c.withClusterId(clusterId == null || clusterId.isBlank() ? BrokerConfig.DEFAULT_CLUSTER_ID : clusterId)
-                    .withInMemory(inMemory);
-            SecurityConfig security = interBrokerOverFile(file == null ? SecurityConfig.none() : file.security()).with(securityOverrides());
-            security.validate(c.listeners());
-            ClusterConfig cluster = null;
-            if (coordinator != null && !coordinator.isBlank()) {
-                if (coordinatorLeaseTtl.toSeconds() < 3) {
-                    throw new IllegalArgumentException("--coordinator-lease-ttl must be at least 3s, got " + coordinatorLeaseTtl);
-                }
-                Duration third = Duration.ofMillis(coordinatorLeaseTtl.toMillis() / 3);
-                cluster = ClusterConfig.parse(coordinator.trim()).withTimings(coordinatorLeaseTtl, third, third);
-                if (c.inMemory()) {
-                    throw new IllegalArgumentException("--coordinator shares a data directory; it cannot be combined with --in-memory");
-                }
-            }
-            InterBrokerListener.resolve(security, c.listeners(), c.advertisedListeners(), cluster != null);
-            return new Settings(c, security, transactions(file), file == null ? Optional.empty() : file.notAppliedWarning(), cluster);
-        } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "--config " + configFile + ": cannot read: " + e.getMessage());
-        } catch (IllegalArgumentException | ConfigException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    /**
-     * The config file's security keys, less the one of Apache's exclusive pair ({@code inter.broker.listener.name},
-     * {@code security.inter.broker.protocol}) that a flag or variable replaces with the other: a flag wins over the
-     * file, and Apache's "only one of" rule then holds between what the operator gave last.
-     */
-    private SecurityConfig interBrokerOverFile(SecurityConfig fromFile) {
-        if (interBrokerListenerName != null && securityInterBrokerProtocol == null) {
-            return fromFile.without(InterBrokerListener.SECURITY_PROTOCOL);
-        }
-        if (securityInterBrokerProtocol != null && interBrokerListenerName == null) {
-            return fromFile.without(InterBrokerListener.LISTENER_NAME);
-        }
-        return fromFile;
-    }
-
-    /** The security and quota keys given as flags or KAAS_* variables: they win over the config file's. */
-    private java.util.Map<String, String> securityOverrides() {
-        java.util.Map<String, String> out = new java.util.HashMap<>();
-        if (authorizerClassName != null) {
-            out.put(SecurityConfig.AUTHORIZER, authorizerClassName.trim());
-        }
-        if (superUsers != null) {
-            out.put(SecurityConfig.SUPER_USERS, superUsers.trim());
-        }
-        if (allowEveryoneIfNoAclFound != null) {
-            out.put(SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL, allowEveryoneIfNoAclFound.toString());
-        }
-        if (interBrokerListenerName != null) {
-            out.put(InterBrokerListener.LISTENER_NAME, interBrokerListenerName.trim());
-        }
-        if (securityInterBrokerProtocol != null) {
-            out.put(InterBrokerListener.SECURITY_PROTOCOL, securityInterBrokerProtocol.trim());
-        }
-        if (saslMechanismInterBrokerProtocol != null) {
-            out.put(InterBrokerListener.SASL_MECHANISM, saslMechanismInterBrokerProtocol.trim());
-        }
-        if (quotaWindowNum != null) {
-            out.put(org.apache.kafka.server.config.QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG, quotaWindowNum.toString());
-        }
-        if (quotaWindowSizeSeconds != null) {
-            out.put(org.apache.kafka.server.config.QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG, quotaWindowSizeSeconds.toString());
-        }
-        return out;
-    }
-
-    private TransactionConfig transactions(ServerProperties file) {
-        TransactionConfig t = TransactionConfig.DEFAULTS.withVersion(transactionVersion);
-        if (file != null) {
-            t = file.applyTo(t);
-        }
-        if (wins("--transaction-max-timeout", "KAAS_TRANSACTION_MAX_TIMEOUT", fileSets(file, "transaction.max.timeout.ms"))) {
-            t = t.withMaxTimeout(transactionMaxTimeout);
-        }
-        if (wins("--transactional-id-expiration", "KAAS_TRANSACTIONAL_ID_EXPIRATION", fileSets(file, "transactional.id.expiration.ms"))) {
-            t = t.withIdExpiration(transactionalIdExpiration);
-        }
-        return t;
-    }
-
-    /** The log.cleaner.* settings: each flag (or KAAS_* variable) over the config file's key. */
-    private CleanerSettings cleaner(CleanerSettings base, ServerProperties file) {
-        int threads = wins("--log-cleaner-threads", "KAAS_LOG_CLEANER_THREADS",
-                fileSets(file, "log.cleaner.threads") || fileSets(file, "log.cleaner.enable")) ? logCleanerThreads : base.threads();
-        long dedupe = wins("--log-cleaner-dedupe-buffer-size", "KAAS_LOG_CLEANER_DEDUPE_BUFFER_SIZE",
-                fileSets(file, "log.cleaner.dedupe.buffer.size")) ? logCleanerDedupeBufferSize : base.dedupeBufferBytes();
-        int io = wins("--log-cleaner-io-buffer-size", "KAAS_LOG_CLEANER_IO_BUFFER_SIZE",
-                fileSets(file, "log.cleaner.io.buffer.size")) ? logCleanerIoBufferSize : base.ioBufferBytes();
-        Duration backoff = wins("--log-cleaner-backoff-ms", "KAAS_LOG_CLEANER_BACKOFF_MS", fileSets(file, "log.cleaner.backoff.ms"))
-                ? Duration.ofMillis(logCleanerBackoffMs) : base.backoff();
-        return new CleanerSettings(threads, dedupe, io, backoff);
-    }
-
-    /**
-     * Does the option's value (flag, else its environment variable, else its default) apply? Yes unless
-     * the config file sets the key and neither the flag nor the variable was given.
-     */
-    private boolean wins(String option, String env, boolean fileSetsIt) {
-        OptionSpec o = spec.findOption(option);
-        return !fileSetsIt || (o != null && !o.originalStringValues().isEmpty()) || System.getenv(env) != null;
-    }
-
-    private static boolean fileSets(ServerProperties file, String key) {
-        return file != null && file.sets(key);
-    }
-
-    /** The settings an operator checks first, on one line. */
-    private String summary(BrokerConfig c) {
-        return "listeners " + c.listeners()
-                + (c.advertisedListeners().isEmpty() ? "" : ", advertised " + c.advertisedListeners())
-                + ", data " + (c.inMemory() ? "in memory" : c.dataDir().toAbsolutePath().normalize())
-                + ", broker id " + c.brokerId() + ", cluster id " + c.clusterId()
-                + ", flush interval " + c.flushIntervalMessages() + " messages, segment " + c.segmentBytes() + " bytes"
-                + ", retention check " + (c.retentionCheckInterval().isZero() ? "off" : c.retentionCheckInterval().toString())
-                + ", auto-create " + (c.autoCreateTopics() ? c.defaultPartitions() + " partitions" : "off")
-                + ", admin " + (c.adminListener() == null ? "off" : c.adminListener().getHostString() + ":" + c.adminListener().getPort())
-                + ", " + c.requestHandlerThreads() + " io / " + c.networkThreads() + " network threads"
-                + ", per-partition metrics " + (c.metricsPerPartition() ? "on" : "off")
-                + ", transaction.version " + transactionVersion
-                + ", log cleaner " + (c.cleaner().threads() == 0 ? "off" : c.cleaner().threads() + " thread(s)")
-                + ", log " + logFormat + "/" + logLevel.toLowerCase(Locale.ROOT);
-    }
-
-    /** {@code host:port}, {@code [v6]:port}, or {@code none} (null: no admin listener). */
-    static InetSocketAddress parseAdminListener(String value) {
-        String v = value.trim();
-        if (v.equalsIgnoreCase("none")) {
-            return null;
-        }
-        Endpoint e;
-        try {
-            // The Kafka listener syntax's host:port rules, [v6] included.
-            e = v.contains("://") ? null : Endpoint.parse("PLAINTEXT://" + v);
-        } catch (IllegalArgumentException bad) {
-            e = null;
-        }
-        if (e == null || e.host().isEmpty()) {
-            throw new IllegalArgumentException("--admin-listener '" + value + "' is not HOST:PORT or 'none'");
-        }
-        return InetSocketAddress.createUnresolved(e.host(), e.port());
-    }
-
     @Override
     public Integer call() throws InterruptedException {
-        Settings settings = toSettings();
-        BrokerConfig config = settings.broker();
-        try {
-            LogSetup.apply(LogSetup.Format.parse(logFormat), logLevel);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-        settings.warning().ifPresent(w -> spec.commandLine().getErr().println("kaas serve: warning: " + w));
-        spec.commandLine().getErr().flush();
-        // Looked up here, not in a static field: building the command tree (kaas --version) must not start logging.
-        Logger log = LoggerFactory.getLogger(ServeCommand.class);
-        log.info("kaas {} starting: {}", KaasVersion.version(), summary(config));
-        KaasBroker broker;
-        try {
-            broker = KaasBroker.create(config, settings.security(), settings.cluster())
-                    .withTransactionConfig(settings.transactions()).start();
-        } catch (KafkaException e) {
-            // A keystore or truststore that does not load (path, password, type): a configuration error.
-            throw new ParameterException(spec.commandLine(), e.getMessage()
-                    + (e.getCause() != null ? ": " + e.getCause().getMessage() : ""));
-        }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            broker.stop();
-            stopped.countDown();
-        }, "kaas-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        stopped.await();
-        return ExitCodes.OK;
+        // The broker is reached only from here, in a class of its own: building this command (kaas --help
+        // lists it) reflects on this class's fields and methods, which name no broker type, so offline
+        // commands build the whole tree on a class path without the broker's jars.
+        return new BrokerLaunch(this).run();
     }
 
     /** {@code 300}, {@code 300s}, {@code 500ms}, {@code 5m}, {@code 1h}, or ISO-8601 ({@code PT5M}). */

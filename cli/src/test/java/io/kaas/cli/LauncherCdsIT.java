@@ -7,15 +7,15 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** bin/kaas in the checkout starts from the class-data-sharing archive the build recorded next to kaas.jar. */
+/** bin/kaas in the checkout starts offline commands from the class-data-sharing archive the build recorded in lib/. */
 class LauncherCdsIT {
     @Test
     void offlineCommandsLoadTheirClassesFromTheArchive() throws Exception {
         Path root = Path.of(System.getProperty("kaas.repo.root"));
-        assertThat(root.resolve("cli/target/kaas.jsa")).isRegularFile();
+        assertThat(root.resolve("cli/target/lib/kaas.jsa")).isRegularFile();
         ProcessBuilder pb = new ProcessBuilder(root.resolve("bin/kaas").toString(), "verify",
                 root.resolve("cli/src/cds/training").toString()).redirectErrorStream(true);
-        pb.environment().remove("KAAS_JAR");
+        pb.environment().keySet().removeIf(k -> k.startsWith("KAAS_"));
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("KAAS_JAVA_OPTS", "-Xlog:class+load=info");
         Process p = pb.start();

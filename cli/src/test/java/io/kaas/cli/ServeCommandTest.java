@@ -26,7 +26,7 @@ class ServeCommandTest {
     private static BrokerConfig parse(String... args) {
         CommandLine kaas = Kaas.newCommandLine(Terminal.PLAIN);
         CommandLine.ParseResult parsed = kaas.parseArgs(prepend(args));
-        return ((ServeCommand) parsed.subcommand().commandSpec().userObject()).toConfig();
+        return new BrokerLaunch((ServeCommand) parsed.subcommand().commandSpec().userObject()).toConfig();
     }
 
     private static String[] prepend(String[] args) {

@@ -1,6 +1,5 @@
 package io.kaas.cli;
 
-import io.kaas.protocol.KafkaServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.cluster.Endpoint;
@@ -50,18 +49,18 @@ class ServeConfigFileTest {
         return f;
     }
 
-    private static ServeCommand.Settings parse(String... args) {
+    private static BrokerLaunch.Settings parse(String... args) {
         CommandLine kaas = Kaas.newCommandLine(Terminal.PLAIN);
         String[] all = new String[args.length + 1];
         all[0] = "serve";
         System.arraycopy(args, 0, all, 1, args.length);
-        return ((ServeCommand) kaas.parseArgs(all).subcommand().commandSpec().userObject()).toSettings();
+        return new BrokerLaunch((ServeCommand) kaas.parseArgs(all).subcommand().commandSpec().userObject()).toSettings();
     }
 
     @Test
     void apachesKraftFileAppliesWhatFitsAndNamesTheRestInOneWarning() throws Exception {
         Path data = dir.resolve("logs");
-        ServeCommand.Settings s = parse("--config", write("server.properties", APACHE_KRAFT.formatted(data)).toString());
+        BrokerLaunch.Settings s = parse("--config", write("server.properties", APACHE_KRAFT.formatted(data)).toString());
         assertThat(s.broker().listeners()).containsExactly(new Endpoint("PLAINTEXT", "", 9092));
         assertThat(s.broker().advertisedListeners()).containsExactly(new Endpoint("PLAINTEXT", "localhost", 9092));
         assertThat(s.broker().brokerId()).isEqualTo(1);
@@ -86,20 +85,20 @@ class ServeConfigFileTest {
                 quota.window.num=5
                 quota.window.size.seconds=2
                 """);
-        ServeCommand.Settings file = parse("--config", f.toString());
+        BrokerLaunch.Settings file = parse("--config", f.toString());
         assertThat(file.security().authorizerEnabled()).isTrue();
         assertThat(file.security().superUsers()).containsExactly("User:admin");
         assertThat(file.security().quotaWindow()).isEqualTo(new io.kaas.broker.quota.ClientQuotas.Window(5, 2));
         assertThat(file.warning()).isEmpty();
 
-        ServeCommand.Settings flags = parse("--config", f.toString(), "--authorizer-class-name", "", "--super-users", "User:root;User:ops",
+        BrokerLaunch.Settings flags = parse("--config", f.toString(), "--authorizer-class-name", "", "--super-users", "User:root;User:ops",
                 "--allow-everyone-if-no-acl-found", "--quota-window-num", "3", "--quota-window-size-seconds", "1");
         assertThat(flags.security().authorizerEnabled()).as("an empty flag turns the file's authorizer off").isFalse();
         assertThat(flags.security().superUsers()).containsExactly("User:root", "User:ops");
         assertThat(flags.security().allowEveryoneIfNoAcl()).isTrue();
         assertThat(flags.security().quotaWindow()).isEqualTo(new io.kaas.broker.quota.ClientQuotas.Window(3, 1));
 
-        ServeCommand.Settings noFile = parse("--authorizer-class-name", io.kaas.broker.security.AccessControl.STANDARD_AUTHORIZER);
+        BrokerLaunch.Settings noFile = parse("--authorizer-class-name", io.kaas.broker.security.AccessControl.STANDARD_AUTHORIZER);
         assertThat(noFile.security().authorizerEnabled()).isTrue();
         assertThat(noFile.security().allowEveryoneIfNoAcl()).isFalse();
         assertThat(noFile.security().quotaWindow()).isEqualTo(io.kaas.broker.quota.ClientQuotas.Window.DEFAULT);
@@ -115,7 +114,7 @@ class ServeConfigFileTest {
     @Test
     void flagsWinOverTheFile() throws Exception {
         Path f = write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs")));
-        ServeCommand.Settings s = parse("--config", f.toString(), "--listeners", "PLAINTEXT://127.0.0.1:19092",
+        BrokerLaunch.Settings s = parse("--config", f.toString(), "--listeners", "PLAINTEXT://127.0.0.1:19092",
                 "--broker-id", "5", "--data-dir", dir.resolve("other").toString(), "--num-partitions", "2");
         assertThat(s.broker().listeners()).containsExactly(new Endpoint("PLAINTEXT", "127.0.0.1", 19092));
         assertThat(s.broker().brokerId()).isEqualTo(5);
@@ -126,15 +125,15 @@ class ServeConfigFileTest {
 
     @Test
     void threadPoolKeysAndFlags() throws Exception {
-        ServeCommand.Settings defaults = parse();
+        BrokerLaunch.Settings defaults = parse();
         assertThat(defaults.broker().requestHandlerThreads()).isEqualTo(8);
         assertThat(defaults.broker().networkThreads()).isEqualTo(io.kaas.broker.config.BrokerConfig.defaultNetworkThreads());
         Path f = write("threads.properties", "num.io.threads=16\nnum.network.threads=2\n");
-        ServeCommand.Settings file = parse("--config", f.toString());
+        BrokerLaunch.Settings file = parse("--config", f.toString());
         assertThat(file.broker().requestHandlerThreads()).isEqualTo(16);
         assertThat(file.broker().networkThreads()).isEqualTo(2);
         assertThat(file.warning()).isEmpty();
-        ServeCommand.Settings flags = parse("--config", f.toString(), "--num-io-threads", "3", "--num-network-threads", "1");
+        BrokerLaunch.Settings flags = parse("--config", f.toString(), "--num-io-threads", "3", "--num-network-threads", "1");
         assertThat(flags.broker().requestHandlerThreads()).isEqualTo(3);
         assertThat(flags.broker().networkThreads()).isEqualTo(1);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--num-io-threads", "0"))
@@ -152,7 +151,7 @@ class ServeConfigFileTest {
     void socketBufferKeysAndFlags() throws Exception {
         io.kaas.protocol.SocketBuffers os = io.kaas.protocol.SocketBuffers.OS_DEFAULTS;
         assertThat(parse().broker().socketBuffers()).isEqualTo(os);
-        ServeCommand.Settings apache = parse("--config", write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs"))).toString());
+        BrokerLaunch.Settings apache = parse("--config", write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs"))).toString());
         assertThat(apache.broker().socketBuffers()).isEqualTo(new io.kaas.protocol.SocketBuffers(102400, 102400));
         assertThat(apache.warning()).hasValueSatisfying(w -> assertThat(w).doesNotContain("socket.send.buffer.bytes", "socket.receive.buffer.bytes"));
         Path f = write("buffers.properties", "socket.send.buffer.bytes=65536\n");
@@ -169,17 +168,17 @@ class ServeConfigFileTest {
 
     @Test
     void transactionKeysAndFlags() throws Exception {
-        ServeCommand.Settings defaults = parse();
+        BrokerLaunch.Settings defaults = parse();
         assertThat(defaults.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(15));
         assertThat(defaults.transactions().idExpiration()).isEqualTo(Duration.ofDays(7));
         assertThat(defaults.transactions().version()).isEqualTo(io.kaas.broker.txn.TransactionConfig.DEFAULT_VERSION);
         Path f = write("txn.properties", "transaction.max.timeout.ms=60000\ntransactional.id.expiration.ms=3600000\n");
-        ServeCommand.Settings file = parse("--config", f.toString(), "--transaction-version", "1");
+        BrokerLaunch.Settings file = parse("--config", f.toString(), "--transaction-version", "1");
         assertThat(file.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(1));
         assertThat(file.transactions().idExpiration()).isEqualTo(Duration.ofHours(1));
         assertThat(file.transactions().version()).isEqualTo((short) 1);
         assertThat(file.warning()).isEmpty();
-        ServeCommand.Settings flags = parse("--config", f.toString(), "--transaction-max-timeout", "2m",
+        BrokerLaunch.Settings flags = parse("--config", f.toString(), "--transaction-max-timeout", "2m",
                 "--transactional-id-expiration", "10s", "--transaction-version", "2");
         assertThat(flags.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(2));
         assertThat(flags.transactions().idExpiration()).isEqualTo(Duration.ofSeconds(10));
@@ -196,7 +195,7 @@ class ServeConfigFileTest {
                 log.cleaner.io.buffer.size=65536
                 log.cleaner.backoff.ms=2000
                 """);
-        ServeCommand.Settings s = parse("--config", f.toString());
+        BrokerLaunch.Settings s = parse("--config", f.toString());
         assertThat(s.broker().cleaner()).isEqualTo(new io.kaas.storage.CleanerSettings(3, 33554432L, 65536, Duration.ofSeconds(2)));
         assertThat(s.warning()).isEmpty();
         assertThat(parse("--config", f.toString(), "--log-cleaner-threads", "1").broker().cleaner().threads()).isEqualTo(1);
@@ -218,7 +217,7 @@ class ServeConfigFileTest {
                 listener.name.internal.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="x";
                 principal.builder.class=com.example.Builder
                 """);
-        ServeCommand.Settings s = parse("--config", f.toString());
+        BrokerLaunch.Settings s = parse("--config", f.toString());
         assertThat(s.security().protocolOf("INTERNAL")).isEqualTo(SecurityProtocol.SASL_PLAINTEXT);
         assertThat(s.security().saslMechanisms("SASL_SSL")).containsExactly("SCRAM-SHA-512");
         assertThat(s.security().saslMechanisms("INTERNAL")).containsExactly("PLAIN");
@@ -247,7 +246,7 @@ class ServeConfigFileTest {
                 sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512
                 listener.name.sasl_ssl.plain.sasl.jaas.config=x
                 """ + BROKER_LOGIN));
-        ServeCommand.Settings s = parse("--config", f.toString(), "--coordinator", "etcd://127.0.0.1:2379");
+        BrokerLaunch.Settings s = parse("--config", f.toString(), "--coordinator", "etcd://127.0.0.1:2379");
         assertThat(s.security().settings()).containsEntry("inter.broker.listener.name", "sasl_ssl")
                 .containsEntry("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
         // Applied: the three keys and the broker's own login; a JAAS entry kaas never reads is named.
@@ -303,7 +302,7 @@ class ServeConfigFileTest {
                 allow.everyone.if.no.acl.found=true
                 super.users=User:admin
                 """);
-        ServeCommand.Settings s = parse("--config", f.toString());
+        BrokerLaunch.Settings s = parse("--config", f.toString());
         assertThat(s.security().authorizerEnabled()).isTrue();
         assertThat(s.security().allowEveryoneIfNoAcl()).isTrue();
         assertThat(s.warning()).isEmpty();

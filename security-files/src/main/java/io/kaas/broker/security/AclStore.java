@@ -1,6 +1,5 @@
 package io.kaas.broker.security;
 
-import io.kaas.protocol.Authorization;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.StateFileLock;
@@ -37,12 +36,12 @@ import org.apache.kafka.server.authorizer.AclDeleteResult;
  * a mix; the change is answered only after that write. Validation is Apache's (its controller's
  * {@code AclControlManager} and the broker's {@code AclApis}), so kafka-acls gets the same errors.
  *
- * <p>Shared by the broker ({@link AccessControl}), the other brokers of a shared directory and
+ * <p>Shared by the broker ({@code AccessControl}), the other brokers of a shared directory and
  * {@code kaas acl}: each change reads and rewrites the file under its {@link StateFileLock}. Thread-safe (monitor).
  */
 public final class AclStore {
     /** Apache's only CLUSTER resource name. */
-    public static final String CLUSTER_NAME = Authorization.CLUSTER_NAME;
+    public static final String CLUSTER_NAME = org.apache.kafka.common.resource.Resource.CLUSTER_NAME;
 
     /** The file's shape. Unknown fields are ignored by {@link StateJson}. */
     public record AclsFile(int version, List<StoredAcl> acls) {}
