@@ -278,6 +278,7 @@ public final class LogCleaner {
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
             long size = ch.size();
             long position = 0;
+            long minBase = baseOffsetOf(log);
             while (position < size) {
                 fill(ch, position);
                 MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
@@ -285,6 +286,7 @@ public final class LogCleaner {
                 long start = position;
                 for (MutableRecordBatch batch : records.batches()) {
                     checkCrc(batch, log, position);
+                    minBase = checkOffsets(batch, log, position, minBase);
                     if (!txnsKnown && (batch.isTransactional() || batch.isControlBatch())) {
                         progress.accept(position - start);
                         return MapResult.TRANSACTIONAL;
@@ -366,12 +368,14 @@ public final class LogCleaner {
                 try (FileChannel in = FileChannel.open(log, StandardOpenOption.READ)) {
                     long size = in.size();
                     long position = 0;
+                    long minBase = source.baseOffset();
                     while (position < size) {
                         fill(in, position);
                         MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
                         if (!verified.contains(source)) {
                             for (MutableRecordBatch batch : records.batches()) {
                                 checkCrc(batch, log, position);
+                                minBase = checkOffsets(batch, log, position, minBase);
                             }
                         }
                         writeBuffer.clear();
@@ -508,9 +512,26 @@ public final class LogCleaner {
         }
     }
 
+    /**
+     * The base offset is outside the CRC: a batch whose offsets do not follow the previous batch's (or lie
+     * below the segment's base) is damage the CRC cannot see, and cleaning would carry it into the new
+     * segment. Returns the offset the next batch must reach.
+     */
+    private static long checkOffsets(MutableRecordBatch batch, Path log, long position, long minBase) {
+        if (batch.baseOffset() < minBase || batch.lastOffset() < batch.baseOffset()) {
+            throw damaged(batch, log, position, "base offset " + batch.baseOffset() + " is below the expected " + minBase
+                    + " (a damaged base offset, outside the CRC)");
+        }
+        return batch.nextOffset();
+    }
+
+    private static long baseOffsetOf(Path log) {
+        return SegmentName.parse(log.getFileName().toString()).map(SegmentName::baseOffset).orElse(Long.MIN_VALUE);
+    }
+
     private static StorageException damaged(MutableRecordBatch batch, Path log, long position, String what) {
-        return new StorageException(StorageException.Kind.DAMAGED, log + ": batch at offset " + batch.baseOffset()
-                + " (near byte " + position + "): " + what + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
+        return new StorageException(StorageException.Kind.DAMAGED, log + ":" + position + ": batch at offset " + batch.baseOffset()
+                + " (the batch at or after this byte): " + what + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
     }
 
     private static long maxTimestamp(Path log) throws IOException {

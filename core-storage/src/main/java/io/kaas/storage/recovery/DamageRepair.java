@@ -59,7 +59,7 @@ final class DamageRepair {
                 evidence = "in a closed segment (fsynced whole when it rolled)";
             } else if (cp != null && cp.segmentBase() == p.name.baseOffset() && p.validEnd < cp.bytePos()) {
                 evidence = "below byte " + cp.bytePos() + ", which " + RecoveryCheckpoint.FILE_NAME + " says was fsynced";
-            } else if (before != null && offsetAtStop < before.highWatermark()) {
+            } else if (before != null && offsetAtStop < before.highWatermark() && offsetAtStop >= before.logStartOffset()) {
                 evidence = "offset " + offsetAtStop + " is below the high watermark " + before.highWatermark()
                         + " that " + Manifest.FILE_NAME + " says was fsynced";
             } else if (p.damaged) {
