@@ -2,7 +2,6 @@ package io.kaas.storage.recovery;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.cleaner.CleanerSwap;
-import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
@@ -36,8 +35,9 @@ import java.util.TreeMap;
  *   <li><b>Analyse</b> (read-only): list segments (of two with one base offset the higher epoch wins);
  *       trust closed segments whose index is sane, rebuild-scan the others; scan the active segment
  *       from the recovery checkpoint when it names it, else from byte 0, checking CRC and offsets;
- *       classify where the valid part ends: clean, torn tail (short or zero-filled), or damage (a bad
- *       batch followed by valid data).</li>
+ *       classify where the valid part ends: clean, torn tail (short, garbage or zero-filled, past the
+ *       last durable point), or damage ({@link DamageRepair}: in durable bytes, or with a CRC-valid
+ *       batch continuing the log after it), and plan what the damage policy does.</li>
  *   <li><b>Apply</b>: remove stale files, cut torn tails, rewrite indexes that differ from the log,
  *       fsync the log, reconcile manifest.json (the log is authoritative), and pull the checkpoint
  *       back if the log was cut below it (moving it forward is the opener's job, once the producer
