@@ -91,7 +91,8 @@ class RecoverCommandTest {
         assertThat(Files.size(log0)).isEqualTo(damaged.length - size);
         Path saved = quarantined(log0.getFileName() + "." + third + "-" + (third + size));
         assertThat(Files.readAllBytes(saved)).isEqualTo(java.util.Arrays.copyOfRange(damaged, (int) third, (int) third + size));
-        assertThat(CliRun.run(new VerifyCommand(), data.toString()).exit()).isZero();
+        CliRun verify = CliRun.run(new VerifyCommand(), data.toString());
+        assertThat(verify.exit()).as(verify.toString()).isZero();
     }
 
     @Test
@@ -132,7 +133,8 @@ class RecoverCommandTest {
         CliRun salvaged = CliRun.run(new RecoverCommand(), "--force", data.toString());
         assertThat(salvaged.exit()).as(salvaged.toString()).isZero();
         assertThat(salvaged.out()).contains("high watermark 400 -> 400");
-        assertThat(CliRun.run(new VerifyCommand(), data.toString()).exit()).isZero();
+        CliRun verify = CliRun.run(new VerifyCommand(), data.toString());
+        assertThat(verify.exit()).as(verify.toString()).isZero();
     }
 
     private Path quarantined(String name) throws java.io.IOException {

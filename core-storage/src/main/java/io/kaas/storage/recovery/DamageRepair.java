@@ -168,7 +168,7 @@ final class DamageRepair {
             }
             for (SegmentLogScan.BadRange r : p.bad) {
                 count(p.log, r.start(), r.end());
-                quarantine.add(p.log, r.start(), r.end(), r.why());
+                quarantine.add(p.log, r.start(), r.end(), r.why(), r.gapTo() < 0 ? null : r.gapFrom(), r.gapTo() < 0 ? null : r.gapTo());
             }
             long removed = p.badBytes();
             bytesRemoved += removed;

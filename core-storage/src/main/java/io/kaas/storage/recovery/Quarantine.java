@@ -26,8 +26,16 @@ public final class Quarantine {
     public static final String NOTE = "note.json";
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
 
-    /** One removed byte range: {@code file} is the original file's name, {@code saved} the copy's. */
-    public record Entry(String file, long start, long end, String saved, String why) {}
+    /**
+     * One removed byte range: {@code file} is the original file's name, {@code saved} the copy's. A salvage
+     * also records the offsets it left unused, {@code [gapFrom, gapTo)} (null otherwise): the one record that
+     * an offset gap in a topic that is not compacted was made on purpose ({@link #salvagedGap}).
+     */
+    public record Entry(String file, long start, long end, String saved, String why, Long gapFrom, Long gapTo) {
+        public Entry(String file, long start, long end, String saved, String why) {
+            this(file, start, end, saved, why, null, null);
+        }
+    }
 
     /** The note's shape. */
     public record Note(List<Entry> entries) {
@@ -51,9 +59,14 @@ public final class Quarantine {
 
     /** Plans saving {@code [start, end)} of {@code file}; returns where the copy will be. */
     public Path add(Path file, long start, long end, String why) {
+        return add(file, start, end, why, null, null);
+    }
+
+    /** {@link #add} for a salvaged range, which leaves offsets {@code [gapFrom, gapTo)} unused. */
+    public Path add(Path file, long start, long end, String why, Long gapFrom, Long gapTo) {
         String name = file.getFileName() + "." + start + "-" + end;
         sources.add(file);
-        entries.add(new Entry(file.getFileName().toString(), start, end, name, why));
+        entries.add(new Entry(file.getFileName().toString(), start, end, name, why, gapFrom, gapTo));
         return dir.resolve(name);
     }
 
@@ -103,6 +116,30 @@ public final class Quarantine {
             }
             out.force(true);
         }
+    }
+
+    /**
+     * True when a salvage under {@code partitionDir} recorded that it left offsets {@code [from, to)}
+     * unused: such a gap in a topic that is not compacted is a repair, not damage. An unreadable note
+     * records nothing.
+     */
+    public static boolean salvagedGap(Path partitionDir, long from, long to) {
+        Path root = partitionDir.resolve(DIR_NAME);
+        if (!Files.isDirectory(root)) {
+            return false;
+        }
+        try (java.util.stream.Stream<Path> runs = Files.list(root)) {
+            for (Path run : runs.toList()) {
+                for (Entry e : readNote(run).entries()) {
+                    if (e.gapFrom() != null && e.gapTo() != null && e.gapFrom() <= from && to <= e.gapTo()) {
+                        return true;
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        return false;
     }
 
     /** Reads a quarantine's note (tests and operators' tools). */

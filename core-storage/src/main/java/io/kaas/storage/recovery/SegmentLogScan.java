@@ -28,8 +28,12 @@ import java.util.List;
 final class SegmentLogScan {
     private SegmentLogScan() {}
 
-    /** Bytes {@code [start, end)} of a log that are not part of any batch the scan can keep. */
-    record BadRange(long start, long end, String why) {
+    /**
+     * Bytes {@code [start, end)} of a log that are not part of any batch the scan can keep; a salvage
+     * removing them leaves the offsets {@code [gapFrom, gapTo)} unused ({@code gapTo} -1 when the range
+     * runs to the end of the file).
+     */
+    record BadRange(long start, long end, String why, long gapFrom, long gapTo) {
         long length() {
             return end - start;
         }
@@ -111,10 +115,10 @@ final class SegmentLogScan {
             while (true) {
                 ResyncScan.Found found = zeroTail && bad.isEmpty() ? null : ResyncScan.find(ch, from + 1, size, expected, maxLast);
                 if (found == null || found.header().lastOffset() >= offsetLimit) {
-                    bad.add(new BadRange(from, size, why));
+                    bad.add(new BadRange(from, size, why, expected, -1));
                     break;
                 }
-                bad.add(new BadRange(from, found.position(), why));
+                bad.add(new BadRange(from, found.position(), why, expected, found.header().baseOffset()));
                 removed += found.position() - from;
                 BatchScanner resumed = new BatchScanner(ch, log, found.position(), size, expected).limitOffsets(maxLast);
                 boolean limited = walk.run(resumed, removed);

@@ -38,7 +38,7 @@ final class PartitionVerifier {
             return;
         }
         report.countPartition();
-        SegmentCheck segmentCheck = new SegmentCheck(report, isCompacted(partitionDir));
+        SegmentCheck segmentCheck = new SegmentCheck(report, isCompacted(partitionDir), partitionDir);
         IndexCheck indexCheck = new IndexCheck(report);
         Map<Long, BatchMap> byBase = new HashMap<>();
         long expectedNext = -1;

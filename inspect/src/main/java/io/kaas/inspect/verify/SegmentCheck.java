@@ -3,6 +3,7 @@ package io.kaas.inspect.verify;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.recovery.Quarantine;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.ScannedBatch;
 import java.io.IOException;
@@ -19,10 +20,17 @@ import java.nio.file.StandardOpenOption;
 final class SegmentCheck {
     private final VerifyReport report;
     private final boolean compacted;
+    private final Path partitionDir;
 
-    SegmentCheck(VerifyReport report, boolean compacted) {
+    SegmentCheck(VerifyReport report, boolean compacted, Path partitionDir) {
         this.report = report;
         this.compacted = compacted;
+        this.partitionDir = partitionDir;
+    }
+
+    /** A gap {@code kaas recover --force} left on purpose (it salvaged damaged batches there) is not a problem. */
+    private boolean salvaged(long from, long to) {
+        return Quarantine.salvagedGap(partitionDir, from, to);
     }
 
     /** What the walk found; {@code nextOffset} is -1 when the log holds no valid batch. */
@@ -82,7 +90,7 @@ final class SegmentCheck {
         if (h.baseOffset() < base) {
             report.problem(segment.log(), 0, "first batch starts at offset " + h.baseOffset()
                     + ", below the base offset " + base + " in the file name");
-        } else if (h.baseOffset() > base && !compacted) {
+        } else if (h.baseOffset() > base && !compacted && !salvaged(base, h.baseOffset())) {
             report.problem(segment.log(), 0, "first batch starts at offset " + h.baseOffset()
                     + ", but the file name says " + base);
         }
@@ -96,7 +104,7 @@ final class SegmentCheck {
         if (h.baseOffset() < expected) {
             report.problem(log, position, "batch base offset " + h.baseOffset() + " goes back below "
                     + expected + ", the offset after the previous batch");
-        } else if (h.baseOffset() > expected && !compacted) {
+        } else if (h.baseOffset() > expected && !compacted && !salvaged(expected, h.baseOffset())) {
             report.problem(log, position, "offset gap: expected " + expected + ", batch starts at " + h.baseOffset());
         }
     }

@@ -74,7 +74,8 @@ public final class Verifier {
                 return;
             }
             report.countPartition();
-            SegmentCheck.Result r = new SegmentCheck(report, PartitionVerifier.isCompacted(file.toAbsolutePath().getParent()))
+            Path partitionDir = file.toAbsolutePath().getParent();
+            SegmentCheck.Result r = new SegmentCheck(report, PartitionVerifier.isCompacted(partitionDir), partitionDir)
                     .check(segment, -1);
             new IndexCheck(report).check(segment, r.batches());
         } catch (IOException e) {
