@@ -69,6 +69,9 @@ public final class RecoveryScan {
     private long recordsDropped;
     private int indexesRebuilt;
     private int segmentsRemoved;
+    /** What the fields outside the CRC are checked against: the checkpoint and epochs as found. */
+    private RecoveryCheckpoint checkpointFound;
+    private LeaderEpochCheckpoint epochsFound = LeaderEpochCheckpoint.EMPTY;
 
     private RecoveryScan(Path dir, RecoveryOptions options, TailVisitor visitor) {
         this.dir = dir;
@@ -136,7 +139,9 @@ public final class RecoveryScan {
         LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
         if (epochs != null) {
             fenceLateWrites(plans, epochs);
+            epochsFound = epochs;
         }
+        checkpointFound = checkpoint;
 
         for (int i = 0; i < plans.size(); i++) {
             boolean active = i == plans.size() - 1;
@@ -362,8 +367,14 @@ public final class RecoveryScan {
 
     private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit) throws IOException {
         segmentsScanned += start < p.size ? 1 : 0;
+        // Only the active segment (the one scan that visits): a closed segment the checkpoint still names
+        // may have been cleaned since, moving its batches.
+        RecoveryCheckpoint cp = checkpointFound;
+        boolean landmark = visit && cp != null && cp.segmentBase() == p.name.baseOffset() && cp.bytePos() > start && cp.bytePos() <= p.size;
+        SegmentLogScan.Neighbours neighbours = new SegmentLogScan.Neighbours(landmark ? cp.bytePos() : -1,
+                landmark ? cp.highWatermark() : -1, epochsFound);
         SegmentLogScan.Result r = SegmentLogScan.scan(p.log, start, p.size, startOffset, p.name.baseOffset(),
-                options.indexPolicy(), entries, visit ? visitor : null, p.offsetLimit);
+                options.indexPolicy(), entries, visit ? visitor : null, p.offsetLimit, neighbours);
         // The valid batches reach exactly where the next epoch began: whatever follows (whole batches, a
         // torn one, zeros and then batches where the file was cut under a stopped writer) is late writes.
         long reached = r.nextOffset() >= 0 ? r.nextOffset() : startOffset;

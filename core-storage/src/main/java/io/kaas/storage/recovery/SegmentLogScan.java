@@ -1,6 +1,8 @@
 package io.kaas.storage.recovery;
 
 import io.kaas.storage.format.CorruptBatchException;
+import io.kaas.storage.format.LeaderEpochCheckpoint;
+import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.HeaderCursor;
@@ -60,13 +62,42 @@ final class SegmentLogScan {
     record Counts(long batches, long records) {}
 
     /**
+     * What the fields outside the CRC are checked against besides the previous batch: the batch ending at
+     * {@code checkpointPos} must end at offset {@code checkpointOffset} (the recovery checkpoint; -1: none),
+     * and no batch may carry a leader epoch newer than the one {@code epochs} puts in charge at its offset.
+     */
+    record Neighbours(long checkpointPos, long checkpointOffset, LeaderEpochCheckpoint epochs) {
+        static final Neighbours NONE = new Neighbours(-1, -1, LeaderEpochCheckpoint.EMPTY);
+
+        /** Why {@code b}'s base offset or leader epoch disagrees with these neighbours, or null. */
+        String disagreement(ScannedBatch b) {
+            if (checkpointPos >= 0 && b.nextPosition() == checkpointPos && b.header().nextOffset() != checkpointOffset) {
+                return "base offset " + b.header().baseOffset() + " (outside the CRC) ends the batch at offset "
+                        + (b.header().nextOffset() - 1) + ", but " + RecoveryCheckpoint.FILE_NAME + " says the log ended at offset "
+                        + (checkpointOffset - 1) + " at byte " + checkpointPos;
+            }
+            int inCharge = -1;
+            for (LeaderEpochCheckpoint.Entry e : epochs.epochs()) {
+                if (e.startOffset() <= b.header().baseOffset()) {
+                    inCharge = Math.max(inCharge, e.epoch());
+                }
+            }
+            if (inCharge >= 0 && b.header().partitionLeaderEpoch() > inCharge) {
+                return "partition leader epoch " + b.header().partitionLeaderEpoch() + " (outside the CRC) is newer than epoch "
+                        + inCharge + ", which " + LeaderEpochCheckpoint.FILE_NAME + " puts in charge at offset " + b.header().baseOffset();
+            }
+            return null;
+        }
+    }
+
+    /**
      * Scans {@code [start, size)} of {@code log}: appends an index entry to {@code entries} wherever
      * {@code policy} says one is due and shows each valid batch to {@code visitor} (may be null).
      * Offsets must start at {@code startOffset}, increase, and fit an index based at {@code baseOffset}.
      */
     static Result scan(Path log, long start, long size, long startOffset, long baseOffset, IndexPolicy policy,
                        List<IndexEntry> entries, RecoveryScan.TailVisitor visitor) throws IOException {
-        return scan(log, start, size, startOffset, baseOffset, policy, entries, visitor, Long.MAX_VALUE);
+        return scan(log, start, size, startOffset, baseOffset, policy, entries, visitor, Long.MAX_VALUE, Neighbours.NONE);
     }
 
     /**
@@ -75,24 +106,26 @@ final class SegmentLogScan {
      * ex-leader's late writes ({@code validEnd} is that batch's position).
      */
     static Result scan(Path log, long start, long size, long startOffset, long baseOffset, IndexPolicy policy,
-                       List<IndexEntry> entries, RecoveryScan.TailVisitor visitor, long offsetLimit) throws IOException {
+                       List<IndexEntry> entries, RecoveryScan.TailVisitor visitor, long offsetLimit, Neighbours neighbours)
+            throws IOException {
         long maxLast = baseOffset + Integer.MAX_VALUE;
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
-            Walk walk = new Walk(policy, visitor, offsetLimit, entries);
+            Walk walk = new Walk(policy, visitor, offsetLimit, entries, startOffset, neighbours);
             BatchScanner scanner = new BatchScanner(ch, log, start, size, startOffset).limitOffsets(maxLast);
             if (walk.run(scanner, 0)) {
                 return new Result(walk.limitAt, walk.nextOffset, null, false, false, scanner.bytesRead());
             }
-            CorruptBatchException stop = scanner.stopReason();
+            CorruptBatchException stop = walk.fieldStop != null ? walk.fieldStop : scanner.stopReason();
             long bytesRead = scanner.bytesRead();
             if (stop == null) {
                 return new Result(scanner.position(), walk.nextOffset, null, false, false, bytesRead);
             }
             long nextAtStop = walk.nextOffset;
-            long validEnd = scanner.position();
+            long validEnd = walk.fieldStop != null ? walk.fieldStop.position() : scanner.position();
             // A CRC-valid batch whose base offset (outside the CRC) jumped past where the next batch
             // starts: the batch with the bad field is the one before the stop, not the stop.
-            if (walk.lastPosition >= 0 && walk.jumped && stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE) {
+            if (walk.fieldStop == null && walk.lastPosition >= 0 && walk.jumped
+                    && stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE) {
                 long stoppedBase = baseAt(ch, validEnd);
                 if (stoppedBase >= walk.nextBeforeLast && stoppedBase < walk.lastBase) {
                     stop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, walk.lastPosition,
@@ -123,12 +156,14 @@ final class SegmentLogScan {
                 BatchScanner resumed = new BatchScanner(ch, log, found.position(), size, expected).limitOffsets(maxLast);
                 boolean limited = walk.run(resumed, removed);
                 bytesRead += resumed.bytesRead();
-                if (limited || resumed.stopReason() == null) {
+                CorruptBatchException resumedStop = walk.fieldStop != null ? walk.fieldStop : resumed.stopReason();
+                if (limited || resumedStop == null) {
                     break;
                 }
-                from = resumed.position();
-                expected = walk.nextOffset;
-                why = resumed.stopReason().getMessage();
+                from = walk.fieldStop != null ? walk.fieldStop.position() : resumed.position();
+                expected = walk.nextOffset >= 0 ? walk.nextOffset : expected;
+                why = resumedStop.getMessage();
+                walk.fieldStop = null;
             }
             boolean damaged = bad.get(0).end() < size;
             bytesRead += size - validEnd;
@@ -147,6 +182,10 @@ final class SegmentLogScan {
         final IndexPolicy policy;
         final RecoveryScan.TailVisitor visitor;
         final long offsetLimit;
+        final long floor;
+        final Neighbours neighbours;
+        /** A batch whose fields outside the CRC disagree with {@link #neighbours}: the walk stopped before it. */
+        CorruptBatchException fieldStop;
         List<IndexEntry> entries;
         IndexEntry lastEntry;
         long nextOffset = -1;
@@ -159,10 +198,13 @@ final class SegmentLogScan {
         /** The last batch's base offset is above the offset after the one before it (a gap, or a damaged field). */
         boolean jumped;
 
-        Walk(IndexPolicy policy, RecoveryScan.TailVisitor visitor, long offsetLimit, List<IndexEntry> entries) {
+        Walk(IndexPolicy policy, RecoveryScan.TailVisitor visitor, long offsetLimit, List<IndexEntry> entries, long floor,
+             Neighbours neighbours) {
             this.policy = policy;
             this.visitor = visitor;
             this.offsetLimit = offsetLimit;
+            this.floor = floor;
+            this.neighbours = neighbours;
             this.entries = entries;
             this.lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
         }
@@ -174,11 +216,17 @@ final class SegmentLogScan {
                     limitAt = b.position();
                     return true;
                 }
+                String disagreement = neighbours.disagreement(b);
+                if (disagreement != null) {
+                    fieldStop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, b.position(), disagreement);
+                    return false;
+                }
                 long position = b.position() - shift;
-                jumped = nextOffset >= 0 && b.header().baseOffset() > nextOffset;
+                long before = nextOffset >= 0 ? nextOffset : floor;
+                jumped = b.header().baseOffset() > before;
                 lastPosition = b.position();
                 lastBase = b.header().baseOffset();
-                nextBeforeLast = nextOffset;
+                nextBeforeLast = before;
                 entriesBeforeLast = entries.size();
                 if (policy.due(position, lastEntry)) {
                     lastEntry = new IndexEntry(b.header().lastOffset(), (int) position);

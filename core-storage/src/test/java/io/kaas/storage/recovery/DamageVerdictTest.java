@@ -238,4 +238,29 @@ class DamageVerdictTest {
         assertThat(copy).exists();
         assertThat(logs.get(2)).exists();
     }
+
+    @Test
+    void aBaseOffsetRaisedInTheLastBatchDisagreesWithTheCheckpoint() throws Exception {
+        Path dir = write("lastbase", 10, 1 << 30);
+        Path log = dir.resolve(LOG0);
+        long at = 9L * BATCH;
+        putLong(log, at, 500);
+        RecoveryReport r = RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE));
+        assertThat(r.refused()).as("the log end would otherwise jump to 502").isTrue();
+        assertThat(r.damage().get(0)).startsWith(log + ":" + at + ": ").contains(RecoveryCheckpoint.FILE_NAME);
+    }
+
+    @Test
+    void aLeaderEpochNewerThanTheEpochCheckpointAllowsIsDamageAtThatBatch() throws Exception {
+        Path dir = write("epoch", 10, 1 << 30);
+        io.kaas.storage.format.StateJson.write(dir.resolve(io.kaas.storage.format.LeaderEpochCheckpoint.FILE_NAME),
+                io.kaas.storage.format.LeaderEpochCheckpoint.EMPTY.with(0, 0));
+        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE)).refused()).isFalse();
+        Path log = dir.resolve(LOG0);
+        long at = 3L * BATCH;
+        putInt(log, at + 12, 77);
+        RecoveryReport r = RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE));
+        assertThat(r.refused()).isTrue();
+        assertThat(r.damage().get(0)).startsWith(log + ":" + at + ": ").contains("partition leader epoch 77");
+    }
 }
