@@ -178,6 +178,7 @@ final class DamageRepair {
             p.unmovedEnd = p.bad.get(0).start();
             p.offsetAtUnmovedEnd = p.nextOffset >= 0 ? p.nextOffset : p.name.baseOffset();
             p.entries = p.salvageEntries;
+            p.existingEntries = null; // rewrite() removes the index; apply writes the new one
             p.nextOffset = p.salvageNext >= 0 ? p.salvageNext : p.nextOffset;
             p.validEnd = p.size - removed;
             p.stop = null;
@@ -220,7 +221,11 @@ final class DamageRepair {
         quarantine.write();
     }
 
-    /** Apply: rewrites a salvaged segment without its bad ranges (tmp, fsync, rename, directory fsync). */
+    /**
+     * Apply: rewrites a salvaged segment without its bad ranges (tmp, fsync, rename, directory fsync). Its
+     * index goes first: a crash after the rename must not leave an index pointing at the old positions (a
+     * missing index is rebuilt; the caller writes the new one after this).
+     */
     static void rewrite(SegmentPlan p) throws IOException {
         Path tmp = p.log.resolveSibling(p.log.getFileName() + ".salvage.tmp");
         try (FileChannel in = FileChannel.open(p.log, StandardOpenOption.READ);
@@ -233,6 +238,9 @@ final class DamageRepair {
             }
             copy(in, out, at, p.size);
             out.force(true);
+        }
+        if (Files.deleteIfExists(p.index)) {
+            AtomicFile.fsyncDirectory(p.log.getParent());
         }
         Files.move(tmp, p.log, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         AtomicFile.fsyncDirectory(p.log.getParent());

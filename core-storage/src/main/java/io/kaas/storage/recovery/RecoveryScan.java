@@ -211,7 +211,7 @@ public final class RecoveryScan {
         for (SegmentPlan p : plans) {
             if (indexDiffers(p)) {
                 indexesRebuilt++;
-                actions.add(p.index + ": " + (p.existingEntries == null ? "missing, rebuilt" : "rewritten") + " with "
+                actions.add(p.index + ": " + (p.rewrite ? "rewritten for the salvaged log" : p.existingEntries == null ? "missing, rebuilt" : "rewritten") + " with "
                         + p.entries.size() + " entries");
             }
         }
