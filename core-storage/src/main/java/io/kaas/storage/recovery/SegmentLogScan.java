@@ -69,6 +69,11 @@ final class SegmentLogScan {
     record Neighbours(long checkpointPos, long checkpointOffset, LeaderEpochCheckpoint epochs) {
         static final Neighbours NONE = new Neighbours(-1, -1, LeaderEpochCheckpoint.EMPTY);
 
+        /** Whether there is anything to check against (the per-batch cost of a clean scan stays a branch). */
+        boolean any() {
+            return checkpointPos >= 0 || !epochs.epochs().isEmpty();
+        }
+
         /** Why {@code b}'s base offset or leader epoch disagrees with these neighbours, or null. */
         String disagreement(ScannedBatch b) {
             if (checkpointPos >= 0 && b.nextPosition() == checkpointPos && b.header().nextOffset() != checkpointOffset) {
@@ -184,6 +189,7 @@ final class SegmentLogScan {
         final long offsetLimit;
         final long floor;
         final Neighbours neighbours;
+        final boolean checkNeighbours;
         /** A batch whose fields outside the CRC disagree with {@link #neighbours}: the walk stopped before it. */
         CorruptBatchException fieldStop;
         List<IndexEntry> entries;
@@ -205,6 +211,7 @@ final class SegmentLogScan {
             this.offsetLimit = offsetLimit;
             this.floor = floor;
             this.neighbours = neighbours;
+            this.checkNeighbours = neighbours.any();
             this.entries = entries;
             this.lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
         }
@@ -216,7 +223,7 @@ final class SegmentLogScan {
                     limitAt = b.position();
                     return true;
                 }
-                String disagreement = neighbours.disagreement(b);
+                String disagreement = checkNeighbours ? neighbours.disagreement(b) : null;
                 if (disagreement != null) {
                     fieldStop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, b.position(), disagreement);
                     return false;
