@@ -278,7 +278,7 @@ public final class LogCleaner {
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
             long size = ch.size();
             long position = 0;
-            long minBase = baseOffsetOf(log);
+            long minBase = BatchOffsetOrder.baseOffsetOf(log);
             while (position < size) {
                 fill(ch, position);
                 MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
@@ -512,21 +512,12 @@ public final class LogCleaner {
         }
     }
 
-    /**
-     * The base offset is outside the CRC: a batch whose offsets do not follow the previous batch's (or lie
-     * below the segment's base) is damage the CRC cannot see, and cleaning would carry it into the new
-     * segment. Returns the offset the next batch must reach.
-     */
+    /** {@link BatchOffsetOrder#check}, failing the pass as damage; returns the offset the next batch must reach. */
     private static long checkOffsets(MutableRecordBatch batch, Path log, long position, long minBase) {
-        if (batch.baseOffset() < minBase || batch.lastOffset() < batch.baseOffset()) {
-            throw damaged(batch, log, position, "base offset " + batch.baseOffset() + " is below the expected " + minBase
-                    + " (a damaged base offset, outside the CRC)");
-        }
+        BatchOffsetOrder.check(batch, minBase).ifPresent(what -> {
+            throw damaged(batch, log, position, what);
+        });
         return batch.nextOffset();
-    }
-
-    private static long baseOffsetOf(Path log) {
-        return SegmentName.parse(log.getFileName().toString()).map(SegmentName::baseOffset).orElse(Long.MIN_VALUE);
     }
 
     private static StorageException damaged(MutableRecordBatch batch, Path log, long position, String what) {
