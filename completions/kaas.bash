@@ -484,7 +484,7 @@ function _picocli_kaas_recover() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '--force' '--fast' '--json' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '--force' '--truncate' '--fast' '--json' '-h' '--help' '-V' '--version'"
   local arg_opts="'--index-interval-bytes' '--coordinator' '--cluster-id'"
 
   type compopt &>/dev/null && compopt +o default

@@ -19,8 +19,14 @@ import picocli.CommandLine.Spec;
                     + "removes stale and leftover files, reconciles manifest.json with the log and writes the "
                     + "recovery checkpoint at EOF: the very code a partition open runs. Reports per partition the "
                     + "bytes truncated, batches dropped and the high watermark before and after.",
-            "A bad batch followed by valid data (bit rot) is damage: reported, nothing changed, exit 1, unless "
-                    + "--force, which truncates from the bad batch, removes later segments and says what that discarded.",
+            "A bad batch in bytes known to be durable (a closed segment, below the recovery checkpoint or the "
+                    + "manifest's high watermark), or followed by a CRC-valid batch continuing the log, is damage: "
+                    + "reported as FILE:BYTE: what, nothing changed, exit 1. A bad tail past the last durable point with "
+                    + "nothing valid after it is a torn write and is cut without asking.",
+            "--force salvages: removes only the damaged byte ranges and keeps every intact batch after them (an "
+                    + "offset gap, as compaction leaves; offsets are not reused). --force --truncate cuts at the damage "
+                    + "and removes later segments. Either way every removed byte is first saved, fsynced, under "
+                    + "PARTITION/.quarantine/TIME/ (FILE.START-END plus note.json), so the repair can be undone by hand.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, or, with --coordinator, one a live "
                     + "broker sharing the directory owns, unless --force."},
         exitCodeListHeading = "%nExit Codes:%n",
@@ -35,8 +41,11 @@ public final class RecoverCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Report what would change; change no byte.")
     boolean dryRun;
 
-    @Option(names = "--force", description = "Truncate from damaged batches (discarding later data) and ignore the owner lock.")
+    @Option(names = "--force", description = "Salvage damage (remove only the damaged bytes, quarantined first) and ignore the owner lock.")
     boolean force;
+
+    @Option(names = "--truncate", description = "With --force: cut at the damage instead, removing later segments (quarantined first).")
+    boolean truncate;
 
     @Option(names = "--fast", description = "Scan only what a broker open scans: trust the checkpoint and closed segments whose index is sane.")
     boolean fast;
@@ -56,8 +65,11 @@ public final class RecoverCommand implements Callable<Integer> {
         if (indexIntervalBytes <= 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--index-interval-bytes must be positive");
         }
+        if (truncate && !force) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--truncate needs --force");
+        }
         coordinator.refuseLiveOwned(path, force || dryRun);
-        OfflineRecovery.Options options = new OfflineRecovery.Options(dryRun, force, fast, new IndexPolicy(indexIntervalBytes), jsonOutput.json());
+        OfflineRecovery.Options options = new OfflineRecovery.Options(dryRun, force, truncate, fast, new IndexPolicy(indexIntervalBytes), jsonOutput.json());
         return new OfflineRecovery(options, spec.commandLine().getOut(),
                 spec.commandLine().getErr()).run(path);
     }

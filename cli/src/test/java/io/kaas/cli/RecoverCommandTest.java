@@ -83,12 +83,66 @@ class RecoverCommandTest {
         assertThat(refused.out()).contains(p0 + ": DAMAGED, refused").contains("damage: " + log0 + ":" + third + ": CRC mismatch");
         assertThat(LogFixture.snapshot(p0)).isEqualTo(before);
 
-        CliRun forced = CliRun.run(new RecoverCommand(), "--force", data.toString());
+        byte[] damaged = Files.readAllBytes(log0);
+        int size = LogFixture.sizeOf(LogFixture.plain(10, 1, 5).get(0));
+        CliRun salvaged = CliRun.run(new RecoverCommand(), "--force", data.toString());
+        assertThat(salvaged.exit()).as(salvaged.toString()).isZero();
+        assertThat(salvaged.out()).contains(p0 + ": recovered").contains("dropped 1 batch(es) (5 records)")
+                .contains("high watermark 400 -> 400");
+        assertThat(log1).exists();
+        assertThat(Files.size(log0)).isEqualTo(damaged.length - size);
+        Path saved = quarantined(log0.getFileName() + "." + third + "-" + (third + size));
+        assertThat(Files.readAllBytes(saved)).isEqualTo(java.util.Arrays.copyOfRange(damaged, (int) third, (int) third + size));
+        CliRun verify = CliRun.run(new VerifyCommand(), data.toString());
+        assertThat(verify.exit()).as(verify.toString()).isZero();
+    }
+
+    @Test
+    void forceTruncateCutsAtTheDamageAndQuarantinesWhatItCut() throws Exception {
+        long third = LogFixture.concat(LogFixture.plain(0, 2, 5)).length;
+        LogFixture.flipByte(log0, third + 75);
+        byte[] damaged = Files.readAllBytes(log0);
+        byte[] later = Files.readAllBytes(log1);
+        CliRun forced = CliRun.run(new RecoverCommand(), "--force", "--truncate", data.toString());
         assertThat(forced.exit()).as(forced.toString()).isZero();
         assertThat(forced.out()).contains(p0 + ": recovered").contains("dropped 78 batch(es) (390 records)")
                 .contains("high watermark 400 -> 10");
         assertThat(log1).doesNotExist();
         assertThat(Files.size(log0)).isEqualTo(third);
+        assertThat(Files.readAllBytes(quarantined(log0.getFileName() + "." + third + "-" + damaged.length)))
+                .isEqualTo(java.util.Arrays.copyOfRange(damaged, (int) third, damaged.length));
+        assertThat(Files.readAllBytes(quarantined(log1.getFileName() + ".0-" + later.length))).isEqualTo(later);
+        assertThat(CliRun.run(new RecoverCommand(), "--truncate", data.toString()).exit()).isEqualTo(2);
+    }
+
+    @Test
+    void aBadLengthInTheActiveSegmentBelowTheManifestsHighWatermarkIsRefusedNotCut() throws Exception {
+        long at = LogFixture.concat(LogFixture.plain(200, 20, 5)).length;
+        try (FileChannel ch = FileChannel.open(log1, StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.allocate(4).putInt(0, 10), at + 8);
+        }
+        SortedMap<String, String> before = LogFixture.snapshot(p0);
+        CliRun refused = CliRun.run(new RecoverCommand(), data.toString());
+        assertThat(refused.exit()).as(refused.toString()).isEqualTo(1);
+        assertThat(refused.err()).contains(log1 + ":" + at + ": batch length 10");
+        assertThat(LogFixture.snapshot(p0)).isEqualTo(before);
+
+        CliRun dry = CliRun.run(new RecoverCommand(), "--force", "--dry-run", data.toString());
+        assertThat(dry.exit()).as(dry.toString()).isZero();
+        assertThat(dry.out()).contains(".quarantine").contains("would be written");
+        assertThat(LogFixture.snapshot(p0)).isEqualTo(before);
+
+        CliRun salvaged = CliRun.run(new RecoverCommand(), "--force", data.toString());
+        assertThat(salvaged.exit()).as(salvaged.toString()).isZero();
+        assertThat(salvaged.out()).contains("high watermark 400 -> 400");
+        CliRun verify = CliRun.run(new VerifyCommand(), data.toString());
+        assertThat(verify.exit()).as(verify.toString()).isZero();
+    }
+
+    private Path quarantined(String name) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> runs = Files.list(p0.resolve(".quarantine"))) {
+            return runs.findFirst().orElseThrow().resolve(name);
+        }
     }
 
     @Test

@@ -413,7 +413,9 @@ public final class Partition implements PartitionLog {
      */
     private List<Segment> advanceLogStart(long target) {
         // Durable first: if the write fails, nothing changed and the caller gets the error.
-        manifestOnDisk = new Manifest(epoch, log.nextOffset(), target);
+        // The high watermark stays what is known fsynced (recovery reads bytes below it as durable): the
+        // log past it may still be in the page cache (acks=1), and this write does not fsync the log.
+        manifestOnDisk = new Manifest(epoch, Math.max(manifestOnDisk.highWatermark(), target), target);
         stateFiles.advanceLogStart(manifestOnDisk);
         logStartOffset = target;
         txns.dropAbortedBelow(logStartOffset);

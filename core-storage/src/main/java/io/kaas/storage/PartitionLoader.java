@@ -84,7 +84,8 @@ final class PartitionLoader {
             RecoveryReport report = outcome.report();
             if (report.refused()) {
                 throw new StorageException(StorageException.Kind.DAMAGED, String.join("; ", report.damage())
-                        + " — run `kaas recover --force " + dir + "` to truncate, or restore the partition");
+                        + " — the partition stays offline; run `kaas recover --force " + dir + "` to remove only the damaged bytes"
+                        + " (--force --truncate to cut there; either quarantines what it removes), or restore the partition");
             }
             report.actions().forEach(a -> LOG.warn("{}: recovery: {}", id, a));
             if (newEpoch && outcome.epoch() != config.leaderEpoch()) {

@@ -17,21 +17,24 @@ import java.util.List;
 
 /**
  * {@code kaas recover PATH}: runs the broker's recovery scan over every partition under PATH and
- * reports, per partition, what it changed (or would change). Damage (a bad batch followed by valid
- * data) is refused unless forced; a partition a broker owns is refused unless forced.
+ * reports, per partition, what it changed (or would change). Damage (a bad batch in durable bytes, or
+ * with intact data after it) is refused unless forced; a partition a broker owns is refused unless forced.
  */
 public final class OfflineRecovery {
     /**
      * @param dryRun report only, change no byte (and so take no lock)
-     * @param force  truncate from damage (DamagePolicy.TRUNCATE) and skip the owner-lock check
+     * @param force  act on damage (salvage: DamagePolicy.SALVAGE, or with {@code truncate} DamagePolicy.TRUNCATE)
+     *               and skip the owner-lock check
+     * @param truncate with {@code force}: cut at the damage instead of removing only the damaged bytes
      * @param fast   the broker's open-time shape: trust the checkpoint and closed segments with a sane
      *               index; without it every byte of every segment is scanned
      */
-    public record Options(boolean dryRun, boolean force, boolean fast, IndexPolicy indexPolicy, boolean json) {
+    public record Options(boolean dryRun, boolean force, boolean truncate, boolean fast, IndexPolicy indexPolicy, boolean json) {
         /** @param leaderEpoch epoch for a manifest created from nothing: the newest segment's, so it is not older than its files */
         RecoveryOptions scanOptions(int leaderEpoch) {
-            return new RecoveryOptions(dryRun, force ? RecoveryOptions.DamagePolicy.TRUNCATE : RecoveryOptions.DamagePolicy.REFUSE,
-                    indexPolicy, fast, leaderEpoch, !fast);
+            RecoveryOptions.DamagePolicy policy = !force ? RecoveryOptions.DamagePolicy.REFUSE
+                    : truncate ? RecoveryOptions.DamagePolicy.TRUNCATE : RecoveryOptions.DamagePolicy.SALVAGE;
+            return new RecoveryOptions(dryRun, policy, indexPolicy, fast, leaderEpoch, !fast);
         }
     }
 
@@ -63,6 +66,7 @@ public final class OfflineRecovery {
                 requireRegularFiles(segments);
                 RecoveryReport report = RecoveryScan.run(partition, options.scanOptions(PartitionSegments.newestEpoch(segments)));
                 print(report);
+                report.damage().forEach(err::println);
                 if (report.refused()) {
                     refused++;
                     exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);

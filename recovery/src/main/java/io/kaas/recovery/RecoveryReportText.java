@@ -12,7 +12,7 @@ public final class RecoveryReportText {
 
     public static String status(RecoveryReport r, boolean dryRun) {
         if (r.refused()) {
-            return "DAMAGED, refused (nothing changed; --force truncates from the damaged batch)";
+            return "DAMAGED, refused (nothing changed; --force removes only the damaged bytes, --force --truncate cuts there; either saves what it removes to .quarantine)";
         }
         if (!r.changed()) {
             return "clean";

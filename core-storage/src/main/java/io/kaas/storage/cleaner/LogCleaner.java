@@ -278,6 +278,7 @@ public final class LogCleaner {
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
             long size = ch.size();
             long position = 0;
+            long minBase = BatchOffsetOrder.baseOffsetOf(log);
             while (position < size) {
                 fill(ch, position);
                 MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
@@ -285,6 +286,7 @@ public final class LogCleaner {
                 long start = position;
                 for (MutableRecordBatch batch : records.batches()) {
                     checkCrc(batch, log, position);
+                    minBase = checkOffsets(batch, log, position, minBase);
                     if (!txnsKnown && (batch.isTransactional() || batch.isControlBatch())) {
                         progress.accept(position - start);
                         return MapResult.TRANSACTIONAL;
@@ -366,12 +368,14 @@ public final class LogCleaner {
                 try (FileChannel in = FileChannel.open(log, StandardOpenOption.READ)) {
                     long size = in.size();
                     long position = 0;
+                    long minBase = source.baseOffset();
                     while (position < size) {
                         fill(in, position);
                         MemoryRecords records = MemoryRecords.readableRecords(readBuffer);
                         if (!verified.contains(source)) {
                             for (MutableRecordBatch batch : records.batches()) {
                                 checkCrc(batch, log, position);
+                                minBase = checkOffsets(batch, log, position, minBase);
                             }
                         }
                         writeBuffer.clear();
@@ -508,9 +512,17 @@ public final class LogCleaner {
         }
     }
 
+    /** {@link BatchOffsetOrder#check}, failing the pass as damage; returns the offset the next batch must reach. */
+    private static long checkOffsets(MutableRecordBatch batch, Path log, long position, long minBase) {
+        BatchOffsetOrder.check(batch, minBase).ifPresent(what -> {
+            throw damaged(batch, log, position, what);
+        });
+        return batch.nextOffset();
+    }
+
     private static StorageException damaged(MutableRecordBatch batch, Path log, long position, String what) {
-        return new StorageException(StorageException.Kind.DAMAGED, log + ": batch at offset " + batch.baseOffset()
-                + " (near byte " + position + "): " + what + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
+        return new StorageException(StorageException.Kind.DAMAGED, log + ":" + position + ": batch at offset " + batch.baseOffset()
+                + " (the batch at or after this byte): " + what + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
     }
 
     private static long maxTimestamp(Path log) throws IOException {

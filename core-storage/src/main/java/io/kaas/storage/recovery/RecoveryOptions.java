@@ -6,7 +6,7 @@ import io.kaas.storage.segment.IndexPolicy;
  * How a {@link RecoveryScan} may act.
  *
  * @param dryRun        report what would change, change nothing
- * @param onDamage      what to do with a bad batch followed by valid data
+ * @param onDamage      what to do with damage (a bad batch in durable bytes, or with intact data after it)
  * @param indexPolicy   index interval for rebuilt indexes
  * @param useCheckpoint resume from recovery-checkpoint.json when it names the active segment
  * @param leaderEpoch   epoch for a manifest created from nothing
@@ -22,7 +22,12 @@ public record RecoveryOptions(boolean dryRun, DamagePolicy onDamage, IndexPolicy
     public enum DamagePolicy {
         /** Report damage, change nothing in that partition (recover without --force; broker open). */
         REFUSE,
-        /** Truncate from the bad batch and remove later segments (recover --force). */
+        /**
+         * Remove only the damaged byte ranges, keeping every intact batch after them (an offset gap, as
+         * compaction leaves), after saving them to the quarantine (recover --force).
+         */
+        SALVAGE,
+        /** Truncate from the first damaged batch and remove later segments, after saving them to the quarantine (recover --force --truncate). */
         TRUNCATE
     }
 

@@ -2,7 +2,6 @@ package io.kaas.storage.recovery;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.cleaner.CleanerSwap;
-import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
@@ -37,8 +36,9 @@ import java.util.TreeMap;
  *   <li><b>Analyse</b> (read-only): list segments (of two with one base offset the higher epoch wins);
  *       trust closed segments whose index is sane, rebuild-scan the others; scan the active segment
  *       from the recovery checkpoint when it names it, else from byte 0, checking CRC and offsets;
- *       classify where the valid part ends: clean, torn tail (short or zero-filled), or damage (a bad
- *       batch followed by valid data).</li>
+ *       classify where the valid part ends: clean, torn tail (short, garbage or zero-filled, past the
+ *       last durable point), or damage ({@link DamageRepair}: in durable bytes, or with a CRC-valid
+ *       batch continuing the log after it), and plan what the damage policy does.</li>
  *   <li><b>Apply</b>: remove stale files, cut torn tails, rewrite indexes that differ from the log,
  *       fsync the log, reconcile manifest.json (the log is authoritative), and pull the checkpoint
  *       back if the log was cut below it (moving it forward is the opener's job, once the producer
@@ -72,6 +72,9 @@ public final class RecoveryScan {
     private int segmentsRemoved;
     /** log-start.json to write (missing, unreadable or behind the recovered log start), or null. */
     private LogStart logStartCopy;
+    /** What the fields outside the CRC are checked against: the checkpoint and epochs as found. */
+    private RecoveryCheckpoint checkpointFound;
+    private LeaderEpochCheckpoint epochsFound = LeaderEpochCheckpoint.EMPTY;
 
     private RecoveryScan(Path dir, RecoveryOptions options, TailVisitor visitor) {
         this.dir = dir;
@@ -132,35 +135,6 @@ public final class RecoveryScan {
         }
     }
 
-    /** Per-segment findings of the analyse pass. */
-    private static final class SegmentPlan {
-        final SegmentName name;
-        final Path log;
-        final Path index;
-        final long size;
-        IndexEntry[] existingEntries;
-        List<IndexEntry> entries;
-        long validEnd;
-        long nextOffset = -1;
-        boolean rebuildIndex;
-        /** The index file ends in a partial entry: rewrite it even if its whole entries are right. */
-        boolean partialIndexEntry;
-        CorruptBatchException stop;
-        boolean damaged;
-        boolean zeroTail;
-        /** Offsets at or past this belong to a later leader epoch ({@link LeaderEpochCheckpoint#endOf}). */
-        long offsetLimit = Long.MAX_VALUE;
-        long scanned;
-
-        SegmentPlan(Path dir, SegmentName name, long size) {
-            this.name = name;
-            this.log = dir.resolve(name.logFileName());
-            this.index = dir.resolve(name.indexFileName());
-            this.size = size;
-            this.validEnd = size;
-        }
-    }
-
     private Outcome execute() throws IOException {
         if (!Files.isDirectory(dir)) {
             throw new StorageException(StorageException.Kind.IO, dir + ": not a directory");
@@ -183,7 +157,9 @@ public final class RecoveryScan {
         LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
         if (epochs != null) {
             fenceLateWrites(plans, epochs);
+            epochsFound = epochs;
         }
+        checkpointFound = checkpoint;
 
         for (int i = 0; i < plans.size(); i++) {
             boolean active = i == plans.size() - 1;
@@ -198,19 +174,14 @@ public final class RecoveryScan {
             }
         }
 
-        int firstDamaged = -1;
-        for (int i = 0; i < plans.size(); i++) {
-            SegmentPlan p = plans.get(i);
-            boolean active = i == plans.size() - 1;
-            if (p.stop != null && (!active || p.damaged)) {
-                firstDamaged = i;
-                break;
-            }
-        }
-        boolean refused = false;
-        if (firstDamaged >= 0) {
-            refused = handleDamage(plans, firstDamaged);
-        } else if (!plans.isEmpty()) {
+        DamageRepair repair = new DamageRepair(dir, options, damage, actions, removals);
+        repair.judge(plans, before, checkpoint);
+        boolean refused = repair.handle(plans, repair.overlaps(plans));
+        bytesTruncated += repair.bytesRemoved;
+        batchesDropped += repair.batchesDropped;
+        recordsDropped += repair.recordsDropped;
+        segmentsRemoved += repair.segmentsRemoved;
+        if (!refused && !plans.isEmpty()) {
             SegmentPlan last = plans.get(plans.size() - 1);
             if (last.stop != null) {
                 long cut = last.size - last.validEnd;
@@ -259,7 +230,7 @@ public final class RecoveryScan {
         for (SegmentPlan p : plans) {
             if (indexDiffers(p)) {
                 indexesRebuilt++;
-                actions.add(p.index + ": " + (p.existingEntries == null ? "missing, rebuilt" : "rewritten") + " with "
+                actions.add(p.index + ": " + (p.rewrite ? "rewritten for the salvaged log" : p.existingEntries == null ? "missing, rebuilt" : "rewritten") + " with "
                         + p.entries.size() + " entries");
             }
         }
@@ -267,11 +238,14 @@ public final class RecoveryScan {
         // resumes from it), and this scan cannot write those snapshots: so it never moves the checkpoint
         // forward (Partition.open does, after writing the snapshots). It only pulls it back when the log
         // was cut below it, so that it never points into bytes written after the cut.
+        // A salvaged segment's bytes moved after its first damaged range: the checkpoint may claim only what lies before it.
+        long unmoved = last == null ? 0 : last.rewrite ? last.unmovedEnd : last.validEnd;
         RecoveryCheckpoint newCheckpoint = checkpoint != null && last != null && checkpoint.segmentBase() == last.name.baseOffset()
-                && checkpoint.bytePos() > last.validEnd ? new RecoveryCheckpoint(last.name.baseOffset(), last.validEnd, logEnd) : null;
+                && checkpoint.bytePos() > unmoved ? new RecoveryCheckpoint(last.name.baseOffset(), unmoved,
+                last.rewrite ? last.offsetAtUnmovedEnd : logEnd) : null;
 
         if (!options.dryRun()) {
-            apply(plans, after, before, newCheckpoint, checkpoint);
+            apply(plans, after, before, newCheckpoint, checkpoint, repair);
         }
         List<SegmentName> names = new ArrayList<>();
         plans.forEach(p -> names.add(p.name));
@@ -423,8 +397,14 @@ public final class RecoveryScan {
 
     private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit) throws IOException {
         segmentsScanned += start < p.size ? 1 : 0;
+        // Only the active segment (the one scan that visits): a closed segment the checkpoint still names
+        // may have been cleaned since, moving its batches.
+        RecoveryCheckpoint cp = checkpointFound;
+        boolean landmark = visit && cp != null && cp.segmentBase() == p.name.baseOffset() && cp.bytePos() > start && cp.bytePos() <= p.size;
+        SegmentLogScan.Neighbours neighbours = new SegmentLogScan.Neighbours(landmark ? cp.bytePos() : -1,
+                landmark ? cp.highWatermark() : -1, epochsFound);
         SegmentLogScan.Result r = SegmentLogScan.scan(p.log, start, p.size, startOffset, p.name.baseOffset(),
-                options.indexPolicy(), entries, visit ? visitor : null, p.offsetLimit);
+                options.indexPolicy(), entries, visit ? visitor : null, p.offsetLimit, neighbours);
         // The valid batches reach exactly where the next epoch began: whatever follows (whole batches, a
         // torn one, zeros and then batches where the file was cut under a stopped writer) is late writes.
         long reached = r.nextOffset() >= 0 ? r.nextOffset() : startOffset;
@@ -443,57 +423,17 @@ public final class RecoveryScan {
         p.stop = r.stop();
         p.zeroTail = r.zeroTail();
         p.damaged = r.damaged();
+        p.bad = r.bad();
+        p.salvageNext = r.salvageNext();
+        p.salvageEntries = r.salvageEntries();
         p.scanned = r.bytesRead();
         bytesScanned += r.bytesRead();
         p.entries = entries;
     }
 
-    /** Returns true if the partition is refused (left untouched). */
-    private boolean handleDamage(List<SegmentPlan> plans, int first) throws IOException {
-        SegmentPlan p = plans.get(first);
-        long droppedBatches = 0;
-        long droppedRecords = 0;
-        long droppedBytes = p.size - p.validEnd;
-        SegmentLogScan.Counts c = SegmentLogScan.countFramed(p.log, p.validEnd, p.size);
-        droppedBatches += c.batches();
-        droppedRecords += c.records();
-        for (SegmentPlan later : plans.subList(first + 1, plans.size())) {
-            SegmentLogScan.Counts lc = SegmentLogScan.countFramed(later.log, 0, later.size);
-            droppedBatches += lc.batches();
-            droppedRecords += lc.records();
-            droppedBytes += later.size;
-        }
-        int laterSegments = plans.size() - first - 1;
-        String where = p.log + ":" + p.validEnd + ": " + p.stop.getMessage();
-        damage.add(where + " — valid data follows (bit rot, not a torn tail)");
-        if (options.onDamage() == RecoveryOptions.DamagePolicy.REFUSE) {
-            damage.add(String.format("%s: --force would truncate from byte %d, removing %d later segment(s) and discarding"
-                    + " about %d batch(es) / %d record(s) (%d bytes)", dir, p.validEnd, laterSegments, droppedBatches,
-                    droppedRecords, droppedBytes));
-            return true;
-        }
-        batchesDropped += droppedBatches;
-        recordsDropped += droppedRecords;
-        bytesTruncated += p.size - p.validEnd;
-        actions.add(String.format("%s: truncated from damaged batch at byte %d, discarding %d bytes", p.log, p.validEnd, p.size - p.validEnd));
-        for (SegmentPlan later : new ArrayList<>(plans.subList(first + 1, plans.size()))) {
-            removals.add(later.log);
-            removals.add(later.index);
-            segmentsRemoved++;
-            actions.add(later.log + ": removed (after forced truncation)");
-            plans.remove(later);
-        }
-        actions.add(String.format("%s: --force discarded %d batch(es), %d record(s)", dir, droppedBatches, droppedRecords));
-        // The damaged segment is now the active one; it keeps what was valid before the bad batch.
-        if (p.nextOffset < 0) {
-            p.nextOffset = p.name.baseOffset();
-        }
-        p.stop = null;
-        return false;
-    }
-
     private void apply(List<SegmentPlan> plans, Manifest after, Manifest before, RecoveryCheckpoint newCp,
-                       RecoveryCheckpoint oldCp) throws IOException {
+                       RecoveryCheckpoint oldCp, DamageRepair repair) throws IOException {
+        repair.writeQuarantine();
         boolean dirChanged = false;
         for (Path f : removals) {
             dirChanged |= Files.deleteIfExists(f);
@@ -501,6 +441,9 @@ public final class RecoveryScan {
         for (int i = 0; i < plans.size(); i++) {
             SegmentPlan p = plans.get(i);
             boolean last = i == plans.size() - 1;
+            if (p.rewrite) {
+                DamageRepair.rewrite(p);
+            }
             // A closed segment is cut only when it holds a fenced ex-leader's late writes (fenceLateWrites).
             if ((last && (p.validEnd < p.size || p.scanned > 0)) || (!last && p.stop == null && p.validEnd < p.size)) {
                 try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.WRITE)) {

@@ -1,37 +1,99 @@
 package io.kaas.storage.recovery;
 
 import io.kaas.storage.format.CorruptBatchException;
+import io.kaas.storage.format.LeaderEpochCheckpoint;
+import io.kaas.storage.format.RecoveryCheckpoint;
+import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.IndexEntry;
 import io.kaas.storage.segment.IndexPolicy;
+import io.kaas.storage.segment.ResyncScan;
 import io.kaas.storage.segment.ScannedBatch;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The two walks the recovery scan makes over one segment's log: the CRC-checked scan that finds
- * where the valid part ends and how (clean, torn, zero-filled, or damage: a bad batch with valid data
- * after it, judged by {@link BatchScanner#validDataFollows}), and the framing-only count of what
+ * where the valid part ends and what lies after it, and the framing-only count of what
  * {@code --force} would discard.
+ *
+ * <p>After a stop the scan goes on by evidence, not by length: a {@link ResyncScan} looks for the
+ * next CRC-valid batch whose offsets continue the log, the scan resumes there, and so on to the end.
+ * What it finds is both the verdict's evidence (intact data after the bad bytes) and the salvage plan
+ * (the byte ranges to remove, the index of what remains). A clean scan never resyncs.
  */
 final class SegmentLogScan {
     private SegmentLogScan() {}
 
     /**
-     * @param nextOffset offset after the last valid batch, -1 when the scan found none
-     * @param stop       why the scan stopped before the end, null after a clean end
-     * @param zeroTail   the bytes from the stop to the end are all zero
-     * @param damaged    a valid batch follows the bad one (not a torn tail)
+     * Bytes {@code [start, end)} of a log that are not part of any batch the scan can keep; a salvage
+     * removing them leaves the offsets {@code [gapFrom, gapTo)} unused ({@code gapTo} -1 when the range
+     * runs to the end of the file).
+     */
+    record BadRange(long start, long end, String why, long gapFrom, long gapTo) {
+        long length() {
+            return end - start;
+        }
+    }
+
+    /**
+     * @param validEnd         where the valid prefix ends (the first bad byte), or the end
+     * @param nextOffset       offset after the last valid batch of that prefix, -1 when it holds none
+     * @param stop             why the prefix ended before the end, null after a clean end
+     * @param zeroTail         the bytes from the stop to the end are all zero
+     * @param damaged          a CRC-valid batch continuing the log was found after the stop
+     * @param bad              the ranges a salvage removes (empty after a clean end); the last may run to the end
+     * @param salvageNext      offset after the last batch a salvage keeps, -1 when it keeps none
+     * @param salvageEntries   the index of the segment once the bad ranges are removed
      */
     record Result(long validEnd, long nextOffset, CorruptBatchException stop, boolean zeroTail, boolean damaged,
-                  long bytesRead) {}
+                  long bytesRead, List<BadRange> bad, long salvageNext, List<IndexEntry> salvageEntries) {
+        Result(long validEnd, long nextOffset, CorruptBatchException stop, boolean zeroTail, boolean damaged, long bytesRead) {
+            this(validEnd, nextOffset, stop, zeroTail, damaged, bytesRead, List.of(), nextOffset, List.of());
+        }
+    }
 
     /** What a framing-only walk counts. */
     record Counts(long batches, long records) {}
+
+    /**
+     * What the fields outside the CRC are checked against besides the previous batch: the batch ending at
+     * {@code checkpointPos} must end at offset {@code checkpointOffset} (the recovery checkpoint; -1: none),
+     * and no batch may carry a leader epoch newer than the one {@code epochs} puts in charge at its offset.
+     */
+    record Neighbours(long checkpointPos, long checkpointOffset, LeaderEpochCheckpoint epochs) {
+        static final Neighbours NONE = new Neighbours(-1, -1, LeaderEpochCheckpoint.EMPTY);
+
+        /** Whether there is anything to check against (the per-batch cost of a clean scan stays a branch). */
+        boolean any() {
+            return checkpointPos >= 0 || !epochs.epochs().isEmpty();
+        }
+
+        /** Why {@code b}'s base offset or leader epoch disagrees with these neighbours, or null. */
+        String disagreement(ScannedBatch b) {
+            if (checkpointPos >= 0 && b.nextPosition() == checkpointPos && b.header().nextOffset() != checkpointOffset) {
+                return "base offset " + b.header().baseOffset() + " (outside the CRC) ends the batch at offset "
+                        + (b.header().nextOffset() - 1) + ", but " + RecoveryCheckpoint.FILE_NAME + " says the log ended at offset "
+                        + (checkpointOffset - 1) + " at byte " + checkpointPos;
+            }
+            int inCharge = -1;
+            for (LeaderEpochCheckpoint.Entry e : epochs.epochs()) {
+                if (e.startOffset() <= b.header().baseOffset()) {
+                    inCharge = Math.max(inCharge, e.epoch());
+                }
+            }
+            if (inCharge >= 0 && b.header().partitionLeaderEpoch() > inCharge) {
+                return "partition leader epoch " + b.header().partitionLeaderEpoch() + " (outside the CRC) is newer than epoch "
+                        + inCharge + ", which " + LeaderEpochCheckpoint.FILE_NAME + " puts in charge at offset " + b.header().baseOffset();
+            }
+            return null;
+        }
+    }
 
     /**
      * Scans {@code [start, size)} of {@code log}: appends an index entry to {@code entries} wherever
@@ -40,7 +102,7 @@ final class SegmentLogScan {
      */
     static Result scan(Path log, long start, long size, long startOffset, long baseOffset, IndexPolicy policy,
                        List<IndexEntry> entries, RecoveryScan.TailVisitor visitor) throws IOException {
-        return scan(log, start, size, startOffset, baseOffset, policy, entries, visitor, Long.MAX_VALUE);
+        return scan(log, start, size, startOffset, baseOffset, policy, entries, visitor, Long.MAX_VALUE, Neighbours.NONE);
     }
 
     /**
@@ -49,29 +111,150 @@ final class SegmentLogScan {
      * ex-leader's late writes ({@code validEnd} is that batch's position).
      */
     static Result scan(Path log, long start, long size, long startOffset, long baseOffset, IndexPolicy policy,
-                       List<IndexEntry> entries, RecoveryScan.TailVisitor visitor, long offsetLimit) throws IOException {
+                       List<IndexEntry> entries, RecoveryScan.TailVisitor visitor, long offsetLimit, Neighbours neighbours)
+            throws IOException {
+        long maxLast = baseOffset + Integer.MAX_VALUE;
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
-            BatchScanner scanner = new BatchScanner(ch, log, start, size, startOffset)
-                    .limitOffsets(baseOffset + Integer.MAX_VALUE);
-            IndexEntry lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
-            long nextOffset = -1;
+            Walk walk = new Walk(policy, visitor, offsetLimit, entries, startOffset, neighbours);
+            BatchScanner scanner = new BatchScanner(ch, log, start, size, startOffset).limitOffsets(maxLast);
+            if (walk.run(scanner, 0)) {
+                return new Result(walk.limitAt, walk.nextOffset, null, false, false, scanner.bytesRead());
+            }
+            CorruptBatchException stop = walk.fieldStop != null ? walk.fieldStop : scanner.stopReason();
+            long bytesRead = scanner.bytesRead();
+            if (stop == null) {
+                return new Result(scanner.position(), walk.nextOffset, null, false, false, bytesRead);
+            }
+            long nextAtStop = walk.nextOffset;
+            long validEnd = walk.fieldStop != null ? walk.fieldStop.position() : scanner.position();
+            // A CRC-valid batch whose base offset (outside the CRC) jumped past where the next batch
+            // starts: the batch with the bad field is the one before the stop, not the stop.
+            if (walk.fieldStop == null && walk.lastPosition >= 0 && walk.jumped
+                    && stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE) {
+                long stoppedBase = baseAt(ch, validEnd);
+                if (stoppedBase >= walk.nextBeforeLast && stoppedBase < walk.lastBase) {
+                    stop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, walk.lastPosition,
+                            "base offset " + walk.lastBase + " (outside the CRC) disagrees with its neighbours: the batch"
+                                    + " before ends at offset " + (walk.nextBeforeLast - 1) + ", the batch after starts at "
+                                    + stoppedBase);
+                    validEnd = walk.lastPosition;
+                    nextAtStop = walk.nextBeforeLast;
+                    walk.undoLast();
+                }
+            }
+            boolean zeroTail = HeaderCursor.zerosFrom(ch, validEnd, size, n -> { });
+            List<IndexEntry> salvageEntries = new ArrayList<>(entries);
+            walk.entries = salvageEntries;
+            List<BadRange> bad = new ArrayList<>();
+            long from = validEnd;
+            long expected = nextAtStop >= 0 ? nextAtStop : startOffset;
+            String why = stop.getMessage();
+            long removed = 0;
+            while (true) {
+                ResyncScan.Found found = zeroTail && bad.isEmpty() ? null : ResyncScan.find(ch, from + 1, size, expected, maxLast);
+                if (found == null || found.header().lastOffset() >= offsetLimit) {
+                    bad.add(new BadRange(from, size, why, expected, -1));
+                    break;
+                }
+                bad.add(new BadRange(from, found.position(), why, expected, found.header().baseOffset()));
+                removed += found.position() - from;
+                BatchScanner resumed = new BatchScanner(ch, log, found.position(), size, expected).limitOffsets(maxLast);
+                boolean limited = walk.run(resumed, removed);
+                bytesRead += resumed.bytesRead();
+                CorruptBatchException resumedStop = walk.fieldStop != null ? walk.fieldStop : resumed.stopReason();
+                if (limited || resumedStop == null) {
+                    break;
+                }
+                from = walk.fieldStop != null ? walk.fieldStop.position() : resumed.position();
+                expected = walk.nextOffset >= 0 ? walk.nextOffset : expected;
+                why = resumedStop.getMessage();
+                walk.fieldStop = null;
+            }
+            boolean damaged = bad.get(0).end() < size;
+            bytesRead += size - validEnd;
+            return new Result(validEnd, nextAtStop, stop, zeroTail, damaged, bytesRead, bad, walk.nextOffset, salvageEntries);
+        }
+    }
+
+    private static long baseAt(FileChannel ch, long position) throws IOException {
+        HeaderCursor cursor = new HeaderCursor(ch, position, ch.size());
+        HeaderCursor.Framing f = cursor.next();
+        return f == HeaderCursor.Framing.BATCH || f == HeaderCursor.Framing.BAD_MAGIC ? cursor.baseOffset() : Long.MIN_VALUE;
+    }
+
+    /** One walk's running state: index entries, next offset, and the batch last kept (to undo it). */
+    private static final class Walk {
+        final IndexPolicy policy;
+        final RecoveryScan.TailVisitor visitor;
+        final long offsetLimit;
+        final long floor;
+        final Neighbours neighbours;
+        final boolean checkNeighbours;
+        /** A batch whose fields outside the CRC disagree with {@link #neighbours}: the walk stopped before it. */
+        CorruptBatchException fieldStop;
+        List<IndexEntry> entries;
+        IndexEntry lastEntry;
+        long nextOffset = -1;
+        long limitAt = -1;
+        long batches;
+        long lastPosition = -1;
+        long lastBase;
+        long nextBeforeLast = -1;
+        int entriesBeforeLast;
+        /** The last batch's base offset is above the offset after the one before it (a gap, or a damaged field). */
+        boolean jumped;
+
+        Walk(IndexPolicy policy, RecoveryScan.TailVisitor visitor, long offsetLimit, List<IndexEntry> entries, long floor,
+             Neighbours neighbours) {
+            this.policy = policy;
+            this.visitor = visitor;
+            this.offsetLimit = offsetLimit;
+            this.floor = floor;
+            this.neighbours = neighbours;
+            this.checkNeighbours = neighbours.any();
+            this.entries = entries;
+            this.lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
+        }
+
+        /** Walks {@code scanner} to its stop; positions in the index move back by {@code shift}. True when it met the offset limit. */
+        boolean run(BatchScanner scanner, long shift) throws IOException {
             for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
                 if (b.header().lastOffset() >= offsetLimit) {
-                    return new Result(b.position(), nextOffset, null, false, false, scanner.bytesRead());
+                    limitAt = b.position();
+                    return true;
                 }
-                if (policy.due(b.position(), lastEntry)) {
-                    lastEntry = new IndexEntry(b.header().lastOffset(), (int) b.position());
+                String disagreement = checkNeighbours ? neighbours.disagreement(b) : null;
+                if (disagreement != null) {
+                    fieldStop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, b.position(), disagreement);
+                    return false;
+                }
+                long position = b.position() - shift;
+                long before = nextOffset >= 0 ? nextOffset : floor;
+                jumped = b.header().baseOffset() > before;
+                lastPosition = b.position();
+                lastBase = b.header().baseOffset();
+                nextBeforeLast = before;
+                entriesBeforeLast = entries.size();
+                if (policy.due(position, lastEntry)) {
+                    lastEntry = new IndexEntry(b.header().lastOffset(), (int) position);
                     entries.add(lastEntry);
                 }
                 nextOffset = b.header().nextOffset();
+                batches++;
                 if (visitor != null) {
                     visitor.visit(b);
                 }
             }
-            CorruptBatchException stop = scanner.stopReason();
-            boolean zeroTail = stop != null && scanner.tailIsZeros();
-            boolean damaged = stop != null && !zeroTail && scanner.validDataFollows();
-            return new Result(scanner.position(), nextOffset, stop, zeroTail, damaged, scanner.bytesRead());
+            return false;
+        }
+
+        void undoLast() {
+            while (entries.size() > entriesBeforeLast) {
+                entries.remove(entries.size() - 1);
+            }
+            lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
+            nextOffset = nextBeforeLast;
+            batches--;
         }
     }
 

@@ -32,7 +32,7 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
  */
 class CleanerProperties {
     private static final long RETENTION = 1_000;
-    private static final long NOW = CleanerScenario.TIMESTAMP + 100_000;
+    static final long NOW = CleanerScenario.TIMESTAMP + 100_000;
     private static final LongConsumer NO_PROGRESS = b -> { };
 
     @Property(tries = 150)

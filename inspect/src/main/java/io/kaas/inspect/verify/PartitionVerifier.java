@@ -45,7 +45,7 @@ final class PartitionVerifier {
         report.countPartition();
         // The damage verdict is recover's own (one rule); the walk below adds verify's further checks.
         AnalysisFindings analysis = AnalysisFindings.of(partitionDir, report);
-        SegmentCheck segmentCheck = new SegmentCheck(report, isCompacted(partitionDir), analysis);
+        SegmentCheck segmentCheck = new SegmentCheck(report, isCompacted(partitionDir), analysis, partitionDir);
         IndexCheck indexCheck = new IndexCheck(report);
         Map<Long, BatchMap> byBase = new HashMap<>();
         long expectedNext = -1;

@@ -3,6 +3,7 @@ package io.kaas.inspect.verify;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.recovery.Quarantine;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.ScannedBatch;
 import java.io.IOException;
@@ -20,16 +21,27 @@ final class SegmentCheck {
     private final VerifyReport report;
     private final boolean compacted;
     private final AnalysisFindings analysis;
+    /** Where a salvage's quarantine notes are looked up; null for a file outside a partition directory. */
+    private final Path partitionDir;
 
     SegmentCheck(VerifyReport report, boolean compacted) {
-        this(report, compacted, AnalysisFindings.none());
+        this(report, compacted, AnalysisFindings.none(), null);
     }
 
-    /** @param analysis the partition's damage verdict: bytes it named are not named again, offsets of files it found damaged not judged */
-    SegmentCheck(VerifyReport report, boolean compacted, AnalysisFindings analysis) {
+    /**
+     * @param analysis     the partition's damage verdict: bytes it named are not named again, offsets of files it found damaged not judged
+     * @param partitionDir the partition directory, or null
+     */
+    SegmentCheck(VerifyReport report, boolean compacted, AnalysisFindings analysis, Path partitionDir) {
         this.report = report;
         this.compacted = compacted;
         this.analysis = analysis;
+        this.partitionDir = partitionDir;
+    }
+
+    /** A gap {@code kaas recover --force} left on purpose (it salvaged damaged batches there) is not a problem. */
+    private boolean salvaged(long from, long to) {
+        return partitionDir != null && Quarantine.salvagedGap(partitionDir, from, to);
     }
 
     /** What the walk found; {@code nextOffset} is -1 when the log holds no valid batch. */
@@ -107,7 +119,7 @@ final class SegmentCheck {
         if (h.baseOffset() < base) {
             report.problem(segment.log(), 0, "first batch starts at offset " + h.baseOffset()
                     + ", below the base offset " + base + " in the file name");
-        } else if (h.baseOffset() > base && !compacted) {
+        } else if (h.baseOffset() > base && !compacted && !salvaged(base, h.baseOffset())) {
             report.problem(segment.log(), 0, "first batch starts at offset " + h.baseOffset()
                     + ", but the file name says " + base);
         }
@@ -121,7 +133,7 @@ final class SegmentCheck {
         if (h.baseOffset() < expected) {
             report.problem(log, position, "batch base offset " + h.baseOffset() + " goes back below "
                     + expected + ", the offset after the previous batch");
-        } else if (h.baseOffset() > expected && !compacted) {
+        } else if (h.baseOffset() > expected && !compacted && !salvaged(expected, h.baseOffset())) {
             report.problem(log, position, "offset gap: expected " + expected + ", batch starts at " + h.baseOffset());
         }
     }

@@ -83,7 +83,7 @@ public final class Verifier {
                     ? AnalysisFindings.of(partition, report, f -> f.toAbsolutePath().equals(segment.log().toAbsolutePath())
                             || f.toAbsolutePath().equals(segment.index().toAbsolutePath()))
                     : AnalysisFindings.none();
-            SegmentCheck.Result r = new SegmentCheck(report, PartitionVerifier.isCompacted(partition), analysis).check(segment, -1);
+            SegmentCheck.Result r = new SegmentCheck(report, PartitionVerifier.isCompacted(partition), analysis, partition).check(segment, -1);
             new IndexCheck(report).check(segment, r.batches());
         } catch (IOException e) {
             report.unreadable(file + ": cannot read: " + PartitionVerifier.describe(e));
