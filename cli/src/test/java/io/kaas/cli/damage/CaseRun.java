@@ -77,7 +77,8 @@ final class CaseRun {
                 KaasRun v = KaasRun.of("verify", copy.toString());
                 verifyAfter.put(tool, v.exitCode());
                 if (v.exitCode() != 0) {
-                    add(tool, Problem.VERIFY_FAILS_AFTER_RECOVER, "verify exit " + v.exitCode() + ": " + Tool.brief(v.out() + v.err()));
+                    add(tool, Problem.VERIFY_FAILS_AFTER_RECOVER, "verify exit " + v.exitCode() + ": "
+                            + Tool.brief(v.out() + v.err()).replace(copy + "/", ""));
                 }
             }
             checkRun(tool, r, before, after, intact);

@@ -4,6 +4,7 @@ import io.kaas.cli.KaasRun;
 import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
+import io.kaas.storage.EngineObserver;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TestBatches;
 import io.kaas.storage.TopicPartition;
@@ -17,7 +18,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
  * The partitions the campaign damages: each written through the real engine ({@link DiskStorageEngine})
- * in two leader epochs (so the leader-epoch checkpoint has two entries), about three segments of a few
+ * in two leader epochs, each taken over (so the leader-epoch checkpoint has two entries), about three segments of a few
  * KB, then closed cleanly (recovery checkpoint at EOF, producer and transaction snapshots written).
  */
 enum Scenario {
@@ -41,10 +42,12 @@ enum Scenario {
         TopicConfig topic = this == COMPACTED
                 ? new TopicConfig(null, null, null, null, "compact", null, null, null) : TopicConfig.EMPTY;
         for (int epoch = 1; epoch <= 2; epoch++) {
-            try (DiskStorageEngine engine = new DiskStorageEngine(config(data, epoch))) {
+            // a takeover in each epoch, as a broker sharing the directory does: it records the epoch's start
+            try (DiskStorageEngine engine = DiskStorageEngine.shared(config(data, epoch), EngineObserver.NONE)) {
                 if (engine.topic(TOPIC).isEmpty()) {
                     engine.createTopic(TOPIC, 1, topic);
                 }
+                engine.takeOver(TP, epoch);
                 PartitionLog log = engine.partition(TP);
                 append(log, epoch);
                 if (this == DELETED && epoch == 2) {

@@ -80,7 +80,12 @@ enum Tool {
             long offset = start;
             while (offset < end) {
                 FetchResult f = log.read(offset, 1 << 20, end);
-                long next = nextOffset(f.records());
+                long next;
+                try {
+                    next = nextOffset(f.records());
+                } catch (IllegalStateException e) {
+                    return new Result(0, "opened", start, end, "read at " + offset + ": " + e.getMessage());
+                }
                 if (next <= offset) {
                     return new Result(0, "opened", start, end, "read at " + offset + " (high watermark " + end
                             + ") returned no batch past it");
@@ -91,14 +96,30 @@ enum Tool {
         } catch (StorageException e) {
             return new Result(e.kind() == StorageException.Kind.DAMAGED ? REFUSED : 3, e.kind() + ": " + brief(e.getMessage()), -1, -1, null);
         } catch (RuntimeException e) {
-            return new Result(70, e.toString(), -1, -1, null);
+            return new Result(70, e + " at " + whereThrown(e), -1, -1, null);
         }
     }
 
+    /** The first kaas frames of a bug's stack: where to look. */
+    private static String whereThrown(Throwable e) {
+        List<String> frames = new ArrayList<>();
+        for (StackTraceElement f : e.getStackTrace()) {
+            if (f.getClassName().startsWith("io.kaas.") && frames.size() < 3) {
+                frames.add(f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName() + ":" + f.getLineNumber());
+            }
+        }
+        return frames.isEmpty() ? "?" : String.join(" < ", frames);
+    }
+
+    /** The offset after the batches of a read, or -1 if it returned none; throws if a batch's length does not frame it. */
     private static long nextOffset(ByteBuffer records) {
         long next = -1;
-        for (int pos = records.position(); pos + RecordBatchHeader.HEADER_SIZE <= records.limit(); ) {
-            RecordBatchHeader h = RecordBatchHeader.peek(records, pos);
+        for (int pos = records.position(); pos < records.limit(); ) {
+            RecordBatchHeader h = pos + RecordBatchHeader.HEADER_SIZE <= records.limit() ? RecordBatchHeader.peek(records, pos) : null;
+            if (h == null || h.sizeInBytes() < RecordBatchHeader.HEADER_SIZE || pos + h.sizeInBytes() > records.limit()) {
+                throw new IllegalStateException("the read returned bytes that do not frame a batch at byte " + (pos - records.position())
+                        + " of " + records.remaining() + (h == null ? "" : " (length field " + h.sizeInBytes() + ")"));
+            }
             next = h.nextOffset();
             pos += h.sizeInBytes();
         }
