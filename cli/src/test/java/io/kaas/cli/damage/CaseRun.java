@@ -117,7 +117,7 @@ final class CaseRun {
         List<IntactBatches.Batch> lost = intact.stream().filter(b -> !b.mayBeCut() && !kept.contains(b.bytes())).toList();
         if (!lost.isEmpty()) {
             add(tool, Problem.INTACT_BATCH_LOST, lost.size() + " CRC-valid batch(es) gone, first " + lost.get(0) + " (exit "
-                    + r.exit() + ": " + r.output() + ")");
+                    + r.exit() + ": " + r.output() + ")", lost.size());
         }
         if (r.readFailure() != null) {
             add(tool, Problem.UNREADABLE_AFTER_OPEN, r.readFailure());
@@ -189,7 +189,11 @@ final class CaseRun {
     }
 
     private void add(Tool tool, Problem p, String detail) {
-        violations.add(new Violation(c, applied, tool, p, detail));
+        add(tool, p, detail, 0);
+    }
+
+    private void add(Tool tool, Problem p, String detail, int batchesLost) {
+        violations.add(new Violation(c, applied, tool, p, detail, batchesLost));
     }
 
     private static Path partition(Path data) {

@@ -1,7 +1,7 @@
 package io.kaas.cli.damage;
 
-/** One broken invariant in one case, by one tool. */
-record Violation(DamageCase damageCase, Damager.Applied applied, Tool tool, Problem problem, String detail) {
+/** One broken invariant in one case, by one tool ({@code batchesLost}: CRC-valid batches it removed, for INTACT_BATCH_LOST). */
+record Violation(DamageCase damageCase, Damager.Applied applied, Tool tool, Problem problem, String detail, int batchesLost) {
 
     enum Problem {
         /** (a) a CRC-valid batch is gone after a run without --force */
