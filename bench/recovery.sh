@@ -32,14 +32,16 @@ source "$here/lib.sh"
 new_run recovery- recovery
 trap 'rm -rf "$work"' EXIT
 
-jar="$repo/cli/target/kaas.jar"
-[[ -f "$jar" ]] || die "no $jar: build kaas first (mvn -q -B package -DskipTests)"
+# The writer runs on this checkout's offline class path (cli/target/lib: kaas-cli.jar and its libraries).
+lib="$repo/cli/target/lib"
+[[ -f "$lib/offline.classpath" ]] || die "no $lib/offline.classpath: build kaas first (mvn -q -B package -DskipTests)"
+cp="$lib/kaas-cli.jar:$(tr ':' '\n' <"$lib/offline.classpath" | sed "s|^lib/|$lib/|" | paste -sd:)"
 launchers=("$KAAS_LAUNCHER")
 [[ -n "$A_LAUNCHER" ]] && launchers=("$A_LAUNCHER" "$KAAS_LAUNCHER")
 for l in "${launchers[@]}"; do [[ -x "$l" ]] || die "$l is not an executable launcher"; done
 
 say "writing a ${MIB} MiB active segment through the engine (one partition, one segment)"
-java -cp "$jar" "$here/src/recovery/WriteActiveSegment.java" "$work/data" "$MIB" >"$results/write.out" 2>&1 \
+java -cp "$cp" "$here/src/recovery/WriteActiveSegment.java" "$work/data" "$MIB" >"$results/write.out" 2>&1 \
     || die "writing the segment failed; see $results/write.out"
 partition="$work/data/recovery/0"
 bytes=$(stat -c %s "$partition"/*.log)

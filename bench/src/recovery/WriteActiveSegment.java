@@ -19,9 +19,9 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * bench/recovery.sh's writer: fills one partition, {@code DATA_DIR/recovery/0}, through the engine with
  * about {@code MIB} MiB of 64-record uncompressed batches of 1 KiB values, all in the active segment
  * (segment.bytes above the size), then closes the engine cleanly. Run by the JDK's source launcher on
- * the kaas jar's classpath, so it needs no build of its own:
+ * kaas's offline class path, so it needs no build of its own:
  *
- * <pre>java -cp cli/target/kaas.jar bench/src/recovery/WriteActiveSegment.java DATA_DIR MIB</pre>
+ * <pre>java -cp "cli/target/lib/kaas-cli.jar:$(cat cli/target/lib/offline.classpath)" bench/src/recovery/WriteActiveSegment.java DATA_DIR MIB</pre>
  */
 public final class WriteActiveSegment {
     public static void main(String[] args) throws Exception {

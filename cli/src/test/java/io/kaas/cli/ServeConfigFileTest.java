@@ -340,7 +340,7 @@ class ServeConfigFileTest {
      */
     @Test
     void servesTheFilesSaslListenerToAUserAddedOffline() throws Exception {
-        Path data = dir.resolve("data");
+        Path data = java.nio.file.Files.createDirectories(dir.resolve("data")); // kaas user creates no data dir
         java.io.InputStream stdin = System.in;
         System.setIn(new java.io.ByteArrayInputStream("Pw-of-ops\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         try {
