@@ -260,7 +260,7 @@ only_in() { # a b kind: names in a's answer and not in b's, comma-separated
 }
 
 {
-    echo "kaas vs Apache Kafka 4.4.0: issue 11's figures, $(date -u '+%Y-%m-%d %H:%M UTC'), kaas at commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "kaas vs Apache Kafka 4.4.0: $(date -u '+%Y-%m-%d %H:%M UTC'), kaas at commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "host: $(nproc) cores, $(uname -sr), $(java -version 2>&1 | head -1); both brokers on loopback, behind FetchProxy"
     [[ -n "$kaas_reason" ]] && echo "kaas: $kaas_reason"
     echo

@@ -14,7 +14,7 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Failover time of several {@code kaas serve} over one shared directory (issue 17): from the signal sent to the
+ * Failover time of several {@code kaas serve} over one shared directory: from the signal sent to the
  * broker leading a partition to the first acks=all produce to that partition acknowledged by its new owner.
  *
  * <p>Usage: {@code FailoverProbe <bootstrap> <topic> <victimBrokerId> <victimPid> <KILL|STOP>}. Finds a partition the

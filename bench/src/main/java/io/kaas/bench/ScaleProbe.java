@@ -17,7 +17,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The client side of {@code bench/scale.sh} (issue 15): many topics of many partitions, one acks=all
+ * The client side of {@code bench/scale.sh}: many topics of many partitions, one acks=all
  * record each.
  *
  * <p>Usage: {@code ScaleProbe <bootstrap> create <topics> <partitionsPerTopic>} creates topics

@@ -9,7 +9,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Transactional throughput with transactions of a fixed number of records (issue 12's bench row):
+ * Transactional throughput with transactions of a fixed number of records (bench/txn.sh's row):
  * {@code ProducerPerformance --transactional-id} ends transactions by time, not by count, so it cannot
  * say "transactions of 100 records". One producer, {@code acks=all}, a transactional id of its own;
  * each transaction sends its records round-robin over the topic's partitions, then commits (so every

@@ -99,7 +99,7 @@ public final class KaasBroker implements AutoCloseable {
     private ScheduledExecutorService timer;
     private RetentionSchedule retention;
     private AdminServer admin;
-    /** Several brokers over one shared directory (issue 17): how to join; null for a broker on its own. */
+    /** Several brokers over one shared directory: how to join; null for a broker on its own. */
     private ClusterConfig clusterConfig;
     private ClusterMember member;
     private AccessControl access = AccessControl.none();
@@ -158,7 +158,7 @@ public final class KaasBroker implements AutoCloseable {
     }
 
     /**
-     * A broker that shares its data directory with others, coordinated by etcd (issue 17): its engine is
+     * A broker that shares its data directory with others, coordinated by a coordination store (etcd or Kubernetes): its engine is
      * {@link DiskStorageEngine#shared}; {@link #start} fails with a {@link CoordinationException} when etcd
      * is unreachable or a live broker already has this id.
      */

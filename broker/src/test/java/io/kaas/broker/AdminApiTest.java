@@ -30,7 +30,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The AdminClient surface issue 3 names, against a real broker; then a restart keeps it all. */
+/** The AdminClient surface Kafka's tools use, against a real broker; then a restart keeps it all. */
 class AdminApiTest {
     @TempDir
     Path dir;

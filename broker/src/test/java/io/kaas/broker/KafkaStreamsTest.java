@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11: an unmodified Kafka Streams app (word count, at_least_once) on kaas. Its topology has a
+ * An unmodified Kafka Streams app (word count, at_least_once) on kaas. Its topology has a
  * repartition topic (the group-by re-keys) and a RocksDB state store with a compacted changelog, so it
  * exercises what Streams asks of a broker: internal-topic creation and validation (DescribeConfigs),
  * consumer groups, the restore consumer, purging the repartition topic (DeleteRecords). The counts must

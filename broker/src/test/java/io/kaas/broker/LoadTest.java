@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 4, load: 200 loopback connections open at once (100 producing acks=all, 100 fetching) for a
+ * Load: 200 loopback connections open at once (100 producing acks=all, 100 fetching) for a
  * bounded time over a real data dir, then every fetcher must have read every acknowledged record at
  * its acknowledged offset, with no error anywhere. Also: heap after a GC under {@link #HEAP_BOUND},
  * and no file descriptor leak across connection churn. Raw frames, not kafka-clients: 200 clients'

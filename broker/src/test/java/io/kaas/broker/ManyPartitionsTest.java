@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 15 at a size CI affords: 2,000 partitions (200 topics × 10) under a budget of 256 open
+ * Many partitions at a size CI affords: 2,000 partitions (200 topics × 10) under a budget of 256 open
  * segment files, through a real broker and kafka-clients. Every partition acknowledges an acks=all
  * record, a consumer reads them all back, the broker restarts cleanly and it all happens again; the
  * process's open descriptors ({@code /proc/self/fd}), sampled throughout, never pass the budget plus a

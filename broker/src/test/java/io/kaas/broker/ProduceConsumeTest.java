@@ -63,7 +63,7 @@ class ProduceConsumeTest {
         assertThat(unused).doesNotExist();
     }
 
-    /** Issue 3 acceptance: idempotent acks=all, 3 partitions, 100k records, every codec; consumed back value for value. */
+    /** Idempotent acks=all, 3 partitions, 100k records, every codec; consumed back value for value. */
     @ParameterizedTest
     @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
     void hundredThousandRecordsRoundTripWithEveryCodec(String codec) throws Exception {

@@ -55,7 +55,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 
 /**
- * Issue 4, decoder fuzzing through the real server: for every API version the broker advertises
+ * Decoder fuzzing through the real server: for every API version the broker advertises
  * (ApiVersions reads ServedApis), a valid request frame built with kafka-clients' generated classes
  * is mutated (byte flips, truncation, extension, length-field lies, random bodies) and sent over a
  * raw loopback socket, sometimes behind up to two valid frames of the same request in the same write.

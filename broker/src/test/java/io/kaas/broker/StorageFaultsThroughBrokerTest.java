@@ -52,7 +52,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 4, storage faults seen from the wire: a real broker over a {@link DiskStorageEngine} on the
+ * Storage faults seen from the wire: a real broker over a {@link DiskStorageEngine} on the
  * fault-injecting filesystem, real kafka-clients and raw frames on loopback. Each test breaks one
  * partition's disk and checks what its clients are told (KAFKA_STORAGE_ERROR), that nothing was
  * acknowledged that the disk does not hold, and that the other partitions never notice.

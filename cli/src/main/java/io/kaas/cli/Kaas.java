@@ -39,7 +39,7 @@ public final class Kaas implements Runnable {
     /**
      * Every subcommand, in the order help lists them. Not in the {@code @Command} annotation: picocli
      * would build all of them for every invocation, and runbooks call {@code kaas verify} hundreds of
-     * times (issue 14's start-up targets), so {@link #main} builds only the one the arguments name.
+     * times (bench/startup.sh's targets), so {@link #main} builds only the one the arguments name.
      */
     static final List<Class<?>> SUBCOMMANDS = List.of(
             HelpCommand.class,

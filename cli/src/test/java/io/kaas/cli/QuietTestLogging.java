@@ -9,7 +9,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tests log at WARN (issue 10). The cli's test JVM logs through kaas's logback configuration
+ * Tests log at WARN. The cli's test JVM logs through kaas's logback configuration
  * ({@code KaasLogConfigurator}: INFO, as an operator running {@code kaas verify} wants), so the
  * kafka-clients Admins, producers and consumers the broker tests open here printed every config dump
  * into the surefire output (over 3,000 INFO lines a run). Registered for every test class through

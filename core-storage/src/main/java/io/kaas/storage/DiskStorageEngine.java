@@ -72,7 +72,7 @@ public final class DiskStorageEngine implements StorageEngine {
     }
 
     /**
-     * An engine over a directory that several brokers share (issue 17), each owning the partitions its
+     * An engine over a directory that several brokers share, each owning the partitions its
      * coordination store assigns it. It takes no OS lock ({@code <data>/.lock}: NFS does not carry OS locks
      * reliably; ownership is the store's lease) and loads nothing at start: a partition opens only once
      * taken over ({@link #takeOver}), and any call for another fails with

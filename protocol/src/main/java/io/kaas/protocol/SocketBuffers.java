@@ -5,7 +5,7 @@ package io.kaas.protocol;
  * {@code socket.receive.buffer.bytes}, -1 meaning the operating system's (Linux autotunes them).
  *
  * <p>kaas's default is the operating system's for both, where Apache sets 100 KiB: measured here on loopback
- * (bench/README.md, "Consume: where the broker's kernel time goes, and socket buffers"), 100 KiB send buffers cut
+ * (bench/history/2026-12-01-cpu-per-record.md, "Consume: where the broker's kernel time goes, and socket buffers"), 100 KiB send buffers cut
  * the broker's kernel time per consumed record by about a quarter but cost three consumers 15-30% of their
  * throughput. A server.properties from Apache that sets them gets what it asks for.
  *

@@ -38,7 +38,7 @@ import org.apache.kafka.common.utils.Utils;
  * arrives; a non-empty one refuses it as Apache does (JoinGroup: INCONSISTENT_GROUP_PROTOCOL,
  * ConsumerGroupHeartbeat: GROUP_ID_NOT_FOUND). Kind changes are decided under {@code kinds}.
  *
- * <p><b>Several brokers over one directory</b> (issue 17): groups are spread over {@value #SLOTS} slots (Apache's
+ * <p><b>Several brokers over one directory</b>: groups are spread over {@value #SLOTS} slots (Apache's
  * {@code __consumer_offsets} partitions, {@link #slotFor}), each coordinated by one broker at a time (the holder the
  * cluster's assignment names, which FindCoordinator answers). A broker sharing its directory
  * ({@link #coordinateWhenTaken}) acts for a group only between {@link #takeCoordination} and

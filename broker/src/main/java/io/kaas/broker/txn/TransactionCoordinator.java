@@ -28,8 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The transaction coordinator (KIP-98; protocol v2 of KIP-890 part 2 for EndTxn v5) for every transactional id: this broker
- * is the coordinator of all of them. See {@link TxnState} for the state machine.
+ * The transaction coordinator (KIP-98; both protocols: v1, and v2 of KIP-890 part 2 for EndTxn v5). A broker on its own
+ * coordinates every transactional id; with several brokers each id's slot has one coordinator. See {@link TxnState}
+ * for the state machine.
  *
  * <p><b>Durability order</b>: every change is written to its slot file ({@link TransactionStateStore})
  * before it is answered or acted on. Ending a transaction: PREPARE_* written → markers appended and
@@ -38,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * at {@link #start}: markers and offsets are idempotent) or COMPLETE_*; an ONGOING transaction is aborted
  * by the timeout sweep once its timeout passes, so none blocks a partition's last stable offset forever.
  *
- * <p><b>Several brokers over one directory</b> (issue 17): one broker at a time coordinates every transactional id
- * (the one FindCoordinator names). It acts only while it {@link #takeCoordination took} coordination and its
+ * <p><b>Several brokers over one directory</b>: transactional ids are spread over the {@code __transaction_state}
+ * slots, each coordinated by one broker at a time (the one FindCoordinator names). A broker acts for a slot only
+ * while it {@link #takeCoordination took} that slot's coordination and its
  * self-fence allows; otherwise every call answers NOT_COORDINATOR and nothing is written, so an ex-coordinator
  * never overwrites a slot file its successor owns. Taking coordination re-reads every slot file its predecessor
  * wrote and completes the transactions left prepared, as Apache's coordinator does when it loads a

@@ -19,7 +19,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * The other brokers of a cluster sharing one directory, as transactions need them (issue 17): a transaction's
+ * The other brokers of a cluster sharing one directory, as transactions need them: a transaction's
  * partitions may be led by several brokers, and its coordinator (the broker FindCoordinator names) may be none of
  * them. As in Apache, the coordinator sends each partition's marker to the partition's leader (WriteTxnMarkers), and
  * a partition leader asks the coordinator whether a transactional batch belongs to an ongoing transaction, or adds

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11: an unmodified Kafka Connect distributed worker on kaas. It creates its three internal topics
+ * An unmodified Kafka Connect distributed worker on kaas. It creates its three internal topics
  * (configs, offsets, status: compacted, checked by Connect's own cleanup-policy check through
  * DescribeConfigs), joins its group with the "connect" protocol, and runs a source connector that moves
  * a file's lines into a topic and a sink connector that moves them back out into another file. A second

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two brokers' group coordinators over one directory (issue 17): only the one that took coordination answers and
+ * Two brokers' group coordinators over one directory: only the one that took coordination answers and
  * writes; it re-reads what its predecessor committed; one that gave it up, or whose self-fence closed, answers
  * NOT_COORDINATOR and writes nothing.
  */

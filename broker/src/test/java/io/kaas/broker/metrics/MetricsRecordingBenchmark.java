@@ -19,8 +19,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What recording metrics costs one Produce request, the part of issue 14's "metrics on vs off" that a
- * whole-broker run on a shared 2-core machine cannot separate from its noise (bench/README.md, "Metrics
+ * What recording metrics costs one Produce request, the part of "metrics on vs off" that a
+ * whole-broker run on a shared 2-core machine cannot separate from its noise (bench/history/2026-12-01-metrics.md, "Metrics
  * on vs off"). One operation is everything the broker records for a request of bench/run.sh's shape —
  * 8 partitions x 16 records of 1 KiB: the per-topic traffic counters once per partition, one fsync's
  * histograms (group commit shares at most one fsync per request and partition; counted once per

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 12: Kafka Streams {@code exactly_once_v2} on kaas, with both sides killed. {@code kaas serve} and the
+ * Kafka Streams {@code exactly_once_v2} on kaas, with both sides killed. {@code kaas serve} and the
  * word count ({@link WordCountApp}) run as child JVMs; lines are produced throughout. The broker is killed
  * with {@code kill -9} while the app is processing and restarted on the same data and port; later the app is
  * killed with {@code kill -9} mid-run and started again on its state directory. Every line acknowledged to

@@ -59,7 +59,7 @@ import java.util.zip.CRC32;
  * membership lease holds (or the reverse); here the controller is whoever holds a live membership lease
  * named in the controller Lease, so leadership and membership end together, as with etcd's election.
  *
- * <p>Tested against fabric8's API server mock in CRUD mode only (see the module README). Thread-safe.
+ * <p>Tested against fabric8's API server mock in CRUD mode only (cluster-kubernetes/README.md, docs/several-brokers.md). Thread-safe.
  */
 public final class KubernetesClusterStore implements ClusterStore {
     static final String MANAGED_BY = "app.kubernetes.io/managed-by";

@@ -26,7 +26,7 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code leader-epoch-checkpoint.json} across power cuts (issue 17): a broker taking a shared partition over in
+ * {@code leader-epoch-checkpoint.json} across power cuts: a broker taking a shared partition over in
  * epoch 2 while the power goes at each fsync of the takeover in turn. Whatever the takeover got to, the next
  * owner (epoch 3) finds every write acknowledged in epoch 1 at its offset, and the checkpoint readable. Once the
  * takeover finished, the checkpoint's epoch 2 survives a cut: the fenced epoch-1 owner's late write past epoch
