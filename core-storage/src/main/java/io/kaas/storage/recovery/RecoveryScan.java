@@ -75,6 +75,8 @@ public final class RecoveryScan {
     /** What the fields outside the CRC are checked against: the checkpoint and epochs as found. */
     private RecoveryCheckpoint checkpointFound;
     private LeaderEpochCheckpoint epochsFound = LeaderEpochCheckpoint.EMPTY;
+    /** The highest log start a sound durable copy records, -1 when none does. */
+    private long durableLogStart = -1;
 
     private RecoveryScan(Path dir, RecoveryOptions options, TailVisitor visitor) {
         this.dir = dir;
@@ -141,6 +143,7 @@ public final class RecoveryScan {
         }
         // The log start's durable copies first: an impossible one is damage, refused before anything changes.
         DurableLogStart durable = DurableLogStart.read(dir);
+        durableLogStart = durable.logStart();
         if (!durable.impossible().isEmpty() && options.onDamage() == RecoveryOptions.DamagePolicy.REFUSE) {
             damage.addAll(durable.damage());
             return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
@@ -400,7 +403,11 @@ public final class RecoveryScan {
         // Only the active segment (the one scan that visits): a closed segment the checkpoint still names
         // may have been cleaned since, moving its batches.
         RecoveryCheckpoint cp = checkpointFound;
-        boolean landmark = visit && cp != null && cp.segmentBase() == p.name.baseOffset() && cp.bytePos() > start && cp.bytePos() <= p.size;
+        // A checkpoint at the end of the file naming the durable log start is where a purge that outran
+        // unsynced data resumed the log (see execute): it says nothing of the batch before it.
+        boolean resumedAtLogStart = cp != null && cp.bytePos() == p.size && cp.highWatermark() == durableLogStart;
+        boolean landmark = visit && cp != null && cp.segmentBase() == p.name.baseOffset() && cp.bytePos() > start
+                && cp.bytePos() <= p.size && !resumedAtLogStart;
         SegmentLogScan.Neighbours neighbours = new SegmentLogScan.Neighbours(landmark ? cp.bytePos() : -1,
                 landmark ? cp.highWatermark() : -1, epochsFound);
         SegmentLogScan.Result r = SegmentLogScan.scan(p.log, start, p.size, startOffset, p.name.baseOffset(),

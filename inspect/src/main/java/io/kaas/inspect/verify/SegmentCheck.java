@@ -98,7 +98,9 @@ final class SegmentCheck {
                             + (zeros ? " (zero-filled torn tail)" : "") + ": " + stop.getMessage());
                     break;
                 }
-                if (!analysis.named(log, pos)) {
+                // In a file the analysis found damaged, offsets going back are the damaged batch's neighbours.
+                boolean offsetsOnly = stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE;
+                if (!analysis.named(log, pos) && (judgeOffsets || !offsetsOnly)) {
                     report.problem(log, pos, stop.getMessage() + (stop.reason() == CorruptBatchException.Reason.BAD_CRC
                             ? " (the stored bytes are not the client's)" : ""));
                 }
