@@ -65,7 +65,7 @@ import io.kaas.protocol.RequestInvoker;
 import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.SaslAuthentication;
-import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.security.ScramCredentialStore;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;

@@ -28,7 +28,7 @@ import io.kaas.broker.quota.ClientQuotaStore;
 import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.AccessControl;
-import io.kaas.broker.security.AclStore;
+import io.kaas.security.AclStore;
 import io.kaas.broker.security.InterBrokerListener;
 import io.kaas.protocol.ListenerSecurity;
 import io.kaas.broker.security.SecurityConfig;

@@ -3,8 +3,8 @@ package io.kaas.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.broker.security.AclStore;
-import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.security.AclStore;
+import io.kaas.security.ScramCredentialStore;
 import io.kaas.storage.layout.ClusterDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.kaas.cluster.ClusterConfig;
 import io.kaas.cluster.etcd.EtcdServer;
-import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.security.ScramCredentialStore;
 import io.kaas.broker.security.SecurityConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.kaas.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.security.ScramCredentialStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

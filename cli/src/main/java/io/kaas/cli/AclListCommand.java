@@ -1,6 +1,6 @@
 package io.kaas.cli;
 
-import io.kaas.broker.security.AclStore;
+import io.kaas.security.AclStore;
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.format.StateJson;
 import java.util.Collection;

@@ -2,7 +2,7 @@ package io.kaas.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.security.ScramCredentialStore;
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.format.StateJson;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.broker.security.AclStore;
+import io.kaas.security.AclStore;
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.layout.OwnerLock;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.security.ScramCredentialStore;
 import io.kaas.storage.ExitCodes;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.ByteArrayInputStream;

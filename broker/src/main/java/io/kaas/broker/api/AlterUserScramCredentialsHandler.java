@@ -3,7 +3,7 @@ package io.kaas.broker.api;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import org.apache.kafka.common.acl.AclOperation;
-import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.security.ScramCredentialStore;
 import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
 import java.util.Map;

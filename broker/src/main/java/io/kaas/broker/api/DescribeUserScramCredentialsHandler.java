@@ -2,7 +2,7 @@ package io.kaas.broker.api;
 
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.security.ScramCredentialStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.security.AclStore;
 import io.kaas.protocol.Authorization;
 import io.kaas.storage.io.FileChangeCheck;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.security.ScramCredentialStore;
 import io.kaas.protocol.ClientSession;
 import javax.security.sasl.SaslException;
 import javax.security.sasl.SaslServer;

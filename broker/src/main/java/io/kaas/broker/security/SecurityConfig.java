@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.security.AclStore;
 import io.kaas.protocol.ListenerSecurity;
 import io.kaas.protocol.ConnectionLimits;
 import io.kaas.cluster.Endpoint;

@@ -1,5 +1,6 @@
 package io.kaas.broker.security;
 
+import io.kaas.security.ScramCredentialStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,7 @@
 package io.kaas.broker.security;
 
+import io.kaas.security.ScramCredentialStore;
+import io.kaas.security.AclStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.kaas.broker.txn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.broker.group.OffsetStore;
-import io.kaas.broker.security.ScramCredentialStore;
+import io.kaas.security.ScramCredentialStore;
 import io.kaas.storage.layout.ClusterDir;
 import io.kaas.storage.testfs.FaultyFileSystem;
 import java.nio.file.Path;

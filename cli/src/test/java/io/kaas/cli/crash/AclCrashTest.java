@@ -2,7 +2,7 @@ package io.kaas.cli.crash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.broker.security.AclStore;
+import io.kaas.security.AclStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;

@@ -1,4 +1,4 @@
-package io.kaas.broker.security;
+package io.kaas.security;
 
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
