@@ -162,13 +162,17 @@ final class DamageRepair {
     }
 
     private void salvage(List<SegmentPlan> plans) throws IOException {
-        for (SegmentPlan p : plans) {
+        for (int i = 0; i < plans.size(); i++) {
+            SegmentPlan p = plans.get(i);
             if (!p.damaged) {
                 continue;
             }
+            // A range to the end of a closed segment leaves unused the offsets up to the next segment's first.
+            long nextBase = i + 1 < plans.size() ? plans.get(i + 1).name.baseOffset() : -1;
             for (SegmentLogScan.BadRange r : p.bad) {
                 count(p.log, r.start(), r.end());
-                quarantine.add(p.log, r.start(), r.end(), r.why(), r.gapTo() < 0 ? null : r.gapFrom(), r.gapTo() < 0 ? null : r.gapTo());
+                long gapTo = r.gapTo() >= 0 ? r.gapTo() : nextBase;
+                quarantine.add(p.log, r.start(), r.end(), r.why(), gapTo < 0 ? null : r.gapFrom(), gapTo < 0 ? null : gapTo);
             }
             long removed = p.badBytes();
             bytesRemoved += removed;
@@ -214,6 +218,16 @@ final class DamageRepair {
         SegmentLogScan.Counts c = SegmentLogScan.countFramed(log, from, end);
         batchesDropped += c.batches();
         recordsDropped += c.records();
+    }
+
+    /**
+     * Under --force: offsets {@code [from, to)} missing after segment {@code follows} are accepted, recorded in the
+     * quarantine note as an empty range at that segment's end (no byte leaves the log).
+     */
+    void acceptGap(SegmentPlan follows, long from, long to, String why) {
+        Path saved = quarantine.add(follows.log, follows.size, follows.size, why, from, to);
+        actions.add(String.format("%s: offsets %d..%d missing after it, accepted (--force); the gap is recorded in %s",
+                follows.log, from, to - 1, saved.resolveSibling(Quarantine.NOTE)));
     }
 
     /** Apply, first step: the quarantine, durable before anything it saves is removed. */

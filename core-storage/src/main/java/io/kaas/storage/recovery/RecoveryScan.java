@@ -177,9 +177,19 @@ public final class RecoveryScan {
             }
         }
 
+        OffsetGaps.markJumpedLastBatches(plans);
         DamageRepair repair = new DamageRepair(dir, options, damage, actions, removals);
         repair.judge(plans, before, checkpoint);
         boolean refused = repair.handle(plans, repair.overlaps(plans));
+        boolean forced = options.onDamage() != RecoveryOptions.DamagePolicy.REFUSE;
+        for (OffsetGaps.Gap gap : OffsetGaps.betweenSegments(dir, plans, durable.logStart())) {
+            if (forced) {
+                repair.acceptGap(gap.follows(), gap.from(), gap.to(), gap.what());
+            } else {
+                damage.add(gap.line());
+                refused = true;
+            }
+        }
         bytesTruncated += repair.bytesRemoved;
         batchesDropped += repair.batchesDropped;
         recordsDropped += repair.recordsDropped;
@@ -205,6 +215,27 @@ public final class RecoveryScan {
             logEnd = Math.max(0, Math.max(durable.logStart(), durable.highWatermark()));
         } else {
             logEnd = last.nextOffset >= 0 ? last.nextOffset : last.name.baseOffset();
+        }
+        OffsetGaps.Gap tail = OffsetGaps.missingTail(dir, durable.manifest(), durable.logStart(), last, logEnd, epochsFound);
+        if (tail != null && tail.what() == null) {
+            actions.add(String.format("%s: log end %d is below the highWatermark %d; a salvage recorded the gap, the log resumes at %d",
+                    dir, logEnd, tail.to(), tail.to()));
+            logEnd = tail.to();
+        } else if (tail != null && !forced) {
+            damage.add(tail.line());
+            return new Outcome(report(before, before, true), List.of(), -1, -1, epoch);
+        } else if (tail != null && options.onDamage() == RecoveryOptions.DamagePolicy.SALVAGE) {
+            // Offsets below an fsynced high watermark may have been read by consumers: never hand them out again
+            // (--force --truncate cuts there instead, as it cuts at any damage).
+            // The log resumes in a new, empty segment there, so that every tool reads the same log end from the files.
+            repair.acceptGap(last, tail.from(), tail.to(), tail.what());
+            SegmentPlan resumed = new SegmentPlan(dir, SegmentName.of(epoch, tail.to()), 0);
+            resumed.create = true;
+            resumed.entries = new ArrayList<>();
+            plans.add(resumed);
+            last = resumed;
+            logEnd = tail.to();
+            actions.add(String.format("%s: created, empty: the log resumes at the highWatermark %d", resumed.log, logEnd));
         }
         if (durable.logStart() > logEnd) {
             // An acknowledged DeleteRecords (durable in the manifest) outran data that never reached the
@@ -448,6 +479,12 @@ public final class RecoveryScan {
         for (int i = 0; i < plans.size(); i++) {
             SegmentPlan p = plans.get(i);
             boolean last = i == plans.size() - 1;
+            if (p.create) {
+                try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
+                dirChanged = true;
+            }
             if (p.rewrite) {
                 DamageRepair.rewrite(p);
             }

@@ -219,7 +219,9 @@ final class SegmentLogScan {
         /** Walks {@code scanner} to its stop; positions in the index move back by {@code shift}. True when it met the offset limit. */
         boolean run(BatchScanner scanner, long shift) throws IOException {
             for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
-                if (b.header().lastOffset() >= offsetLimit) {
+                // A fenced ex-leader's late write continues its own log; a batch whose base offset jumped there
+                // is a damaged base offset (outside the CRC), judged by its neighbours instead.
+                if (b.header().lastOffset() >= offsetLimit && b.header().baseOffset() <= (nextOffset >= 0 ? nextOffset : floor)) {
                     limitAt = b.position();
                     return true;
                 }

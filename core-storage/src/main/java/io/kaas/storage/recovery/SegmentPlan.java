@@ -38,6 +38,8 @@ final class SegmentPlan {
     /** After a salvage: bytes before this kept their positions, and the offset there (a checkpoint may not claim more). */
     long unmovedEnd = -1;
     long offsetAtUnmovedEnd = -1;
+    /** Apply creates this segment, empty (the log resumes at its base offset past a missing tail). */
+    boolean create;
 
     SegmentPlan(Path dir, SegmentName name, long size) {
         this.name = name;

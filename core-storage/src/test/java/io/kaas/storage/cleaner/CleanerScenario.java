@@ -1,5 +1,8 @@
 package io.kaas.storage.cleaner;
 
+import io.kaas.storage.format.StateJson;
+import io.kaas.storage.format.TopicConfig;
+
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.testing.LogFixture;
 import java.nio.ByteBuffer;
@@ -81,6 +84,9 @@ public final class CleanerScenario {
             names.add(name);
         }
         LogFixture.writeManifest(dir, 0, nextOffset, 0);
+        // The cleaner's logs are a compacted topic's: recovery and verify allow its offset gaps by that config.
+        StateJson.write(dir.toAbsolutePath().getParent().resolve(TopicConfig.FILE_NAME),
+                new TopicConfig(null, null, null, null, "compact", null, null, null));
         return names;
     }
 

@@ -108,6 +108,12 @@ class RecoveryScanFuzzProperties {
             String name = logs.get(i);
             byte[] before = damaged.get(name);
             byte[] now = after.get(name);
+            if (before == null && options.policy() == RecoveryOptions.DamagePolicy.SALVAGE && now.length == 0
+                    && SegmentName.parse(name).orElseThrow().baseOffset() == report.manifestAfter().highWatermark()) {
+                // A salvage that found the log ending below the fsynced high watermark resumes it there, in a new
+                // empty segment, so that offsets are never handed out twice.
+                continue;
+            }
             assertThat(before).as("recovery never creates a log file (%s)", name).isNotNull();
             assertThat(now.length).as("%s only shrinks", name).isLessThanOrEqualTo(before.length);
             if (options.policy() == RecoveryOptions.DamagePolicy.SALVAGE) {

@@ -4,7 +4,7 @@ import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.recovery.OffsetGaps;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -112,11 +112,7 @@ final class PartitionVerifier {
 
     /** A compacted topic may have offset gaps and segments starting above their name: not problems there. */
     static boolean isCompacted(Path partitionDir) {
-        try {
-            return TopicConfig.ofPartitionDir(partitionDir).compacted();
-        } catch (StorageException e) {
-            return false;
-        }
+        return OffsetGaps.compactionMayLeaveGaps(partitionDir);
     }
 
     static String describe(IOException e) {

@@ -7,6 +7,7 @@ import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.recovery.DerivedStateRebuild;
 import io.kaas.storage.recovery.DurableLogStart;
+import io.kaas.storage.recovery.Quarantine;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -51,7 +52,10 @@ final class StateCheck {
                 + "); recover rewrites it from the log and the other copy of the log start"));
         // A durable log start past the log's end is an acknowledged DeleteRecords that outran unsynced data
         // (DurableLogStart): the log resumes there, empty, as recovery leaves it.
-        long end = Math.max(logEnd, logStart.logStart());
+        long reached = Math.max(logEnd, logStart.logStart());
+        // Likewise past a missing tail that recover --force accepted (recorded in its quarantine note).
+        long hw = logStart.manifest() == null ? -1 : logStart.manifest().highWatermark();
+        long end = hw > reached && Quarantine.salvagedGap(partitionDir, reached, hw) ? hw : reached;
         Optional.ofNullable(logStart.manifest()).ifPresent(m -> {
             if (m.highWatermark() > end) {
                 report.problem(manifestFile, -1, "highWatermark " + m.highWatermark() + " is past the log end " + end
