@@ -162,13 +162,17 @@ final class DamageRepair {
     }
 
     private void salvage(List<SegmentPlan> plans) throws IOException {
-        for (SegmentPlan p : plans) {
+        for (int i = 0; i < plans.size(); i++) {
+            SegmentPlan p = plans.get(i);
             if (!p.damaged) {
                 continue;
             }
+            // A range running to the end of the file leaves unused the offsets up to the next segment's base.
+            Long nextBase = i + 1 < plans.size() ? plans.get(i + 1).name.baseOffset() : null;
             for (SegmentLogScan.BadRange r : p.bad) {
                 count(p.log, r.start(), r.end());
-                quarantine.add(p.log, r.start(), r.end(), r.why(), r.gapTo() < 0 ? null : r.gapFrom(), r.gapTo() < 0 ? null : r.gapTo());
+                Long gapTo = r.gapTo() >= 0 ? Long.valueOf(r.gapTo()) : nextBase;
+                quarantine.add(p.log, r.start(), r.end(), r.why(), gapTo == null ? null : r.gapFrom(), gapTo);
             }
             long removed = p.badBytes();
             bytesRemoved += removed;

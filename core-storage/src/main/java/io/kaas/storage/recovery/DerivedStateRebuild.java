@@ -123,7 +123,12 @@ public final class DerivedStateRebuild {
         List<Finding> out = new ArrayList<>();
         check(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class, out);
         check(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class, out);
-        check(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class, out);
+        Path epochsFile = partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME);
+        if (check(epochsFile, LeaderEpochCheckpoint.class, out)) {
+            StateJson.read(epochsFile, LeaderEpochCheckpoint.class)
+                    .map(e -> epochsDisagreement(e, PartitionSegments.list(partitionDir)))
+                    .ifPresent(why -> out.add(new Finding(epochsFile, why)));
+        }
         check(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class, out);
         return out;
     }
@@ -134,17 +139,77 @@ public final class DerivedStateRebuild {
      */
     public static LeaderEpochCheckpoint epochsOrRebuild(Path partitionDir, boolean dryRun, List<String> actions) {
         Path file = partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME);
+        String problem;
         try {
-            return StateJson.read(file, LeaderEpochCheckpoint.class).orElse(LeaderEpochCheckpoint.EMPTY);
-        } catch (StorageException e) {
-            LeaderEpochCheckpoint derived = epochsFromSegmentNames(PartitionSegments.list(partitionDir));
-            if (!dryRun) {
-                StateJson.write(file, derived);
+            Optional<LeaderEpochCheckpoint> read = StateJson.read(file, LeaderEpochCheckpoint.class);
+            problem = read.map(e -> epochsDisagreement(e, PartitionSegments.list(partitionDir))).orElse(null);
+            if (problem == null) {
+                return read.orElse(LeaderEpochCheckpoint.EMPTY);
             }
-            actions.add(file + ": unreadable (" + e.getMessage() + "), rebuilt from the segment names with "
-                    + derived.epochs().size() + " epoch(s)");
-            return derived;
+        } catch (StorageException e) {
+            problem = "unreadable (" + e.getMessage() + ")";
         }
+        LeaderEpochCheckpoint derived = epochsFromSegmentNames(PartitionSegments.list(partitionDir));
+        if (!dryRun) {
+            StateJson.write(file, derived);
+        }
+        actions.add(file + ": " + problem + ", rebuilt from the segment names with " + derived.epochs().size() + " epoch(s)");
+        return derived;
+    }
+
+    /**
+     * Why a readable leader-epoch checkpoint disagrees with the log, or null: a leader names each segment
+     * it creates after its epoch, which it recorded before writing, so an epoch that wrote a segment (not
+     * empty) and is missing from the checkpoint, or recorded as beginning after that segment's base offset,
+     * is a damaged checkpoint. Fencing by it would remove intact batches; it is rebuilt instead.
+     */
+    static String epochsDisagreement(LeaderEpochCheckpoint epochs, List<SegmentFile> segments) {
+        for (SegmentFile s : segments) {
+            if (s.name().apacheStyle() || sizeOf(s.log()) == 0) {
+                continue;
+            }
+            Optional<LeaderEpochCheckpoint.Entry> mine = epochs.epochs().stream().filter(e -> e.epoch() == s.name().epoch()).findFirst();
+            if (mine.isEmpty()) {
+                return "disagrees with the log: it does not record epoch " + s.name().epoch() + ", which wrote " + s.log().getFileName();
+            }
+            if (mine.get().startOffset() > s.baseOffset()) {
+                return "disagrees with the log: it says epoch " + s.name().epoch() + " began at offset " + mine.get().startOffset()
+                        + ", after " + s.log().getFileName() + " (which that epoch wrote) begins";
+            }
+            // A leader rolls a segment named after its epoch where the epoch begins, so a fenced ex-leader's late
+            // segment always has a later epoch's segment at or below its base offset. One the checkpoint would fence
+            // with no such segment before it holds the log's own batches: the checkpoint is wrong, not the segment.
+            long end = epochs.endOf(s.name().epoch());
+            boolean laterBefore = segments.stream().anyMatch(o -> !o.name().apacheStyle() && o.name().epoch() > s.name().epoch()
+                    && o.baseOffset() <= s.baseOffset());
+            if (s.baseOffset() >= end && !laterBefore) {
+                return "disagrees with the log: it says a later epoch began at offset " + end + ", but no segment of a later"
+                        + " epoch begins at or before " + s.log().getFileName();
+            }
+        }
+        for (int i = 1; i < epochs.epochs().size(); i++) {
+            LeaderEpochCheckpoint.Entry a = epochs.epochs().get(i - 1);
+            LeaderEpochCheckpoint.Entry b = epochs.epochs().get(i);
+            if (b.epoch() <= a.epoch() || b.startOffset() < a.startOffset()) {
+                return "disagrees with itself: epoch " + b.epoch() + " at offset " + b.startOffset() + " follows epoch " + a.epoch()
+                        + " at offset " + a.startOffset() + " (epochs and their start offsets only grow)";
+            }
+        }
+        return null;
+    }
+
+    private static long sizeOf(Path file) {
+        try {
+            return java.nio.file.Files.size(file);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** The leader-epoch checkpoint the scan may fence by: the file, or (when it disagrees with the log) one derived from the names. */
+    static LeaderEpochCheckpoint trustedEpochs(Path partitionDir, LeaderEpochCheckpoint read) {
+        List<SegmentFile> segments = PartitionSegments.list(partitionDir);
+        return epochsDisagreement(read, segments) == null ? read : epochsFromSegmentNames(segments);
     }
 
     /** Each epoch's first segment, in offset order, is where it began; an epoch lower than one already seen adds nothing. */

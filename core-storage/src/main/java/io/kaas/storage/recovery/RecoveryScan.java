@@ -156,6 +156,7 @@ public final class RecoveryScan {
         List<SegmentPlan> plans = listSegments();
         LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
         if (epochs != null) {
+            epochs = DerivedStateRebuild.trustedEpochs(dir, epochs); // a dry run reads the file before it is rebuilt
             fenceLateWrites(plans, epochs);
             epochsFound = epochs;
         }

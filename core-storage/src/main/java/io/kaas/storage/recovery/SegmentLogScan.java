@@ -150,6 +150,8 @@ final class SegmentLogScan {
             long expected = nextAtStop >= 0 ? nextAtStop : startOffset;
             String why = stop.getMessage();
             long removed = 0;
+            // The stop is recorded in bad ranges from here on: a resumed walk reports only its own stops.
+            walk.fieldStop = null;
             while (true) {
                 ResyncScan.Found found = zeroTail && bad.isEmpty() ? null : ResyncScan.find(ch, from + 1, size, expected, maxLast);
                 if (found == null || found.header().lastOffset() >= offsetLimit) {
@@ -219,7 +221,8 @@ final class SegmentLogScan {
         /** Walks {@code scanner} to its stop; positions in the index move back by {@code shift}. True when it met the offset limit. */
         boolean run(BatchScanner scanner, long shift) throws IOException {
             for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
-                if (b.header().lastOffset() >= offsetLimit) {
+                // A late write continues the log; a batch that jumps past the limit has a damaged base offset instead.
+                if (b.header().lastOffset() >= offsetLimit && b.header().baseOffset() <= (nextOffset >= 0 ? nextOffset : floor)) {
                     limitAt = b.position();
                     return true;
                 }
