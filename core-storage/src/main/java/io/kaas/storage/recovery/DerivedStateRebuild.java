@@ -9,6 +9,7 @@ import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.BatchScanner;
+import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.ScannedBatch;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.state.ProducerStateTable;
@@ -20,6 +21,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.LongUnaryOperator;
 
 /**
  * The partition's derivable JSON state — {@code producer-state.snapshot}, {@code txn-index.snapshot},
@@ -206,8 +208,55 @@ public final class DerivedStateRebuild {
         }
     }
 
+    /**
+     * Why {@code recovery-checkpoint.json} disagrees with the active segment it names, or null: its byte must lie
+     * in the segment's valid part, on a batch boundary, with its offset the one after that boundary. Recovery
+     * then scans the segment whole and rewrites it; verify reports it (one rule, both tools).
+     *
+     * @param validEnd            where the segment's valid part ends
+     * @param nextOffsetEndingAt  the offset after the batch ending at a byte, {@link Long#MIN_VALUE} when none ends there
+     * @param logEnd              the offset after the log's last valid batch
+     * @param resumeOffset        where the log resumes at its end: the log end, or a durable log start past it
+     */
+    public static String checkpointDisagreement(RecoveryCheckpoint c, long validEnd, LongUnaryOperator nextOffsetEndingAt,
+                                                long logEnd, long resumeOffset) {
+        if (c.bytePos() > validEnd) {
+            return "bytePos " + c.bytePos() + " is past the valid end " + validEnd + " of segment " + c.segmentBase();
+        }
+        long expected = c.bytePos() == 0 ? c.segmentBase() : nextOffsetEndingAt.applyAsLong(c.bytePos());
+        if (expected == Long.MIN_VALUE || c.bytePos() < 0) {
+            return "bytePos " + c.bytePos() + " is not a batch boundary of segment " + c.segmentBase();
+        }
+        // At the log's end recovery writes the offset the log resumes at: the durable log start when that lies past the log.
+        boolean resumes = expected == logEnd && c.highWatermark() == resumeOffset;
+        if (c.bytePos() > 0 && c.highWatermark() != expected && !resumes) {
+            return "highWatermark " + c.highWatermark() + " disagrees with the log: the batch ending at byte " + c.bytePos()
+                    + " is followed by offset " + expected;
+        }
+        return null;
+    }
+
+    /**
+     * {@link #checkpointDisagreement} for recovery: the segment's batches found by framing ({@code log} is the
+     * segment it names); {@code durableLogStart} the log start its durable copies record (-1: none).
+     */
+    static String checkpointDisagreement(RecoveryCheckpoint c, Path log, long size, long durableLogStart) throws IOException {
+        java.util.Map<Long, Long> nextByEnd = new java.util.HashMap<>();
+        long end = 0;
+        long logEnd = c.segmentBase();
+        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
+            HeaderCursor cursor = new HeaderCursor(ch, 0, size);
+            for (HeaderCursor.Framing f = cursor.next(); f == HeaderCursor.Framing.BATCH; f = cursor.next()) {
+                end = cursor.position() + cursor.sizeInBytes();
+                logEnd = cursor.nextOffset();
+                nextByEnd.put(end, logEnd);
+            }
+        }
+        return checkpointDisagreement(c, end, pos -> nextByEnd.getOrDefault(pos, Long.MIN_VALUE), logEnd, Math.max(logEnd, durableLogStart));
+    }
+
     /** The leader-epoch checkpoint the scan may fence by: the file, or (when it disagrees with the log) one derived from the names. */
-    static LeaderEpochCheckpoint trustedEpochs(Path partitionDir, LeaderEpochCheckpoint read) {
+    public static LeaderEpochCheckpoint trustedEpochs(Path partitionDir, LeaderEpochCheckpoint read) {
         List<SegmentFile> segments = PartitionSegments.list(partitionDir);
         return epochsDisagreement(read, segments) == null ? read : epochsFromSegmentNames(segments);
     }

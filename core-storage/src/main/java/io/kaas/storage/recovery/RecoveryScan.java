@@ -75,6 +75,8 @@ public final class RecoveryScan {
     /** What the fields outside the CRC are checked against: the checkpoint and epochs as found. */
     private RecoveryCheckpoint checkpointFound;
     private LeaderEpochCheckpoint epochsFound = LeaderEpochCheckpoint.EMPTY;
+    /** The durable log start (where an empty log resumes), -1 when no copy records one. */
+    private long durableLogStart = -1;
 
     private RecoveryScan(Path dir, RecoveryOptions options, TailVisitor visitor) {
         this.dir = dir;
@@ -149,6 +151,7 @@ public final class RecoveryScan {
         durable.damage().forEach(d -> actions.add(d + "; ignored (--force) and rewritten"));
         actions.addAll(durable.actions());
         Manifest before = durable.manifest();
+        durableLogStart = durable.logStart();
         // A cleaner swap interrupted by a crash is finished (committed) or discarded (not) before the
         // segments are listed: its .cleaned files are not segments, its intent names what it replaces.
         actions.addAll(CleanerSwap.recover(dir, options.dryRun()));
@@ -161,6 +164,11 @@ public final class RecoveryScan {
             epochsFound = epochs;
         }
         checkpointFound = checkpoint;
+        if (checkpoint != null && !plans.isEmpty() && checkpoint.segmentBase() > plans.get(plans.size() - 1).name.baseOffset()) {
+            // One naming an older segment is normal after a roll (ignored, rewritten quietly); past the active one, no writer leaves it.
+            actions.add(dir.resolve(RecoveryCheckpoint.FILE_NAME) + ": segmentBase " + checkpoint.segmentBase()
+                    + " names no segment; ignored and rewritten");
+        }
 
         for (int i = 0; i < plans.size(); i++) {
             boolean active = i == plans.size() - 1;
@@ -193,6 +201,13 @@ public final class RecoveryScan {
         }
 
         int epoch = Math.max(before == null ? options.leaderEpoch() : before.epoch(), options.leaderEpoch());
+        int newestSegmentEpoch = plans.stream().filter(p -> !p.name.apacheStyle()).mapToInt(p -> p.name.epoch()).max().orElse(-1);
+        String staleEpoch = DurableLogStart.epochBehindSegments(before, newestSegmentEpoch);
+        if (staleEpoch != null && !refused) {
+            epoch = Math.max(epoch, newestSegmentEpoch);
+            actions.add(dir.resolve(Manifest.FILE_NAME) + ": " + staleEpoch + "; " + (options.dryRun() ? "would be rewritten" : "rewritten")
+                    + " with epoch " + epoch);
+        }
         if (refused) {
             return new Outcome(report(before, before, true), List.of(), -1, -1, epoch);
         }
@@ -365,7 +380,14 @@ public final class RecoveryScan {
         long start = 0;
         long startOffset = p.name.baseOffset();
         List<IndexEntry> kept = new ArrayList<>();
-        if (options.useCheckpoint() && cp != null && !p.rebuildIndex && p.offsetLimit == Long.MAX_VALUE && cp.segmentBase() == p.name.baseOffset()
+        String disagreement = cp == null || cp.segmentBase() != p.name.baseOffset() ? null
+                : DerivedStateRebuild.checkpointDisagreement(cp, p.log, p.size, durableLogStart);
+        if (disagreement != null) {
+            // A derivable hint that disagrees with the log must never decide where it ends: scanned whole, rewritten.
+            actions.add(dir.resolve(RecoveryCheckpoint.FILE_NAME) + ": " + disagreement + "; the active segment is scanned"
+                    + " from byte 0 and the checkpoint rewritten");
+        }
+        if (disagreement == null && options.useCheckpoint() && cp != null && !p.rebuildIndex && p.offsetLimit == Long.MAX_VALUE && cp.segmentBase() == p.name.baseOffset()
                 && cp.bytePos() >= 0 && cp.bytePos() <= p.size && cp.highWatermark() >= p.name.baseOffset()) {
             start = cp.bytePos();
             startOffset = cp.highWatermark();
