@@ -53,10 +53,13 @@ public final class DerivedStateRebuild {
     private final ProducerStateTable tailProducers;
     private final TxnIndex tailTxns;
     private final List<String> actions = new ArrayList<>();
+    /** A leader-epoch checkpoint that disagreed with the log, rebuilt: written after a scan that finds no damage. */
+    private final LeaderEpochCheckpoint epochsToWrite;
 
     private DerivedStateRebuild(Path dir, boolean dryRun) {
         this.dir = dir;
         epochsOrRebuild(dir, dryRun, actions); // the scan fences late writes by it
+        this.epochsToWrite = dryRun ? null : epochsToRewrite(dir);
         this.checkpointUnreadable = !check(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class, new ArrayList<>());
         Optional<ProducerStateSnapshot> p = tryRead(dir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class, actions);
         Optional<TxnIndexSnapshot> t = tryRead(dir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class, actions);
@@ -104,6 +107,9 @@ public final class DerivedStateRebuild {
      * @return whether the snapshots and the checkpoint must be written (in that order) although no tail was scanned
      */
     boolean afterScan(List<SegmentName> segments, long logEnd) throws IOException {
+        if (epochsToWrite != null) {
+            StateJson.write(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), epochsToWrite);
+        }
         if (rebuildProducers || rebuildTxns) {
             replayWholeLog(segments, logEnd);
         }
@@ -148,6 +154,11 @@ public final class DerivedStateRebuild {
             if (problem == null) {
                 return read.orElse(LeaderEpochCheckpoint.EMPTY);
             }
+            // Readable but disagreeing: the scan fences by the derived epochs; the file is written only once the
+            // scan finds no damage (afterScan), since segments that disagree with it may be the damage instead.
+            LeaderEpochCheckpoint derived = epochsFromSegmentNames(PartitionSegments.list(partitionDir));
+            actions.add(file + ": " + problem + ", rebuilt from the segment names with " + derived.epochs().size() + " epoch(s)");
+            return derived;
         } catch (StorageException e) {
             problem = "unreadable (" + e.getMessage() + ")";
         }
@@ -157,6 +168,17 @@ public final class DerivedStateRebuild {
         }
         actions.add(file + ": " + problem + ", rebuilt from the segment names with " + derived.epochs().size() + " epoch(s)");
         return derived;
+    }
+
+    /** The derived epochs to write after a scan that found no damage: the file disagrees with the log; else null. */
+    private static LeaderEpochCheckpoint epochsToRewrite(Path partitionDir) {
+        try {
+            Optional<LeaderEpochCheckpoint> read = StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
+            List<SegmentFile> segments = PartitionSegments.list(partitionDir);
+            return read.isPresent() && epochsDisagreement(read.get(), segments) != null ? epochsFromSegmentNames(segments) : null;
+        } catch (StorageException e) {
+            return null;
+        }
     }
 
     /**
