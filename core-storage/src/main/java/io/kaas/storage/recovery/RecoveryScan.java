@@ -184,8 +184,14 @@ public final class RecoveryScan {
         }
 
         DamageRepair repair = new DamageRepair(dir, options, damage, actions, removals);
+        for (DurableLogStart.Finding f : durable.impossible()) {
+            repair.quarantineWhole(f.file(), f.what()); // only forced gets here with one
+        }
         repair.judge(plans, before, checkpoint);
         boolean refused = repair.handle(plans, repair.overlaps(plans));
+        if (!refused) {
+            repair.listQuarantine();
+        }
         bytesTruncated += repair.bytesRemoved;
         batchesDropped += repair.batchesDropped;
         recordsDropped += repair.recordsDropped;

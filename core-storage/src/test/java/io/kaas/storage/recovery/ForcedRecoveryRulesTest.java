@@ -74,6 +74,23 @@ class ForcedRecoveryRulesTest {
     }
 
     @Test
+    void aDamagedManifestRewrittenByForceIsQuarantinedWholeFirst() throws Exception {
+        Path dir = write(3, 1 << 20);
+        Path manifest = dir.resolve(Manifest.FILE_NAME);
+        io.kaas.storage.format.StateJson.write(manifest, new Manifest(0, 6, 100)); // a log start past its high watermark
+        byte[] damaged = Files.readAllBytes(manifest);
+
+        assertThat(RecoveryScan.run(dir, DamageVerdictTest.offline(false, RecoveryOptions.DamagePolicy.REFUSE)).refused()).isTrue();
+        RecoveryReport forced = RecoveryScan.run(dir, DamageVerdictTest.offline(false, RecoveryOptions.DamagePolicy.SALVAGE));
+
+        assertThat(forced.refused()).isFalse();
+        Path q = DamageVerdictTest.onlyQuarantine(dir);
+        assertThat(Files.readAllBytes(q.resolve(Manifest.FILE_NAME + ".0-" + damaged.length))).isEqualTo(damaged);
+        assertThat(Quarantine.readNote(q).entries()).singleElement().satisfies(e -> assertThat(e.file()).isEqualTo(Manifest.FILE_NAME));
+        assertThat(Files.readAllBytes(manifest)).isNotEqualTo(damaged);
+    }
+
+    @Test
     void anEpochCheckpointIsJudgedAgainstTheSegmentNames() throws Exception {
         segment("00000001-00000000000000000000.log");
         segment("00000002-00000000000000000010.log");
