@@ -141,6 +141,13 @@ final class DamageRepair {
         }
     }
 
+    /** Forced: bytes the scan cuts outside the damage verdict (a torn tail, late writes) are saved first too. */
+    void quarantineRange(Path file, long start, long end, String why) {
+        if (end > start) {
+            quarantine.add(file, start, end, why);
+        }
+    }
+
     /** The action lines for what {@link #writeQuarantine} writes (none when nothing is quarantined). */
     void listQuarantine() {
         if (quarantine.isEmpty()) {

@@ -75,6 +75,9 @@ public final class RecoveryScan {
     /** What the fields outside the CRC are checked against: the checkpoint and epochs as found. */
     private RecoveryCheckpoint checkpointFound;
     private LeaderEpochCheckpoint epochsFound = LeaderEpochCheckpoint.EMPTY;
+    /** Bytes the scan cuts or removes outside the damage verdict (late writes, torn tails): saved too when forced. */
+    private record Cut(Path file, long start, long end, String why, boolean wholeFile) {}
+    private final List<Cut> cuts = new ArrayList<>();
     /** The durable log start (where an empty log resumes), -1 when no copy records one. */
     private long durableLogStart = -1;
 
@@ -189,8 +192,15 @@ public final class RecoveryScan {
         }
         repair.judge(plans, before, checkpoint);
         boolean refused = repair.handle(plans, repair.overlaps(plans));
-        if (!refused) {
-            repair.listQuarantine();
+        if (!refused && options.onDamage() != RecoveryOptions.DamagePolicy.REFUSE) {
+            // Under --force every byte that leaves the log is saved first, not only the damage.
+            for (Cut c : cuts) {
+                // a cut inside a segment that --force --truncate then removed whole is in the quarantine already
+                boolean removedWhole = !c.wholeFile() && plans.stream().noneMatch(p -> p.log.equals(c.file()));
+                if (!removedWhole) {
+                    repair.quarantineRange(c.file(), c.start(), c.end(), c.why());
+                }
+            }
         }
         bytesTruncated += repair.bytesRemoved;
         batchesDropped += repair.batchesDropped;
@@ -201,11 +211,17 @@ public final class RecoveryScan {
             if (last.stop != null) {
                 long cut = last.size - last.validEnd;
                 bytesTruncated += cut;
+                if (options.onDamage() != RecoveryOptions.DamagePolicy.REFUSE) {
+                    repair.quarantineRange(last.log, last.validEnd, last.size, "torn tail: " + last.stop.getMessage());
+                }
                 actions.add(String.format("%s: truncated %d bytes of %s at byte %d (%s)", last.log, cut,
                         last.zeroTail ? "zero-filled torn tail" : "torn tail", last.validEnd, last.stop.getMessage()));
             }
         }
 
+        if (!refused) {
+            repair.listQuarantine();
+        }
         int epoch = Math.max(before == null ? options.leaderEpoch() : before.epoch(), options.leaderEpoch());
         int newestSegmentEpoch = plans.stream().filter(p -> !p.name.apacheStyle()).mapToInt(p -> p.name.epoch()).max().orElse(-1);
         String staleEpoch = DurableLogStart.epochBehindSegments(before, newestSegmentEpoch);
@@ -353,6 +369,7 @@ public final class RecoveryScan {
                 removals.add(p.log);
                 removals.add(p.index);
                 segmentsRemoved++;
+                cuts.add(new Cut(p.log, 0, p.size, "written by a fenced ex-leader after a later epoch began", true));
                 actions.add(String.format("%s: removed, written by epoch %d at or past offset %d, where a later leader"
                         + " epoch began (a fenced ex-leader's late writes)", p.log, p.name.epoch(), end));
             }
@@ -441,6 +458,7 @@ public final class RecoveryScan {
         if (fenceCut) {
             r = new SegmentLogScan.Result(r.validEnd(), r.nextOffset(), null, false, false, r.bytesRead());
             bytesTruncated += p.size - r.validEnd();
+            cuts.add(new Cut(p.log, r.validEnd(), p.size, "written by a fenced ex-leader after a later epoch began", false));
             actions.add(String.format("%s: truncated %d bytes at byte %d: written by epoch %d at or past offset %d,"
                     + " where a later leader epoch began (a fenced ex-leader's late writes)", p.log, p.size - r.validEnd(),
                     r.validEnd(), p.name.epoch(), p.offsetLimit));
