@@ -131,10 +131,31 @@ final class DamageRepair {
         } else {
             truncate(plans, first);
         }
+        return false;
+    }
+
+    /** Forced: a damaged state file that recovery rewrites is saved whole first, like every byte removed. */
+    void quarantineWhole(Path file, String why) throws IOException {
+        if (Files.isRegularFile(file)) {
+            quarantine.add(file, 0, Files.size(file), why + "; rewritten by --force");
+        }
+    }
+
+    /** Forced: bytes the scan cuts outside the damage verdict (a torn tail, late writes) are saved first too. */
+    void quarantineRange(Path file, long start, long end, String why) {
+        if (end > start) {
+            quarantine.add(file, start, end, why);
+        }
+    }
+
+    /** The action lines for what {@link #writeQuarantine} writes (none when nothing is quarantined). */
+    void listQuarantine() {
+        if (quarantine.isEmpty()) {
+            return;
+        }
         for (Path saved : quarantine.files()) {
             actions.add(saved + ": " + (options.dryRun() ? "would be written" : "written") + " (quarantine of removed bytes)");
         }
-        return false;
     }
 
     private void describe(List<SegmentPlan> plans, int first) {

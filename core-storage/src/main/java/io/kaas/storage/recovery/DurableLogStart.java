@@ -72,6 +72,16 @@ public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, L
         return new DurableLogStart(manifest, copy, logStart, damage, actions);
     }
 
+    /**
+     * Why {@code manifest}'s epoch is stale, or null: a segment named with a newer epoch proves that epoch
+     * led the partition, and the manifest's epoch (what fences older leaders) never lags one that wrote.
+     * Recovery rewrites it with {@code newestSegmentEpoch}; verify reports it. -1: no epoch-named segment.
+     */
+    public static String epochBehindSegments(Manifest manifest, int newestSegmentEpoch) {
+        return manifest != null && newestSegmentEpoch >= 0 && manifest.epoch() < newestSegmentEpoch
+                ? "epoch " + manifest.epoch() + " is older than segment epoch " + newestSegmentEpoch : null;
+    }
+
     /** The high watermark recorded beside the winning log start (the log end when it was written); -1 when none. */
     public long highWatermark() {
         return Math.max(manifest == null ? -1 : manifest.highWatermark(), copy == null ? -1 : copy.highWatermark());

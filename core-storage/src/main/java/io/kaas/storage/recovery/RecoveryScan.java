@@ -75,7 +75,10 @@ public final class RecoveryScan {
     /** What the fields outside the CRC are checked against: the checkpoint and epochs as found. */
     private RecoveryCheckpoint checkpointFound;
     private LeaderEpochCheckpoint epochsFound = LeaderEpochCheckpoint.EMPTY;
-    /** The highest log start a sound durable copy records, -1 when none does. */
+    /** Bytes the scan cuts or removes outside the damage verdict (late writes, torn tails): saved too when forced. */
+    private record Cut(Path file, long start, long end, String why, boolean wholeFile) {}
+    private final List<Cut> cuts = new ArrayList<>();
+    /** The highest log start a sound durable copy records (where an empty log resumes), -1 when none does. */
     private long durableLogStart = -1;
 
     private RecoveryScan(Path dir, RecoveryOptions options, TailVisitor visitor) {
@@ -152,6 +155,7 @@ public final class RecoveryScan {
         durable.damage().forEach(d -> actions.add(d + "; ignored (--force) and rewritten"));
         actions.addAll(durable.actions());
         Manifest before = durable.manifest();
+        durableLogStart = durable.logStart();
         // A cleaner swap interrupted by a crash is finished (committed) or discarded (not) before the
         // segments are listed: its .cleaned files are not segments, its intent names what it replaces.
         actions.addAll(CleanerSwap.recover(dir, options.dryRun()));
@@ -159,10 +163,16 @@ public final class RecoveryScan {
         List<SegmentPlan> plans = listSegments();
         LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
         if (epochs != null) {
+            epochs = DerivedStateRebuild.trustedEpochs(dir, epochs); // a dry run reads the file before it is rebuilt
             fenceLateWrites(plans, epochs);
             epochsFound = epochs;
         }
         checkpointFound = checkpoint;
+        if (checkpoint != null && !plans.isEmpty() && checkpoint.segmentBase() > plans.get(plans.size() - 1).name.baseOffset()) {
+            // One naming an older segment is normal after a roll (ignored, rewritten quietly); past the active one, no writer leaves it.
+            actions.add(dir.resolve(RecoveryCheckpoint.FILE_NAME) + ": segmentBase " + checkpoint.segmentBase()
+                    + " names no segment; ignored and rewritten");
+        }
 
         for (int i = 0; i < plans.size(); i++) {
             boolean active = i == plans.size() - 1;
@@ -179,6 +189,9 @@ public final class RecoveryScan {
 
         OffsetGaps.markJumpedLastBatches(plans);
         DamageRepair repair = new DamageRepair(dir, options, damage, actions, removals);
+        for (DurableLogStart.Finding f : durable.impossible()) {
+            repair.quarantineWhole(f.file(), f.what()); // only forced gets here with one
+        }
         repair.judge(plans, before, checkpoint);
         boolean refused = repair.handle(plans, repair.overlaps(plans));
         boolean forced = options.onDamage() != RecoveryOptions.DamagePolicy.REFUSE;
@@ -190,6 +203,16 @@ public final class RecoveryScan {
                 refused = true;
             }
         }
+        if (!refused && forced) {
+            // Under --force every byte that leaves the log is saved first, not only the damage.
+            for (Cut c : cuts) {
+                // a cut inside a segment that --force --truncate then removed whole is in the quarantine already
+                boolean removedWhole = !c.wholeFile() && plans.stream().noneMatch(p -> p.log.equals(c.file()));
+                if (!removedWhole) {
+                    repair.quarantineRange(c.file(), c.start(), c.end(), c.why());
+                }
+            }
+        }
         bytesTruncated += repair.bytesRemoved;
         batchesDropped += repair.batchesDropped;
         recordsDropped += repair.recordsDropped;
@@ -199,12 +222,25 @@ public final class RecoveryScan {
             if (last.stop != null) {
                 long cut = last.size - last.validEnd;
                 bytesTruncated += cut;
+                if (options.onDamage() != RecoveryOptions.DamagePolicy.REFUSE) {
+                    repair.quarantineRange(last.log, last.validEnd, last.size, "torn tail: " + last.stop.getMessage());
+                }
                 actions.add(String.format("%s: truncated %d bytes of %s at byte %d (%s)", last.log, cut,
                         last.zeroTail ? "zero-filled torn tail" : "torn tail", last.validEnd, last.stop.getMessage()));
             }
         }
 
+        if (!refused) {
+            repair.listQuarantine();
+        }
         int epoch = Math.max(before == null ? options.leaderEpoch() : before.epoch(), options.leaderEpoch());
+        int newestSegmentEpoch = plans.stream().filter(p -> !p.name.apacheStyle()).mapToInt(p -> p.name.epoch()).max().orElse(-1);
+        String staleEpoch = DurableLogStart.epochBehindSegments(before, newestSegmentEpoch);
+        if (staleEpoch != null && !refused) {
+            epoch = Math.max(epoch, newestSegmentEpoch);
+            actions.add(dir.resolve(Manifest.FILE_NAME) + ": " + staleEpoch + "; " + (options.dryRun() ? "would be rewritten" : "rewritten")
+                    + " with epoch " + epoch);
+        }
         if (refused) {
             return new Outcome(report(before, before, true), List.of(), -1, -1, epoch);
         }
@@ -365,6 +401,7 @@ public final class RecoveryScan {
                 removals.add(p.log);
                 removals.add(p.index);
                 segmentsRemoved++;
+                cuts.add(new Cut(p.log, 0, p.size, "written by a fenced ex-leader after a later epoch began", true));
                 actions.add(String.format("%s: removed, written by epoch %d at or past offset %d, where a later leader"
                         + " epoch began (a fenced ex-leader's late writes)", p.log, p.name.epoch(), end));
             }
@@ -398,7 +435,14 @@ public final class RecoveryScan {
         long start = 0;
         long startOffset = p.name.baseOffset();
         List<IndexEntry> kept = new ArrayList<>();
-        if (options.useCheckpoint() && cp != null && !p.rebuildIndex && p.offsetLimit == Long.MAX_VALUE && cp.segmentBase() == p.name.baseOffset()
+        String disagreement = cp == null || cp.segmentBase() != p.name.baseOffset() ? null
+                : DerivedStateRebuild.checkpointDisagreement(cp, p.log, p.size, durableLogStart);
+        if (disagreement != null) {
+            // A derivable hint that disagrees with the log must never decide where it ends: scanned whole, rewritten.
+            actions.add(dir.resolve(RecoveryCheckpoint.FILE_NAME) + ": " + disagreement + "; the active segment is scanned"
+                    + " from byte 0 and the checkpoint rewritten");
+        }
+        if (disagreement == null && options.useCheckpoint() && cp != null && !p.rebuildIndex && p.offsetLimit == Long.MAX_VALUE && cp.segmentBase() == p.name.baseOffset()
                 && cp.bytePos() >= 0 && cp.bytePos() <= p.size && cp.highWatermark() >= p.name.baseOffset()) {
             start = cp.bytePos();
             startOffset = cp.highWatermark();
@@ -450,6 +494,7 @@ public final class RecoveryScan {
         if (fenceCut) {
             r = new SegmentLogScan.Result(r.validEnd(), r.nextOffset(), null, false, false, r.bytesRead());
             bytesTruncated += p.size - r.validEnd();
+            cuts.add(new Cut(p.log, r.validEnd(), p.size, "written by a fenced ex-leader after a later epoch began", false));
             actions.add(String.format("%s: truncated %d bytes at byte %d: written by epoch %d at or past offset %d,"
                     + " where a later leader epoch began (a fenced ex-leader's late writes)", p.log, p.size - r.validEnd(),
                     r.validEnd(), p.name.epoch(), p.offsetLimit));

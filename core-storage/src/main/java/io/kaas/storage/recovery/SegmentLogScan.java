@@ -74,9 +74,13 @@ final class SegmentLogScan {
             return checkpointPos >= 0 || !epochs.epochs().isEmpty();
         }
 
-        /** Why {@code b}'s base offset or leader epoch disagrees with these neighbours, or null. */
-        String disagreement(ScannedBatch b) {
-            if (checkpointPos >= 0 && b.nextPosition() == checkpointPos && b.header().nextOffset() != checkpointOffset) {
+        /**
+         * Why {@code b}'s base offset or leader epoch disagrees with these neighbours, or null. A batch whose base
+         * offset continues the one before it ({@code contiguous}) is not judged by the checkpoint: then the
+         * checkpoint, a derivable hint, is what is wrong (it is rewritten), not the batch.
+         */
+        String disagreement(ScannedBatch b, boolean contiguous) {
+            if (checkpointPos >= 0 && !contiguous && b.nextPosition() == checkpointPos && b.header().nextOffset() != checkpointOffset) {
                 return "base offset " + b.header().baseOffset() + " (outside the CRC) ends the batch at offset "
                         + (b.header().nextOffset() - 1) + ", but " + RecoveryCheckpoint.FILE_NAME + " says the log ended at offset "
                         + (checkpointOffset - 1) + " at byte " + checkpointPos;
@@ -150,6 +154,8 @@ final class SegmentLogScan {
             long expected = nextAtStop >= 0 ? nextAtStop : startOffset;
             String why = stop.getMessage();
             long removed = 0;
+            // The stop is recorded in bad ranges from here on: a resumed walk reports only its own stops.
+            walk.fieldStop = null;
             while (true) {
                 ResyncScan.Found found = zeroTail && bad.isEmpty() ? null : ResyncScan.find(ch, from + 1, size, expected, maxLast);
                 if (found == null || found.header().lastOffset() >= offsetLimit) {
@@ -225,13 +231,13 @@ final class SegmentLogScan {
                     limitAt = b.position();
                     return true;
                 }
-                String disagreement = checkNeighbours ? neighbours.disagreement(b) : null;
+                long before = nextOffset >= 0 ? nextOffset : floor;
+                String disagreement = checkNeighbours ? neighbours.disagreement(b, b.header().baseOffset() == before) : null;
                 if (disagreement != null) {
                     fieldStop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, b.position(), disagreement);
                     return false;
                 }
                 long position = b.position() - shift;
-                long before = nextOffset >= 0 ? nextOffset : floor;
                 jumped = b.header().baseOffset() > before;
                 lastPosition = b.position();
                 lastBase = b.header().baseOffset();

@@ -5,6 +5,8 @@ import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.recovery.OffsetGaps;
+import io.kaas.storage.recovery.DerivedStateRebuild;
+import io.kaas.storage.format.TopicConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -103,8 +105,9 @@ final class PartitionVerifier {
     /** The partition's leader-epoch checkpoint (brokers sharing a directory write it); empty when missing or unreadable. */
     private LeaderEpochCheckpoint readEpochs(Path partitionDir) {
         try {
-            return StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
-                    .orElse(LeaderEpochCheckpoint.EMPTY);
+            // Fenced by the epochs recovery trusts: one that disagrees with the segment names is rebuilt from them.
+            return DerivedStateRebuild.trustedEpochs(partitionDir, StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME),
+                    LeaderEpochCheckpoint.class).orElse(LeaderEpochCheckpoint.EMPTY));
         } catch (StorageException e) {
             return LeaderEpochCheckpoint.EMPTY; // reported with the other derivable files (StateCheck)
         }

@@ -20,13 +20,14 @@ import java.util.Optional;
  * design (a high watermark below the log end is normal after a crash), so only claims the log cannot
  * back are problems: a high watermark past the log end, a log start past the high watermark, an epoch
  * older than a segment's. The checkpoint must name a segment, a batch boundary inside its valid part,
- * and the offset after that boundary; or name a segment below the active one that is gone.
+ * and the offset after that boundary, when it names the active segment; naming one below it is not judged.
  *
- * <p>That last case is normal: the checkpoint is refreshed only as the active segment grows, so after a
+ * <p>That is recovery's rule: the checkpoint is refreshed only as the active segment grows, so after a
  * roll it names an older segment until the next refresh, and the cleaner (which merges segments into
- * one named after the first) or retention may remove that segment meanwhile. Recovery trusts a
- * checkpoint only when it names the active segment ({@code RecoveryScan.analyseActive}) and otherwise
- * scans the active segment whole, so a stale one costs a longer scan and loses nothing.
+ * one named after the first, moving batch boundaries) or retention may change or remove that segment
+ * meanwhile. Recovery trusts a checkpoint only when it names the active segment
+ * ({@code RecoveryScan.analyseActive}) and otherwise scans the active segment whole and rewrites the
+ * checkpoint, so one naming an older segment costs a longer scan and loses nothing.
  */
 final class StateCheck {
     private final VerifyReport report;
@@ -61,8 +62,9 @@ final class StateCheck {
                 report.problem(manifestFile, -1, "highWatermark " + m.highWatermark() + " is past the log end " + end
                         + " (acknowledged records are missing from the log)");
             }
-            if (maxEpoch >= 0 && m.epoch() < maxEpoch) {
-                report.problem(manifestFile, -1, "epoch " + m.epoch() + " is older than segment epoch " + maxEpoch);
+            String staleEpoch = DurableLogStart.epochBehindSegments(m, maxEpoch);
+            if (staleEpoch != null) {
+                report.problem(manifestFile, -1, staleEpoch + "; recover rewrites it");
             }
         });
         // Derivable files: the broker and recover rebuild them from the log (DerivedStateRebuild names the same ones).
@@ -74,35 +76,20 @@ final class StateCheck {
         }
         Path checkpointFile = partitionDir.resolve(RecoveryCheckpoint.FILE_NAME);
         prefix.checkpoint.value().ifPresent(c -> {
-            BatchMap map = segmentsByBase.get(c.segmentBase());
-            if (map == null && c.segmentBase() < activeBase) {
-                return; // stale: its segment was cleaned or deleted since (see the class comment)
+            if (c.segmentBase() < activeBase) {
+                return; // stale: recovery ignores it and rewrites it (see the class comment)
             }
+            BatchMap map = segmentsByBase.get(c.segmentBase());
             if (map == null) {
                 report.problem(checkpointFile, -1, "segmentBase " + c.segmentBase() + " names no segment");
                 return;
             }
-            if (c.bytePos() > map.endPosition()) {
-                report.problem(checkpointFile, -1, "bytePos " + c.bytePos() + " is past the valid end " + map.endPosition()
-                        + " of segment " + c.segmentBase());
-                return;
-            }
-            long expected = c.bytePos() == 0 ? c.segmentBase() : map.nextOffsetEndingAt(c.bytePos());
-            if (expected == Long.MIN_VALUE) {
-                report.problem(checkpointFile, -1, "bytePos " + c.bytePos() + " is not a batch boundary of segment " + c.segmentBase());
-            } else if (c.bytePos() > 0 && c.highWatermark() != expected && !resumesAt(expected, c.highWatermark(), logEnd, end)) {
-                report.problem(checkpointFile, -1, "highWatermark " + c.highWatermark() + " disagrees with the log: the batch ending at byte "
-                        + c.bytePos() + " is followed by offset " + expected);
+            // Recovery's own rule (it scans the segment whole and rewrites the checkpoint when this says why).
+            String why = DerivedStateRebuild.checkpointDisagreement(c, map.endPosition(), map::nextOffsetEndingAt, logEnd, end);
+            if (why != null) {
+                report.problem(checkpointFile, -1, why);
             }
         });
-    }
-
-    /**
-     * At the log's end recovery writes the offset the log resumes at, which is the durable log start when
-     * that lies past the log (an acknowledged purge that outran unsynced data).
-     */
-    private static boolean resumesAt(long expected, long checkpointOffset, long logEnd, long resumeOffset) {
-        return expected == logEnd && checkpointOffset == resumeOffset;
     }
 
     /** The topic's {@code .config.json}: one that cannot be read, or holds values the engine cannot apply, is a problem. */
