@@ -69,8 +69,15 @@ final class PartitionReads {
             Segment seg = segs.get(i);
             long limit = seg.size();
             long pos = seg.positionOf(fetchOffset, limit);
+            if (pos < 0 && i == segs.size() - 1) {
+                // Below the high watermark the log holds the offset: a last segment without it has offsets
+                // damaged in bytes the open trusted (it scans only the active segment's tail).
+                throw new StorageException(StorageException.Kind.CORRUPT_BATCH, seg.logFile() + ":" + seg.walkStartFor(fetchOffset)
+                        + ": no batch from here holds offset " + fetchOffset + ", below the high watermark " + cap
+                        + ": run `kaas verify` on the partition");
+            }
             if (pos < 0) {
-                continue;
+                continue; // an offset gap after the segment's last batch (compaction): the next segment has it
             }
             int length = (int) (seg.wholeBatchesEnd(pos, limit, maxBytes, cap) - pos);
             if (length == 0) {
