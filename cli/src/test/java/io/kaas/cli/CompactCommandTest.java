@@ -74,6 +74,7 @@ class CompactCommandTest {
 
         // the same cleaned files in a topic whose policy is delete: the gaps are reported
         Path copy = Files.createDirectories(data.resolve("d/0"));
+        StateJson.write(data.resolve("d").resolve(TopicConfig.FILE_NAME), TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
         try (var files = Files.list(p0)) {
             for (Path f : files.toList()) {
                 Files.copy(f, copy.resolve(f.getFileName()));

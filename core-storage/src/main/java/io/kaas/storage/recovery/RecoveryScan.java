@@ -139,6 +139,14 @@ public final class RecoveryScan {
         if (!Files.isDirectory(dir)) {
             throw new StorageException(StorageException.Kind.IO, dir + ": not a directory");
         }
+        // A damaged topic config refuses every partition of the topic, whatever the policy: its cleanup policy
+        // is not derivable, and --force only removes log bytes, which cannot repair it.
+        Path topicDir = dir.toAbsolutePath().getParent();
+        Optional<String> configDamage = topicDir == null ? Optional.empty() : io.kaas.storage.format.TopicConfig.damageOf(topicDir);
+        if (configDamage.isPresent()) {
+            damage.add(configDamage.get());
+            return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
+        }
         // The log start's durable copies first: an impossible one is damage, refused before anything changes.
         DurableLogStart durable = DurableLogStart.read(dir);
         if (!durable.impossible().isEmpty() && options.onDamage() == RecoveryOptions.DamagePolicy.REFUSE) {

@@ -4,7 +4,6 @@ import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.recovery.DerivedStateRebuild;
 import io.kaas.storage.recovery.DurableLogStart;
 import java.nio.file.Path;
@@ -100,17 +99,6 @@ final class StateCheck {
     private static boolean resumesAt(long expected, long checkpointOffset, long logEnd, long resumeOffset) {
         return expected == logEnd && checkpointOffset == resumeOffset;
     }
-
-    /** The topic's {@code .config.json}: one that cannot be read, or holds values the engine cannot apply, is a problem. */
-    void checkTopicConfig(Path topicDir) {
-        Path file = topicDir.resolve(TopicConfig.FILE_NAME);
-        try {
-            StateJson.read(file, TopicConfig.class).ifPresent(c -> c.problems().forEach(p -> report.problem(file, -1, p)));
-        } catch (StorageException e) {
-            report.problem(file, -1, "unreadable (" + strip(file, e.getMessage()) + ")");
-        }
-    }
-
 
     /** The message without its leading {@code FILE: } (the problem names the file already). */
     private static String strip(Path file, String message) {
