@@ -134,17 +134,44 @@ public final class DerivedStateRebuild {
      */
     public static LeaderEpochCheckpoint epochsOrRebuild(Path partitionDir, boolean dryRun, List<String> actions) {
         Path file = partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME);
+        String why;
         try {
-            return StateJson.read(file, LeaderEpochCheckpoint.class).orElse(LeaderEpochCheckpoint.EMPTY);
-        } catch (StorageException e) {
-            LeaderEpochCheckpoint derived = epochsFromSegmentNames(PartitionSegments.list(partitionDir));
-            if (!dryRun) {
-                StateJson.write(file, derived);
+            LeaderEpochCheckpoint read = StateJson.read(file, LeaderEpochCheckpoint.class).orElse(LeaderEpochCheckpoint.EMPTY);
+            Optional<LeaderEpochCheckpoint.Entry> unbacked = unbacked(read, PartitionSegments.list(partitionDir));
+            if (unbacked.isEmpty()) {
+                return read;
             }
-            actions.add(file + ": unreadable (" + e.getMessage() + "), rebuilt from the segment names with "
-                    + derived.epochs().size() + " epoch(s)");
-            return derived;
+            why = "epoch " + unbacked.get().epoch() + " at offset " + unbacked.get().startOffset() + " has no segment starting it";
+        } catch (StorageException e) {
+            why = "unreadable (" + e.getMessage() + ")";
         }
+        LeaderEpochCheckpoint derived = epochsFromSegmentNames(PartitionSegments.list(partitionDir));
+        if (!dryRun) {
+            StateJson.write(file, derived);
+        }
+        actions.add(file + ": " + why + ", rebuilt from the segment names with " + derived.epochs().size() + " epoch(s)");
+        return derived;
+    }
+
+    /**
+     * An entry the segment names do not back, if any: a takeover starts a segment named with its epoch at the
+     * offset it records, so an entry at or above the first segment's base offset (retention removes what lies
+     * below) with no segment of that epoch starting there is damage to this derivable file. It must not fence
+     * anything: fencing removes CRC-valid batches without --force.
+     */
+    static Optional<LeaderEpochCheckpoint.Entry> unbacked(LeaderEpochCheckpoint epochs, List<SegmentFile> segments) {
+        List<SegmentFile> named = segments.stream().filter(s -> !s.name().apacheStyle()).toList();
+        if (named.isEmpty()) {
+            return Optional.empty();
+        }
+        long first = named.stream().mapToLong(SegmentFile::baseOffset).min().orElseThrow();
+        for (LeaderEpochCheckpoint.Entry e : epochs.epochs()) {
+            boolean backed = named.stream().anyMatch(s -> s.name().epoch() == e.epoch() && s.baseOffset() == e.startOffset());
+            if (!backed && e.startOffset() >= first) {
+                return Optional.of(e);
+            }
+        }
+        return Optional.empty();
     }
 
     /** Each epoch's first segment, in offset order, is where it began; an epoch lower than one already seen adds nothing. */

@@ -162,11 +162,14 @@ public final class RecoveryScan {
         actions.addAll(CleanerSwap.recover(dir, options.dryRun()));
         RecoveryCheckpoint checkpoint = readState(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
         List<SegmentPlan> plans = listSegments();
-        LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
-        if (epochs != null) {
+        // As rebuilt before the scan (DerivedStateRebuild, which reports it): unreadable or not backed by the
+        // segment names, it is derived from them, so a damaged file never fences intact segments.
+        LeaderEpochCheckpoint epochs = DerivedStateRebuild.epochsOrRebuild(dir, true, new ArrayList<>());
+        if (!epochs.epochs().isEmpty()) {
             fenceLateWrites(plans, epochs);
             epochsFound = epochs;
         }
+        checkpoint = plausibleOrNull(checkpoint, plans);
         checkpointFound = checkpoint;
 
         for (int i = 0; i < plans.size(); i++) {
@@ -366,6 +369,32 @@ public final class RecoveryScan {
             p.rebuildIndex = true;
             actions.add(problem.orElse(p.index + ": size is not a multiple of 8") + "; rebuilding");
         }
+    }
+
+    /**
+     * The checkpoint, or null when what it says of the active segment cannot be true of any log (a byte past
+     * the file's end, an offset below the segment's base, a log end other than the base at byte 0, or none at
+     * a later byte): a damaged derivable hint is no evidence of what was fsynced. Ignored, it costs a scan of the
+     * active segment from byte 0, and is rewritten after it.
+     */
+    private RecoveryCheckpoint plausibleOrNull(RecoveryCheckpoint cp, List<SegmentPlan> plans) {
+        if (cp == null || plans.isEmpty()) {
+            return cp;
+        }
+        SegmentPlan active = plans.get(plans.size() - 1);
+        long base = active.name.baseOffset();
+        if (cp.segmentBase() != base) {
+            return cp; // names another segment: not used as the active segment's start, nor as a landmark
+        }
+        boolean plausible = cp.bytePos() >= 0 && cp.bytePos() <= active.size
+                && (cp.bytePos() == 0 ? cp.highWatermark() == base : cp.highWatermark() > base);
+        if (plausible) {
+            return cp;
+        }
+        actions.add(String.format("%s: bytePos %d, offset %d cannot describe %s (%d bytes, base offset %d); ignored, the"
+                + " active segment was scanned from byte 0 and the checkpoint is rewritten", dir.resolve(RecoveryCheckpoint.FILE_NAME),
+                cp.bytePos(), cp.highWatermark(), active.log.getFileName(), active.size, base));
+        return null;
     }
 
     private void analyseActive(SegmentPlan p, RecoveryCheckpoint cp) throws IOException {
