@@ -388,13 +388,56 @@ public final class RecoveryScan {
         }
         boolean plausible = cp.bytePos() >= 0 && cp.bytePos() <= active.size
                 && (cp.bytePos() == 0 ? cp.highWatermark() == base : cp.highWatermark() > base);
-        if (plausible) {
+        if (plausible && !contradictedByTheLog(active, cp)) {
             return cp;
         }
         actions.add(String.format("%s: bytePos %d, offset %d cannot describe %s (%d bytes, base offset %d); ignored, the"
                 + " active segment was scanned from byte 0 and the checkpoint is rewritten", dir.resolve(RecoveryCheckpoint.FILE_NAME),
                 cp.bytePos(), cp.highWatermark(), active.log.getFileName(), active.size, base));
         return null;
+    }
+
+    /**
+     * The batch ending at the checkpoint's byte continues the one before it (its base offset, outside the CRC, is
+     * backed by its neighbour) but ends at another offset than the checkpoint says: the checkpoint is the one
+     * wrong. Walks batch heads only, from the index's last entry at or below that byte (from byte 0 if that
+     * fails). Where the log does not back the batch (a jump, the segment's first batch), the checkpoint stays
+     * the evidence against it.
+     */
+    private boolean contradictedByTheLog(SegmentPlan active, RecoveryCheckpoint cp) {
+        if (cp.bytePos() == 0) {
+            return false;
+        }
+        long from = 0;
+        try {
+            for (IndexEntry e : SparseIndex.readAll(active.index, active.name.baseOffset())) {
+                if (e.position() < cp.bytePos()) {
+                    from = Math.max(from, e.position());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            from = 0;
+        }
+        try (FileChannel ch = FileChannel.open(active.log, StandardOpenOption.READ)) {
+            for (long start : from > 0 ? new long[] {from, 0} : new long[] {0}) {
+                io.kaas.storage.segment.HeaderCursor batches = new io.kaas.storage.segment.HeaderCursor(ch, start, cp.bytePos());
+                long before = -1;
+                long lastBase = -1;
+                long lastNext = -1;
+                while (batches.next() == io.kaas.storage.segment.HeaderCursor.Framing.BATCH) {
+                    before = lastNext;
+                    lastBase = batches.baseOffset();
+                    lastNext = batches.nextOffset();
+                }
+                boolean neighbourSeen = before >= 0 || start == 0;
+                if (batches.framing() == io.kaas.storage.segment.HeaderCursor.Framing.END && lastNext >= 0 && neighbourSeen) {
+                    return lastNext != cp.highWatermark() && before >= 0 && lastBase == before;
+                }
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
     }
 
     private void analyseActive(SegmentPlan p, RecoveryCheckpoint cp) throws IOException {

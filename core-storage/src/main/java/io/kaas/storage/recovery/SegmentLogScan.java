@@ -219,7 +219,10 @@ final class SegmentLogScan {
         /** Walks {@code scanner} to its stop; positions in the index move back by {@code shift}. True when it met the offset limit. */
         boolean run(BatchScanner scanner, long shift) throws IOException {
             for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
-                if (b.header().lastOffset() >= offsetLimit) {
+                // A fenced ex-leader appends where the log ended: a batch that jumps past both that and the limit
+                // (a base offset outside the CRC gone wrong) is no late write, and is judged as any other batch.
+                long contiguous = nextOffset >= 0 ? nextOffset : floor;
+                if (b.header().lastOffset() >= offsetLimit && b.header().baseOffset() <= Math.max(contiguous, offsetLimit)) {
                     limitAt = b.position();
                     return true;
                 }

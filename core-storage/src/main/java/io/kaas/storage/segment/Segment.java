@@ -373,11 +373,18 @@ public final class Segment implements AutoCloseable {
         try (CachedFile.Handle h = log.acquire()) {
             HeaderCursor batches = new HeaderCursor(h.channel(), from, limit);
             long end = from;
+            long expected = -1;
             while (batches.next() == HeaderCursor.Framing.BATCH) {
                 long next = batches.position() + batches.sizeInBytes();
                 if (batches.baseOffset() >= cap || (end > pos && next - pos > maxBytes)) {
                     return end;
                 }
+                if (batches.baseOffset() < expected) {
+                    // A base offset (outside the CRC) going back below the previous batch's end is damage the open did
+                    // not scan: the read ends before it; the next read from the offset after passes it by.
+                    return end;
+                }
+                expected = batches.nextOffset();
                 end = next;
             }
             if (end == pos) {
