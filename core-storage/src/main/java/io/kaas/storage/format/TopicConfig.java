@@ -133,6 +133,12 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
         if (config == null) {
             throw damaged(file, "not a valid topic config (no value)");
         }
+        java.util.Optional<String> unknown = unknownField(bytes);
+        if (unknown.isPresent()) {
+            // no version of the file has other fields: a damaged name (a flipped bit in "cleanupPolicy") would
+            // otherwise read as unset, turning a compacted topic into a delete-policy one
+            throw damaged(file, "unknown field \"" + unknown.get() + "\"");
+        }
         java.util.List<String> problems = config.problems();
         if (!problems.isEmpty()) {
             throw damaged(file, String.join("; ", problems));
@@ -157,6 +163,26 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
         return new io.kaas.storage.StorageException(io.kaas.storage.StorageException.Kind.DAMAGED, file + ":0: " + what
                 + "; the topic's cleanup policy is unknown, so its partitions stay untouched: restore or fix the file"
                 + " (without it the defaults apply, cleanup.policy=delete); recover --force does not change it");
+    }
+
+    private static java.util.Optional<String> unknownField(byte[] json) {
+        java.util.Set<String> known = new java.util.HashSet<>();
+        for (java.lang.reflect.RecordComponent c : TopicConfig.class.getRecordComponents()) {
+            known.add(c.getName());
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+            java.util.Iterator<String> names = tree.fieldNames();
+            while (names.hasNext()) {
+                String name = names.next();
+                if (!known.contains(name)) {
+                    return java.util.Optional.of(name);
+                }
+            }
+            return java.util.Optional.empty();
+        } catch (java.io.IOException e) {
+            return java.util.Optional.of("?"); // parsed as a config just before: not reached
+        }
     }
 
     private static String firstLine(String message) {

@@ -178,7 +178,8 @@ public final class RecoveryScan {
             loadIndex(p);
             if (active) {
                 analyseActive(p, checkpoint);
-            } else if (options.scanAllSegments() || p.rebuildIndex || p.offsetLimit != Long.MAX_VALUE) {
+            } else if (options.scanAllSegments() || p.rebuildIndex || p.offsetLimit != Long.MAX_VALUE
+                    || indexReachesNext(p, plans.get(i + 1))) {
                 scanWhole(p, false);
             } else {
                 p.entries = Arrays.asList(p.existingEntries);
@@ -438,6 +439,15 @@ public final class RecoveryScan {
             return false;
         }
         return false;
+    }
+
+    /**
+     * A closed segment's index names an offset at or past the next segment's base: no log can be so, so the index is
+     * not sane and the segment is scanned (the log, not a derivable index, is what overlap damage is judged on).
+     */
+    private static boolean indexReachesNext(SegmentPlan p, SegmentPlan next) {
+        IndexEntry[] entries = p.existingEntries;
+        return entries != null && entries.length > 0 && entries[entries.length - 1].offset() >= next.name.baseOffset();
     }
 
     private void analyseActive(SegmentPlan p, RecoveryCheckpoint cp) throws IOException {
