@@ -39,6 +39,36 @@ class CompactCommandTest {
     }
 
     @Test
+    void aDamagedTopicConfigRefusesTheTopicInEveryToolNamingTheFile() throws Exception {
+        Path config = data.resolve("c").resolve(TopicConfig.FILE_NAME);
+        Files.writeString(config, "{\"cleanupPolicy\":\"comp"); // torn: the policy cannot be known, so nothing is guessed
+        Map<String, Long> before = new HashMap<>();
+        try (var files = Files.list(p0)) {
+            for (Path f : files.toList()) {
+                before.put(f.getFileName().toString(), Files.size(f));
+            }
+        }
+
+        CliRun compact = CliRun.run(new CompactCommand(), data.toString());
+        CliRun recover = CliRun.run(new RecoverCommand(), "--force", data.resolve("c").toString());
+        CliRun verify = CliRun.run(new VerifyCommand(), data.resolve("c").toString());
+
+        assertThat(compact.exit()).as(compact.toString()).isEqualTo(1);
+        assertThat(compact.err()).contains(config + ":0: not a valid topic config");
+        assertThat(recover.exit()).as("--force only removes log bytes: " + recover).isEqualTo(1);
+        assertThat(recover.out() + recover.err()).contains(config + ":0: ");
+        assertThat(verify.exit()).isEqualTo(1);
+        assertThat(verify.out()).contains(config + ":0: ");
+        Map<String, Long> after = new HashMap<>();
+        try (var files = Files.list(p0)) {
+            for (Path f : files.toList()) {
+                after.put(f.getFileName().toString(), Files.size(f));
+            }
+        }
+        assertThat(after).isEqualTo(before);
+    }
+
+    @Test
     void keepsTheLatestRecordOfEachKeyAndVerifyAndRecoverAgree() {
         long before = sizeOf(p0);
         CliRun r = CliRun.run(new CompactCommand(), data.toString());
@@ -74,6 +104,7 @@ class CompactCommandTest {
 
         // the same cleaned files in a topic whose policy is delete: the gaps are reported
         Path copy = Files.createDirectories(data.resolve("d/0"));
+        StateJson.write(data.resolve("d").resolve(TopicConfig.FILE_NAME), TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
         try (var files = Files.list(p0)) {
             for (Path f : files.toList()) {
                 Files.copy(f, copy.resolve(f.getFileName()));

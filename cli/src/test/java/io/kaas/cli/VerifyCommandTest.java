@@ -34,6 +34,9 @@ class VerifyCommandTest {
         p0 = LogFixture.partition(data, "orders", 0, 2, 40);
         LogFixture.partition(data, "orders", 1, 1, 3);
         LogFixture.partition(data, "audit", 0, 1, 10);
+        // topics as the engine creates them, with their config: a topic without one may be compacted (verify allows gaps)
+        StateJson.write(data.resolve("orders").resolve(TopicConfig.FILE_NAME), TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
+        StateJson.write(data.resolve("audit").resolve(TopicConfig.FILE_NAME), TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
         firstLog = p0.resolve(SegmentName.of(1, 0).logFileName());
         secondLog = p0.resolve(SegmentName.of(1, 200).logFileName());
     }
@@ -203,13 +206,15 @@ class VerifyCommandTest {
         Files.writeString(config, "{\"cleanupPolicy\":\"sometimes\"}");
         CliRun invalid = CliRun.run(new VerifyCommand(), data.toString());
         assertThat(invalid.exit()).as(invalid.toString()).isEqualTo(1);
-        assertThat(invalid.out().lines().filter(l -> l.startsWith(config + ": cleanup.policy must be delete, compact or both")))
-                .as("once per topic, not per partition").hasSize(1);
+        // damage to the topic, as recover judges it: each of its two partitions is refused for it, naming the file
+        assertThat(invalid.out().lines().filter(l -> l.startsWith(config + ":0: cleanup.policy must be delete, compact or both")))
+                .as("once per partition of the topic").hasSize(2);
+        assertThat(CliRun.run(new RecoverCommand(), "--dry-run", data.toString()).exit()).isEqualTo(1);
 
         Files.writeString(config, "{\"retentionMs\":");
         CliRun unreadable = CliRun.run(new VerifyCommand(), data.resolve("orders").toString());
         assertThat(unreadable.exit()).isEqualTo(1);
-        assertThat(unreadable.out()).contains(config + ": unreadable (");
+        assertThat(unreadable.out()).contains(config + ":0: not a valid topic config (");
     }
 
     @Test

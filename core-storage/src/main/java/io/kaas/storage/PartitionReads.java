@@ -69,17 +69,47 @@ final class PartitionReads {
             Segment seg = segs.get(i);
             long limit = seg.size();
             long pos = seg.positionOf(fetchOffset, limit);
+            if (pos < 0 && i == segs.size() - 1) {
+                // Below the high watermark the log holds the offset: a last segment without it has offsets
+                // damaged in bytes the open trusted (it scans only the active segment's tail).
+                throw new StorageException(StorageException.Kind.CORRUPT_BATCH, seg.logFile() + ":" + seg.walkStartFor(fetchOffset)
+                        + ": no batch from here holds offset " + fetchOffset + ", below the high watermark " + cap
+                        + ": run `kaas verify` on the partition");
+            }
             if (pos < 0) {
-                continue;
+                continue; // an offset gap after the segment's last batch (compaction): the next segment has it
             }
             int length = (int) (seg.wholeBatchesEnd(pos, limit, maxBytes, cap) - pos);
             if (length == 0) {
+                refuseImpossibleBase(segs, i, pos, fetchOffset, cap, state);
                 return new FetchResult(EMPTY, state);
             }
             FileSlice slice = asSlice ? seg.sliceOrNull(pos, length) : null;
             return slice != null ? new FetchResult(EMPTY, slice, state) : new FetchResult(seg.read(pos, length), state);
         }
         return new FetchResult(EMPTY, state);
+    }
+
+    /**
+     * An empty read because the batch holding {@code fetchOffset} starts at or past the cap: legitimate (a
+     * compacted gap up to a read-committed cap), unless its base offset (outside the CRC) is impossible for any
+     * log: at or past the next segment's base offset, or, in the last segment (never cleaned), at or past the high
+     * watermark for an offset of that segment below it. That is damage the open did not scan: refused as corrupt.
+     * Only on this (rare) empty path: one more header read, none on a read that returns batches.
+     */
+    private static void refuseImpossibleBase(List<Segment> segs, int i, long pos, long fetchOffset, long cap, PartitionState state)
+            throws IOException {
+        Segment seg = segs.get(i);
+        long base = seg.headerAt(pos).baseOffset();
+        boolean last = i == segs.size() - 1;
+        boolean impossible = last
+                ? cap == state.highWatermark() && fetchOffset >= seg.baseOffset() && base >= cap
+                : base >= segs.get(i + 1).baseOffset();
+        if (impossible) {
+            throw new StorageException(StorageException.Kind.CORRUPT_BATCH, seg.logFile() + ":" + pos + ": base offset " + base
+                    + " of the batch holding offset " + fetchOffset + " is impossible here (" + (last ? "high watermark " + cap
+                    : "the next segment starts at " + segs.get(i + 1).baseOffset()) + "): run `kaas verify` on the partition");
+        }
     }
 
     private static int floorSegment(List<Segment> segs, long offset) {

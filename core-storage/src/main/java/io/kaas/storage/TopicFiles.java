@@ -81,7 +81,16 @@ final class TopicFiles {
             id = UUID.randomUUID();
             StateJson.write(dir.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(id));
         }
-        TopicConfig cfg = StateJson.read(dir.resolve(TopicConfig.FILE_NAME), TopicConfig.class).orElse(TopicConfig.EMPTY);
+        TopicConfig cfg;
+        try {
+            cfg = TopicConfig.readTopicDir(dir).orElse(TopicConfig.EMPTY);
+        } catch (StorageException e) {
+            if (e.kind() != StorageException.Kind.DAMAGED) {
+                throw e;
+            }
+            // The topic stays known but offline: each partition's open refuses it, naming the file (RecoveryScan).
+            cfg = TopicConfig.EMPTY;
+        }
         return Optional.of(new TopicInfo(name, id, TopicDir.partitionCount(dir), cfg));
     }
 

@@ -15,6 +15,8 @@ import java.util.List;
 enum Tool {
     RECOVER_DRY_RUN("recover --dry-run", false),
     RECOVER("recover", false),
+    /** The broker's open shape offline (checkpoint and sane closed segments trusted): what the engine open is held to. */
+    RECOVER_FAST("recover --fast", false),
     VERIFY("verify", false),
     COMPACT("compact", false),
     DELETE_RECORDS("delete-records", false),
@@ -55,6 +57,7 @@ enum Tool {
         return switch (this) {
             case RECOVER_DRY_RUN -> kaas("recover", "--dry-run", "--index-interval-bytes", interval, dir);
             case RECOVER -> kaas("recover", "--index-interval-bytes", interval, dir);
+            case RECOVER_FAST -> kaas("recover", "--fast", "--index-interval-bytes", interval, dir);
             case VERIFY -> kaas("verify", dir);
             case COMPACT -> kaas("compact", dir);
             case DELETE_RECORDS -> kaas("delete-records", "--data-dir", dir, "--topic", Scenario.TOPIC, "--partition", "0",
@@ -79,7 +82,19 @@ enum Tool {
             long end = log.state().highWatermark();
             long offset = start;
             while (offset < end) {
-                FetchResult f = log.read(offset, 1 << 20, end);
+                FetchResult f;
+                try {
+                    f = log.read(offset, 1 << 20, end);
+                } catch (StorageException e) {
+                    // The open trusts closed segments it did not scan (it reads only the active segment's tail):
+                    // a read that meets their damage must refuse as corrupt, naming file and byte (the broker
+                    // answers CORRUPT_MESSAGE), never hand out bytes that do not frame a batch. Reads check
+                    // framing only, not CRCs (like Apache, the consumer checks those): that is the contract.
+                    if (e.kind() == StorageException.Kind.CORRUPT_BATCH && e.getMessage().matches("(?s).*\\.log:\\d+: .*")) {
+                        return new Result(0, "opened, read refused at " + offset + ": " + brief(e.getMessage()), start, end, null);
+                    }
+                    return new Result(0, "opened", start, end, "read at " + offset + ": " + e.kind() + ": " + e.getMessage());
+                }
                 long next;
                 try {
                     next = nextOffset(f.records());
@@ -111,12 +126,22 @@ enum Tool {
         return frames.isEmpty() ? "?" : String.join(" < ", frames);
     }
 
-    /** The offset after the batches of a read, or -1 if it returned none; throws if a batch's length does not frame it. */
+    /**
+     * The offset after the batches of a read, or -1 if it returned none; throws if its first batch's length does
+     * not frame it. Bytes that do not frame a batch after whole ones are read as Kafka's consumers read a partial
+     * trailing batch (dropped; the next fetch starts after the last whole batch, and must then return a whole
+     * batch or refuse as corrupt): a read takes the batches up to an index entry without reading their headers
+     * (one pread per entry, not per batch), so damage between them reaches the reader, which checks CRCs.
+     */
     private static long nextOffset(ByteBuffer records) {
         long next = -1;
         for (int pos = records.position(); pos < records.limit(); ) {
             RecordBatchHeader h = pos + RecordBatchHeader.HEADER_SIZE <= records.limit() ? RecordBatchHeader.peek(records, pos) : null;
-            if (h == null || h.sizeInBytes() < RecordBatchHeader.HEADER_SIZE || pos + h.sizeInBytes() > records.limit()) {
+            boolean frames = h != null && h.sizeInBytes() >= RecordBatchHeader.HEADER_SIZE && pos + h.sizeInBytes() <= records.limit();
+            if (!frames && next >= 0) {
+                return next;
+            }
+            if (!frames) {
                 throw new IllegalStateException("the read returned bytes that do not frame a batch at byte " + (pos - records.position())
                         + " of " + records.remaining() + (h == null ? "" : " (length field " + h.sizeInBytes() + ")"));
             }

@@ -95,10 +95,98 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
         return out;
     }
 
-    /** The config of the topic a partition directory belongs to ({@code ../.config.json}); EMPTY when there is none. */
+    /**
+     * The config of the topic a partition directory belongs to ({@code ../.config.json}); EMPTY when there is none.
+     *
+     * @throws io.kaas.storage.StorageException DAMAGED when the file is damaged ({@link #readTopicDir}), IO when it cannot be read
+     */
     public static TopicConfig ofPartitionDir(java.nio.file.Path partitionDir) {
         java.nio.file.Path topicDir = partitionDir.toAbsolutePath().getParent();
-        return topicDir == null ? EMPTY : StateJson.read(topicDir.resolve(FILE_NAME), TopicConfig.class).orElse(EMPTY);
+        return topicDir == null ? EMPTY : readTopicDir(topicDir).orElse(EMPTY);
+    }
+
+    /**
+     * The topic's {@code .config.json}; empty when there is none (an Apache log dir, an older data dir: the
+     * defaults apply). A file that does not parse, or holds values the engine cannot apply, is damage to the
+     * topic, never guessed around: its cleanup policy is not derivable from the log, and a compacted topic
+     * read as delete-policy would lose keys to retention. So every tool refuses the topic's partitions.
+     *
+     * @throws io.kaas.storage.StorageException DAMAGED with {@code FILE:0: what}; IO when the file cannot be read
+     */
+    public static java.util.Optional<TopicConfig> readTopicDir(java.nio.file.Path topicDir) {
+        java.nio.file.Path file = topicDir.resolve(FILE_NAME);
+        byte[] bytes;
+        try {
+            bytes = java.nio.file.Files.readAllBytes(file);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return java.util.Optional.empty();
+        } catch (java.io.IOException e) {
+            throw new io.kaas.storage.StorageException(io.kaas.storage.StorageException.Kind.IO,
+                    file + ": cannot read: " + io.kaas.storage.io.IoFailure.describe(e), e);
+        }
+        TopicConfig config;
+        try {
+            config = StateJson.fromBytes(bytes, TopicConfig.class);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw damaged(file, "not a valid topic config (" + firstLine(e.getMessage()) + ")");
+        }
+        if (config == null) {
+            throw damaged(file, "not a valid topic config (no value)");
+        }
+        java.util.Optional<String> unknown = unknownField(bytes);
+        if (unknown.isPresent()) {
+            // no version of the file has other fields: a damaged name (a flipped bit in "cleanupPolicy") would
+            // otherwise read as unset, turning a compacted topic into a delete-policy one
+            throw damaged(file, "unknown field \"" + unknown.get() + "\"");
+        }
+        java.util.List<String> problems = config.problems();
+        if (!problems.isEmpty()) {
+            throw damaged(file, String.join("; ", problems));
+        }
+        return java.util.Optional.of(config);
+    }
+
+    /** The damage line of the topic's {@code .config.json} ({@code FILE:0: what}, see {@link #readTopicDir}), or empty. */
+    public static java.util.Optional<String> damageOf(java.nio.file.Path topicDir) {
+        try {
+            readTopicDir(topicDir);
+            return java.util.Optional.empty();
+        } catch (io.kaas.storage.StorageException e) {
+            if (e.kind() == io.kaas.storage.StorageException.Kind.DAMAGED) {
+                return java.util.Optional.of(e.getMessage());
+            }
+            throw e;
+        }
+    }
+
+    private static io.kaas.storage.StorageException damaged(java.nio.file.Path file, String what) {
+        return new io.kaas.storage.StorageException(io.kaas.storage.StorageException.Kind.DAMAGED, file + ":0: " + what
+                + "; the topic's cleanup policy is unknown, so its partitions stay untouched: restore or fix the file"
+                + " (without it the defaults apply, cleanup.policy=delete); recover --force does not change it");
+    }
+
+    private static java.util.Optional<String> unknownField(byte[] json) {
+        java.util.Set<String> known = new java.util.HashSet<>();
+        for (java.lang.reflect.RecordComponent c : TopicConfig.class.getRecordComponents()) {
+            known.add(c.getName());
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+            java.util.Iterator<String> names = tree.fieldNames();
+            while (names.hasNext()) {
+                String name = names.next();
+                if (!known.contains(name)) {
+                    return java.util.Optional.of(name);
+                }
+            }
+            return java.util.Optional.empty();
+        } catch (java.io.IOException e) {
+            return java.util.Optional.of("?"); // parsed as a config just before: not reached
+        }
+    }
+
+    private static String firstLine(String message) {
+        return message == null ? "unparseable" : message.lines().findFirst().orElse(message);
     }
 
     /** message.timestamp.type=LogAppendTime: the broker stamps the batches it appends. */

@@ -38,10 +38,13 @@ public final class OffsetGaps {
 
     /** The one rule for whether offset gaps are normal in a partition: its topic is compacted (cleanup.policy). */
     public static boolean compactionMayLeaveGaps(Path partitionDir) {
+        // No .config.json (an Apache log dir, an older data dir, a lost file): the policy is unknown, and a
+        // compacted topic's gaps are no damage; a damaged one is damage of its own (TopicConfig.damageOf).
+        Path topicDir = partitionDir.toAbsolutePath().getParent();
         try {
-            return TopicConfig.ofPartitionDir(partitionDir).compacted();
+            return topicDir == null || TopicConfig.readTopicDir(topicDir).map(TopicConfig::compacted).orElse(true);
         } catch (StorageException e) {
-            return false;
+            return true;
         }
     }
 

@@ -144,6 +144,14 @@ public final class RecoveryScan {
         if (!Files.isDirectory(dir)) {
             throw new StorageException(StorageException.Kind.IO, dir + ": not a directory");
         }
+        // A damaged topic config refuses every partition of the topic, whatever the policy: its cleanup policy
+        // is not derivable, and --force only removes log bytes, which cannot repair it.
+        Path topicDir = dir.toAbsolutePath().getParent();
+        Optional<String> configDamage = topicDir == null ? Optional.empty() : io.kaas.storage.format.TopicConfig.damageOf(topicDir);
+        if (configDamage.isPresent()) {
+            damage.add(configDamage.get());
+            return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
+        }
         // The log start's durable copies first: an impossible one is damage, refused before anything changes.
         DurableLogStart durable = DurableLogStart.read(dir);
         durableLogStart = durable.logStart();
@@ -167,6 +175,7 @@ public final class RecoveryScan {
             fenceLateWrites(plans, epochs);
             epochsFound = epochs;
         }
+        checkpoint = plausibleOrNull(checkpoint, plans);
         checkpointFound = checkpoint;
         if (checkpoint != null && !plans.isEmpty() && checkpoint.segmentBase() > plans.get(plans.size() - 1).name.baseOffset()) {
             // One naming an older segment is normal after a roll (ignored, rewritten quietly); past the active one, no writer leaves it.
@@ -180,7 +189,8 @@ public final class RecoveryScan {
             loadIndex(p);
             if (active) {
                 analyseActive(p, checkpoint);
-            } else if (options.scanAllSegments() || p.rebuildIndex || p.offsetLimit != Long.MAX_VALUE) {
+            } else if (options.scanAllSegments() || p.rebuildIndex || p.offsetLimit != Long.MAX_VALUE
+                    || indexReachesNext(p, plans.get(i + 1))) {
                 scanWhole(p, false);
             } else {
                 p.entries = Arrays.asList(p.existingEntries);
@@ -429,6 +439,84 @@ public final class RecoveryScan {
             p.rebuildIndex = true;
             actions.add(problem.orElse(p.index + ": size is not a multiple of 8") + "; rebuilding");
         }
+    }
+
+    /**
+     * The checkpoint, or null when what it says of the active segment cannot be true of any log (a byte past
+     * the file's end, an offset below the segment's base, a log end other than the base at byte 0, or none at
+     * a later byte): a damaged derivable hint is no evidence of what was fsynced. Ignored, it costs a scan of the
+     * active segment from byte 0, and is rewritten after it.
+     */
+    private RecoveryCheckpoint plausibleOrNull(RecoveryCheckpoint cp, List<SegmentPlan> plans) {
+        if (cp == null || plans.isEmpty()) {
+            return cp;
+        }
+        SegmentPlan active = plans.get(plans.size() - 1);
+        long base = active.name.baseOffset();
+        if (cp.segmentBase() != base) {
+            return cp; // names another segment: not used as the active segment's start, nor as a landmark
+        }
+        boolean plausible = cp.bytePos() >= 0 && cp.bytePos() <= active.size
+                && (cp.bytePos() == 0 ? cp.highWatermark() == base : cp.highWatermark() > base);
+        if (plausible && !contradictedByTheLog(active, cp)) {
+            return cp;
+        }
+        actions.add(String.format("%s: bytePos %d, offset %d cannot describe %s (%d bytes, base offset %d); ignored, the"
+                + " active segment was scanned from byte 0 and the checkpoint is rewritten", dir.resolve(RecoveryCheckpoint.FILE_NAME),
+                cp.bytePos(), cp.highWatermark(), active.log.getFileName(), active.size, base));
+        return null;
+    }
+
+    /**
+     * The batch ending at the checkpoint's byte continues the one before it (its base offset, outside the CRC, is
+     * backed by its neighbour) but ends at another offset than the checkpoint says: the checkpoint is the one
+     * wrong. Walks batch heads only, from the index's last entry at or below that byte (from byte 0 if that
+     * fails). Where the log does not back the batch (a jump, the segment's first batch), the checkpoint stays
+     * the evidence against it.
+     */
+    private boolean contradictedByTheLog(SegmentPlan active, RecoveryCheckpoint cp) {
+        if (cp.bytePos() == 0) {
+            return false;
+        }
+        long from = 0;
+        try {
+            for (IndexEntry e : SparseIndex.readAll(active.index, active.name.baseOffset())) {
+                if (e.position() < cp.bytePos()) {
+                    from = Math.max(from, e.position());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            from = 0;
+        }
+        try (FileChannel ch = FileChannel.open(active.log, StandardOpenOption.READ)) {
+            for (long start : from > 0 ? new long[] {from, 0} : new long[] {0}) {
+                io.kaas.storage.segment.HeaderCursor batches = new io.kaas.storage.segment.HeaderCursor(ch, start, cp.bytePos());
+                long before = -1;
+                long lastBase = -1;
+                long lastNext = -1;
+                while (batches.next() == io.kaas.storage.segment.HeaderCursor.Framing.BATCH) {
+                    before = lastNext;
+                    lastBase = batches.baseOffset();
+                    lastNext = batches.nextOffset();
+                }
+                boolean neighbourSeen = before >= 0 || start == 0;
+                if (batches.framing() == io.kaas.storage.segment.HeaderCursor.Framing.END && lastNext >= 0 && neighbourSeen) {
+                    return lastNext != cp.highWatermark() && before >= 0 && lastBase == before;
+                }
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
+    }
+
+    /**
+     * A closed segment's index names an offset at or past the next segment's base: no log can be so, so the index is
+     * not sane and the segment is scanned (the log, not a derivable index, is what overlap damage is judged on).
+     */
+    private static boolean indexReachesNext(SegmentPlan p, SegmentPlan next) {
+        IndexEntry[] entries = p.existingEntries;
+        return entries != null && entries.length > 0 && entries[entries.length - 1].offset() >= next.name.baseOffset();
     }
 
     private void analyseActive(SegmentPlan p, RecoveryCheckpoint cp) throws IOException {

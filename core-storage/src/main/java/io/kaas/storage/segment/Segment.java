@@ -308,7 +308,28 @@ public final class Segment implements AutoCloseable {
                     return batches.position();
                 }
             }
+            throwIfBadFraming(batches);
             return -1;
+        }
+    }
+
+    /** Where {@link #positionOf} starts walking for {@code offset}: the index's nearest entry at or below it. */
+    public long walkStartFor(long offset) {
+        return index.lookup(offset).position();
+    }
+
+    /**
+     * A walk over batch heads that stopped before the end of its range met bytes that do not frame a
+     * batch: damage in bytes the open trusted (a closed segment is not scanned at open), refused as a
+     * corrupt batch naming file and byte (the broker answers CORRUPT_MESSAGE) rather than read as data.
+     * Only the length fields the walk reads anyway are checked: a read never checks CRCs (the consumer does).
+     */
+    private void throwIfBadFraming(HeaderCursor batches) {
+        HeaderCursor.Framing f = batches.framing();
+        if (f != HeaderCursor.Framing.BATCH && f != HeaderCursor.Framing.END) {
+            throw new StorageException(StorageException.Kind.CORRUPT_BATCH, logFile + ":" + batches.position()
+                    + ": the bytes there do not frame a batch (" + f + ", " + (batches.end() - batches.position())
+                    + " bytes to the end of the readable range): run `kaas verify` on the partition");
         }
     }
 
@@ -352,12 +373,22 @@ public final class Segment implements AutoCloseable {
         try (CachedFile.Handle h = log.acquire()) {
             HeaderCursor batches = new HeaderCursor(h.channel(), from, limit);
             long end = from;
+            long expected = -1;
             while (batches.next() == HeaderCursor.Framing.BATCH) {
                 long next = batches.position() + batches.sizeInBytes();
                 if (batches.baseOffset() >= cap || (end > pos && next - pos > maxBytes)) {
-                    break;
+                    return end;
                 }
+                if (batches.baseOffset() < expected) {
+                    // A base offset (outside the CRC) going back below the previous batch's end is damage the open did
+                    // not scan: the read ends before it; the next read from the offset after passes it by.
+                    return end;
+                }
+                expected = batches.nextOffset();
                 end = next;
+            }
+            if (end == pos) {
+                throwIfBadFraming(batches); // nothing whole to return before the bad bytes: refuse, don't answer empty
             }
             return end;
         }

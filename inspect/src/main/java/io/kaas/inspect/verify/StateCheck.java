@@ -4,7 +4,6 @@ import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.recovery.DerivedStateRebuild;
 import io.kaas.storage.recovery.DurableLogStart;
 import io.kaas.storage.recovery.Quarantine;
@@ -90,16 +89,6 @@ final class StateCheck {
                 report.problem(checkpointFile, -1, why);
             }
         });
-    }
-
-    /** The topic's {@code .config.json}: one that cannot be read, or holds values the engine cannot apply, is a problem. */
-    void checkTopicConfig(Path topicDir) {
-        Path file = topicDir.resolve(TopicConfig.FILE_NAME);
-        try {
-            StateJson.read(file, TopicConfig.class).ifPresent(c -> c.problems().forEach(p -> report.problem(file, -1, p)));
-        } catch (StorageException e) {
-            report.problem(file, -1, "unreadable (" + strip(file, e.getMessage()) + ")");
-        }
     }
 
 
