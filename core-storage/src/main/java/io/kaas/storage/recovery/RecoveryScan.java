@@ -170,8 +170,10 @@ public final class RecoveryScan {
         RecoveryCheckpoint checkpoint = readState(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
         List<SegmentPlan> plans = listSegments();
         LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
-        if (epochs != null) {
-            epochs = DerivedStateRebuild.trustedEpochs(dir, epochs); // a dry run reads the file before it is rebuilt
+        // Only a checkpoint that agrees with the segment names fences late writes: one that disagrees is rebuilt
+        // from the names (DerivedStateRebuild), and a derivable file, damaged or rebuilt from names a damaged
+        // copy may carry, never removes CRC-valid batches without --force.
+        if (epochs != null && DerivedStateRebuild.trustedEpochs(dir, epochs) == epochs) {
             fenceLateWrites(plans, epochs);
             epochsFound = epochs;
         }
