@@ -136,7 +136,10 @@ final class SegmentLogScan {
             if (walk.fieldStop == null && walk.lastPosition >= 0 && walk.jumped
                     && stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE) {
                 long stoppedBase = baseAt(ch, validEnd);
-                if (stoppedBase >= walk.nextBeforeLast && stoppedBase < walk.lastBase) {
+                // Or the batch after starts exactly where the jumped one would end had it followed the one
+                // before it (its offset count is inside the CRC): the jump is the bad field.
+                boolean fitsUnjumped = stoppedBase == walk.nextBeforeLast + (walk.nextOffset - walk.lastBase);
+                if (stoppedBase >= walk.nextBeforeLast && (stoppedBase < walk.lastBase || fitsUnjumped)) {
                     stop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, walk.lastPosition,
                             "base offset " + walk.lastBase + " (outside the CRC) disagrees with its neighbours: the batch"
                                     + " before ends at offset " + (walk.nextBeforeLast - 1) + ", the batch after starts at "
