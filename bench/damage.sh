@@ -7,7 +7,7 @@
 #   bench/damage.sh
 #   DAMAGE_SEEDS=123,-456 bench/damage.sh        # replay cases by the seeds a run printed
 #
-# Tunables (environment): DAMAGE_CASES=100000, DAMAGE_SEEDS (replay those cases only), DAMAGE_DIR (where
+# Tunables (environment): DAMAGE_CASES=100000, DAMAGE_SEED (random; a number draws a fixed set, as CI does), DAMAGE_SEEDS (replay those cases only), DAMAGE_DIR (where
 # the cases' files go; default /dev/shm, where the tools' fsyncs cost nothing, else the temp dir).
 # Output: the campaign's `damage:` lines (counts, violations by tool and problem, failing cases grouped by
 # tool, problem, file, field class and damage kind with seeds to replay) on stdout and in
@@ -20,7 +20,7 @@ repo="$(cd "$here/.." && pwd)"
 results="$here/results/damage-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$results"
 
-props=(-Dkaas.damage.tries="${DAMAGE_CASES:-100000}")
+props=(-Dkaas.damage.tries="${DAMAGE_CASES:-100000}" -Dkaas.damage.seed="${DAMAGE_SEED:-random}")
 [[ -n "${DAMAGE_SEEDS:-}" ]] && props+=(-Dkaas.damage.seeds="$DAMAGE_SEEDS")
 [[ -n "${DAMAGE_DIR:-}" ]] && props+=(-Dkaas.damage.dir="$DAMAGE_DIR")
 

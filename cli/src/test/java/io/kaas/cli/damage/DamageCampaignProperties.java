@@ -32,14 +32,17 @@ import net.jqwik.api.lifecycle.BeforeProperty;
  *
  * <p>Every case is decided by its own seed. All failing cases are collected and printed, grouped, with
  * their seeds, then the run fails. {@code -Dkaas.damage.tries=N} runs N cases (default 1000),
- * {@code -Dkaas.damage.seeds=S1,S2} replays those cases only, {@code -Dkaas.damage.dir=DIR} puts the cases'
+ * {@code -Dkaas.damage.seeds=S1,S2} replays those cases only, {@code -Dkaas.damage.seed=random} draws new
+ * cases instead of CI's fixed set ({@code -Dkaas.damage.seed=N} another fixed set), {@code -Dkaas.damage.dir=DIR} puts the cases'
  * files in DIR. One summary line starts {@code damage:} (.ci/run collects it); the details start
  * {@code damage-tool:}, {@code damage-case:} and {@code damage-time:}; target/damage-campaign.txt has
  * every violation, one a line.
  */
 class DamageCampaignProperties {
     static final int ROUNDS = 100;
-    static final int DEFAULT_CASES = 1000;
+    static final int DEFAULT_CASES = 2000;
+    /** The seed CI's cases are drawn from (kaas.damage.seed overrides it). */
+    private static final String CI_SEED = "20261202";
 
     private Path root;
     private final Map<Scenario, CaseRun.Base> bases = new EnumMap<>(Scenario.class);
@@ -112,8 +115,12 @@ class DamageCampaignProperties {
             return round == 0 ? Arrays.stream(replay.split(",")).map(String::strip).mapToLong(Long::parseLong).toArray() : new long[0];
         }
         int perRound = Math.max(1, (Integer.getInteger("kaas.damage.tries", DEFAULT_CASES) + ROUNDS - 1) / ROUNDS);
-        // the round's number mixed in: two rounds drawing the same seed still run different cases
-        Random r = new Random(roundSeed ^ (round * 0x9E3779B97F4A7C15L));
+        // CI runs the same cases every time (a fixed seed: a failure there is a change's, never the draw's);
+        // bench/damage.sh draws new ones (kaas.damage.seed=random). The round's number is mixed in, so two
+        // rounds drawing the same seed still run different cases.
+        String fixed = System.getProperty("kaas.damage.seed", CI_SEED);
+        long source = fixed.equals("random") ? roundSeed : Long.parseLong(fixed);
+        Random r = new Random(source ^ (round * 0x9E3779B97F4A7C15L));
         long[] seeds = new long[perRound];
         for (int i = 0; i < perRound; i++) {
             seeds[i] = r.nextLong();

@@ -153,13 +153,39 @@ public final class OffsetGaps {
             return reached;
         }
         long from = p.existingEntries != null && p.existingEntries.length > 0 ? p.existingEntries[p.existingEntries.length - 1].position() : 0;
+        long end = framedEnd(p, from);
+        if (end < 0 && from > 0) {
+            // The index is a hint, not evidence: an entry that frames no walk to the end of the file is
+            // damaged (a derivable file); the log itself is walked from its start.
+            end = framedEnd(p, 0);
+        }
+        return end >= 0 ? end : p.name.baseOffset();
+    }
+
+    /**
+     * Whether a trusted closed segment's index ends on a batch that frames a walk to the end of the file. The
+     * walk is the one {@link #logEnd} makes anyway (from the last entry: at most an index interval and a
+     * batch); an entry that frames no such walk is a damaged index, so the open scans the segment and
+     * rebuilds it instead of serving reads from a wrong position.
+     */
+    static boolean lastEntryFramesToEnd(SegmentPlan p) throws IOException {
+        if (p.existingEntries == null || p.existingEntries.length == 0) {
+            return true;
+        }
+        return framedEnd(p, p.existingEntries[p.existingEntries.length - 1].position()) >= 0;
+    }
+
+    /** The offset after the last batch of a framing walk from {@code from} that reaches the end of the file; -1 when it does not. */
+    private static long framedEnd(SegmentPlan p, long from) throws IOException {
         long end = -1;
+        long reachedPosition = from;
         try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.READ)) {
             HeaderCursor cursor = new HeaderCursor(ch, from, p.size);
             for (HeaderCursor.Framing f = cursor.next(); f == HeaderCursor.Framing.BATCH; f = cursor.next()) {
                 end = cursor.nextOffset();
+                reachedPosition = cursor.position() + cursor.sizeInBytes();
             }
         }
-        return end >= 0 ? end : p.name.baseOffset();
+        return reachedPosition == p.size ? end : -1;
     }
 }

@@ -192,7 +192,7 @@ public final class RecoveryScan {
             if (active) {
                 analyseActive(p, checkpoint);
             } else if (options.scanAllSegments() || p.rebuildIndex || p.offsetLimit != Long.MAX_VALUE
-                    || indexReachesNext(p, plans.get(i + 1))) {
+                    || indexReachesNext(p, plans.get(i + 1)) || !OffsetGaps.lastEntryFramesToEnd(p)) {
                 scanWhole(p, false);
             } else {
                 p.entries = Arrays.asList(p.existingEntries);
@@ -516,6 +516,7 @@ public final class RecoveryScan {
      * A closed segment's index names an offset at or past the next segment's base: no log can be so, so the index is
      * not sane and the segment is scanned (the log, not a derivable index, is what overlap damage is judged on).
      */
+    /** Whether the index's last entry is past the segment's next one: a damaged hint, so the segment is scanned. */
     private static boolean indexReachesNext(SegmentPlan p, SegmentPlan next) {
         IndexEntry[] entries = p.existingEntries;
         return entries != null && entries.length > 0 && entries[entries.length - 1].offset() >= next.name.baseOffset();
