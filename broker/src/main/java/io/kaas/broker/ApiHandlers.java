@@ -1,6 +1,5 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.api.AddOffsetsToTxnHandler;
 import io.kaas.broker.api.AddPartitionsToTxnHandler;
 import io.kaas.broker.api.AlterClientQuotasHandler;
@@ -46,32 +45,33 @@ import io.kaas.broker.api.OffsetDeleteHandler;
 import io.kaas.broker.api.OffsetFetchHandler;
 import io.kaas.broker.api.OffsetForLeaderEpochHandler;
 import io.kaas.broker.api.ProduceHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.api.SaslAuthenticateHandler;
 import io.kaas.broker.api.SaslHandshakeHandler;
 import io.kaas.broker.api.SyncGroupHandler;
-import io.kaas.broker.config.TopicConfigView;
 import io.kaas.broker.api.TxnOffsetCommitHandler;
 import io.kaas.broker.api.WriteTxnMarkersHandler;
-import io.kaas.cluster.BrokerNode;
-import io.kaas.cluster.PartitionLeaders;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
-import io.kaas.cluster.PartitionPins;
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.broker.config.TopicConfigView;
 import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.metrics.BrokerMetrics;
-import io.kaas.protocol.RequestInvoker;
 import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.SaslAuthentication;
-import io.kaas.security.ScramCredentialStore;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionPeers;
 import io.kaas.broker.txn.TransactionalOffsetsGate;
 import io.kaas.broker.txn.TransactionalProduceGate;
+import io.kaas.cluster.BrokerNode;
+import io.kaas.cluster.PartitionLeaders;
+import io.kaas.cluster.PartitionPins;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.RequestInvoker;
+import io.kaas.security.ScramCredentialStore;
 import io.kaas.storage.layout.ClusterDir;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
@@ -95,62 +95,161 @@ final class ApiHandlers {
      * @param nodeFor        this broker as the client's listener advertises it
      * @param pins           the operator's pins (kafka-reassign-partitions), null alone
      */
-    record Parts(BrokerConfig config, SecurityConfig security, BrokerMetrics metrics, TopicCatalog topics,
-                 TopicConfigView topicConfigs, ProducerIdAllocator producerIds, Throttling throttling, ClientQuotas quotas,
-                 TransactionConfig transactionConfig, TransactionCoordinator transactions, TransactionPeers transactionPeers,
-                 GroupCoordinator groups, PartitionLeaders leaders, BooleanSupplier mayAcknowledge,
-                 Function<RequestContext, BrokerNode> nodeFor, ScheduledExecutorService timer, ExecutorService handlerPool,
-                 PartitionPins pins, Path clusterDir) {}
+    record Parts(
+            BrokerConfig config,
+            SecurityConfig security,
+            BrokerMetrics metrics,
+            TopicCatalog topics,
+            TopicConfigView topicConfigs,
+            ProducerIdAllocator producerIds,
+            Throttling throttling,
+            ClientQuotas quotas,
+            TransactionConfig transactionConfig,
+            TransactionCoordinator transactions,
+            TransactionPeers transactionPeers,
+            GroupCoordinator groups,
+            PartitionLeaders leaders,
+            BooleanSupplier mayAcknowledge,
+            Function<RequestContext, BrokerNode> nodeFor,
+            ScheduledExecutorService timer,
+            ExecutorService handlerPool,
+            PartitionPins pins,
+            Path clusterDir) {}
 
     static void registerAll(RequestInvoker invoker, Parts p) {
         data(invoker, p);
         groups(invoker, p);
         security(invoker, p);
-        invoker.register(ApiKeys.DESCRIBE_CLIENT_QUOTAS, ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(), new DescribeClientQuotasHandler(p.quotas()));
-        invoker.register(ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion(), new AlterClientQuotasHandler(p.quotas()));
-        invoker.register(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.ALTER_PARTITION_REASSIGNMENTS.latestVersion(),
-                new AlterPartitionReassignmentsHandler(p.pins(), p.topics(), p.config().brokerId()));
-        invoker.register(ApiKeys.LIST_PARTITION_REASSIGNMENTS, ApiKeys.LIST_PARTITION_REASSIGNMENTS.latestVersion(),
+        invoker.register(
+                ApiKeys.DESCRIBE_CLIENT_QUOTAS,
+                ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(),
+                new DescribeClientQuotasHandler(p.quotas()));
+        invoker.register(
+                ApiKeys.ALTER_CLIENT_QUOTAS,
+                ApiKeys.ALTER_CLIENT_QUOTAS.latestVersion(),
+                new AlterClientQuotasHandler(p.quotas()));
+        invoker.register(
+                ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+                ApiKeys.ALTER_PARTITION_REASSIGNMENTS.latestVersion(),
+                new AlterPartitionReassignmentsHandler(
+                        p.pins(), p.topics(), p.config().brokerId()));
+        invoker.register(
+                ApiKeys.LIST_PARTITION_REASSIGNMENTS,
+                ApiKeys.LIST_PARTITION_REASSIGNMENTS.latestVersion(),
                 new ListPartitionReassignmentsHandler(p.pins()));
     }
 
     /** Records, topics, configs and transactions. */
     private static void data(RequestInvoker invoker, Parts p) {
-        invoker.register(ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.latestVersion(), new ApiVersionsHandler(invoker.served(), p.transactionConfig().version()));
-        invoker.register(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataHandler(p.topics(), p.nodeFor(),
-                p.leaders()));
-        invoker.register(ApiKeys.PRODUCE, ApiKeys.PRODUCE.latestVersion(), new ProduceHandler(p.topics(), new TransactionalProduceGate(p.transactions(), p.transactionPeers()),
-                p.metrics().traffic(), p.mayAcknowledge()));
-        invoker.register(ApiKeys.FETCH, ApiKeys.FETCH.latestVersion(), new FetchHandler(p.topics(), p.timer(), p.handlerPool(),
-                new FetchSessionCache(p.config().fetchSessionCacheSlots(), System::currentTimeMillis), p.metrics().traffic(), p.throttling()));
-        invoker.register(ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(p.topics()));
-        invoker.register(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.latestVersion(), new InitProducerIdHandler(p.producerIds(), p.transactions()));
-        invoker.register(ApiKeys.ADD_PARTITIONS_TO_TXN, AddPartitionsToTxnHandler.MAX_VERSION, new AddPartitionsToTxnHandler(p.transactions(), p.topics()));
-        invoker.register(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(), new AddOffsetsToTxnHandler(p.transactions()));
+        invoker.register(
+                ApiKeys.API_VERSIONS,
+                ApiKeys.API_VERSIONS.latestVersion(),
+                new ApiVersionsHandler(invoker.served(), p.transactionConfig().version()));
+        invoker.register(
+                ApiKeys.METADATA,
+                ApiKeys.METADATA.latestVersion(),
+                new MetadataHandler(p.topics(), p.nodeFor(), p.leaders()));
+        invoker.register(
+                ApiKeys.PRODUCE,
+                ApiKeys.PRODUCE.latestVersion(),
+                new ProduceHandler(
+                        p.topics(),
+                        new TransactionalProduceGate(p.transactions(), p.transactionPeers()),
+                        p.metrics().traffic(),
+                        p.mayAcknowledge()));
+        invoker.register(
+                ApiKeys.FETCH,
+                ApiKeys.FETCH.latestVersion(),
+                new FetchHandler(
+                        p.topics(),
+                        p.timer(),
+                        p.handlerPool(),
+                        new FetchSessionCache(p.config().fetchSessionCacheSlots(), System::currentTimeMillis),
+                        p.metrics().traffic(),
+                        p.throttling()));
+        invoker.register(
+                ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(p.topics()));
+        invoker.register(
+                ApiKeys.INIT_PRODUCER_ID,
+                ApiKeys.INIT_PRODUCER_ID.latestVersion(),
+                new InitProducerIdHandler(p.producerIds(), p.transactions()));
+        invoker.register(
+                ApiKeys.ADD_PARTITIONS_TO_TXN,
+                AddPartitionsToTxnHandler.MAX_VERSION,
+                new AddPartitionsToTxnHandler(p.transactions(), p.topics()));
+        invoker.register(
+                ApiKeys.ADD_OFFSETS_TO_TXN,
+                ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion(),
+                new AddOffsetsToTxnHandler(p.transactions()));
         invoker.register(ApiKeys.END_TXN, EndTxnHandler.MAX_VERSION, new EndTxnHandler(p.transactions()));
-        invoker.register(ApiKeys.TXN_OFFSET_COMMIT, TxnOffsetCommitHandler.MAX_VERSION, new TxnOffsetCommitHandler(p.groups(),
-                new TransactionalOffsetsGate(p.transactions(), p.transactionPeers()), p.topics()));
-        invoker.register(ApiKeys.WRITE_TXN_MARKERS, ApiKeys.WRITE_TXN_MARKERS.latestVersion(), new WriteTxnMarkersHandler(p.topics(), p.transactions().markerWriter(),
-                p.groups(), p.mayAcknowledge()));
-        invoker.register(ApiKeys.LIST_TRANSACTIONS, ApiKeys.LIST_TRANSACTIONS.latestVersion(), new ListTransactionsHandler(p.transactions()));
-        invoker.register(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion(), new DescribeTransactionsHandler(p.transactions()));
-        invoker.register(ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_PRODUCERS.latestVersion(), new DescribeProducersHandler(p.topics()));
-        invoker.register(ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.latestVersion(), new CreateTopicsHandler(p.topics(), p.topicConfigs(), p.config().brokerId()));
-        invoker.register(ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_TOPICS.latestVersion(), new DeleteTopicsHandler(p.topics()));
-        invoker.register(ApiKeys.CREATE_PARTITIONS, ApiKeys.CREATE_PARTITIONS.latestVersion(), new CreatePartitionsHandler(p.topics()));
-        invoker.register(ApiKeys.DELETE_RECORDS, ApiKeys.DELETE_RECORDS.latestVersion(), new DeleteRecordsHandler(p.topics()));
-        invoker.register(ApiKeys.DESCRIBE_CONFIGS, ApiKeys.DESCRIBE_CONFIGS.latestVersion(), new DescribeConfigsHandler(p.topics(), p.topicConfigs(), p.config()));
-        invoker.register(ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(), new IncrementalAlterConfigsHandler(p.topics()));
-        invoker.register(ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(), new GetTelemetrySubscriptionsHandler());
-        invoker.register(ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), new AlterConfigsHandler(p.topics()));
-        invoker.register(ApiKeys.DESCRIBE_CLUSTER, ApiKeys.DESCRIBE_CLUSTER.latestVersion(), new DescribeClusterHandler(p.nodeFor(),
-                p.leaders()));
-        invoker.register(ApiKeys.DESCRIBE_LOG_DIRS, ApiKeys.DESCRIBE_LOG_DIRS.latestVersion(), new DescribeLogDirsHandler(p.topics()));
-        invoker.register(ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.OFFSET_FOR_LEADER_EPOCH.latestVersion(), new OffsetForLeaderEpochHandler(p.topics()));
-        invoker.register(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, ApiKeys.DESCRIBE_TOPIC_PARTITIONS.latestVersion(), new DescribeTopicPartitionsHandler(p.topics(), p.nodeFor(),
-                p.leaders()));
-        invoker.register(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion(), new FindCoordinatorHandler(p.nodeFor(),
-                p.leaders()));
+        invoker.register(
+                ApiKeys.TXN_OFFSET_COMMIT,
+                TxnOffsetCommitHandler.MAX_VERSION,
+                new TxnOffsetCommitHandler(
+                        p.groups(), new TransactionalOffsetsGate(p.transactions(), p.transactionPeers()), p.topics()));
+        invoker.register(
+                ApiKeys.WRITE_TXN_MARKERS,
+                ApiKeys.WRITE_TXN_MARKERS.latestVersion(),
+                new WriteTxnMarkersHandler(
+                        p.topics(), p.transactions().markerWriter(), p.groups(), p.mayAcknowledge()));
+        invoker.register(
+                ApiKeys.LIST_TRANSACTIONS,
+                ApiKeys.LIST_TRANSACTIONS.latestVersion(),
+                new ListTransactionsHandler(p.transactions()));
+        invoker.register(
+                ApiKeys.DESCRIBE_TRANSACTIONS,
+                ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion(),
+                new DescribeTransactionsHandler(p.transactions()));
+        invoker.register(
+                ApiKeys.DESCRIBE_PRODUCERS,
+                ApiKeys.DESCRIBE_PRODUCERS.latestVersion(),
+                new DescribeProducersHandler(p.topics()));
+        invoker.register(
+                ApiKeys.CREATE_TOPICS,
+                ApiKeys.CREATE_TOPICS.latestVersion(),
+                new CreateTopicsHandler(p.topics(), p.topicConfigs(), p.config().brokerId()));
+        invoker.register(
+                ApiKeys.DELETE_TOPICS, ApiKeys.DELETE_TOPICS.latestVersion(), new DeleteTopicsHandler(p.topics()));
+        invoker.register(
+                ApiKeys.CREATE_PARTITIONS,
+                ApiKeys.CREATE_PARTITIONS.latestVersion(),
+                new CreatePartitionsHandler(p.topics()));
+        invoker.register(
+                ApiKeys.DELETE_RECORDS, ApiKeys.DELETE_RECORDS.latestVersion(), new DeleteRecordsHandler(p.topics()));
+        invoker.register(
+                ApiKeys.DESCRIBE_CONFIGS,
+                ApiKeys.DESCRIBE_CONFIGS.latestVersion(),
+                new DescribeConfigsHandler(p.topics(), p.topicConfigs(), p.config()));
+        invoker.register(
+                ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+                ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(),
+                new IncrementalAlterConfigsHandler(p.topics()));
+        invoker.register(
+                ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS,
+                ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(),
+                new GetTelemetrySubscriptionsHandler());
+        invoker.register(
+                ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), new AlterConfigsHandler(p.topics()));
+        invoker.register(
+                ApiKeys.DESCRIBE_CLUSTER,
+                ApiKeys.DESCRIBE_CLUSTER.latestVersion(),
+                new DescribeClusterHandler(p.nodeFor(), p.leaders()));
+        invoker.register(
+                ApiKeys.DESCRIBE_LOG_DIRS,
+                ApiKeys.DESCRIBE_LOG_DIRS.latestVersion(),
+                new DescribeLogDirsHandler(p.topics()));
+        invoker.register(
+                ApiKeys.OFFSET_FOR_LEADER_EPOCH,
+                ApiKeys.OFFSET_FOR_LEADER_EPOCH.latestVersion(),
+                new OffsetForLeaderEpochHandler(p.topics()));
+        invoker.register(
+                ApiKeys.DESCRIBE_TOPIC_PARTITIONS,
+                ApiKeys.DESCRIBE_TOPIC_PARTITIONS.latestVersion(),
+                new DescribeTopicPartitionsHandler(p.topics(), p.nodeFor(), p.leaders()));
+        invoker.register(
+                ApiKeys.FIND_COORDINATOR,
+                ApiKeys.FIND_COORDINATOR.latestVersion(),
+                new FindCoordinatorHandler(p.nodeFor(), p.leaders()));
     }
 
     /** Consumer groups (classic and KIP-848) and their offsets. */
@@ -159,14 +258,28 @@ final class ApiHandlers {
         invoker.register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), new SyncGroupHandler(p.groups()));
         invoker.register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), new HeartbeatHandler(p.groups()));
         invoker.register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), new LeaveGroupHandler(p.groups()));
-        invoker.register(ApiKeys.OFFSET_COMMIT, OffsetCommitHandler.MAX_VERSION, new OffsetCommitHandler(p.groups(), p.topics()));
+        invoker.register(
+                ApiKeys.OFFSET_COMMIT,
+                OffsetCommitHandler.MAX_VERSION,
+                new OffsetCommitHandler(p.groups(), p.topics()));
         invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(p.groups()));
         invoker.register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), new ListGroupsHandler(p.groups()));
-        invoker.register(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.latestVersion(), new DescribeGroupsHandler(p.groups()));
-        invoker.register(ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), new DeleteGroupsHandler(p.groups()));
-        invoker.register(ApiKeys.OFFSET_DELETE, ApiKeys.OFFSET_DELETE.latestVersion(), new OffsetDeleteHandler(p.groups()));
-        invoker.register(ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_HEARTBEAT.latestVersion(), new ConsumerGroupHeartbeatHandler(p.groups()));
-        invoker.register(ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.CONSUMER_GROUP_DESCRIBE.latestVersion(), new ConsumerGroupDescribeHandler(p.groups()));
+        invoker.register(
+                ApiKeys.DESCRIBE_GROUPS,
+                ApiKeys.DESCRIBE_GROUPS.latestVersion(),
+                new DescribeGroupsHandler(p.groups()));
+        invoker.register(
+                ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), new DeleteGroupsHandler(p.groups()));
+        invoker.register(
+                ApiKeys.OFFSET_DELETE, ApiKeys.OFFSET_DELETE.latestVersion(), new OffsetDeleteHandler(p.groups()));
+        invoker.register(
+                ApiKeys.CONSUMER_GROUP_HEARTBEAT,
+                ApiKeys.CONSUMER_GROUP_HEARTBEAT.latestVersion(),
+                new ConsumerGroupHeartbeatHandler(p.groups()));
+        invoker.register(
+                ApiKeys.CONSUMER_GROUP_DESCRIBE,
+                ApiKeys.CONSUMER_GROUP_DESCRIBE.latestVersion(),
+                new ConsumerGroupDescribeHandler(p.groups()));
     }
 
     /**
@@ -175,13 +288,24 @@ final class ApiHandlers {
      */
     private static void security(RequestInvoker invoker, Parts p) {
         ScramCredentialStore credentials = new ScramCredentialStore(ClusterDir.credentials(p.clusterDir()));
-        SaslAuthentication sasl = new SaslAuthentication(credentials, p.security().acceptLegacyScramNonce());
-        invoker.register(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_HANDSHAKE.latestVersion(), new SaslHandshakeHandler(sasl));
-        invoker.register(ApiKeys.SASL_AUTHENTICATE, ApiKeys.SASL_AUTHENTICATE.latestVersion(), new SaslAuthenticateHandler(sasl));
-        invoker.register(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS.latestVersion(), new DescribeUserScramCredentialsHandler(credentials));
+        SaslAuthentication sasl =
+                new SaslAuthentication(credentials, p.security().acceptLegacyScramNonce());
+        invoker.register(
+                ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_HANDSHAKE.latestVersion(), new SaslHandshakeHandler(sasl));
+        invoker.register(
+                ApiKeys.SASL_AUTHENTICATE,
+                ApiKeys.SASL_AUTHENTICATE.latestVersion(),
+                new SaslAuthenticateHandler(sasl));
+        invoker.register(
+                ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
+                ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS.latestVersion(),
+                new DescribeUserScramCredentialsHandler(credentials));
         invoker.register(ApiKeys.DESCRIBE_ACLS, ApiKeys.DESCRIBE_ACLS.latestVersion(), new DescribeAclsHandler());
         invoker.register(ApiKeys.CREATE_ACLS, ApiKeys.CREATE_ACLS.latestVersion(), new CreateAclsHandler());
         invoker.register(ApiKeys.DELETE_ACLS, ApiKeys.DELETE_ACLS.latestVersion(), new DeleteAclsHandler());
-        invoker.register(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion(), new AlterUserScramCredentialsHandler(credentials, p.security().superUsers()));
+        invoker.register(
+                ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
+                ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion(),
+                new AlterUserScramCredentialsHandler(credentials, p.security().superUsers()));
     }
 }

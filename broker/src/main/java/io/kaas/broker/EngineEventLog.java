@@ -2,8 +2,8 @@ package io.kaas.broker;
 
 import io.kaas.storage.EngineObserver;
 import io.kaas.storage.StorageException;
-import io.kaas.storage.cleaner.CleanReport;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.cleaner.CleanReport;
 import io.kaas.storage.recovery.RecoveryReport;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -30,8 +30,13 @@ final class EngineEventLog implements EngineObserver {
 
     @Override
     public void partitionOpened(TopicPartition partition, RecoveryReport report, long durationNanos) {
-        LOG.info("{}-{}: recovered in {} ms: {} segments, {} bytes scanned{}", partition.topic(), partition.partition(),
-                TimeUnit.NANOSECONDS.toMillis(durationNanos), report.segmentsScanned(), report.bytesScanned(),
+        LOG.info(
+                "{}-{}: recovered in {} ms: {} segments, {} bytes scanned{}",
+                partition.topic(),
+                partition.partition(),
+                TimeUnit.NANOSECONDS.toMillis(durationNanos),
+                report.segmentsScanned(),
+                report.bytesScanned(),
                 report.bytesTruncated() > 0 ? ", " + report.bytesTruncated() + " bytes of torn tail cut" : "");
         next.partitionOpened(partition, report, durationNanos);
     }
@@ -51,9 +56,16 @@ final class EngineEventLog implements EngineObserver {
     @Override
     public void cleaned(TopicPartition partition, CleanReport report, long durationNanos) {
         if (report.endOffset() >= 0) {
-            LOG.info("{}-{}: cleaned {} segment(s) into {} in {} ms below offset {}: {} of {} records and {} bytes removed",
-                    partition.topic(), partition.partition(), report.segmentsCleaned(), report.segmentsAfter(),
-                    TimeUnit.NANOSECONDS.toMillis(durationNanos), report.endOffset(), report.recordsRemoved(), report.recordsRead(),
+            LOG.info(
+                    "{}-{}: cleaned {} segment(s) into {} in {} ms below offset {}: {} of {} records and {} bytes removed",
+                    partition.topic(),
+                    partition.partition(),
+                    report.segmentsCleaned(),
+                    report.segmentsAfter(),
+                    TimeUnit.NANOSECONDS.toMillis(durationNanos),
+                    report.endOffset(),
+                    report.recordsRemoved(),
+                    report.recordsRead(),
                     report.bytesRemoved());
         }
         next.cleaned(partition, report, durationNanos);

@@ -1,40 +1,40 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
-import io.kaas.cluster.Endpoint;
 import io.kaas.broker.admin.AdminServer;
 import io.kaas.broker.admin.Readiness;
-import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ServedApis;
-import io.kaas.cluster.PartitionPins;
-import io.kaas.broker.config.TopicConfigView;
-import io.kaas.cluster.BrokerNode;
 import io.kaas.broker.cluster.InterBrokerClient;
-import io.kaas.cluster.PartitionLeaders;
-import io.kaas.cluster.BrokerRegistration;
-import io.kaas.cluster.ClusterConfig;
-import io.kaas.cluster.ClusterMember;
-import io.kaas.cluster.CoordinatorSlots;
-import io.kaas.cluster.ClusterStore;
-import io.kaas.broker.cluster.RegisteredPeers;
-import io.kaas.cluster.CoordinationException;
 import io.kaas.broker.cluster.ProducerIdAllocator;
+import io.kaas.broker.cluster.RegisteredPeers;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.broker.config.TopicConfigView;
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.metrics.BrokerMetrics;
-import io.kaas.protocol.KafkaServer;
-import io.kaas.protocol.RequestInvoker;
 import io.kaas.broker.quota.ClientQuotaStore;
 import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.AccessControl;
-import io.kaas.security.AclStore;
 import io.kaas.broker.security.InterBrokerListener;
-import io.kaas.protocol.ListenerSecurity;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionPeers;
+import io.kaas.cluster.BrokerNode;
+import io.kaas.cluster.BrokerRegistration;
+import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.ClusterMember;
+import io.kaas.cluster.ClusterStore;
+import io.kaas.cluster.CoordinationException;
+import io.kaas.cluster.CoordinatorSlots;
+import io.kaas.cluster.Endpoint;
+import io.kaas.cluster.PartitionLeaders;
+import io.kaas.cluster.PartitionPins;
+import io.kaas.protocol.KafkaServer;
+import io.kaas.protocol.ListenerSecurity;
+import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.RequestInvoker;
+import io.kaas.protocol.ServedApis;
+import io.kaas.security.AclStore;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.MemoryStorageEngine;
@@ -86,6 +86,7 @@ public final class KaasBroker implements AutoCloseable {
     private final AtomicReference<BrokerNode> node = new AtomicReference<>();
     /** Per listener name: what Metadata/FindCoordinator name to a client connected there (Apache's rule). */
     private final Map<String, BrokerNode> nodesByListener = new ConcurrentHashMap<>();
+
     private final List<ListenerSecurity> listenerSecurities = new ArrayList<>();
     private final List<InetSocketAddress> bound = new ArrayList<>();
     private KafkaServer server;
@@ -94,6 +95,7 @@ public final class KaasBroker implements AutoCloseable {
     private TransactionCoordinator transactions;
     /** With a coordinator: requests to the other brokers (transaction markers, AddPartitionsToTxn), else null. */
     private InterBrokerClient peers;
+
     private TransactionPeers transactionPeers;
     private ExecutorService handlerPool;
     private ScheduledExecutorService timer;
@@ -101,6 +103,7 @@ public final class KaasBroker implements AutoCloseable {
     private AdminServer admin;
     /** Several brokers over one shared directory: how to join; null for a broker on its own. */
     private ClusterConfig clusterConfig;
+
     private ClusterMember member;
     private AccessControl access = AccessControl.none();
     private ClientQuotas quotas;
@@ -139,7 +142,8 @@ public final class KaasBroker implements AutoCloseable {
         EngineConfig engineConfig = engineConfig(config);
         BrokerMetrics metrics = new BrokerMetrics(config.metricsPerPartition());
         EngineEventLog observer = new EngineEventLog(metrics.engine());
-        StorageEngine engine = config.inMemory() ? new MemoryStorageEngine(engineConfig, observer)
+        StorageEngine engine = config.inMemory()
+                ? new MemoryStorageEngine(engineConfig, observer)
                 : new DiskStorageEngine(engineConfig, observer);
         return new KaasBroker(config, security, engine, metrics);
     }
@@ -196,12 +200,13 @@ public final class KaasBroker implements AutoCloseable {
         }
         started = true;
         // Before anything is bound: a bad inter-broker setting is a configuration error naming its key.
-        InterBrokerListener interBroker = InterBrokerListener.resolve(security, config.listeners(), config.advertisedListeners(),
-                clusterConfig != null);
+        InterBrokerListener interBroker = InterBrokerListener.resolve(
+                security, config.listeners(), config.advertisedListeners(), clusterConfig != null);
         if (config.adminListener() != null) {
             // First, so a taken admin port fails the start before anything else is bound or started.
             try {
-                admin = AdminServer.start(config.adminListener(), metrics.registry(), new Readiness(() -> listenersBound, engine));
+                admin = AdminServer.start(
+                        config.adminListener(), metrics.registry(), new Readiness(() -> listenersBound, engine));
             } catch (RuntimeException e) {
                 stop();
                 throw e;
@@ -217,11 +222,13 @@ public final class KaasBroker implements AutoCloseable {
             }
             member = new ClusterMember(store, clusterConfig, engine, System::nanoTime);
         }
-        handlerPool = Executors.newFixedThreadPool(config.requestHandlerThreads(), new DefaultThreadFactory("kaas-request-handler"));
+        handlerPool = Executors.newFixedThreadPool(
+                config.requestHandlerThreads(), new DefaultThreadFactory("kaas-request-handler"));
         timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-timer", true));
         Path clusterDir = ClusterDir.of(engine.dataDir());
         try {
-            // Durably created: offsets, credentials, ACLs and transaction state written into it must survive a power cut.
+            // Durably created: offsets, credentials, ACLs and transaction state written into it must survive a power
+            // cut.
             io.kaas.storage.io.AtomicFile.createDirectories(clusterDir);
         } catch (IOException e) {
             throw new UncheckedIOException(clusterDir + ": cannot create the cluster state directory", e);
@@ -235,16 +242,28 @@ public final class KaasBroker implements AutoCloseable {
         }
         TopicConfigView topicConfigs = new TopicConfigView(config);
         ServedApis served = new ServedApis();
-        // A handler that appended fsyncs its last partition itself before taking the next request (no committer wake-up).
+        // A handler that appended fsyncs its last partition itself before taking the next request (no committer
+        // wake-up).
         RequestInvoker invoker = new RequestInvoker(served, engine.fsyncingAfterTasks(handlerPool), metrics.requests());
-        groups = new GroupCoordinator(clusterDir, timer, config.consumerGroups(),
+        groups = new GroupCoordinator(
+                clusterDir,
+                timer,
+                config.consumerGroups(),
                 () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
         ClusterStore ids = store;
-        ProducerIdAllocator producerIds = ids == null ? new ProducerIdAllocator(clusterDir) : new ProducerIdAllocator(ids::allocateProducerIdBlock);
+        ProducerIdAllocator producerIds = ids == null
+                ? new ProducerIdAllocator(clusterDir)
+                : new ProducerIdAllocator(ids::allocateProducerIdBlock);
         if (member != null) {
             peers = interBrokerClient(interBroker, member);
             transactionPeers = new TransactionPeers(member, node::get, peers);
-            transactions = new TransactionCoordinator(clusterDir, producerIds, topics, groups, transactionConfig, transactionPeers,
+            transactions = new TransactionCoordinator(
+                    clusterDir,
+                    producerIds,
+                    topics,
+                    groups,
+                    transactionConfig,
+                    transactionPeers,
                     member::mayAcknowledge);
             TransactionCoordinator txns = transactions;
             GroupCoordinator g = groups;
@@ -281,12 +300,31 @@ public final class KaasBroker implements AutoCloseable {
         }
         invoker.authorizeWith(access);
         invoker.throttleWith(throttling);
-        // kafka-reassign-partitions: a move is a pin in the shared cluster's assignment (kaas assign's); alone, nothing moves.
+        // kafka-reassign-partitions: a move is a pin in the shared cluster's assignment (kaas assign's); alone, nothing
+        // moves.
         PartitionPins pins = store == null ? null : new PartitionPins(store);
-        ApiHandlers.registerAll(invoker, new ApiHandlers.Parts(config, security, metrics, topics, topicConfigs, producerIds,
-                throttling, quotas, transactionConfig, transactions, transactionPeers, groups,
-                member == null ? PartitionLeaders.single() : member, member == null ? () -> true : member::mayAcknowledge,
-                this::nodeFor, timer, handlerPool, pins, clusterDir));
+        ApiHandlers.registerAll(
+                invoker,
+                new ApiHandlers.Parts(
+                        config,
+                        security,
+                        metrics,
+                        topics,
+                        topicConfigs,
+                        producerIds,
+                        throttling,
+                        quotas,
+                        transactionConfig,
+                        transactions,
+                        transactionPeers,
+                        groups,
+                        member == null ? PartitionLeaders.single() : member,
+                        member == null ? () -> true : member::mayAcknowledge,
+                        this::nodeFor,
+                        timer,
+                        handlerPool,
+                        pins,
+                        clusterDir));
         server = new KafkaServer(config.networkThreads(), config.socketBuffers());
         try {
             security.validate(config.listeners());
@@ -294,7 +332,13 @@ public final class KaasBroker implements AutoCloseable {
             for (Endpoint listener : config.listeners()) {
                 ListenerSecurity ls = security.listenerSecurity(listener.listenerName());
                 listenerSecurities.add(ls);
-                bound.add(server.bind(listener.listenerName(), listener.host(), listener.port(), ls, served, invoker,
+                bound.add(server.bind(
+                        listener.listenerName(),
+                        listener.host(),
+                        listener.port(),
+                        ls,
+                        served,
+                        invoker,
                         config.socketRequestMaxBytes()));
             }
         } catch (InterruptedException e) {
@@ -308,12 +352,14 @@ public final class KaasBroker implements AutoCloseable {
         node.set(new BrokerNode(config.brokerId(), advertised.host(), advertised.port(), config.clusterId()));
         for (int i = 0; i < config.listeners().size(); i++) {
             Endpoint a = advertised(i);
-            nodesByListener.putIfAbsent(config.listeners().get(i).listenerName(),
+            nodesByListener.putIfAbsent(
+                    config.listeners().get(i).listenerName(),
                     new BrokerNode(config.brokerId(), a.host(), a.port(), config.clusterId()));
         }
         if (member != null) {
             try {
-                member.join(new BrokerRegistration(config.brokerId(), advertised.host(), advertised.port(), registeredEndpoints()));
+                member.join(new BrokerRegistration(
+                        config.brokerId(), advertised.host(), advertised.port(), registeredEndpoints()));
             } catch (RuntimeException e) {
                 stop();
                 throw e;
@@ -323,7 +369,11 @@ public final class KaasBroker implements AutoCloseable {
         listenersBound = true;
         retention = RetentionSchedule.start(config.retentionCheckInterval(), engine, metrics);
         startTlsReloadChecks(interBroker.listenerName());
-        LOG.info("kaas broker {} listening on {} (advertised {}), data in {}{}", config.brokerId(), bound, advertised,
+        LOG.info(
+                "kaas broker {} listening on {} (advertised {}), data in {}{}",
+                config.brokerId(),
+                bound,
+                advertised,
                 config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize(),
                 admin == null ? "" : ", admin listener on " + admin.address());
         return this;
@@ -331,7 +381,9 @@ public final class KaasBroker implements AutoCloseable {
 
     /** The broker as the client's listener advertises it (a client on the SSL port is told the SSL address). */
     private BrokerNode nodeFor(RequestContext ctx) {
-        BrokerNode n = ctx.session() == null ? null : nodesByListener.get(ctx.session().listener().listenerName());
+        BrokerNode n = ctx.session() == null
+                ? null
+                : nodesByListener.get(ctx.session().listener().listenerName());
         return n != null ? n : node.get();
     }
 
@@ -359,9 +411,12 @@ public final class KaasBroker implements AutoCloseable {
      */
     private InterBrokerClient interBrokerClient(InterBrokerListener interBroker, ClusterMember m) {
         LOG.info("broker {}: inter-broker requests go to listener {}", config.brokerId(), interBroker);
-        org.apache.kafka.common.utils.internals.LogContext log =
-                new org.apache.kafka.common.utils.internals.LogContext("[kaas-broker-" + config.brokerId() + " inter-broker] ");
-        return new InterBrokerClient(config.brokerId(), INTER_BROKER_TIMEOUT, () -> interBroker.newChannelBuilder(security, log),
+        org.apache.kafka.common.utils.internals.LogContext log = new org.apache.kafka.common.utils.internals.LogContext(
+                "[kaas-broker-" + config.brokerId() + " inter-broker] ");
+        return new InterBrokerClient(
+                config.brokerId(),
+                INTER_BROKER_TIMEOUT,
+                () -> interBroker.newChannelBuilder(security, log),
                 new RegisteredPeers(m, interBroker.listenerName()));
     }
 
@@ -410,13 +465,19 @@ public final class KaasBroker implements AutoCloseable {
     private void startTlsReloadChecks(String interBrokerListener) {
         long ms = security.sslReloadInterval().toMillis();
         if (ms > 0 && listenerSecurities.stream().anyMatch(ListenerSecurity::tls)) {
-            timer.scheduleWithFixedDelay(() -> {
-                for (ListenerSecurity ls : listenerSecurities) {
-                    if (ls.reloadIfChanged() && peers != null && ls.listenerName().equals(interBrokerListener)) {
-                        peers.renewConnections();
-                    }
-                }
-            }, ms, ms, TimeUnit.MILLISECONDS);
+            timer.scheduleWithFixedDelay(
+                    () -> {
+                        for (ListenerSecurity ls : listenerSecurities) {
+                            if (ls.reloadIfChanged()
+                                    && peers != null
+                                    && ls.listenerName().equals(interBrokerListener)) {
+                                peers.renewConnections();
+                            }
+                        }
+                    },
+                    ms,
+                    ms,
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -451,7 +512,8 @@ public final class KaasBroker implements AutoCloseable {
      * The ACLs {@code filter} matches that this broker's authorizer has in force (what DescribeAcls to this very broker
      * answers): with brokers sharing a directory, one another broker wrote is in force here within a second.
      */
-    public List<org.apache.kafka.common.acl.AclBinding> aclsInForce(org.apache.kafka.common.acl.AclBindingFilter filter) {
+    public List<org.apache.kafka.common.acl.AclBinding> aclsInForce(
+            org.apache.kafka.common.acl.AclBindingFilter filter) {
         return access.acls(filter);
     }
 
@@ -487,7 +549,8 @@ public final class KaasBroker implements AutoCloseable {
             retention.close();
         }
         if (transactions != null) {
-            // Markers in flight fail with the engine's close; their transactions stay prepared and are completed at the next start.
+            // Markers in flight fail with the engine's close; their transactions stay prepared and are completed at the
+            // next start.
             transactions.stop();
         }
         if (peers != null) {

@@ -31,7 +31,8 @@ final class RetentionSchedule implements AutoCloseable {
             LOG.info("retention checks disabled");
             return new RetentionSchedule(null);
         }
-        ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-retention", true));
+        ScheduledExecutorService thread =
+                Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-retention", true));
         thread.scheduleWithFixedDelay(() -> runOnce(engine, metrics), intervalMs, intervalMs, TimeUnit.MILLISECONDS);
         return new RetentionSchedule(thread);
     }

@@ -1,8 +1,8 @@
 package io.kaas.broker;
 
 import io.kaas.broker.config.BrokerConfig;
-import io.kaas.cluster.Endpoint;
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.cluster.Endpoint;
 import io.kaas.storage.CleanerSettings;
 import java.io.IOException;
 import java.io.Reader;
@@ -62,12 +62,14 @@ public final class ServerProperties {
         MAPPED.put("num.partitions", new Rule(Type.INT, Range.atLeast(1)));
         MAPPED.put("auto.create.topics.enable", new Rule(Type.BOOLEAN, null));
         MAPPED.put("socket.request.max.bytes", new Rule(Type.INT, Range.atLeast(64)));
-        ConfigDef.Validator bufferSize = ConfigDef.LambdaValidator.with((name, value) -> {
-            String problem = value == null ? null : io.kaas.protocol.SocketBuffers.problem((Integer) value);
-            if (problem != null) {
-                throw new ConfigException(name, value, problem);
-            }
-        }, () -> "positive, or -1 for the operating system's default");
+        ConfigDef.Validator bufferSize = ConfigDef.LambdaValidator.with(
+                (name, value) -> {
+                    String problem = value == null ? null : io.kaas.protocol.SocketBuffers.problem((Integer) value);
+                    if (problem != null) {
+                        throw new ConfigException(name, value, problem);
+                    }
+                },
+                () -> "positive, or -1 for the operating system's default");
         MAPPED.put("socket.send.buffer.bytes", new Rule(Type.INT, bufferSize));
         MAPPED.put("socket.receive.buffer.bytes", new Rule(Type.INT, bufferSize));
         MAPPED.put("max.incremental.fetch.session.cache.slots", new Rule(Type.INT, Range.atLeast(0)));
@@ -123,8 +125,13 @@ public final class ServerProperties {
     }
 
     private void check() {
-        if (values.containsKey("node.id") && values.containsKey("broker.id") && !values.get("node.id").equals(values.get("broker.id"))) {
-            throw new ConfigException("broker.id", values.get("broker.id"), "must equal node.id (" + values.get("node.id") + ") when both are set");
+        if (values.containsKey("node.id")
+                && values.containsKey("broker.id")
+                && !values.get("node.id").equals(values.get("broker.id"))) {
+            throw new ConfigException(
+                    "broker.id",
+                    values.get("broker.id"),
+                    "must equal node.id (" + values.get("node.id") + ") when both are set");
         }
         @SuppressWarnings("unchecked")
         List<String> dirs = (List<String>) values.get("log.dirs");
@@ -178,8 +185,10 @@ public final class ServerProperties {
             c = c.withRequestHandlerThreads((Integer) values.get("num.io.threads"));
         }
         c = c.withSocketBuffers(new io.kaas.protocol.SocketBuffers(
-                (Integer) values.getOrDefault("socket.send.buffer.bytes", c.socketBuffers().sendBytes()),
-                (Integer) values.getOrDefault("socket.receive.buffer.bytes", c.socketBuffers().receiveBytes())));
+                (Integer) values.getOrDefault(
+                        "socket.send.buffer.bytes", c.socketBuffers().sendBytes()),
+                (Integer) values.getOrDefault(
+                        "socket.receive.buffer.bytes", c.socketBuffers().receiveBytes())));
         if (values.containsKey("num.network.threads")) {
             c = c.withNetworkThreads((Integer) values.get("num.network.threads"));
         }
@@ -200,14 +209,20 @@ public final class ServerProperties {
 
     /** The log.cleaner.* keys the file sets, over {@code base}; log.cleaner.enable=false means no cleaner threads. */
     private CleanerSettings cleaner(CleanerSettings base) {
-        int threads = values.containsKey("log.cleaner.threads") ? (Integer) values.get("log.cleaner.threads") : base.threads();
+        int threads = values.containsKey("log.cleaner.threads")
+                ? (Integer) values.get("log.cleaner.threads")
+                : base.threads();
         if (Boolean.FALSE.equals(values.get("log.cleaner.enable"))) {
             threads = 0;
         }
-        long dedupe = values.containsKey("log.cleaner.dedupe.buffer.size") ? (Long) values.get("log.cleaner.dedupe.buffer.size")
+        long dedupe = values.containsKey("log.cleaner.dedupe.buffer.size")
+                ? (Long) values.get("log.cleaner.dedupe.buffer.size")
                 : base.dedupeBufferBytes();
-        int io = values.containsKey("log.cleaner.io.buffer.size") ? (Integer) values.get("log.cleaner.io.buffer.size") : base.ioBufferBytes();
-        Duration backoff = values.containsKey("log.cleaner.backoff.ms") ? Duration.ofMillis((Long) values.get("log.cleaner.backoff.ms"))
+        int io = values.containsKey("log.cleaner.io.buffer.size")
+                ? (Integer) values.get("log.cleaner.io.buffer.size")
+                : base.ioBufferBytes();
+        Duration backoff = values.containsKey("log.cleaner.backoff.ms")
+                ? Duration.ofMillis((Long) values.get("log.cleaner.backoff.ms"))
                 : base.backoff();
         return new CleanerSettings(threads, dedupe, io, backoff);
     }
@@ -230,8 +245,13 @@ public final class ServerProperties {
     /** {@code listeners} without the KRaft controller listeners; empty when the file sets none. */
     public List<Endpoint> listeners() {
         List<Endpoint> out = brokerEndpoints("listeners");
-        if (out.isEmpty() && values.get("listeners") != null && !values.get("listeners").toString().isBlank()) {
-            throw new ConfigException("listeners", values.get("listeners"), "no broker listener left after removing controller.listener.names");
+        if (out.isEmpty()
+                && values.get("listeners") != null
+                && !values.get("listeners").toString().isBlank()) {
+            throw new ConfigException(
+                    "listeners",
+                    values.get("listeners"),
+                    "no broker listener left after removing controller.listener.names");
         }
         return out;
     }

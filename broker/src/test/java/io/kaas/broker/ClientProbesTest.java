@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ClientProbesTest {
     @TempDir
     static Path dir;
+
     static TestBroker b;
 
     @BeforeAll
@@ -49,13 +50,18 @@ class ClientProbesTest {
         try (Admin admin = b.admin()) {
             FeatureMetadata f = admin.describeFeatures().featureMetadata().get();
             short latest = MetadataVersion.LATEST_PRODUCTION.featureLevel();
-            assertThat(f.finalizedFeatures().get(MetadataVersion.FEATURE_NAME).maxVersionLevel()).isEqualTo(latest);
-            assertThat(f.supportedFeatures().get(MetadataVersion.FEATURE_NAME).maxVersion()).isEqualTo(latest);
+            assertThat(f.finalizedFeatures().get(MetadataVersion.FEATURE_NAME).maxVersionLevel())
+                    .isEqualTo(latest);
+            assertThat(f.supportedFeatures().get(MetadataVersion.FEATURE_NAME).maxVersion())
+                    .isEqualTo(latest);
             // KIP-890 part 2's transaction protocol, Apache 4.x's default (kaas serve --transaction-version).
-            assertThat(f.finalizedFeatures().get("transaction.version").maxVersionLevel()).isEqualTo((short) 2);
-            assertThat(f.supportedFeatures().get("transaction.version").maxVersion()).isEqualTo((short) 2);
+            assertThat(f.finalizedFeatures().get("transaction.version").maxVersionLevel())
+                    .isEqualTo((short) 2);
+            assertThat(f.supportedFeatures().get("transaction.version").maxVersion())
+                    .isEqualTo((short) 2);
             // KIP-848's consumer protocol is served: group.version 1, as Apache 4.x finalizes it.
-            assertThat(f.finalizedFeatures().get("group.version").maxVersionLevel()).isEqualTo((short) 1);
+            assertThat(f.finalizedFeatures().get("group.version").maxVersionLevel())
+                    .isEqualTo((short) 1);
             assertThat(f.finalizedFeaturesEpoch()).isPresent();
         }
     }

@@ -31,6 +31,7 @@ class ClientQuotaClientsTest {
 
     @TempDir
     Path dir;
+
     TestBroker b;
 
     @BeforeEach
@@ -46,7 +47,8 @@ class ClientQuotaClientsTest {
     private ExternalProcess kafkaConfigs(String... args) throws Exception {
         List<String> all = new java.util.ArrayList<>(List.of("--bootstrap-server", b.bootstrap()));
         all.addAll(List.of(args));
-        ExternalProcess p = ExternalProcess.java(dir, null, "org.apache.kafka.tools.ConfigCommand", all.toArray(String[]::new));
+        ExternalProcess p =
+                ExternalProcess.java(dir, null, "org.apache.kafka.tools.ConfigCommand", all.toArray(String[]::new));
         assertThat(p.exitCode()).as("kafka-configs %s%n%s", all, p).isZero();
         return p;
     }
@@ -56,9 +58,15 @@ class ClientQuotaClientsTest {
         byte[] value = new byte[RECORD];
         long start = System.nanoTime();
         double throttleMax;
-        try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.CLIENT_ID_CONFIG, clientId,
-                ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000,
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 60_000))) {
+        try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(
+                ProducerConfig.CLIENT_ID_CONFIG,
+                clientId,
+                ProducerConfig.LINGER_MS_CONFIG,
+                5,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                120_000,
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                60_000))) {
             Future<?> last = null;
             for (int i = 0; i < RECORDS; i++) {
                 last = p.send(new ProducerRecord<>("quota-" + clientId, value));
@@ -70,27 +78,58 @@ class ClientQuotaClientsTest {
     }
 
     private static double metric(Map<MetricName, ? extends Metric> metrics, String name) {
-        return metrics.entrySet().stream().filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics"))
-                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).findFirst().orElseThrow();
+        return metrics.entrySet().stream()
+                .filter(e ->
+                        e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics"))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
     void aQuotadProducerIsHeldToAboutItsRateAndKafkaConfigsSeesTheQuotas() throws Exception {
-        kafkaConfigs("--alter", "--entity-type", "clients", "--entity-name", "slow", "--add-config", "producer_byte_rate=" + QUOTA);
-        kafkaConfigs("--alter", "--entity-type", "users", "--entity-default", "--add-config", "consumer_byte_rate=1048576,request_percentage=200");
-        assertThat(kafkaConfigs("--describe", "--entity-type", "clients", "--entity-name", "slow").out()).contains("producer_byte_rate=" + QUOTA);
-        assertThat(kafkaConfigs("--describe", "--entity-type", "users", "--entity-default").out())
+        kafkaConfigs(
+                "--alter",
+                "--entity-type",
+                "clients",
+                "--entity-name",
+                "slow",
+                "--add-config",
+                "producer_byte_rate=" + QUOTA);
+        kafkaConfigs(
+                "--alter",
+                "--entity-type",
+                "users",
+                "--entity-default",
+                "--add-config",
+                "consumer_byte_rate=1048576,request_percentage=200");
+        assertThat(kafkaConfigs("--describe", "--entity-type", "clients", "--entity-name", "slow")
+                        .out())
+                .contains("producer_byte_rate=" + QUOTA);
+        assertThat(kafkaConfigs("--describe", "--entity-type", "users", "--entity-default")
+                        .out())
                 .contains("consumer_byte_rate=1048576", "request_percentage=200");
 
         double[] slow = produce("slow");
         double rate = RECORDS * (double) RECORD / slow[0];
-        System.out.printf("quota: %d B/s quota, %.0f B/s measured over %.1f s, max throttle %.0f ms%n", QUOTA, rate, slow[0], slow[1]);
+        System.out.printf(
+                "quota: %d B/s quota, %.0f B/s measured over %.1f s, max throttle %.0f ms%n",
+                QUOTA, rate, slow[0], slow[1]);
         assertThat(slow[1]).as("the broker sent throttle_time_ms").isPositive();
         assertThat(rate).as("held to about its quota").isBetween(QUOTA * 0.5, QUOTA * 1.5);
         double[] fast = produce("fast");
         assertThat(fast[1]).as("a client id without a quota is never throttled").isZero();
 
-        kafkaConfigs("--alter", "--entity-type", "clients", "--entity-name", "slow", "--delete-config", "producer_byte_rate");
-        assertThat(kafkaConfigs("--describe", "--entity-type", "clients", "--entity-name", "slow").out()).doesNotContain("producer_byte_rate");
+        kafkaConfigs(
+                "--alter",
+                "--entity-type",
+                "clients",
+                "--entity-name",
+                "slow",
+                "--delete-config",
+                "producer_byte_rate");
+        assertThat(kafkaConfigs("--describe", "--entity-type", "clients", "--entity-name", "slow")
+                        .out())
+                .doesNotContain("producer_byte_rate");
     }
 }

@@ -1,9 +1,9 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.CleanerSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,40 +52,53 @@ class CompactedChangelogRestoreTest {
 
     @Test
     void aNewInstanceRestoresItsStoreFromTheCompactedChangelog() throws Exception {
-        BrokerConfig config = BrokerConfig.forTest(dir.resolve("data")).withSegmentBytes(16 * 1024)
+        BrokerConfig config = BrokerConfig.forTest(dir.resolve("data"))
+                .withSegmentBytes(16 * 1024)
                 .withCleaner(new CleanerSettings(1, 16L << 20, 64 * 1024, Duration.ofMillis(100)));
         Map<String, Long> expected = new HashMap<>();
         try (TestBroker b = new TestBroker(config)) {
             try (Admin admin = b.admin()) {
-                admin.createTopics(List.of(new NewTopic(INPUT, 1, (short) 1))).all().get();
+                admin.createTopics(List.of(new NewTopic(INPUT, 1, (short) 1)))
+                        .all()
+                        .get();
             }
             int updates = 3_000;
             try (KafkaStreams app = start(b, dir.resolve("state-1"))) {
                 try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap(), ProducerConfig.ACKS_CONFIG, "all",
-                        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class))) {
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        b.bootstrap(),
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                        StringSerializer.class,
+                        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                        StringSerializer.class))) {
                     for (int i = 0; i < updates; i++) {
                         String key = "key-" + (i % 7);
                         producer.send(new ProducerRecord<>(INPUT, key, "e" + i));
                         expected.merge(key, 1L, Long::sum);
                     }
                 }
-                await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(storeContents(app)).isEqualTo(expected));
+                await().atMost(Duration.ofSeconds(60))
+                        .untilAsserted(() -> assertThat(storeContents(app)).isEqualTo(expected));
                 // the cleaner has compacted the changelog: far fewer records than updates are left in it
-                await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(changelogRecords(b)).isLessThan(updates / 3));
+                await().atMost(Duration.ofSeconds(60))
+                        .untilAsserted(() -> assertThat(changelogRecords(b)).isLessThan(updates / 3));
             }
             try (KafkaStreams restored = start(b, dir.resolve("state-2"))) {
-                await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(storeContents(restored)).isEqualTo(expected));
+                await().atMost(Duration.ofSeconds(60))
+                        .untilAsserted(() -> assertThat(storeContents(restored)).isEqualTo(expected));
             }
         }
     }
 
     private static KafkaStreams start(TestBroker b, Path stateDir) {
         StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(INPUT, Consumed.with(Serdes.String(), Serdes.String())).groupByKey()
+        builder.stream(INPUT, Consumed.with(Serdes.String(), Serdes.String()))
+                .groupByKey()
                 .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as(STORE)
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()));
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap());
@@ -102,7 +115,8 @@ class CompactedChangelogRestoreTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         streams.setUncaughtExceptionHandler(e -> {
             failure.set(e);
-            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse
+                    .SHUTDOWN_CLIENT;
         });
         streams.start();
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
@@ -114,7 +128,9 @@ class CompactedChangelogRestoreTest {
 
     private static Map<String, Long> storeContents(KafkaStreams app) {
         Map<String, Long> out = new HashMap<>();
-        try (var it = app.store(StoreQueryParameters.fromNameAndType(STORE, QueryableStoreTypes.<String, Long>keyValueStore())).all()) {
+        try (var it = app.store(
+                        StoreQueryParameters.fromNameAndType(STORE, QueryableStoreTypes.<String, Long>keyValueStore()))
+                .all()) {
             it.forEachRemaining(kv -> out.put(kv.key, kv.value));
         }
         return out;
@@ -122,9 +138,13 @@ class CompactedChangelogRestoreTest {
 
     /** Records left in the changelog (read from its start to its end). */
     private static long changelogRecords(TestBroker b) {
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap(),
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                b.bootstrap(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class))) {
             TopicPartition tp = new TopicPartition(CHANGELOG, 0);
             c.assign(List.of(tp));
             c.seekToBeginning(List.of(tp));

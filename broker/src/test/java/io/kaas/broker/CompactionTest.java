@@ -1,9 +1,9 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.CleanerSettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,26 +38,41 @@ class CompactionTest {
                 .withCleaner(new CleanerSettings(1, 16L << 20, 64 * 1024, Duration.ofMillis(100)));
         Map<String, String> latest = new HashMap<>();
         Map<String, Long> latestOffset = new HashMap<>();
-        try (TestBroker b = new TestBroker(config); Admin admin = b.admin()) {
-            admin.createTopics(List.of(new NewTopic("table", 1, (short) 1).configs(Map.of(
-                    "cleanup.policy", "compact", "segment.bytes", "1048576", "min.cleanable.dirty.ratio", "0.1")))).all().get();
+        try (TestBroker b = new TestBroker(config);
+                Admin admin = b.admin()) {
+            admin.createTopics(List.of(new NewTopic("table", 1, (short) 1)
+                            .configs(Map.of(
+                                    "cleanup.policy",
+                                    "compact",
+                                    "segment.bytes",
+                                    "1048576",
+                                    "min.cleanable.dirty.ratio",
+                                    "0.1"))))
+                    .all()
+                    .get();
             Path partition = dir.resolve("table").resolve("0");
             try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of("enable.idempotence", "true", "acks", "all"))) {
                 for (int i = 0; i < 120; i++) {
                     String key = "k" + (i % 10);
                     String value = i + "-" + "x".repeat(40_000);
-                    long offset = p.send(new ProducerRecord<>("table", 0, bytes(key), bytes(value))).get().offset();
+                    long offset = p.send(new ProducerRecord<>("table", 0, bytes(key), bytes(value)))
+                            .get()
+                            .offset();
                     latest.put(key, value);
                     latestOffset.put(key, offset);
                 }
                 long written = 120 * 40_000L; // value bytes produced; the thread may have cleaned some already
-                await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                        assertThat(logBytes(partition)).as("log bytes after cleaning").isLessThan(written / 2));
+                await().atMost(Duration.ofSeconds(60))
+                        .untilAsserted(() -> assertThat(logBytes(partition))
+                                .as("log bytes after cleaning")
+                                .isLessThan(written / 2));
                 // the same idempotent producer goes on after its batches were rewritten
                 for (int i = 120; i < 130; i++) {
                     String key = "k" + (i % 10);
                     String value = i + "-after";
-                    long offset = p.send(new ProducerRecord<>("table", 0, bytes(key), bytes(value))).get().offset();
+                    long offset = p.send(new ProducerRecord<>("table", 0, bytes(key), bytes(value)))
+                            .get()
+                            .offset();
                     latest.put(key, value);
                     latestOffset.put(key, offset);
                 }
@@ -86,7 +101,8 @@ class CompactionTest {
     private static long logBytes(Path partitionDir) throws Exception {
         try (Stream<Path> s = Files.list(partitionDir)) {
             long total = 0;
-            for (Path f : s.filter(f -> f.getFileName().toString().endsWith(".log")).toList()) {
+            for (Path f :
+                    s.filter(f -> f.getFileName().toString().endsWith(".log")).toList()) {
                 total += Files.size(f);
             }
             return total;

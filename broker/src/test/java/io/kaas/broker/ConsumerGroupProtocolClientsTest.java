@@ -1,9 +1,9 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.group.ConsumerGroupConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,18 +33,24 @@ class ConsumerGroupProtocolClientsTest {
     Path dir;
 
     private TestBroker broker() {
-        return new TestBroker(BrokerConfig.forTest(dir).withRetentionCheckInterval(Duration.ZERO)
+        return new TestBroker(BrokerConfig.forTest(dir)
+                .withRetentionCheckInterval(Duration.ZERO)
                 .withConsumerGroups(ConsumerGroupConfig.defaults().withTimeouts(200, 10_000)));
     }
 
     private static ConsumerGroupTest.Member member(TestBroker b, String name, String group, Collection<String> seen) {
-        return new ConsumerGroupTest.Member(b, name, group, seen, Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"));
+        return new ConsumerGroupTest.Member(
+                b, name, group, seen, Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"));
     }
 
     @Test
     void membersJoiningAndLeavingLoseAndDuplicateNothingAndANewMemberResumesExactly() throws Exception {
-        try (TestBroker b = broker(); Admin admin = b.admin(); KafkaProducer<byte[], byte[]> producer = b.producer(Map.of())) {
-            admin.createTopics(List.of(new NewTopic("orders", 6, (short) 1))).all().get();
+        try (TestBroker b = broker();
+                Admin admin = b.admin();
+                KafkaProducer<byte[], byte[]> producer = b.producer(Map.of())) {
+            admin.createTopics(List.of(new NewTopic("orders", 6, (short) 1)))
+                    .all()
+                    .get();
             ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
             List<ConsumerGroupTest.Member> members = new ArrayList<>();
             members.add(member(b, "m0", "billing", seen));
@@ -54,8 +60,11 @@ class ConsumerGroupProtocolClientsTest {
             total = ConsumerGroupTest.produce(producer, total, 300);
             members.add(member(b, "m2", "billing", seen));
             total = ConsumerGroupTest.produce(producer, total, 300);
-            await().atMost(Duration.ofSeconds(60)).until(() -> describe(admin, "billing").members().size() == 3
-                    && describe(admin, "billing").members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty()));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> describe(admin, "billing").members().size() == 3
+                            && describe(admin, "billing").members().stream()
+                                    .allMatch(m ->
+                                            !m.assignment().topicPartitions().isEmpty()));
             members.remove(0).close();
             total = ConsumerGroupTest.produce(producer, total, 300);
             int expected = total;
@@ -69,30 +78,39 @@ class ConsumerGroupProtocolClientsTest {
             assertThat(new HashSet<>(seen)).hasSize(total);
             assertThat(seen).doesNotHaveDuplicates();
 
-            ConsumerGroupTest.assertANewMemberResumesExactly(producer, total, seenByIt -> member(b, "m3", "billing", seenByIt));
+            ConsumerGroupTest.assertANewMemberResumesExactly(
+                    producer, total, seenByIt -> member(b, "m3", "billing", seenByIt));
         }
     }
 
     @Test
     void classicAndConsumerGroupsSideBySideInAdminAndTheGroupsTool() throws Exception {
-        try (TestBroker b = broker(); Admin admin = b.admin(); KafkaProducer<byte[], byte[]> producer = b.producer(Map.of())) {
-            admin.createTopics(List.of(new NewTopic("orders", 2, (short) 1))).all().get();
+        try (TestBroker b = broker();
+                Admin admin = b.admin();
+                KafkaProducer<byte[], byte[]> producer = b.producer(Map.of())) {
+            admin.createTopics(List.of(new NewTopic("orders", 2, (short) 1)))
+                    .all()
+                    .get();
             ConsumerGroupTest.produce(producer, 0, 20);
             ConcurrentLinkedQueue<String> newSeen = new ConcurrentLinkedQueue<>();
             ConcurrentLinkedQueue<String> oldSeen = new ConcurrentLinkedQueue<>();
             try (ConsumerGroupTest.Member modern = member(b, "modern", "new-group", newSeen);
-                 ConsumerGroupTest.Member classic = new ConsumerGroupTest.Member(b, "classic", "old-group", oldSeen, Map.of())) {
+                    ConsumerGroupTest.Member classic =
+                            new ConsumerGroupTest.Member(b, "classic", "old-group", oldSeen, Map.of())) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> newSeen.size() >= 20 && oldSeen.size() >= 20);
 
                 Map<String, GroupType> types = new HashMap<>();
                 for (GroupListing l : admin.listGroups().all().get()) {
                     types.put(l.groupId(), l.type().orElseThrow());
                 }
-                assertThat(types).containsEntry("new-group", GroupType.CONSUMER).containsEntry("old-group", GroupType.CLASSIC);
+                assertThat(types)
+                        .containsEntry("new-group", GroupType.CONSUMER)
+                        .containsEntry("old-group", GroupType.CLASSIC);
                 assertThat(describe(admin, "old-group").type()).isEqualTo(GroupType.CLASSIC);
 
                 // A classic member cannot join the consumer group while it has members.
-                try (KafkaConsumer<byte[], byte[]> intruder = b.consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "new-group"))) {
+                try (KafkaConsumer<byte[], byte[]> intruder =
+                        b.consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "new-group"))) {
                     intruder.subscribe(List.of("orders"));
                     AtomicReference<Throwable> thrown = new AtomicReference<>();
                     await().atMost(Duration.ofSeconds(30)).until(() -> {
@@ -106,17 +124,36 @@ class ConsumerGroupProtocolClientsTest {
                 }
 
                 String bs = b.bootstrap();
-                String described = ExternalProcess.java(dir, null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
-                        "--bootstrap-server", bs, "--describe", "--all-groups").out();
+                String described = ExternalProcess.java(
+                                dir,
+                                null,
+                                "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                                "--bootstrap-server",
+                                bs,
+                                "--describe",
+                                "--all-groups")
+                        .out();
                 assertThat(described).contains("new-group", "old-group", "orders");
-                String state = ExternalProcess.java(dir, null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
-                        "--bootstrap-server", bs, "--describe", "--group", "new-group", "--state").out();
+                String state = ExternalProcess.java(
+                                dir,
+                                null,
+                                "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                                "--bootstrap-server",
+                                bs,
+                                "--describe",
+                                "--group",
+                                "new-group",
+                                "--state")
+                        .out();
                 assertThat(state).contains("uniform", "Stable");
             }
         }
     }
 
     private static ConsumerGroupDescription describe(Admin admin, String group) throws Exception {
-        return admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+        return admin.describeConsumerGroups(List.of(group))
+                .describedGroups()
+                .get(group)
+                .get();
     }
 }

@@ -40,40 +40,53 @@ class ConsumerGroupTest {
         final Thread thread;
 
         Member(TestBroker b, String name, String group, Collection<String> seen, Map<String, Object> extra) {
-            Map<String, Object> cfg = new HashMap<>(Map.of(ConsumerConfig.GROUP_ID_CONFIG, group,
-                    ConsumerConfig.CLIENT_ID_CONFIG, name, ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 50));
+            Map<String, Object> cfg = new HashMap<>(Map.of(
+                    ConsumerConfig.GROUP_ID_CONFIG,
+                    group,
+                    ConsumerConfig.CLIENT_ID_CONFIG,
+                    name,
+                    ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                    50));
             if (!"consumer".equals(extra.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG))) {
                 // KIP-848 members take their heartbeat interval and session timeout from the broker.
-                cfg.putAll(Map.of(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 500, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000));
+                cfg.putAll(Map.of(
+                        ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
+                        500,
+                        ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                        10_000));
             }
             cfg.putAll(extra);
-            thread = new Thread(() -> {
-                try (KafkaConsumer<byte[], byte[]> c = b.consumer(cfg)) {
-                    Map<TopicPartition, OffsetAndMetadata> processed = new HashMap<>();
-                    c.subscribe(List.of("orders"), new ConsumerRebalanceListener() {
-                        @Override
-                        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                            if (!processed.isEmpty()) {
-                                c.commitSync(processed);
-                                processed.clear();
+            thread = new Thread(
+                    () -> {
+                        try (KafkaConsumer<byte[], byte[]> c = b.consumer(cfg)) {
+                            Map<TopicPartition, OffsetAndMetadata> processed = new HashMap<>();
+                            c.subscribe(List.of("orders"), new ConsumerRebalanceListener() {
+                                @Override
+                                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                                    if (!processed.isEmpty()) {
+                                        c.commitSync(processed);
+                                        processed.clear();
+                                    }
+                                }
+
+                                @Override
+                                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
+                            });
+                            while (running.get()) {
+                                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
+                                    seen.add(new String(r.value(), StandardCharsets.UTF_8));
+                                    processed.put(
+                                            new TopicPartition(r.topic(), r.partition()),
+                                            new OffsetAndMetadata(r.offset() + 1));
+                                }
+                                if (!processed.isEmpty()) {
+                                    c.commitSync(processed);
+                                    processed.clear();
+                                }
                             }
                         }
-
-                        @Override
-                        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
-                    });
-                    while (running.get()) {
-                        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
-                            seen.add(new String(r.value(), StandardCharsets.UTF_8));
-                            processed.put(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
-                        }
-                        if (!processed.isEmpty()) {
-                            c.commitSync(processed);
-                            processed.clear();
-                        }
-                    }
-                }
-            }, "test-consumer-" + name);
+                    },
+                    "test-consumer-" + name);
             thread.start();
         }
 
@@ -86,9 +99,12 @@ class ConsumerGroupTest {
 
     @Test
     void membersLeavingAndJoiningMidStreamLoseAndDuplicateNothing() throws Exception {
-        try (TestBroker b = new TestBroker(dir); Admin admin = b.admin();
-             KafkaProducer<byte[], byte[]> producer = b.producer(Map.of())) {
-            admin.createTopics(List.of(new NewTopic("orders", 3, (short) 1))).all().get();
+        try (TestBroker b = new TestBroker(dir);
+                Admin admin = b.admin();
+                KafkaProducer<byte[], byte[]> producer = b.producer(Map.of())) {
+            admin.createTopics(List.of(new NewTopic("orders", 3, (short) 1)))
+                    .all()
+                    .get();
             ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
             int total = 0;
             List<Member> members = new ArrayList<>();
@@ -109,7 +125,8 @@ class ConsumerGroupTest {
             assertThat(new HashSet<>(seen)).hasSize(total);
             assertThat(seen).doesNotHaveDuplicates();
 
-            assertANewMemberResumesExactly(producer, total, seenByIt -> new Member(b, "m4", "billing", seenByIt, Map.of()));
+            assertANewMemberResumesExactly(
+                    producer, total, seenByIt -> new Member(b, "m4", "billing", seenByIt, Map.of()));
         }
     }
 
@@ -120,7 +137,8 @@ class ConsumerGroupTest {
                 produce(producer, 0, 100);
             }
             ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
-            try (Member m = new Member(b, "a", "restarts", seen, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "static-a"))) {
+            try (Member m =
+                    new Member(b, "a", "restarts", seen, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "static-a"))) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() >= 100);
             }
             b.restart();
@@ -128,7 +146,8 @@ class ConsumerGroupTest {
                 produce(producer, 100, 10);
             }
             ConcurrentLinkedQueue<String> after = new ConcurrentLinkedQueue<>();
-            try (Member m = new Member(b, "a", "restarts", after, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "static-a"))) {
+            try (Member m = new Member(
+                    b, "a", "restarts", after, Map.of(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "static-a"))) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> after.size() >= 10);
             }
             assertThat(seen).hasSize(100);
@@ -137,8 +156,9 @@ class ConsumerGroupTest {
     }
 
     /** A new member of the group starts at the committed offsets: of 30 more records it sees each once, and nothing older. */
-    static void assertANewMemberResumesExactly(KafkaProducer<byte[], byte[]> producer, int total,
-                                               Function<Collection<String>, Member> newMember) throws Exception {
+    static void assertANewMemberResumesExactly(
+            KafkaProducer<byte[], byte[]> producer, int total, Function<Collection<String>, Member> newMember)
+            throws Exception {
         int after = produce(producer, total, 30);
         ConcurrentLinkedQueue<String> resumed = new ConcurrentLinkedQueue<>();
         try (Member late = newMember.apply(resumed)) {
@@ -153,7 +173,8 @@ class ConsumerGroupTest {
 
     static int produce(KafkaProducer<byte[], byte[]> p, int from, int n) throws Exception {
         for (int i = from; i < from + n; i++) {
-            p.send(new ProducerRecord<>("orders", ("k" + i).getBytes(StandardCharsets.UTF_8), ("r" + i).getBytes(StandardCharsets.UTF_8)));
+            p.send(new ProducerRecord<>(
+                    "orders", ("k" + i).getBytes(StandardCharsets.UTF_8), ("r" + i).getBytes(StandardCharsets.UTF_8)));
         }
         p.flush();
         return from + n;

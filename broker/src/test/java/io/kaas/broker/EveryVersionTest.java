@@ -39,11 +39,14 @@ class EveryVersionTest {
 
     @Test
     void everyAdvertisedVersionIsAnswered() throws Exception {
-        try (TestBroker b = new TestBroker(dir); RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
+        try (TestBroker b = new TestBroker(dir);
+                RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
             b.broker().engine().createTopic("v", 1, io.kaas.storage.format.TopicConfig.EMPTY);
             Uuid id = Uuids.toKafka(b.broker().engine().topic("v").orElseThrow().topicId());
-            ApiVersionsResponseData versions = c.roundTrip(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
-                    .setClientSoftwareName("t").setClientSoftwareVersion("1"));
+            ApiVersionsResponseData versions = c.roundTrip(
+                    ApiKeys.API_VERSIONS,
+                    (short) 3,
+                    new ApiVersionsRequestData().setClientSoftwareName("t").setClientSoftwareVersion("1"));
             List<String> answered = new ArrayList<>();
             for (ApiVersionsResponseData.ApiVersion v : versions.apiKeys()) {
                 ApiKeys api = ApiKeys.forId(v.apiKey());
@@ -59,48 +62,107 @@ class EveryVersionTest {
                     answered.add(api + " v" + version);
                 }
             }
-            assertThat(answered).contains("PRODUCE v3", "PRODUCE v13", "FETCH v4", "FETCH v18", "LIST_OFFSETS v1",
-                    "METADATA v0", "OFFSET_FETCH v1", "OFFSET_FETCH v9", "FIND_COORDINATOR v0", "FIND_COORDINATOR v6",
-                    "CONSUMER_GROUP_HEARTBEAT v0", "CONSUMER_GROUP_HEARTBEAT v1", "CONSUMER_GROUP_DESCRIBE v0", "CONSUMER_GROUP_DESCRIBE v1");
+            assertThat(answered)
+                    .contains(
+                            "PRODUCE v3",
+                            "PRODUCE v13",
+                            "FETCH v4",
+                            "FETCH v18",
+                            "LIST_OFFSETS v1",
+                            "METADATA v0",
+                            "OFFSET_FETCH v1",
+                            "OFFSET_FETCH v9",
+                            "FIND_COORDINATOR v0",
+                            "FIND_COORDINATOR v6",
+                            "CONSUMER_GROUP_HEARTBEAT v0",
+                            "CONSUMER_GROUP_HEARTBEAT v1",
+                            "CONSUMER_GROUP_DESCRIBE v0",
+                            "CONSUMER_GROUP_DESCRIBE v1");
         }
     }
 
     private static ApiMessage realistic(ApiKeys api, short version, Uuid topicId) {
         BiFunction<Short, Uuid, ApiMessage> f = switch (api) {
-            case PRODUCE -> (v, id) -> {
-                ProduceRequestData r = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1000);
-                r.topicData().add(new ProduceRequestData.TopicProduceData().setName(v < 13 ? "v" : "").setTopicId(v >= 13 ? id : Uuid.ZERO_UUID)
-                        .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(
-                                MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("x".getBytes()))))));
-                return r;
-            };
-            case FETCH -> (v, id) -> {
-                FetchRequestData r = new FetchRequestData().setMaxWaitMs(0).setMinBytes(1).setReplicaId(-1);
-                r.topics().add(new FetchRequestData.FetchTopic().setTopic(v < 13 ? "v" : "").setTopicId(v >= 13 ? id : Uuid.ZERO_UUID)
-                        .setPartitions(List.of(new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0).setPartitionMaxBytes(1 << 20))));
-                return r;
-            };
-            case LIST_OFFSETS -> (v, id) -> new ListOffsetsRequestData().setReplicaId(-1).setTopics(List.of(
-                    new ListOffsetsRequestData.ListOffsetsTopic().setName("v").setPartitions(List.of(
-                            new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(0).setTimestamp(-1)))));
-            case METADATA -> (v, id) -> new MetadataRequestData().setTopics(v == 0 ? List.of(new MetadataRequestData.MetadataRequestTopic().setName("v")) : null);
-            case OFFSET_COMMIT -> (v, id) -> new OffsetCommitRequestData().setGroupId("g").setTopics(List.of(
-                    new OffsetCommitRequestData.OffsetCommitRequestTopic().setName("v").setPartitions(List.of(
-                            new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(0).setCommittedOffset(1)))));
-            case OFFSET_FETCH -> (v, id) -> v < 8
-                    ? new OffsetFetchRequestData().setGroupId("g").setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic()
-                            .setName("v").setPartitionIndexes(List.of(0))))
-                    : new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId("g")
-                            .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics().setName("v").setPartitionIndexes(List.of(0))))));
-            case FIND_COORDINATOR -> (v, id) -> new FindCoordinatorRequestData().setKey(v < 4 ? "g" : "").setCoordinatorKeys(v >= 4 ? List.of("g") : List.of());
+            case PRODUCE ->
+                (v, id) -> {
+                    ProduceRequestData r =
+                            new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1000);
+                    r.topicData()
+                            .add(new ProduceRequestData.TopicProduceData()
+                                    .setName(v < 13 ? "v" : "")
+                                    .setTopicId(v >= 13 ? id : Uuid.ZERO_UUID)
+                                    .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                                            .setIndex(0)
+                                            .setRecords(MemoryRecords.withRecords(
+                                                    Compression.NONE, new SimpleRecord("x".getBytes()))))));
+                    return r;
+                };
+            case FETCH ->
+                (v, id) -> {
+                    FetchRequestData r = new FetchRequestData()
+                            .setMaxWaitMs(0)
+                            .setMinBytes(1)
+                            .setReplicaId(-1);
+                    r.topics()
+                            .add(new FetchRequestData.FetchTopic()
+                                    .setTopic(v < 13 ? "v" : "")
+                                    .setTopicId(v >= 13 ? id : Uuid.ZERO_UUID)
+                                    .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                            .setPartition(0)
+                                            .setFetchOffset(0)
+                                            .setPartitionMaxBytes(1 << 20))));
+                    return r;
+                };
+            case LIST_OFFSETS ->
+                (v, id) -> new ListOffsetsRequestData()
+                        .setReplicaId(-1)
+                        .setTopics(List.of(new ListOffsetsRequestData.ListOffsetsTopic()
+                                .setName("v")
+                                .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
+                                        .setPartitionIndex(0)
+                                        .setTimestamp(-1)))));
+            case METADATA ->
+                (v, id) -> new MetadataRequestData()
+                        .setTopics(
+                                v == 0 ? List.of(new MetadataRequestData.MetadataRequestTopic().setName("v")) : null);
+            case OFFSET_COMMIT ->
+                (v, id) -> new OffsetCommitRequestData()
+                        .setGroupId("g")
+                        .setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                                .setName("v")
+                                .setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                        .setPartitionIndex(0)
+                                        .setCommittedOffset(1)))));
+            case OFFSET_FETCH ->
+                (v, id) -> v < 8
+                        ? new OffsetFetchRequestData()
+                                .setGroupId("g")
+                                .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic()
+                                        .setName("v")
+                                        .setPartitionIndexes(List.of(0))))
+                        : new OffsetFetchRequestData()
+                                .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                                        .setGroupId("g")
+                                        .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics()
+                                                .setName("v")
+                                                .setPartitionIndexes(List.of(0))))));
+            case FIND_COORDINATOR ->
+                (v, id) -> new FindCoordinatorRequestData()
+                        .setKey(v < 4 ? "g" : "")
+                        .setCoordinatorKeys(v >= 4 ? List.of("g") : List.of());
             case DESCRIBE_GROUPS -> (v, id) -> new DescribeGroupsRequestData().setGroups(List.of("g", "missing"));
-            case CONSUMER_GROUP_HEARTBEAT -> (v, id) -> new ConsumerGroupHeartbeatRequestData().setGroupId("cg")
-                    .setMemberId("member-v" + v).setMemberEpoch(0).setRebalanceTimeoutMs(30_000)
-                    .setSubscribedTopicNames(List.of("v")).setTopicPartitions(List.of());
-            case CONSUMER_GROUP_DESCRIBE -> (v, id) -> new ConsumerGroupDescribeRequestData().setGroupIds(List.of("cg", "g", "missing"));
+            case CONSUMER_GROUP_HEARTBEAT ->
+                (v, id) -> new ConsumerGroupHeartbeatRequestData()
+                        .setGroupId("cg")
+                        .setMemberId("member-v" + v)
+                        .setMemberEpoch(0)
+                        .setRebalanceTimeoutMs(30_000)
+                        .setSubscribedTopicNames(List.of("v"))
+                        .setTopicPartitions(List.of());
+            case CONSUMER_GROUP_DESCRIBE ->
+                (v, id) -> new ConsumerGroupDescribeRequestData().setGroupIds(List.of("cg", "g", "missing"));
             default -> (v, id) -> api.messageType.newRequest();
         };
         return f.apply(version, topicId);
     }
-
 }

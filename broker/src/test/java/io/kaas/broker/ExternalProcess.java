@@ -11,24 +11,38 @@ import java.util.concurrent.TimeUnit;
 /** Runs a command (kcat, or an Apache tool's main class in a child JVM) with a timeout; output goes to files. */
 record ExternalProcess(int exitCode, String out, String err) {
 
-    static ExternalProcess run(Path workDir, String stdin, List<String> command) throws IOException, InterruptedException {
+    static ExternalProcess run(Path workDir, String stdin, List<String> command)
+            throws IOException, InterruptedException {
         Path out = Files.createTempFile(workDir, "out", ".txt");
         Path err = Files.createTempFile(workDir, "err", ".txt");
         Path in = Files.createTempFile(workDir, "in", ".txt");
         Files.writeString(in, stdin == null ? "" : stdin);
-        Process p = new ProcessBuilder(command).redirectInput(in.toFile()).redirectOutput(out.toFile())
-                .redirectError(err.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectInput(in.toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor();
-            throw new IllegalStateException("timed out: " + command + "\nstdout: " + Files.readString(out) + "\nstderr: " + Files.readString(err));
+            throw new IllegalStateException("timed out: " + command + "\nstdout: " + Files.readString(out)
+                    + "\nstderr: " + Files.readString(err));
         }
-        return new ExternalProcess(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        return new ExternalProcess(
+                p.exitValue(),
+                Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
     }
 
     /** {@code java -cp <this test classpath> mainClass args...}: an Apache tool exactly as its shell script runs it. */
-    static ExternalProcess java(Path workDir, String stdin, String mainClass, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), mainClass));
+    static ExternalProcess java(Path workDir, String stdin, String mainClass, String... args)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xshare:auto",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                mainClass));
         cmd.addAll(List.of(args));
         return run(workDir, stdin, cmd);
     }

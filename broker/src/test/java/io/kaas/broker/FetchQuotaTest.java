@@ -45,11 +45,14 @@ class FetchQuotaTest {
 
     @TempDir
     Path dir;
+
     TestBroker b;
 
     @BeforeEach
     void start() throws Exception {
-        b = TestBroker.secured(dir.resolve("data"), Map.of("quota.window.num", "3", "quota.window.size.seconds", "1"),
+        b = TestBroker.secured(
+                dir.resolve("data"),
+                Map.of("quota.window.num", "3", "quota.window.size.seconds", "1"),
                 "PLAINTEXT://127.0.0.1:0");
         byte[] value = new byte[RECORD];
         try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.LINGER_MS_CONFIG, 5))) {
@@ -68,16 +71,29 @@ class FetchQuotaTest {
 
     private void setQuota(String clientId, String key, double value) throws Exception {
         try (Admin admin = b.admin()) {
-            admin.alterClientQuotas(List.of(new ClientQuotaAlteration(new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, clientId)),
-                    List.of(new ClientQuotaAlteration.Op(key, value))))).all().get();
+            admin.alterClientQuotas(List.of(new ClientQuotaAlteration(
+                            new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, clientId)),
+                            List.of(new ClientQuotaAlteration.Op(key, value)))))
+                    .all()
+                    .get();
         }
     }
 
     private static FetchRequestData fetchAt(long offset) {
-        return new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1).setMaxBytes(50 << 20)
-                .setIsolationLevel((byte) 0).setSessionId(0).setSessionEpoch(-1)
-                .setTopics(List.of(new FetchRequestData.FetchTopic().setTopic(TOPIC).setPartitions(List.of(
-                        new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(offset).setPartitionMaxBytes(50 << 20)))));
+        return new FetchRequestData()
+                .setReplicaId(-1)
+                .setMaxWaitMs(0)
+                .setMinBytes(1)
+                .setMaxBytes(50 << 20)
+                .setIsolationLevel((byte) 0)
+                .setSessionId(0)
+                .setSessionEpoch(-1)
+                .setTopics(List.of(new FetchRequestData.FetchTopic()
+                        .setTopic(TOPIC)
+                        .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                .setPartition(0)
+                                .setFetchOffset(offset)
+                                .setPartitionMaxBytes(50 << 20)))));
     }
 
     private static FetchResponseData read(RawKafkaConnection c, short version, int id) throws Exception {
@@ -102,26 +118,34 @@ class FetchQuotaTest {
                 if (r.throttleTimeMs() > 0) {
                     throttled++;
                     // Apache's getThrottledResponse: no partitions at all, no session.
-                    assertThat(r.responses()).as("a throttled fetch carries no records").isEmpty();
+                    assertThat(r.responses())
+                            .as("a throttled fetch carries no records")
+                            .isEmpty();
                     assertThat(r.sessionId()).isZero();
-                    // KIP-219: the next request is not read before the throttle is over, even though this client sends it at once.
+                    // KIP-219: the next request is not read before the throttle is over, even though this client sends
+                    // it at once.
                     long sent = System.nanoTime();
                     FetchResponseData next = read(c, v, c.send(ApiKeys.FETCH, v, fetchAt(offset)));
                     long waitedMs = (System.nanoTime() - sent) / 1_000_000;
-                    assertThat(waitedMs).as("muted for the throttle (%d ms)", r.throttleTimeMs()).isGreaterThanOrEqualTo(r.throttleTimeMs() / 2);
+                    assertThat(waitedMs)
+                            .as("muted for the throttle (%d ms)", r.throttleTimeMs())
+                            .isGreaterThanOrEqualTo(r.throttleTimeMs() / 2);
                     r = next;
                     if (r.throttleTimeMs() > 0) {
                         assertThat(r.responses()).isEmpty();
                         continue;
                     }
                 }
-                FetchResponseData.PartitionData p = r.responses().get(0).partitions().get(0);
+                FetchResponseData.PartitionData p =
+                        r.responses().get(0).partitions().get(0);
                 assertThat(p.errorCode()).isZero();
                 int bytes = p.records().sizeInBytes();
                 biggest = Math.max(biggest, bytes);
                 long next = offset;
                 for (var batch : ((org.apache.kafka.common.record.internal.MemoryRecords) p.records()).batches()) {
-                    assertThat(batch.baseOffset()).as("batches follow on from the fetch offset").isEqualTo(next);
+                    assertThat(batch.baseOffset())
+                            .as("batches follow on from the fetch offset")
+                            .isEqualTo(next);
                     next = batch.nextOffset();
                 }
                 assertThat(next).as("an unthrottled fetch returns records").isGreaterThan(offset);
@@ -129,7 +153,8 @@ class FetchQuotaTest {
             }
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.printf("fetch quota: %d B at %d B/s took %.1f s, %d throttled fetches, largest fetch %d B%n",
+        System.out.printf(
+                "fetch quota: %d B at %d B/s took %.1f s, %d throttled fetches, largest fetch %d B%n",
                 RECORDS * RECORD, RATE, seconds, throttled, biggest);
         assertThat(throttled).as("the client went over its quota").isPositive();
         // Apache's cap: a consumer fetches at most what its rate allows in (samples - 1) windows.
@@ -139,8 +164,12 @@ class FetchQuotaTest {
     }
 
     private static double metric(Map<MetricName, ? extends Metric> metrics, String group, String name) {
-        return metrics.entrySet().stream().filter(e -> e.getKey().name().equals(name) && e.getKey().group().equals(group))
-                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).findFirst().orElseThrow();
+        return metrics.entrySet().stream()
+                .filter(e ->
+                        e.getKey().name().equals(name) && e.getKey().group().equals(group))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .findFirst()
+                .orElseThrow();
     }
 
     private static List<Long> consumeAll(KafkaConsumer<byte[], byte[]> c) {
@@ -173,15 +202,20 @@ class FetchQuotaTest {
             throttleMax = metric(c.metrics(), "consumer-fetch-manager-metrics", "fetch-throttle-time-max");
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.printf("consumer quota: %d B at %d B/s read in %.1f s, max throttle %.0f ms%n", RECORDS * RECORD, RATE, seconds, throttleMax);
-        assertThat(offsets).as("every record once, in order").isEqualTo(java.util.stream.LongStream.range(0, RECORDS).boxed().toList());
+        System.out.printf(
+                "consumer quota: %d B at %d B/s read in %.1f s, max throttle %.0f ms%n",
+                RECORDS * RECORD, RATE, seconds, throttleMax);
+        assertThat(offsets)
+                .as("every record once, in order")
+                .isEqualTo(java.util.stream.LongStream.range(0, RECORDS).boxed().toList());
         assertThat(throttleMax).as("the broker sent throttle_time_ms").isPositive();
         assertThat(seconds).as("held to about its rate").isGreaterThan((RECORDS * (double) RECORD / RATE - 2) * 0.6);
 
         try (KafkaConsumer<byte[], byte[]> c = b.consumer(Map.of(ConsumerConfig.CLIENT_ID_CONFIG, "free-consumer"))) {
             assertThat(consumeAll(c)).hasSize(RECORDS);
             assertThat(metric(c.metrics(), "consumer-fetch-manager-metrics", "fetch-throttle-time-max"))
-                    .as("a client id without a quota is never throttled").isZero();
+                    .as("a client id without a quota is never throttled")
+                    .isZero();
         }
     }
 
@@ -204,20 +238,30 @@ class FetchQuotaTest {
             // Apache answers a fetch over request_percentage with no records, as one over its byte rate.
             List<Long> whileThrottled = consume(c, RECORDS, Duration.ofSeconds(4));
             double fetchThrottle = metric(c.metrics(), "consumer-fetch-manager-metrics", "fetch-throttle-time-max");
-            System.out.printf("request quota: max produce throttle %.0f ms, max fetch throttle %.0f ms, %d records while throttled%n",
+            System.out.printf(
+                    "request quota: max produce throttle %.0f ms, max fetch throttle %.0f ms, %d records while throttled%n",
                     produceThrottle, fetchThrottle, whileThrottled.size());
             // Apache's ClientRequestQuotaManager bounds the throttle by quota.window.size.seconds (1 s here).
             assertThat(produceThrottle).isPositive().isLessThanOrEqualTo(1000);
             assertThat(fetchThrottle).isPositive().isLessThanOrEqualTo(1000);
-            assertThat(whileThrottled.size()).as("throttled fetches carry no records").isLessThan(RECORDS);
+            assertThat(whileThrottled.size())
+                    .as("throttled fetches carry no records")
+                    .isLessThan(RECORDS);
 
             try (Admin admin = b.admin()) {
-                admin.alterClientQuotas(List.of(new ClientQuotaAlteration(new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, "busy-consumer")),
-                        List.of(new ClientQuotaAlteration.Op("request_percentage", null))))).all().get();
+                admin.alterClientQuotas(List.of(new ClientQuotaAlteration(
+                                new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, "busy-consumer")),
+                                List.of(new ClientQuotaAlteration.Op("request_percentage", null)))))
+                        .all()
+                        .get();
             }
             List<Long> all = new ArrayList<>(whileThrottled);
             all.addAll(consume(c, RECORDS - whileThrottled.size(), Duration.ofSeconds(30)));
-            assertThat(all).as("every record once, in order").isEqualTo(java.util.stream.LongStream.range(0, RECORDS).boxed().toList());
+            assertThat(all)
+                    .as("every record once, in order")
+                    .isEqualTo(java.util.stream.LongStream.range(0, RECORDS)
+                            .boxed()
+                            .toList());
         }
     }
 
@@ -225,16 +269,24 @@ class FetchQuotaTest {
     void aRequestDeniedByTheAuthorizerIsThrottledTooAsApache(@TempDir Path other) throws Exception {
         // No ACLs and no super user: ANONYMOUS on PLAINTEXT is denied DescribeLogDirs (CLUSTER DESCRIBE).
         Path data = other.resolve("data");
-        io.kaas.broker.quota.ClientQuotaStore.inDataDir(data).save(Map.of(
-                new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, "raw-test")), Map.of("request_percentage", 0.0001)));
-        try (TestBroker secured = TestBroker.secured(data, Map.of("authorizer.class.name", io.kaas.broker.security.AccessControl.STANDARD_AUTHORIZER),
-                "PLAINTEXT://127.0.0.1:0");
-             RawKafkaConnection c = new RawKafkaConnection(secured.broker().boundPort())) {
+        io.kaas.broker.quota.ClientQuotaStore.inDataDir(data)
+                .save(Map.of(
+                        new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, "raw-test")),
+                        Map.of("request_percentage", 0.0001)));
+        try (TestBroker secured = TestBroker.secured(
+                        data,
+                        Map.of("authorizer.class.name", io.kaas.broker.security.AccessControl.STANDARD_AUTHORIZER),
+                        "PLAINTEXT://127.0.0.1:0");
+                RawKafkaConnection c = new RawKafkaConnection(secured.broker().boundPort())) {
             short v = 4;
-            org.apache.kafka.common.message.DescribeLogDirsResponseData r = c.roundTrip(ApiKeys.DESCRIBE_LOG_DIRS, v,
+            org.apache.kafka.common.message.DescribeLogDirsResponseData r = c.roundTrip(
+                    ApiKeys.DESCRIBE_LOG_DIRS,
+                    v,
                     new org.apache.kafka.common.message.DescribeLogDirsRequestData().setTopics(null));
-            assertThat(r.errorCode()).isEqualTo(org.apache.kafka.common.protocol.Errors.CLUSTER_AUTHORIZATION_FAILED.code());
-            // Apache's sendErrorResponseMaybeThrottle: the denial counts against request_percentage and carries the throttle.
+            assertThat(r.errorCode())
+                    .isEqualTo(org.apache.kafka.common.protocol.Errors.CLUSTER_AUTHORIZATION_FAILED.code());
+            // Apache's sendErrorResponseMaybeThrottle: the denial counts against request_percentage and carries the
+            // throttle.
             assertThat(r.throttleTimeMs()).isPositive().isLessThanOrEqualTo(1000);
         }
     }

@@ -1,10 +1,10 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
-import io.kaas.cluster.Endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.cluster.Endpoint;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,27 +41,38 @@ class FetchRequestBytesTest {
     void sessionsShrinkSteadyStateFetchRequests() throws Exception {
         Figures without = measure(0);
         Figures with = measure(1000);
-        System.out.printf("Fetch request bytes, consumer of %d partitions, %d fetches: sessions off first %d, then %.0f per fetch;"
-                + " sessions on first %d, then %.0f per fetch%n", PARTITIONS, FETCHES, without.first(), without.steadyAverage(),
-                with.first(), with.steadyAverage());
+        System.out.printf(
+                "Fetch request bytes, consumer of %d partitions, %d fetches: sessions off first %d, then %.0f per fetch;"
+                        + " sessions on first %d, then %.0f per fetch%n",
+                PARTITIONS, FETCHES, without.first(), without.steadyAverage(), with.first(), with.steadyAverage());
         assertThat(with.steadyAverage()).isLessThan(without.steadyAverage() / 20);
         assertThat(with.first()).isBetween((int) (without.first() * 0.9), (int) (without.first() * 1.1));
     }
 
     private Figures measure(int slots) throws Exception {
         AtomicReference<TestBroker> broker = new AtomicReference<>();
-        try (FetchSizeProxy proxy = new FetchSizeProxy(() -> broker.get().broker().boundPort())) {
-            BrokerConfig config = BrokerConfig.forTest(dir.resolve("data-" + slots)).withInMemory(true).withFetchSessionCacheSlots(slots)
+        try (FetchSizeProxy proxy =
+                new FetchSizeProxy(() -> broker.get().broker().boundPort())) {
+            BrokerConfig config = BrokerConfig.forTest(dir.resolve("data-" + slots))
+                    .withInMemory(true)
+                    .withFetchSessionCacheSlots(slots)
                     .withAdvertisedListeners(List.of(new Endpoint("PLAINTEXT", "127.0.0.1", proxy.port())));
             try (TestBroker b = new TestBroker(config)) {
                 broker.set(b);
                 try (Admin admin = b.admin()) {
-                    admin.createTopics(List.of(new NewTopic("wide", PARTITIONS, (short) 1))).all().get();
+                    admin.createTopics(List.of(new NewTopic("wide", PARTITIONS, (short) 1)))
+                            .all()
+                            .get();
                 }
-                List<TopicPartition> all = IntStream.range(0, PARTITIONS).mapToObj(p -> new TopicPartition("wide", p)).toList();
-                try (KafkaConsumer<byte[], byte[]> c = b.consumer(Map.of(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20,
-                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + proxy.port()));
-                     KafkaProducer<byte[], byte[]> p = b.producer(Map.of())) {
+                List<TopicPartition> all = IntStream.range(0, PARTITIONS)
+                        .mapToObj(p -> new TopicPartition("wide", p))
+                        .toList();
+                try (KafkaConsumer<byte[], byte[]> c = b.consumer(Map.of(
+                                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                                20,
+                                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                "127.0.0.1:" + proxy.port()));
+                        KafkaProducer<byte[], byte[]> p = b.producer(Map.of())) {
                     c.assign(all);
                     List<Integer> received = new ArrayList<>();
                     int[] sent = {0};
@@ -76,7 +87,10 @@ class FetchRequestBytesTest {
                 }
             }
             List<Integer> sizes = proxy.fetchSizes().subList(0, FETCHES);
-            double steady = sizes.subList(1, sizes.size()).stream().mapToInt(Integer::intValue).average().orElseThrow();
+            double steady = sizes.subList(1, sizes.size()).stream()
+                    .mapToInt(Integer::intValue)
+                    .average()
+                    .orElseThrow();
             return new Figures(sizes.get(0), steady, sizes.size());
         }
     }

@@ -1,8 +1,8 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.broker.config.BrokerConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -26,12 +26,21 @@ class FetchSessionTest {
     Path dir;
 
     private static FetchRequestData fetch(int sessionId, int epoch, int... partitionsFromZero) {
-        FetchRequestData r = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 20)
-                .setSessionId(sessionId).setSessionEpoch(epoch);
+        FetchRequestData r = new FetchRequestData()
+                .setReplicaId(-1)
+                .setMaxWaitMs(0)
+                .setMinBytes(1)
+                .setMaxBytes(1 << 20)
+                .setSessionId(sessionId)
+                .setSessionEpoch(epoch);
         if (partitionsFromZero.length > 0) {
             FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic("s");
             for (int p : partitionsFromZero) {
-                t.partitions().add(new FetchRequestData.FetchPartition().setPartition(p).setFetchOffset(0).setPartitionMaxBytes(1 << 20));
+                t.partitions()
+                        .add(new FetchRequestData.FetchPartition()
+                                .setPartition(p)
+                                .setFetchOffset(0)
+                                .setPartitionMaxBytes(1 << 20));
             }
             r.topics().add(t);
         }
@@ -39,7 +48,10 @@ class FetchSessionTest {
     }
 
     private static List<Integer> partitions(FetchResponseData r) {
-        return r.responses().stream().flatMap(t -> t.partitions().stream()).map(FetchResponseData.PartitionData::partitionIndex).toList();
+        return r.responses().stream()
+                .flatMap(t -> t.partitions().stream())
+                .map(FetchResponseData.PartitionData::partitionIndex)
+                .toList();
     }
 
     private static void produce(TestBroker b, int partition) throws Exception {
@@ -50,9 +62,10 @@ class FetchSessionTest {
 
     @Test
     void incrementalFetchesCarryOnlyWhatChanged() throws Exception {
-        try (TestBroker b = new TestBroker(dir.resolve("data")); Admin admin = b.admin();
-             RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort());
-             RawKafkaConnection other = new RawKafkaConnection(b.broker().boundPort())) {
+        try (TestBroker b = new TestBroker(dir.resolve("data"));
+                Admin admin = b.admin();
+                RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort());
+                RawKafkaConnection other = new RawKafkaConnection(b.broker().boundPort())) {
             admin.createTopics(List.of(new NewTopic("s", 3, (short) 1))).all().get();
             produce(b, 0);
 
@@ -63,8 +76,13 @@ class FetchSessionTest {
 
             // Partition 0 moves past its record: nothing changed anywhere, so nothing is sent.
             FetchRequestData moved = fetch(session, 1);
-            moved.topics().add(new FetchRequestData.FetchTopic().setTopic("s").setPartitions(List.of(
-                    new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(1).setPartitionMaxBytes(1 << 20))));
+            moved.topics()
+                    .add(new FetchRequestData.FetchTopic()
+                            .setTopic("s")
+                            .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                    .setPartition(0)
+                                    .setFetchOffset(1)
+                                    .setPartitionMaxBytes(1 << 20))));
             FetchResponseData quiet = c.roundTrip(ApiKeys.FETCH, V12, moved);
             assertThat(quiet.errorCode()).isZero();
             assertThat(quiet.sessionId()).isEqualTo(session);
@@ -74,39 +92,60 @@ class FetchSessionTest {
             produce(b, 2);
             FetchResponseData news = other.roundTrip(ApiKeys.FETCH, V12, fetch(session, 2));
             assertThat(partitions(news)).containsExactly(2);
-            assertThat(news.responses().get(0).partitions().get(0).records().sizeInBytes()).isPositive();
+            assertThat(news.responses().get(0).partitions().get(0).records().sizeInBytes())
+                    .isPositive();
 
             FetchResponseData stale = c.roundTrip(ApiKeys.FETCH, V12, fetch(session, 2));
             assertThat(stale.errorCode()).isEqualTo(Errors.INVALID_FETCH_SESSION_EPOCH.code());
             assertThat(stale.sessionId()).isZero();
             assertThat(stale.responses()).isEmpty();
             int unknown = session == Integer.MAX_VALUE ? 1 : session + 1;
-            assertThat(c.<FetchResponseData>roundTrip(ApiKeys.FETCH, V12, fetch(unknown, 1)).errorCode())
+            assertThat(c.<FetchResponseData>roundTrip(ApiKeys.FETCH, V12, fetch(unknown, 1))
+                            .errorCode())
                     .isEqualTo(Errors.FETCH_SESSION_ID_NOT_FOUND.code());
-            assertThat(c.<FetchResponseData>roundTrip(ApiKeys.FETCH, V13, fetch(session, 3)).errorCode())
-                    .as("a session of topic names is not used by topic id").isEqualTo(Errors.FETCH_SESSION_TOPIC_ID_ERROR.code());
+            assertThat(c.<FetchResponseData>roundTrip(ApiKeys.FETCH, V13, fetch(session, 3))
+                            .errorCode())
+                    .as("a session of topic names is not used by topic id")
+                    .isEqualTo(Errors.FETCH_SESSION_TOPIC_ID_ERROR.code());
 
             // Forgotten partitions are no longer reported, even when they change (partition 2 moves past its record).
             FetchRequestData forget = fetch(session, 3);
-            forget.topics().add(new FetchRequestData.FetchTopic().setTopic("s").setPartitions(List.of(
-                    new FetchRequestData.FetchPartition().setPartition(2).setFetchOffset(1).setPartitionMaxBytes(1 << 20))));
-            forget.forgottenTopicsData().add(new FetchRequestData.ForgottenTopic().setTopic("s").setPartitions(List.of(1)));
+            forget.topics()
+                    .add(new FetchRequestData.FetchTopic()
+                            .setTopic("s")
+                            .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                    .setPartition(2)
+                                    .setFetchOffset(1)
+                                    .setPartitionMaxBytes(1 << 20))));
+            forget.forgottenTopicsData()
+                    .add(new FetchRequestData.ForgottenTopic().setTopic("s").setPartitions(List.of(1)));
             assertThat(partitions(c.roundTrip(ApiKeys.FETCH, V12, forget))).isEmpty();
             produce(b, 1);
-            assertThat(partitions(c.roundTrip(ApiKeys.FETCH, V12, fetch(session, 4)))).isEmpty();
+            assertThat(partitions(c.roundTrip(ApiKeys.FETCH, V12, fetch(session, 4))))
+                    .isEmpty();
 
             // A full fetch with the final epoch closes the session and is answered without one.
             FetchResponseData last = c.roundTrip(ApiKeys.FETCH, V12, fetch(session, -1, 0));
             assertThat(last.sessionId()).isZero();
             assertThat(partitions(last)).containsExactly(0);
-            assertThat(c.<FetchResponseData>roundTrip(ApiKeys.FETCH, V12, fetch(session, 5)).errorCode())
+            assertThat(c.<FetchResponseData>roundTrip(ApiKeys.FETCH, V12, fetch(session, 5))
+                            .errorCode())
                     .isEqualTo(Errors.FETCH_SESSION_ID_NOT_FOUND.code());
 
             // Topic-id sessions (v13+) work the same way.
-            Uuid id = admin.describeTopics(List.of("s")).allTopicNames().get().get("s").topicId();
+            Uuid id = admin.describeTopics(List.of("s"))
+                    .allTopicNames()
+                    .get()
+                    .get("s")
+                    .topicId();
             FetchRequestData byId = fetch(0, 0);
-            byId.topics().add(new FetchRequestData.FetchTopic().setTopicId(id).setPartitions(List.of(
-                    new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0).setPartitionMaxBytes(1 << 20))));
+            byId.topics()
+                    .add(new FetchRequestData.FetchTopic()
+                            .setTopicId(id)
+                            .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                    .setPartition(0)
+                                    .setFetchOffset(0)
+                                    .setPartitionMaxBytes(1 << 20))));
             FetchResponseData idFull = c.roundTrip(ApiKeys.FETCH, (short) 17, byId);
             assertThat(idFull.sessionId()).isNotZero();
             produce(b, 0);
@@ -118,8 +157,10 @@ class FetchSessionTest {
 
     @Test
     void zeroSlotsMeansEveryFetchIsFull() throws Exception {
-        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withFetchSessionCacheSlots(0));
-             Admin admin = b.admin(); RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
+        try (TestBroker b =
+                        new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withFetchSessionCacheSlots(0));
+                Admin admin = b.admin();
+                RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
             admin.createTopics(List.of(new NewTopic("s", 1, (short) 1))).all().get();
             FetchResponseData full = c.roundTrip(ApiKeys.FETCH, V12, fetch(0, 0, 0));
             assertThat(full.sessionId()).isZero();

@@ -63,13 +63,15 @@ final class FetchSizeProxy implements AutoCloseable {
     }
 
     private static void start(Pump pump) {
-        Thread t = new Thread(() -> {
-            try {
-                pump.run();
-            } catch (IOException ignored) {
-                // the other side closed: this direction ends with it
-            }
-        }, "fetch-size-proxy-pump");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        pump.run();
+                    } catch (IOException ignored) {
+                        // the other side closed: this direction ends with it
+                    }
+                },
+                "fetch-size-proxy-pump");
         t.setDaemon(true);
         t.start();
     }

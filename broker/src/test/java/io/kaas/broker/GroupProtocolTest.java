@@ -27,6 +27,7 @@ class GroupProtocolTest {
 
     @TempDir
     Path dir;
+
     TestBroker b;
     RawKafkaConnection c;
 
@@ -43,26 +44,55 @@ class GroupProtocolTest {
     }
 
     private JoinGroupResponseData join(String memberId, String instanceId) throws Exception {
-        return c.roundTrip(ApiKeys.JOIN_GROUP, JOIN_V, new JoinGroupRequestData().setGroupId("raw").setMemberId(memberId)
-                .setGroupInstanceId(instanceId).setSessionTimeoutMs(6000).setRebalanceTimeoutMs(10_000).setProtocolType("consumer")
-                .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(List.of(
-                        new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range").setMetadata(new byte[] {1})).iterator())));
+        return c.roundTrip(
+                ApiKeys.JOIN_GROUP,
+                JOIN_V,
+                new JoinGroupRequestData()
+                        .setGroupId("raw")
+                        .setMemberId(memberId)
+                        .setGroupInstanceId(instanceId)
+                        .setSessionTimeoutMs(6000)
+                        .setRebalanceTimeoutMs(10_000)
+                        .setProtocolType("consumer")
+                        .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(
+                                List.of(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                                                .setName("range")
+                                                .setMetadata(new byte[] {1}))
+                                        .iterator())));
     }
 
-    private SyncGroupResponseData sync(String memberId, int generation, String instanceId, byte[] assignment) throws Exception {
-        return c.roundTrip(ApiKeys.SYNC_GROUP, SYNC_V, new SyncGroupRequestData().setGroupId("raw").setMemberId(memberId)
-                .setGenerationId(generation).setGroupInstanceId(instanceId).setProtocolType("consumer").setProtocolName("range")
-                .setAssignments(List.of(new SyncGroupRequestData.SyncGroupRequestAssignment().setMemberId(memberId).setAssignment(assignment))));
+    private SyncGroupResponseData sync(String memberId, int generation, String instanceId, byte[] assignment)
+            throws Exception {
+        return c.roundTrip(
+                ApiKeys.SYNC_GROUP,
+                SYNC_V,
+                new SyncGroupRequestData()
+                        .setGroupId("raw")
+                        .setMemberId(memberId)
+                        .setGenerationId(generation)
+                        .setGroupInstanceId(instanceId)
+                        .setProtocolType("consumer")
+                        .setProtocolName("range")
+                        .setAssignments(List.of(new SyncGroupRequestData.SyncGroupRequestAssignment()
+                                .setMemberId(memberId)
+                                .setAssignment(assignment))));
     }
 
     private short heartbeat(String memberId, int generation, String instanceId) throws Exception {
-        HeartbeatResponseData r = c.roundTrip(ApiKeys.HEARTBEAT, HB_V, new HeartbeatRequestData().setGroupId("raw")
-                .setMemberId(memberId).setGenerationId(generation).setGroupInstanceId(instanceId));
+        HeartbeatResponseData r = c.roundTrip(
+                ApiKeys.HEARTBEAT,
+                HB_V,
+                new HeartbeatRequestData()
+                        .setGroupId("raw")
+                        .setMemberId(memberId)
+                        .setGenerationId(generation)
+                        .setGroupInstanceId(instanceId));
         return r.errorCode();
     }
 
     private DescribeGroupsResponseData.DescribedGroup describe() throws Exception {
-        DescribeGroupsResponseData r = c.roundTrip(ApiKeys.DESCRIBE_GROUPS, (short) 5, new DescribeGroupsRequestData().setGroups(List.of("raw")));
+        DescribeGroupsResponseData r = c.roundTrip(
+                ApiKeys.DESCRIBE_GROUPS, (short) 5, new DescribeGroupsRequestData().setGroups(List.of("raw")));
         return r.groups().get(0);
     }
 
@@ -83,10 +113,13 @@ class GroupProtocolTest {
         assertThat(heartbeat(id, 0, null)).isEqualTo(Errors.ILLEGAL_GENERATION.code());
         assertThat(heartbeat("stranger", 1, null)).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
         assertThat(describe().groupState()).isEqualTo("Stable");
-        assertThat(describe().members()).extracting(DescribeGroupsResponseData.DescribedGroupMember::memberId).containsExactly(id);
+        assertThat(describe().members())
+                .extracting(DescribeGroupsResponseData.DescribedGroupMember::memberId)
+                .containsExactly(id);
 
         // No more heartbeats: the session (6 s) expires and the member is removed.
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(500))
                 .until(() -> describe().groupState().equals("Empty"));
         assertThat(heartbeat(id, 1, null)).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
     }
@@ -95,31 +128,52 @@ class GroupProtocolTest {
     void restartedStaticMemberFencesItsOldIncarnation() throws Exception {
         JoinGroupResponseData a = join("", "instance-1");
         assertThat(a.errorCode()).isZero();
-        assertThat(sync(a.memberId(), a.generationId(), "instance-1", new byte[] {1}).errorCode()).isZero();
+        assertThat(sync(a.memberId(), a.generationId(), "instance-1", new byte[] {1})
+                        .errorCode())
+                .isZero();
         JoinGroupResponseData again = join("", "instance-1");
         assertThat(again.errorCode()).isZero();
         assertThat(again.memberId()).isNotEqualTo(a.memberId());
-        assertThat(heartbeat(a.memberId(), again.generationId(), "instance-1")).isEqualTo(Errors.FENCED_INSTANCE_ID.code());
-        assertThat(sync(again.memberId(), again.generationId(), "instance-1", new byte[] {2}).errorCode()).isZero();
-        assertThat(heartbeat(again.memberId(), again.generationId(), "instance-1")).isZero();
+        assertThat(heartbeat(a.memberId(), again.generationId(), "instance-1"))
+                .isEqualTo(Errors.FENCED_INSTANCE_ID.code());
+        assertThat(sync(again.memberId(), again.generationId(), "instance-1", new byte[] {2})
+                        .errorCode())
+                .isZero();
+        assertThat(heartbeat(again.memberId(), again.generationId(), "instance-1"))
+                .isZero();
     }
 
     /** A member parked in JoinGroup does not hold up shutdown: it is answered, and stop() returns promptly. */
     @Test
     void shutdownAnswersParkedJoins() throws Exception {
         JoinGroupResponseData a = join("", "a");
-        assertThat(sync(a.memberId(), a.generationId(), "a", new byte[0]).errorCode()).isZero();
+        assertThat(sync(a.memberId(), a.generationId(), "a", new byte[0]).errorCode())
+                .isZero();
         try (RawKafkaConnection second = new RawKafkaConnection(b.broker().boundPort())) {
-            int id = second.send(ApiKeys.JOIN_GROUP, JOIN_V, new JoinGroupRequestData().setGroupId("raw").setMemberId("")
-                    .setGroupInstanceId("b").setSessionTimeoutMs(6000).setRebalanceTimeoutMs(60_000).setProtocolType("consumer")
-                    .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(List.of(
-                            new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range").setMetadata(new byte[] {1})).iterator())));
-            await().atMost(Duration.ofSeconds(10)).until(() -> describe().groupState().equals("PreparingRebalance"));
+            int id = second.send(
+                    ApiKeys.JOIN_GROUP,
+                    JOIN_V,
+                    new JoinGroupRequestData()
+                            .setGroupId("raw")
+                            .setMemberId("")
+                            .setGroupInstanceId("b")
+                            .setSessionTimeoutMs(6000)
+                            .setRebalanceTimeoutMs(60_000)
+                            .setProtocolType("consumer")
+                            .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(
+                                    List.of(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                                                    .setName("range")
+                                                    .setMetadata(new byte[] {1}))
+                                            .iterator())));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> describe().groupState().equals("PreparingRebalance"));
             long t0 = System.nanoTime();
             b.broker().stop();
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
-            JoinGroupResponseData parked = new JoinGroupResponseData(new org.apache.kafka.common.protocol.ByteBufferAccessor(
-                    second.receive(ApiKeys.JOIN_GROUP, JOIN_V, id)), JOIN_V);
+            JoinGroupResponseData parked = new JoinGroupResponseData(
+                    new org.apache.kafka.common.protocol.ByteBufferAccessor(
+                            second.receive(ApiKeys.JOIN_GROUP, JOIN_V, id)),
+                    JOIN_V);
             assertThat(parked.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
         }
     }
@@ -129,19 +183,38 @@ class GroupProtocolTest {
     void restartedStaticFollowerRejoinsWithoutARebalance() throws Exception {
         try (RawKafkaConnection other = new RawKafkaConnection(b.broker().boundPort())) {
             JoinGroupResponseData leader = join("", "leader");
-            assertThat(sync(leader.memberId(), leader.generationId(), "leader", new byte[0]).errorCode()).isZero();
+            assertThat(sync(leader.memberId(), leader.generationId(), "leader", new byte[0])
+                            .errorCode())
+                    .isZero();
             // The follower joins: a rebalance to generation 2, which the leader completes by rejoining.
             int followerJoin = other.send(ApiKeys.JOIN_GROUP, JOIN_V, joinRequest("", "follower"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> describe().groupState().equals("PreparingRebalance"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> describe().groupState().equals("PreparingRebalance"));
             JoinGroupResponseData leader2 = join(leader.memberId(), "leader");
-            JoinGroupResponseData follower = new JoinGroupResponseData(new org.apache.kafka.common.protocol.ByteBufferAccessor(
-                    other.receive(ApiKeys.JOIN_GROUP, JOIN_V, followerJoin)), JOIN_V);
+            JoinGroupResponseData follower = new JoinGroupResponseData(
+                    new org.apache.kafka.common.protocol.ByteBufferAccessor(
+                            other.receive(ApiKeys.JOIN_GROUP, JOIN_V, followerJoin)),
+                    JOIN_V);
             assertThat(leader2.generationId()).isEqualTo(2).isEqualTo(follower.generationId());
-            int followerSync = other.send(ApiKeys.SYNC_GROUP, SYNC_V, new SyncGroupRequestData().setGroupId("raw")
-                    .setMemberId(follower.memberId()).setGenerationId(2).setGroupInstanceId("follower"));
-            c.roundTrip(ApiKeys.SYNC_GROUP, SYNC_V, new SyncGroupRequestData().setGroupId("raw").setMemberId(leader2.memberId())
-                    .setGenerationId(2).setGroupInstanceId("leader").setAssignments(List.of(
-                            new SyncGroupRequestData.SyncGroupRequestAssignment().setMemberId(follower.memberId()).setAssignment(new byte[] {7}))));
+            int followerSync = other.send(
+                    ApiKeys.SYNC_GROUP,
+                    SYNC_V,
+                    new SyncGroupRequestData()
+                            .setGroupId("raw")
+                            .setMemberId(follower.memberId())
+                            .setGenerationId(2)
+                            .setGroupInstanceId("follower"));
+            c.roundTrip(
+                    ApiKeys.SYNC_GROUP,
+                    SYNC_V,
+                    new SyncGroupRequestData()
+                            .setGroupId("raw")
+                            .setMemberId(leader2.memberId())
+                            .setGenerationId(2)
+                            .setGroupInstanceId("leader")
+                            .setAssignments(List.of(new SyncGroupRequestData.SyncGroupRequestAssignment()
+                                    .setMemberId(follower.memberId())
+                                    .setAssignment(new byte[] {7}))));
             other.receive(ApiKeys.SYNC_GROUP, SYNC_V, followerSync);
 
             JoinGroupResponseData restarted = join("", "follower");
@@ -149,16 +222,25 @@ class GroupProtocolTest {
             assertThat(restarted.generationId()).isEqualTo(2);
             assertThat(restarted.memberId()).isNotEqualTo(follower.memberId());
             assertThat(describe().groupState()).isEqualTo("Stable");
-            assertThat(sync(restarted.memberId(), 2, "follower", new byte[0]).assignment()).containsExactly(7);
+            assertThat(sync(restarted.memberId(), 2, "follower", new byte[0]).assignment())
+                    .containsExactly(7);
             assertThat(heartbeat(follower.memberId(), 2, "follower")).isEqualTo(Errors.FENCED_INSTANCE_ID.code());
             assertThat(heartbeat(leader2.memberId(), 2, "leader")).isZero();
         }
     }
 
     private static JoinGroupRequestData joinRequest(String memberId, String instanceId) {
-        return new JoinGroupRequestData().setGroupId("raw").setMemberId(memberId)
-                .setGroupInstanceId(instanceId).setSessionTimeoutMs(6000).setRebalanceTimeoutMs(10_000).setProtocolType("consumer")
-                .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(List.of(
-                        new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range").setMetadata(new byte[] {1})).iterator()));
+        return new JoinGroupRequestData()
+                .setGroupId("raw")
+                .setMemberId(memberId)
+                .setGroupInstanceId(instanceId)
+                .setSessionTimeoutMs(6000)
+                .setRebalanceTimeoutMs(10_000)
+                .setProtocolType("consumer")
+                .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(
+                        List.of(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                                        .setName("range")
+                                        .setMetadata(new byte[] {1}))
+                                .iterator()));
     }
 }

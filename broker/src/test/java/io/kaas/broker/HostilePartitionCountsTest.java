@@ -28,10 +28,14 @@ class HostilePartitionCountsTest {
 
     @Test
     void createTopicsAskingForAMillionPartitionsIsRefusedAndCreatesNothing() throws Exception {
-        try (TestBroker b = new TestBroker(dir); RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
+        try (TestBroker b = new TestBroker(dir);
+                RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
             CreateTopicsRequestData req = new CreateTopicsRequestData().setTimeoutMs(5_000);
-            req.topics().add(new CreateTopicsRequestData.CreatableTopic().setName("huge").setNumPartitions(1_000_000)
-                    .setReplicationFactor((short) 1));
+            req.topics()
+                    .add(new CreateTopicsRequestData.CreatableTopic()
+                            .setName("huge")
+                            .setNumPartitions(1_000_000)
+                            .setReplicationFactor((short) 1));
             CreateTopicsResponseData r = c.roundTrip(ApiKeys.CREATE_TOPICS, (short) 7, req);
             CreateTopicsResponseData.CreatableTopicResult t = r.topics().find("huge");
             assertThat(t.errorCode()).isEqualTo(Errors.POLICY_VIOLATION.code());
@@ -43,14 +47,20 @@ class HostilePartitionCountsTest {
 
     @Test
     void createPartitionsGrowingByAMillionIsRefusedAndTheTopicKeepsItsPartitions() throws Exception {
-        try (TestBroker b = new TestBroker(dir); RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
+        try (TestBroker b = new TestBroker(dir);
+                RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
             b.broker().engine().createTopic("grow", 1, TopicConfig.EMPTY);
-            CreatePartitionsRequestData req = new CreatePartitionsRequestData().setTimeoutMs(5_000).setTopics(
-                    new CreatePartitionsRequestData.CreatePartitionsTopicCollection(List.of(
-                            new CreatePartitionsRequestData.CreatePartitionsTopic().setName("grow").setCount(1_000_001)).iterator()));
+            CreatePartitionsRequestData req = new CreatePartitionsRequestData()
+                    .setTimeoutMs(5_000)
+                    .setTopics(new CreatePartitionsRequestData.CreatePartitionsTopicCollection(
+                            List.of(new CreatePartitionsRequestData.CreatePartitionsTopic()
+                                            .setName("grow")
+                                            .setCount(1_000_001))
+                                    .iterator()));
             CreatePartitionsResponseData r = c.roundTrip(ApiKeys.CREATE_PARTITIONS, (short) 3, req);
             assertThat(r.results().get(0).errorCode()).isEqualTo(Errors.POLICY_VIOLATION.code());
-            assertThat(b.broker().engine().topic("grow").orElseThrow().partitions()).isEqualTo(1);
+            assertThat(b.broker().engine().topic("grow").orElseThrow().partitions())
+                    .isEqualTo(1);
         }
     }
 }

@@ -1,14 +1,14 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
-import io.kaas.cluster.Endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.broker.security.SecurityConfig;
 import io.kaas.cluster.ClusterConfig;
+import io.kaas.cluster.Endpoint;
 import io.kaas.cluster.etcd.EtcdServer;
 import io.kaas.security.ScramCredentialStore;
-import io.kaas.broker.security.SecurityConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -63,6 +63,7 @@ class InterBrokerSecurityTest {
     /** Copies of the TLS stores that a test rotates (not in {@link #dir}, the brokers' data directory). */
     @TempDir
     Path stores;
+
     private final List<KaasBroker> brokers = new ArrayList<>();
     private final String clusterId = "ibsec-" + UUID.randomUUID();
     private final TlsMaterial tls = TlsMaterial.get();
@@ -80,16 +81,21 @@ class InterBrokerSecurityTest {
         keys.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
         keys.put("inter.broker.listener.name", "SASL_SSL");
         keys.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
-        keys.put("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
-                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" password=\"" + BROKER + "\";");
+        keys.put(
+                "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" password=\""
+                        + BROKER + "\";");
         keys.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         keys.put("super.users", "User:alice");
         return start(etcd, id, keys, List.of(new Endpoint("SASL_SSL", "127.0.0.1", 0)));
     }
 
     private KaasBroker start(EtcdServer etcd, int id, Map<String, String> keys, List<Endpoint> listeners) {
-        BrokerConfig config = BrokerConfig.forTest(dir).withListeners(listeners)
-                .withBrokerId(id).withClusterId(clusterId).withDefaultPartitions(6);
+        BrokerConfig config = BrokerConfig.forTest(dir)
+                .withListeners(listeners)
+                .withBrokerId(id)
+                .withClusterId(clusterId)
+                .withDefaultPartitions(6);
         ClusterConfig cluster = ClusterConfig.parse("etcd://" + etcd.endpoint())
                 .withTimings(TTL, Duration.ofMillis(500), Duration.ofMillis(500));
         KaasBroker b = KaasBroker.create(config, new SecurityConfig(keys), cluster);
@@ -102,7 +108,10 @@ class InterBrokerSecurityTest {
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers());
         p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
         p.put("sasl.mechanism", "SCRAM-SHA-512");
-        p.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"alice\" password=\"" + ALICE + "\";");
+        p.put(
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"alice\" password=\""
+                        + ALICE + "\";");
         p.put(CommonClientConfigs.METADATA_MAX_AGE_CONFIG, "500");
         return p;
     }
@@ -110,13 +119,20 @@ class InterBrokerSecurityTest {
     @Test
     void aTransactionOverPartitionsOfThreeSaslSslBrokersCommitsAndIsReadCommitted(EtcdServer etcd) throws Exception {
         ScramCredentialStore credentials = ScramCredentialStore.inDataDir(dir);
-        credentials.upsert("alice", ScramMechanism.SCRAM_SHA_512, ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_512, ALICE, 4096));
-        credentials.upsert("broker", ScramMechanism.SCRAM_SHA_512, ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_512, BROKER, 4096));
+        credentials.upsert(
+                "alice",
+                ScramMechanism.SCRAM_SHA_512,
+                ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_512, ALICE, 4096));
+        credentials.upsert(
+                "broker",
+                ScramMechanism.SCRAM_SHA_512,
+                ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_512, BROKER, 4096));
         KaasBroker b0 = start(etcd, 0);
         KaasBroker b1 = start(etcd, 1);
         start(etcd, 2);
         try (Admin admin = Admin.create(alice(b1))) {
-            AclBinding brokersMayAct = new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+            AclBinding brokersMayAct = new AclBinding(
+                    new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
                     new AccessControlEntry("User:broker", "*", AclOperation.CLUSTER_ACTION, AclPermissionType.ALLOW));
             admin.createAcls(List.of(brokersMayAct)).all().get(30, TimeUnit.SECONDS);
             awaitInForceEverywhere(brokersMayAct);
@@ -126,7 +142,8 @@ class InterBrokerSecurityTest {
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + UUID.randomUUID());
         List<String> committed = new ArrayList<>();
         List<String> aborted = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             producer.initTransactions();
             committed.addAll(inTransaction(producer, "c1-"));
             producer.commitTransaction();
@@ -136,8 +153,9 @@ class InterBrokerSecurityTest {
             producer.commitTransaction();
         }
         // Markers move the last stable offset: every committed record becomes visible, no aborted one.
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                assertThat(consumeAll(b0, "read_committed")).containsExactlyInAnyOrderElementsOf(committed));
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(() ->
+                        assertThat(consumeAll(b0, "read_committed")).containsExactlyInAnyOrderElementsOf(committed));
         assertThat(consumeAll(b0, "read_uncommitted")).containsAll(aborted).hasSize(committed.size() + aborted.size());
     }
 
@@ -151,8 +169,10 @@ class InterBrokerSecurityTest {
         Map<String, String> keys = clientsOnExternal("PLAINTEXT");
         KaasBroker b0 = start(etcd, 0, keys, EXTERNAL_AND_INTERNAL);
         KaasBroker b1 = start(etcd, 1, keys, EXTERNAL_AND_INTERNAL);
-        Map<String, Object> internal = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + b1.boundPort("INTERNAL"));
-        try (Admin external = Admin.create(alice(b0)); Admin plain = Admin.create(internal)) {
+        Map<String, Object> internal =
+                Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + b1.boundPort("INTERNAL"));
+        try (Admin external = Admin.create(alice(b0));
+                Admin plain = Admin.create(internal)) {
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
                 assertThat(external.describeCluster().nodes().get().stream().map(n -> n.port()))
                         .containsExactlyInAnyOrder(b0.boundPort("EXTERNAL"), b1.boundPort("EXTERNAL"));
@@ -185,7 +205,8 @@ class InterBrokerSecurityTest {
         keys.put("kaas.ssl.store.reload.check.interval.ms", "100");
         KaasBroker b0 = start(etcd, 0, keys, EXTERNAL_AND_INTERNAL);
         KaasBroker b1 = start(etcd, 1, keys, EXTERNAL_AND_INTERNAL);
-        AclBinding oldCertificate = new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+        AclBinding oldCertificate = new AclBinding(
+                new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
                 new AccessControlEntry("User:CN=localhost", "*", AclOperation.CLUSTER_ACTION, AclPermissionType.ALLOW));
         try (Admin admin = Admin.create(alice(b1))) {
             admin.createAcls(List.of(oldCertificate)).all().get(30, TimeUnit.SECONDS);
@@ -198,13 +219,18 @@ class InterBrokerSecurityTest {
         replace(keystore, tls.rotatedBrokerKeystore);
         for (KaasBroker b : List.of(b0, b1)) {
             // ignoreExceptions: INTERNAL refuses the handshake's missing client certificate, once it has shown its own.
-            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() ->
-                    TlsMaterial.servedCertificateSubject(b.boundPort("INTERNAL")).equals("CN=localhost-rotated"));
+            await().atMost(Duration.ofSeconds(20))
+                    .ignoreExceptions()
+                    .until(() -> TlsMaterial.servedCertificateSubject(b.boundPort("INTERNAL"))
+                            .equals("CN=localhost-rotated"));
         }
         try (Admin admin = Admin.create(alice(b1))) {
             admin.deleteAcls(List.of(oldCertificate.toFilter())).all().get(30, TimeUnit.SECONDS);
             // Every broker applies what one wrote to the shared ACL file within a second.
-            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().allMatch(b -> b.aclsInForce(oldCertificate.toFilter()).isEmpty()));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> brokers.stream()
+                            .allMatch(b ->
+                                    b.aclsInForce(oldCertificate.toFilter()).isEmpty()));
         }
         commitsAcrossBrokers(b1, "after-");
     }
@@ -214,8 +240,11 @@ class InterBrokerSecurityTest {
      * on INTERNAL ({@code internal}, registered second).
      */
     private Map<String, String> clientsOnExternal(String internal) {
-        ScramCredentialStore.inDataDir(dir).upsert("alice", ScramMechanism.SCRAM_SHA_512,
-                ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_512, ALICE, 4096));
+        ScramCredentialStore.inDataDir(dir)
+                .upsert(
+                        "alice",
+                        ScramMechanism.SCRAM_SHA_512,
+                        ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_512, ALICE, 4096));
         Map<String, String> keys = new HashMap<>(tls.brokerSsl());
         keys.put("listener.security.protocol.map", "EXTERNAL:SASL_SSL,INTERNAL:" + internal);
         keys.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
@@ -234,10 +263,20 @@ class InterBrokerSecurityTest {
         admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
         List<Integer> ids = IntStream.range(0, brokers.size()).boxed().toList(); // brokers 0, 1, ... as started
         // ignoreExceptions: a broker lists a topic another created at its next reconcile; until then UNKNOWN_TOPIC.
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> assertThat(admin.describeTopics(List.of("t"))
-                .allTopicNames().get().get("t").partitions().stream().map(TopicPartitionInfo::leader).map(n -> n == null ? -1 : n.id()))
-                .as("the transaction's partitions are led by every broker").containsAll(ids).doesNotContain(-1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(
+                                admin.describeTopics(List.of("t")).allTopicNames().get().get("t").partitions().stream()
+                                        .map(TopicPartitionInfo::leader)
+                                        .map(n -> n == null ? -1 : n.id()))
+                        .as("the transaction's partitions are led by every broker")
+                        .containsAll(ids)
+                        .doesNotContain(-1));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> brokers.stream()
+                                .mapToInt(b -> b.engine().taken().size())
+                                .sum()
+                        == 6);
     }
 
     /**
@@ -245,7 +284,9 @@ class InterBrokerSecurityTest {
      * and a broker asked before that (an AddPartitionsToTxn from another broker, say) would refuse.
      */
     private void awaitInForceEverywhere(AclBinding acl) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().allMatch(b -> b.aclsInForce(acl.toFilter()).size() == 1));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> brokers.stream()
+                        .allMatch(b -> b.aclsInForce(acl.toFilter()).size() == 1));
     }
 
     /** A transaction over topic t's 6 partitions, from a producer on {@code via}, committed and read read_committed. */
@@ -253,12 +294,15 @@ class InterBrokerSecurityTest {
         Map<String, Object> p = alice(via);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-" + UUID.randomUUID());
         List<String> committed;
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             producer.initTransactions();
             committed = inTransaction(producer, prefix);
             producer.commitTransaction();
         }
-        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(consumeAll(via, "read_committed")).containsAll(committed));
+        await().atMost(Duration.ofSeconds(60))
+                .untilAsserted(
+                        () -> assertThat(consumeAll(via, "read_committed")).containsAll(committed));
     }
 
     /** One record to each of topic t's 6 partitions in a new transaction, each acknowledged. */

@@ -61,7 +61,9 @@ class KafkaStreamsTest {
         Map<String, Long> expected = new HashMap<>();
         try (TestBroker b = new TestBroker(dir.resolve("data"))) {
             try (Admin admin = b.admin()) {
-                admin.createTopics(List.of(new NewTopic(INPUT, 2, (short) 1), new NewTopic(OUTPUT, 2, (short) 1))).all().get();
+                admin.createTopics(List.of(new NewTopic(INPUT, 2, (short) 1), new NewTopic(OUTPUT, 2, (short) 1)))
+                        .all()
+                        .get();
             }
             try (KafkaStreams app = start(b, dir.resolve("state-1"))) {
                 produce(b, expected, "the quick brown fox", "jumps over the lazy dog", "the dog barks");
@@ -94,7 +96,8 @@ class KafkaStreamsTest {
                 .flatMapValues(line -> Arrays.asList(line.toLowerCase().split("\\s+")))
                 .groupBy((key, word) -> word, Grouped.with("by-word", Serdes.String(), Serdes.String()))
                 .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as(STORE)
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()))
                 .toStream()
                 .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
 
@@ -112,7 +115,8 @@ class KafkaStreamsTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         streams.setUncaughtExceptionHandler(e -> {
             failure.set(e);
-            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse
+                    .SHUTDOWN_CLIENT;
         });
         streams.start();
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
@@ -124,9 +128,14 @@ class KafkaStreamsTest {
 
     private static void produce(TestBroker b, Map<String, Long> expected, String... lines) {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap(), ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class))) {
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                b.bootstrap(),
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                StringSerializer.class))) {
             int i = 0;
             for (String line : lines) {
                 producer.send(new ProducerRecord<>(INPUT, "line-" + i++, line));
@@ -142,10 +151,17 @@ class KafkaStreamsTest {
     private static void awaitCounts(TestBroker b, Map<String, Long> expected) {
         Map<String, Long> latest = new HashMap<>();
         try (KafkaConsumer<String, Long> c = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap(), ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, LongDeserializer.class))) {
-            c.assign(List.of(new org.apache.kafka.common.TopicPartition(OUTPUT, 0), new org.apache.kafka.common.TopicPartition(OUTPUT, 1)));
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                b.bootstrap(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                LongDeserializer.class))) {
+            c.assign(List.of(
+                    new org.apache.kafka.common.TopicPartition(OUTPUT, 0),
+                    new org.apache.kafka.common.TopicPartition(OUTPUT, 1)));
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                 for (ConsumerRecord<String, Long> r : c.poll(Duration.ofMillis(100))) {
                     latest.put(r.key(), r.value());
@@ -160,16 +176,24 @@ class KafkaStreamsTest {
         String changelog = APP + "-" + STORE + "-changelog";
         try (Admin admin = b.admin()) {
             assertThat(admin.listTopics().names().get()).contains(repartition, changelog);
-            Map<String, TopicDescription> topics = admin.describeTopics(List.of(repartition, changelog)).allTopicNames().get();
+            Map<String, TopicDescription> topics = admin.describeTopics(List.of(repartition, changelog))
+                    .allTopicNames()
+                    .get();
             assertThat(topics.get(changelog).partitions()).hasSize(2);
             ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, changelog);
-            assertThat(admin.describeConfigs(Set.of(res)).all().get().get(res).get(TopicConfig.CLEANUP_POLICY_CONFIG).value())
+            assertThat(admin.describeConfigs(Set.of(res))
+                            .all()
+                            .get()
+                            .get(res)
+                            .get(TopicConfig.CLEANUP_POLICY_CONFIG)
+                            .value())
                     .isEqualTo(TopicConfig.CLEANUP_POLICY_COMPACT);
         }
     }
 
     private static Long storeValue(KafkaStreams app, String word) {
-        return app.store(org.apache.kafka.streams.StoreQueryParameters.fromNameAndType(STORE,
-                org.apache.kafka.streams.state.QueryableStoreTypes.<String, Long>keyValueStore())).get(word);
+        return app.store(org.apache.kafka.streams.StoreQueryParameters.fromNameAndType(
+                        STORE, org.apache.kafka.streams.state.QueryableStoreTypes.<String, Long>keyValueStore()))
+                .get(word);
     }
 }

@@ -1,10 +1,10 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.CleanerSettings;
 import io.kaas.storage.format.CleanerCheckpoint;
 import java.io.File;
@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KcatTest {
     @TempDir
     Path dir;
+
     TestBroker b;
 
     static boolean kcatInstalled() {
@@ -41,7 +42,9 @@ class KcatTest {
 
     @BeforeEach
     void start() {
-        assumeTrue(kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run); skipping kcat tests");
+        assumeTrue(
+                kcatInstalled(),
+                "kcat is not on PATH (the Debian package is installed by .ci/run); skipping kcat tests");
         b = new TestBroker(dir.resolve("data"));
     }
 
@@ -64,7 +67,8 @@ class KcatTest {
         for (int i = 0; i < 100; i++) {
             in.append("k").append(i).append(":v").append(i).append('\n');
         }
-        ExternalProcess produced = kcat(in.toString(), "-P", "-t", "kc", "-K:", "-X", "enable.idempotence=true", "-X", "acks=all");
+        ExternalProcess produced =
+                kcat(in.toString(), "-P", "-t", "kc", "-K:", "-X", "enable.idempotence=true", "-X", "acks=all");
         assertThat(produced.exitCode()).as(produced.toString()).isZero();
 
         ExternalProcess consumed = kcat(null, "-C", "-t", "kc", "-o", "beginning", "-e", "-f", "%k=%s\\n");
@@ -74,7 +78,11 @@ class KcatTest {
 
         ExternalProcess meta = kcat(null, "-L");
         assertThat(meta.exitCode()).as(meta.toString()).isZero();
-        assertThat(meta.out()).contains("1 brokers:", "broker 0 at 127.0.0.1:" + b.broker().boundPort(), "topic \"kc\" with 1 partitions");
+        assertThat(meta.out())
+                .contains(
+                        "1 brokers:",
+                        "broker 0 at 127.0.0.1:" + b.broker().boundPort(),
+                        "topic \"kc\" with 1 partitions");
 
         ExternalProcess json = kcat(null, "-L", "-J");
         assertThat(json.out()).contains("\"topic\":\"kc\"");
@@ -83,27 +91,39 @@ class KcatTest {
     /** Batches the cleaner rebuilt (every codec, records removed, offsets kept) are read by librdkafka too. */
     @Test
     void kcatReadsACompactedLog() throws Exception {
-        BrokerConfig config = BrokerConfig.forTest(dir.resolve("compacted")).withSegmentBytes(4096)
+        BrokerConfig config = BrokerConfig.forTest(dir.resolve("compacted"))
+                .withSegmentBytes(4096)
                 .withCleaner(new CleanerSettings(1, 16L << 20, 64 * 1024, Duration.ofMillis(50)));
         Map<String, String> latest = new HashMap<>();
         Map<String, Long> latestOffset = new HashMap<>();
-        try (TestBroker c = new TestBroker(config); Admin admin = c.admin()) {
-            admin.createTopics(List.of(new NewTopic("table", 1, (short) 1).configs(Map.of("cleanup.policy", "compact")))).all().get();
+        try (TestBroker c = new TestBroker(config);
+                Admin admin = c.admin()) {
+            admin.createTopics(
+                            List.of(new NewTopic("table", 1, (short) 1).configs(Map.of("cleanup.policy", "compact"))))
+                    .all()
+                    .get();
             for (String codec : List.of("gzip", "snappy", "lz4", "zstd", "none")) {
                 try (KafkaProducer<byte[], byte[]> p = c.producer(Map.of("compression.type", codec))) {
                     for (int i = 0; i < 200; i++) {
                         String key = "k" + (i % 12);
                         String value = codec + "-" + i;
-                        long offset = p.send(new ProducerRecord<>("table", 0, key.getBytes(StandardCharsets.UTF_8),
-                                value.getBytes(StandardCharsets.UTF_8))).get().offset();
+                        long offset = p.send(new ProducerRecord<>(
+                                        "table",
+                                        0,
+                                        key.getBytes(StandardCharsets.UTF_8),
+                                        value.getBytes(StandardCharsets.UTF_8)))
+                                .get()
+                                .offset();
                         latest.put(key, value);
                         latestOffset.put(key, offset);
                     }
                 }
             }
             Path partition = dir.resolve("compacted").resolve("table").resolve("0");
-            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(partition.resolve(CleanerCheckpoint.FILE_NAME)));
-            List<String> cmd = List.of("kcat", "-b", c.bootstrap(), "-C", "-t", "table", "-o", "beginning", "-e", "-f", "%o %k=%s\\n");
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> Files.exists(partition.resolve(CleanerCheckpoint.FILE_NAME)));
+            List<String> cmd = List.of(
+                    "kcat", "-b", c.bootstrap(), "-C", "-t", "table", "-o", "beginning", "-e", "-f", "%o %k=%s\\n");
             ExternalProcess consumed = ExternalProcess.run(dir, null, cmd);
             assertThat(consumed.exitCode()).as(consumed.toString()).isZero();
             Map<String, String> lastValue = new HashMap<>();
@@ -119,7 +139,9 @@ class KcatTest {
             }
             assertThat(lastValue).isEqualTo(latest);
             assertThat(lastOffset).isEqualTo(latestOffset);
-            assertThat(consumed.out().lines().count()).as("records kcat read back of 1000 written").isLessThan(1000);
+            assertThat(consumed.out().lines().count())
+                    .as("records kcat read back of 1000 written")
+                    .isLessThan(1000);
         }
     }
 
@@ -136,7 +158,8 @@ class KcatTest {
     @Test
     void balancedConsumerGroupConsumesAndCommits() throws Exception {
         kcat("1\n2\n3\n", "-P", "-t", "grp");
-        ExternalProcess g = kcat(null, "-G", "kcat-group", "-o", "beginning", "-e", "-X", "auto.commit.interval.ms=100", "grp");
+        ExternalProcess g =
+                kcat(null, "-G", "kcat-group", "-o", "beginning", "-e", "-X", "auto.commit.interval.ms=100", "grp");
         assertThat(g.exitCode()).as(g.toString()).isZero();
         assertThat(g.out().lines().toList()).containsExactly("1", "2", "3");
     }

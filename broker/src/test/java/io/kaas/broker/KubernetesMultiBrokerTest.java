@@ -1,15 +1,15 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.broker.security.SecurityConfig;
 import io.kaas.cluster.ClusterConfig;
 import io.kaas.cluster.StoreAddress;
 import io.kaas.cluster.kubernetes.KubernetesClusterStore;
-import io.kaas.broker.security.SecurityConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +37,7 @@ class KubernetesMultiBrokerTest {
 
     @TempDir
     Path dir;
+
     private final List<KaasBroker> brokers = new ArrayList<>();
     private final String clusterId = "k8s-" + UUID.randomUUID();
 
@@ -52,13 +53,21 @@ class KubernetesMultiBrokerTest {
     }
 
     private KaasBroker start(int id) {
-        BrokerConfig config = BrokerConfig.forTest(dir).withBrokerId(id).withClusterId(clusterId).withDefaultPartitions(6);
+        BrokerConfig config = BrokerConfig.forTest(dir)
+                .withBrokerId(id)
+                .withClusterId(clusterId)
+                .withDefaultPartitions(6);
         // What k8s://kaas would connect to inside a pod, but on the mock: each broker its own client.
-        StoreAddress mock = (cluster, timeout) -> KubernetesClusterStore.open(server.createClient(), "kaas", cluster, timeout);
+        StoreAddress mock =
+                (cluster, timeout) -> KubernetesClusterStore.open(server.createClient(), "kaas", cluster, timeout);
         // The default lease (a clean stop revokes it, so nothing here waits for one to expire): a 2 s lease lapsed by
         // a pause of the shared test JVM would set partitions moving in the middle of the test.
-        ClusterConfig cluster = new ClusterConfig(mock, ClusterConfig.DEFAULT_LEASE_TTL, ClusterConfig.DEFAULT_MARGIN,
-                Duration.ofMillis(500), ClusterConfig.DEFAULT_TIMEOUT);
+        ClusterConfig cluster = new ClusterConfig(
+                mock,
+                ClusterConfig.DEFAULT_LEASE_TTL,
+                ClusterConfig.DEFAULT_MARGIN,
+                Duration.ofMillis(500),
+                ClusterConfig.DEFAULT_TIMEOUT);
         KaasBroker b = KaasBroker.create(config, SecurityConfig.none(), cluster);
         brokers.add(b);
         return b.start();
@@ -68,8 +77,11 @@ class KubernetesMultiBrokerTest {
     private static void awaitHolding(List<KaasBroker> holders, int each) {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             java.util.Map<Integer, Set<io.kaas.storage.TopicPartition>> held = new java.util.TreeMap<>();
-            holders.forEach(b -> held.put(b.config().brokerId(), b.engine().taken().keySet()));
-            assertThat(held.values()).as("partitions held per broker: %s", held).allSatisfy(p -> assertThat(p).hasSize(each));
+            holders.forEach(
+                    b -> held.put(b.config().brokerId(), b.engine().taken().keySet()));
+            assertThat(held.values())
+                    .as("partitions held per broker: %s", held)
+                    .allSatisfy(p -> assertThat(p).hasSize(each));
         });
     }
 
@@ -78,8 +90,11 @@ class KubernetesMultiBrokerTest {
         KaasBroker b0 = start(0);
         KaasBroker b1 = start(1);
         KaasBroker b2 = start(2);
-        try (Admin admin = Admin.create(java.util.Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b0.bootstrapServers(),
-                AdminClientConfig.METADATA_MAX_AGE_CONFIG, "500"))) {
+        try (Admin admin = Admin.create(java.util.Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                b0.bootstrapServers(),
+                AdminClientConfig.METADATA_MAX_AGE_CONFIG,
+                "500"))) {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
         awaitHolding(List.of(b0, b1, b2), 2);

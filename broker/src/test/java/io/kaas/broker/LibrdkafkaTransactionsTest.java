@@ -1,11 +1,11 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.storage.format.TopicConfig;
 import java.io.InputStream;
@@ -40,31 +40,43 @@ class LibrdkafkaTransactionsTest {
 
     static boolean confluentKafkaInstalled(Path workDir) throws Exception {
         return Files.isExecutable(PYTHON)
-                && ExternalProcess.run(workDir, null, List.of(PYTHON.toString(), "-c", "import confluent_kafka")).exitCode() == 0;
+                && ExternalProcess.run(workDir, null, List.of(PYTHON.toString(), "-c", "import confluent_kafka"))
+                                .exitCode()
+                        == 0;
     }
 
     @Test
     void commitAbortCommitAndReadCommittedSeesExactlyTheCommitted() throws Exception {
-        assumeTrue(confluentKafkaInstalled(dir),
+        assumeTrue(
+                confluentKafkaInstalled(dir),
                 "python3-confluent-kafka is not installed (the Debian package is installed by .ci/run); skipping");
         Path script = dir.resolve("librdkafka_transactions.py");
         try (InputStream in = LibrdkafkaTransactionsTest.class.getResourceAsStream("librdkafka_transactions.py")) {
             Files.copy(in, script);
         }
-        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO),
+        try (TestBroker b = new TestBroker(
+                BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO),
                 TransactionConfig.DEFAULTS.withVersion(transactionVersion))) {
             b.broker().engine().createTopic("rdk-txn", 3, TopicConfig.EMPTY);
-            ExternalProcess p = ExternalProcess.run(dir, null, List.of(PYTHON.toString(), script.toString(), b.bootstrap(), "rdk-txn", "3"));
+            ExternalProcess p = ExternalProcess.run(
+                    dir, null, List.of(PYTHON.toString(), script.toString(), b.bootstrap(), "rdk-txn", "3"));
             assertThat(p.exitCode()).as(p.toString()).isZero();
             JsonNode result = new ObjectMapper().readTree(p.out());
             assertThat(strings(result.get("sent_committed"))).hasSize(18);
-            assertThat(strings(result.get("committed"))).as(p.toString())
+            assertThat(strings(result.get("committed")))
+                    .as(p.toString())
                     .containsExactlyInAnyOrderElementsOf(strings(result.get("sent_committed")));
-            assertThat(strings(result.get("uncommitted"))).as(p.toString())
+            assertThat(strings(result.get("uncommitted")))
+                    .as(p.toString())
                     .containsExactlyInAnyOrderElementsOf(strings(result.get("sent_all")));
             for (int partition = 0; partition < 3; partition++) {
-                io.kaas.storage.PartitionState s = b.broker().engine().partition(new io.kaas.storage.TopicPartition("rdk-txn", partition)).state();
-                assertThat(s.highWatermark()).as("3 transactions of 3 records each, 3 markers").isEqualTo(12);
+                io.kaas.storage.PartitionState s = b.broker()
+                        .engine()
+                        .partition(new io.kaas.storage.TopicPartition("rdk-txn", partition))
+                        .state();
+                assertThat(s.highWatermark())
+                        .as("3 transactions of 3 records each, 3 markers")
+                        .isEqualTo(12);
                 assertThat(s.lastStableOffset()).isEqualTo(s.highWatermark());
             }
         }

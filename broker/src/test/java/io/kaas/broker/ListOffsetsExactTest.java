@@ -46,14 +46,20 @@ class ListOffsetsExactTest {
 
     @Test
     void byTimestampAndMaxTimestampAnswerTheExactRecordForEveryCodec() throws Exception {
-        try (TestBroker b = new TestBroker(dir.resolve("data")); Admin admin = b.admin()) {
-            admin.createTopics(CODECS.stream().map(c -> new NewTopic("ts-" + c, 1, (short) 1)).toList()).all().get();
+        try (TestBroker b = new TestBroker(dir.resolve("data"));
+                Admin admin = b.admin()) {
+            admin.createTopics(CODECS.stream()
+                            .map(c -> new NewTopic("ts-" + c, 1, (short) 1))
+                            .toList())
+                    .all()
+                    .get();
             Map<String, List<Produced>> produced = new HashMap<>();
             for (String codec : CODECS) {
                 produced.put(codec, produce(b, codec));
             }
             TreeSet<Long> targets = new TreeSet<>(List.of(0L, 15_000L, 25_700L, 60_000L, Long.MAX_VALUE / 2));
-            produced.get("none").forEach(p -> targets.addAll(List.of(p.timestamp() - 1, p.timestamp(), p.timestamp() + 1)));
+            produced.get("none")
+                    .forEach(p -> targets.addAll(List.of(p.timestamp() - 1, p.timestamp(), p.timestamp() + 1)));
 
             assertLookups(b, admin, produced, targets, 0);
             // Log start inside the second batch: records below it are gone, even where their batch spans the target.
@@ -65,15 +71,24 @@ class ListOffsetsExactTest {
 
             Map<TopicPartition, OffsetSpec> special = new HashMap<>();
             CODECS.forEach(c -> special.put(tp(c), OffsetSpec.maxTimestamp()));
-            Map<TopicPartition, ListOffsetsResultInfo> max = admin.listOffsets(special).all().get();
+            Map<TopicPartition, ListOffsetsResultInfo> max =
+                    admin.listOffsets(special).all().get();
             for (String codec : CODECS) {
                 Produced expected = firstWithMaxTimestamp(produced.get(codec));
                 assertThat(max.get(tp(codec)).offset()).as(codec).isEqualTo(expected.offset());
                 assertThat(max.get(tp(codec)).timestamp()).as(codec).isEqualTo(expected.timestamp());
             }
             TopicPartition none = tp("none");
-            assertThat(admin.listOffsets(Map.of(none, OffsetSpec.earliestLocal())).all().get().get(none).offset()).isEqualTo(logStart);
-            ListOffsetsResultInfo tiered = admin.listOffsets(Map.of(none, OffsetSpec.latestTiered())).all().get().get(none);
+            assertThat(admin.listOffsets(Map.of(none, OffsetSpec.earliestLocal()))
+                            .all()
+                            .get()
+                            .get(none)
+                            .offset())
+                    .isEqualTo(logStart);
+            ListOffsetsResultInfo tiered = admin.listOffsets(Map.of(none, OffsetSpec.latestTiered()))
+                    .all()
+                    .get()
+                    .get(none);
             assertThat(tiered.offset()).isEqualTo(-1);
             assertThat(tiered.timestamp()).isEqualTo(-1);
             assertThat(tiered.leaderEpoch()).isEmpty();
@@ -92,8 +107,13 @@ class ListOffsetsExactTest {
     private static List<Produced> produce(TestBroker b, String codec) throws Exception {
         List<Produced> out = new ArrayList<>();
         long globalMax = 10_000L * BATCHES + (PER_BATCH - 1) * 10L;
-        try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec,
-                ProducerConfig.LINGER_MS_CONFIG, 10_000, ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20))) {
+        try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(
+                ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                codec,
+                ProducerConfig.LINGER_MS_CONFIG,
+                10_000,
+                ProducerConfig.BATCH_SIZE_CONFIG,
+                1 << 20))) {
             for (int i = 0; i < BATCHES; i++) {
                 List<Future<RecordMetadata>> sent = new ArrayList<>();
                 List<Long> stamps = new ArrayList<>();
@@ -103,7 +123,8 @@ class ListOffsetsExactTest {
                         ts = globalMax;
                     }
                     stamps.add(ts);
-                    sent.add(p.send(new ProducerRecord<>("ts-" + codec, 0, ts, null, ("value " + i + "/" + j).getBytes())));
+                    sent.add(p.send(
+                            new ProducerRecord<>("ts-" + codec, 0, ts, null, ("value " + i + "/" + j).getBytes())));
                 }
                 p.flush();
                 for (int j = 0; j < PER_BATCH; j++) {
@@ -114,7 +135,8 @@ class ListOffsetsExactTest {
         return out;
     }
 
-    private void assertLookups(TestBroker b, Admin admin, Map<String, List<Produced>> produced, TreeSet<Long> targets, long logStart)
+    private void assertLookups(
+            TestBroker b, Admin admin, Map<String, List<Produced>> produced, TreeSet<Long> targets, long logStart)
             throws Exception {
         Map<String, FileRecords> segments = new HashMap<>();
         try {
@@ -128,16 +150,25 @@ class ListOffsetsExactTest {
             for (long target : targets) {
                 Map<TopicPartition, OffsetSpec> request = new HashMap<>();
                 CODECS.forEach(c -> request.put(tp(c), OffsetSpec.forTimestamp(target)));
-                Map<TopicPartition, ListOffsetsResultInfo> answers = admin.listOffsets(request).all().get();
+                Map<TopicPartition, ListOffsetsResultInfo> answers =
+                        admin.listOffsets(request).all().get();
                 for (String codec : CODECS) {
                     ListOffsetsResultInfo kaas = answers.get(tp(codec));
                     Optional<Produced> expected = produced.get(codec).stream()
-                            .filter(p -> p.offset() >= logStart && p.timestamp() >= target).findFirst();
-                    FileRecords.TimestampAndOffset apache = segments.get(codec).searchForTimestamp(target, 0, logStart, Integer.MAX_VALUE);
+                            .filter(p -> p.offset() >= logStart && p.timestamp() >= target)
+                            .findFirst();
+                    FileRecords.TimestampAndOffset apache =
+                            segments.get(codec).searchForTimestamp(target, 0, logStart, Integer.MAX_VALUE);
                     String what = codec + " target " + target + " log start " + logStart;
-                    assertThat(kaas.offset()).as(what).isEqualTo(expected.map(Produced::offset).orElse(-1L));
-                    assertThat(kaas.timestamp()).as(what).isEqualTo(expected.map(Produced::timestamp).orElse(-1L));
-                    assertThat(apache == null ? -1L : apache.offset).as("Apache's answer, " + what).isEqualTo(kaas.offset());
+                    assertThat(kaas.offset())
+                            .as(what)
+                            .isEqualTo(expected.map(Produced::offset).orElse(-1L));
+                    assertThat(kaas.timestamp())
+                            .as(what)
+                            .isEqualTo(expected.map(Produced::timestamp).orElse(-1L));
+                    assertThat(apache == null ? -1L : apache.offset)
+                            .as("Apache's answer, " + what)
+                            .isEqualTo(kaas.offset());
                     if (apache != null) {
                         assertThat(kaas.leaderEpoch()).as(what).isEqualTo(apache.leaderEpoch);
                     }

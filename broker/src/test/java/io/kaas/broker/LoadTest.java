@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kaas.storage.format.TopicConfig;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -23,7 +24,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.Stream;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -54,6 +54,7 @@ class LoadTest {
     private static final int VALUE_BYTES = 100;
     /** Both bounds hold the run to ~15 s on two busy cores; whichever comes first ends a producer. */
     private static final Duration PRODUCE_FOR = Duration.ofSeconds(15);
+
     private static final int MAX_BATCHES_PER_PRODUCER = 200;
     /** What a run that reads everything back may not exceed in total, fetch drain included. */
     private static final Duration HARD_LIMIT = Duration.ofSeconds(60);
@@ -63,6 +64,7 @@ class LoadTest {
      * a leak per request (20k+ requests) or per connection would not be.
      */
     private static final long HEAP_BOUND = 256L << 20;
+
     private static final int CHURN_CYCLES = 2_000;
     /**
      * fds the JVM may open or close by itself between two counts (a jar opened by lazy class loading,
@@ -84,8 +86,10 @@ class LoadTest {
         for (int p = 0; p < PARTITIONS; p++) {
             finalHwm.set(p, -1);
         }
-        ExecutorService clients = Executors.newFixedThreadPool(PRODUCERS + FETCHERS, new DefaultThreadFactory("load-client"));
-        try (CapturedLog log = new CapturedLog(); TestBroker b = new TestBroker(dir)) {
+        ExecutorService clients =
+                Executors.newFixedThreadPool(PRODUCERS + FETCHERS, new DefaultThreadFactory("load-client"));
+        try (CapturedLog log = new CapturedLog();
+                TestBroker b = new TestBroker(dir)) {
             b.broker().engine().createTopic("load", PARTITIONS, TopicConfig.EMPTY);
             int port = b.broker().boundPort();
             CountDownLatch connected = new CountDownLatch(PRODUCERS + FETCHERS);
@@ -102,15 +106,24 @@ class LoadTest {
             List<Future<long[]>> fetchers = new ArrayList<>();
             for (int i = 0; i < FETCHERS; i++) {
                 int partition = i % PARTITIONS;
-                fetchers.add(clients.submit(() -> fetch(port, partition, connected, go, finalHwm, hardDeadline, errors)));
+                fetchers.add(
+                        clients.submit(() -> fetch(port, partition, connected, go, finalHwm, hardDeadline, errors)));
             }
-            assertThat(connected.await(30, TimeUnit.SECONDS)).as("all 200 connections open at once").isTrue();
+            assertThat(connected.await(30, TimeUnit.SECONDS))
+                    .as("all 200 connections open at once")
+                    .isTrue();
             go.countDown();
             for (Future<?> f : producers) {
                 f.get(HARD_LIMIT.toSeconds(), TimeUnit.SECONDS);
             }
             for (int p = 0; p < PARTITIONS; p++) {
-                finalHwm.set(p, b.broker().engine().partition(new io.kaas.storage.TopicPartition("load", p)).state().highWatermark());
+                finalHwm.set(
+                        p,
+                        b.broker()
+                                .engine()
+                                .partition(new io.kaas.storage.TopicPartition("load", p))
+                                .state()
+                                .highWatermark());
             }
             List<long[]> consumed = new ArrayList<>();
             for (Future<long[]> f : fetchers) {
@@ -127,8 +140,11 @@ class LoadTest {
                     long[] seen = consumed.get(f);
                     for (int r = 0; r < a.keys().length; r++) {
                         long offset = a.baseOffset() + r;
-                        assertThat(offset).as("fetcher %d read partition %d to its end", f, a.partition()).isLessThan(seen.length);
-                        assertThat(seen[(int) offset]).as("fetcher %d, partition %d, offset %d", f, a.partition(), offset)
+                        assertThat(offset)
+                                .as("fetcher %d read partition %d to its end", f, a.partition())
+                                .isLessThan(seen.length);
+                        assertThat(seen[(int) offset])
+                                .as("fetcher %d, partition %d, offset %d", f, a.partition(), offset)
                                 .isEqualTo(a.keys()[r]);
                     }
                 }
@@ -139,9 +155,16 @@ class LoadTest {
             assertThat(log.text()).as("broker log").doesNotContain(" ERROR ");
 
             long heap = usedHeapAfterGc();
-            System.out.printf("load: %d connections, %d s, %d acks=all batches (%d records) acknowledged, read back by every fetcher of its partition (%d+);"
-                    + " heap after GC %d MiB (bound %d MiB)%n", PRODUCERS + FETCHERS, seconds, acked.size(), ackedRecords,
-                    FETCHERS / PARTITIONS, heap >> 20, HEAP_BOUND >> 20);
+            System.out.printf(
+                    "load: %d connections, %d s, %d acks=all batches (%d records) acknowledged, read back by every fetcher of its partition (%d+);"
+                            + " heap after GC %d MiB (bound %d MiB)%n",
+                    PRODUCERS + FETCHERS,
+                    seconds,
+                    acked.size(),
+                    ackedRecords,
+                    FETCHERS / PARTITIONS,
+                    heap >> 20,
+                    HEAP_BOUND >> 20);
             assertThat(heap).isLessThan(HEAP_BOUND);
         } finally {
             clients.shutdownNow();
@@ -160,15 +183,23 @@ class LoadTest {
             churn(port, CHURN_CYCLES);
             // The broker closes its end when it reads our FIN, a moment after our close returns.
             await().atMost(Duration.ofSeconds(20)).until(() -> openFds(fds) <= before + FD_SLACK);
-            System.out.printf("fd churn: %d connect/ApiVersions/close cycles, open fds %d before, %d after (slack %d)%n",
+            System.out.printf(
+                    "fd churn: %d connect/ApiVersions/close cycles, open fds %d before, %d after (slack %d)%n",
                     CHURN_CYCLES, before, openFds(fds), FD_SLACK);
         }
     }
 
     // ------------------------------------------------------------------------------------- clients
 
-    private static Void produce(int port, int id, CountDownLatch connected, CountDownLatch go, long until,
-                                Queue<Acked> acked, Queue<String> errors) throws Exception {
+    private static Void produce(
+            int port,
+            int id,
+            CountDownLatch connected,
+            CountDownLatch go,
+            long until,
+            Queue<Acked> acked,
+            Queue<String> errors)
+            throws Exception {
         int partition = id % PARTITIONS;
         try (RawKafkaConnection c = new RawKafkaConnection(port)) {
             connected.countDown();
@@ -178,16 +209,23 @@ class LoadTest {
                 SimpleRecord[] records = new SimpleRecord[RECORDS_PER_BATCH];
                 for (int r = 0; r < RECORDS_PER_BATCH; r++) {
                     keys[r] = ((long) id << 32) | ((long) batch * RECORDS_PER_BATCH + r);
-                    records[r] = new SimpleRecord(ByteBuffer.allocate(VALUE_BYTES).putLong(0, keys[r]).array());
+                    records[r] = new SimpleRecord(
+                            ByteBuffer.allocate(VALUE_BYTES).putLong(0, keys[r]).array());
                 }
-                ProduceRequestData req = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000);
-                req.topicData().add(new ProduceRequestData.TopicProduceData().setName("load")
-                        .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(partition)
-                                .setRecords(MemoryRecords.withRecords(Compression.NONE, records)))));
+                ProduceRequestData req =
+                        new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000);
+                req.topicData()
+                        .add(new ProduceRequestData.TopicProduceData()
+                                .setName("load")
+                                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                                        .setIndex(partition)
+                                        .setRecords(MemoryRecords.withRecords(Compression.NONE, records)))));
                 ProduceResponseData r = c.roundTrip(ApiKeys.PRODUCE, (short) 11, req);
-                ProduceResponseData.PartitionProduceResponse p = r.responses().iterator().next().partitionResponses().get(0);
+                ProduceResponseData.PartitionProduceResponse p =
+                        r.responses().iterator().next().partitionResponses().get(0);
                 if (p.errorCode() != 0) {
-                    errors.add("producer " + id + " batch " + batch + ": error " + p.errorCode() + " " + p.errorMessage());
+                    errors.add(
+                            "producer " + id + " batch " + batch + ": error " + p.errorCode() + " " + p.errorMessage());
                     return null;
                 }
                 acked.add(new Acked(partition, p.baseOffset(), keys));
@@ -199,8 +237,15 @@ class LoadTest {
     }
 
     /** Reads {@code partition} from 0 until producers are done and it reached their final high watermark. */
-    private static long[] fetch(int port, int partition, CountDownLatch connected, CountDownLatch go, AtomicLongArray finalHwm,
-                                long hardDeadline, Queue<String> errors) throws Exception {
+    private static long[] fetch(
+            int port,
+            int partition,
+            CountDownLatch connected,
+            CountDownLatch go,
+            AtomicLongArray finalHwm,
+            long hardDeadline,
+            Queue<String> errors)
+            throws Exception {
         long[] keys = new long[1024];
         int next = 0;
         try (RawKafkaConnection c = new RawKafkaConnection(port)) {
@@ -211,13 +256,24 @@ class LoadTest {
                     errors.add("fetcher of partition " + partition + " stuck at offset " + next);
                     break;
                 }
-                FetchRequestData req = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(100).setMinBytes(1).setMaxBytes(1 << 20);
-                req.topics().add(new FetchRequestData.FetchTopic().setTopic("load").setPartitions(List.of(
-                        new FetchRequestData.FetchPartition().setPartition(partition).setFetchOffset(next).setPartitionMaxBytes(64 << 10))));
+                FetchRequestData req = new FetchRequestData()
+                        .setReplicaId(-1)
+                        .setMaxWaitMs(100)
+                        .setMinBytes(1)
+                        .setMaxBytes(1 << 20);
+                req.topics()
+                        .add(new FetchRequestData.FetchTopic()
+                                .setTopic("load")
+                                .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                        .setPartition(partition)
+                                        .setFetchOffset(next)
+                                        .setPartitionMaxBytes(64 << 10))));
                 FetchResponseData r = c.roundTrip(ApiKeys.FETCH, (short) 12, req);
-                FetchResponseData.PartitionData p = r.responses().get(0).partitions().get(0);
+                FetchResponseData.PartitionData p =
+                        r.responses().get(0).partitions().get(0);
                 if (r.errorCode() != 0 || p.errorCode() != 0) {
-                    errors.add("fetcher of partition " + partition + " at " + next + ": error " + r.errorCode() + "/" + p.errorCode());
+                    errors.add("fetcher of partition " + partition + " at " + next + ": error " + r.errorCode() + "/"
+                            + p.errorCode());
                     break;
                 }
                 for (MutableRecordBatch batch : ((MemoryRecords) p.records()).batches()) {
@@ -246,8 +302,12 @@ class LoadTest {
     private static void churn(int port, int cycles) throws IOException {
         for (int i = 0; i < cycles; i++) {
             try (RawKafkaConnection c = new RawKafkaConnection(port)) {
-                ApiVersionsResponseData v = c.roundTrip(ApiKeys.API_VERSIONS, (short) 3,
-                        new ApiVersionsRequestData().setClientSoftwareName("churn").setClientSoftwareVersion("1"));
+                ApiVersionsResponseData v = c.roundTrip(
+                        ApiKeys.API_VERSIONS,
+                        (short) 3,
+                        new ApiVersionsRequestData()
+                                .setClientSoftwareName("churn")
+                                .setClientSoftwareVersion("1"));
                 assertThat(v.errorCode()).isZero();
             }
         }

@@ -1,8 +1,8 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.DiskStorageEngine;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -52,8 +52,10 @@ class ManyPartitionsTest {
         long baseline = openFds();
         FdSampler fds = new FdSampler();
         fds.start();
-        BrokerConfig config = BrokerConfig.forTest(dir).withRetentionCheckInterval(Duration.ZERO)
-                .withMaxOpenFiles(MAX_OPEN_FILES).withAutoCreateTopics(false);
+        BrokerConfig config = BrokerConfig.forTest(dir)
+                .withRetentionCheckInterval(Duration.ZERO)
+                .withMaxOpenFiles(MAX_OPEN_FILES)
+                .withAutoCreateTopics(false);
         try (TestBroker broker = new TestBroker(config)) {
             try (Admin admin = broker.admin()) {
                 List<NewTopic> topics = new ArrayList<>();
@@ -69,14 +71,20 @@ class ManyPartitionsTest {
             DiskStorageEngine engine = (DiskStorageEngine) broker.broker().engine();
             engine.whenReady().get(30, TimeUnit.SECONDS);
             assertThat(engine.loadProgress().loaded()).isEqualTo(PARTITIONS);
-            assertThat(engine.files().openChannels()).as("loaded partitions hold no file").isZero();
+            assertThat(engine.files().openChannels())
+                    .as("loaded partitions hold no file")
+                    .isZero();
             long scanned = 0;
             for (int t = 0; t < TOPICS; t++) {
                 for (int p = 0; p < PER_TOPIC; p++) {
-                    scanned += engine.openPartition(new io.kaas.storage.TopicPartition(topic(t), p)).openReport().bytesScanned();
+                    scanned += engine.openPartition(new io.kaas.storage.TopicPartition(topic(t), p))
+                            .openReport()
+                            .bytesScanned();
                 }
             }
-            assertThat(scanned).as("after a clean close no partition reads a log byte to reopen").isZero();
+            assertThat(scanned)
+                    .as("after a clean close no partition reads a log byte to reopen")
+                    .isZero();
 
             produceOneEach(broker, "second");
             assertThat(consumeAll(broker)).isEqualTo(2 * PARTITIONS);
@@ -84,9 +92,12 @@ class ManyPartitionsTest {
         } finally {
             fds.stop();
         }
-        System.out.printf("ManyPartitionsTest: %d partitions, budget %d: open descriptors baseline %d, max %d%n",
+        System.out.printf(
+                "ManyPartitionsTest: %d partitions, budget %d: open descriptors baseline %d, max %d%n",
                 PARTITIONS, MAX_OPEN_FILES, baseline, fds.max());
-        assertThat(fds.max()).as("open descriptors (baseline %d)", baseline).isLessThanOrEqualTo(baseline + MAX_OPEN_FILES + SLACK);
+        assertThat(fds.max())
+                .as("open descriptors (baseline %d)", baseline)
+                .isLessThanOrEqualTo(baseline + MAX_OPEN_FILES + SLACK);
     }
 
     private static String topic(int t) {
@@ -116,7 +127,8 @@ class ManyPartitionsTest {
         }
         int expectedAtLeast = 0;
         int read = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = broker.consumer(Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000))) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                broker.consumer(Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000))) {
             consumer.assign(all);
             consumer.seekToBeginning(all);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

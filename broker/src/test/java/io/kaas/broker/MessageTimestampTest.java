@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MessageTimestampTest {
     @TempDir
     static Path dir;
+
     static TestBroker b;
 
     @BeforeAll
@@ -43,10 +44,17 @@ class MessageTimestampTest {
         b = new TestBroker(dir);
         try (Admin admin = b.admin()) {
             admin.createTopics(List.of(
-                    new NewTopic("append-time", 1, (short) 1).configs(Map.of("message.timestamp.type", "LogAppendTime")),
-                    new NewTopic("bounded", 1, (short) 1).configs(Map.of("message.timestamp.before.max.ms", "60000",
-                            "message.timestamp.after.max.ms", "60000")),
-                    new NewTopic("defaults", 1, (short) 1))).all().get();
+                            new NewTopic("append-time", 1, (short) 1)
+                                    .configs(Map.of("message.timestamp.type", "LogAppendTime")),
+                            new NewTopic("bounded", 1, (short) 1)
+                                    .configs(Map.of(
+                                            "message.timestamp.before.max.ms",
+                                            "60000",
+                                            "message.timestamp.after.max.ms",
+                                            "60000")),
+                            new NewTopic("defaults", 1, (short) 1)))
+                    .all()
+                    .get();
         }
     }
 
@@ -59,15 +67,18 @@ class MessageTimestampTest {
     void logAppendTimeTopicsAreStampedByTheBroker() throws Exception {
         long before = System.currentTimeMillis();
         RecordMetadata md;
-        try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.LINGER_MS_CONFIG, 50,
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"))) {
+        try (KafkaProducer<byte[], byte[]> p = b.producer(
+                Map.of(ProducerConfig.LINGER_MS_CONFIG, 50, ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"))) {
             for (int i = 0; i < 9; i++) {
                 p.send(new ProducerRecord<>("append-time", 0, 1_000L + i, null, ("v" + i).getBytes()));
             }
-            md = p.send(new ProducerRecord<>("append-time", 0, 1_009L, null, "v9".getBytes())).get();
+            md = p.send(new ProducerRecord<>("append-time", 0, 1_009L, null, "v9".getBytes()))
+                    .get();
         }
         long after = System.currentTimeMillis();
-        assertThat(md.timestamp()).as("the append time from the Produce response").isBetween(before, after);
+        assertThat(md.timestamp())
+                .as("the append time from the Produce response")
+                .isBetween(before, after);
 
         List<ConsumerRecord<byte[], byte[]>> records = consumeAll("append-time", 10);
         assertThat(records).hasSize(10).allSatisfy(r -> {
@@ -81,22 +92,39 @@ class MessageTimestampTest {
     void createTimeOutsideTheBoundsIsRefused() throws Exception {
         long now = System.currentTimeMillis();
         try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of())) {
-            assertThatThrownBy(() -> p.send(new ProducerRecord<>("bounded", 0, now + 3_600_000L, null, "future".getBytes())).get())
-                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InvalidTimestampException.class);
-            assertThatThrownBy(() -> p.send(new ProducerRecord<>("bounded", 0, now - 3_600_000L, null, "past".getBytes())).get())
-                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InvalidTimestampException.class);
-            assertThat(p.send(new ProducerRecord<>("bounded", 0, now, null, "now".getBytes())).get().offset()).isZero();
+            assertThatThrownBy(() -> p.send(
+                                    new ProducerRecord<>("bounded", 0, now + 3_600_000L, null, "future".getBytes()))
+                            .get())
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(InvalidTimestampException.class);
+            assertThatThrownBy(
+                            () -> p.send(new ProducerRecord<>("bounded", 0, now - 3_600_000L, null, "past".getBytes()))
+                                    .get())
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(InvalidTimestampException.class);
+            assertThat(p.send(new ProducerRecord<>("bounded", 0, now, null, "now".getBytes()))
+                            .get()
+                            .offset())
+                    .isZero();
             // Apache's defaults: any past timestamp, at most an hour ahead.
-            assertThat(p.send(new ProducerRecord<>("defaults", 0, 1L, null, "old".getBytes())).get().timestamp()).isEqualTo(1L);
-            assertThatThrownBy(() -> p.send(new ProducerRecord<>("defaults", 0, now + 2 * 3_600_000L, null, "ahead".getBytes())).get())
-                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InvalidTimestampException.class);
+            assertThat(p.send(new ProducerRecord<>("defaults", 0, 1L, null, "old".getBytes()))
+                            .get()
+                            .timestamp())
+                    .isEqualTo(1L);
+            assertThatThrownBy(() -> p.send(
+                                    new ProducerRecord<>("defaults", 0, now + 2 * 3_600_000L, null, "ahead".getBytes()))
+                            .get())
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(InvalidTimestampException.class);
         }
     }
 
     @Test
     void theEnginesDefaultBoundsAreApaches() {
-        assertThat(TopicConfig.DEFAULT_TIMESTAMP_AFTER_MAX_MS).isEqualTo(ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT);
-        assertThat(TopicConfig.DEFAULT_TIMESTAMP_BEFORE_MAX_MS).isEqualTo(ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT);
+        assertThat(TopicConfig.DEFAULT_TIMESTAMP_AFTER_MAX_MS)
+                .isEqualTo(ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT);
+        assertThat(TopicConfig.DEFAULT_TIMESTAMP_BEFORE_MAX_MS)
+                .isEqualTo(ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT);
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> consumeAll(String topic, int count) {

@@ -1,15 +1,15 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.security.SecurityConfig;
 import io.kaas.cluster.ClusterConfig;
 import io.kaas.cluster.CoordinationException;
 import io.kaas.cluster.etcd.EtcdServer;
-import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.security.SecurityConfig;
 import io.kaas.storage.TopicPartition;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,6 +59,7 @@ class MultiBrokerTest {
 
     @TempDir
     Path dir;
+
     private final List<KaasBroker> brokers = new ArrayList<>();
     private final String clusterId = "multi-" + UUID.randomUUID();
 
@@ -68,7 +69,10 @@ class MultiBrokerTest {
     }
 
     private KaasBroker start(EtcdServer etcd, int id) {
-        BrokerConfig config = BrokerConfig.forTest(dir).withBrokerId(id).withClusterId(clusterId).withDefaultPartitions(6);
+        BrokerConfig config = BrokerConfig.forTest(dir)
+                .withBrokerId(id)
+                .withClusterId(clusterId)
+                .withDefaultPartitions(6);
         ClusterConfig cluster = ClusterConfig.parse("etcd://" + etcd.endpoint())
                 .withTimings(TTL, Duration.ofMillis(500), Duration.ofMillis(500));
         KaasBroker b = KaasBroker.create(config, SecurityConfig.none(), cluster);
@@ -78,8 +82,11 @@ class MultiBrokerTest {
 
     private static Admin admin(KaasBroker b) {
         // Brokers join and leave under it: re-read the metadata often, as a client of a changing cluster would.
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers(),
-                AdminClientConfig.METADATA_MAX_AGE_CONFIG, "500"));
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                b.bootstrapServers(),
+                AdminClientConfig.METADATA_MAX_AGE_CONFIG,
+                "500"));
     }
 
     @Test
@@ -91,10 +98,17 @@ class MultiBrokerTest {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
                 Map<Integer, Integer> perBroker = leadersPerBroker(admin);
-                assertThat(perBroker).containsOnlyKeys(0, 1, 2).allSatisfy((b, n) -> assertThat(n).isEqualTo(2));
-                assertThat(admin.describeCluster().nodes().get().stream().map(Node::id)).containsExactlyInAnyOrder(0, 1, 2);
+                assertThat(perBroker)
+                        .containsOnlyKeys(0, 1, 2)
+                        .allSatisfy((b, n) -> assertThat(n).isEqualTo(2));
+                assertThat(admin.describeCluster().nodes().get().stream().map(Node::id))
+                        .containsExactlyInAnyOrder(0, 1, 2);
             });
-            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> brokers.stream()
+                                    .mapToInt(b -> b.engine().taken().size())
+                                    .sum()
+                            == 6);
 
             // A broker answers NOT_LEADER_OR_FOLLOWER for a partition another owns.
             int otherPartition = -1;
@@ -105,22 +119,39 @@ class MultiBrokerTest {
             }
             assertThat(b0.engine().taken()).doesNotContainKey(new TopicPartition("t", otherPartition));
             try (RawKafkaConnection raw = new RawKafkaConnection(b0.boundPort())) {
-                ListOffsetsResponseData r = raw.roundTrip(ApiKeys.LIST_OFFSETS, (short) 7, new ListOffsetsRequestData().setReplicaId(-1)
-                        .setTopics(List.of(new ListOffsetsRequestData.ListOffsetsTopic().setName("t").setPartitions(List.of(
-                                new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(otherPartition).setTimestamp(-1))))));
-                assertThat(r.topics().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
+                ListOffsetsResponseData r = raw.roundTrip(
+                        ApiKeys.LIST_OFFSETS,
+                        (short) 7,
+                        new ListOffsetsRequestData()
+                                .setReplicaId(-1)
+                                .setTopics(List.of(new ListOffsetsRequestData.ListOffsetsTopic()
+                                        .setName("t")
+                                        .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
+                                                .setPartitionIndex(otherPartition)
+                                                .setTimestamp(-1))))));
+                assertThat(r.topics().get(0).partitions().get(0).errorCode())
+                        .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
             }
 
             Set<String> sent = new HashSet<>(produce(b1, "a", 60));
-            // A consumer group through another broker: every broker names the same coordinator, which keeps its offsets.
+            // A consumer group through another broker: every broker names the same coordinator, which keeps its
+            // offsets.
             assertThat(consumeInGroup(b2, "g", 60)).hasSize(60);
-            long committed = admin.listConsumerGroupOffsets("g").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
-                    .values().stream().mapToLong(o -> o.offset()).sum();
+            long committed = admin
+                    .listConsumerGroupOffsets("g")
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS)
+                    .values()
+                    .stream()
+                    .mapToLong(o -> o.offset())
+                    .sum();
             assertThat(committed).isEqualTo(60);
             b2.stop();
             // Its lease revoked at the stop: its partitions move after the grace period, to the two left.
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1).allSatisfy((b, n) -> assertThat(n).isEqualTo(3)));
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(leadersPerBroker(admin))
+                            .containsOnlyKeys(0, 1)
+                            .allSatisfy((b, n) -> assertThat(n).isEqualTo(3)));
             sent.addAll(produce(b0, "b", 60));
             assertThat(consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
         }
@@ -132,13 +163,18 @@ class MultiBrokerTest {
         start(etcd, 1);
         try (Admin admin = admin(b0)) {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1).allSatisfy((b, n) -> assertThat(n).isEqualTo(3)));
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(leadersPerBroker(admin))
+                            .containsOnlyKeys(0, 1)
+                            .allSatisfy((b, n) -> assertThat(n).isEqualTo(3)));
             Set<String> sent = new HashSet<>(produce(b0, "a", 60));
             KaasBroker b2 = start(etcd, 2);
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1, 2).allSatisfy((b, n) -> assertThat(n).isEqualTo(2)));
-            await().atMost(Duration.ofSeconds(20)).until(() -> b2.engine().taken().size() == 2);
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(leadersPerBroker(admin))
+                            .containsOnlyKeys(0, 1, 2)
+                            .allSatisfy((b, n) -> assertThat(n).isEqualTo(2)));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> b2.engine().taken().size() == 2);
             sent.addAll(produce(b0, "b", 60));
             assertThat(consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
         }
@@ -150,15 +186,24 @@ class MultiBrokerTest {
         KaasBroker b1 = start(etcd, 1);
         try (Admin admin = admin(b0)) {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(20)).until(() -> b0.engine().taken().size() + b1.engine().taken().size() == 6);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() ->
+                            b0.engine().taken().size() + b1.engine().taken().size() == 6);
         }
         produce(b1, "a", 24);
         assertThat(consumeInGroup(b1, "g", 24)).hasSize(24); // committed through broker 0, the coordinator
         b0.stop();
         try (Admin admin = admin(b1)) {
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(admin.listConsumerGroupOffsets("g")
-                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum())
-                    .isEqualTo(24));
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(admin
+                                    .listConsumerGroupOffsets("g")
+                                    .partitionsToOffsetAndMetadata()
+                                    .get(10, TimeUnit.SECONDS)
+                                    .values()
+                                    .stream()
+                                    .mapToLong(o -> o.offset())
+                                    .sum())
+                            .isEqualTo(24));
         }
     }
 
@@ -171,7 +216,8 @@ class MultiBrokerTest {
         KaasBroker b1 = start(etcd, 1);
         try (Admin admin = admin(b1)) {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(20)).until(() -> b1.engine().taken().size() == 6);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> b1.engine().taken().size() == 6);
         }
         // A group of the last slot: a joining broker takes its share of slots from the highest down.
         String g = groupOfSlot(GroupCoordinator.SLOTS - 1);
@@ -183,12 +229,22 @@ class MultiBrokerTest {
             assertThat(heartbeat(b0, g)).isEqualTo(Errors.UNKNOWN_MEMBER_ID); // broker 0 coordinates: no such member
         });
         try (Admin admin = admin(b1)) {
-            assertThat(admin.listConsumerGroupOffsets(g).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
-                    .values().stream().mapToLong(o -> o.offset()).sum()).isEqualTo(24);
+            assertThat(admin
+                            .listConsumerGroupOffsets(g)
+                            .partitionsToOffsetAndMetadata()
+                            .get(30, TimeUnit.SECONDS)
+                            .values()
+                            .stream()
+                            .mapToLong(o -> o.offset())
+                            .sum())
+                    .isEqualTo(24);
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> b0.engine().taken().size() + b1.engine().taken().size() == 6);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> b0.engine().taken().size() + b1.engine().taken().size() == 6);
         List<String> next = produce(b1, "b", 12);
-        assertThat(consumeInGroup(b1, g, 12)).as("from the offsets committed through broker 1").containsExactlyInAnyOrderElementsOf(next);
+        assertThat(consumeInGroup(b1, g, 12))
+                .as("from the offsets committed through broker 1")
+                .containsExactlyInAnyOrderElementsOf(next);
     }
 
     private static String groupOfSlot(int slot) {
@@ -200,10 +256,13 @@ class MultiBrokerTest {
     }
 
     /** The broker FindCoordinator (v4, batched) names through {@code via} for {@code key}: -1 when none. */
-    private static int coordinatorOf(KaasBroker via, FindCoordinatorRequest.CoordinatorType type, String key) throws Exception {
+    private static int coordinatorOf(KaasBroker via, FindCoordinatorRequest.CoordinatorType type, String key)
+            throws Exception {
         try (RawKafkaConnection raw = new RawKafkaConnection(via.boundPort())) {
-            FindCoordinatorResponseData r = raw.roundTrip(ApiKeys.FIND_COORDINATOR, (short) 4, new FindCoordinatorRequestData()
-                    .setKeyType(type.id()).setCoordinatorKeys(List.of(key)));
+            FindCoordinatorResponseData r = raw.roundTrip(
+                    ApiKeys.FIND_COORDINATOR,
+                    (short) 4,
+                    new FindCoordinatorRequestData().setKeyType(type.id()).setCoordinatorKeys(List.of(key)));
             FindCoordinatorResponseData.Coordinator c = r.coordinators().get(0);
             return c.errorCode() == Errors.NONE.code() ? c.nodeId() : -1;
         }
@@ -217,20 +276,29 @@ class MultiBrokerTest {
      * the group's offsets end at the input's end, committed by the markers the transaction coordinator sent the group's.
      */
     @Test
-    void coordinatorsAreSpreadBySlotAndATransactionCommitsAnotherBrokersGroupOffsetsOnce(EtcdServer etcd) throws Exception {
+    void coordinatorsAreSpreadBySlotAndATransactionCommitsAnotherBrokersGroupOffsetsOnce(EtcdServer etcd)
+            throws Exception {
         KaasBroker b0 = start(etcd, 0);
         KaasBroker b1 = start(etcd, 1);
         KaasBroker b2 = start(etcd, 2);
         try (Admin admin = admin(b0)) {
-            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1), new NewTopic("out", 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 9);
+            admin.createTopics(List.of(new NewTopic("t", 6, (short) 1), new NewTopic("out", 3, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> brokers.stream()
+                                    .mapToInt(b -> b.engine().taken().size())
+                                    .sum()
+                            == 9);
         }
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             Set<Integer> groupCoordinators = new HashSet<>();
             Set<Integer> txnCoordinators = new HashSet<>();
             for (int i = 0; i < 30; i++) {
                 int g = coordinatorOf(b0, FindCoordinatorRequest.CoordinatorType.GROUP, "grp-" + i);
-                assertThat(coordinatorOf(b2, FindCoordinatorRequest.CoordinatorType.GROUP, "grp-" + i)).as("every broker names it").isEqualTo(g);
+                assertThat(coordinatorOf(b2, FindCoordinatorRequest.CoordinatorType.GROUP, "grp-" + i))
+                        .as("every broker names it")
+                        .isEqualTo(g);
                 groupCoordinators.add(g);
                 txnCoordinators.add(coordinatorOf(b1, FindCoordinatorRequest.CoordinatorType.TRANSACTION, "tx-" + i));
             }
@@ -259,9 +327,11 @@ class MultiBrokerTest {
         pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b2.bootstrapServers());
         pp.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, txnId);
         Set<String> processed = new HashSet<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer());
-             KafkaProducer<String, String> producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
-             Admin admin = admin(b0)) {
+        try (KafkaConsumer<String, String> consumer =
+                        new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer());
+                KafkaProducer<String, String> producer =
+                        new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer());
+                Admin admin = admin(b0)) {
             producer.initTransactions();
             consumer.subscribe(List.of("t"));
             boolean abortedOnce = false;
@@ -273,20 +343,25 @@ class MultiBrokerTest {
                     continue;
                 }
                 producer.beginTransaction();
-                Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> next = new HashMap<>();
+                Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> next =
+                        new HashMap<>();
                 List<String> batch = new ArrayList<>();
                 for (ConsumerRecord<String, String> r : records) {
                     producer.send(new ProducerRecord<>("out", r.value().toUpperCase()));
                     batch.add(r.value());
-                    next.put(new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()),
+                    next.put(
+                            new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()),
                             new org.apache.kafka.clients.consumer.OffsetAndMetadata(r.offset() + 1));
                 }
                 producer.sendOffsetsToTransaction(next, consumer.groupMetadata());
                 if (!abortedOnce) {
                     abortedOnce = true;
                     producer.abortTransaction();
-                    assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS))
-                            .as("an aborted transaction commits no offset").isEmpty();
+                    assertThat(admin.listConsumerGroupOffsets(group)
+                                    .partitionsToOffsetAndMetadata()
+                                    .get(30, TimeUnit.SECONDS))
+                            .as("an aborted transaction commits no offset")
+                            .isEmpty();
                     for (org.apache.kafka.common.TopicPartition tp : next.keySet()) {
                         consumer.seek(tp, records.records(tp).get(0).offset());
                     }
@@ -295,17 +370,32 @@ class MultiBrokerTest {
                 producer.commitTransaction();
                 processed.addAll(batch);
             }
-            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
-                    .values().stream().mapToLong(o -> o.offset()).sum()).as("the group's offsets: the input's end").isEqualTo(60);
+            assertThat(admin
+                            .listConsumerGroupOffsets(group)
+                            .partitionsToOffsetAndMetadata()
+                            .get(30, TimeUnit.SECONDS)
+                            .values()
+                            .stream()
+                            .mapToLong(o -> o.offset())
+                            .sum())
+                    .as("the group's offsets: the input's end")
+                    .isEqualTo(60);
         }
-        assertThat(consumeAll(b0, "out", 3, "read_committed")).as("each input record transformed once")
-                .containsExactlyInAnyOrderElementsOf(input.stream().map(String::toUpperCase).toList());
+        assertThat(consumeAll(b0, "out", 3, "read_committed"))
+                .as("each input record transformed once")
+                .containsExactlyInAnyOrderElementsOf(
+                        input.stream().map(String::toUpperCase).toList());
     }
 
     private static Errors heartbeat(KaasBroker b, String group) throws Exception {
         try (RawKafkaConnection raw = new RawKafkaConnection(b.boundPort())) {
-            org.apache.kafka.common.message.HeartbeatResponseData r = raw.roundTrip(ApiKeys.HEARTBEAT, (short) 4,
-                    new org.apache.kafka.common.message.HeartbeatRequestData().setGroupId(group).setMemberId("m").setGenerationId(1));
+            org.apache.kafka.common.message.HeartbeatResponseData r = raw.roundTrip(
+                    ApiKeys.HEARTBEAT,
+                    (short) 4,
+                    new org.apache.kafka.common.message.HeartbeatRequestData()
+                            .setGroupId(group)
+                            .setMemberId("m")
+                            .setGenerationId(1));
             return Errors.forCode(r.errorCode());
         }
     }
@@ -323,21 +413,29 @@ class MultiBrokerTest {
         try (Admin admin = admin(b1)) {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
             // ignoreExceptions: a broker lists a topic another created at its next reconcile; until then UNKNOWN_TOPIC.
-            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() ->
-                    assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1, 2));
-            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+            await().atMost(Duration.ofSeconds(20))
+                    .ignoreExceptions()
+                    .untilAsserted(() -> assertThat(leadersPerBroker(admin)).containsOnlyKeys(0, 1, 2));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> brokers.stream()
+                                    .mapToInt(b -> b.engine().taken().size())
+                                    .sum()
+                            == 6);
         }
         String txnId = "tx-" + UUID.randomUUID();
         int coordinator = await().atMost(Duration.ofSeconds(20))
                 .until(() -> coordinatorOf(b1, FindCoordinatorRequest.CoordinatorType.TRANSACTION, txnId), c -> c >= 0);
         KaasBroker survivor = coordinator == 1 ? b2 : b1;
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b0.bootstrapServers() + "," + b1.bootstrapServers() + "," + b2.bootstrapServers());
+        p.put(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                b0.bootstrapServers() + "," + b1.bootstrapServers() + "," + b2.bootstrapServers());
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, txnId);
         p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "500");
         List<String> committed = new ArrayList<>();
         List<String> aborted = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             producer.initTransactions();
             committed.addAll(inTransaction(producer, "c1-"));
             producer.commitTransaction();
@@ -346,18 +444,26 @@ class MultiBrokerTest {
             // Open, with a record on every partition and a group's offset staged, when the transaction's coordinator
             // stops.
             committed.addAll(inTransaction(producer, "c2-"));
-            producer.sendOffsetsToTransaction(Map.of(new org.apache.kafka.common.TopicPartition("t", 0),
-                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(42)), new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("txg"));
+            producer.sendOffsetsToTransaction(
+                    Map.of(
+                            new org.apache.kafka.common.TopicPartition("t", 0),
+                            new org.apache.kafka.clients.consumer.OffsetAndMetadata(42)),
+                    new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("txg"));
             brokers.get(coordinator).stop();
-            producer.commitTransaction(); // re-finds the coordinator: the slot's next holder, which re-read the transaction
+            producer.commitTransaction(); // re-finds the coordinator: the slot's next holder, which re-read the
+            // transaction
             committed.addAll(inTransaction(producer, "c3-"));
             producer.commitTransaction();
         }
         assertThat(consumeAll(survivor, 6, "read_committed")).containsExactlyInAnyOrderElementsOf(committed);
         try (Admin admin = admin(survivor)) {
-            assertThat(admin.listConsumerGroupOffsets("txg").partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
-                    .get(new org.apache.kafka.common.TopicPartition("t", 0)).offset())
-                    .as("the offset staged in the transaction, committed by the next coordinator").isEqualTo(42);
+            assertThat(admin.listConsumerGroupOffsets("txg")
+                            .partitionsToOffsetAndMetadata()
+                            .get(30, TimeUnit.SECONDS)
+                            .get(new org.apache.kafka.common.TopicPartition("t", 0))
+                            .offset())
+                    .as("the offset staged in the transaction, committed by the next coordinator")
+                    .isEqualTo(42);
         }
         List<String> everything = consumeAll(survivor, 6, "read_uncommitted");
         assertThat(everything).containsAll(aborted).hasSize(committed.size() + aborted.size());
@@ -379,7 +485,11 @@ class MultiBrokerTest {
         KaasBroker b2 = start(etcd, 2);
         try (Admin admin = admin(b1)) {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 6);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> brokers.stream()
+                                    .mapToInt(b -> b.engine().taken().size())
+                                    .sum()
+                            == 6);
             assertThat(b0.engine().taken()).isNotEmpty();
             assertThat(b2.engine().taken()).isNotEmpty();
             produce(b0, "a", 12);
@@ -397,19 +507,33 @@ class MultiBrokerTest {
             });
 
             admin.createTopics(List.of(new NewTopic("t", 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(20)).until(() -> brokers.stream().mapToInt(b -> b.engine().taken().size()).sum() == 3);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> brokers.stream()
+                                    .mapToInt(b -> b.engine().taken().size())
+                                    .sum()
+                            == 3);
             List<String> sent = new ArrayList<>();
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    b2.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new StringSerializer())) {
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(
+                    Map.of(
+                            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                            b2.bootstrapServers(),
+                            ProducerConfig.ACKS_CONFIG,
+                            "all"),
+                    new StringSerializer(),
+                    new StringSerializer())) {
                 for (int i = 0; i < 9; i++) {
-                    producer.send(new ProducerRecord<>("t", i % 3, null, "b" + i)).get(30, TimeUnit.SECONDS);
+                    producer.send(new ProducerRecord<>("t", i % 3, null, "b" + i))
+                            .get(30, TimeUnit.SECONDS);
                     sent.add("b" + i);
                 }
             }
             assertThat(consumeAll(b2, 3)).containsExactlyInAnyOrderElementsOf(sent);
             try (var partitions = java.nio.file.Files.list(dir.resolve("t"))) {
-                assertThat(partitions.filter(java.nio.file.Files::isDirectory).map(p -> p.getFileName().toString()))
-                        .as("no old owner recreated a partition of the deleted topic").containsExactlyInAnyOrder("0", "1", "2");
+                assertThat(partitions
+                                .filter(java.nio.file.Files::isDirectory)
+                                .map(p -> p.getFileName().toString()))
+                        .as("no old owner recreated a partition of the deleted topic")
+                        .containsExactlyInAnyOrder("0", "1", "2");
             }
         }
     }
@@ -419,14 +543,17 @@ class MultiBrokerTest {
         KaasBroker b0 = start(etcd, 0);
         try (Admin admin = admin(b0)) {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(20)).until(() -> b0.engine().taken().size() == 6);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> b0.engine().taken().size() == 6);
         }
         List<String> sent = new ArrayList<>(produce(b0, "a", 12));
         etcd.stop();
         try {
             long stoppedAt = System.nanoTime();
             // Renewals fail: acknowledging stops before the lease could have expired (TTL 2 s, margin 0.5 s).
-            await().atMost(TTL).pollInterval(Duration.ofMillis(20)).until(() -> !b0.clusterMember().mayAcknowledge());
+            await().atMost(TTL)
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> !b0.clusterMember().mayAcknowledge());
             assertThat(System.nanoTime() - stoppedAt).isLessThan(TTL.toNanos());
         } finally {
             etcd.restart();
@@ -440,18 +567,21 @@ class MultiBrokerTest {
     @Test
     void aSecondBrokerWithALiveIdIsRefused(EtcdServer etcd) {
         start(etcd, 5);
-        assertThatThrownBy(() -> start(etcd, 5)).isInstanceOf(CoordinationException.class)
+        assertThatThrownBy(() -> start(etcd, 5))
+                .isInstanceOf(CoordinationException.class)
                 .hasMessageContaining("broker id 5 is already registered");
     }
 
     private static int leaderOf(Admin admin, int partition) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of("t")).allTopicNames().get().get("t");
+        TopicDescription d =
+                admin.describeTopics(List.of("t")).allTopicNames().get().get("t");
         Node leader = d.partitions().get(partition).leader();
         return leader == null ? -1 : leader.id();
     }
 
     private static Map<Integer, Integer> leadersPerBroker(Admin admin) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of("t")).allTopicNames().get().get("t");
+        TopicDescription d =
+                admin.describeTopics(List.of("t")).allTopicNames().get().get("t");
         Map<Integer, Integer> out = new HashMap<>();
         for (TopicPartitionInfo p : d.partitions()) {
             out.merge(p.leader() == null ? -1 : p.leader().id(), 1, Integer::sum);
@@ -466,7 +596,8 @@ class MultiBrokerTest {
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         List<String> acked = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < n; i++) {
                 String v = prefix + i;
                 producer.send(new ProducerRecord<>("t", i % 6, null, v)).get(30, TimeUnit.SECONDS);
@@ -484,7 +615,8 @@ class MultiBrokerTest {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c =
+                new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
             c.subscribe(List.of("t"));
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
@@ -509,6 +641,7 @@ class MultiBrokerTest {
 
     /** Every record of {@code topic}'s partitions up to the end (read_committed: the last stable offset) a consumer sees. */
     static List<String> consumeAll(KaasBroker via, String topic, int partitions, String isolation) {
-        return TransactionalRecords.readToEnd(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers()), topic, partitions, isolation);
+        return TransactionalRecords.readToEnd(
+                Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via.bootstrapServers()), topic, partitions, isolation);
     }
 }

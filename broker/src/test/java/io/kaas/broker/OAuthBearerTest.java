@@ -31,12 +31,14 @@ import org.junit.jupiter.api.io.TempDir;
 class OAuthBearerTest {
     /** kafka-clients 4.x only reads JWKS/token URLs an operator allowed (a JVM system property). */
     private static final String ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls";
+
     private static final String ALLOWED_FILES = "org.apache.kafka.sasl.oauthbearer.allowed.files";
 
     private static final String ISSUER = "https://idp.example";
 
     @TempDir
     static Path dir;
+
     static TestBroker b;
     static RsaJsonWebKey issuerKey;
     static String allowedUrlsBefore;
@@ -50,11 +52,22 @@ class OAuthBearerTest {
         Files.writeString(jwks, new JsonWebKeySet(issuerKey).toJson(JsonWebKey.OutputControlLevel.PUBLIC_ONLY));
         allowedUrlsBefore = System.getProperty(ALLOWED_URLS);
         allowedFilesBefore = System.getProperty(ALLOWED_FILES);
-        System.setProperty(ALLOWED_URLS, jwks.toUri().toString() + "," + dir.toUri() + "token-ok.jwt," + dir.toUri() + "token-bad.jwt");
-        System.setProperty(ALLOWED_FILES, jwks + "," + dir.resolve("token-ok.jwt") + "," + dir.resolve("token-bad.jwt"));
-        b = TestBroker.secured(dir.resolve("data"), Map.of("sasl.enabled.mechanisms", "OAUTHBEARER",
-                "listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url", jwks.toUri().toString(),
-                "sasl.oauthbearer.expected.audience", "kaas", "sasl.oauthbearer.expected.issuer", ISSUER),
+        System.setProperty(
+                ALLOWED_URLS,
+                jwks.toUri().toString() + "," + dir.toUri() + "token-ok.jwt," + dir.toUri() + "token-bad.jwt");
+        System.setProperty(
+                ALLOWED_FILES, jwks + "," + dir.resolve("token-ok.jwt") + "," + dir.resolve("token-bad.jwt"));
+        b = TestBroker.secured(
+                dir.resolve("data"),
+                Map.of(
+                        "sasl.enabled.mechanisms",
+                        "OAUTHBEARER",
+                        "listener.name.sasl_plaintext.oauthbearer.sasl.oauthbearer.jwks.endpoint.url",
+                        jwks.toUri().toString(),
+                        "sasl.oauthbearer.expected.audience",
+                        "kaas",
+                        "sasl.oauthbearer.expected.issuer",
+                        ISSUER),
                 "SASL_PLAINTEXT://127.0.0.1:0");
     }
 
@@ -99,7 +112,9 @@ class OAuthBearerTest {
         p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
         p.put("sasl.mechanism", "OAUTHBEARER");
         p.put("sasl.jaas.config", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;");
-        p.put("sasl.login.callback.handler.class", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler");
+        p.put(
+                "sasl.login.callback.handler.class",
+                "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler");
         p.put("sasl.oauthbearer.token.endpoint.url", tokenFile.toUri().toString());
         return p;
     }
@@ -116,9 +131,10 @@ class OAuthBearerTest {
         RsaJsonWebKey forger = RsaJwkGenerator.generateJwk(2048);
         forger.setKeyId("issuer-key-1");
         try (CapturedLog log = new CapturedLog();
-             Admin admin = b.admin(client(token("token-bad.jwt", forger, "mallory")))) {
+                Admin admin = b.admin(client(token("token-bad.jwt", forger, "mallory")))) {
             assertThatThrownBy(() -> admin.describeCluster().clusterId().get())
-                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(SaslAuthenticationException.class);
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(SaslAuthenticationException.class);
             // The bearer token is a credential: its signature part never reaches the broker's log.
             String signature = Files.readString(dir.resolve("token-bad.jwt")).split("\\.")[2];
             assertThat(log.text()).contains("mechanism OAUTHBEARER").doesNotContain(signature);

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PartitionReassignmentsTest {
     @TempDir
     static Path dir;
+
     static TestBroker b;
     static final TopicPartition T0 = new TopicPartition("r", 0);
 
@@ -59,32 +60,54 @@ class PartitionReassignmentsTest {
         alter(admin, tp, replicas, new AlterPartitionReassignmentsOptions());
     }
 
-    private static void alter(Admin admin, TopicPartition tp, List<Integer> replicas, AlterPartitionReassignmentsOptions options) throws Exception {
-        admin.alterPartitionReassignments(Map.of(tp, replicas == null ? Optional.empty() : Optional.of(new NewPartitionReassignment(replicas))),
-                options).all().get(30, TimeUnit.SECONDS);
+    private static void alter(
+            Admin admin, TopicPartition tp, List<Integer> replicas, AlterPartitionReassignmentsOptions options)
+            throws Exception {
+        admin.alterPartitionReassignments(
+                        Map.of(
+                                tp,
+                                replicas == null
+                                        ? Optional.empty()
+                                        : Optional.of(new NewPartitionReassignment(replicas))),
+                        options)
+                .all()
+                .get(30, TimeUnit.SECONDS);
     }
 
     @Test
     void aMoveToTheOnlyBrokerIsANoOpAndNothingIsEverInProgress() throws Exception {
         try (Admin admin = b.admin()) {
             alter(admin, T0, List.of(0));
-            assertThat(admin.listPartitionReassignments().reassignments().get(30, TimeUnit.SECONDS)).isEmpty();
-            assertThat(admin.listPartitionReassignments(java.util.Set.of(T0)).reassignments().get(30, TimeUnit.SECONDS)).isEmpty();
-            assertThatThrownBy(() -> alter(admin, T0, null)).hasCauseInstanceOf(NoReassignmentInProgressException.class);
+            assertThat(admin.listPartitionReassignments().reassignments().get(30, TimeUnit.SECONDS))
+                    .isEmpty();
+            assertThat(admin.listPartitionReassignments(java.util.Set.of(T0))
+                            .reassignments()
+                            .get(30, TimeUnit.SECONDS))
+                    .isEmpty();
+            assertThatThrownBy(() -> alter(admin, T0, null))
+                    .hasCauseInstanceOf(NoReassignmentInProgressException.class);
         }
     }
 
     @Test
     void badTargetsGetApachesErrors() throws Exception {
         try (Admin admin = b.admin()) {
-            assertThatThrownBy(() -> alter(admin, T0, List.of(1))).hasCauseInstanceOf(InvalidReplicaAssignmentException.class)
+            assertThatThrownBy(() -> alter(admin, T0, List.of(1)))
+                    .hasCauseInstanceOf(InvalidReplicaAssignmentException.class)
                     .hasMessageContaining("includes broker 1, but no such broker is registered");
-            assertThatThrownBy(() -> alter(admin, T0, List.of(0, 0))).hasCauseInstanceOf(InvalidReplicaAssignmentException.class)
+            assertThatThrownBy(() -> alter(admin, T0, List.of(0, 0)))
+                    .hasCauseInstanceOf(InvalidReplicaAssignmentException.class)
                     .hasMessageContaining("includes the broker 0 more than once");
-            assertThatThrownBy(() -> alter(admin, new TopicPartition("r", 1), List.of(0))).hasCauseInstanceOf(UnknownTopicOrPartitionException.class)
+            assertThatThrownBy(() -> alter(admin, new TopicPartition("r", 1), List.of(0)))
+                    .hasCauseInstanceOf(UnknownTopicOrPartitionException.class)
                     .hasMessageContaining("Unable to find partition r:1");
-            assertThatThrownBy(() -> alter(admin, new TopicPartition("nope", 0), List.of(0))).hasCauseInstanceOf(UnknownTopicOrPartitionException.class);
-            assertThatThrownBy(() -> alter(admin, T0, List.of(0, 1), new AlterPartitionReassignmentsOptions().allowReplicationFactorChange(false)))
+            assertThatThrownBy(() -> alter(admin, new TopicPartition("nope", 0), List.of(0)))
+                    .hasCauseInstanceOf(UnknownTopicOrPartitionException.class);
+            assertThatThrownBy(() -> alter(
+                            admin,
+                            T0,
+                            List.of(0, 1),
+                            new AlterPartitionReassignmentsOptions().allowReplicationFactorChange(false)))
                     .hasCauseInstanceOf(InvalidReplicationFactorException.class);
         }
     }
@@ -93,11 +116,18 @@ class PartitionReassignmentsTest {
     @Test
     void anEmptyReplicaListIsRefusedAsApacheRefusesIt() throws Exception {
         try (RawKafkaConnection raw = new RawKafkaConnection(b.broker().boundPort())) {
-            AlterPartitionReassignmentsResponseData r = raw.roundTrip(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, (short) 1,
-                    new AlterPartitionReassignmentsRequestData().setTopics(List.of(new AlterPartitionReassignmentsRequestData.ReassignableTopic()
-                            .setName("r").setPartitions(List.of(new AlterPartitionReassignmentsRequestData.ReassignablePartition()
-                                    .setPartitionIndex(0).setReplicas(List.of()))))));
-            AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse p = r.responses().get(0).partitions().get(0);
+            AlterPartitionReassignmentsResponseData r = raw.roundTrip(
+                    ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+                    (short) 1,
+                    new AlterPartitionReassignmentsRequestData()
+                            .setTopics(List.of(new AlterPartitionReassignmentsRequestData.ReassignableTopic()
+                                    .setName("r")
+                                    .setPartitions(
+                                            List.of(new AlterPartitionReassignmentsRequestData.ReassignablePartition()
+                                                    .setPartitionIndex(0)
+                                                    .setReplicas(List.of()))))));
+            AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse p =
+                    r.responses().get(0).partitions().get(0);
             assertThat(r.errorCode()).isZero();
             assertThat(Errors.forCode(p.errorCode())).isEqualTo(Errors.INVALID_REPLICA_ASSIGNMENT);
             assertThat(p.errorMessage()).isEqualTo("The manual partition assignment includes an empty replica list.");
@@ -109,22 +139,52 @@ class PartitionReassignmentsTest {
         ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, "0");
         try (Admin admin = b.admin()) {
             // What kafka-reassign-partitions --verify sends once every move is done.
-            admin.incrementalAlterConfigs(Map.of(broker, List.of(
-                    new AlterConfigOp(new ConfigEntry("leader.replication.throttled.rate", null), AlterConfigOp.OpType.DELETE),
-                    new AlterConfigOp(new ConfigEntry("follower.replication.throttled.rate", null), AlterConfigOp.OpType.DELETE),
-                    new AlterConfigOp(new ConfigEntry("replica.alter.log.dirs.io.max.bytes.per.second", null), AlterConfigOp.OpType.DELETE)),
-                    new ConfigResource(ConfigResource.Type.TOPIC, "r"), List.of(
-                    new AlterConfigOp(new ConfigEntry("leader.replication.throttled.replicas", null), AlterConfigOp.OpType.DELETE),
-                    new AlterConfigOp(new ConfigEntry("follower.replication.throttled.replicas", null), AlterConfigOp.OpType.DELETE))))
-                    .all().get(30, TimeUnit.SECONDS);
-            assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(broker, List.of(new AlterConfigOp(
-                    new ConfigEntry("leader.replication.throttled.rate", "1000"), AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS))
-                    .hasCauseInstanceOf(InvalidConfigurationException.class).hasMessageContaining("no replication to throttle");
+            admin.incrementalAlterConfigs(Map.of(
+                            broker,
+                            List.of(
+                                    new AlterConfigOp(
+                                            new ConfigEntry("leader.replication.throttled.rate", null),
+                                            AlterConfigOp.OpType.DELETE),
+                                    new AlterConfigOp(
+                                            new ConfigEntry("follower.replication.throttled.rate", null),
+                                            AlterConfigOp.OpType.DELETE),
+                                    new AlterConfigOp(
+                                            new ConfigEntry("replica.alter.log.dirs.io.max.bytes.per.second", null),
+                                            AlterConfigOp.OpType.DELETE)),
+                            new ConfigResource(ConfigResource.Type.TOPIC, "r"),
+                            List.of(
+                                    new AlterConfigOp(
+                                            new ConfigEntry("leader.replication.throttled.replicas", null),
+                                            AlterConfigOp.OpType.DELETE),
+                                    new AlterConfigOp(
+                                            new ConfigEntry("follower.replication.throttled.replicas", null),
+                                            AlterConfigOp.OpType.DELETE))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(
+                                    broker,
+                                    List.of(new AlterConfigOp(
+                                            new ConfigEntry("leader.replication.throttled.rate", "1000"),
+                                            AlterConfigOp.OpType.SET))))
+                            .all()
+                            .get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("no replication to throttle");
             // Any other broker config stays read-only.
-            assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(broker, List.of(new AlterConfigOp(
-                    new ConfigEntry("log.retention.hours", null), AlterConfigOp.OpType.DELETE)))).all().get(30, TimeUnit.SECONDS))
+            assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(
+                                    broker,
+                                    List.of(new AlterConfigOp(
+                                            new ConfigEntry("log.retention.hours", null),
+                                            AlterConfigOp.OpType.DELETE))))
+                            .all()
+                            .get(30, TimeUnit.SECONDS))
                     .hasMessageContaining("read-only");
-            assertThat(admin.describeConfigs(List.of(broker)).all().get(30, TimeUnit.SECONDS).get(broker).get("log.retention.hours").value())
+            assertThat(admin.describeConfigs(List.of(broker))
+                            .all()
+                            .get(30, TimeUnit.SECONDS)
+                            .get(broker)
+                            .get("log.retention.hours")
+                            .value())
                     .isEqualTo("168");
         }
     }

@@ -1,9 +1,9 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.Partition;
 import io.kaas.storage.TestBatches;
@@ -44,7 +44,8 @@ class PipelinedProduceTest {
         // The broker owns the engine (stop closes it), so it is built from the disk's config, not opened by it.
         engine = new DiskStorageEngine(disk.config());
         engine.createTopic("p", 1, TopicConfig.EMPTY);
-        broker = new KaasBroker(BrokerConfig.forTest(disk.dataDir()).withRetentionCheckInterval(Duration.ZERO), engine).start();
+        broker = new KaasBroker(BrokerConfig.forTest(disk.dataDir()).withRetentionCheckInterval(Duration.ZERO), engine)
+                .start();
     }
 
     @AfterEach
@@ -59,8 +60,11 @@ class PipelinedProduceTest {
     static ProduceRequestData produce(int sequence) {
         ByteBuffer batch = TestBatches.idempotent(77L, (short) 0, sequence, 1);
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData().setName("p").setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.readableRecords(batch)))));
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName("p")
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(0)
+                        .setRecords(MemoryRecords.readableRecords(batch)))));
         return new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000).setTopicData(topics);
     }
 
@@ -87,12 +91,15 @@ class PipelinedProduceTest {
             for (int i = 0; i < 5; i++) {
                 ByteBuffer body = c.receive(ApiKeys.PRODUCE, PRODUCE_V9, ids.get(i));
                 ProduceResponseData r = new ProduceResponseData(new ByteBufferAccessor(body), PRODUCE_V9);
-                ProduceResponseData.PartitionProduceResponse p = r.responses().iterator().next().partitionResponses().get(0);
+                ProduceResponseData.PartitionProduceResponse p =
+                        r.responses().iterator().next().partitionResponses().get(0);
                 assertThat(Errors.forCode(p.errorCode())).isEqualTo(Errors.NONE);
                 assertThat(p.baseOffset()).isEqualTo(i);
             }
             c.receive(ApiKeys.METADATA, (short) 12, metadataId);
         }
-        assertThat(partition.fsyncCount() - fsyncsBefore).as("5 acks=all requests, 2 fsyncs").isEqualTo(2);
+        assertThat(partition.fsyncCount() - fsyncsBefore)
+                .as("5 acks=all requests, 2 fsyncs")
+                .isEqualTo(2);
     }
 }

@@ -1,8 +1,8 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.broker.config.BrokerConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,15 +29,20 @@ class ProduceConsumeTest {
 
     @Test
     void idempotentProducerRoundTripsThroughAssignedConsumer() throws Exception {
-        try (TestBroker b = new TestBroker(dir); Admin admin = b.admin()) {
+        try (TestBroker b = new TestBroker(dir);
+                Admin admin = b.admin()) {
             admin.createTopics(List.of(new NewTopic("t", 3, (short) 1))).all().get();
             List<RecordMetadata> acks = new ArrayList<>();
             try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of())) {
                 for (int i = 0; i < 300; i++) {
-                    acks.add(p.send(new ProducerRecord<>("t", i % 3, null, ("v" + i).getBytes(StandardCharsets.UTF_8))).get());
+                    acks.add(p.send(new ProducerRecord<>("t", i % 3, null, ("v" + i).getBytes(StandardCharsets.UTF_8)))
+                            .get());
                 }
             }
-            assertThat(acks).extracting(RecordMetadata::offset).filteredOn(o -> o == 99L).hasSize(3);
+            assertThat(acks)
+                    .extracting(RecordMetadata::offset)
+                    .filteredOn(o -> o == 99L)
+                    .hasSize(3);
             List<String> seen = consumeAll(b, "t", 3, 300);
             assertThat(seen).hasSize(300).doesNotHaveDuplicates();
         }
@@ -56,8 +61,12 @@ class ProduceConsumeTest {
             assertThat(consumeAll(b, "mem", 1, 50)).hasSize(50);
             try (KafkaConsumer<byte[], byte[]> c = b.consumer(Map.of("group.id", "mem-group"))) {
                 c.assign(List.of(new TopicPartition("mem", 0)));
-                c.commitSync(Map.of(new TopicPartition("mem", 0), new org.apache.kafka.clients.consumer.OffsetAndMetadata(7)));
-                assertThat(c.committed(java.util.Set.of(new TopicPartition("mem", 0))).get(new TopicPartition("mem", 0)).offset()).isEqualTo(7);
+                c.commitSync(Map.of(
+                        new TopicPartition("mem", 0), new org.apache.kafka.clients.consumer.OffsetAndMetadata(7)));
+                assertThat(c.committed(java.util.Set.of(new TopicPartition("mem", 0)))
+                                .get(new TopicPartition("mem", 0))
+                                .offset())
+                        .isEqualTo(7);
             }
         }
         assertThat(unused).doesNotExist();
@@ -68,10 +77,11 @@ class ProduceConsumeTest {
     @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
     void hundredThousandRecordsRoundTripWithEveryCodec(String codec) throws Exception {
         int n = 100_000;
-        try (TestBroker b = new TestBroker(dir); Admin admin = b.admin()) {
+        try (TestBroker b = new TestBroker(dir);
+                Admin admin = b.admin()) {
             admin.createTopics(List.of(new NewTopic("c", 3, (short) 1))).all().get();
-            try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec,
-                    ProducerConfig.LINGER_MS_CONFIG, 5))) {
+            try (KafkaProducer<byte[], byte[]> p = b.producer(
+                    Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec, ProducerConfig.LINGER_MS_CONFIG, 5))) {
                 for (int i = 0; i < n; i++) {
                     p.send(new ProducerRecord<>("c", i % 3, null, ("v" + i).getBytes(StandardCharsets.UTF_8)));
                 }

@@ -1,8 +1,8 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.TestBatches;
@@ -48,10 +48,13 @@ class ProduceOnEventLoopTest {
         disk = FaultyDisk.create(c -> c.withFsyncTimeout(Duration.ofMinutes(5)));
         engine = new DiskStorageEngine(disk.config());
         engine.createTopic("p", PARTITIONS, TopicConfig.EMPTY);
-        broker = new KaasBroker(BrokerConfig.forTest(disk.dataDir()).withRetentionCheckInterval(Duration.ZERO), engine).start();
+        broker = new KaasBroker(BrokerConfig.forTest(disk.dataDir()).withRetentionCheckInterval(Duration.ZERO), engine)
+                .start();
         // One acknowledged record each first: a fresh segment's file is opened on a handler thread.
         for (int p = 0; p < PARTITIONS; p++) {
-            engine.partition(new TopicPartition("p", p)).append(TestBatches.batch(1, 1_000L), Acks.ALL, -1).get();
+            engine.partition(new TopicPartition("p", p))
+                    .append(TestBatches.batch(1, 1_000L), Acks.ALL, -1)
+                    .get();
         }
     }
 
@@ -67,8 +70,11 @@ class ProduceOnEventLoopTest {
     static ProduceRequestData produce(short acks, int partition) {
         ByteBuffer batch = TestBatches.batch(1, 1_000L);
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(new ProduceRequestData.TopicProduceData().setName("p").setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(MemoryRecords.readableRecords(batch)))));
+        topics.add(new ProduceRequestData.TopicProduceData()
+                .setName("p")
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(partition)
+                        .setRecords(MemoryRecords.readableRecords(batch)))));
         return new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000).setTopicData(topics);
     }
 
@@ -83,8 +89,13 @@ class ProduceOnEventLoopTest {
             }
             for (int p = 0; p < PARTITIONS; p++) {
                 ByteBuffer body = c.receive(ApiKeys.PRODUCE, PRODUCE_V9, ids.get(p));
-                ProduceResponseData.PartitionProduceResponse r = new ProduceResponseData(new ByteBufferAccessor(body), PRODUCE_V9)
-                        .responses().iterator().next().partitionResponses().get(0);
+                ProduceResponseData.PartitionProduceResponse r = new ProduceResponseData(
+                                new ByteBufferAccessor(body), PRODUCE_V9)
+                        .responses()
+                        .iterator()
+                        .next()
+                        .partitionResponses()
+                        .get(0);
                 assertThat(Errors.forCode(r.errorCode())).isEqualTo(Errors.NONE);
                 assertThat(r.baseOffset()).isEqualTo(1);
             }
@@ -93,9 +104,11 @@ class ProduceOnEventLoopTest {
             // acks=0 on the same connection, then a request for the handler pool, answered in order.
             c.send(ApiKeys.PRODUCE, PRODUCE_V9, produce((short) 0, 0));
             int metadata = c.send(ApiKeys.METADATA, (short) 12, new MetadataRequestData().setTopics(null));
-            MetadataResponseData m = new MetadataResponseData(new ByteBufferAccessor(c.receive(ApiKeys.METADATA, (short) 12, metadata)), (short) 12);
+            MetadataResponseData m = new MetadataResponseData(
+                    new ByteBufferAccessor(c.receive(ApiKeys.METADATA, (short) 12, metadata)), (short) 12);
             assertThat(m.topics().find("p").partitions()).hasSize(PARTITIONS);
         }
-        assertThat(engine.partition(new TopicPartition("p", 0)).state().highWatermark()).isEqualTo(3);
+        assertThat(engine.partition(new TopicPartition("p", 0)).state().highWatermark())
+                .isEqualTo(3);
     }
 }

@@ -52,9 +52,11 @@ final class RawKafkaConnection implements AutoCloseable {
         byte[] frame = new byte[size];
         in.readFully(frame);
         ByteBuffer buf = ByteBuffer.wrap(frame);
-        ResponseHeaderData header = new ResponseHeaderData(new ByteBufferAccessor(buf), api.messageType.responseHeaderVersion(version));
+        ResponseHeaderData header =
+                new ResponseHeaderData(new ByteBufferAccessor(buf), api.messageType.responseHeaderVersion(version));
         if (header.correlationId() != expectedCorrelationId) {
-            throw new IllegalStateException("correlation id " + header.correlationId() + ", expected " + expectedCorrelationId);
+            throw new IllegalStateException(
+                    "correlation id " + header.correlationId() + ", expected " + expectedCorrelationId);
         }
         return buf.slice();
     }

@@ -1,6 +1,5 @@
 package io.kaas.broker;
 
-import io.kaas.protocol.ServedApis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.broker.api.Uuids;
@@ -82,6 +81,7 @@ class RequestFuzzThroughServerProperties {
     private int closed;
     /** Closes of connections that had sent a whole frame: the broker's choice, so each must be logged. */
     private int closedAfterWholeFrame;
+
     private int silent;
 
     /** One API at one version, with a valid request for it. */
@@ -98,9 +98,12 @@ class RequestFuzzThroughServerProperties {
         log = new CapturedLog();
         broker = new TestBroker(dir);
         broker.broker().engine().createTopic("f", 2, TopicConfig.EMPTY);
-        topicId = Uuids.toKafka(broker.broker().engine().topic("f").orElseThrow().topicId());
+        topicId =
+                Uuids.toKafka(broker.broker().engine().topic("f").orElseThrow().topicId());
         try (RawKafkaConnection c = new RawKafkaConnection(broker.broker().boundPort())) {
-            ApiVersionsResponseData versions = c.roundTrip(ApiKeys.API_VERSIONS, (short) 3,
+            ApiVersionsResponseData versions = c.roundTrip(
+                    ApiKeys.API_VERSIONS,
+                    (short) 3,
                     new ApiVersionsRequestData().setClientSoftwareName("fuzz").setClientSoftwareVersion("1"));
             for (ApiVersionsResponseData.ApiVersion v : versions.apiKeys()) {
                 for (short version = v.minVersion(); version <= v.maxVersion(); version++) {
@@ -117,13 +120,19 @@ class RequestFuzzThroughServerProperties {
     @AfterProperty
     void stop() throws IOException {
         try {
-            System.out.printf("fuzz: %d frames over %d api versions: %d answered, %d closed, %d silent (acks=0 produce or long poll)%n",
+            System.out.printf(
+                    "fuzz: %d frames over %d api versions: %d answered, %d closed, %d silent (acks=0 produce or long poll)%n",
                     cases, targets.size(), answered, closed, silent);
             assertThat(covered).as("every advertised api version was fuzzed").hasSameSizeAs(targets);
-            assertThat(log.text()).as("an exception reached the end of Netty's pipeline unhandled")
+            assertThat(log.text())
+                    .as("an exception reached the end of Netty's pipeline unhandled")
                     .doesNotContain("reached at the tail of the pipeline");
-            long loggedCloses = log.text().lines().filter(l -> l.contains("closing connection from")).count();
-            assertThat(loggedCloses).as("every connection the broker closed on a whole frame is logged with its reason")
+            long loggedCloses = log.text()
+                    .lines()
+                    .filter(l -> l.contains("closing connection from"))
+                    .count();
+            assertThat(loggedCloses)
+                    .as("every connection the broker closed on a whole frame is logged with its reason")
                     .isGreaterThanOrEqualTo(closedAfterWholeFrame);
         } finally {
             broker.close();
@@ -135,8 +144,8 @@ class RequestFuzzThroughServerProperties {
     }
 
     @Property(tries = TRIES, shrinking = ShrinkingMode.OFF)
-    void everyMutatedFrameIsAnsweredOrClosedAndTheBrokerKeepsServing(@ForAll("mutations") Mutation mutation,
-                                                                      @ForAll @IntRange(min = 0, max = 2) int validBefore)
+    void everyMutatedFrameIsAnsweredOrClosedAndTheBrokerKeepsServing(
+            @ForAll("mutations") Mutation mutation, @ForAll @IntRange(min = 0, max = 2) int validBefore)
             throws Exception {
         Target target = targets.get(cases++ % targets.size());
         covered.add(target);
@@ -152,18 +161,26 @@ class RequestFuzzThroughServerProperties {
                 }
             }
             case NO_ANSWER -> {
-                assertThat(mayStaySilent(frame)).as("no answer and no close within %d ms: %s", ANSWER_BOUND_MS, what).isTrue();
+                assertThat(mayStaySilent(frame))
+                        .as("no answer and no close within %d ms: %s", ANSWER_BOUND_MS, what)
+                        .isTrue();
                 silent++;
             }
         }
         try (RawKafkaConnection c = new RawKafkaConnection(broker.broker().boundPort())) {
-            ApiVersionsResponseData v = c.roundTrip(ApiKeys.API_VERSIONS, (short) 3,
+            ApiVersionsResponseData v = c.roundTrip(
+                    ApiKeys.API_VERSIONS,
+                    (short) 3,
                     new ApiVersionsRequestData().setClientSoftwareName("fuzz").setClientSoftwareVersion("1"));
             assertThat(v.errorCode()).as("ApiVersions after %s", what).isZero();
         }
     }
 
-    private enum Outcome { ANSWERED, CLOSED, NO_ANSWER }
+    private enum Outcome {
+        ANSWERED,
+        CLOSED,
+        NO_ANSWER
+    }
 
     /**
      * Sends {@code validBefore} valid frames of the same target, then the mutated one, in one write
@@ -191,13 +208,16 @@ class RequestFuzzThroughServerProperties {
                     s.shutdownOutput();
                 }
                 for (; responses < validBefore; responses++) {
-                    assertThat(readResponseCorrelationId(in)).as("response %d in request order: %s", responses, what)
+                    assertThat(readResponseCorrelationId(in))
+                            .as("response %d in request order: %s", responses, what)
                             .isEqualTo(validIds[responses]);
                 }
                 readResponseCorrelationId(in);
                 return Outcome.ANSWERED;
             } catch (SocketTimeoutException e) {
-                assertThat(responses).as("valid frames are answered within %d ms: %s", ANSWER_BOUND_MS, what).isEqualTo(validBefore);
+                assertThat(responses)
+                        .as("valid frames are answered within %d ms: %s", ANSWER_BOUND_MS, what)
+                        .isEqualTo(validBefore);
                 return Outcome.NO_ANSWER;
             } catch (EOFException e) {
                 return Outcome.CLOSED;
@@ -226,7 +246,8 @@ class RequestFuzzThroughServerProperties {
     /** Decodes the first frame as the broker does: may Kafka's protocol leave it unanswered for a while? */
     private static boolean mayStaySilent(byte[] bytes) {
         try {
-            ByteBuffer frame = ByteBuffer.wrap(bytes, 4, ByteBuffer.wrap(bytes).getInt(0)).slice();
+            ByteBuffer frame =
+                    ByteBuffer.wrap(bytes, 4, ByteBuffer.wrap(bytes).getInt(0)).slice();
             ApiKeys api = ApiKeys.forId(frame.getShort(0));
             short version = frame.getShort(2);
             ByteBufferAccessor reader = new ByteBufferAccessor(frame);
@@ -257,8 +278,11 @@ class RequestFuzzThroughServerProperties {
 
     private byte[] frame(Target t, int correlationId) {
         ApiMessage body = validRequest(t.api(), t.version());
-        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(t.api().id).setRequestApiVersion(t.version())
-                .setCorrelationId(correlationId).setClientId("fuzz");
+        RequestHeaderData header = new RequestHeaderData()
+                .setRequestApiKey(t.api().id)
+                .setRequestApiVersion(t.version())
+                .setCorrelationId(correlationId)
+                .setClientId("fuzz");
         short hv = t.api().messageType.requestHeaderVersion(t.version());
         ObjectSerializationCache cache = new ObjectSerializationCache();
         MessageSizeAccumulator size = new MessageSizeAccumulator();
@@ -276,39 +300,81 @@ class RequestFuzzThroughServerProperties {
     private ApiMessage validRequest(ApiKeys api, short v) {
         return switch (api) {
             case PRODUCE -> {
-                ProduceRequestData r = new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1000);
-                r.topicData().add(new ProduceRequestData.TopicProduceData().setName(v < 13 ? "f" : "")
-                        .setTopicId(v >= 13 ? topicId : Uuid.ZERO_UUID)
-                        .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(1).setRecords(
-                                MemoryRecords.withRecords(Compression.NONE, new SimpleRecord("k".getBytes(), "fuzz".getBytes()))))));
+                ProduceRequestData r =
+                        new ProduceRequestData().setAcks((short) 1).setTimeoutMs(1000);
+                r.topicData()
+                        .add(new ProduceRequestData.TopicProduceData()
+                                .setName(v < 13 ? "f" : "")
+                                .setTopicId(v >= 13 ? topicId : Uuid.ZERO_UUID)
+                                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                                        .setIndex(1)
+                                        .setRecords(MemoryRecords.withRecords(
+                                                Compression.NONE,
+                                                new SimpleRecord("k".getBytes(), "fuzz".getBytes()))))));
                 yield r;
             }
             case FETCH -> {
-                FetchRequestData r = new FetchRequestData().setMaxWaitMs(0).setMinBytes(1).setReplicaId(-1).setMaxBytes(1 << 20);
-                r.topics().add(new FetchRequestData.FetchTopic().setTopic(v < 13 ? "f" : "").setTopicId(v >= 13 ? topicId : Uuid.ZERO_UUID)
-                        .setPartitions(List.of(new FetchRequestData.FetchPartition().setPartition(1).setFetchOffset(0)
-                                .setPartitionMaxBytes(1 << 16))));
+                FetchRequestData r = new FetchRequestData()
+                        .setMaxWaitMs(0)
+                        .setMinBytes(1)
+                        .setReplicaId(-1)
+                        .setMaxBytes(1 << 20);
+                r.topics()
+                        .add(new FetchRequestData.FetchTopic()
+                                .setTopic(v < 13 ? "f" : "")
+                                .setTopicId(v >= 13 ? topicId : Uuid.ZERO_UUID)
+                                .setPartitions(List.of(new FetchRequestData.FetchPartition()
+                                        .setPartition(1)
+                                        .setFetchOffset(0)
+                                        .setPartitionMaxBytes(1 << 16))));
                 yield r;
             }
-            case LIST_OFFSETS -> new ListOffsetsRequestData().setReplicaId(-1).setTopics(List.of(
-                    new ListOffsetsRequestData.ListOffsetsTopic().setName("f").setPartitions(List.of(
-                            new ListOffsetsRequestData.ListOffsetsPartition().setPartitionIndex(1).setTimestamp(-1)))));
-            case METADATA -> new MetadataRequestData().setTopics(List.of(new MetadataRequestData.MetadataRequestTopic()
-                    .setName("f").setTopicId(Uuid.ZERO_UUID)));
-            case OFFSET_COMMIT -> new OffsetCommitRequestData().setGroupId("fuzz-group").setTopics(List.of(
-                    new OffsetCommitRequestData.OffsetCommitRequestTopic().setName("f").setPartitions(List.of(
-                            new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(1).setCommittedOffset(0)))));
-            case OFFSET_FETCH -> v < 8
-                    ? new OffsetFetchRequestData().setGroupId("fuzz-group").setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic()
-                            .setName("f").setPartitionIndexes(List.of(1))))
-                    : new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId("fuzz-group")
-                            .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics().setName("f").setPartitionIndexes(List.of(1))))));
-            case FIND_COORDINATOR -> new FindCoordinatorRequestData().setKey(v < 4 ? "fuzz-group" : "")
-                    .setCoordinatorKeys(v >= 4 ? List.of("fuzz-group") : List.of());
+            case LIST_OFFSETS ->
+                new ListOffsetsRequestData()
+                        .setReplicaId(-1)
+                        .setTopics(List.of(new ListOffsetsRequestData.ListOffsetsTopic()
+                                .setName("f")
+                                .setPartitions(List.of(new ListOffsetsRequestData.ListOffsetsPartition()
+                                        .setPartitionIndex(1)
+                                        .setTimestamp(-1)))));
+            case METADATA ->
+                new MetadataRequestData()
+                        .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic()
+                                .setName("f")
+                                .setTopicId(Uuid.ZERO_UUID)));
+            case OFFSET_COMMIT ->
+                new OffsetCommitRequestData()
+                        .setGroupId("fuzz-group")
+                        .setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                                .setName("f")
+                                .setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                        .setPartitionIndex(1)
+                                        .setCommittedOffset(0)))));
+            case OFFSET_FETCH ->
+                v < 8
+                        ? new OffsetFetchRequestData()
+                                .setGroupId("fuzz-group")
+                                .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopic()
+                                        .setName("f")
+                                        .setPartitionIndexes(List.of(1))))
+                        : new OffsetFetchRequestData()
+                                .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                                        .setGroupId("fuzz-group")
+                                        .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics()
+                                                .setName("f")
+                                                .setPartitionIndexes(List.of(1))))));
+            case FIND_COORDINATOR ->
+                new FindCoordinatorRequestData()
+                        .setKey(v < 4 ? "fuzz-group" : "")
+                        .setCoordinatorKeys(v >= 4 ? List.of("fuzz-group") : List.of());
             case DESCRIBE_GROUPS -> new DescribeGroupsRequestData().setGroups(List.of("fuzz-group"));
-            case DESCRIBE_CONFIGS -> new DescribeConfigsRequestData().setResources(List.of(
-                    new DescribeConfigsRequestData.DescribeConfigsResource().setResourceType((byte) 2).setResourceName("f")));
-            case API_VERSIONS -> new ApiVersionsRequestData().setClientSoftwareName("fuzz").setClientSoftwareVersion("1");
+            case DESCRIBE_CONFIGS ->
+                new DescribeConfigsRequestData()
+                        .setResources(List.of(new DescribeConfigsRequestData.DescribeConfigsResource()
+                                .setResourceType((byte) 2)
+                                .setResourceName("f")));
+            case API_VERSIONS ->
+                new ApiVersionsRequestData().setClientSoftwareName("fuzz").setClientSoftwareVersion("1");
             default -> api.messageType.newRequest();
         };
     }
@@ -391,17 +457,27 @@ class RequestFuzzThroughServerProperties {
     Arbitrary<Mutation> mutations() {
         Arbitrary<Integer> anywhere = Arbitraries.integers().between(0, 1 << 20);
         // Headers (size, key, version, correlation id, client id, tagged fields) are where decoders branch.
-        Arbitrary<Integer> position = Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.integers().between(0, 24)), Tuple.of(2, anywhere));
-        Arbitrary<Mutation> flips = Combinators.combine(position.list().ofMinSize(1).ofMaxSize(4),
-                Arbitraries.integers().between(1, 255).list().ofSize(4)).as(Flips::new);
-        Arbitrary<Mutation> truncate = Combinators.combine(anywhere, Arbitraries.of(true, false)).as(Truncate::new);
-        Arbitrary<Mutation> extend = Combinators.combine(Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(64),
-                Arbitraries.of(true, false)).as(Extend::new);
+        Arbitrary<Integer> position =
+                Arbitraries.frequencyOf(Tuple.of(1, Arbitraries.integers().between(0, 24)), Tuple.of(2, anywhere));
+        Arbitrary<Mutation> flips = Combinators.combine(
+                        position.list().ofMinSize(1).ofMaxSize(4),
+                        Arbitraries.integers().between(1, 255).list().ofSize(4))
+                .as(Flips::new);
+        Arbitrary<Mutation> truncate =
+                Combinators.combine(anywhere, Arbitraries.of(true, false)).as(Truncate::new);
+        Arbitrary<Mutation> extend = Combinators.combine(
+                        Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(64), Arbitraries.of(true, false))
+                .as(Extend::new);
         Arbitrary<Mutation> sizeLie = Arbitraries.oneOf(
                 Arbitraries.integers().between(-8, 8).filter(d -> d != 0).map(d -> new SizeLie(d, true)),
                 Arbitraries.integers().map(v -> new SizeLie(v, false)));
-        Arbitrary<Mutation> random = Arbitraries.bytes().array(byte[].class).ofMaxSize(300).map(RandomBody::new);
-        return Arbitraries.frequencyOf(Tuple.of(4, flips), Tuple.of(2, truncate), Tuple.of(1, extend), Tuple.of(2, sizeLie),
+        Arbitrary<Mutation> random =
+                Arbitraries.bytes().array(byte[].class).ofMaxSize(300).map(RandomBody::new);
+        return Arbitraries.frequencyOf(
+                Tuple.of(4, flips),
+                Tuple.of(2, truncate),
+                Tuple.of(1, extend),
+                Tuple.of(2, sizeLie),
                 Tuple.of(1, random));
     }
 }

@@ -1,9 +1,9 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,22 +27,36 @@ class RetentionTest {
     @Test
     void oldSegmentsAreRemovedByTheRetentionTimer() throws Exception {
         BrokerConfig config = BrokerConfig.forTest(dir).withRetentionCheckInterval(Duration.ofMillis(200));
-        try (TestBroker b = new TestBroker(config); Admin admin = b.admin()) {
+        try (TestBroker b = new TestBroker(config);
+                Admin admin = b.admin()) {
             // Apache's smallest segment.bytes (1 MiB) and twice that retained; ~6 MiB written.
-            admin.createTopics(List.of(new NewTopic("short", 1, (short) 1).configs(Map.of(
-                    "segment.bytes", "1048576", "retention.bytes", "2097152")))).all().get();
+            admin.createTopics(List.of(new NewTopic("short", 1, (short) 1)
+                            .configs(Map.of("segment.bytes", "1048576", "retention.bytes", "2097152"))))
+                    .all()
+                    .get();
             try (KafkaProducer<byte[], byte[]> p = b.producer(Map.of())) {
                 for (int i = 0; i < 100; i++) {
-                    p.send(new ProducerRecord<>("short", 0, null, new byte[60_000])).get();
+                    p.send(new ProducerRecord<>("short", 0, null, new byte[60_000]))
+                            .get();
                 }
             }
             Path partition = dir.resolve("short").resolve("0");
             TopicPartition tp = new TopicPartition("short", 0);
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).all().get().get(tp).offset()).isPositive();
+                assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.earliest()))
+                                .all()
+                                .get()
+                                .get(tp)
+                                .offset())
+                        .isPositive();
                 assertThat(segments(partition)).isLessThanOrEqualTo(4);
             });
-            assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset()).isEqualTo(100);
+            assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.latest()))
+                            .all()
+                            .get()
+                            .get(tp)
+                            .offset())
+                    .isEqualTo(100);
         }
     }
 

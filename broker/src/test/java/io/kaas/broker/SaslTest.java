@@ -46,6 +46,7 @@ class SaslTest {
 
     @TempDir
     static Path dir;
+
     static TestBroker b;
     static TlsMaterial tls;
 
@@ -54,8 +55,8 @@ class SaslTest {
         tls = TlsMaterial.get();
         Path data = dir.resolve("data");
         ScramCredentialStore store = ScramCredentialStore.inDataDir(data);
-        for (org.apache.kafka.common.security.scram.internals.ScramMechanism m
-                : org.apache.kafka.common.security.scram.internals.ScramMechanism.values()) {
+        for (org.apache.kafka.common.security.scram.internals.ScramMechanism m :
+                org.apache.kafka.common.security.scram.internals.ScramMechanism.values()) {
             store.upsert("alice", m, ScramCredentialStore.generate(m, ALICE_PASSWORD, 4096));
         }
         Map<String, String> s = new HashMap<>(tls.brokerSsl());
@@ -78,7 +79,8 @@ class SaslTest {
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, b.bootstrap(listener));
         p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, listener);
         p.put("sasl.mechanism", mechanism);
-        String module = mechanism.equals("PLAIN") ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+        String module = mechanism.equals("PLAIN")
+                ? "org.apache.kafka.common.security.plain.PlainLoginModule"
                 : "org.apache.kafka.common.security.scram.ScramLoginModule";
         p.put("sasl.jaas.config", module + " required username=\"" + user + "\" password=\"" + password + "\";");
         if (listener.equals("SASL_SSL")) {
@@ -90,7 +92,8 @@ class SaslTest {
     private static void produceAndConsume(Map<String, Object> props, String topic) throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = b.producer(props)) {
             for (int i = 0; i < 20; i++) {
-                producer.send(new ProducerRecord<>(topic, ("v" + i).getBytes(StandardCharsets.UTF_8))).get();
+                producer.send(new ProducerRecord<>(topic, ("v" + i).getBytes(StandardCharsets.UTF_8)))
+                        .get();
             }
         }
         List<String> values = new ArrayList<>();
@@ -123,9 +126,10 @@ class SaslTest {
     void wrongPasswordIsSaslAuthenticationFailedAndNeverLogged(String listenerAndMechanism) throws Exception {
         String[] lm = listenerAndMechanism.split(":");
         try (CapturedLog log = new CapturedLog();
-             Admin admin = b.admin(client(lm[0], lm[1], "alice", "Wrong-Password-42"))) {
+                Admin admin = b.admin(client(lm[0], lm[1], "alice", "Wrong-Password-42"))) {
             assertThatThrownBy(() -> admin.describeCluster().clusterId().get())
-                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(SaslAuthenticationException.class);
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(SaslAuthenticationException.class);
             assertThat(log.text()).doesNotContain("Wrong-Password-42").doesNotContain(ALICE_PASSWORD);
         }
     }
@@ -133,7 +137,9 @@ class SaslTest {
     @Test
     void onlyApiVersionsAndSaslBeforeAuthentication() throws Exception {
         try (RawKafkaConnection raw = new RawKafkaConnection(b.broker().boundPort("SASL_PLAINTEXT"))) {
-            ApiVersionsResponseData versions = raw.roundTrip(ApiKeys.API_VERSIONS, (short) 3,
+            ApiVersionsResponseData versions = raw.roundTrip(
+                    ApiKeys.API_VERSIONS,
+                    (short) 3,
                     new ApiVersionsRequestData().setClientSoftwareName("raw").setClientSoftwareVersion("1"));
             assertThat(versions.apiKeys().find(ApiKeys.SASL_HANDSHAKE.id)).isNotNull();
             raw.send(ApiKeys.METADATA, (short) 12, new MetadataRequestData());
@@ -153,30 +159,42 @@ class SaslTest {
     @Test
     void credentialsManagedOnlineAuthenticateAtOnce() throws Exception {
         try (Admin admin = b.admin(client("SASL_SSL", "SCRAM-SHA-256", "alice", ALICE_PASSWORD))) {
-            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("carol",
-                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), "carol-pw"))).all().get();
-            UserScramCredentialsDescription carol = admin.describeUserScramCredentials(List.of("carol")).all().get().get("carol");
-            assertThat(carol.credentialInfos()).extracting(ScramCredentialInfo::mechanism, ScramCredentialInfo::iterations)
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
+                            "carol", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), "carol-pw")))
+                    .all()
+                    .get();
+            UserScramCredentialsDescription carol = admin.describeUserScramCredentials(List.of("carol"))
+                    .all()
+                    .get()
+                    .get("carol");
+            assertThat(carol.credentialInfos())
+                    .extracting(ScramCredentialInfo::mechanism, ScramCredentialInfo::iterations)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple(ScramMechanism.SCRAM_SHA_512, 8192));
         }
         try (Admin carol = b.admin(client("SASL_SSL", "SCRAM-SHA-512", "carol", "carol-pw"))) {
             assertThat(carol.describeCluster().clusterId().get()).isNotEmpty();
         }
         assertThat(java.nio.file.Files.readString(io.kaas.storage.layout.ClusterDir.credentials(
-                io.kaas.storage.layout.ClusterDir.of(b.dataDir())))).doesNotContain("carol-pw").contains("\"carol\"");
+                        io.kaas.storage.layout.ClusterDir.of(b.dataDir()))))
+                .doesNotContain("carol-pw")
+                .contains("\"carol\"");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"PLAIN", "SCRAM-SHA-256"})
     void clientsReauthenticateWithinTheSessionLifetime(String mechanism) throws Exception {
         try (CapturedLog log = new CapturedLog();
-             Admin admin = b.admin(client("SASL_PLAINTEXT", mechanism, "alice", ALICE_PASSWORD))) {
+                Admin admin = b.admin(client("SASL_PLAINTEXT", mechanism, "alice", ALICE_PASSWORD))) {
             long end = System.nanoTime() + Duration.ofMillis(5 * REAUTH_MS / 2).toNanos();
-            // Requests on one connection across two and a half session lifetimes: kafka-clients re-authenticates in time.
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                admin.describeCluster().clusterId().get();
-                return System.nanoTime() > end;
-            });
+            // Requests on one connection across two and a half session lifetimes: kafka-clients re-authenticates in
+            // time.
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        admin.describeCluster().clusterId().get();
+                        return System.nanoTime() > end;
+                    });
             assertThat(log.text()).doesNotContain("expired");
         }
     }
@@ -184,23 +202,30 @@ class SaslTest {
     @Test
     void aSessionNotReauthenticatedIsClosedAtItsNextRequest() throws Exception {
         try (RawKafkaConnection raw = new RawKafkaConnection(b.broker().boundPort("SASL_PLAINTEXT"))) {
-            org.apache.kafka.common.message.SaslHandshakeResponseData hs = raw.roundTrip(ApiKeys.SASL_HANDSHAKE, (short) 1,
+            org.apache.kafka.common.message.SaslHandshakeResponseData hs = raw.roundTrip(
+                    ApiKeys.SASL_HANDSHAKE,
+                    (short) 1,
                     new org.apache.kafka.common.message.SaslHandshakeRequestData().setMechanism("PLAIN"));
             assertThat(hs.errorCode()).isZero();
-            org.apache.kafka.common.message.SaslAuthenticateResponseData auth = raw.roundTrip(ApiKeys.SASL_AUTHENTICATE, (short) 2,
+            org.apache.kafka.common.message.SaslAuthenticateResponseData auth = raw.roundTrip(
+                    ApiKeys.SASL_AUTHENTICATE,
+                    (short) 2,
                     new org.apache.kafka.common.message.SaslAuthenticateRequestData()
                             .setAuthBytes(("\0alice\0" + ALICE_PASSWORD).getBytes(StandardCharsets.UTF_8)));
             assertThat(auth.errorCode()).isZero();
             assertThat(auth.sessionLifetimeMs()).isEqualTo(REAUTH_MS);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                try {
-                    int id = raw.send(ApiKeys.METADATA, (short) 12, new MetadataRequestData());
-                    raw.receive(ApiKeys.METADATA, (short) 12, id);
-                    return false; // still within the session lifetime
-                } catch (java.io.IOException closed) {
-                    return true;
-                }
-            });
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        try {
+                            int id = raw.send(ApiKeys.METADATA, (short) 12, new MetadataRequestData());
+                            raw.receive(ApiKeys.METADATA, (short) 12, id);
+                            return false; // still within the session lifetime
+                        } catch (java.io.IOException closed) {
+                            return true;
+                        }
+                    });
         }
     }
 
@@ -210,19 +235,40 @@ class SaslTest {
         StringBuilder commandConfig = new StringBuilder();
         client("SASL_SSL", "SCRAM-SHA-512", "alice", ALICE_PASSWORD).forEach((k, v) -> {
             if (!k.equals(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)) {
-                commandConfig.append(k).append('=').append(v.toString().replace("\\", "\\\\")).append('\n');
+                commandConfig
+                        .append(k)
+                        .append('=')
+                        .append(v.toString().replace("\\", "\\\\"))
+                        .append('\n');
             }
         });
         Path config = dir.resolve("admin.properties");
         java.nio.file.Files.writeString(config, commandConfig);
-        ExternalProcess p = ExternalProcess.java(dir, null, "org.apache.kafka.tools.ConfigCommand",
-                "--bootstrap-server", b.bootstrap("SASL_SSL"), "--command-config", config.toString(), "--alter",
-                "--entity-type", "users", "--entity-name", "dave", "--add-config", "SCRAM-SHA-256=[iterations=8192,password=dave-pw]");
+        ExternalProcess p = ExternalProcess.java(
+                dir,
+                null,
+                "org.apache.kafka.tools.ConfigCommand",
+                "--bootstrap-server",
+                b.bootstrap("SASL_SSL"),
+                "--command-config",
+                config.toString(),
+                "--alter",
+                "--entity-type",
+                "users",
+                "--entity-name",
+                "dave",
+                "--add-config",
+                "SCRAM-SHA-256=[iterations=8192,password=dave-pw]");
         assertThat(p.exitCode()).as(p.toString()).isZero();
         assertThat(p.out()).contains("Completed updating config for user dave");
         try (Admin dave = b.admin(client("SASL_PLAINTEXT", "SCRAM-SHA-256", "dave", "dave-pw"))) {
-            assertThat(dave.describeUserScramCredentials(List.of("dave")).all().get().get("dave").credentialInfos())
-                    .extracting(ScramCredentialInfo::iterations).containsExactly(8192);
+            assertThat(dave.describeUserScramCredentials(List.of("dave"))
+                            .all()
+                            .get()
+                            .get("dave")
+                            .credentialInfos())
+                    .extracting(ScramCredentialInfo::iterations)
+                    .containsExactly(8192);
         }
     }
 
@@ -240,7 +286,9 @@ class SaslTest {
             ExternalProcess c = kcatScram(b, null, "-C", "-t", "kcat-scram", "-o", "beginning", "-e");
             assertThat(c.out().lines().toList()).as(c.toString()).containsExactly("a", "b", "c");
             if (legacyLibrdkafka()) {
-                assertThat(log.text()).contains("librdkafka < 2.6.1 SCRAM client-final nonce").doesNotContain(ALICE_PASSWORD);
+                assertThat(log.text())
+                        .contains("librdkafka < 2.6.1 SCRAM client-final nonce")
+                        .doesNotContain(ALICE_PASSWORD);
             }
         }
     }
@@ -251,8 +299,14 @@ class SaslTest {
         assumeTrue(KcatTest.kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run)");
         assumeTrue(legacyLibrdkafka(), "kcat's librdkafka is 2.6.1 or newer: it sends the RFC 5802 nonce");
         Path data = dir.resolve("strict");
-        ScramCredentialStore.inDataDir(data).upsert("alice", org.apache.kafka.common.security.scram.internals.ScramMechanism.SCRAM_SHA_256,
-                ScramCredentialStore.generate(org.apache.kafka.common.security.scram.internals.ScramMechanism.SCRAM_SHA_256, ALICE_PASSWORD, 4096));
+        ScramCredentialStore.inDataDir(data)
+                .upsert(
+                        "alice",
+                        org.apache.kafka.common.security.scram.internals.ScramMechanism.SCRAM_SHA_256,
+                        ScramCredentialStore.generate(
+                                org.apache.kafka.common.security.scram.internals.ScramMechanism.SCRAM_SHA_256,
+                                ALICE_PASSWORD,
+                                4096));
         Map<String, String> s = new HashMap<>(tls.brokerSsl());
         s.put("kaas.sasl.scram.accept.legacy.librdkafka.nonce", "false");
         try (TestBroker strict = TestBroker.secured(data, s, "SASL_SSL://127.0.0.1:0")) {
@@ -264,9 +318,20 @@ class SaslTest {
     }
 
     private ExternalProcess kcatScram(TestBroker broker, String stdin, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("kcat", "-b", broker.bootstrap("SASL_SSL"), "-X", "security.protocol=SASL_SSL",
-                "-X", "sasl.mechanisms=SCRAM-SHA-256", "-X", "sasl.username=alice", "-X", "sasl.password=" + ALICE_PASSWORD,
-                "-X", "ssl.ca.location=" + tls.brokerCertPem));
+        List<String> cmd = new ArrayList<>(List.of(
+                "kcat",
+                "-b",
+                broker.bootstrap("SASL_SSL"),
+                "-X",
+                "security.protocol=SASL_SSL",
+                "-X",
+                "sasl.mechanisms=SCRAM-SHA-256",
+                "-X",
+                "sasl.username=alice",
+                "-X",
+                "sasl.password=" + ALICE_PASSWORD,
+                "-X",
+                "ssl.ca.location=" + tls.brokerCertPem));
         cmd.addAll(List.of(args));
         return ExternalProcess.run(dir, stdin, cmd);
     }
@@ -274,11 +339,14 @@ class SaslTest {
     /** kcat -V names its librdkafka ("librdkafka 2.0.2 builtin.features=..."); before 2.6.1 it repeats the client nonce. */
     private static boolean legacyLibrdkafka() throws Exception {
         String v = ExternalProcess.run(dir, null, List.of("kcat", "-V")).out();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("librdkafka (\\d+)\\.(\\d+)\\.(\\d+)").matcher(v);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("librdkafka (\\d+)\\.(\\d+)\\.(\\d+)")
+                .matcher(v);
         if (!m.find()) {
             return false;
         }
-        int version = Integer.parseInt(m.group(1)) * 10_000 + Integer.parseInt(m.group(2)) * 100 + Integer.parseInt(m.group(3));
+        int version = Integer.parseInt(m.group(1)) * 10_000
+                + Integer.parseInt(m.group(2)) * 100
+                + Integer.parseInt(m.group(3));
         return version < 20601;
     }
 }

@@ -8,9 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
@@ -48,9 +46,14 @@ class SaslTokenFuzzProperties {
         dir = Files.createTempDirectory("kaas-sasl-fuzz");
         log = new CapturedLog();
         Path data = dir.resolve("data");
-        ScramCredentialStore.inDataDir(data).upsert("alice", ScramMechanism.SCRAM_SHA_256,
-                ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_256, "alice-pw", 4096));
-        broker = TestBroker.secured(data, Map.of("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"),
+        ScramCredentialStore.inDataDir(data)
+                .upsert(
+                        "alice",
+                        ScramMechanism.SCRAM_SHA_256,
+                        ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_256, "alice-pw", 4096));
+        broker = TestBroker.secured(
+                data,
+                Map.of("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"),
                 "SASL_PLAINTEXT://127.0.0.1:0");
         port = broker.broker().boundPort();
     }
@@ -58,7 +61,9 @@ class SaslTokenFuzzProperties {
     @AfterProperty
     void stop() throws IOException {
         try {
-            assertThat(log.text()).doesNotContain("reached at the tail of the pipeline").doesNotContain("alice-pw");
+            assertThat(log.text())
+                    .doesNotContain("reached at the tail of the pipeline")
+                    .doesNotContain("alice-pw");
         } finally {
             broker.close();
             log.close();
@@ -72,21 +77,22 @@ class SaslTokenFuzzProperties {
     Arbitrary<byte[]> tokens() {
         Arbitrary<byte[]> random = Arbitraries.bytes().array(byte[].class).ofMaxSize(600);
         Arbitrary<String> junk = Arbitraries.strings().all().ofMaxLength(80);
-        Arbitrary<byte[]> scramShaped = junk.tuple3().map(t -> ("n," + t.get1() + ",n=" + t.get2() + ",r=" + t.get3())
-                .getBytes(StandardCharsets.UTF_8));
-        Arbitrary<byte[]> plainShaped = junk.tuple3().map(t -> (t.get1() + "\0" + t.get2() + "\0" + t.get3())
-                .getBytes(StandardCharsets.UTF_8));
-        Arbitrary<byte[]> finalShaped = junk.tuple2().map(t -> ("c=biws,r=" + t.get1() + ",p=" + t.get2())
-                .getBytes(StandardCharsets.UTF_8));
+        Arbitrary<byte[]> scramShaped = junk.tuple3()
+                .map(t -> ("n," + t.get1() + ",n=" + t.get2() + ",r=" + t.get3()).getBytes(StandardCharsets.UTF_8));
+        Arbitrary<byte[]> plainShaped =
+                junk.tuple3().map(t -> (t.get1() + "\0" + t.get2() + "\0" + t.get3()).getBytes(StandardCharsets.UTF_8));
+        Arbitrary<byte[]> finalShaped =
+                junk.tuple2().map(t -> ("c=biws,r=" + t.get1() + ",p=" + t.get2()).getBytes(StandardCharsets.UTF_8));
         return Arbitraries.oneOf(random, scramShaped, plainShaped, finalShaped);
     }
 
     @Property(tries = 300)
-    void hostileTokensCloseOneConnectionNeverTheBroker(@ForAll("tokens") byte[] first, @ForAll("tokens") byte[] second,
-                                                        @ForAll("mechanisms") String mechanism) throws Exception {
+    void hostileTokensCloseOneConnectionNeverTheBroker(
+            @ForAll("tokens") byte[] first, @ForAll("tokens") byte[] second, @ForAll("mechanisms") String mechanism)
+            throws Exception {
         try (RawKafkaConnection c = new RawKafkaConnection(port)) {
-            SaslHandshakeResponseData hs = c.roundTrip(ApiKeys.SASL_HANDSHAKE, (short) 1,
-                    new SaslHandshakeRequestData().setMechanism(mechanism));
+            SaslHandshakeResponseData hs = c.roundTrip(
+                    ApiKeys.SASL_HANDSHAKE, (short) 1, new SaslHandshakeRequestData().setMechanism(mechanism));
             assertThat(hs.errorCode()).isEqualTo(Errors.NONE.code());
             SaslAuthenticateResponseData r1 = authenticate(c, first);
             if (r1.errorCode() == Errors.NONE.code()) {
@@ -100,7 +106,9 @@ class SaslTokenFuzzProperties {
             assertThat(c.closedByBroker()).isTrue();
         }
         try (RawKafkaConnection fresh = new RawKafkaConnection(port)) {
-            ApiVersionsResponseData v = fresh.roundTrip(ApiKeys.API_VERSIONS, (short) 3,
+            ApiVersionsResponseData v = fresh.roundTrip(
+                    ApiKeys.API_VERSIONS,
+                    (short) 3,
                     new ApiVersionsRequestData().setClientSoftwareName("fuzz").setClientSoftwareVersion("1"));
             assertThat(v.errorCode()).isZero();
         }

@@ -1,12 +1,12 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
+import io.kaas.broker.security.SecurityConfig;
 import io.kaas.cluster.ClusterConfig;
 import io.kaas.cluster.etcd.EtcdServer;
-import io.kaas.broker.security.SecurityConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SharedDirectoryStateTest {
     @TempDir
     Path dir;
+
     private final List<KaasBroker> brokers = new ArrayList<>();
     private final String clusterId = "shared-state-" + UUID.randomUUID();
 
@@ -58,18 +59,26 @@ class SharedDirectoryStateTest {
 
     private static String retentionMs(KaasBroker b) throws Exception {
         try (RawKafkaConnection raw = new RawKafkaConnection(b.boundPort())) {
-            DescribeConfigsResponseData r = raw.roundTrip(ApiKeys.DESCRIBE_CONFIGS, (short) 4, new DescribeConfigsRequestData()
-                    .setResources(List.of(new DescribeConfigsRequestData.DescribeConfigsResource()
-                            .setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName("t")
-                            .setConfigurationKeys(List.of("retention.ms")))));
+            DescribeConfigsResponseData r = raw.roundTrip(
+                    ApiKeys.DESCRIBE_CONFIGS,
+                    (short) 4,
+                    new DescribeConfigsRequestData()
+                            .setResources(List.of(new DescribeConfigsRequestData.DescribeConfigsResource()
+                                    .setResourceType(ConfigResource.Type.TOPIC.id())
+                                    .setResourceName("t")
+                                    .setConfigurationKeys(List.of("retention.ms")))));
             return r.results().get(0).configs().get(0).value();
         }
     }
 
     private static List<DescribeClientQuotasResponseData.EntryData> quotas(KaasBroker b) throws Exception {
         try (RawKafkaConnection raw = new RawKafkaConnection(b.boundPort())) {
-            DescribeClientQuotasResponseData r = raw.roundTrip(ApiKeys.DESCRIBE_CLIENT_QUOTAS, (short) 1,
-                    new DescribeClientQuotasRequestData().setComponents(List.of()).setStrict(false));
+            DescribeClientQuotasResponseData r = raw.roundTrip(
+                    ApiKeys.DESCRIBE_CLIENT_QUOTAS,
+                    (short) 1,
+                    new DescribeClientQuotasRequestData()
+                            .setComponents(List.of())
+                            .setStrict(false));
             assertThat(r.errorCode()).isEqualTo(Errors.NONE.code());
             return r.entries();
         }
@@ -80,37 +89,66 @@ class SharedDirectoryStateTest {
         KaasBroker b0 = start(etcd, 0);
         KaasBroker b1 = start(etcd, 1);
         try (RawKafkaConnection raw = new RawKafkaConnection(b0.boundPort())) {
-            CreateTopicsResponseData created = raw.roundTrip(ApiKeys.CREATE_TOPICS, (short) 7, new CreateTopicsRequestData()
-                    .setTimeoutMs(30_000).setTopics(new CreateTopicsRequestData.CreatableTopicCollection(List.of(
-                            new CreateTopicsRequestData.CreatableTopic().setName("t").setNumPartitions(2).setReplicationFactor((short) 1)).iterator())));
+            CreateTopicsResponseData created = raw.roundTrip(
+                    ApiKeys.CREATE_TOPICS,
+                    (short) 7,
+                    new CreateTopicsRequestData()
+                            .setTimeoutMs(30_000)
+                            .setTopics(new CreateTopicsRequestData.CreatableTopicCollection(
+                                    List.of(new CreateTopicsRequestData.CreatableTopic()
+                                                    .setName("t")
+                                                    .setNumPartitions(2)
+                                                    .setReplicationFactor((short) 1))
+                                            .iterator())));
             assertThat(created.topics().find("t").errorCode()).isEqualTo(Errors.NONE.code());
         }
-        await().atMost(Duration.ofSeconds(20)).until(() -> b1.engine().topic("t").isPresent() || refreshed(b1));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> b1.engine().topic("t").isPresent() || refreshed(b1));
         String before = retentionMs(b1);
 
         try (RawKafkaConnection raw = new RawKafkaConnection(b0.boundPort())) {
-            IncrementalAlterConfigsResponseData r = raw.roundTrip(ApiKeys.INCREMENTAL_ALTER_CONFIGS, (short) 1,
-                    new IncrementalAlterConfigsRequestData().setResources(new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection(List.of(
-                            new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType(ConfigResource.Type.TOPIC.id())
-                                    .setResourceName("t").setConfigs(new IncrementalAlterConfigsRequestData.AlterableConfigCollection(List.of(
-                                            new IncrementalAlterConfigsRequestData.AlterableConfig().setName("retention.ms")
-                                                    .setConfigOperation((byte) 0).setValue("123456")).iterator()))).iterator())));
+            IncrementalAlterConfigsResponseData r = raw.roundTrip(
+                    ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+                    (short) 1,
+                    new IncrementalAlterConfigsRequestData()
+                            .setResources(new IncrementalAlterConfigsRequestData.AlterConfigsResourceCollection(List.of(
+                                            new IncrementalAlterConfigsRequestData.AlterConfigsResource()
+                                                    .setResourceType(ConfigResource.Type.TOPIC.id())
+                                                    .setResourceName("t")
+                                                    .setConfigs(
+                                                            new IncrementalAlterConfigsRequestData
+                                                                    .AlterableConfigCollection(List.of(
+                                                                            new IncrementalAlterConfigsRequestData
+                                                                                            .AlterableConfig()
+                                                                                    .setName("retention.ms")
+                                                                                    .setConfigOperation((byte) 0)
+                                                                                    .setValue("123456"))
+                                                                    .iterator())))
+                                    .iterator())));
             assertThat(r.responses().get(0).errorCode()).isEqualTo(Errors.NONE.code());
         }
         assertThat(before).isNotEqualTo("123456");
         await().atMost(Duration.ofSeconds(20)).until(() -> "123456".equals(retentionMs(b1)));
 
         try (RawKafkaConnection raw = new RawKafkaConnection(b1.boundPort())) {
-            AlterClientQuotasResponseData r = raw.roundTrip(ApiKeys.ALTER_CLIENT_QUOTAS, (short) 1, new AlterClientQuotasRequestData()
-                    .setEntries(List.of(new AlterClientQuotasRequestData.EntryData()
-                            .setEntity(List.of(new AlterClientQuotasRequestData.EntityData().setEntityType(ClientQuotaEntity.USER).setEntityName("alice")))
-                            .setOps(List.of(new AlterClientQuotasRequestData.OpData().setKey("producer_byte_rate").setValue(1024))))));
+            AlterClientQuotasResponseData r = raw.roundTrip(
+                    ApiKeys.ALTER_CLIENT_QUOTAS,
+                    (short) 1,
+                    new AlterClientQuotasRequestData()
+                            .setEntries(List.of(new AlterClientQuotasRequestData.EntryData()
+                                    .setEntity(List.of(new AlterClientQuotasRequestData.EntityData()
+                                            .setEntityType(ClientQuotaEntity.USER)
+                                            .setEntityName("alice")))
+                                    .setOps(List.of(new AlterClientQuotasRequestData.OpData()
+                                            .setKey("producer_byte_rate")
+                                            .setValue(1024))))));
             assertThat(r.entries().get(0).errorCode()).isEqualTo(Errors.NONE.code());
         }
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(quotas(b0)).singleElement().satisfies(e -> {
-            assertThat(e.entity().get(0).entityName()).isEqualTo("alice");
-            assertThat(e.values().get(0).value()).isEqualTo(1024.0);
-        }));
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(quotas(b0)).singleElement().satisfies(e -> {
+                    assertThat(e.entity().get(0).entityName()).isEqualTo("alice");
+                    assertThat(e.values().get(0).value()).isEqualTo(1024.0);
+                }));
     }
 
     private static boolean refreshed(KaasBroker b) {

@@ -1,9 +1,9 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.protocol.SocketBuffers;
 import java.io.IOException;
 import java.net.Socket;
@@ -29,7 +29,8 @@ class SocketBuffersTest {
     @Test
     void acceptedConnectionsGetTheConfiguredBuffers() throws Exception {
         BrokerConfig config = BrokerConfig.forTest(dir).withSocketBuffers(new SocketBuffers(65536, 49152));
-        try (TestBroker b = new TestBroker(config); Socket client = new Socket("127.0.0.1", b.broker().boundPort())) {
+        try (TestBroker b = new TestBroker(config);
+                Socket client = new Socket("127.0.0.1", b.broker().boundPort())) {
             int port = b.broker().boundPort();
             long[] sizes = await().atMost(Duration.ofSeconds(10)).until(() -> brokerSide(port), s -> s != null);
             assertThat(sizes[1]).as("SO_SNDBUF").isEqualTo(2 * 65536);
@@ -41,7 +42,8 @@ class SocketBuffersTest {
     /** rb and tb of the broker's end of the connection to {@code port}, or null until {@code ss} shows it. */
     private static long[] brokerSide(int port) throws IOException, InterruptedException {
         Process ss = new ProcessBuilder("ss", "-tmnH", "state", "established", "( sport = :" + port + " )")
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!ss.waitFor(10, TimeUnit.SECONDS) || ss.exitValue() != 0) {
             throw new IOException("ss failed: " + out);

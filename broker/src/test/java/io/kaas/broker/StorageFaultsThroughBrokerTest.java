@@ -1,9 +1,9 @@
 package io.kaas.broker;
 
-import io.kaas.broker.config.BrokerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.StorageEngine;
@@ -60,6 +60,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class StorageFaultsThroughBrokerTest {
     /** Short, so the stall test takes a second; long enough that a healthy jimfs fsync never trips it. */
     private static final Duration FSYNC_TIMEOUT = Duration.ofMillis(500);
+
     private static final short PRODUCE_V = 11;
     private static final short FETCH_V = 12;
 
@@ -82,7 +83,8 @@ class StorageFaultsThroughBrokerTest {
     /** The broker owns its engine (stop closes it); the disk lends only its current world and config. */
     private static KaasBroker startBroker(FaultyDisk disk) {
         StorageEngine engine = new DiskStorageEngine(disk.config());
-        return new KaasBroker(BrokerConfig.forTest(disk.dataDir()).withRetentionCheckInterval(Duration.ZERO), engine).start();
+        return new KaasBroker(BrokerConfig.forTest(disk.dataDir()).withRetentionCheckInterval(Duration.ZERO), engine)
+                .start();
     }
 
     private static void stopQuietly(KaasBroker b) {
@@ -101,7 +103,9 @@ class StorageFaultsThroughBrokerTest {
         Map<TopicPartition, Map<Long, String>> acked = new LinkedHashMap<>();
         TopicPartition t0 = new TopicPartition("t", 0);
         TopicPartition t1 = new TopicPartition("t", 1);
-        try (CapturedLog log = new CapturedLog(); RawKafkaConnection c = raw(); KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
+        try (CapturedLog log = new CapturedLog();
+                RawKafkaConnection c = raw();
+                KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
             for (int i = 0; i < 5; i++) {
                 ackedRaw(c, t0, acked, "t0-before-" + i + "-a", "t0-before-" + i + "-b");
                 ackedRaw(c, t1, acked, "t1-before-" + i);
@@ -117,10 +121,13 @@ class StorageFaultsThroughBrokerTest {
             ProduceResponseData.PartitionProduceResponse again = produceRaw(c, t0, "t0-after-fault");
             assertThat(again.errorCode()).isEqualTo(Errors.KAFKA_STORAGE_ERROR.code());
             assertThat(again.errorMessage()).contains("fsync");
-            try (KafkaProducer<byte[], byte[]> noRetries = producer(Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
-                    ProducerConfig.RETRIES_CONFIG, 0))) {
-                assertThatThrownBy(() -> noRetries.send(record(t0, "t0-client-after")).get(20, TimeUnit.SECONDS))
-                        .isInstanceOf(ExecutionException.class).cause().isInstanceOf(KafkaStorageException.class);
+            try (KafkaProducer<byte[], byte[]> noRetries = producer(
+                    Map.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false, ProducerConfig.RETRIES_CONFIG, 0))) {
+                assertThatThrownBy(() ->
+                                noRetries.send(record(t0, "t0-client-after")).get(20, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .cause()
+                        .isInstanceOf(KafkaStorageException.class);
             }
             // kafka-clients 4.x produces at v13, which names topics by id: the log line must still name it.
             assertThat(log.text()).contains("produce to t-0 from client producer-");
@@ -130,7 +137,8 @@ class StorageFaultsThroughBrokerTest {
                 sendAcked(producer, t1, "t1-client-after-" + i, acked);
                 ackedRaw(c, t1, acked, "t1-raw-after-" + i);
             }
-            assertThat(consume(t1, acked.get(t1).size())).containsExactlyElementsOf(acked.get(t1).values());
+            assertThat(consume(t1, acked.get(t1).size()))
+                    .containsExactlyElementsOf(acked.get(t1).values());
         }
 
         // Pull the power while the broker runs; reopen an engine on what the disk really holds.
@@ -153,7 +161,9 @@ class StorageFaultsThroughBrokerTest {
         TopicPartition h1 = new TopicPartition("h", 1);
         Map<TopicPartition, Map<Long, String>> acked = new LinkedHashMap<>();
         FsyncGate gate = null;
-        try (CapturedLog log = new CapturedLog(); RawKafkaConnection c = raw(); KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
+        try (CapturedLog log = new CapturedLog();
+                RawKafkaConnection c = raw();
+                KafkaProducer<byte[], byte[]> producer = producer(Map.of())) {
             ackedRaw(c, h0, acked, "h0-before");
             gate = disk.fs().faults().hangFsync(Scope.under(disk.dataDir().resolve("h/0")));
 
@@ -161,8 +171,12 @@ class StorageFaultsThroughBrokerTest {
             ProduceResponseData.PartitionProduceResponse stalled = produceRaw(c, h0, "h0-stalled");
             long stalledMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t);
             assertThat(stalled.errorCode()).isEqualTo(Errors.KAFKA_STORAGE_ERROR.code());
-            assertThat(stalledMs).as("answered when the watchdog fired").isBetween(FSYNC_TIMEOUT.toMillis(), FSYNC_TIMEOUT.toMillis() + 5_000);
-            assertThat(gate.blockedCount()).as("the hung fsync is abandoned, not awaited").isEqualTo(1);
+            assertThat(stalledMs)
+                    .as("answered when the watchdog fired")
+                    .isBetween(FSYNC_TIMEOUT.toMillis(), FSYNC_TIMEOUT.toMillis() + 5_000);
+            assertThat(gate.blockedCount())
+                    .as("the hung fsync is abandoned, not awaited")
+                    .isEqualTo(1);
 
             // Now it fails fast: no second wait for the watchdog.
             t = System.nanoTime();
@@ -173,9 +187,13 @@ class StorageFaultsThroughBrokerTest {
                 sendAcked(producer, h1, "h1-" + i, acked);
             }
             assertThat(consume(h1, 10)).containsExactlyElementsOf(acked.get(h1).values());
-            assertThat(log.text()).contains("h-0: fsync of").contains("took longer than " + FSYNC_TIMEOUT.toMillis() + " ms")
+            assertThat(log.text())
+                    .contains("h-0: fsync of")
+                    .contains("took longer than " + FSYNC_TIMEOUT.toMillis() + " ms")
                     .contains("stalled");
-            System.out.printf("fsync hang: h-0 answered KAFKA_STORAGE_ERROR after %d ms (watchdog %d ms)%n", stalledMs, FSYNC_TIMEOUT.toMillis());
+            System.out.printf(
+                    "fsync hang: h-0 answered KAFKA_STORAGE_ERROR after %d ms (watchdog %d ms)%n",
+                    stalledMs, FSYNC_TIMEOUT.toMillis());
         } finally {
             if (gate != null) {
                 gate.release();
@@ -204,7 +222,8 @@ class StorageFaultsThroughBrokerTest {
             FetchResponseData.PartitionData fetched = fetchRaw(c, d0);
             assertThat(fetched.errorCode()).isZero();
             assertThat(fetched.highWatermark()).isEqualTo(5);
-            assertThat(valuesOf((MemoryRecords) fetched.records(), true)).containsExactlyElementsOf(acked.get(d0).values());
+            assertThat(valuesOf((MemoryRecords) fetched.records(), true))
+                    .containsExactlyElementsOf(acked.get(d0).values());
         }
         assertThat(consume(d0, 5)).containsExactlyElementsOf(acked.get(d0).values());
 
@@ -231,19 +250,25 @@ class StorageFaultsThroughBrokerTest {
                 ackedRaw(c, r0, acked, "r0-" + i);
                 ackedRaw(c, r1, acked, "r1-" + i);
             }
-            disk.fs().faults().failReads(Scope.under(disk.dataDir().resolve("r/0")).and(Scope.fileNameEndsWith(".log")), Repeat.ALWAYS);
+            disk.fs()
+                    .faults()
+                    .failReads(
+                            Scope.under(disk.dataDir().resolve("r/0")).and(Scope.fileNameEndsWith(".log")),
+                            Repeat.ALWAYS);
 
             Map<Integer, FetchResponseData.PartitionData> byPartition = fetchRaw(c, "r", 0, 1);
             assertThat(byPartition.get(0).errorCode()).isEqualTo(Errors.KAFKA_STORAGE_ERROR.code());
             assertThat(byPartition.get(1).errorCode()).isZero();
-            assertThat(valuesOf((MemoryRecords) byPartition.get(1).records(), true)).containsExactlyElementsOf(acked.get(r1).values());
+            assertThat(valuesOf((MemoryRecords) byPartition.get(1).records(), true))
+                    .containsExactlyElementsOf(acked.get(r1).values());
             assertThat(consume(r1, 3)).containsExactlyElementsOf(acked.get(r1).values());
 
             // A read error is not sticky: once the disk reads again, so does the partition.
             disk.fs().faults().clearReadFailure();
             FetchResponseData.PartitionData healed = fetchRaw(c, r0);
             assertThat(healed.errorCode()).isZero();
-            assertThat(valuesOf((MemoryRecords) healed.records(), true)).containsExactlyElementsOf(acked.get(r0).values());
+            assertThat(valuesOf((MemoryRecords) healed.records(), true))
+                    .containsExactlyElementsOf(acked.get(r0).values());
         }
     }
 
@@ -253,23 +278,27 @@ class StorageFaultsThroughBrokerTest {
         return new RawKafkaConnection(broker.boundPort());
     }
 
-    private static ProduceResponseData.PartitionProduceResponse produceRaw(RawKafkaConnection c, TopicPartition tp, String... values)
-            throws Exception {
+    private static ProduceResponseData.PartitionProduceResponse produceRaw(
+            RawKafkaConnection c, TopicPartition tp, String... values) throws Exception {
         SimpleRecord[] records = new SimpleRecord[values.length];
         for (int i = 0; i < values.length; i++) {
             records[i] = new SimpleRecord(values[i].getBytes(StandardCharsets.UTF_8));
         }
         ProduceRequestData req = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000);
-        req.topicData().add(new ProduceRequestData.TopicProduceData().setName(tp.topic())
-                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData().setIndex(tp.partition())
-                        .setRecords(MemoryRecords.withRecords(Compression.NONE, records)))));
+        req.topicData()
+                .add(new ProduceRequestData.TopicProduceData()
+                        .setName(tp.topic())
+                        .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                                .setIndex(tp.partition())
+                                .setRecords(MemoryRecords.withRecords(Compression.NONE, records)))));
         ProduceResponseData r = c.roundTrip(ApiKeys.PRODUCE, PRODUCE_V, req);
         return r.responses().iterator().next().partitionResponses().get(0);
     }
 
     /** A raw acks=all produce that must succeed; records each value at its acknowledged offset. */
-    private static void ackedRaw(RawKafkaConnection c, TopicPartition tp, Map<TopicPartition, Map<Long, String>> acked,
-                                 String... values) throws Exception {
+    private static void ackedRaw(
+            RawKafkaConnection c, TopicPartition tp, Map<TopicPartition, Map<Long, String>> acked, String... values)
+            throws Exception {
         ProduceResponseData.PartitionProduceResponse r = produceRaw(c, tp, values);
         assertThat(r.errorCode()).as("produce to %s: %s", tp, r.errorMessage()).isZero();
         Map<Long, String> m = acked.computeIfAbsent(tp, k -> new LinkedHashMap<>());
@@ -282,13 +311,20 @@ class StorageFaultsThroughBrokerTest {
         return fetchRaw(c, tp.topic(), tp.partition()).get(tp.partition());
     }
 
-    private static Map<Integer, FetchResponseData.PartitionData> fetchRaw(RawKafkaConnection c, String topic, int... partitions)
-            throws Exception {
+    private static Map<Integer, FetchResponseData.PartitionData> fetchRaw(
+            RawKafkaConnection c, String topic, int... partitions) throws Exception {
         List<FetchRequestData.FetchPartition> ps = new ArrayList<>();
         for (int p : partitions) {
-            ps.add(new FetchRequestData.FetchPartition().setPartition(p).setFetchOffset(0).setPartitionMaxBytes(1 << 20));
+            ps.add(new FetchRequestData.FetchPartition()
+                    .setPartition(p)
+                    .setFetchOffset(0)
+                    .setPartitionMaxBytes(1 << 20));
         }
-        FetchRequestData req = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1).setMaxBytes(1 << 24);
+        FetchRequestData req = new FetchRequestData()
+                .setReplicaId(-1)
+                .setMaxWaitMs(0)
+                .setMinBytes(1)
+                .setMaxBytes(1 << 24);
         req.topics().add(new FetchRequestData.FetchTopic().setTopic(topic).setPartitions(ps));
         FetchResponseData r = c.roundTrip(ApiKeys.FETCH, FETCH_V, req);
         assertThat(r.errorCode()).isZero();
@@ -336,8 +372,12 @@ class StorageFaultsThroughBrokerTest {
         return new ProducerRecord<>(tp.topic(), tp.partition(), null, value.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static void sendAcked(KafkaProducer<byte[], byte[]> producer, TopicPartition tp, String value,
-                                  Map<TopicPartition, Map<Long, String>> acked) throws Exception {
+    private static void sendAcked(
+            KafkaProducer<byte[], byte[]> producer,
+            TopicPartition tp,
+            String value,
+            Map<TopicPartition, Map<Long, String>> acked)
+            throws Exception {
         RecordMetadata md = producer.send(record(tp, value)).get(30, TimeUnit.SECONDS);
         acked.computeIfAbsent(tp, k -> new LinkedHashMap<>()).put(md.offset(), value);
     }

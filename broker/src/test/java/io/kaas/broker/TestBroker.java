@@ -39,25 +39,34 @@ public final class TestBroker implements AutoCloseable {
         this(config, io.kaas.broker.security.SecurityConfig.none(), txnConfig);
     }
 
-    public TestBroker(BrokerConfig config, io.kaas.broker.security.SecurityConfig security, io.kaas.broker.txn.TransactionConfig txnConfig) {
+    public TestBroker(
+            BrokerConfig config,
+            io.kaas.broker.security.SecurityConfig security,
+            io.kaas.broker.txn.TransactionConfig txnConfig) {
         this.dataDir = config.dataDir();
         this.config = config;
         this.security = security;
         this.txnConfig = txnConfig;
-        this.broker = KaasBroker.create(config, security).withTransactionConfig(txnConfig).start();
+        this.broker = KaasBroker.create(config, security)
+                .withTransactionConfig(txnConfig)
+                .start();
     }
 
     /** A broker on {@code listeners} (e.g. {@code "SSL://127.0.0.1:0"}) with the given security keys (server.properties spelling). */
     public static TestBroker secured(Path dataDir, Map<String, String> securityKeys, String... listeners) {
-        BrokerConfig config = BrokerConfig.forTest(dataDir).withRetentionCheckInterval(java.time.Duration.ZERO)
-                .withListeners(java.util.Arrays.stream(listeners).map(Endpoint::parse).toList());
+        BrokerConfig config = BrokerConfig.forTest(dataDir)
+                .withRetentionCheckInterval(java.time.Duration.ZERO)
+                .withListeners(
+                        java.util.Arrays.stream(listeners).map(Endpoint::parse).toList());
         return new TestBroker(config, new io.kaas.broker.security.SecurityConfig(securityKeys));
     }
 
     /** Stops (cleanly) and starts again on the same data dir and a new ephemeral port. */
     public void restart() {
         broker.stop();
-        broker = KaasBroker.create(config, security).withTransactionConfig(txnConfig).start();
+        broker = KaasBroker.create(config, security)
+                .withTransactionConfig(txnConfig)
+                .start();
     }
 
     public KaasBroker broker() {

@@ -8,8 +8,8 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TlsListenerTest {
     @TempDir
     static Path dir;
+
     static TestBroker b;
     static TlsMaterial tls;
 
@@ -72,7 +73,12 @@ class TlsListenerTest {
         s.put("super.users", "User:admin");
         s.put("kaas.ssl.store.reload.check.interval.ms", "100");
         s.put("max.connections.per.ip.overrides", "127.0.0.2:2");
-        b = TestBroker.secured(dir.resolve("data"), s, "PLAINTEXT://127.0.0.1:0", "SSL://127.0.0.1:0", "MTLS://127.0.0.1:0",
+        b = TestBroker.secured(
+                dir.resolve("data"),
+                s,
+                "PLAINTEXT://127.0.0.1:0",
+                "SSL://127.0.0.1:0",
+                "MTLS://127.0.0.1:0",
                 "PEM://127.0.0.1:0");
     }
 
@@ -95,7 +101,8 @@ class TlsListenerTest {
         Map<String, Object> props = ssl("SSL", tls.clientSsl());
         try (KafkaProducer<byte[], byte[]> producer = b.producer(props)) {
             for (int i = 0; i < 50; i++) {
-                producer.send(new ProducerRecord<>("tls-topic", ("v" + i).getBytes(StandardCharsets.UTF_8))).get();
+                producer.send(new ProducerRecord<>("tls-topic", ("v" + i).getBytes(StandardCharsets.UTF_8)))
+                        .get();
             }
         }
         List<String> values = new ArrayList<>();
@@ -113,7 +120,9 @@ class TlsListenerTest {
         assertThat(values).hasSize(50).startsWith("v0").endsWith("v49");
         try (Admin admin = b.admin(props)) {
             // Metadata on the SSL listener names the SSL port, not the first listener's.
-            assertThat(admin.describeCluster().nodes().get()).extracting(Node::port).containsExactly(b.broker().boundPort("SSL"));
+            assertThat(admin.describeCluster().nodes().get())
+                    .extracting(Node::port)
+                    .containsExactly(b.broker().boundPort("SSL"));
         }
     }
 
@@ -122,8 +131,12 @@ class TlsListenerTest {
         try (Admin admin = b.admin(ssl("SSL", tls.clientSsl()))) {
             assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
             try (RawKafkaConnection plain = new RawKafkaConnection(b.broker().boundPort("SSL"))) {
-                plain.send(ApiKeys.API_VERSIONS, (short) 3, new ApiVersionsRequestData()
-                        .setClientSoftwareName("raw").setClientSoftwareVersion("1"));
+                plain.send(
+                        ApiKeys.API_VERSIONS,
+                        (short) 3,
+                        new ApiVersionsRequestData()
+                                .setClientSoftwareName("raw")
+                                .setClientSoftwareVersion("1"));
                 assertThat(plain.closedByBroker()).isTrue();
             }
             try (RawKafkaConnection garbage = new RawKafkaConnection(b.broker().boundPort("SSL"))) {
@@ -133,8 +146,13 @@ class TlsListenerTest {
                 garbage.sendBytes(junk);
                 assertThat(garbage.closedByBroker()).isTrue();
             }
-            assertThat(admin.describeTopics(List.of("tls-other")).allTopicNames().toCompletionStage().toCompletableFuture()
-                    .handle((v, t) -> "answered").get()).isEqualTo("answered");
+            assertThat(admin.describeTopics(List.of("tls-other"))
+                            .allTopicNames()
+                            .toCompletionStage()
+                            .toCompletableFuture()
+                            .handle((v, t) -> "answered")
+                            .get())
+                    .isEqualTo("answered");
             assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
         }
     }
@@ -148,7 +166,9 @@ class TlsListenerTest {
         assertThat(session.getCipherSuite()).isEqualTo(PEM_CIPHER);
         assertThatThrownBy(() -> handshake(port, "TLSv1.3")).isInstanceOf(javax.net.ssl.SSLException.class);
         try (Admin admin = b.admin(ssl("PEM", tls.clientSsl()))) {
-            assertThat(admin.describeCluster().nodes().get()).extracting(Node::port).containsExactly(port);
+            assertThat(admin.describeCluster().nodes().get())
+                    .extracting(Node::port)
+                    .containsExactly(port);
         }
     }
 
@@ -161,7 +181,8 @@ class TlsListenerTest {
             Path next = dir.resolve("broker-next.p12");
             Files.copy(tls.rotatedBrokerKeystore, next);
             Files.move(next, keystore, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            await().atMost(Duration.ofSeconds(20)).until(() -> servedCertificateSubject(port).equals("CN=localhost-rotated"));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> servedCertificateSubject(port).equals("CN=localhost-rotated"));
             // The connection made before the rotation keeps working, and new clients (trusting both) too.
             assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
         }
@@ -175,9 +196,10 @@ class TlsListenerTest {
     void connectionsPerIpAreLimited() throws Exception {
         java.net.InetAddress other = java.net.InetAddress.getByName("127.0.0.2");
         int port = b.broker().boundPort("PLAINTEXT");
-        ApiVersionsRequestData hello = new ApiVersionsRequestData().setClientSoftwareName("raw").setClientSoftwareVersion("1");
+        ApiVersionsRequestData hello =
+                new ApiVersionsRequestData().setClientSoftwareName("raw").setClientSoftwareVersion("1");
         try (RawKafkaConnection first = new RawKafkaConnection(port, other);
-             RawKafkaConnection second = new RawKafkaConnection(port, other)) {
+                RawKafkaConnection second = new RawKafkaConnection(port, other)) {
             first.roundTrip(ApiKeys.API_VERSIONS, (short) 3, hello);
             second.roundTrip(ApiKeys.API_VERSIONS, (short) 3, hello);
             try (RawKafkaConnection third = new RawKafkaConnection(port, other)) {
@@ -201,17 +223,20 @@ class TlsListenerTest {
 
     @Test
     void clientCertificateNamesThePrincipal() throws Exception {
-        UserScramCredentialUpsertion bob = new UserScramCredentialUpsertion("bob",
-                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "bob-secret");
+        UserScramCredentialUpsertion bob = new UserScramCredentialUpsertion(
+                "bob", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), "bob-secret");
         // CN=admin,O=kaas → User:admin by the mapping rule, a super user: may alter credentials.
         try (Admin admin = b.admin(ssl("MTLS", tls.clientMtls()))) {
             admin.alterUserScramCredentials(List.of(bob)).all().get();
-            assertThat(admin.describeUserScramCredentials(List.of("bob")).all().get()).containsKey("bob");
+            assertThat(admin.describeUserScramCredentials(List.of("bob")).all().get())
+                    .containsKey("bob");
         }
         // Without a certificate the principal is User:ANONYMOUS, not a super user.
         try (Admin admin = b.admin(ssl("SSL", tls.clientSsl()))) {
-            assertThatThrownBy(() -> admin.alterUserScramCredentials(List.of(bob)).all().get())
-                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(ClusterAuthorizationException.class);
+            assertThatThrownBy(() ->
+                            admin.alterUserScramCredentials(List.of(bob)).all().get())
+                    .isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(ClusterAuthorizationException.class);
         }
     }
 }

@@ -30,6 +30,7 @@ public final class TlsMaterial {
     public final Path rotatedBrokerKeystore;
     /** Trusts {@link #rotatedBrokerKeystore}'s certificate only: a truststore rotated with it. */
     public final Path rotatedBrokerTruststore;
+
     public final Path brokerTruststore;
     public final Path brokerCertPem;
     public final Path clientKeystore;
@@ -73,22 +74,62 @@ public final class TlsMaterial {
     /** An EC P-256 key pair with a self-signed certificate (SAN 127.0.0.1, localhost) in {@code keystore}; returns the certificate as PEM. */
     private Path selfSigned(String dname, Path keystore) throws IOException, InterruptedException {
         Path pem = dir.resolve(keystore.getFileName() + ".pem");
-        keytool("-genkeypair", "-alias", "key", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dname,
-                "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "30", "-storetype", "PKCS12",
-                "-keystore", keystore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD);
-        keytool("-exportcert", "-rfc", "-alias", "key", "-keystore", keystore.toString(), "-storepass", PASSWORD,
-                "-file", pem.toString());
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "key",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                dname,
+                "-ext",
+                "SAN=ip:127.0.0.1,dns:localhost",
+                "-validity",
+                "30",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                keystore.toString(),
+                "-storepass",
+                PASSWORD,
+                "-keypass",
+                PASSWORD);
+        keytool(
+                "-exportcert",
+                "-rfc",
+                "-alias",
+                "key",
+                "-keystore",
+                keystore.toString(),
+                "-storepass",
+                PASSWORD,
+                "-file",
+                pem.toString());
         return pem;
     }
 
     /** Adds the PEM certificate to {@code truststore} (PKCS12, created when absent). */
     private static void trust(Path pem, Path truststore) throws IOException, InterruptedException {
-        keytool("-importcert", "-noprompt", "-alias", pem.getFileName().toString(), "-file", pem.toString(),
-                "-storetype", "PKCS12", "-keystore", truststore.toString(), "-storepass", PASSWORD);
+        keytool(
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                pem.getFileName().toString(),
+                "-file",
+                pem.toString(),
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                truststore.toString(),
+                "-storepass",
+                PASSWORD);
     }
 
     private static void keytool(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
@@ -100,13 +141,20 @@ public final class TlsMaterial {
     /** A TLS handshake with {@code port} on 127.0.0.1 that trusts any certificate and presents none; its session. */
     public static SSLSession handshake(int port, String... protocols) throws Exception {
         SSLContext trustAll = SSLContext.getInstance("TLS");
-        trustAll.init(null, new TrustManager[] {new X509TrustManager() {
-            public void checkClientTrusted(X509Certificate[] chain, String authType) {}
-            public void checkServerTrusted(X509Certificate[] chain, String authType) {}
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
+        trustAll.init(
+                null,
+                new TrustManager[] {
+                    new X509TrustManager() {
+                        public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+                        public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+                        public X509Certificate[] getAcceptedIssuers() {
+                            return new X509Certificate[0];
+                        }
+                    }
+                },
+                null);
         try (SSLSocket socket = (SSLSocket) trustAll.getSocketFactory().createSocket("127.0.0.1", port)) {
             if (protocols.length > 0) {
                 socket.setEnabledProtocols(protocols);
@@ -118,7 +166,9 @@ public final class TlsMaterial {
 
     /** The subject of the certificate a new TLS connection to {@code port} is shown. */
     public static String servedCertificateSubject(int port) throws Exception {
-        return ((X509Certificate) handshake(port).getPeerCertificates()[0]).getSubjectX500Principal().getName();
+        return ((X509Certificate) handshake(port).getPeerCertificates()[0])
+                .getSubjectX500Principal()
+                .getName();
     }
 
     /** The broker's private key as unencrypted PKCS#8 PEM, for {@code ssl.keystore.type=PEM} with {@code ssl.keystore.key}. */
@@ -127,7 +177,8 @@ public final class TlsMaterial {
             java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
             ks.load(in, PASSWORD.toCharArray());
             byte[] pkcs8 = ks.getKey("key", PASSWORD.toCharArray()).getEncoded();
-            return "-----BEGIN PRIVATE KEY-----\n" + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(pkcs8)
+            return "-----BEGIN PRIVATE KEY-----\n"
+                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(pkcs8)
                     + "\n-----END PRIVATE KEY-----\n";
         } catch (java.io.IOException | java.security.GeneralSecurityException e) {
             throw new IllegalStateException(e);
@@ -145,16 +196,32 @@ public final class TlsMaterial {
 
     /** The broker's {@code ssl.*} keys (server.properties spelling). */
     public Map<String, String> brokerSsl() {
-        return Map.of("ssl.keystore.location", brokerKeystore.toString(), "ssl.keystore.password", PASSWORD,
-                "ssl.key.password", PASSWORD, "ssl.keystore.type", "PKCS12",
-                "ssl.truststore.location", brokerTruststore.toString(), "ssl.truststore.password", PASSWORD,
-                "ssl.truststore.type", "PKCS12");
+        return Map.of(
+                "ssl.keystore.location",
+                brokerKeystore.toString(),
+                "ssl.keystore.password",
+                PASSWORD,
+                "ssl.key.password",
+                PASSWORD,
+                "ssl.keystore.type",
+                "PKCS12",
+                "ssl.truststore.location",
+                brokerTruststore.toString(),
+                "ssl.truststore.password",
+                PASSWORD,
+                "ssl.truststore.type",
+                "PKCS12");
     }
 
     /** A kafka-clients client trusting the broker (no client certificate). */
     public Map<String, Object> clientSsl() {
-        return Map.of("ssl.truststore.location", clientTruststore.toString(), "ssl.truststore.password", PASSWORD,
-                "ssl.truststore.type", "PKCS12");
+        return Map.of(
+                "ssl.truststore.location",
+                clientTruststore.toString(),
+                "ssl.truststore.password",
+                PASSWORD,
+                "ssl.truststore.type",
+                "PKCS12");
     }
 
     /** {@link #clientSsl()} plus the client's certificate (CN=admin,O=kaas). */

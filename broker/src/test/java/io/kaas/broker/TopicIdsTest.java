@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TopicIdsTest {
     @TempDir
     static Path dir;
+
     static TestBroker b;
 
     @BeforeAll
@@ -39,27 +40,48 @@ class TopicIdsTest {
     @Test
     void describeAndDeleteByIdAndAStaleIdAfterReCreate() throws Exception {
         try (Admin admin = b.admin()) {
-            Uuid id = admin.createTopics(List.of(new NewTopic("by-id", 2, (short) 1))).topicId("by-id").get();
+            Uuid id = admin.createTopics(List.of(new NewTopic("by-id", 2, (short) 1)))
+                    .topicId("by-id")
+                    .get();
             assertThat(id).isNotEqualTo(Uuid.ZERO_UUID);
-            TopicDescription d = admin.describeTopics(TopicCollection.ofTopicIds(List.of(id))).allTopicIds().get().get(id);
+            TopicDescription d = admin.describeTopics(TopicCollection.ofTopicIds(List.of(id)))
+                    .allTopicIds()
+                    .get()
+                    .get(id);
             assertThat(d.name()).isEqualTo("by-id");
             assertThat(d.topicId()).isEqualTo(id);
             assertThat(d.partitions()).hasSize(2);
-            assertThat(admin.describeTopics(List.of("by-id")).allTopicNames().get().get("by-id").topicId()).isEqualTo(id);
+            assertThat(admin.describeTopics(List.of("by-id"))
+                            .allTopicNames()
+                            .get()
+                            .get("by-id")
+                            .topicId())
+                    .isEqualTo(id);
 
             admin.deleteTopics(TopicCollection.ofTopicIds(List.of(id))).all().get();
             assertThat(admin.listTopics().names().get()).doesNotContain("by-id");
-            Uuid reCreated = admin.createTopics(List.of(new NewTopic("by-id", 1, (short) 1))).topicId("by-id").get();
+            Uuid reCreated = admin.createTopics(List.of(new NewTopic("by-id", 1, (short) 1)))
+                    .topicId("by-id")
+                    .get();
             assertThat(reCreated).isNotEqualTo(id);
-            assertThatThrownBy(() -> admin.describeTopics(TopicCollection.ofTopicIds(List.of(id))).allTopicIds().get())
+            assertThatThrownBy(() -> admin.describeTopics(TopicCollection.ofTopicIds(List.of(id)))
+                            .allTopicIds()
+                            .get())
                     .hasCauseInstanceOf(UnknownTopicIdException.class);
-            assertThatThrownBy(() -> admin.deleteTopics(TopicCollection.ofTopicIds(List.of(id))).all().get())
+            assertThatThrownBy(() -> admin.deleteTopics(TopicCollection.ofTopicIds(List.of(id)))
+                            .all()
+                            .get())
                     .hasCauseInstanceOf(UnknownTopicIdException.class);
         }
         try (RawKafkaConnection raw = new RawKafkaConnection(b.broker().boundPort())) {
             Uuid unknown = Uuid.randomUuid();
-            MetadataResponseData r = raw.roundTrip(ApiKeys.METADATA, ApiKeys.METADATA.latestVersion(), new MetadataRequestData()
-                    .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setTopicId(unknown).setName(null))));
+            MetadataResponseData r = raw.roundTrip(
+                    ApiKeys.METADATA,
+                    ApiKeys.METADATA.latestVersion(),
+                    new MetadataRequestData()
+                            .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic()
+                                    .setTopicId(unknown)
+                                    .setName(null))));
             assertThat(r.topics()).singleElement().satisfies(t -> {
                 assertThat(t.errorCode()).isEqualTo(Errors.UNKNOWN_TOPIC_ID.code());
                 assertThat(t.topicId()).isEqualTo(unknown);
@@ -71,12 +93,24 @@ class TopicIdsTest {
     void idsAreStableAcrossARestart() throws Exception {
         Uuid id;
         try (Admin admin = b.admin()) {
-            id = admin.createTopics(List.of(new NewTopic("kept-id", 1, (short) 1))).topicId("kept-id").get();
+            id = admin.createTopics(List.of(new NewTopic("kept-id", 1, (short) 1)))
+                    .topicId("kept-id")
+                    .get();
         }
         b.restart();
         try (Admin admin = b.admin()) {
-            assertThat(admin.describeTopics(List.of("kept-id")).allTopicNames().get().get("kept-id").topicId()).isEqualTo(id);
-            assertThat(admin.describeTopics(TopicCollection.ofTopicIds(List.of(id))).allTopicIds().get().get(id).name()).isEqualTo("kept-id");
+            assertThat(admin.describeTopics(List.of("kept-id"))
+                            .allTopicNames()
+                            .get()
+                            .get("kept-id")
+                            .topicId())
+                    .isEqualTo(id);
+            assertThat(admin.describeTopics(TopicCollection.ofTopicIds(List.of(id)))
+                            .allTopicIds()
+                            .get()
+                            .get(id)
+                            .name())
+                    .isEqualTo("kept-id");
         }
     }
 }

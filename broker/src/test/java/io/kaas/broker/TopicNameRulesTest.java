@@ -40,14 +40,18 @@ class TopicNameRulesTest {
     static Stream<String> illegalNames() {
         // Kafka's internal topics too: kaas keeps that state in files, and a cluster's assignment names its
         // coordinator slots after them (TopicCatalog.validateNewName).
-        return Stream.of(".hidden", "__cluster", "a/b", "x".repeat(250), "..", "__consumer_offsets", "__transaction_state");
+        return Stream.of(
+                ".hidden", "__cluster", "a/b", "x".repeat(250), "..", "__consumer_offsets", "__transaction_state");
     }
 
     @ParameterizedTest
     @MethodSource("illegalNames")
     void createTopicsAnswersInvalidTopic(String name) throws Exception {
-        try (TestBroker b = new TestBroker(dir); Admin admin = b.admin()) {
-            assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic(name, 1, (short) 1))).all().get())
+        try (TestBroker b = new TestBroker(dir);
+                Admin admin = b.admin()) {
+            assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic(name, 1, (short) 1)))
+                            .all()
+                            .get())
                     .hasCauseInstanceOf(InvalidTopicException.class);
             assertThat(admin.listTopics().names().get()).isEmpty();
         }
@@ -59,17 +63,29 @@ class TopicNameRulesTest {
     void produceWithAutoCreateAnswersInvalidTopic(String name) throws Exception {
         try (TestBroker b = new TestBroker(dir)) {
             try (KafkaProducer<byte[], byte[]> producer = b.producer(Map.of())) {
-                assertThatThrownBy(() -> producer.send(new ProducerRecord<>(name, "v".getBytes(StandardCharsets.UTF_8))).get())
+                assertThatThrownBy(() -> producer.send(new ProducerRecord<>(name, "v".getBytes(StandardCharsets.UTF_8)))
+                                .get())
                         .hasCauseInstanceOf(InvalidTopicException.class);
             }
             // A client that skips Metadata and sends Produce straight away (v < 13 names the topic).
             try (RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
-                ProduceRequestData produce = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(5000);
-                produce.topicData().add(new ProduceRequestData.TopicProduceData().setName(name).setPartitionData(List.of(
-                        new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(MemoryRecords.withRecords(
-                                Compression.NONE, new SimpleRecord("v".getBytes(StandardCharsets.UTF_8)))))));
+                ProduceRequestData produce =
+                        new ProduceRequestData().setAcks((short) -1).setTimeoutMs(5000);
+                produce.topicData()
+                        .add(new ProduceRequestData.TopicProduceData()
+                                .setName(name)
+                                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                                        .setIndex(0)
+                                        .setRecords(MemoryRecords.withRecords(
+                                                Compression.NONE,
+                                                new SimpleRecord("v".getBytes(StandardCharsets.UTF_8)))))));
                 ProduceResponseData response = c.roundTrip(ApiKeys.PRODUCE, (short) 11, produce);
-                assertThat(response.responses().iterator().next().partitionResponses().get(0).errorCode())
+                assertThat(response.responses()
+                                .iterator()
+                                .next()
+                                .partitionResponses()
+                                .get(0)
+                                .errorCode())
                         .isEqualTo(Errors.INVALID_TOPIC_EXCEPTION.code());
             }
         }
@@ -80,7 +96,7 @@ class TopicNameRulesTest {
     @MethodSource("illegalNames")
     void metadataWithAutoCreateAnswersInvalidTopic(String name) throws Exception {
         try (TestBroker b = new TestBroker(dir);
-             KafkaConsumer<byte[], byte[]> consumer = b.consumer(Map.of("allow.auto.create.topics", true))) {
+                KafkaConsumer<byte[], byte[]> consumer = b.consumer(Map.of("allow.auto.create.topics", true))) {
             assertThatThrownBy(() -> consumer.partitionsFor(name)).isInstanceOf(InvalidTopicException.class);
         }
         assertNothingCreated();

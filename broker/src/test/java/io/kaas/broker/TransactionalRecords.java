@@ -25,12 +25,14 @@ public final class TransactionalRecords {
     private TransactionalRecords() {}
 
     /** A new transaction with one acknowledged record to each of {@code topic}'s {@code partitions}, left open. */
-    public static List<String> oneToEachPartition(KafkaProducer<String, String> producer, String topic, int partitions, String prefix,
-                                                  Duration ackTimeout) throws Exception {
+    public static List<String> oneToEachPartition(
+            KafkaProducer<String, String> producer, String topic, int partitions, String prefix, Duration ackTimeout)
+            throws Exception {
         producer.beginTransaction();
         List<String> sent = new ArrayList<>();
         for (int i = 0; i < partitions; i++) {
-            producer.send(new ProducerRecord<>(topic, i, null, prefix + i)).get(ackTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            producer.send(new ProducerRecord<>(topic, i, null, prefix + i))
+                    .get(ackTimeout.toMillis(), TimeUnit.MILLISECONDS);
             sent.add(prefix + i);
         }
         return sent;
@@ -46,7 +48,8 @@ public final class TransactionalRecords {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         List<String> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c =
+                new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
             List<TopicPartition> tps = new ArrayList<>();
             for (int i = 0; i < partitions; i++) {
                 tps.add(new TopicPartition(topic, i));

@@ -19,7 +19,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas acl add}: one ACL per operation, validated as the broker's CreateAcls validates them. */
-@Command(name = "add",
+@Command(
+        name = "add",
         header = "Add ACLs (one per --operation) to a data directory.",
         description = "A running broker enforces them within about a second, as if added with kafka-acls --add.",
         exitCodeList = {"0:Added (or already there).", "3:The file cannot be read or written."})
@@ -45,8 +46,13 @@ final class AclAddCommand implements Callable<Integer> {
         ResourcePattern pattern = new ResourcePattern(f.resourceType(), f.name(), f.patternType());
         List<AclBinding> bindings = new ArrayList<>();
         for (AclOperation op : acl.operations(spec)) {
-            bindings.add(new AclBinding(pattern, new AccessControlEntry(acl.principal, acl.host == null ? "*" : acl.host, op,
-                    acl.deny ? AclPermissionType.DENY : AclPermissionType.ALLOW)));
+            bindings.add(new AclBinding(
+                    pattern,
+                    new AccessControlEntry(
+                            acl.principal,
+                            acl.host == null ? "*" : acl.host,
+                            op,
+                            acl.deny ? AclPermissionType.DENY : AclPermissionType.ALLOW)));
         }
         List<AclCreateResult> results;
         results = AclStore.inDataDir(dataDir.existingDataDir()).create(bindings).results();

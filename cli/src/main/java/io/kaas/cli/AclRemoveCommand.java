@@ -15,11 +15,14 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas acl remove}: every ACL the options match (options left out match anything). */
-@Command(name = "remove",
+@Command(
+        name = "remove",
         header = "Remove the ACLs matching the options from a stopped broker's data directory.",
-        description = {"Options left out match anything, so --principal User:bob alone removes all of bob's ACLs; "
-                + "with no option at all the command refuses (usage error) unless --all says to remove every ACL. "
-                + "A running broker stops enforcing them within about a second, as if removed with kafka-acls --remove."},
+        description = {
+            "Options left out match anything, so --principal User:bob alone removes all of bob's ACLs; "
+                    + "with no option at all the command refuses (usage error) unless --all says to remove every ACL. "
+                    + "A running broker stops enforcing them within about a second, as if removed with kafka-acls --remove."
+        },
         exitCodeList = {"0:Removed what matched.", "1:Nothing matched.", "3:The file cannot be read or written."})
 final class AclRemoveCommand implements Callable<Integer> {
     @Spec
@@ -40,14 +43,18 @@ final class AclRemoveCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (acl.narrowsNothing() && !all) {
-            throw new ParameterException(spec.commandLine(), "no option narrows what to remove: this would remove every ACL;"
-                    + " give --principal, --topic, --group, --transactional-id, --cluster, --host, --operation or --deny, or --all");
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "no option narrows what to remove: this would remove every ACL;"
+                            + " give --principal, --topic, --group, --transactional-id, --cluster, --host, --operation or --deny, or --all");
         }
         if (all && !acl.narrowsNothing()) {
             throw new ParameterException(spec.commandLine(), "--all removes every ACL: it takes no other option");
         }
         List<AclDeleteResult> results;
-        results = AclStore.inDataDir(dataDir.existingDataDir()).delete(acl.filters(spec)).results();
+        results = AclStore.inDataDir(dataDir.existingDataDir())
+                .delete(acl.filters(spec))
+                .results();
         List<AclBinding> removed = new ArrayList<>();
         for (AclDeleteResult r : results) {
             if (r.exception().isPresent()) {

@@ -27,7 +27,10 @@ final class AclResourceOptions {
     @Option(names = "--cluster", description = "The cluster (Apache's kafka-cluster resource).")
     boolean cluster;
 
-    @Option(names = "--pattern-type", paramLabel = "TYPE", defaultValue = "LITERAL",
+    @Option(
+            names = "--pattern-type",
+            paramLabel = "TYPE",
+            defaultValue = "LITERAL",
             description = "LITERAL (default) or PREFIXED; remove also takes ANY and MATCH.")
     String patternType;
 
@@ -37,9 +40,13 @@ final class AclResourceOptions {
     @Option(names = "--host", paramLabel = "HOST", description = "From where: an IP address, or * (add's default).")
     String host;
 
-    @Option(names = "--operation", paramLabel = "OP", split = ",",
-            description = "READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, "
-                    + "IDEMPOTENT_WRITE, CREATE_TOKENS, DESCRIBE_TOKENS, ALL; repeat or separate with commas.")
+    @Option(
+            names = "--operation",
+            paramLabel = "OP",
+            split = ",",
+            description =
+                    "READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, "
+                            + "IDEMPOTENT_WRITE, CREATE_TOKENS, DESCRIBE_TOKENS, ALL; repeat or separate with commas.")
     List<String> operations;
 
     @Option(names = "--deny", description = "A DENY entry (DENY wins over ALLOW); default ALLOW.")
@@ -47,9 +54,13 @@ final class AclResourceOptions {
 
     /** The resource type and name given; exactly one resource option is required. */
     ResourcePatternFilter pattern(CommandSpec spec, boolean filter) {
-        int given = (topic != null ? 1 : 0) + (group != null ? 1 : 0) + (transactionalId != null ? 1 : 0) + (cluster ? 1 : 0);
+        int given = (topic != null ? 1 : 0)
+                + (group != null ? 1 : 0)
+                + (transactionalId != null ? 1 : 0)
+                + (cluster ? 1 : 0);
         if (given > 1 || (given == 0 && !filter)) {
-            throw new ParameterException(spec.commandLine(), "give exactly one of --topic, --group, --transactional-id, --cluster");
+            throw new ParameterException(
+                    spec.commandLine(), "give exactly one of --topic, --group, --transactional-id, --cluster");
         }
         PatternType type = parse(spec, PatternType.class, patternType, "--pattern-type");
         if (!filter && type != PatternType.LITERAL && type != PatternType.PREFIXED) {
@@ -74,21 +85,32 @@ final class AclResourceOptions {
         if (operations == null || operations.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "--operation is required");
         }
-        return operations.stream().map(o -> parse(spec, AclOperation.class, o, "--operation")).toList();
+        return operations.stream()
+                .map(o -> parse(spec, AclOperation.class, o, "--operation"))
+                .toList();
     }
 
     /** True when no option narrows a filter (a pattern type without a resource does not): it matches every ACL. */
     boolean narrowsNothing() {
-        return topic == null && group == null && transactionalId == null && !cluster && principal == null && host == null
-                && (operations == null || operations.isEmpty()) && !deny;
+        return topic == null
+                && group == null
+                && transactionalId == null
+                && !cluster
+                && principal == null
+                && host == null
+                && (operations == null || operations.isEmpty())
+                && !deny;
     }
 
     /** For remove: unset options match anything. */
     List<AclBindingFilter> filters(CommandSpec spec) {
         ResourcePatternFilter p = pattern(spec, true);
         AclPermissionType permission = deny ? AclPermissionType.DENY : AclPermissionType.ANY;
-        List<AclOperation> ops = operations == null || operations.isEmpty() ? List.of(AclOperation.ANY) : operations(spec);
-        return ops.stream().map(op -> new AclBindingFilter(p, new AccessControlEntryFilter(principal, host, op, permission))).toList();
+        List<AclOperation> ops =
+                operations == null || operations.isEmpty() ? List.of(AclOperation.ANY) : operations(spec);
+        return ops.stream()
+                .map(op -> new AclBindingFilter(p, new AccessControlEntryFilter(principal, host, op, permission)))
+                .toList();
     }
 
     static <E extends Enum<E>> E parse(CommandSpec spec, Class<E> type, String value, String option) {

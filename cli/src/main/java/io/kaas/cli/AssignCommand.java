@@ -11,8 +11,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -24,8 +24,11 @@ import picocli.CommandLine.Spec;
  * closes and releases it, the new one claims the next epoch. The pin is written by {@link PartitionPins}, as the
  * brokers write it for Apache's AlterPartitionReassignments.
  */
-@Command(name = "assign", mixinStandardHelpOptions = true,
-        header = "Pin partitions to a broker (moving them there), unpin them, or list the assignment of brokers sharing a directory.",
+@Command(
+        name = "assign",
+        mixinStandardHelpOptions = true,
+        header =
+                "Pin partitions to a broker (moving them there), unpin them, or list the assignment of brokers sharing a directory.",
         description = {
             "With brokers sharing one data directory (kaas serve --coordinator), the controller assigns partitions "
                     + "evenly over the live brokers. 'kaas assign TOPIC-N... --broker ID' moves those partitions to "
@@ -38,21 +41,31 @@ import picocli.CommandLine.Spec;
                     + "slot N; '--list __consumer_offsets __transaction_state' lists them.",
             "The change is a compare-and-set on the assignment in the coordination store; producers and consumers "
                     + "follow the move through Metadata (NOT_LEADER_OR_FOLLOWER sends them there). Apache's "
-                    + "kafka-reassign-partitions, run against the brokers, makes and cancels the same pins (a target of one broker)."},
+                    + "kafka-reassign-partitions, run against the brokers, makes and cancels the same pins (a target of one broker)."
+        },
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Done: pinned, unpinned or listed.",
+        exitCodeList = {
+            "0:Done: pinned, unpinned or listed.",
             "1:Nothing written: no such partition, or the broker named is not live; or, with --wait, the new owner "
-                    + "had not taken every partition over in time (the assignment is written)."})
+                    + "had not taken every partition over in time (the assignment is written)."
+        })
 public final class AssignCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--coordinator", paramLabel = "URI", defaultValue = "${env:KAAS_COORDINATOR}",
-            description = "The brokers' coordination store, as given to kaas serve: etcd://HOST:PORT[,HOST:PORT...] or k8s://[NAMESPACE][?context=NAME]"
-                    + " (env KAAS_COORDINATOR; required).")
+    @Option(
+            names = "--coordinator",
+            paramLabel = "URI",
+            defaultValue = "${env:KAAS_COORDINATOR}",
+            description =
+                    "The brokers' coordination store, as given to kaas serve: etcd://HOST:PORT[,HOST:PORT...] or k8s://[NAMESPACE][?context=NAME]"
+                            + " (env KAAS_COORDINATOR; required).")
     String coordinator;
 
-    @Option(names = "--cluster-id", paramLabel = "ID", defaultValue = "${env:KAAS_CLUSTER_ID}",
+    @Option(
+            names = "--cluster-id",
+            paramLabel = "ID",
+            defaultValue = "${env:KAAS_CLUSTER_ID}",
             description = "The brokers' --cluster-id (env KAAS_CLUSTER_ID; default kaas serve's).")
     String clusterId;
 
@@ -60,24 +73,37 @@ public final class AssignCommand implements Callable<Integer> {
     Action action;
 
     static final class Action {
-        @Option(names = "--broker", paramLabel = "ID", description = "Move the partitions to this live broker and pin them there.")
+        @Option(
+                names = "--broker",
+                paramLabel = "ID",
+                description = "Move the partitions to this live broker and pin them there.")
         Integer broker;
 
-        @Option(names = "--unpin", description = "Unpin the partitions: they stay where they are until a rebalance evens the load out.")
+        @Option(
+                names = "--unpin",
+                description = "Unpin the partitions: they stay where they are until a rebalance evens the load out.")
         boolean unpin;
 
-        @Option(names = "--list", description = "Print every partition's owner and pin (only TOPIC's partitions when topics are given).")
+        @Option(
+                names = "--list",
+                description = "Print every partition's owner and pin (only TOPIC's partitions when topics are given).")
         boolean list;
     }
 
-    @Parameters(paramLabel = "PARTITION", arity = "0..*",
+    @Parameters(
+            paramLabel = "PARTITION",
+            arity = "0..*",
             description = "TOPIC-N, e.g. orders-3 (the number after the last '-'); with --list, topic names.")
     List<String> targets = new ArrayList<>();
 
     @Option(names = "--wait", description = "With --broker: wait until the broker has taken every partition over.")
     boolean await;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", converter = ServeCommand.DurationConverter.class, defaultValue = "60s",
+    @Option(
+            names = "--timeout",
+            paramLabel = "DURATION",
+            converter = ServeCommand.DurationConverter.class,
+            defaultValue = "60s",
             description = "With --wait: how long to wait (default 60s).")
     Duration timeout;
 
@@ -87,7 +113,8 @@ public final class AssignCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (coordinator == null || coordinator.isBlank()) {
-            throw new ParameterException(spec.commandLine(), "Missing --coordinator (or KAAS_COORDINATOR): the brokers' coordination store");
+            throw new ParameterException(
+                    spec.commandLine(), "Missing --coordinator (or KAAS_COORDINATOR): the brokers' coordination store");
         }
         // The coordination store's code is reached only from here, in a class of its own: building this
         // command reflects on this class's fields and methods, which name no broker type (bin/kaas gives

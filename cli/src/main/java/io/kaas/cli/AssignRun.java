@@ -48,7 +48,9 @@ final class AssignRun {
             if (command.action.list) {
                 return list(store);
             }
-            return command.action.unpin ? change(store, partitions, null) : change(store, partitions, command.action.broker);
+            return command.action.unpin
+                    ? change(store, partitions, null)
+                    : change(store, partitions, command.action.broker);
         }
     }
 
@@ -61,7 +63,8 @@ final class AssignRun {
                 // too long: reported below
             }
         }
-        throw new ParameterException(command.spec.commandLine(), "Not a partition (TOPIC-N, e.g. orders-3): '" + s + "'");
+        throw new ParameterException(
+                command.spec.commandLine(), "Not a partition (TOPIC-N, e.g. orders-3): '" + s + "'");
     }
 
     /** Pins {@code partitions} to {@code broker} (or unpins them when null), by compare-and-set. */
@@ -80,7 +83,8 @@ final class AssignRun {
         if (broker != null) {
             Set<Integer> live = pins.liveBrokers();
             if (!live.contains(broker)) {
-                err.println("broker " + broker + " is not live (live: " + (live.isEmpty() ? "none" : new TreeSet<>(live)) + "); nothing written");
+                err.println("broker " + broker + " is not live (live: "
+                        + (live.isEmpty() ? "none" : new TreeSet<>(live)) + "); nothing written");
                 return ExitCodes.PROBLEMS;
             }
         }
@@ -88,7 +92,10 @@ final class AssignRun {
         for (TopicPartition tp : partitions) {
             String was = ownerText(before.owner(tp));
             if (command.json.json()) {
-                var row = StateJson.mapper().createObjectNode().put("topic", tp.topic()).put("partition", tp.partition())
+                var row = StateJson.mapper()
+                        .createObjectNode()
+                        .put("topic", tp.topic())
+                        .put("partition", tp.partition())
                         .put("status", broker == null ? "unpinned" : "pinned");
                 if (before.owner(tp).isPresent()) {
                     row.put("was", before.owner(tp).getAsInt());
@@ -101,15 +108,19 @@ final class AssignRun {
                 out.println(row);
                 continue;
             }
-            out.println(broker == null
-                    ? tp + ": unpinned (on broker " + was + " until a rebalance moves it)"
-                    : tp + ": broker " + was + " -> " + broker + ", pinned");
+            out.println(
+                    broker == null
+                            ? tp + ": unpinned (on broker " + was + " until a rebalance moves it)"
+                            : tp + ": broker " + was + " -> " + broker + ", pinned");
         }
         if (broker != null && command.await) {
             return awaitTakeOver(pins, partitions, broker);
         }
         if (command.json.json()) {
-            out.println(StateJson.mapper().createObjectNode().put("type", "summary").put("partitions", partitions.size())
+            out.println(StateJson.mapper()
+                    .createObjectNode()
+                    .put("type", "summary")
+                    .put("partitions", partitions.size())
                     .put("exitCode", ExitCodes.OK));
         }
         return ExitCodes.OK;
@@ -119,8 +130,11 @@ final class AssignRun {
         long deadline = System.nanoTime() + command.timeout.toNanos();
         while (!heldBy(pins, partitions, broker)) {
             if (System.nanoTime() - deadline > 0) {
-                command.spec.commandLine().getErr().println("broker " + broker + " had not taken every partition over within "
-                        + command.timeout.toSeconds() + " s (the assignment is written; it may still)");
+                command.spec
+                        .commandLine()
+                        .getErr()
+                        .println("broker " + broker + " had not taken every partition over within "
+                                + command.timeout.toSeconds() + " s (the assignment is written; it may still)");
                 return ExitCodes.PROBLEMS;
             }
             try {
@@ -130,7 +144,11 @@ final class AssignRun {
                 return ExitCodes.PROBLEMS;
             }
         }
-        command.spec.commandLine().getOut().println("broker " + broker + " serves " + (partitions.size() == 1 ? partitions.get(0) : partitions.size() + " partitions"));
+        command.spec
+                .commandLine()
+                .getOut()
+                .println("broker " + broker + " serves "
+                        + (partitions.size() == 1 ? partitions.get(0) : partitions.size() + " partitions"));
         return ExitCodes.OK;
     }
 

@@ -16,7 +16,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas compact}: the broker's log cleaner, one pass, offline. */
-@Command(name = "compact", mixinStandardHelpOptions = true,
+@Command(
+        name = "compact",
+        mixinStandardHelpOptions = true,
         header = "Compact the partitions of compacted topics offline: keep the latest record of each key.",
         description = {
             "Runs one pass of the broker's log cleaner over every partition under PATH (data dir, topic dir or "
@@ -30,10 +32,13 @@ import picocli.CommandLine.Spec;
             "Refuses (exit 3) a partition whose .lock a running broker holds. Every partition first gets the analysis "
                     + "`kaas recover --dry-run` runs; one it finds damaged (a bad CRC, a field outside the CRC that "
                     + "disagrees with its neighbours) is left unchanged and each damage printed as FILE:BYTE: what (exit 1): "
-                    + "run `kaas recover` on it."},
+                    + "run `kaas recover` on it."
+        },
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success: every partition compacted, already clean, or skipped (not a compacted topic).",
-            "1:A partition holds damage (what recover refuses); nothing changed in it."})
+        exitCodeList = {
+            "0:Success: every partition compacted, already clean, or skipped (not a compacted topic).",
+            "1:A partition holds damage (what recover refuses); nothing changed in it."
+        })
 public final class CompactCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -44,13 +49,20 @@ public final class CompactCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Clean in memory only and report what would be removed; change no byte.")
     boolean dryRun;
 
-    @Option(names = "--min-compaction-lag-ms", paramLabel = "MS",
-            description = "Override every topic's min.compaction.lag.ms: segments holding records younger than this stay dirty.")
+    @Option(
+            names = "--min-compaction-lag-ms",
+            paramLabel = "MS",
+            description =
+                    "Override every topic's min.compaction.lag.ms: segments holding records younger than this stay dirty.")
     Long minCompactionLagMs;
 
-    @Option(names = "--dedupe-buffer-size", paramLabel = "BYTES", defaultValue = "" + CleanerOptions.DEFAULT_DEDUPE_BUFFER_BYTES,
-            description = "Memory for the key -> offset map (log.cleaner.dedupe.buffer.size, default ${DEFAULT-VALUE}); "
-                    + "a partition with more dirty keys than fit is compacted up to where the map filled.")
+    @Option(
+            names = "--dedupe-buffer-size",
+            paramLabel = "BYTES",
+            defaultValue = "" + CleanerOptions.DEFAULT_DEDUPE_BUFFER_BYTES,
+            description =
+                    "Memory for the key -> offset map (log.cleaner.dedupe.buffer.size, default ${DEFAULT-VALUE}); "
+                            + "a partition with more dirty keys than fit is compacted up to where the map filled.")
     long dedupeBufferBytes;
 
     @Option(names = "--no-progress", description = "No progress bar (it is shown only when stderr is a terminal).")
@@ -70,10 +82,14 @@ public final class CompactCommand implements Callable<Integer> {
         if (dedupeBufferBytes < 24 * 16) {
             throw new ParameterException(spec.commandLine(), "--dedupe-buffer-size must be at least 384 bytes");
         }
-        ProgressBar bar = !noProgress && color.progressOnStderr() ? new ProgressBar(spec.commandLine().getErr()) : null;
+        ProgressBar bar = !noProgress && color.progressOnStderr()
+                ? new ProgressBar(spec.commandLine().getErr())
+                : null;
         LongConsumer progress = bar == null ? ProgressBar.NONE : bar;
-        OfflineCompaction.Options options = new OfflineCompaction.Options(dryRun, jsonOutput.json(), minCompactionLagMs, dedupeBufferBytes);
-        int exit = new OfflineCompaction(options, spec.commandLine().getOut(), spec.commandLine().getErr(), Clock.systemUTC())
+        OfflineCompaction.Options options =
+                new OfflineCompaction.Options(dryRun, jsonOutput.json(), minCompactionLagMs, dedupeBufferBytes);
+        int exit = new OfflineCompaction(
+                        options, spec.commandLine().getOut(), spec.commandLine().getErr(), Clock.systemUTC())
                 .run(path, progress);
         if (bar != null) {
             bar.finish();

@@ -5,7 +5,6 @@ import io.kaas.storage.StorageException;
 import java.nio.file.Path;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -18,13 +17,19 @@ public final class CoordinatorMixin {
     @Spec(Spec.Target.MIXEE)
     private CommandSpec mixee;
 
-    @Option(names = "--coordinator", paramLabel = "URI", defaultValue = "${env:KAAS_COORDINATOR}",
+    @Option(
+            names = "--coordinator",
+            paramLabel = "URI",
+            defaultValue = "${env:KAAS_COORDINATOR}",
             description = "With brokers sharing the data directory: refuse partitions a live broker owns, as the "
                     + "coordination store's assignment and leases say: etcd://HOST:PORT[,HOST:PORT...] or "
                     + "k8s://[NAMESPACE][?context=NAME] (env KAAS_COORDINATOR).")
     private String coordinator;
 
-    @Option(names = "--cluster-id", paramLabel = "ID", defaultValue = "${env:KAAS_CLUSTER_ID}",
+    @Option(
+            names = "--cluster-id",
+            paramLabel = "ID",
+            defaultValue = "${env:KAAS_CLUSTER_ID}",
             description = "With --coordinator: the brokers' --cluster-id (env KAAS_CLUSTER_ID; default kaas serve's).")
     private String clusterId;
 

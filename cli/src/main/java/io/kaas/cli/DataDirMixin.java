@@ -13,7 +13,10 @@ import picocli.CommandLine.Option;
  */
 public final class DataDirMixin {
 
-    @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "${env:KAAS_DATA_DIR:-./kaas-data}",
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            defaultValue = "${env:KAAS_DATA_DIR:-./kaas-data}",
             description = "Data directory (default: $KAAS_DATA_DIR, else ./kaas-data).")
     private Path dataDir;
 
@@ -29,8 +32,10 @@ public final class DataDirMixin {
      */
     public Path existingDataDir() {
         if (!Files.exists(dataDir)) {
-            throw new StorageException(StorageException.Kind.IO, dataDir + ": no such data directory (not created; "
-                    + "give the --data-dir of a broker, or create it first)");
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    dataDir + ": no such data directory (not created; "
+                            + "give the --data-dir of a broker, or create it first)");
         }
         if (!Files.isDirectory(dataDir)) {
             throw new StorageException(StorageException.Kind.IO, dataDir + ": not a directory");

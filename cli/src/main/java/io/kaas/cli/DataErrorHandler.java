@@ -34,7 +34,9 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
     /** {@code text} in the error style when stderr shows colour (the help colour scheme follows stdout). */
     static String errorText(CommandLine commandLine, String text) {
         Terminal terminal = Kaas.terminalOf(commandLine.getCommandSpec());
-        return CommandLine.Help.defaultColorScheme(terminal.stderrAnsi()).errorText(text).toString();
+        return CommandLine.Help.defaultColorScheme(terminal.stderrAnsi())
+                .errorText(text)
+                .toString();
     }
 
     /** {@code "kaas verify: "}: which command failed, like coreutils do. */
@@ -52,8 +54,13 @@ final class DataErrorHandler implements IExecutionExceptionHandler {
             return "coordinator: " + ex.getMessage();
         }
         if (ex instanceof StorageException storage) {
-            // A wrapper's text often came from IOException.getMessage(), which for EACCES is only the path: add the cause.
-            return IoFailure.withCause(storage.getMessage() != null ? storage.getMessage() : storage.kind().toString(), storage);
+            // A wrapper's text often came from IOException.getMessage(), which for EACCES is only the path: add the
+            // cause.
+            return IoFailure.withCause(
+                    storage.getMessage() != null
+                            ? storage.getMessage()
+                            : storage.kind().toString(),
+                    storage);
         }
         if (ex instanceof IOException e) {
             // "FILE: permission denied" (EACCES), "FILE: no space left on device" (ENOSPC), ...

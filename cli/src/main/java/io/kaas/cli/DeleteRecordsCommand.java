@@ -16,7 +16,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas delete-records}: kafka-delete-records, offline, on a data dir. */
-@Command(name = "delete-records", mixinStandardHelpOptions = true,
+@Command(
+        name = "delete-records",
+        mixinStandardHelpOptions = true,
         header = "Advance partitions' log start offset offline and remove segments wholly below it.",
         description = {
             "Writes the new log start offset to manifest.json (atomically), then unlinks closed segments whose "
@@ -26,9 +28,13 @@ import picocli.CommandLine.Spec;
             "First runs the analysis `kaas recover --dry-run` runs and refuses (exit 1, nothing changed) a partition it "
                     + "finds damaged, printing each damage as FILE:BYTE: what.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, or, with --coordinator, one a live "
-                    + "broker sharing the directory owns, unless --force."},
+                    + "broker sharing the directory owns, unless --force."
+        },
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success.", "1:An offset was out of range (above the high watermark), or a partition is damaged (refused, nothing changed)."})
+        exitCodeList = {
+            "0:Success.",
+            "1:An offset was out of range (above the high watermark), or a partition is damaged (refused, nothing changed)."
+        })
 public final class DeleteRecordsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -46,19 +52,34 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
         @ArgGroup(exclusive = false)
         One one;
 
-        @Option(names = "--offset-json-file", paramLabel = "FILE",
-                description = "kafka-delete-records JSON: {\"partitions\":[{\"topic\":..,\"partition\":..,\"offset\":..}],\"version\":1}")
+        @Option(
+                names = "--offset-json-file",
+                paramLabel = "FILE",
+                description =
+                        "kafka-delete-records JSON: {\"partitions\":[{\"topic\":..,\"partition\":..,\"offset\":..}],\"version\":1}")
         Path jsonFile;
     }
 
     static final class One {
-        @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "Topic of the one partition to purge.")
+        @Option(
+                names = "--topic",
+                required = true,
+                paramLabel = "TOPIC",
+                description = "Topic of the one partition to purge.")
         String topic;
 
-        @Option(names = "--partition", required = true, paramLabel = "N", description = "Partition number within --topic.")
+        @Option(
+                names = "--partition",
+                required = true,
+                paramLabel = "N",
+                description = "Partition number within --topic.")
         int partition;
 
-        @Option(names = "--offset", required = true, paramLabel = "OFFSET", description = "New log start offset; -1 = high watermark.")
+        @Option(
+                names = "--offset",
+                required = true,
+                paramLabel = "OFFSET",
+                description = "New log start offset; -1 = high watermark.")
         long offset;
     }
 
@@ -81,16 +102,27 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println(e.getMessage());
                 return ExitCodes.USAGE;
             } catch (IOException e) {
-                spec.commandLine().getErr().println(source.jsonFile + ": cannot read: " + io.kaas.storage.io.IoFailure.cause(e));
+                spec.commandLine()
+                        .getErr()
+                        .println(source.jsonFile + ": cannot read: " + io.kaas.storage.io.IoFailure.cause(e));
                 return ExitCodes.UNREADABLE;
             }
         } else {
             if (source.one.offset < -1) {
-                throw new ParameterException(spec.commandLine(), "--offset must be -1 (high watermark) or an offset >= 0");
+                throw new ParameterException(
+                        spec.commandLine(), "--offset must be -1 (high watermark) or an offset >= 0");
             }
-            request = new DeleteRecordsRequest(List.of(new DeleteRecordsRequest.Target(source.one.topic, source.one.partition, source.one.offset)));
+            request = new DeleteRecordsRequest(List.of(
+                    new DeleteRecordsRequest.Target(source.one.topic, source.one.partition, source.one.offset)));
         }
         coordinator.refuseLiveOwned(dataDir.dataDir(), force || dryRun);
-        return new DeleteRecordsRun(dataDir.dataDir(), dryRun, force, jsonOutput.json(), spec.commandLine().getOut(), spec.commandLine().getErr()).run(request);
+        return new DeleteRecordsRun(
+                        dataDir.dataDir(),
+                        dryRun,
+                        force,
+                        jsonOutput.json(),
+                        spec.commandLine().getOut(),
+                        spec.commandLine().getErr())
+                .run(request);
     }
 }

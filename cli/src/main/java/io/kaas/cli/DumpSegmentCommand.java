@@ -14,7 +14,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas dump-segment}: Apache kafka-dump-log's output for kaas and Apache log files, plus JSON. */
-@Command(name = "dump-segment", mixinStandardHelpOptions = true,
+@Command(
+        name = "dump-segment",
+        mixinStandardHelpOptions = true,
         header = "Print the batches, records or entries of log segments, indexes and partition state files.",
         description = {
             "Prints one line per batch with the fields Apache's kafka-dump-log prints. Reads .log, .index, "
@@ -23,9 +25,13 @@ import picocli.CommandLine.Spec;
             "With several brokers over one directory, batches a segment's epoch wrote at or past the offset where a later "
                     + "epoch began (leader-epoch-checkpoint.json) are printed after a warning naming them a fenced ex-leader's "
                     + "late writes, which recovery discards.",
-            "A torn or zero-filled tail prints \"N invalid bytes at position P\". Never changes a byte."},
+            "A torn or zero-filled tail prints \"N invalid bytes at position P\". Never changes a byte."
+        },
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success: files read, nothing wrong in them.", "1:Invalid bytes, bad CRCs, wrong index entries or a fenced ex-leader's late writes found."})
+        exitCodeList = {
+            "0:Success: files read, nothing wrong in them.",
+            "1:Invalid bytes, bad CRCs, wrong index entries or a fenced ex-leader's late writes found."
+        })
 public final class DumpSegmentCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -33,7 +39,11 @@ public final class DumpSegmentCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE", arity = "0..*", description = "Files to dump.")
     List<Path> files = new ArrayList<>();
 
-    @Option(names = "--files", paramLabel = "FILE", split = ",", description = "Comma-separated files (as kafka-dump-log).")
+    @Option(
+            names = "--files",
+            paramLabel = "FILE",
+            split = ",",
+            description = "Comma-separated files (as kafka-dump-log).")
     List<Path> moreFiles = new ArrayList<>();
 
     @Option(names = "--deep-iteration", description = "Print every record, compressed batches included.")
@@ -45,13 +55,19 @@ public final class DumpSegmentCommand implements Callable<Integer> {
     @Option(names = "--hex", description = "With --print-data-log: keys and values in hex instead of UTF-8.")
     boolean hex;
 
-    @Option(names = "--from-offset", paramLabel = "OFFSET", description = "Start at the batch holding OFFSET (seeks with the .index).")
+    @Option(
+            names = "--from-offset",
+            paramLabel = "OFFSET",
+            description = "Start at the batch holding OFFSET (seeks with the .index).")
     Long fromOffset;
 
     @Option(names = "--to-offset", paramLabel = "OFFSET", description = "Stop after the batch holding OFFSET.")
     Long toOffset;
 
-    @Option(names = "--max-bytes", paramLabel = "BYTES", description = "Read at most BYTES of log from the start position.")
+    @Option(
+            names = "--max-bytes",
+            paramLabel = "BYTES",
+            description = "Read at most BYTES of log from the start position.")
     Long maxBytes;
 
     @Option(names = "--verify-index-only", description = "Index files: only check entries against the log.")
@@ -73,9 +89,18 @@ public final class DumpSegmentCommand implements Callable<Integer> {
         if (maxBytes != null && maxBytes <= 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--max-bytes must be positive");
         }
-        DumpOptions options = new DumpOptions(deepIteration, printDataLog, hex,
-                fromOffset == null ? Long.MIN_VALUE : fromOffset, toOffset == null ? Long.MAX_VALUE : toOffset,
-                maxBytes == null ? Long.MAX_VALUE : maxBytes, verifyIndexOnly, indexSanityCheck, jsonOutput.json());
-        return new SegmentDumper(options, spec.commandLine().getOut(), spec.commandLine().getErr()).dump(all);
+        DumpOptions options = new DumpOptions(
+                deepIteration,
+                printDataLog,
+                hex,
+                fromOffset == null ? Long.MIN_VALUE : fromOffset,
+                toOffset == null ? Long.MAX_VALUE : toOffset,
+                maxBytes == null ? Long.MAX_VALUE : maxBytes,
+                verifyIndexOnly,
+                indexSanityCheck,
+                jsonOutput.json());
+        return new SegmentDumper(
+                        options, spec.commandLine().getOut(), spec.commandLine().getErr())
+                .dump(all);
     }
 }

@@ -16,7 +16,9 @@ final class ExitCodeList {
     static Map<String, String> defaults() {
         Map<String, String> list = new LinkedHashMap<>();
         list.put(Integer.toString(ExitCodes.OK), "Success: the command did what was asked and found no problems.");
-        list.put(Integer.toString(ExitCodes.PROBLEMS), "The command ran and found problems (e.g. verify found corruption).");
+        list.put(
+                Integer.toString(ExitCodes.PROBLEMS),
+                "The command ran and found problems (e.g. verify found corruption).");
         return list;
     }
 
@@ -24,9 +26,13 @@ final class ExitCodeList {
     static Map<String, String> complete(Map<String, String> own) {
         Map<String, String> list = new LinkedHashMap<>(own);
         list.put(Integer.toString(ExitCodes.USAGE), "Usage error: unknown option, missing or malformed argument.");
-        list.put(Integer.toString(ExitCodes.UNREADABLE), "Data could not be read or written (missing file or partition, "
-                + "permission, disk full, not a kaas file, or a running broker owns the partition).");
-        list.put(Integer.toString(ExitCodes.INTERNAL_ERROR), "Internal error: a bug in kaas; the stack trace is on stderr.");
+        list.put(
+                Integer.toString(ExitCodes.UNREADABLE),
+                "Data could not be read or written (missing file or partition, "
+                        + "permission, disk full, not a kaas file, or a running broker owns the partition).");
+        list.put(
+                Integer.toString(ExitCodes.INTERNAL_ERROR),
+                "Internal error: a bug in kaas; the stack trace is on stderr.");
         return list;
     }
 

@@ -12,9 +12,11 @@ import picocli.CommandLine.Option;
  */
 public final class JsonOutputMixin {
 
-    @Option(names = "--json", description = "Print JSON Lines on stdout instead of text: one JSON object per line, one per "
-            + "thing reported as it is done; a command that reports on several things ends with an object whose "
-            + "\"type\" is \"summary\" (counts and exit code). Diagnostics stay on stderr.")
+    @Option(
+            names = "--json",
+            description = "Print JSON Lines on stdout instead of text: one JSON object per line, one per "
+                    + "thing reported as it is done; a command that reports on several things ends with an object whose "
+                    + "\"type\" is \"summary\" (counts and exit code). Diagnostics stay on stderr.")
     private boolean json;
 
     public boolean json() {

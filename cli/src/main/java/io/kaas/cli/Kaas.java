@@ -198,7 +198,8 @@ public final class Kaas implements Runnable {
             usage.commandListHeading("%nCommands:%n");
         }
         Map<String, String> own = usage.exitCodeList();
-        usage.exitCodeListHeading("%nExit Codes:%n").exitCodeList(ExitCodeList.complete(own.isEmpty() ? ExitCodeList.defaults() : own));
+        usage.exitCodeListHeading("%nExit Codes:%n")
+                .exitCodeList(ExitCodeList.complete(own.isEmpty() ? ExitCodeList.defaults() : own));
         if (!command.helpCommand() && command.findOption("--help") == null) {
             command.mixinStandardHelpOptions(true);
         }

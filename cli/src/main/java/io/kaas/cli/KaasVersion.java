@@ -17,7 +17,8 @@ public final class KaasVersion implements IVersionProvider {
     public static String version() {
         try (InputStream in = KaasVersion.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
-                throw new IllegalStateException(RESOURCE + " is missing from the classpath: the build did not run resource filtering");
+                throw new IllegalStateException(
+                        RESOURCE + " is missing from the classpath: the build did not run resource filtering");
             }
             Properties properties = new Properties();
             properties.load(in);

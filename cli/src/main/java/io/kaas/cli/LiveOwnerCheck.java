@@ -50,10 +50,13 @@ final class LiveOwnerCheck {
             owned = LiveOwners.of(store, partitions);
         }
         if (!owned.isEmpty()) {
-            Map.Entry<TopicPartition, Integer> first = owned.entrySet().iterator().next();
-            throw new StorageException(StorageException.Kind.LOCKED, first.getKey() + " (and " + (owned.size() - 1)
-                    + " more under " + path + ") is owned by live broker " + first.getValue()
-                    + " (its lease in the coordination store); stop it, or pass --force");
+            Map.Entry<TopicPartition, Integer> first =
+                    owned.entrySet().iterator().next();
+            throw new StorageException(
+                    StorageException.Kind.LOCKED,
+                    first.getKey() + " (and " + (owned.size() - 1)
+                            + " more under " + path + ") is owned by live broker " + first.getValue()
+                            + " (its lease in the coordination store); stop it, or pass --force");
         }
     }
 }

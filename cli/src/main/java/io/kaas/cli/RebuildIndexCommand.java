@@ -12,7 +12,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas rebuild-index}: rewrite .index files from their logs, byte for byte as the broker writes them. */
-@Command(name = "rebuild-index", mixinStandardHelpOptions = true,
+@Command(
+        name = "rebuild-index",
+        mixinStandardHelpOptions = true,
         header = "Rewrite .index files from their logs with the broker's own index rule.",
         description = {
             "For every segment under PATH (data dir, topic, partition or one .log/.index file) computes the index "
@@ -21,9 +23,13 @@ import picocli.CommandLine.Spec;
             "First runs the analysis `kaas recover --dry-run` runs and refuses (exit 1, no index written) a partition "
                     + "it finds damaged, printing each damage as FILE:BYTE: what: an index rebuilt from a damaged log would index the damage.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, or, with --coordinator, one a live "
-                    + "broker sharing the directory owns, unless --force."},
+                    + "broker sharing the directory owns, unless --force."
+        },
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success (with --check: every index already matches).", "1:--check found indexes that differ, or a partition is damaged (refused, nothing written)."})
+        exitCodeList = {
+            "0:Success (with --check: every index already matches).",
+            "1:--check found indexes that differ, or a partition is damaged (refused, nothing written)."
+        })
 public final class RebuildIndexCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -31,11 +37,16 @@ public final class RebuildIndexCommand implements Callable<Integer> {
     @Parameters(paramLabel = "PATH", description = "Data dir, topic dir, partition dir, or one segment file.")
     Path path;
 
-    @Option(names = "--index-interval-bytes", paramLabel = "BYTES", defaultValue = "4096",
+    @Option(
+            names = "--index-interval-bytes",
+            paramLabel = "BYTES",
+            defaultValue = "4096",
             description = "Bytes of log between index entries (index.interval.bytes; default ${DEFAULT-VALUE}).")
     int indexIntervalBytes;
 
-    @Option(names = "--check", description = "Compare with what would be written; change nothing; exit 1 on a difference.")
+    @Option(
+            names = "--check",
+            description = "Compare with what would be written; change nothing; exit 1 on a difference.")
     boolean check;
 
     @Option(names = "--dry-run", description = "Report what would be rewritten; change nothing.")
@@ -53,11 +64,14 @@ public final class RebuildIndexCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (indexIntervalBytes <= 0) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--index-interval-bytes must be positive");
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "--index-interval-bytes must be positive");
         }
         coordinator.refuseLiveOwned(path, force || check || dryRun);
-        RebuildIndexRun.Options options = new RebuildIndexRun.Options(new IndexPolicy(indexIntervalBytes),
-                !check && !dryRun, check, force, jsonOutput.json());
-        return new RebuildIndexRun(options, spec.commandLine().getOut(), spec.commandLine().getErr()).run(path);
+        RebuildIndexRun.Options options = new RebuildIndexRun.Options(
+                new IndexPolicy(indexIntervalBytes), !check && !dryRun, check, force, jsonOutput.json());
+        return new RebuildIndexRun(
+                        options, spec.commandLine().getOut(), spec.commandLine().getErr())
+                .run(path);
     }
 }

@@ -12,7 +12,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas recover}: the broker's own recovery scan, run offline, with a report of what it changed. */
-@Command(name = "recover", mixinStandardHelpOptions = true,
+@Command(
+        name = "recover",
+        mixinStandardHelpOptions = true,
         header = "Run the broker's recovery scan over a data dir, topic or partition.",
         description = {
             "Truncates torn tails (short or zero-filled) to the last valid batch, rebuilds bad or missing indexes, "
@@ -28,9 +30,13 @@ import picocli.CommandLine.Spec;
                     + "and removes later segments. Either way every removed byte is first saved, fsynced, under "
                     + "PARTITION/.quarantine/TIME/ (FILE.START-END plus note.json), so the repair can be undone by hand.",
             "Refuses (exit 3) a partition whose .lock a running broker holds, or, with --coordinator, one a live "
-                    + "broker sharing the directory owns, unless --force."},
+                    + "broker sharing the directory owns, unless --force."
+        },
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success: recovered, or already clean.", "1:Damage found and refused; nothing changed in that partition (rerun with --force)."})
+        exitCodeList = {
+            "0:Success: recovered, or already clean.",
+            "1:Damage found and refused; nothing changed in that partition (rerun with --force)."
+        })
 public final class RecoverCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -41,16 +47,27 @@ public final class RecoverCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Report what would change; change no byte.")
     boolean dryRun;
 
-    @Option(names = "--force", description = "Salvage damage (remove only the damaged bytes, quarantined first) and ignore the owner lock.")
+    @Option(
+            names = "--force",
+            description =
+                    "Salvage damage (remove only the damaged bytes, quarantined first) and ignore the owner lock.")
     boolean force;
 
-    @Option(names = "--truncate", description = "With --force: cut at the damage instead, removing later segments (quarantined first).")
+    @Option(
+            names = "--truncate",
+            description = "With --force: cut at the damage instead, removing later segments (quarantined first).")
     boolean truncate;
 
-    @Option(names = "--fast", description = "Scan only what a broker open scans: trust the checkpoint and closed segments whose index is sane.")
+    @Option(
+            names = "--fast",
+            description =
+                    "Scan only what a broker open scans: trust the checkpoint and closed segments whose index is sane.")
     boolean fast;
 
-    @Option(names = "--index-interval-bytes", paramLabel = "BYTES", defaultValue = "4096",
+    @Option(
+            names = "--index-interval-bytes",
+            paramLabel = "BYTES",
+            defaultValue = "4096",
             description = "Index interval for rebuilt indexes (default ${DEFAULT-VALUE}).")
     int indexIntervalBytes;
 
@@ -63,14 +80,17 @@ public final class RecoverCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (indexIntervalBytes <= 0) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--index-interval-bytes must be positive");
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "--index-interval-bytes must be positive");
         }
         if (truncate && !force) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--truncate needs --force");
         }
         coordinator.refuseLiveOwned(path, force || dryRun);
-        OfflineRecovery.Options options = new OfflineRecovery.Options(dryRun, force, truncate, fast, new IndexPolicy(indexIntervalBytes), jsonOutput.json());
-        return new OfflineRecovery(options, spec.commandLine().getOut(),
-                spec.commandLine().getErr()).run(path);
+        OfflineRecovery.Options options = new OfflineRecovery.Options(
+                dryRun, force, truncate, fast, new IndexPolicy(indexIntervalBytes), jsonOutput.json());
+        return new OfflineRecovery(
+                        options, spec.commandLine().getOut(), spec.commandLine().getErr())
+                .run(path);
     }
 }

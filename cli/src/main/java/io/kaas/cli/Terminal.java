@@ -61,7 +61,8 @@ public record Terminal(boolean stdoutIsTerminal, boolean stderrIsTerminal, boole
      */
     private static boolean isTerminal(int fd) {
         try {
-            String device = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
+            String device =
+                    Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
             return device.startsWith("/dev/pts/") || device.startsWith("/dev/tty") || device.equals("/dev/console");
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
             return System.console() != null;

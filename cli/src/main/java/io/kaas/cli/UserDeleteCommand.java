@@ -17,9 +17,11 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas user delete NAME}: removes a user's SCRAM credentials (all, or the mechanisms named). */
-@Command(name = "delete",
+@Command(
+        name = "delete",
         header = "Delete a SCRAM user, or some of its mechanisms.",
-        description = "Without --mechanism every credential of NAME is removed. Connections already authenticated stay open.",
+        description =
+                "Without --mechanism every credential of NAME is removed. Connections already authenticated stay open.",
         exitCodeList = {"0:Deleted.", "1:NAME had no credential for a mechanism asked for (the others were deleted)."})
 final class UserDeleteCommand implements Callable<Integer> {
     @Spec
@@ -34,19 +36,26 @@ final class UserDeleteCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = "User name.")
     String name;
 
-    @Option(names = "--mechanism", paramLabel = "MECHANISM", split = ",",
-            description = "SCRAM-SHA-256 or SCRAM-SHA-512; repeat or separate with commas (default: every mechanism the user has).")
+    @Option(
+            names = "--mechanism",
+            paramLabel = "MECHANISM",
+            split = ",",
+            description =
+                    "SCRAM-SHA-256 or SCRAM-SHA-512; repeat or separate with commas (default: every mechanism the user has).")
     List<String> mechanisms;
 
     @Override
     public Integer call() {
         ScramCredentialStore store = ScramCredentialStore.inDataDir(dataDir.existingDataDir());
-        List<ScramMechanism> asked = mechanisms == null || mechanisms.isEmpty() ? null : UserMechanisms.parse(spec, mechanisms);
+        List<ScramMechanism> asked =
+                mechanisms == null || mechanisms.isEmpty() ? null : UserMechanisms.parse(spec, mechanisms);
         List<ScramMechanism> targets = new ArrayList<>();
         if (asked != null) {
             targets.addAll(asked);
         } else {
-            store.describe().getOrDefault(name, new java.util.TreeMap<>()).keySet()
+            store.describe()
+                    .getOrDefault(name, new java.util.TreeMap<>())
+                    .keySet()
                     .forEach(m -> targets.add(ScramMechanism.forMechanismName(m)));
         }
         List<String> deleted = new ArrayList<>();
@@ -68,7 +77,8 @@ final class UserDeleteCommand implements Callable<Integer> {
         if (targets.isEmpty()) {
             spec.commandLine().getErr().println("kaas user delete: no user " + name);
         }
-        missing.forEach(m -> spec.commandLine().getErr().println("kaas user delete: User:" + name + " has no " + m + " credential"));
+        missing.forEach(m ->
+                spec.commandLine().getErr().println("kaas user delete: User:" + name + " has no " + m + " credential"));
         return problem ? ExitCodes.PROBLEMS : ExitCodes.OK;
     }
 }

@@ -15,7 +15,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas user list}: users with their mechanisms and iteration counts (never salts or keys). */
-@Command(name = "list",
+@Command(
+        name = "list",
         header = "List SCRAM users: name, mechanisms and iterations.",
         description = "One line per user: NAME<TAB>MECHANISM:ITERATIONS[,...]. Salts and keys are never shown.",
         exitCodeList = {"0:Listed (possibly no user)."})
@@ -31,7 +32,8 @@ final class UserListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SortedMap<String, SortedMap<String, Integer>> users = ScramCredentialStore.inDataDir(dataDir.existingDataDir()).describe();
+        SortedMap<String, SortedMap<String, Integer>> users =
+                ScramCredentialStore.inDataDir(dataDir.existingDataDir()).describe();
         if (json.json()) {
             // JSON Lines: one object per user, then the summary
             users.forEach((user, mechs) -> {
@@ -40,10 +42,19 @@ final class UserListCommand implements Callable<Integer> {
                 mechs.forEach((m, it) -> list.addObject().put("mechanism", m).put("iterations", it));
                 spec.commandLine().getOut().println(u);
             });
-            spec.commandLine().getOut().println(StateJson.mapper().createObjectNode().put("type", "summary").put("users", users.size()));
+            spec.commandLine()
+                    .getOut()
+                    .println(StateJson.mapper()
+                            .createObjectNode()
+                            .put("type", "summary")
+                            .put("users", users.size()));
         } else {
-            users.forEach((user, mechs) -> spec.commandLine().getOut().println(user + "\t" + mechs.entrySet().stream()
-                    .map((Map.Entry<String, Integer> e) -> e.getKey() + ":" + e.getValue()).collect(Collectors.joining(","))));
+            users.forEach((user, mechs) -> spec.commandLine()
+                    .getOut()
+                    .println(user + "\t"
+                            + mechs.entrySet().stream()
+                                    .map((Map.Entry<String, Integer> e) -> e.getKey() + ":" + e.getValue())
+                                    .collect(Collectors.joining(","))));
         }
         return ExitCodes.OK;
     }

@@ -19,7 +19,8 @@ final class UserMechanisms {
         for (String n : names) {
             ScramMechanism m = ScramMechanism.forMechanismName(n.trim().toUpperCase(Locale.ROOT));
             if (m == null) {
-                throw new ParameterException(spec.commandLine(), "--mechanism must be SCRAM-SHA-256 or SCRAM-SHA-512, got '" + n + "'");
+                throw new ParameterException(
+                        spec.commandLine(), "--mechanism must be SCRAM-SHA-256 or SCRAM-SHA-512, got '" + n + "'");
             }
             if (!out.contains(m)) {
                 out.add(m);

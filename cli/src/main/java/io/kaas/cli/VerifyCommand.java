@@ -15,7 +15,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code kaas verify}: read-only check of CRCs, offsets, names, indexes, manifest and checkpoint. */
-@Command(name = "verify", mixinStandardHelpOptions = true,
+@Command(
+        name = "verify",
+        mixinStandardHelpOptions = true,
         header = "Check a data dir, topic, partition or segment for corruption and inconsistency.",
         description = {
             "Checks the CRC-32C of every batch (stored bytes must be exactly the client's), that offsets increase "
@@ -38,10 +40,13 @@ import picocli.CommandLine.Spec;
                     + "runs, so the two agree; verify's further checks come on top.",
             "Beside a running broker it checks what was there when it started (manifest and checkpoint, then each "
                     + "segment's size): a segment created since is ignored, and a batch or index entry being appended "
-                    + "to a partition the broker holds is not reported."},
+                    + "to a partition the broker holds is not reported."
+        },
         exitCodeListHeading = "%nExit Codes:%n",
-        exitCodeList = {"0:Success: no problems found.",
-                "1:Problems found (each printed as FILE:BYTE: what), derivable files recover would rebuild included."})
+        exitCodeList = {
+            "0:Success: no problems found.",
+            "1:Problems found (each printed as FILE:BYTE: what), derivable files recover would rebuild included."
+        })
 public final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -77,7 +82,8 @@ public final class VerifyCommand implements Callable<Integer> {
         } else {
             report.unreadable().forEach(err::println);
             if (report.partitions() > 0 || report.unreadable().isEmpty()) {
-                err.println(report.summary()); // "verified 0 partition(s)" would read as "all clean" for a path holding nothing
+                err.println(report.summary()); // "verified 0 partition(s)" would read as "all clean" for a path holding
+                // nothing
             }
         }
         out.flush();

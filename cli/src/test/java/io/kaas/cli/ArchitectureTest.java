@@ -31,6 +31,7 @@ class ArchitectureTest {
     private static final String KUBERNETES = "io.kaas.cluster.kubernetes..";
     /** The coordination backends' libraries: only their own modules may name them. */
     private static final String[] BACKEND_LIBRARIES = {"io.etcd..", "io.grpc..", "io.vertx..", "io.fabric8.."};
+
     private static final String CLI = "io.kaas.cli..";
 
     private static JavaClasses main;
@@ -40,24 +41,38 @@ class ArchitectureTest {
 
     @BeforeAll
     static void importMainClasses() {
-        main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .withImportOption(NO_TEST_JARS).importPackages("io.kaas");
+        main = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(NO_TEST_JARS)
+                .importPackages("io.kaas");
     }
 
     @Test
     void storageKnowsNoOtherModule() {
-        noClasses().that().resideInAPackage(STORAGE)
-                .should().dependOnClassesThat().resideInAnyPackage(RECOVERY, INSPECT, BROKER, CLI, CLUSTER + "..", PROTOCOL)
+        noClasses()
+                .that()
+                .resideInAPackage(STORAGE)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(RECOVERY, INSPECT, BROKER, CLI, CLUSTER + "..", PROTOCOL)
                 .check(main);
     }
 
     @Test
     void storageKnowsNothingOfTheCommandLineTheNetworkTheWireMessagesOrMetrics() {
         // Metrics reach the engine only through its EngineObserver seam, implemented in the broker.
-        noClasses().that().resideInAPackage(STORAGE)
-                .should().dependOnClassesThat().resideInAnyPackage("picocli..", "io.netty..",
-                        "org.apache.kafka.common.message..", "org.apache.kafka.common.requests..",
-                        "io.prometheus..", "com.sun.net.httpserver..")
+        noClasses()
+                .that()
+                .resideInAPackage(STORAGE)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "picocli..",
+                        "io.netty..",
+                        "org.apache.kafka.common.message..",
+                        "org.apache.kafka.common.requests..",
+                        "io.prometheus..",
+                        "com.sun.net.httpserver..")
                 .check(main);
     }
 
@@ -65,67 +80,114 @@ class ArchitectureTest {
     void onlyTheCleanerDecodesRecords() {
         // Batches are opaque bytes to the engine; the cleaner is the one component that decodes and
         // rebuilds them (kafka-clients' record classes) and keys its dedupe buffer with Apache's map.
-        noClasses().that().resideInAPackage(STORAGE).and().resideOutsideOfPackage("io.kaas.storage.cleaner..")
-                .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..")
+        noClasses()
+                .that()
+                .resideInAPackage(STORAGE)
+                .and()
+                .resideOutsideOfPackage("io.kaas.storage.cleaner..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.apache.kafka..")
                 .check(main);
     }
 
     @Test
     void recoveryDependsOnStorageOnly() {
-        noClasses().that().resideInAPackage(RECOVERY)
-                .should().dependOnClassesThat().resideInAnyPackage(INSPECT, BROKER, CLI, PROTOCOL, CLUSTER + "..")
+        noClasses()
+                .that()
+                .resideInAPackage(RECOVERY)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(INSPECT, BROKER, CLI, PROTOCOL, CLUSTER + "..")
                 .check(main);
     }
 
     @Test
     void inspectDependsOnStorageOnly() {
-        noClasses().that().resideInAPackage(INSPECT)
-                .should().dependOnClassesThat().resideInAnyPackage(RECOVERY, BROKER, CLI, PROTOCOL, CLUSTER + "..")
+        noClasses()
+                .that()
+                .resideInAPackage(INSPECT)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(RECOVERY, BROKER, CLI, PROTOCOL, CLUSTER + "..")
                 .check(main);
     }
 
     @Test
     void brokerDependsOnStorageOnly() {
-        noClasses().that().resideInAPackage(BROKER)
-                .should().dependOnClassesThat().resideInAnyPackage(RECOVERY, INSPECT, CLI)
+        noClasses()
+                .that()
+                .resideInAPackage(BROKER)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(RECOVERY, INSPECT, CLI)
                 .check(main);
     }
 
     @Test
     void theProtocolKnowsNoHandlerNoCoordinatorAndNoBroker() {
         // Framing, decoding, dispatch and the handler interface: handlers plug in, nothing here points at them.
-        noClasses().that().resideInAPackage(PROTOCOL)
-                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, RECOVERY, INSPECT, CLUSTER + "..")
+        noClasses()
+                .that()
+                .resideInAPackage(PROTOCOL)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(BROKER, CLI, RECOVERY, INSPECT, CLUSTER + "..")
                 .check(main);
     }
 
     @Test
     void clusterKnowsNoBrokerAndNamesNoBackend() {
-        noClasses().that().resideInAPackage(CLUSTER)
-                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, RECOVERY, INSPECT, PROTOCOL, ETCD, KUBERNETES)
+        noClasses()
+                .that()
+                .resideInAPackage(CLUSTER)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(BROKER, CLI, RECOVERY, INSPECT, PROTOCOL, ETCD, KUBERNETES)
                 .check(main);
-        noClasses().that().resideInAPackage(CLUSTER).should().dependOnClassesThat().resideInAnyPackage(BACKEND_LIBRARIES)
+        noClasses()
+                .that()
+                .resideInAPackage(CLUSTER)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(BACKEND_LIBRARIES)
                 .check(main);
     }
 
     @Test
     void theBackendsKnowTheClusterSeamOnly() {
-        noClasses().that().resideInAPackage(ETCD)
-                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, PROTOCOL, KUBERNETES, "io.fabric8..")
+        noClasses()
+                .that()
+                .resideInAPackage(ETCD)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(BROKER, CLI, PROTOCOL, KUBERNETES, "io.fabric8..")
                 .check(main);
-        noClasses().that().resideInAPackage(KUBERNETES)
-                .should().dependOnClassesThat().resideInAnyPackage(BROKER, CLI, PROTOCOL, ETCD, "io.etcd..", "io.grpc..")
+        noClasses()
+                .that()
+                .resideInAPackage(KUBERNETES)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(BROKER, CLI, PROTOCOL, ETCD, "io.etcd..", "io.grpc..")
                 .check(main);
     }
 
     @Test
     void theBrokerAndTheCommandLineNameNoBackend() {
         // A backend is found by the scheme of --coordinator (ClusterStoreProvider through ServiceLoader).
-        noClasses().that().resideInAnyPackage(BROKER, CLI, PROTOCOL)
-                .should().dependOnClassesThat().resideInAnyPackage(ETCD, KUBERNETES)
+        noClasses()
+                .that()
+                .resideInAnyPackage(BROKER, CLI, PROTOCOL)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(ETCD, KUBERNETES)
                 .check(main);
-        noClasses().that().resideInAnyPackage(BROKER, CLI, PROTOCOL)
-                .should().dependOnClassesThat().resideInAnyPackage(BACKEND_LIBRARIES)
+        noClasses()
+                .that()
+                .resideInAnyPackage(BROKER, CLI, PROTOCOL)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(BACKEND_LIBRARIES)
                 .check(main);
     }
 
@@ -134,8 +196,15 @@ class ArchitectureTest {
      * {@code core-storage} is not on the list yet: its root package and its sub-packages still point at each other.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"io.kaas.protocol", "io.kaas.cluster", "io.kaas.recovery", "io.kaas.inspect", "io.kaas.broker",
-        "io.kaas.cli"})
+    @ValueSource(
+            strings = {
+                "io.kaas.protocol",
+                "io.kaas.cluster",
+                "io.kaas.recovery",
+                "io.kaas.inspect",
+                "io.kaas.broker",
+                "io.kaas.cli"
+            })
     void modulePackagesAreFreeOfCycles(String module) {
         slices().matching("io.kaas.(**)").should().beFreeOfCycles().check(main.that(resideInAPackage(module + "..")));
     }

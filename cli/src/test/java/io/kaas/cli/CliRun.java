@@ -11,7 +11,8 @@ import picocli.CommandLine;
 record CliRun(int exit, String out, String err) {
     /** {@code kaas <name of command> args...}; {@code command} only names which subcommand. */
     static CliRun run(Object command, String... args) {
-        String name = command.getClass().getAnnotation(CommandLine.Command.class).name();
+        String name =
+                command.getClass().getAnnotation(CommandLine.Command.class).name();
         String[] all = new String[args.length + 1];
         all[0] = name;
         System.arraycopy(args, 0, all, 1, args.length);

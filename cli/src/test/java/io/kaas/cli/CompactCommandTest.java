@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CompactCommandTest {
     @TempDir
     Path data;
+
     Path p0;
     CleanerScenario scenario;
 
@@ -33,7 +34,8 @@ class CompactCommandTest {
         p0 = Files.createDirectories(data.resolve("c/0"));
         scenario = CleanerScenario.generate(7, 80, 8);
         scenario.write(p0);
-        StateJson.write(data.resolve("c").resolve(TopicConfig.FILE_NAME),
+        StateJson.write(
+                data.resolve("c").resolve(TopicConfig.FILE_NAME),
                 new TopicConfig(null, null, null, null, "compact", null, null, null));
         LogFixture.partition(data, "t", 0, 3, 4);
     }
@@ -41,7 +43,8 @@ class CompactCommandTest {
     @Test
     void aDamagedTopicConfigRefusesTheTopicInEveryToolNamingTheFile() throws Exception {
         Path config = data.resolve("c").resolve(TopicConfig.FILE_NAME);
-        Files.writeString(config, "{\"cleanupPolicy\":\"comp"); // torn: the policy cannot be known, so nothing is guessed
+        Files.writeString(
+                config, "{\"cleanupPolicy\":\"comp"); // torn: the policy cannot be known, so nothing is guessed
         Map<String, Long> before = new HashMap<>();
         try (var files = Files.list(p0)) {
             for (Path f : files.toList()) {
@@ -50,12 +53,15 @@ class CompactCommandTest {
         }
 
         CliRun compact = CliRun.run(new CompactCommand(), data.toString());
-        CliRun recover = CliRun.run(new RecoverCommand(), "--force", data.resolve("c").toString());
+        CliRun recover =
+                CliRun.run(new RecoverCommand(), "--force", data.resolve("c").toString());
         CliRun verify = CliRun.run(new VerifyCommand(), data.resolve("c").toString());
 
         assertThat(compact.exit()).as(compact.toString()).isEqualTo(1);
         assertThat(compact.err()).contains(config + ":0: not a valid topic config");
-        assertThat(recover.exit()).as("--force only removes log bytes: " + recover).isEqualTo(1);
+        assertThat(recover.exit())
+                .as("--force only removes log bytes: " + recover)
+                .isEqualTo(1);
         assertThat(recover.out() + recover.err()).contains(config + ":0: ");
         assertThat(verify.exit()).isEqualTo(1);
         assertThat(verify.out()).contains(config + ":0: ");
@@ -74,18 +80,27 @@ class CompactCommandTest {
         CliRun r = CliRun.run(new CompactCommand(), data.toString());
 
         assertThat(r.exit()).as(r.toString()).isZero();
-        assertThat(r.out()).contains(p0 + ": compacted ").contains("removed ").contains(data.resolve("t/0") + ": skipped");
+        assertThat(r.out())
+                .contains(p0 + ": compacted ")
+                .contains("removed ")
+                .contains(data.resolve("t/0") + ": skipped");
         assertThat(r.err()).contains("2 partition(s): 1 compacted");
         Map<String, Long> left = new HashMap<>();
         for (CleanedLog.Read rec : CleanedLog.read(p0).records) {
             if (!rec.control() && rec.offset() < scenario.activeBase()) {
-                assertThat(left.put(rec.key(), rec.offset())).as("one record per key").isNull();
+                assertThat(left.put(rec.key(), rec.offset()))
+                        .as("one record per key")
+                        .isNull();
             }
         }
-        scenario.latestBelow(scenario.activeBase()).values().forEach(w -> assertThat(left).containsEntry(w.key(), w.offset()));
+        scenario.latestBelow(scenario.activeBase())
+                .values()
+                .forEach(w -> assertThat(left).containsEntry(w.key(), w.offset()));
         assertThat(sizeOf(p0)).isLessThan(before);
 
-        assertThat(CliRun.run(new VerifyCommand(), data.toString()).exit()).as("offset gaps are legal in a compacted topic").isZero();
+        assertThat(CliRun.run(new VerifyCommand(), data.toString()).exit())
+                .as("offset gaps are legal in a compacted topic")
+                .isZero();
         CliRun recover = CliRun.run(new RecoverCommand(), "--dry-run", p0.toString());
         assertThat(recover.exit()).isZero();
         assertThat(recover.out()).contains(": clean;");
@@ -97,14 +112,17 @@ class CompactCommandTest {
     @Test
     void offsetGapsAreLegalOnlyInACompactedTopic() throws Exception {
         assertThat(CliRun.run(new CompactCommand(), p0.toString()).exit()).isZero();
-        Path first = p0.resolve(scenario.write(Files.createTempDirectory(data, "x")).get(0).logFileName());
+        Path first = p0.resolve(
+                scenario.write(Files.createTempDirectory(data, "x")).get(0).logFileName());
         CliRun dump = CliRun.run(new DumpSegmentCommand(), "--deep-iteration", first.toString());
         assertThat(dump.exit()).as(dump.toString()).isZero();
         assertThat(dump.err()).doesNotContain("Non-consecutive");
 
         // the same cleaned files in a topic whose policy is delete: the gaps are reported
         Path copy = Files.createDirectories(data.resolve("d/0"));
-        StateJson.write(data.resolve("d").resolve(TopicConfig.FILE_NAME), TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
+        StateJson.write(
+                data.resolve("d").resolve(TopicConfig.FILE_NAME),
+                TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
         try (var files = Files.list(p0)) {
             for (Path f : files.toList()) {
                 Files.copy(f, copy.resolve(f.getFileName()));
@@ -113,7 +131,11 @@ class CompactCommandTest {
         CliRun verify = CliRun.run(new VerifyCommand(), copy.toString());
         assertThat(verify.exit()).isEqualTo(1);
         assertThat(verify.out()).contains("offset gap");
-        assertThat(CliRun.run(new DumpSegmentCommand(), "--deep-iteration", copy.resolve(first.getFileName()).toString()).err())
+        assertThat(CliRun.run(
+                                new DumpSegmentCommand(),
+                                "--deep-iteration",
+                                copy.resolve(first.getFileName()).toString())
+                        .err())
                 .contains("Non-consecutive offsets");
     }
 
@@ -130,7 +152,8 @@ class CompactCommandTest {
         assertThat(d.get("status").asText()).isEqualTo("would_compact");
         assertThat(w.get("status").asText()).isEqualTo("compacted");
         // (bytes may differ by a varint: a tombstone's delete horizon is stamped from each run's clock)
-        for (String field : new String[] {"recordsRemoved", "keysRemoved", "abortedRemoved", "keys", "segmentsCleaned"}) {
+        for (String field :
+                new String[] {"recordsRemoved", "keysRemoved", "abortedRemoved", "keys", "segmentsCleaned"}) {
             assertThat(d.get(field)).as(field).isEqualTo(w.get(field));
         }
         assertThat(w.get("recordsRemoved").asLong()).isPositive();
@@ -149,7 +172,11 @@ class CompactCommandTest {
     void minCompactionLagKeepsYoungSegmentsDirty() {
         SortedMap<String, String> before = LogFixture.snapshot(p0);
         // the records are from 2023: a lag of a century keeps every segment
-        CliRun r = CliRun.run(new CompactCommand(), "--min-compaction-lag-ms", Long.toString(100L * 365 * 24 * 3600 * 1000), p0.toString());
+        CliRun r = CliRun.run(
+                new CompactCommand(),
+                "--min-compaction-lag-ms",
+                Long.toString(100L * 365 * 24 * 3600 * 1000),
+                p0.toString());
         assertThat(r.exit()).isZero();
         assertThat(r.out()).contains(p0 + ": clean");
         assertThat(LogFixture.snapshot(p0)).isEqualTo(before);
@@ -158,8 +185,9 @@ class CompactCommandTest {
     @Test
     void refusesAPartitionARunningBrokerOwns() throws Exception {
         SortedMap<String, String> before = LogFixture.snapshot(p0);
-        try (FileChannel ch = FileChannel.open(data.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock held = ch.lock()) {
+        try (FileChannel ch =
+                        FileChannel.open(data.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock held = ch.lock()) {
             CliRun r = CliRun.run(new CompactCommand(), p0.toString());
             assertThat(r.exit()).isEqualTo(3);
             assertThat(r.err()).contains("owned by a running broker");
@@ -172,7 +200,10 @@ class CompactCommandTest {
     void aBatchThatFailsItsCrcIsReportedAndStopsThePassBeforeAnythingIsSwapped() throws Exception {
         Path first;
         try (var files = Files.list(p0)) {
-            first = files.filter(f -> f.toString().endsWith(".log")).sorted().findFirst().orElseThrow();
+            first = files.filter(f -> f.toString().endsWith(".log"))
+                    .sorted()
+                    .findFirst()
+                    .orElseThrow();
         }
         LogFixture.flipByte(first, 70); // inside the first batch's records: its CRC no longer matches
         SortedMap<String, String> before = LogFixture.snapshot(data);
@@ -186,7 +217,10 @@ class CompactCommandTest {
     void aDamagedBaseOffsetOutsideTheCrcIsRefusedAsRecoverRefusesItNotRewritten() throws Exception {
         Path first;
         try (var files = Files.list(p0)) {
-            first = files.filter(f -> f.toString().endsWith(".log")).sorted().findFirst().orElseThrow();
+            first = files.filter(f -> f.toString().endsWith(".log"))
+                    .sorted()
+                    .findFirst()
+                    .orElseThrow();
         }
         long second = LogFixture.sizeOf(scenario.segments.get(0).get(0));
         LogFixture.flipByte(first, second + 7); // the second batch's base offset: not covered by its CRC
@@ -204,9 +238,15 @@ class CompactCommandTest {
     @Test
     void usageAndDataErrors() {
         assertThat(CliRun.run(new CompactCommand()).exit()).isEqualTo(2);
-        assertThat(CliRun.run(new CompactCommand(), "--min-compaction-lag-ms", "-1", p0.toString()).exit()).isEqualTo(2);
-        assertThat(CliRun.run(new CompactCommand(), data.resolve("nope").toString()).exit()).isEqualTo(3);
-        assertThat(CliRun.run(new CompactCommand(), "--help").out()).contains("--dry-run").contains("Exit Codes:");
+        assertThat(CliRun.run(new CompactCommand(), "--min-compaction-lag-ms", "-1", p0.toString())
+                        .exit())
+                .isEqualTo(2);
+        assertThat(CliRun.run(new CompactCommand(), data.resolve("nope").toString())
+                        .exit())
+                .isEqualTo(3);
+        assertThat(CliRun.run(new CompactCommand(), "--help").out())
+                .contains("--dry-run")
+                .contains("Exit Codes:");
     }
 
     private static JsonNode json(String line) {
@@ -219,7 +259,9 @@ class CompactCommandTest {
 
     private static long sizeOf(Path dir) {
         try (var files = Files.list(dir)) {
-            return files.filter(f -> f.toString().endsWith(".log")).mapToLong(f -> f.toFile().length()).sum();
+            return files.filter(f -> f.toString().endsWith(".log"))
+                    .mapToLong(f -> f.toFile().length())
+                    .sum();
         } catch (Exception e) {
             throw new AssertionError(e);
         }

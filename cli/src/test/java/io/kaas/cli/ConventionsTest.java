@@ -26,9 +26,14 @@ class ConventionsTest {
 
     @Command(name = "probe", description = "Test-only command.")
     static final class Probe implements Callable<Integer> {
-        @Mixin DataDirMixin dataDir;
-        @Mixin JsonOutputMixin json;
-        @Mixin ColorMixin color;
+        @Mixin
+        DataDirMixin dataDir;
+
+        @Mixin
+        JsonOutputMixin json;
+
+        @Mixin
+        ColorMixin color;
 
         @Option(names = "--fail-with", description = "Throw this kind of error.")
         String failWith = "none";
@@ -43,12 +48,13 @@ class ConventionsTest {
                 case "denied" -> throw new AccessDeniedException(path.toString());
                 case "disk-full" -> throw new FileSystemException(path.toString(), null, "No space left on device");
                 case "unchecked" -> throw new UncheckedIOException(new NoSuchFileException(path.toString()));
-                case "storage" -> throw new StorageException(StorageException.Kind.LOCKED,
-                        path + "/.lock: partition is owned by a running broker (pid 42)");
+                case "storage" ->
+                    throw new StorageException(
+                            StorageException.Kind.LOCKED,
+                            path + "/.lock: partition is owned by a running broker (pid 42)");
                 case "io" -> throw new IOException(path + ": short read at byte 4096");
                 case "bug" -> throw new IllegalStateException("invariant broken");
-                default -> {
-                }
+                default -> {}
             }
             return ExitCodes.OK;
         }
@@ -76,14 +82,16 @@ class ConventionsTest {
 
         assertThat(run.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(run.out()).isEmpty();
-        assertThat(run.err()).isEqualTo("kaas probe: " + missing + ": no such file or directory" + System.lineSeparator());
+        assertThat(run.err())
+                .isEqualTo("kaas probe: " + missing + ": no such file or directory" + System.lineSeparator());
     }
 
     @Test
     void expectedDataErrorsNameTheFileWithoutAStackTrace() {
         assertThat(probe("--fail-with", "denied", "--path", "/data/t/0").err())
                 .isEqualTo("kaas probe: /data/t/0: permission denied" + System.lineSeparator());
-        assertThat(probe("--fail-with", "disk-full", "--path", "/data/t/0/x.log").err())
+        assertThat(probe("--fail-with", "disk-full", "--path", "/data/t/0/x.log")
+                        .err())
                 .isEqualTo("kaas probe: /data/t/0/x.log: no space left on device" + System.lineSeparator());
         assertThat(probe("--fail-with", "unchecked", "--path", "/data/t").err())
                 .isEqualTo("kaas probe: /data/t: no such file or directory" + System.lineSeparator());
@@ -91,8 +99,9 @@ class ConventionsTest {
                 .isEqualTo("kaas probe: /data/t/0/x.log: short read at byte 4096" + System.lineSeparator());
         KaasRun locked = probe("--fail-with", "storage", "--path", "/data/t/0");
         assertThat(locked.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
-        assertThat(locked.err()).isEqualTo("kaas probe: /data/t/0/.lock: partition is owned by a running broker (pid 42)"
-                + System.lineSeparator());
+        assertThat(locked.err())
+                .isEqualTo("kaas probe: /data/t/0/.lock: partition is owned by a running broker (pid 42)"
+                        + System.lineSeparator());
     }
 
     @Test
@@ -100,8 +109,11 @@ class ConventionsTest {
         KaasRun run = probe("--fail-with", "bug");
 
         assertThat(run.exitCode()).isEqualTo(ExitCodes.INTERNAL_ERROR);
-        assertThat(run.err()).contains("internal error", "java.lang.IllegalStateException: invariant broken",
-                "at io.kaas.cli.ConventionsTest$Probe.call");
+        assertThat(run.err())
+                .contains(
+                        "internal error",
+                        "java.lang.IllegalStateException: invariant broken",
+                        "at io.kaas.cli.ConventionsTest$Probe.call");
     }
 
     @Test
@@ -110,8 +122,16 @@ class ConventionsTest {
         KaasRun version = probe("--version");
 
         assertThat(help.exitCode()).isZero();
-        assertThat(help.out()).contains("Usage: kaas probe", "-h, --help", "-V, --version", "--data-dir=DIR",
-                "$KAAS_DATA_DIR", "--json", "Exit Codes:", "  3    Data could not be read");
+        assertThat(help.out())
+                .contains(
+                        "Usage: kaas probe",
+                        "-h, --help",
+                        "-V, --version",
+                        "--data-dir=DIR",
+                        "$KAAS_DATA_DIR",
+                        "--json",
+                        "Exit Codes:",
+                        "  3    Data could not be read");
         assertThat(version.out()).startsWith("kaas ");
     }
 
@@ -141,7 +161,9 @@ class ConventionsTest {
         tty.addSubcommand(ttyProbe);
 
         assertThat(plainProbe.color.stdout("@|bold,red CORRUPT|@ x.log")).isEqualTo("CORRUPT x.log");
-        assertThat(ttyProbe.color.stdout("@|bold,red CORRUPT|@ x.log")).contains("\u001b[").contains("CORRUPT");
+        assertThat(ttyProbe.color.stdout("@|bold,red CORRUPT|@ x.log"))
+                .contains("\u001b[")
+                .contains("CORRUPT");
         assertThat(ttyProbe.color.stderr("@|bold,red CORRUPT|@")).isEqualTo("CORRUPT");
         assertThat(ttyProbe.color.progressOnStderr()).isFalse();
     }

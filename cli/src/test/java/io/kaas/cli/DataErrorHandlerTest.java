@@ -14,10 +14,14 @@ class DataErrorHandlerTest {
     void eaccesAndEnospcCarryTheirCause() {
         assertThat(DataErrorHandler.describe(new AccessDeniedException("/d/__cluster/acls.json")))
                 .isEqualTo("/d/__cluster/acls.json: permission denied");
-        assertThat(DataErrorHandler.describe(new UncheckedIOException(new FileSystemException("/d/t/0/m.tmp", null, "No space left on device"))))
+        assertThat(DataErrorHandler.describe(new UncheckedIOException(
+                        new FileSystemException("/d/t/0/m.tmp", null, "No space left on device"))))
                 .isEqualTo("/d/t/0/m.tmp: no space left on device");
-        assertThat(DataErrorHandler.describe(new StorageException(StorageException.Kind.IO, "/d/t/0: recovery failed: /d/t/0/a.log",
-                new AccessDeniedException("/d/t/0/a.log")))).isEqualTo("/d/t/0: recovery failed: /d/t/0/a.log (permission denied)");
+        assertThat(DataErrorHandler.describe(new StorageException(
+                        StorageException.Kind.IO,
+                        "/d/t/0: recovery failed: /d/t/0/a.log",
+                        new AccessDeniedException("/d/t/0/a.log"))))
+                .isEqualTo("/d/t/0: recovery failed: /d/t/0/a.log (permission denied)");
     }
 
     @Test

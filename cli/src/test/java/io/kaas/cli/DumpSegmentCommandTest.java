@@ -2,8 +2,8 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.testing.LogFixture;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

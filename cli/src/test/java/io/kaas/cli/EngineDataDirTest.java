@@ -2,13 +2,13 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.testing.LogFixture;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,30 +45,55 @@ class EngineDataDirTest {
             assertThat(recover.exit()).as(recover.toString()).isEqualTo(3);
             // The engine holds one lock for its whole data directory, and the tools check it.
             assertThat(recover.err()).contains(data.resolve(".lock") + ": partition is owned by a running broker");
-            assertThat(CliRun.run(new DeleteRecordsCommand(), "--data-dir", data.toString(), "--topic", "orders",
-                    "--partition", "0", "--offset", "10").exit()).isEqualTo(3);
-            assertThat(CliRun.run(new RebuildIndexCommand(), p0.toString()).exit()).isEqualTo(3);
+            assertThat(CliRun.run(
+                                    new DeleteRecordsCommand(),
+                                    "--data-dir",
+                                    data.toString(),
+                                    "--topic",
+                                    "orders",
+                                    "--partition",
+                                    "0",
+                                    "--offset",
+                                    "10")
+                            .exit())
+                    .isEqualTo(3);
+            assertThat(CliRun.run(new RebuildIndexCommand(), p0.toString()).exit())
+                    .isEqualTo(3);
             CliRun verify = CliRun.run(new VerifyCommand(), data.toString());
-            assertThat(verify.exit()).as("verify only reads, so it runs beside a broker: " + verify).isZero();
+            assertThat(verify.exit())
+                    .as("verify only reads, so it runs beside a broker: " + verify)
+                    .isZero();
         }
         try (var files = Files.list(p0)) {
-            assertThat(files.filter(f -> f.toString().endsWith(".log")).count()).as("segments rolled").isGreaterThan(2);
+            assertThat(files.filter(f -> f.toString().endsWith(".log")).count())
+                    .as("segments rolled")
+                    .isGreaterThan(2);
         }
 
         CliRun verify = CliRun.run(new VerifyCommand(), data.toString());
         assertThat(verify.exit()).as(verify.toString()).isZero();
-        CliRun check = CliRun.run(new RebuildIndexCommand(), "--check", "--index-interval-bytes", "512", data.toString());
-        assertThat(check.exit()).as("rebuild-index writes the engine's bytes: " + check).isZero();
+        CliRun check =
+                CliRun.run(new RebuildIndexCommand(), "--check", "--index-interval-bytes", "512", data.toString());
+        assertThat(check.exit())
+                .as("rebuild-index writes the engine's bytes: " + check)
+                .isZero();
 
         SortedMap<String, String> before = LogFixture.snapshot(data);
         CliRun recover = CliRun.run(new RecoverCommand(), "--index-interval-bytes", "512", data.toString());
         assertThat(recover.exit()).as(recover.toString()).isZero();
         assertThat(recover.out()).contains(p0 + ": clean;");
-        assertThat(LogFixture.snapshot(data)).as("recovering a cleanly closed dir changes no byte").isEqualTo(before);
+        assertThat(LogFixture.snapshot(data))
+                .as("recovering a cleanly closed dir changes no byte")
+                .isEqualTo(before);
 
-        CliRun dump = CliRun.run(new DumpSegmentCommand(), "--deep-iteration",
+        CliRun dump = CliRun.run(
+                new DumpSegmentCommand(),
+                "--deep-iteration",
                 p0.resolve("00000000-00000000000000000000.log").toString());
         assertThat(dump.exit()).as(dump.toString()).isZero();
-        assertThat(dump.out()).contains("baseOffset: 0 lastOffset: 19 count: 20").contains("compresscodec: gzip").contains("| offset: 19 ");
+        assertThat(dump.out())
+                .contains("baseOffset: 0 lastOffset: 19 count: 20")
+                .contains("compresscodec: gzip")
+                .contains("| offset: 19 ");
     }
 }

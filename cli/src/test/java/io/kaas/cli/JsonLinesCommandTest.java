@@ -27,10 +27,12 @@ import picocli.CommandLine;
  * {"type":"summary"} carrying its exit code. Run on healthy data, on damage and on a path with no data.
  */
 class JsonLinesCommandTest {
-    private static final ObjectMapper STRICT = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectMapper STRICT =
+            new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     @TempDir
     Path data;
+
     Path p0;
     Path log0;
 
@@ -40,7 +42,9 @@ class JsonLinesCommandTest {
         LogFixture.partition(data, "t", 1, 1, 4);
         Path c0 = Files.createDirectories(data.resolve("c/0"));
         io.kaas.storage.cleaner.CleanerScenario.generate(3, 40, 5).write(c0);
-        StateJson.write(data.resolve("c").resolve(TopicConfig.FILE_NAME), new TopicConfig(null, null, null, null, "compact", null, null, null));
+        StateJson.write(
+                data.resolve("c").resolve(TopicConfig.FILE_NAME),
+                new TopicConfig(null, null, null, null, "compact", null, null, null));
         log0 = p0.resolve(SegmentName.of(1, 0).logFileName());
         Files.createDirectories(data.resolve("__cluster"));
     }
@@ -54,8 +58,23 @@ class JsonLinesCommandTest {
                 List.of("rebuild-index", "--check", "--json", d),
                 List.of("rebuild-index", "--dry-run", "--json", p0.toString()),
                 List.of("compact", "--dry-run", "--json", d),
-                List.of("delete-records", "--dry-run", "--json", "--data-dir", d, "--topic", "t", "--partition", "0", "--offset", "150"),
-                List.of("dump-segment", "--json", log0.toString(), p0.resolve(SegmentName.of(1, 0).indexFileName()).toString(),
+                List.of(
+                        "delete-records",
+                        "--dry-run",
+                        "--json",
+                        "--data-dir",
+                        d,
+                        "--topic",
+                        "t",
+                        "--partition",
+                        "0",
+                        "--offset",
+                        "150"),
+                List.of(
+                        "dump-segment",
+                        "--json",
+                        log0.toString(),
+                        p0.resolve(SegmentName.of(1, 0).indexFileName()).toString(),
                         p0.resolve("manifest.json").toString()),
                 List.of("dump-segment", "--json", "--deep-iteration", log0.toString()),
                 List.of("acl", "list", "--json", "--data-dir", d),
@@ -64,8 +83,20 @@ class JsonLinesCommandTest {
 
     @Test
     void healthyDamagedAndNoDataOutputIsJsonLinesEndingInASummary() throws Exception {
-        assertThat(KaasRun.of("acl", "add", "--json", "--data-dir", data.toString(), "--principal", "User:a", "--operation", "READ",
-                "--topic", "t").exitCode()).isZero();
+        assertThat(KaasRun.of(
+                                "acl",
+                                "add",
+                                "--json",
+                                "--data-dir",
+                                data.toString(),
+                                "--principal",
+                                "User:a",
+                                "--operation",
+                                "READ",
+                                "--topic",
+                                "t")
+                        .exitCode())
+                .isZero();
         userAdd("alice");
         for (List<String> args : summarised()) {
             assertJsonLines(args, true);
@@ -74,8 +105,11 @@ class JsonLinesCommandTest {
         for (List<String> args : summarised()) {
             assertJsonLines(args, true);
         }
-        for (List<String> args : List.of(List.of("recover", "--json", data.resolve("nope").toString()),
-                List.of("compact", "--json", "/etc"), List.of("rebuild-index", "--json", "/etc"), List.of("verify", "--json", "/etc"))) {
+        for (List<String> args : List.of(
+                List.of("recover", "--json", data.resolve("nope").toString()),
+                List.of("compact", "--json", "/etc"),
+                List.of("rebuild-index", "--json", "/etc"),
+                List.of("verify", "--json", "/etc"))) {
             KaasRun r = assertJsonLines(args, true);
             assertThat(r.exitCode()).as(args.toString()).isEqualTo(3);
         }
@@ -84,7 +118,20 @@ class JsonLinesCommandTest {
     @Test
     void singleChangesAreOneObjectEach() throws Exception {
         String d = data.toString();
-        assertJsonLines(List.of("acl", "add", "--json", "--data-dir", d, "--principal", "User:a", "--operation", "READ,WRITE", "--topic", "t"), true);
+        assertJsonLines(
+                List.of(
+                        "acl",
+                        "add",
+                        "--json",
+                        "--data-dir",
+                        d,
+                        "--principal",
+                        "User:a",
+                        "--operation",
+                        "READ,WRITE",
+                        "--topic",
+                        "t"),
+                true);
         assertJsonLines(List.of("acl", "remove", "--json", "--data-dir", d, "--principal", "User:a"), true);
         KaasRun add = userAdd("bob");
         assertThat(add.out().lines()).hasSize(1);
@@ -109,7 +156,8 @@ class JsonLinesCommandTest {
             }
         }
         assertThat(missing).isEmpty();
-        assertThat(kaas.getSubcommands().get("delete-records").getCommandSpec().findOption("--json")).isNotNull();
+        assertThat(kaas.getSubcommands().get("delete-records").getCommandSpec().findOption("--json"))
+                .isNotNull();
     }
 
     private static void collect(CommandLine c, List<CommandLine> out) {
@@ -146,7 +194,9 @@ class JsonLinesCommandTest {
             last = n;
         }
         if (summary) {
-            assertThat(last.path("type").asText()).as(args + ": last line " + last).isEqualTo("summary");
+            assertThat(last.path("type").asText())
+                    .as(args + ": last line " + last)
+                    .isEqualTo("summary");
             if (last.has("exitCode")) {
                 assertThat(last.get("exitCode").asInt()).as(args.toString()).isEqualTo(r.exitCode());
             }

@@ -19,8 +19,9 @@ class KaasTest {
         assertThat(run.exitCode()).isZero();
         assertThat(run.err()).isEmpty();
         assertThat(run.out()).contains("Usage: kaas [-hV] COMMAND", "Commands:", "help ", "Exit Codes:");
-        ExitCodeList.descriptions().forEach((code, description) ->
-                assertThat(run.out()).containsPattern("(?m)^  " + code + " +" + description.substring(0, 20)));
+        ExitCodeList.descriptions()
+                .forEach((code, description) ->
+                        assertThat(run.out()).containsPattern("(?m)^  " + code + " +" + description.substring(0, 20)));
     }
 
     @Test
@@ -31,11 +32,16 @@ class KaasTest {
             String usage = command.getUsageMessage();
             assertThat(usage).as(command.getCommandName()).contains("Exit Codes:", "  3    Data could not be read");
             // Each command words its own 0 and 1; 2, 3 and 70 are the shared wording, appended once.
-            assertThat(command.getCommandSpec().usageMessage().exitCodeList()).as(command.getCommandName())
-                    .containsKeys("0", "1").containsAllEntriesOf(ExitCodeList.complete(Map.of()));
-            assertThat(command.getCommandSpec().usageMessage().exitCodeList().keySet()).as(command.getCommandName())
+            assertThat(command.getCommandSpec().usageMessage().exitCodeList())
+                    .as(command.getCommandName())
+                    .containsKeys("0", "1")
+                    .containsAllEntriesOf(ExitCodeList.complete(Map.of()));
+            assertThat(command.getCommandSpec().usageMessage().exitCodeList().keySet())
+                    .as(command.getCommandName())
                     .containsExactly("0", "1", "2", "3", "70");
-            assertThat(command.getCommandSpec().findOption("--help")).as(command.getCommandName()).isNotNull();
+            assertThat(command.getCommandSpec().findOption("--help"))
+                    .as(command.getCommandName())
+                    .isNotNull();
         }
     }
 
@@ -116,11 +122,18 @@ class KaasTest {
 
     @Test
     void theTreeBuiltForTheArgumentsAnswersAsTheWholeTree() {
-        List<String[]> cases = new java.util.ArrayList<>(List.of(new String[] {"--version"}, new String[] {"-V"},
-                new String[] {"--help"}, new String[] {}, new String[] {"verifx"}, new String[] {"help", "verify"},
-                new String[] {"verify", "--no-such-option"}, new String[] {"acl", "add", "--help"},
+        List<String[]> cases = new java.util.ArrayList<>(List.of(
+                new String[] {"--version"},
+                new String[] {"-V"},
+                new String[] {"--help"},
+                new String[] {},
+                new String[] {"verifx"},
+                new String[] {"help", "verify"},
+                new String[] {"verify", "--no-such-option"},
+                new String[] {"acl", "add", "--help"},
                 new String[] {"generate-completion"}));
-        for (CommandLine sub : Kaas.newCommandLine(Terminal.PLAIN).getSubcommands().values()) {
+        for (CommandLine sub :
+                Kaas.newCommandLine(Terminal.PLAIN).getSubcommands().values()) {
             cases.add(new String[] {sub.getCommandName(), "--help"});
         }
         for (String[] args : cases) {

@@ -2,7 +2,6 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -13,8 +12,11 @@ class LauncherCdsIT {
     void offlineCommandsLoadTheirClassesFromTheArchive() throws Exception {
         Path root = Path.of(System.getProperty("kaas.repo.root"));
         assertThat(root.resolve("cli/target/lib/kaas.jsa")).isRegularFile();
-        ProcessBuilder pb = new ProcessBuilder(root.resolve("bin/kaas").toString(), "verify",
-                root.resolve("cli/src/cds/training").toString()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(
+                        root.resolve("bin/kaas").toString(),
+                        "verify",
+                        root.resolve("cli/src/cds/training").toString())
+                .redirectErrorStream(true);
         pb.environment().keySet().removeIf(k -> k.startsWith("KAAS_"));
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("KAAS_JAVA_OPTS", "-Xlog:class+load=info");
@@ -22,7 +24,8 @@ class LauncherCdsIT {
         String out = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
-        assertThat(out).contains("verified 1 partition(s)")
+        assertThat(out)
+                .contains("verified 1 partition(s)")
                 .containsPattern("io\\.kaas\\.inspect\\.\\S+ source: shared objects file \\(top\\)");
     }
 }

@@ -21,18 +21,23 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LeanLauncherIT {
     /** The jar names and class packages offline commands must not touch. */
-    private static final List<String> FORBIDDEN_JARS = List.of("kaas-broker", "netty-", "grpc-", "jetcd-", "vertx-",
-            "kubernetes-", "prometheus-");
-    private static final Pattern FORBIDDEN_CLASS = Pattern.compile("^\\S*\\[class,load\\s*\\] (io\\.netty|io\\.grpc|io\\.etcd"
-            + "|io\\.vertx|io\\.fabric8|io\\.kaas\\.broker\\.)\\S*", Pattern.MULTILINE);
-    private static final Pattern CLASS_PATH = Pattern.compile("^\\s*java\\.class\\.path = (.*(?:\\n {8}\\S.*)*)", Pattern.MULTILINE);
+    private static final List<String> FORBIDDEN_JARS =
+            List.of("kaas-broker", "netty-", "grpc-", "jetcd-", "vertx-", "kubernetes-", "prometheus-");
+
+    private static final Pattern FORBIDDEN_CLASS = Pattern.compile(
+            "^\\S*\\[class,load\\s*\\] (io\\.netty|io\\.grpc|io\\.etcd"
+                    + "|io\\.vertx|io\\.fabric8|io\\.kaas\\.broker\\.)\\S*",
+            Pattern.MULTILINE);
+    private static final Pattern CLASS_PATH =
+            Pattern.compile("^\\s*java\\.class\\.path = (.*(?:\\n {8}\\S.*)*)", Pattern.MULTILINE);
 
     private final Path root = Path.of(System.getProperty("kaas.repo.root"));
 
     @Test
     void theOfflineClassPathNamesNoneOfTheBrokersJars() throws IOException {
         String offline = Files.readString(root.resolve("cli/target/lib/offline.classpath"));
-        assertThat(offline).contains("lib/kaas-core-storage-", "lib/kaas-recovery-", "lib/kaas-inspect-", "lib/picocli-");
+        assertThat(offline)
+                .contains("lib/kaas-core-storage-", "lib/kaas-recovery-", "lib/kaas-inspect-", "lib/picocli-");
         for (String jar : FORBIDDEN_JARS) {
             assertThat(offline).as("lib/offline.classpath").doesNotContain("lib/" + jar);
         }
@@ -46,7 +51,8 @@ class LeanLauncherIT {
         Path training = copy(root.resolve("cli/src/cds/training"), dir.resolve("training"));
         Path segment;
         try (var files = Files.list(training.resolve("training/0"))) {
-            segment = files.filter(f -> f.toString().endsWith(".log")).findFirst().orElseThrow();
+            segment =
+                    files.filter(f -> f.toString().endsWith(".log")).findFirst().orElseThrow();
         }
         List<List<String>> commands = List.of(
                 List.of("--version"),
@@ -57,15 +63,26 @@ class LeanLauncherIT {
                 List.of("recover", "--dry-run", training.toString()),
                 List.of("user", "add", "alice", "--data-dir", data.toString(), "--password-stdin"),
                 List.of("user", "list", "--data-dir", data.toString()),
-                List.of("acl", "add", "--data-dir", data.toString(), "--principal", "User:alice", "--operation", "read",
-                        "--topic", "orders"),
+                List.of(
+                        "acl",
+                        "add",
+                        "--data-dir",
+                        data.toString(),
+                        "--principal",
+                        "User:alice",
+                        "--operation",
+                        "read",
+                        "--topic",
+                        "orders"),
                 List.of("acl", "list", "--data-dir", data.toString()),
                 List.of("assign", "--help"));
         for (List<String> command : commands) {
             Run run = kaas(command, "-Xlog:class+load=info -XshowSettings:properties");
             assertThat(run.exitCode).as("%s%n%s", command, run.output).isZero();
             Matcher forbidden = FORBIDDEN_CLASS.matcher(run.output);
-            assertThat(forbidden.find()).as("kaas %s loaded %s", command, forbidden.find(0) ? forbidden.group() : "").isFalse();
+            assertThat(forbidden.find())
+                    .as("kaas %s loaded %s", command, forbidden.find(0) ? forbidden.group() : "")
+                    .isFalse();
             String classPath = classPath(run.output);
             assertThat(classPath).as("kaas %s", command).contains("kaas-cli.jar");
             for (String jar : FORBIDDEN_JARS) {
@@ -76,7 +93,8 @@ class LeanLauncherIT {
 
     @Test
     void aCommandNamingACoordinationStoreGetsTheBrokersJars() throws Exception {
-        Run run = kaas(List.of("recover", "--coordinator", "etcd://127.0.0.1:2379", "--help"), "-XshowSettings:properties");
+        Run run = kaas(
+                List.of("recover", "--coordinator", "etcd://127.0.0.1:2379", "--help"), "-XshowSettings:properties");
         assertThat(run.exitCode).as(run.output).isZero();
         assertThat(classPath(run.output)).contains("/kaas-broker-", "/jetcd-core-", "/netty-handler-");
     }
@@ -93,7 +111,9 @@ class LeanLauncherIT {
 
     private static String classPath(String output) {
         Matcher m = CLASS_PATH.matcher(output);
-        assertThat(m.find()).as("-XshowSettings:properties printed java.class.path:%n%s", output).isTrue();
+        assertThat(m.find())
+                .as("-XshowSettings:properties printed java.class.path:%n%s", output)
+                .isTrue();
         return m.group(1);
     }
 

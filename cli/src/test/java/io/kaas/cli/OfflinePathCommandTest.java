@@ -23,8 +23,14 @@ class OfflinePathCommandTest {
 
     /** The offline commands that take a PATH, each with the options it needs besides it. */
     private static final List<List<String>> PATH_COMMANDS = List.of(
-            List.of("verify"), List.of("verify", "--json"), List.of("recover"), List.of("recover", "--dry-run"),
-            List.of("rebuild-index"), List.of("rebuild-index", "--check"), List.of("compact"), List.of("compact", "--dry-run"));
+            List.of("verify"),
+            List.of("verify", "--json"),
+            List.of("recover"),
+            List.of("recover", "--dry-run"),
+            List.of("rebuild-index"),
+            List.of("rebuild-index", "--check"),
+            List.of("compact"),
+            List.of("compact", "--dry-run"));
 
     @Test
     void aPathWithNoDataIsNamedAndExitsThree() throws Exception {
@@ -40,7 +46,9 @@ class OfflinePathCommandTest {
                 args.add(path.toString());
                 KaasRun r = KaasRun.of(args.toArray(String[]::new));
                 assertThat(r.exitCode()).as(args + ": " + r.err()).isEqualTo(ExitCodes.UNREADABLE);
-                assertThat(r.out() + r.err()).as(args.toString()).contains(path.toString())
+                assertThat(r.out() + r.err())
+                        .as(args.toString())
+                        .contains(path.toString())
                         .containsAnyOf("no kaas or Kafka partition data found", "no such file or directory");
                 assertThat(r.err()).as(args.toString()).doesNotContain("0 partition(s)");
             }
@@ -62,18 +70,29 @@ class OfflinePathCommandTest {
     @Test
     void deleteRecordsAndDumpSegmentToo() throws Exception {
         Path empty = Files.createDirectory(dir.resolve("empty"));
-        KaasRun delete = KaasRun.of("delete-records", "--data-dir", empty.toString(), "--topic", "t", "--partition", "0", "--offset", "1");
+        KaasRun delete = KaasRun.of(
+                "delete-records", "--data-dir", empty.toString(), "--topic", "t", "--partition", "0", "--offset", "1");
         assertThat(delete.exitCode()).as(delete.err()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(delete.err()).contains(empty + ": no kaas or Kafka partition data found");
-        KaasRun missing = KaasRun.of("delete-records", "--data-dir", dir.resolve("nope").toString(), "--topic", "t", "--partition", "0",
-                "--offset", "1");
+        KaasRun missing = KaasRun.of(
+                "delete-records",
+                "--data-dir",
+                dir.resolve("nope").toString(),
+                "--topic",
+                "t",
+                "--partition",
+                "0",
+                "--offset",
+                "1");
         assertThat(missing.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(missing.err()).contains(dir.resolve("nope") + ": no such data directory");
 
         KaasRun dump = KaasRun.of("dump-segment", empty.toString());
         assertThat(dump.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(dump.err()).contains(empty.toString());
-        assertThat(KaasRun.of("dump-segment", dir.resolve("nope.log").toString()).exitCode()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(KaasRun.of("dump-segment", dir.resolve("nope.log").toString())
+                        .exitCode())
+                .isEqualTo(ExitCodes.UNREADABLE);
     }
 
     @Test

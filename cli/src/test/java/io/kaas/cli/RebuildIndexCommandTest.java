@@ -2,8 +2,8 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.testing.LogFixture;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RebuildIndexCommandTest {
     @TempDir
     Path data;
+
     Path p0;
     Path index0;
     Path log0;
@@ -32,7 +33,8 @@ class RebuildIndexCommandTest {
 
     @Test
     void checkAgainstTheSameIntervalFindsNothingAndAnotherIntervalDiffers() throws Exception {
-        CliRun same = CliRun.run(new RebuildIndexCommand(), "--check", "--index-interval-bytes", "256", data.toString());
+        CliRun same =
+                CliRun.run(new RebuildIndexCommand(), "--check", "--index-interval-bytes", "256", data.toString());
         assertThat(same.exit()).as(same.toString()).isZero();
         assertThat(same.out()).contains("unchanged " + index0);
 
@@ -47,12 +49,15 @@ class RebuildIndexCommandTest {
         Files.delete(index0);
         Path index1 = p0.resolve(SegmentName.of(1, 200).indexFileName());
         byte[] broker1 = Files.readAllBytes(index1);
-        Files.write(index1, new byte[]{1, 2, 3, 4, 5, 6, 7, 8, 9});
+        Files.write(index1, new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9});
 
         CliRun r = CliRun.run(new RebuildIndexCommand(), "--index-interval-bytes", "256", p0.toString());
 
         assertThat(r.exit()).as(r.toString()).isZero();
-        assertThat(r.out()).contains("rebuilt " + index0 + ": ").contains("was missing").contains("rebuilt " + index1);
+        assertThat(r.out())
+                .contains("rebuilt " + index0 + ": ")
+                .contains("was missing")
+                .contains("rebuilt " + index1);
         assertThat(Files.readAllBytes(index0)).isEqualTo(brokerIndex);
         assertThat(Files.readAllBytes(index1)).isEqualTo(broker1);
         assertThat(p0.resolve(index0.getFileName() + ".tmp")).doesNotExist();
@@ -60,7 +65,7 @@ class RebuildIndexCommandTest {
 
     @Test
     void dryRunChangesNoByte() throws Exception {
-        Files.write(index0, new byte[]{9, 9, 9});
+        Files.write(index0, new byte[] {9, 9, 9});
 
         CliRun r = CliRun.run(new RebuildIndexCommand(), "--dry-run", "--index-interval-bytes", "256", log0.toString());
 
@@ -102,16 +107,20 @@ class RebuildIndexCommandTest {
     @Test
     void refusesAPartitionABrokerOwnsUnlessForced() throws Exception {
         Files.delete(index0);
-        try (FileChannel ch = FileChannel.open(p0.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock held = ch.lock()) {
+        try (FileChannel ch =
+                        FileChannel.open(p0.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock held = ch.lock()) {
             CliRun refused = CliRun.run(new RebuildIndexCommand(), p0.toString());
             assertThat(refused.exit()).isEqualTo(3);
             assertThat(refused.err().lines().findFirst().orElseThrow())
-                    .isEqualTo(p0.resolve(".lock") + ": partition is owned by a running broker (lock held); stop the broker or pass --force");
+                    .isEqualTo(p0.resolve(".lock")
+                            + ": partition is owned by a running broker (lock held); stop the broker or pass --force");
             assertThat(index0).doesNotExist();
 
             CliRun check = CliRun.run(new RebuildIndexCommand(), "--check", p0.toString());
-            assertThat(check.exit()).as("--check writes nothing, so it needs no lock").isEqualTo(1);
+            assertThat(check.exit())
+                    .as("--check writes nothing, so it needs no lock")
+                    .isEqualTo(1);
 
             CliRun forced = CliRun.run(new RebuildIndexCommand(), "--force", p0.toString());
             assertThat(forced.exit()).isZero();
@@ -123,21 +132,29 @@ class RebuildIndexCommandTest {
 
     @Test
     void unreadableInputsExitThree() throws Exception {
-        assertThat(CliRun.run(new RebuildIndexCommand(), data.resolve("nope").toString()).exit()).isEqualTo(3);
+        assertThat(CliRun.run(new RebuildIndexCommand(), data.resolve("nope").toString())
+                        .exit())
+                .isEqualTo(3);
         Files.writeString(data.resolve("x.txt"), "x");
-        CliRun notSegment = CliRun.run(new RebuildIndexCommand(), data.resolve("x.txt").toString());
+        CliRun notSegment =
+                CliRun.run(new RebuildIndexCommand(), data.resolve("x.txt").toString());
         assertThat(notSegment.exit()).isEqualTo(3);
         assertThat(notSegment.err()).startsWith(data.resolve("x.txt") + ": not a segment file");
         Files.createDirectory(p0.resolve(SegmentName.of(1, 400).logFileName()));
         CliRun dirAsLog = CliRun.run(new RebuildIndexCommand(), p0.toString());
         assertThat(dirAsLog.exit()).isEqualTo(3);
-        assertThat(dirAsLog.err()).contains(p0.resolve(SegmentName.of(1, 400).logFileName()).toString());
+        assertThat(dirAsLog.err())
+                .contains(p0.resolve(SegmentName.of(1, 400).logFileName()).toString());
     }
 
     @Test
     void helpAndUsage() {
-        assertThat(CliRun.run(new RebuildIndexCommand(), "--help").out()).contains("--index-interval-bytes").contains("Exit Codes:");
+        assertThat(CliRun.run(new RebuildIndexCommand(), "--help").out())
+                .contains("--index-interval-bytes")
+                .contains("Exit Codes:");
         assertThat(CliRun.run(new RebuildIndexCommand()).exit()).isEqualTo(2);
-        assertThat(CliRun.run(new RebuildIndexCommand(), "--index-interval-bytes", "x", "p").exit()).isEqualTo(2);
+        assertThat(CliRun.run(new RebuildIndexCommand(), "--index-interval-bytes", "x", "p")
+                        .exit())
+                .isEqualTo(2);
     }
 }

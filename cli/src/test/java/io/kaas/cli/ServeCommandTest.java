@@ -49,11 +49,26 @@ class ServeCommandTest {
 
     @Test
     void flagsAreParsedLikeKafkas() {
-        BrokerConfig c = parse("--listeners", "PLAINTEXT://127.0.0.1:19092,PLAINTEXT://[::1]:19093",
-                "--advertised-listeners", "PLAINTEXT://kafka.example:9092", "--broker-id", "7", "--cluster-id", "c1",
-                "--flush-interval-messages", "100", "--retention-check-interval", "0", "--no-auto-create-topics",
-                "--segment-bytes", "1048576", "--in-memory");
-        assertThat(c.listeners()).containsExactly(new Endpoint("PLAINTEXT", "127.0.0.1", 19092), new Endpoint("PLAINTEXT", "::1", 19093));
+        BrokerConfig c = parse(
+                "--listeners",
+                "PLAINTEXT://127.0.0.1:19092,PLAINTEXT://[::1]:19093",
+                "--advertised-listeners",
+                "PLAINTEXT://kafka.example:9092",
+                "--broker-id",
+                "7",
+                "--cluster-id",
+                "c1",
+                "--flush-interval-messages",
+                "100",
+                "--retention-check-interval",
+                "0",
+                "--no-auto-create-topics",
+                "--segment-bytes",
+                "1048576",
+                "--in-memory");
+        assertThat(c.listeners())
+                .containsExactly(
+                        new Endpoint("PLAINTEXT", "127.0.0.1", 19092), new Endpoint("PLAINTEXT", "::1", 19093));
         assertThat(c.advertisedListeners()).containsExactly(new Endpoint("PLAINTEXT", "kafka.example", 9092));
         assertThat(c.brokerId()).isEqualTo(7);
         assertThat(c.clusterId()).isEqualTo("c1");
@@ -62,7 +77,8 @@ class ServeCommandTest {
         assertThat(c.autoCreateTopics()).isFalse();
         assertThat(c.segmentBytes()).isEqualTo(1048576);
         assertThat(c.inMemory()).isTrue();
-        assertThat(parse("--retention-check-interval", "5m").retentionCheckInterval()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(parse("--retention-check-interval", "5m").retentionCheckInterval())
+                .isEqualTo(Duration.ofMinutes(5));
     }
 
     @Test
@@ -81,7 +97,8 @@ class ServeCommandTest {
         assertThat(parse("--admin-listener", "none").adminListener()).isNull();
         assertThat(parse("--admin-listener", "0.0.0.0:9100").adminListener())
                 .isEqualTo(java.net.InetSocketAddress.createUnresolved("0.0.0.0", 9100));
-        assertThat(parse("--admin-listener", "[::1]:9100").adminListener().getHostString()).isEqualTo("::1");
+        assertThat(parse("--admin-listener", "[::1]:9100").adminListener().getHostString())
+                .isEqualTo("::1");
         assertThat(parse().metricsPerPartition()).isTrue();
         assertThat(parse("--no-metrics-per-partition").metricsPerPartition()).isFalse();
         KaasRun bad = KaasRun.of("serve", "--admin-listener", "9644");
@@ -92,10 +109,17 @@ class ServeCommandTest {
     @Test
     void aTakenAdminPortIsOneLineAndExit3(@TempDir Path dir) throws Exception {
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            KaasRun run = KaasRun.of("serve", "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.toString(),
-                    "--admin-listener", "127.0.0.1:" + taken.getLocalPort());
+            KaasRun run = KaasRun.of(
+                    "serve",
+                    "--listeners",
+                    "PLAINTEXT://127.0.0.1:0",
+                    "--data-dir",
+                    dir.toString(),
+                    "--admin-listener",
+                    "127.0.0.1:" + taken.getLocalPort());
             assertThat(run.exitCode()).isEqualTo(ExitCodes.UNREADABLE);
-            assertThat(run.err().strip()).doesNotContain("\n")
+            assertThat(run.err().strip())
+                    .doesNotContain("\n")
                     .startsWith("kaas serve: admin listener 127.0.0.1:" + taken.getLocalPort() + ": cannot bind");
             assertThat(run.out()).isEmpty();
         }
@@ -109,16 +133,27 @@ class ServeCommandTest {
     }
 
     private static Process serve(Path dir, Path log) throws Exception {
-        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
-                "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.resolve("data").toString(),
-                "--admin-listener", "127.0.0.1:0")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        ChildJvm.classpath(),
+                        "io.kaas.cli.Kaas",
+                        "serve",
+                        "--listeners",
+                        "PLAINTEXT://127.0.0.1:0",
+                        "--data-dir",
+                        dir.resolve("data").toString(),
+                        "--admin-listener",
+                        "127.0.0.1:0")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
 
     private static int awaitPort(Path log) {
         Pattern listening = Pattern.compile("listening on .*advertised PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
-        Matcher m = await().atMost(Duration.ofSeconds(30)).until(() -> listening.matcher(Files.readString(log)), Matcher::find);
+        Matcher m = await().atMost(Duration.ofSeconds(30))
+                .until(() -> listening.matcher(Files.readString(log)), Matcher::find);
         return Integer.parseInt(m.group(1));
     }
 
@@ -164,8 +199,10 @@ class ServeCommandTest {
                     producer.flush();
                     Properties c = clientProps(port);
                     c.put("group.id", "durable-group");
-                    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(c)) {
-                        consumer.commitSync(java.util.Map.of(new org.apache.kafka.common.TopicPartition("durable", 0),
+                    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer =
+                            new org.apache.kafka.clients.consumer.KafkaConsumer<>(c)) {
+                        consumer.commitSync(java.util.Map.of(
+                                new org.apache.kafka.common.TopicPartition("durable", 0),
                                 new org.apache.kafka.clients.consumer.OffsetAndMetadata(500)));
                     }
                     p.destroyForcibly(); // SIGKILL: no shutdown hook, no clean close
@@ -185,9 +222,11 @@ class ServeCommandTest {
             c.put("group.id", "durable-group");
             c.put("auto.offset.reset", "earliest");
             java.util.Set<String> seen = new java.util.HashSet<>();
-            try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(c)) {
+            try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer =
+                    new org.apache.kafka.clients.consumer.KafkaConsumer<>(c)) {
                 org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition("durable", 0);
-                assertThat(consumer.committed(java.util.Set.of(tp)).get(tp).offset()).isEqualTo(500);
+                assertThat(consumer.committed(java.util.Set.of(tp)).get(tp).offset())
+                        .isEqualTo(500);
                 consumer.assign(java.util.List.of(tp));
                 consumer.seekToBeginning(java.util.List.of(tp));
                 long deadline = System.currentTimeMillis() + 30_000;
@@ -222,7 +261,10 @@ class ServeCommandTest {
                 props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
                 props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
                 try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
-                    assertThat(producer.send(new ProducerRecord<>("served", "round " + round)).get().offset()).isEqualTo(round);
+                    assertThat(producer.send(new ProducerRecord<>("served", "round " + round))
+                                    .get()
+                                    .offset())
+                            .isEqualTo(round);
                 }
                 p.destroy(); // SIGTERM
                 assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -54,13 +54,17 @@ class ServeConfigFileTest {
         String[] all = new String[args.length + 1];
         all[0] = "serve";
         System.arraycopy(args, 0, all, 1, args.length);
-        return new BrokerLaunch((ServeCommand) kaas.parseArgs(all).subcommand().commandSpec().userObject()).toSettings();
+        return new BrokerLaunch((ServeCommand)
+                        kaas.parseArgs(all).subcommand().commandSpec().userObject())
+                .toSettings();
     }
 
     @Test
     void apachesKraftFileAppliesWhatFitsAndNamesTheRestInOneWarning() throws Exception {
         Path data = dir.resolve("logs");
-        BrokerLaunch.Settings s = parse("--config", write("server.properties", APACHE_KRAFT.formatted(data)).toString());
+        BrokerLaunch.Settings s = parse(
+                "--config",
+                write("server.properties", APACHE_KRAFT.formatted(data)).toString());
         assertThat(s.broker().listeners()).containsExactly(new Endpoint("PLAINTEXT", "", 9092));
         assertThat(s.broker().advertisedListeners()).containsExactly(new Endpoint("PLAINTEXT", "localhost", 9092));
         assertThat(s.broker().brokerId()).isEqualTo(1);
@@ -70,11 +74,22 @@ class ServeConfigFileTest {
         assertThat(s.broker().requestHandlerThreads()).isEqualTo(8);
         assertThat(s.broker().networkThreads()).isEqualTo(3);
         assertThat(s.security().protocolOf("PLAINTEXT")).isEqualTo(SecurityProtocol.PLAINTEXT);
-        assertThat(s.warning()).hasValueSatisfying(w -> assertThat(w).doesNotContain("\n")
-                .contains("process.roles", "controller.quorum.bootstrap.servers", "log.retention.hours",
-                        "listeners[CONTROLLER]")
-                .doesNotContain("log.dirs", "node.id", "log.segment.bytes", "listener.security.protocol.map", "num.io.threads",
-                        "num.network.threads", "inter.broker.listener.name"));
+        assertThat(s.warning())
+                .hasValueSatisfying(w -> assertThat(w)
+                        .doesNotContain("\n")
+                        .contains(
+                                "process.roles",
+                                "controller.quorum.bootstrap.servers",
+                                "log.retention.hours",
+                                "listeners[CONTROLLER]")
+                        .doesNotContain(
+                                "log.dirs",
+                                "node.id",
+                                "log.segment.bytes",
+                                "listener.security.protocol.map",
+                                "num.io.threads",
+                                "num.network.threads",
+                                "inter.broker.listener.name"));
     }
 
     @Test
@@ -91,19 +106,37 @@ class ServeConfigFileTest {
         assertThat(file.security().quotaWindow()).isEqualTo(new io.kaas.broker.quota.ClientQuotas.Window(5, 2));
         assertThat(file.warning()).isEmpty();
 
-        BrokerLaunch.Settings flags = parse("--config", f.toString(), "--authorizer-class-name", "", "--super-users", "User:root;User:ops",
-                "--allow-everyone-if-no-acl-found", "--quota-window-num", "3", "--quota-window-size-seconds", "1");
-        assertThat(flags.security().authorizerEnabled()).as("an empty flag turns the file's authorizer off").isFalse();
+        BrokerLaunch.Settings flags = parse(
+                "--config",
+                f.toString(),
+                "--authorizer-class-name",
+                "",
+                "--super-users",
+                "User:root;User:ops",
+                "--allow-everyone-if-no-acl-found",
+                "--quota-window-num",
+                "3",
+                "--quota-window-size-seconds",
+                "1");
+        assertThat(flags.security().authorizerEnabled())
+                .as("an empty flag turns the file's authorizer off")
+                .isFalse();
         assertThat(flags.security().superUsers()).containsExactly("User:root", "User:ops");
         assertThat(flags.security().allowEveryoneIfNoAcl()).isTrue();
         assertThat(flags.security().quotaWindow()).isEqualTo(new io.kaas.broker.quota.ClientQuotas.Window(3, 1));
 
-        BrokerLaunch.Settings noFile = parse("--authorizer-class-name", io.kaas.broker.security.AccessControl.STANDARD_AUTHORIZER);
+        BrokerLaunch.Settings noFile =
+                parse("--authorizer-class-name", io.kaas.broker.security.AccessControl.STANDARD_AUTHORIZER);
         assertThat(noFile.security().authorizerEnabled()).isTrue();
         assertThat(noFile.security().allowEveryoneIfNoAcl()).isFalse();
         assertThat(noFile.security().quotaWindow()).isEqualTo(io.kaas.broker.quota.ClientQuotas.Window.DEFAULT);
 
-        KaasRun bad = KaasRun.of("serve", "--authorizer-class-name", "kafka.security.authorizer.AclAuthorizer", "--admin-listener", "none");
+        KaasRun bad = KaasRun.of(
+                "serve",
+                "--authorizer-class-name",
+                "kafka.security.authorizer.AclAuthorizer",
+                "--admin-listener",
+                "none");
         assertThat(bad.exitCode()).as(bad.err()).isEqualTo(ExitCodes.USAGE);
         assertThat(bad.err()).contains("authorizer.class.name", "StandardAuthorizer");
         bad = KaasRun.of("serve", "--quota-window-num", "0", "--admin-listener", "none");
@@ -114,8 +147,17 @@ class ServeConfigFileTest {
     @Test
     void flagsWinOverTheFile() throws Exception {
         Path f = write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs")));
-        BrokerLaunch.Settings s = parse("--config", f.toString(), "--listeners", "PLAINTEXT://127.0.0.1:19092",
-                "--broker-id", "5", "--data-dir", dir.resolve("other").toString(), "--num-partitions", "2");
+        BrokerLaunch.Settings s = parse(
+                "--config",
+                f.toString(),
+                "--listeners",
+                "PLAINTEXT://127.0.0.1:19092",
+                "--broker-id",
+                "5",
+                "--data-dir",
+                dir.resolve("other").toString(),
+                "--num-partitions",
+                "2");
         assertThat(s.broker().listeners()).containsExactly(new Endpoint("PLAINTEXT", "127.0.0.1", 19092));
         assertThat(s.broker().brokerId()).isEqualTo(5);
         assertThat(s.broker().dataDir()).isEqualTo(dir.resolve("other"));
@@ -127,20 +169,24 @@ class ServeConfigFileTest {
     void threadPoolKeysAndFlags() throws Exception {
         BrokerLaunch.Settings defaults = parse();
         assertThat(defaults.broker().requestHandlerThreads()).isEqualTo(8);
-        assertThat(defaults.broker().networkThreads()).isEqualTo(io.kaas.broker.config.BrokerConfig.defaultNetworkThreads());
+        assertThat(defaults.broker().networkThreads())
+                .isEqualTo(io.kaas.broker.config.BrokerConfig.defaultNetworkThreads());
         Path f = write("threads.properties", "num.io.threads=16\nnum.network.threads=2\n");
         BrokerLaunch.Settings file = parse("--config", f.toString());
         assertThat(file.broker().requestHandlerThreads()).isEqualTo(16);
         assertThat(file.broker().networkThreads()).isEqualTo(2);
         assertThat(file.warning()).isEmpty();
-        BrokerLaunch.Settings flags = parse("--config", f.toString(), "--num-io-threads", "3", "--num-network-threads", "1");
+        BrokerLaunch.Settings flags =
+                parse("--config", f.toString(), "--num-io-threads", "3", "--num-network-threads", "1");
         assertThat(flags.broker().requestHandlerThreads()).isEqualTo(3);
         assertThat(flags.broker().networkThreads()).isEqualTo(1);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--num-io-threads", "0"))
-                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("num.io.threads");
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("num.io.threads");
         Path bad = write("bad-threads.properties", "num.network.threads=0\n");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--config", bad.toString()))
-                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("num.network.threads");
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("num.network.threads");
     }
 
     /**
@@ -151,18 +197,34 @@ class ServeConfigFileTest {
     void socketBufferKeysAndFlags() throws Exception {
         io.kaas.protocol.SocketBuffers os = io.kaas.protocol.SocketBuffers.OS_DEFAULTS;
         assertThat(parse().broker().socketBuffers()).isEqualTo(os);
-        BrokerLaunch.Settings apache = parse("--config", write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs"))).toString());
+        BrokerLaunch.Settings apache = parse(
+                "--config",
+                write("server.properties", APACHE_KRAFT.formatted(dir.resolve("logs")))
+                        .toString());
         assertThat(apache.broker().socketBuffers()).isEqualTo(new io.kaas.protocol.SocketBuffers(102400, 102400));
-        assertThat(apache.warning()).hasValueSatisfying(w -> assertThat(w).doesNotContain("socket.send.buffer.bytes", "socket.receive.buffer.bytes"));
+        assertThat(apache.warning())
+                .hasValueSatisfying(
+                        w -> assertThat(w).doesNotContain("socket.send.buffer.bytes", "socket.receive.buffer.bytes"));
         Path f = write("buffers.properties", "socket.send.buffer.bytes=65536\n");
-        assertThat(parse("--config", f.toString()).broker().socketBuffers()).isEqualTo(new io.kaas.protocol.SocketBuffers(65536, -1));
-        assertThat(parse("--config", f.toString(), "--socket-send-buffer-bytes", "-1", "--socket-receive-buffer-bytes", "131072")
-                .broker().socketBuffers()).isEqualTo(new io.kaas.protocol.SocketBuffers(-1, 131072));
+        assertThat(parse("--config", f.toString()).broker().socketBuffers())
+                .isEqualTo(new io.kaas.protocol.SocketBuffers(65536, -1));
+        assertThat(parse(
+                                "--config",
+                                f.toString(),
+                                "--socket-send-buffer-bytes",
+                                "-1",
+                                "--socket-receive-buffer-bytes",
+                                "131072")
+                        .broker()
+                        .socketBuffers())
+                .isEqualTo(new io.kaas.protocol.SocketBuffers(-1, 131072));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--socket-send-buffer-bytes", "0"))
-                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("socket.send.buffer.bytes");
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("socket.send.buffer.bytes");
         Path bad = write("bad-buffers.properties", "socket.receive.buffer.bytes=-2\n");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--config", bad.toString()))
-                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("socket.receive.buffer.bytes")
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("socket.receive.buffer.bytes")
                 .hasMessageContaining("-1 for the operating system's default");
     }
 
@@ -178,13 +240,21 @@ class ServeConfigFileTest {
         assertThat(file.transactions().idExpiration()).isEqualTo(Duration.ofHours(1));
         assertThat(file.transactions().version()).isEqualTo((short) 1);
         assertThat(file.warning()).isEmpty();
-        BrokerLaunch.Settings flags = parse("--config", f.toString(), "--transaction-max-timeout", "2m",
-                "--transactional-id-expiration", "10s", "--transaction-version", "2");
+        BrokerLaunch.Settings flags = parse(
+                "--config",
+                f.toString(),
+                "--transaction-max-timeout",
+                "2m",
+                "--transactional-id-expiration",
+                "10s",
+                "--transaction-version",
+                "2");
         assertThat(flags.transactions().maxTimeout()).isEqualTo(Duration.ofMinutes(2));
         assertThat(flags.transactions().idExpiration()).isEqualTo(Duration.ofSeconds(10));
         assertThat(flags.transactions().version()).isEqualTo((short) 2);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> parse("--transaction-version", "3"))
-                .isInstanceOf(CommandLine.ParameterException.class).hasMessageContaining("transaction.version");
+                .isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessageContaining("transaction.version");
     }
 
     @Test
@@ -196,11 +266,17 @@ class ServeConfigFileTest {
                 log.cleaner.backoff.ms=2000
                 """);
         BrokerLaunch.Settings s = parse("--config", f.toString());
-        assertThat(s.broker().cleaner()).isEqualTo(new io.kaas.storage.CleanerSettings(3, 33554432L, 65536, Duration.ofSeconds(2)));
+        assertThat(s.broker().cleaner())
+                .isEqualTo(new io.kaas.storage.CleanerSettings(3, 33554432L, 65536, Duration.ofSeconds(2)));
         assertThat(s.warning()).isEmpty();
-        assertThat(parse("--config", f.toString(), "--log-cleaner-threads", "1").broker().cleaner().threads()).isEqualTo(1);
+        assertThat(parse("--config", f.toString(), "--log-cleaner-threads", "1")
+                        .broker()
+                        .cleaner()
+                        .threads())
+                .isEqualTo(1);
         Path off = write("off.properties", "log.cleaner.enable=false\n");
-        assertThat(parse("--config", off.toString()).broker().cleaner().threads()).isZero();
+        assertThat(parse("--config", off.toString()).broker().cleaner().threads())
+                .isZero();
         assertThat(parse().broker().cleaner()).isEqualTo(io.kaas.storage.CleanerSettings.DEFAULTS);
     }
 
@@ -223,9 +299,11 @@ class ServeConfigFileTest {
         assertThat(s.security().saslMechanisms("INTERNAL")).containsExactly("PLAIN");
         assertThat(s.security().superUsers()).containsExactly("User:admin");
         // Keys Apache would use but kaas does not (PLAIN checks the SCRAM store, principals come from TLS/SASL).
-        assertThat(s.warning()).hasValueSatisfying(w -> assertThat(w)
-                .contains("2 key(s)", "listener.name.internal.plain.sasl.jaas.config", "principal.builder.class")
-                .doesNotContain("user_admin"));
+        assertThat(s.warning())
+                .hasValueSatisfying(w -> assertThat(w)
+                        .contains(
+                                "2 key(s)", "listener.name.internal.plain.sasl.jaas.config", "principal.builder.class")
+                        .doesNotContain("user_admin"));
     }
 
     /** A SASL_SSL-only cluster as Apache's: the inter-broker keys and the broker's own login from the file. */
@@ -236,6 +314,7 @@ class ServeConfigFileTest {
             sasl.enabled.mechanisms=SCRAM-SHA-512
             %s
             """;
+
     private static final String BROKER_LOGIN = "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config="
             + "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"broker\" password=\"Hunter2-secret\";";
 
@@ -247,45 +326,95 @@ class ServeConfigFileTest {
                 listener.name.sasl_ssl.plain.sasl.jaas.config=x
                 """ + BROKER_LOGIN));
         BrokerLaunch.Settings s = parse("--config", f.toString(), "--coordinator", "etcd://127.0.0.1:2379");
-        assertThat(s.security().settings()).containsEntry("inter.broker.listener.name", "sasl_ssl")
+        assertThat(s.security().settings())
+                .containsEntry("inter.broker.listener.name", "sasl_ssl")
                 .containsEntry("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
         // Applied: the three keys and the broker's own login; a JAAS entry kaas never reads is named.
-        assertThat(s.warning()).hasValueSatisfying(w -> assertThat(w).contains("1 key(s)", "listener.name.sasl_ssl.plain.sasl.jaas.config"));
+        assertThat(s.warning())
+                .hasValueSatisfying(
+                        w -> assertThat(w).contains("1 key(s)", "listener.name.sasl_ssl.plain.sasl.jaas.config"));
         // A flag naming the protocol replaces the file's listener name (the flag wins; Apache's "only one of" holds).
         Path internal = write("internal.properties", SASL_SSL_CLUSTER.formatted("""
                 listeners=SASL_SSL://127.0.0.1:9093,INTERNAL://127.0.0.1:9094
                 listener.security.protocol.map=SASL_SSL:SASL_SSL,INTERNAL:SSL
                 inter.broker.listener.name=INTERNAL
                 """));
-        assertThat(parse("--config", internal.toString(), "--coordinator", "etcd://127.0.0.1:2379").security().settings())
+        assertThat(parse("--config", internal.toString(), "--coordinator", "etcd://127.0.0.1:2379")
+                        .security()
+                        .settings())
                 .containsEntry("inter.broker.listener.name", "INTERNAL");
-        assertThat(parse("--config", internal.toString(), "--security-inter-broker-protocol", "SASL_SSL",
-                "--sasl-mechanism-inter-broker-protocol", "SCRAM-SHA-512").security().settings())
-                .doesNotContainKey("inter.broker.listener.name").containsEntry("security.inter.broker.protocol", "SASL_SSL");
+        assertThat(parse(
+                                "--config",
+                                internal.toString(),
+                                "--security-inter-broker-protocol",
+                                "SASL_SSL",
+                                "--sasl-mechanism-inter-broker-protocol",
+                                "SCRAM-SHA-512")
+                        .security()
+                        .settings())
+                .doesNotContainKey("inter.broker.listener.name")
+                .containsEntry("security.inter.broker.protocol", "SASL_SSL");
     }
 
     @Test
     void badInterBrokerSettingsAreUsageErrorsNamingKeyAndRule() throws Exception {
         String[][] cases = {
             // {file keys, extra arguments, expected, expected}
-            {"", "--coordinator etcd://127.0.0.1:1", "inter.broker.listener.name must be a listener name defined in advertised.listeners",
-                "SASL_SSL"},
-            {"inter.broker.listener.name=SASL_SSL\nsecurity.inter.broker.protocol=SASL_SSL", "",
-                "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set", ""},
-            {"", "--inter-broker-listener-name SASL_SSL --security-inter-broker-protocol SASL_SSL",
-                "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set", ""},
-            {"inter.broker.listener.name=REPLICATION", "", "Listener with name REPLICATION defined in inter.broker.listener.name "
-                + "not found in listener.security.protocol.map", ""},
-            {"inter.broker.listener.name=SASL_SSL", "", "sasl.mechanism.inter.broker.protocol must be included in "
-                + "sasl.enabled.mechanisms when SASL is used for inter-broker communication", "GSSAPI"},
-            {"", "--inter-broker-listener-name SASL_SSL --sasl-mechanism-inter-broker-protocol PLAIN", "sasl.mechanism.inter.broker.protocol", "[SCRAM-SHA-512]"},
-            {"inter.broker.listener.name=SASL_SSL\nsasl.mechanism.inter.broker.protocol=SCRAM-SHA-512", "--coordinator etcd://127.0.0.1:1",
-                "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config", "KafkaServer"},
-            {"security.inter.broker.protocol=TLS", "", "security.inter.broker.protocol", "PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"},
+            {
+                "",
+                "--coordinator etcd://127.0.0.1:1",
+                "inter.broker.listener.name must be a listener name defined in advertised.listeners",
+                "SASL_SSL"
+            },
+            {
+                "inter.broker.listener.name=SASL_SSL\nsecurity.inter.broker.protocol=SASL_SSL",
+                "",
+                "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set",
+                ""
+            },
+            {
+                "",
+                "--inter-broker-listener-name SASL_SSL --security-inter-broker-protocol SASL_SSL",
+                "Only one of inter.broker.listener.name and security.inter.broker.protocol should be set",
+                ""
+            },
+            {
+                "inter.broker.listener.name=REPLICATION",
+                "",
+                "Listener with name REPLICATION defined in inter.broker.listener.name "
+                        + "not found in listener.security.protocol.map",
+                ""
+            },
+            {
+                "inter.broker.listener.name=SASL_SSL",
+                "",
+                "sasl.mechanism.inter.broker.protocol must be included in "
+                        + "sasl.enabled.mechanisms when SASL is used for inter-broker communication",
+                "GSSAPI"
+            },
+            {
+                "",
+                "--inter-broker-listener-name SASL_SSL --sasl-mechanism-inter-broker-protocol PLAIN",
+                "sasl.mechanism.inter.broker.protocol",
+                "[SCRAM-SHA-512]"
+            },
+            {
+                "inter.broker.listener.name=SASL_SSL\nsasl.mechanism.inter.broker.protocol=SCRAM-SHA-512",
+                "--coordinator etcd://127.0.0.1:1",
+                "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                "KafkaServer"
+            },
+            {
+                "security.inter.broker.protocol=TLS",
+                "",
+                "security.inter.broker.protocol",
+                "PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"
+            },
         };
         for (String[] c : cases) {
             Path f = write("bad-ib.properties", SASL_SSL_CLUSTER.formatted(c[0]));
-            java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("serve", "--config", f.toString(), "--admin-listener", "none"));
+            java.util.List<String> args = new java.util.ArrayList<>(
+                    java.util.List.of("serve", "--config", f.toString(), "--admin-listener", "none"));
             if (!c[1].isEmpty()) {
                 args.addAll(java.util.List.of(c[1].split(" ")));
             }
@@ -314,15 +443,35 @@ class ServeConfigFileTest {
             {"log.segment.bytes=12", "log.segment.bytes", "at least 1024"},
             {"node.id=one", "node.id", "INT"},
             {"ssl.client.auth=sometimes", "ssl.client.auth", "one of: required, requested, none"},
-            {"authorizer.class.name=kafka.security.authorizer.AclAuthorizer", "authorizer.class.name", "StandardAuthorizer only"},
+            {
+                "authorizer.class.name=kafka.security.authorizer.AclAuthorizer",
+                "authorizer.class.name",
+                "StandardAuthorizer only"
+            },
             {"allow.everyone.if.no.acl.found=maybe", "allow.everyone.if.no.acl.found", "true or false"},
-            {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=GSSAPI", "sasl.enabled.mechanisms", "GSSAPI"},
-            {"listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=OAUTHBEARER", "sasl.oauthbearer.jwks.endpoint.url", "JWKS"},
-            {"listeners=SSL://127.0.0.1:0\nssl.keystore.password=Hunter2-secret", "ssl.keystore.location", "needs a keystore"},
+            {
+                "listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=GSSAPI",
+                "sasl.enabled.mechanisms",
+                "GSSAPI"
+            },
+            {
+                "listeners=SASL_PLAINTEXT://127.0.0.1:0\nsasl.enabled.mechanisms=OAUTHBEARER",
+                "sasl.oauthbearer.jwks.endpoint.url",
+                "JWKS"
+            },
+            {
+                "listeners=SSL://127.0.0.1:0\nssl.keystore.password=Hunter2-secret",
+                "ssl.keystore.location",
+                "needs a keystore"
+            },
             {"listeners=FOO://127.0.0.1:0", "listener.security.protocol.map", "FOO"},
             {"log.dirs=/a,/b", "log.dirs", "one data directory"},
-            {"listeners=SSL://127.0.0.1:0\nssl.keystore.location=/nonexistent/broker.p12\nssl.keystore.password=Hunter2-secret\n"
-                    + "log.dirs=" + dir.resolve("ks-data").toString().replace("\\", "/"), "/nonexistent/broker.p12", "keystore"},
+            {
+                "listeners=SSL://127.0.0.1:0\nssl.keystore.location=/nonexistent/broker.p12\nssl.keystore.password=Hunter2-secret\n"
+                        + "log.dirs=" + dir.resolve("ks-data").toString().replace("\\", "/"),
+                "/nonexistent/broker.p12",
+                "keystore"
+            },
         };
         for (String[] c : cases) {
             Path f = write("bad.properties", c[0]);
@@ -344,7 +493,9 @@ class ServeConfigFileTest {
         java.io.InputStream stdin = System.in;
         System.setIn(new java.io.ByteArrayInputStream("Pw-of-ops\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         try {
-            assertThat(KaasRun.of("user", "add", "ops", "--data-dir", data.toString(), "--password-stdin").exitCode()).isZero();
+            assertThat(KaasRun.of("user", "add", "ops", "--data-dir", data.toString(), "--password-stdin")
+                            .exitCode())
+                    .isZero();
         } finally {
             System.setIn(stdin);
         }
@@ -355,20 +506,35 @@ class ServeConfigFileTest {
                 log.dirs=%s
                 """.formatted(data));
         Path log = dir.resolve("serve.log");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve", "--config", f.toString(), "--admin-listener", "none")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        ChildJvm.classpath(),
+                        "io.kaas.cli.Kaas",
+                        "serve",
+                        "--config",
+                        f.toString(),
+                        "--admin-listener",
+                        "none")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         try {
-            java.util.regex.Pattern listening = java.util.regex.Pattern.compile("advertised SASL_PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
-            java.util.regex.Matcher m = org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+            java.util.regex.Pattern listening =
+                    java.util.regex.Pattern.compile("advertised SASL_PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
+            java.util.regex.Matcher m = org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
                     .until(() -> listening.matcher(Files.readString(log)), java.util.regex.Matcher::find);
             assertThat(Files.readString(log).lines().filter(l -> l.contains("do not apply")))
-                    .containsExactly("kaas serve: warning: " + f + ": 1 key(s) do not apply to kaas and are ignored: num.recovery.threads.per.data.dir");
+                    .containsExactly("kaas serve: warning: " + f
+                            + ": 1 key(s) do not apply to kaas and are ignored: num.recovery.threads.per.data.dir");
             java.util.Properties props = new java.util.Properties();
             props.put("bootstrap.servers", "127.0.0.1:" + m.group(1));
             props.put("security.protocol", "SASL_PLAINTEXT");
             props.put("sasl.mechanism", "PLAIN");
-            props.put("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"ops\" password=\"Pw-of-ops\";");
+            props.put(
+                    "sasl.jaas.config",
+                    "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"ops\" password=\"Pw-of-ops\";");
             try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
                 assertThat(admin.describeCluster().clusterId().get()).isNotEmpty();
             }
@@ -380,7 +546,8 @@ class ServeConfigFileTest {
 
     @Test
     void missingFileIsAUsageError() {
-        KaasRun run = KaasRun.of("serve", "--config", dir.resolve("nope.properties").toString());
+        KaasRun run =
+                KaasRun.of("serve", "--config", dir.resolve("nope.properties").toString());
         assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(run.err()).contains("nope.properties");
     }

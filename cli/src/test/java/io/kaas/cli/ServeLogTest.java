@@ -38,17 +38,35 @@ class ServeLogTest {
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             adminPort = free.getLocalPort(); // free a moment ago: another process taking it now is a remote chance
         }
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
-                "--listeners", "PLAINTEXT://127.0.0.1:0", "--admin-listener", "127.0.0.1:" + adminPort, "--data-dir", data.toString()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                ChildJvm.classpath(),
+                "io.kaas.cli.Kaas",
+                "serve",
+                "--listeners",
+                "PLAINTEXT://127.0.0.1:0",
+                "--admin-listener",
+                "127.0.0.1:" + adminPort,
+                "--data-dir",
+                data.toString()));
         command.addAll(List.of(logOptions));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         HttpClient http = HttpClient.newHttpClient();
-        HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/readyz")).build();
+        HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/readyz"))
+                .build();
         try {
             // Ready = listeners bound and both partitions recovered: every line this test looks for is written.
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
-                    .until(() -> http.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .ignoreExceptions()
+                    .until(() -> http.send(readyz, HttpResponse.BodyHandlers.discarding())
+                                    .statusCode()
+                            == 200);
         } finally {
             p.destroy(); // SIGTERM
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -64,13 +82,21 @@ class ServeLogTest {
             JsonNode event = JSON.readTree(line);
             assertThat(event.isObject()).as(line).isTrue();
             assertThat(event.get("level").asText()).isIn("INFO", "WARN", "ERROR");
-            assertThat(event.has("timestamp") && event.has("loggerName") && event.has("threadName")).as(line).isTrue();
+            assertThat(event.has("timestamp") && event.has("loggerName") && event.has("threadName"))
+                    .as(line)
+                    .isTrue();
             messages.add(event.get("formattedMessage").asText());
         }
-        assertThat(messages).anySatisfy(m -> assertThat(m).startsWith("kaas " + System.getProperty("kaas.project.version")
-                + " starting: listeners [PLAINTEXT://127.0.0.1:0]").contains("flush interval 1 messages").contains("log json/info"));
+        assertThat(messages)
+                .anySatisfy(m -> assertThat(m)
+                        .startsWith("kaas " + System.getProperty("kaas.project.version")
+                                + " starting: listeners [PLAINTEXT://127.0.0.1:0]")
+                        .contains("flush interval 1 messages")
+                        .contains("log json/info"));
         assertThat(messages).anySatisfy(m -> assertThat(m).contains("listening on"));
-        assertThat(messages).anySatisfy(m -> assertThat(m).matches("logged-0: recovered in \\d+ ms: \\d+ segments, \\d+ bytes scanned"));
+        assertThat(messages)
+                .anySatisfy(m ->
+                        assertThat(m).matches("logged-0: recovered in \\d+ ms: \\d+ segments, \\d+ bytes scanned"));
         assertThat(messages).anySatisfy(m -> assertThat(m).startsWith("logged-1: recovered"));
         assertThat(messages).anySatisfy(m -> assertThat(m).isEqualTo("kaas broker 0 stopped"));
     }
@@ -81,7 +107,11 @@ class ServeLogTest {
         assertThat(lines).noneSatisfy(l -> assertThat(l).contains(" INFO "));
 
         List<String> info = serveUntilStopped(dir.resolve("again"));
-        assertThat(info).allSatisfy(l -> assertThat(l).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z \\[.+\\] (INFO|WARN|ERROR) \\S+ - .*"));
+        assertThat(info)
+                .allSatisfy(
+                        l -> assertThat(l)
+                                .matches(
+                                        "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z \\[.+\\] (INFO|WARN|ERROR) \\S+ - .*"));
     }
 
     @Test

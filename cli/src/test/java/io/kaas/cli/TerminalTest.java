@@ -29,12 +29,14 @@ class TerminalTest {
     @Test
     void anEmptyNoColorDoesNotCount() {
         // no-color.org: "when present and not an empty string".
-        assertThat(Terminal.decide(Map.of("NO_COLOR", ""), true, true).colourOnStdout()).isTrue();
+        assertThat(Terminal.decide(Map.of("NO_COLOR", ""), true, true).colourOnStdout())
+                .isTrue();
     }
 
     @Test
     void dumbTerminalGetsNoColour() {
-        assertThat(Terminal.decide(Map.of("TERM", "dumb"), true, true).colourOnStdout()).isFalse();
+        assertThat(Terminal.decide(Map.of("TERM", "dumb"), true, true).colourOnStdout())
+                .isFalse();
     }
 
     @Test

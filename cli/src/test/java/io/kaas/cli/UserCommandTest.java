@@ -32,20 +32,43 @@ class UserCommandTest {
     @Test
     void addListDeleteRoundTripWithoutEverStoringThePassword() throws Exception {
         String data = dir.toString();
-        KaasRun add = withStdin("S3cret-pass\n", "user", "add", "alice", "--data-dir", data, "--mechanism", "SCRAM-SHA-512", "--password-stdin");
+        KaasRun add = withStdin(
+                "S3cret-pass\n",
+                "user",
+                "add",
+                "alice",
+                "--data-dir",
+                data,
+                "--mechanism",
+                "SCRAM-SHA-512",
+                "--password-stdin");
         assertThat(add.exitCode()).as(add.err()).isZero();
         assertThat(add.out()).isEqualTo("added User:alice SCRAM-SHA-512 (4096 iterations)\n");
-        KaasRun both = withStdin("other\n", "user", "add", "bob", "--data-dir", data, "--password-stdin", "--iterations", "8192", "--json");
+        KaasRun both = withStdin(
+                "other\n",
+                "user",
+                "add",
+                "bob",
+                "--data-dir",
+                data,
+                "--password-stdin",
+                "--iterations",
+                "8192",
+                "--json");
         assertThat(both.out()).contains("\"user\":\"bob\"", "SCRAM-SHA-256", "SCRAM-SHA-512", "8192");
 
         Path file = ClusterDir.credentials(ClusterDir.of(dir));
-        assertThat(Files.readString(file)).doesNotContain("S3cret-pass", "other").contains("storedKey", "serverKey", "salt");
-        assertThat(ScramCredentialStore.inDataDir(dir).lookup("alice", ScramMechanism.SCRAM_SHA_512)).isPresent();
+        assertThat(Files.readString(file))
+                .doesNotContain("S3cret-pass", "other")
+                .contains("storedKey", "serverKey", "salt");
+        assertThat(ScramCredentialStore.inDataDir(dir).lookup("alice", ScramMechanism.SCRAM_SHA_512))
+                .isPresent();
 
         KaasRun list = KaasRun.of("user", "list", "--data-dir", data);
         assertThat(list.out()).isEqualTo("alice\tSCRAM-SHA-512:4096\nbob\tSCRAM-SHA-256:8192,SCRAM-SHA-512:8192\n");
         assertThat(KaasRun.of("user", "list", "--data-dir", data, "--json").out())
-                .contains("{\"user\":\"alice\",\"mechanisms\":[{\"mechanism\":\"SCRAM-SHA-512\",\"iterations\":4096}]}");
+                .contains(
+                        "{\"user\":\"alice\",\"mechanisms\":[{\"mechanism\":\"SCRAM-SHA-512\",\"iterations\":4096}]}");
 
         KaasRun partial = KaasRun.of("user", "delete", "bob", "--data-dir", data, "--mechanism", "SCRAM-SHA-256");
         assertThat(partial.exitCode()).isZero();
@@ -53,8 +76,10 @@ class UserCommandTest {
         KaasRun missing = KaasRun.of("user", "delete", "alice", "--data-dir", data, "--mechanism", "SCRAM-SHA-256");
         assertThat(missing.exitCode()).isEqualTo(ExitCodes.PROBLEMS);
         assertThat(missing.err()).contains("has no SCRAM-SHA-256");
-        assertThat(KaasRun.of("user", "delete", "alice", "--data-dir", data).exitCode()).isZero();
-        assertThat(KaasRun.of("user", "delete", "nobody", "--data-dir", data).exitCode()).isEqualTo(ExitCodes.PROBLEMS);
+        assertThat(KaasRun.of("user", "delete", "alice", "--data-dir", data).exitCode())
+                .isZero();
+        assertThat(KaasRun.of("user", "delete", "nobody", "--data-dir", data).exitCode())
+                .isEqualTo(ExitCodes.PROBLEMS);
         assertThat(KaasRun.of("user", "list", "--data-dir", data).out()).isEqualTo("bob\tSCRAM-SHA-512:8192\n");
     }
 
@@ -65,11 +90,15 @@ class UserCommandTest {
         KaasRun noStdinFlag = KaasRun.of("user", "add", "alice", "--data-dir", data);
         assertThat(noStdinFlag.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(noStdinFlag.err()).contains("--password-stdin");
-        assertThat(withStdin("", "user", "add", "alice", "--data-dir", data, "--password-stdin").exitCode()).isEqualTo(ExitCodes.USAGE);
-        KaasRun badMechanism = withStdin("pw\n", "user", "add", "alice", "--data-dir", data, "--password-stdin", "--mechanism", "PLAIN");
+        assertThat(withStdin("", "user", "add", "alice", "--data-dir", data, "--password-stdin")
+                        .exitCode())
+                .isEqualTo(ExitCodes.USAGE);
+        KaasRun badMechanism = withStdin(
+                "pw\n", "user", "add", "alice", "--data-dir", data, "--password-stdin", "--mechanism", "PLAIN");
         assertThat(badMechanism.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(badMechanism.err()).contains("SCRAM-SHA-256 or SCRAM-SHA-512");
-        KaasRun fewIterations = withStdin("pw\n", "user", "add", "alice", "--data-dir", data, "--password-stdin", "--iterations", "100");
+        KaasRun fewIterations = withStdin(
+                "pw\n", "user", "add", "alice", "--data-dir", data, "--password-stdin", "--iterations", "100");
         assertThat(fewIterations.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(fewIterations.err()).contains("4096..16384");
         assertThat(Files.exists(ClusterDir.credentials(ClusterDir.of(dir)))).isFalse();
@@ -91,16 +120,21 @@ class UserCommandTest {
         KaasRun add = withStdin("pw\n", "user", "add", "alice", "--data-dir", missing.toString(), "--password-stdin");
         assertThat(add.exitCode()).as(add.err()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(add.err()).contains(missing + ": no such data directory");
-        assertThat(KaasRun.of("user", "list", "--data-dir", missing.toString()).exitCode()).isEqualTo(ExitCodes.UNREADABLE);
-        assertThat(KaasRun.of("user", "delete", "alice", "--data-dir", missing.toString()).exitCode()).isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(KaasRun.of("user", "list", "--data-dir", missing.toString()).exitCode())
+                .isEqualTo(ExitCodes.UNREADABLE);
+        assertThat(KaasRun.of("user", "delete", "alice", "--data-dir", missing.toString())
+                        .exitCode())
+                .isEqualTo(ExitCodes.UNREADABLE);
         assertThat(dir.resolve("nonexistent")).doesNotExist();
     }
 
     @Test
     void credentialsThatCannotBeWrittenAreADataErrorWithItsCause() throws Exception {
-        Files.writeString(dir.resolve("__cluster"), "not a directory"); // a file in the way: root cannot bypass it, unlike EACCES
+        Files.writeString(
+                dir.resolve("__cluster"), "not a directory"); // a file in the way: root cannot bypass it, unlike EACCES
         KaasRun add = withStdin("pw\n", "user", "add", "alice", "--data-dir", dir.toString(), "--password-stdin");
         assertThat(add.exitCode()).as(add.err()).isEqualTo(ExitCodes.UNREADABLE);
-        assertThat(add.err()).contains(dir.resolve("__cluster") + " (already exists)"); // createDirectories: a file is in the way
+        assertThat(add.err())
+                .contains(dir.resolve("__cluster") + " (already exists)"); // createDirectories: a file is in the way
     }
 }

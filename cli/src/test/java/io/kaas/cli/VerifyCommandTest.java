@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;
-import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.format.TxnIndexSnapshot;
+import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.testing.LogFixture;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class VerifyCommandTest {
     @TempDir
     Path data;
+
     Path p0;
     Path firstLog;
     Path secondLog;
@@ -34,22 +35,33 @@ class VerifyCommandTest {
         p0 = LogFixture.partition(data, "orders", 0, 2, 40);
         LogFixture.partition(data, "orders", 1, 1, 3);
         LogFixture.partition(data, "audit", 0, 1, 10);
-        // topics as the engine creates them, with their config: a topic without one may be compacted (verify allows gaps)
-        StateJson.write(data.resolve("orders").resolve(TopicConfig.FILE_NAME), TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
-        StateJson.write(data.resolve("audit").resolve(TopicConfig.FILE_NAME), TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
+        // topics as the engine creates them, with their config: a topic without one may be compacted (verify allows
+        // gaps)
+        StateJson.write(
+                data.resolve("orders").resolve(TopicConfig.FILE_NAME),
+                TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
+        StateJson.write(
+                data.resolve("audit").resolve(TopicConfig.FILE_NAME),
+                TopicConfig.EMPTY.withKafkaConfig("cleanup.policy", "delete"));
         firstLog = p0.resolve(SegmentName.of(1, 0).logFileName());
         secondLog = p0.resolve(SegmentName.of(1, 200).logFileName());
     }
 
     @Test
     void healthyDataDirTopicPartitionAndSegmentAreClean() {
-        for (Path path : List.of(data, data.resolve("orders"), p0, firstLog, p0.resolve(SegmentName.of(1, 0).indexFileName()))) {
+        for (Path path : List.of(
+                data,
+                data.resolve("orders"),
+                p0,
+                firstLog,
+                p0.resolve(SegmentName.of(1, 0).indexFileName()))) {
             CliRun r = CliRun.run(new VerifyCommand(), path.toString());
             assertThat(r.exit()).as(r.toString()).isZero();
             assertThat(r.out()).isEmpty();
         }
         assertThat(CliRun.run(new VerifyCommand(), data.toString()).err())
-                .contains("verified 3 partition(s), 4 segment(s), 93 batch(es)").contains(": 0 problem(s)");
+                .contains("verified 3 partition(s), 4 segment(s), 93 batch(es)")
+                .contains(": 0 problem(s)");
     }
 
     @Test
@@ -79,13 +91,18 @@ class VerifyCommandTest {
         assertThat(first).startsWith(firstLog + ":");
         assertThat(recover.out()).contains(first);
         assertThat(r.out().lines().filter(l -> l.startsWith(firstLog + ":")))
-                .as("no second line about the damaged batch's neighbours").hasSize(1);
+                .as("no second line about the damaged batch's neighbours")
+                .hasSize(1);
 
         CliRun oneFile = CliRun.run(new VerifyCommand(), firstLog.toString());
         assertThat(oneFile.exit()).as(oneFile.toString()).isEqualTo(1);
-        assertThat(oneFile.out().lines().findFirst().orElseThrow()).as("the segment alone, the same verdict").isEqualTo(first);
+        assertThat(oneFile.out().lines().findFirst().orElseThrow())
+                .as("the segment alone, the same verdict")
+                .isEqualTo(first);
         CliRun otherFile = CliRun.run(new VerifyCommand(), secondLog.toString());
-        assertThat(otherFile.exit()).as("the intact segment alone: " + otherFile).isZero();
+        assertThat(otherFile.exit())
+                .as("the intact segment alone: " + otherFile)
+                .isZero();
     }
 
     @Test
@@ -96,7 +113,10 @@ class VerifyCommandTest {
         CliRun r = CliRun.run(new VerifyCommand(), data.toString());
 
         assertThat(r.exit()).as(r.toString()).isEqualTo(1);
-        assertThat(r.out().lines()).singleElement().asString().startsWith(firstLog + ":" + third + ": magic -3, expected 2");
+        assertThat(r.out().lines())
+                .singleElement()
+                .asString()
+                .startsWith(firstLog + ":" + third + ": magic -3, expected 2");
     }
 
     @Test
@@ -113,28 +133,32 @@ class VerifyCommandTest {
     void tornAndZeroFilledTailsAreProblems() {
         long end = position(0, 10);
         Path audit = data.resolve("audit/0").resolve(SegmentName.of(1, 0).logFileName());
-        LogFixture.append(audit, new byte[]{0, 0, 0, 0, 0, 0, 0, 9, 0, 0});
+        LogFixture.append(audit, new byte[] {0, 0, 0, 0, 0, 0, 0, 9, 0, 0});
         LogFixture.append(secondLog, new byte[512]);
 
         CliRun r = CliRun.run(new VerifyCommand(), data.toString());
 
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.out()).contains(audit + ":" + end + ": 10 invalid bytes at the end: ")
-                .contains(secondLog + ":" + position(200, 40) + ": 512 invalid bytes at the end (zero-filled torn tail)");
+        assertThat(r.out())
+                .contains(audit + ":" + end + ": 10 invalid bytes at the end: ")
+                .contains(
+                        secondLog + ":" + position(200, 40) + ": 512 invalid bytes at the end (zero-filled torn tail)");
     }
 
     @Test
     void missingAndGarbageIndexes() throws Exception {
         Files.delete(p0.resolve(SegmentName.of(1, 0).indexFileName()));
         Path idx = p0.resolve(SegmentName.of(1, 200).indexFileName());
-        Files.write(idx, new byte[]{0, 0, 0, 2, 0, 0, 0, 5, 1, 2, 3});
+        Files.write(idx, new byte[] {0, 0, 0, 2, 0, 0, 0, 5, 1, 2, 3});
 
         CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
 
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.out()).contains(p0.resolve(SegmentName.of(1, 0).indexFileName()) + ": missing index")
+        assertThat(r.out())
+                .contains(p0.resolve(SegmentName.of(1, 0).indexFileName()) + ": missing index")
                 .contains(idx + ":8: 3 trailing bytes")
-                .contains(idx + ":0: entry 0 (offset 202) points at log position 5, which is not the start of a valid batch");
+                .contains(idx
+                        + ":0: entry 0 (offset 202) points at log position 5, which is not the start of a valid batch");
     }
 
     @Test
@@ -158,9 +182,11 @@ class VerifyCommandTest {
         CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
 
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.out()).contains(p0.resolve(Manifest.FILE_NAME) + ": highWatermark 500 is past the log end 400")
-                .contains(p0.resolve(RecoveryCheckpoint.FILE_NAME) + ": highWatermark 204 disagrees with the log: the batch ending at byte "
-                        + position(200, 1) + " is followed by offset 205");
+        assertThat(r.out())
+                .contains(p0.resolve(Manifest.FILE_NAME) + ": highWatermark 500 is past the log end 400")
+                .contains(p0.resolve(RecoveryCheckpoint.FILE_NAME)
+                        + ": highWatermark 204 disagrees with the log: the batch ending at byte " + position(200, 1)
+                        + " is followed by offset 205");
     }
 
     @Test
@@ -180,12 +206,16 @@ class VerifyCommandTest {
         CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
 
         assertThat(r.exit()).as(r.toString()).isEqualTo(1);
-        assertThat(r.out()).contains(p0.resolve(Manifest.FILE_NAME) + ":0: logStartOffset 5000 is past the highWatermark 400");
+        assertThat(r.out())
+                .contains(p0.resolve(Manifest.FILE_NAME) + ":0: logStartOffset 5000 is past the highWatermark 400");
     }
 
     @Test
     void everyUnreadableDerivableFileIsNamed() throws Exception {
-        List<String> files = List.of(ProducerStateSnapshot.FILE_NAME, TxnIndexSnapshot.FILE_NAME, RecoveryCheckpoint.FILE_NAME,
+        List<String> files = List.of(
+                ProducerStateSnapshot.FILE_NAME,
+                TxnIndexSnapshot.FILE_NAME,
+                RecoveryCheckpoint.FILE_NAME,
                 LeaderEpochCheckpoint.FILE_NAME);
         for (String f : files) {
             Files.writeString(p0.resolve(f), "garbage");
@@ -195,8 +225,12 @@ class VerifyCommandTest {
 
         assertThat(r.exit()).as(r.toString()).isEqualTo(1);
         for (String f : files) {
-            assertThat(r.out().lines().filter(l -> l.startsWith(p0.resolve(f) + ": unreadable (")
-                    && l.endsWith("would be rebuilt from the log"))).as(f).hasSize(1);
+            assertThat(r.out()
+                            .lines()
+                            .filter(l -> l.startsWith(p0.resolve(f) + ": unreadable (")
+                                    && l.endsWith("would be rebuilt from the log")))
+                    .as(f)
+                    .hasSize(1);
         }
     }
 
@@ -207,12 +241,18 @@ class VerifyCommandTest {
         CliRun invalid = CliRun.run(new VerifyCommand(), data.toString());
         assertThat(invalid.exit()).as(invalid.toString()).isEqualTo(1);
         // damage to the topic, as recover judges it: each of its two partitions is refused for it, naming the file
-        assertThat(invalid.out().lines().filter(l -> l.startsWith(config + ":0: cleanup.policy must be delete, compact or both")))
-                .as("once per partition of the topic").hasSize(2);
-        assertThat(CliRun.run(new RecoverCommand(), "--dry-run", data.toString()).exit()).isEqualTo(1);
+        assertThat(invalid.out()
+                        .lines()
+                        .filter(l -> l.startsWith(config + ":0: cleanup.policy must be delete, compact or both")))
+                .as("once per partition of the topic")
+                .hasSize(2);
+        assertThat(CliRun.run(new RecoverCommand(), "--dry-run", data.toString())
+                        .exit())
+                .isEqualTo(1);
 
         Files.writeString(config, "{\"retentionMs\":");
-        CliRun unreadable = CliRun.run(new VerifyCommand(), data.resolve("orders").toString());
+        CliRun unreadable =
+                CliRun.run(new VerifyCommand(), data.resolve("orders").toString());
         assertThat(unreadable.exit()).isEqualTo(1);
         assertThat(unreadable.out()).contains(config + ":0: not a valid topic config (");
     }
@@ -251,7 +291,9 @@ class VerifyCommandTest {
     void gapAcrossSegmentsAndNameMismatch() throws Exception {
         Path moved = p0.resolve(SegmentName.of(1, 190).logFileName());
         Files.move(secondLog, moved);
-        Files.move(p0.resolve(SegmentName.of(1, 200).indexFileName()), p0.resolve(SegmentName.of(1, 190).indexFileName()));
+        Files.move(
+                p0.resolve(SegmentName.of(1, 200).indexFileName()),
+                p0.resolve(SegmentName.of(1, 190).indexFileName()));
 
         CliRun r = CliRun.run(new VerifyCommand(), p0.toString());
 

@@ -8,9 +8,9 @@ import io.kaas.storage.EngineConfig;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.testing.LogFixture;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +44,13 @@ class VerifyLiveCommandTest {
         byte[] half = new byte[next.remaining() / 2];
         next.get(half);
         LogFixture.append(active, half); // the writer's bytes so far
-        LogFixture.append(activeIndex, ByteBuffer.allocate(12).putInt(100).putInt((int) end).putInt(0).array()); // its entry, and half the next
+        LogFixture.append(
+                activeIndex,
+                ByteBuffer.allocate(12)
+                        .putInt(100)
+                        .putInt((int) end)
+                        .putInt(0)
+                        .array()); // its entry, and half the next
 
         try (OwnerLock engine = OwnerLock.acquireDataDir(data)) {
             CliRun live = CliRun.run(new VerifyCommand(), "--no-progress", data.toString());
@@ -52,13 +58,15 @@ class VerifyLiveCommandTest {
         }
         CliRun offline = CliRun.run(new VerifyCommand(), "--no-progress", data.toString());
         assertThat(offline.exit()).as(offline.toString()).isEqualTo(1);
-        assertThat(offline.out()).contains(active + ":" + end + ": " + half.length + " invalid bytes at the end")
+        assertThat(offline.out())
+                .contains(active + ":" + end + ": " + half.length + " invalid bytes at the end")
                 .contains(activeIndex + ":");
     }
 
     @Test
     void verifyNeverReportsDamageThatIsOnlyAnAppendInProgress() throws Exception {
-        EngineConfig config = EngineConfig.defaults(data).withSegmentBytes(16 * 1024).withIndexIntervalBytes(512);
+        EngineConfig config =
+                EngineConfig.defaults(data).withSegmentBytes(16 * 1024).withIndexIntervalBytes(512);
         try (DiskStorageEngine engine = new DiskStorageEngine(config)) {
             engine.createTopic("live", 1, TopicConfig.EMPTY);
             PartitionLog log = engine.partition(new TopicPartition("live", 0));
@@ -66,26 +74,33 @@ class VerifyLiveCommandTest {
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong appended = new AtomicLong();
             AtomicReference<Throwable> failed = new AtomicReference<>();
-            Thread appender = new Thread(() -> {
-                try {
-                    for (int i = 0; !stop.get(); i++) {
-                        Compression codec = LogFixture.CODECS.get(i % LogFixture.CODECS.size());
-                        // acks=1 and acks=all mixed: bytes land in the file before and without an fsync
-                        log.append(LogFixture.batch(0, codec, 1 + i % 40), i % 3 == 0 ? Acks.ALL : Acks.LEADER, 0)
-                                .get(10, TimeUnit.SECONDS);
-                        appended.incrementAndGet();
-                    }
-                } catch (Throwable t) {
-                    failed.set(t);
-                }
-            }, "test-appender");
+            Thread appender = new Thread(
+                    () -> {
+                        try {
+                            for (int i = 0; !stop.get(); i++) {
+                                Compression codec = LogFixture.CODECS.get(i % LogFixture.CODECS.size());
+                                // acks=1 and acks=all mixed: bytes land in the file before and without an fsync
+                                log.append(
+                                                LogFixture.batch(0, codec, 1 + i % 40),
+                                                i % 3 == 0 ? Acks.ALL : Acks.LEADER,
+                                                0)
+                                        .get(10, TimeUnit.SECONDS);
+                                appended.incrementAndGet();
+                            }
+                        } catch (Throwable t) {
+                            failed.set(t);
+                        }
+                    },
+                    "test-appender");
             appender.start();
             List<String> runs = new ArrayList<>();
             try {
                 for (int run = 0; run < 40 && failed.get() == null; run++) {
                     long before = appended.get();
                     CliRun r = CliRun.run(new VerifyCommand(), "--no-progress", data.toString());
-                    assertThat(r.exit()).as("run " + run + " while appending: " + r).isNotEqualTo(1);
+                    assertThat(r.exit())
+                            .as("run " + run + " while appending: " + r)
+                            .isNotEqualTo(1);
                     assertThat(r.exit()).as("run " + run + ": " + r).isZero();
                     runs.add(before + ".." + appended.get());
                     long seen = appended.get();
@@ -99,7 +114,9 @@ class VerifyLiveCommandTest {
                 appender.join(TimeUnit.SECONDS.toMillis(30));
             }
             assertThat(failed.get()).isNull();
-            assertThat(appended.get()).as("the engine appended throughout: " + runs).isGreaterThan(40);
+            assertThat(appended.get())
+                    .as("the engine appended throughout: " + runs)
+                    .isGreaterThan(40);
         }
         CliRun after = CliRun.run(new VerifyCommand(), "--no-progress", data.toString());
         assertThat(after.exit()).as(after.toString()).isZero();

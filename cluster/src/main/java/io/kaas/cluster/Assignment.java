@@ -20,8 +20,11 @@ import java.util.TreeMap;
  * and so does {@code kaas assign}, so neither can lose the other's write.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record Assignment(@JsonProperty("owners") Map<String, List<Integer>> owners,
-                         @JsonProperty("pins") @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Map<Integer, Integer>> pins) {
+public record Assignment(
+        @JsonProperty("owners") Map<String, List<Integer>> owners,
+
+        @JsonProperty("pins") @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        Map<String, Map<Integer, Integer>> pins) {
     public static final int UNASSIGNED = -1;
     public static final Assignment EMPTY = new Assignment(Map.of());
 
@@ -213,13 +216,17 @@ public record Assignment(@JsonProperty("owners") Map<String, List<Integer>> owne
     private static int leastLoaded(Map<Integer, Integer> load) {
         return load.entrySet().stream()
                 .min(Map.Entry.<Integer, Integer>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
-                .orElseThrow().getKey();
+                .orElseThrow()
+                .getKey();
     }
 
     private static List<Integer> byLoadDescending(Map<Integer, Integer> load) {
         return load.entrySet().stream()
-                .sorted(Map.Entry.<Integer, Integer>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
-                .map(Map.Entry::getKey).toList();
+                .sorted(Map.Entry.<Integer, Integer>comparingByValue()
+                        .reversed()
+                        .thenComparing(Map.Entry.comparingByKey()))
+                .map(Map.Entry::getKey)
+                .toList();
     }
 
     /** The last partition {@code broker} owns that is not pinned to it. */

@@ -1,7 +1,6 @@
 package io.kaas.cluster;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import io.kaas.cluster.Endpoint;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;

@@ -22,10 +22,13 @@ public record ClusterConfig(StoreAddress store, Duration leaseTtl, Duration marg
     public ClusterConfig {
         java.util.Objects.requireNonNull(store, "store");
         if (leaseTtl.toSeconds() < 2) {
-            throw new IllegalArgumentException("the lease TTL must be at least 2 s (etcd and Kubernetes Leases count whole seconds), got " + leaseTtl);
+            throw new IllegalArgumentException(
+                    "the lease TTL must be at least 2 s (etcd and Kubernetes Leases count whole seconds), got "
+                            + leaseTtl);
         }
         if (margin.isNegative() || margin.compareTo(leaseTtl.dividedBy(2)) > 0) {
-            throw new IllegalArgumentException("the self-fence margin must be between 0 and half the lease TTL, got " + margin);
+            throw new IllegalArgumentException(
+                    "the self-fence margin must be between 0 and half the lease TTL, got " + margin);
         }
     }
 
@@ -45,7 +48,8 @@ public record ClusterConfig(StoreAddress store, Duration leaseTtl, Duration marg
         String scheme = sep < 0 ? null : spec.substring(0, sep);
         for (ClusterStoreProvider p : providers) {
             if (scheme != null && p.schemes().contains(scheme)) {
-                return new ClusterConfig(p.address(spec), DEFAULT_LEASE_TTL, DEFAULT_MARGIN, DEFAULT_GRACE, DEFAULT_TIMEOUT);
+                return new ClusterConfig(
+                        p.address(spec), DEFAULT_LEASE_TTL, DEFAULT_MARGIN, DEFAULT_GRACE, DEFAULT_TIMEOUT);
             }
         }
         throw new IllegalArgumentException("--coordinator must look like " + forms(providers) + ", got " + spec);

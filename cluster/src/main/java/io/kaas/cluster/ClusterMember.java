@@ -1,7 +1,5 @@
 package io.kaas.cluster;
 
-import io.kaas.cluster.BrokerNode;
-import io.kaas.cluster.PartitionLeaders;
 import io.kaas.storage.StorageEngine;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
@@ -52,8 +50,10 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     private final ClusterConfig config;
     private final StorageEngine engine;
     private final LongSupplier nanoClock;
-    private final ScheduledExecutorService leaseThread = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-lease", true));
-    private final ScheduledExecutorService clusterThread = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-cluster", true));
+    private final ScheduledExecutorService leaseThread =
+            Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-lease", true));
+    private final ScheduledExecutorService clusterThread =
+            Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-cluster", true));
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
     /** Controller only (kaas-cluster): when each broker holding partitions was first seen gone. */
     private final Map<Integer, Long> goneSince = new HashMap<>();
@@ -66,6 +66,7 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     private volatile boolean closed;
     /** kaas-cluster only: the coordinator slots this broker holds, with the coordinator epoch it claimed each in. */
     private final Map<TopicPartition, Integer> heldSlots = new HashMap<>();
+
     private volatile CoordinatorSlots.Listener slotListener = new CoordinatorSlots.Listener() {
         @Override
         public void gained(CoordinatorSlots kind, int slot, int epoch) {}
@@ -95,8 +96,11 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
         this.self = me;
         startMembership();
         watchStore();
-        clusterThread.scheduleWithFixedDelay(this::queueReconcile, config.leaseTtl().toMillis() / 2,
-                config.leaseTtl().toMillis() / 2, TimeUnit.MILLISECONDS);
+        clusterThread.scheduleWithFixedDelay(
+                this::queueReconcile,
+                config.leaseTtl().toMillis() / 2,
+                config.leaseTtl().toMillis() / 2,
+                TimeUnit.MILLISECONDS);
         runOnClusterThread(this::reconcile);
     }
 
@@ -105,9 +109,11 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
         long lease = store.grantLease(config.leaseTtl());
         if (!store.register(self, lease)) {
             store.revokeLease(lease);
-            throw new CoordinationException("broker id " + self.brokerId() + " is already registered by a live broker in this cluster");
+            throw new CoordinationException(
+                    "broker id " + self.brokerId() + " is already registered by a live broker in this cluster");
         }
-        LeaseKeeper k = new LeaseKeeper(store, lease, config.leaseTtl(), config.margin(), nanoClock, before, this::queueReconcile);
+        LeaseKeeper k = new LeaseKeeper(
+                store, lease, config.leaseTtl(), config.margin(), nanoClock, before, this::queueReconcile);
         k.start(leaseThread);
         keeper = k;
         store.campaign(self.brokerId(), lease).whenComplete((v, t) -> {
@@ -117,7 +123,11 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
                 queueReconcile();
             }
         });
-        LOG.info("broker {} joined the cluster (lease {}, TTL {} s)", self.brokerId(), Long.toHexString(lease), config.leaseTtl().toSeconds());
+        LOG.info(
+                "broker {} joined the cluster (lease {}, TTL {} s)",
+                self.brokerId(),
+                Long.toHexString(lease),
+                config.leaseTtl().toSeconds());
     }
 
     private void watchStore() {
@@ -311,7 +321,8 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
     }
 
     /** Controller: the next assignment, written by compare-and-set (a lost race is redone at the next pass). */
-    private Versioned<Assignment> rebalance(Versioned<Assignment> current, Map<String, Integer> topics, Map<Integer, BrokerRegistration> live) {
+    private Versioned<Assignment> rebalance(
+            Versioned<Assignment> current, Map<String, Integer> topics, Map<Integer, BrokerRegistration> live) {
         long now = nanoClock.getAsLong();
         Set<Integer> holders = new HashSet<>();
         current.value().owners().values().forEach(holders::addAll);
@@ -377,7 +388,9 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
      * then loaded.
      */
     private void adoptSlots(Assignment a) {
-        for (java.util.Iterator<Map.Entry<TopicPartition, Integer>> it = heldSlots.entrySet().iterator(); it.hasNext(); ) {
+        for (java.util.Iterator<Map.Entry<TopicPartition, Integer>> it =
+                        heldSlots.entrySet().iterator();
+                it.hasNext(); ) {
             TopicPartition slot = it.next().getKey();
             OptionalInt owner = a.owner(slot);
             if (owner.isEmpty() || owner.getAsInt() != self.brokerId()) {
@@ -391,7 +404,10 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             for (int n = 0; n < kind.slots(); n++) {
                 TopicPartition slot = kind.slot(n);
                 OptionalInt owner = a.owner(slot);
-                if (owner.isPresent() && owner.getAsInt() == self.brokerId() && !heldSlots.containsKey(slot) && mayAcknowledge()) {
+                if (owner.isPresent()
+                        && owner.getAsInt() == self.brokerId()
+                        && !heldSlots.containsKey(slot)
+                        && mayAcknowledge()) {
                     takeOverSlot(kind, slot);
                 }
             }
@@ -444,7 +460,8 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
         String listener = listenerOf(me);
         for (BrokerRegistration b : view.brokers().values()) {
             if (b.brokerId() != me.nodeId()) {
-                java.util.Optional<io.kaas.cluster.Endpoint> e = listener == null ? java.util.Optional.empty() : b.endpoint(listener);
+                java.util.Optional<io.kaas.cluster.Endpoint> e =
+                        listener == null ? java.util.Optional.empty() : b.endpoint(listener);
                 out.add(e.map(x -> new BrokerNode(b.brokerId(), x.host(), x.port(), me.clusterId()))
                         .orElseGet(() -> new BrokerNode(b.brokerId(), b.host(), b.port(), me.clusterId())));
             }
@@ -494,7 +511,10 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
 
     @Override
     public int controllerId(BrokerNode me) {
-        return view.brokers().keySet().stream().mapToInt(Integer::intValue).min().orElse(me.nodeId());
+        return view.brokers().keySet().stream()
+                .mapToInt(Integer::intValue)
+                .min()
+                .orElse(me.nodeId());
     }
 
     /**
@@ -525,7 +545,10 @@ public final class ClusterMember implements PartitionLeaders, AutoCloseable {
             try {
                 store.revokeLease(k.lease());
             } catch (CoordinationException e) {
-                LOG.warn("could not revoke lease {} (it expires on its own): {}", Long.toHexString(k.lease()), e.getMessage());
+                LOG.warn(
+                        "could not revoke lease {} (it expires on its own): {}",
+                        Long.toHexString(k.lease()),
+                        e.getMessage());
             }
         }
         store.close();

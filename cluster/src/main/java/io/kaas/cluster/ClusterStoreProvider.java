@@ -28,7 +28,8 @@ public interface ClusterStoreProvider {
     /** The providers on the class path, in the order {@link ServiceLoader} finds them. */
     static List<ClusterStoreProvider> installed() {
         List<ClusterStoreProvider> out = new ArrayList<>();
-        ServiceLoader.load(ClusterStoreProvider.class, ClusterStoreProvider.class.getClassLoader()).forEach(out::add);
+        ServiceLoader.load(ClusterStoreProvider.class, ClusterStoreProvider.class.getClassLoader())
+                .forEach(out::add);
         return out;
     }
 }

@@ -16,7 +16,8 @@ public record Endpoint(String listenerName, String host, int port) {
         }
         // Any name: listener.security.protocol.map decides its protocol (PLAINTEXT, SSL, SASL_*).
         if (!listenerName.matches("[A-Z0-9_-]+")) {
-            throw new IllegalArgumentException("listener name must be letters, digits, '_' or '-', got '" + listenerName + "'");
+            throw new IllegalArgumentException(
+                    "listener name must be letters, digits, '_' or '-', got '" + listenerName + "'");
         }
     }
 
@@ -49,11 +50,14 @@ public record Endpoint(String listenerName, String host, int port) {
         try {
             root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(t);
         } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("listeners '" + text + "' is neither NAME://host:port,... nor valid JSON: " + e.getMessage());
+            throw new IllegalArgumentException(
+                    "listeners '" + text + "' is neither NAME://host:port,... nor valid JSON: " + e.getMessage());
         }
         List<Endpoint> out = new ArrayList<>();
         if (root.isObject()) {
-            root.fields().forEachRemaining(f -> out.add(parse(f.getKey() + "://" + f.getValue().asText())));
+            root.fields()
+                    .forEachRemaining(
+                            f -> out.add(parse(f.getKey() + "://" + f.getValue().asText())));
         } else {
             for (com.fasterxml.jackson.databind.JsonNode n : root) {
                 if (n.isTextual()) {
@@ -61,7 +65,8 @@ public record Endpoint(String listenerName, String host, int port) {
                 } else if (n.isObject() && n.has("port")) {
                     String name = n.has("name") ? n.get("name").asText() : "PLAINTEXT";
                     String host = n.has("host") ? n.get("host").asText() : "";
-                    out.add(new Endpoint(name.toUpperCase(Locale.ROOT), host, n.get("port").asInt()));
+                    out.add(new Endpoint(
+                            name.toUpperCase(Locale.ROOT), host, n.get("port").asInt()));
                 } else {
                     throw new IllegalArgumentException("listener entry " + n + " needs a port");
                 }

@@ -37,6 +37,7 @@ public final class LeaseKeeper implements AutoCloseable {
     private final Runnable onLost;
     /** Monotonic time after which no write may be acknowledged; only ever moved forward. */
     private volatile long deadlineNanos;
+
     private volatile boolean lost;
     private ScheduledFuture<?> task;
 
@@ -44,10 +45,17 @@ public final class LeaseKeeper implements AutoCloseable {
      * @param grantedAtNanos monotonic time just before the lease was granted (its first deadline counts from there)
      * @param onLost         called once, on the renewal thread, when the lease is found gone
      */
-    public LeaseKeeper(ClusterStore store, long lease, Duration ttl, Duration margin, LongSupplier nanoClock,
-                       long grantedAtNanos, Runnable onLost) {
+    public LeaseKeeper(
+            ClusterStore store,
+            long lease,
+            Duration ttl,
+            Duration margin,
+            LongSupplier nanoClock,
+            long grantedAtNanos,
+            Runnable onLost) {
         if (margin.compareTo(ttl) >= 0) {
-            throw new IllegalArgumentException("the self-fence margin " + margin + " must be shorter than the lease TTL " + ttl);
+            throw new IllegalArgumentException(
+                    "the self-fence margin " + margin + " must be shorter than the lease TTL " + ttl);
         }
         this.store = store;
         this.lease = lease;
@@ -78,8 +86,11 @@ public final class LeaseKeeper implements AutoCloseable {
         try {
             left = store.renewLease(lease);
         } catch (RuntimeException e) {
-            LOG.warn("lease {} renewal failed ({} ms of acknowledging left): {}", Long.toHexString(lease),
-                    Math.max(0, (deadlineNanos - nanoClock.getAsLong()) / 1_000_000), e.getMessage());
+            LOG.warn(
+                    "lease {} renewal failed ({} ms of acknowledging left): {}",
+                    Long.toHexString(lease),
+                    Math.max(0, (deadlineNanos - nanoClock.getAsLong()) / 1_000_000),
+                    e.getMessage());
             return;
         }
         if (left.isZero() || left.isNegative()) {

@@ -19,7 +19,8 @@ public final class LiveOwners {
         Map<Integer, BrokerRegistration> live = store.brokers();
         Assignment assignment = store.assignment().value();
         Map<TopicPartition, Integer> out = new TreeMap<>((a, b) -> a.topic().equals(b.topic())
-                ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()));
+                ? Integer.compare(a.partition(), b.partition())
+                : a.topic().compareTo(b.topic()));
         for (TopicPartition tp : partitions) {
             OptionalInt owner = assignment.owner(tp);
             if (owner.isPresent() && live.containsKey(owner.getAsInt())) {

@@ -3,8 +3,8 @@ package io.kaas.cluster;
 import io.kaas.storage.StorageEngine;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicPartition;
-import java.util.Optional;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -49,7 +49,8 @@ public interface PartitionLeaders {
             return Optional.of(new Leadership(leader.getAsInt(), -1));
         }
         try {
-            return Optional.of(new Leadership(self.nodeId(), engine.partitionState(tp).leaderEpoch()));
+            return Optional.of(
+                    new Leadership(self.nodeId(), engine.partitionState(tp).leaderEpoch()));
         } catch (StorageException e) {
             if (e.kind() == StorageException.Kind.NOT_OWNED) {
                 return Optional.of(new Leadership(self.nodeId(), -1));

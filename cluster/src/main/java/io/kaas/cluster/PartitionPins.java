@@ -114,15 +114,18 @@ public final class PartitionPins {
     /** The pinned partitions (of those {@code which} accepts) whose pinned broker does not hold them yet. */
     public List<Move> inProgress(Predicate<TopicPartition> which) {
         List<Move> out = new ArrayList<>();
-        store.assignment().value().pins().forEach((topic, pins) -> pins.forEach((partition, broker) -> {
-            TopicPartition tp = new TopicPartition(topic, partition);
-            if (which.test(tp)) {
-                OptionalInt holder = store.holder(tp);
-                if (holder.orElse(Assignment.UNASSIGNED) != broker) {
-                    out.add(new Move(tp, broker, holder));
-                }
-            }
-        }));
+        store.assignment()
+                .value()
+                .pins()
+                .forEach((topic, pins) -> pins.forEach((partition, broker) -> {
+                    TopicPartition tp = new TopicPartition(topic, partition);
+                    if (which.test(tp)) {
+                        OptionalInt holder = store.holder(tp);
+                        if (holder.orElse(Assignment.UNASSIGNED) != broker) {
+                            out.add(new Move(tp, broker, holder));
+                        }
+                    }
+                }));
         return out;
     }
 
@@ -140,6 +143,7 @@ public final class PartitionPins {
             }
             // the controller (or another operator) wrote in between: redo on what it wrote
         }
-        throw new CoordinationException("the assignment kept changing under " + CAS_ATTEMPTS + " attempts to write it; try again");
+        throw new CoordinationException(
+                "the assignment kept changing under " + CAS_ATTEMPTS + " attempts to write it; try again");
     }
 }

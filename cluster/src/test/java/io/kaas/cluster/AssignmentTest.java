@@ -11,9 +11,13 @@ class AssignmentTest {
     @Test
     void newPartitionsSpreadEvenlyAndLiveOwnersStay() {
         Assignment a = Assignment.EMPTY.rebalanced(Map.of("a", 3, "b", 3), Set.of(1, 2, 3));
-        assertThat(a.owners()).containsEntry("a", java.util.List.of(1, 2, 3)).containsEntry("b", java.util.List.of(1, 2, 3));
+        assertThat(a.owners())
+                .containsEntry("a", java.util.List.of(1, 2, 3))
+                .containsEntry("b", java.util.List.of(1, 2, 3));
         Assignment grown = a.rebalanced(Map.of("a", 4, "b", 3), Set.of(1, 2, 3, 4));
-        assertThat(grown.owner(new TopicPartition("a", 3))).as("to the broker owning none").hasValue(4);
+        assertThat(grown.owner(new TopicPartition("a", 3)))
+                .as("to the broker owning none")
+                .hasValue(4);
         assertThat(grown.owners().get("b")).isEqualTo(a.owners().get("b"));
         assertThat(grown.rebalanced(Map.of("a", 4, "b", 3), Set.of(1, 2, 3, 4))).isSameAs(grown);
     }
@@ -25,7 +29,12 @@ class AssignmentTest {
         Assignment three = two.rebalanced(Map.of("a", 6), Set.of(1, 2, 3));
         assertThat(three.owners().get("a")).filteredOn(b -> b == 3).hasSize(2);
         assertThat(three.owners().get("a")).filteredOn(b -> b == 1).hasSize(2);
-        long kept = java.util.stream.IntStream.range(0, 6).filter(p -> two.owners().get("a").get(p).equals(three.owners().get("a").get(p))).count();
+        long kept = java.util.stream.IntStream.range(0, 6)
+                .filter(p -> two.owners()
+                        .get("a")
+                        .get(p)
+                        .equals(three.owners().get("a").get(p)))
+                .count();
         assertThat(kept).as("only what the newcomer takes moves").isEqualTo(4);
     }
 
@@ -42,10 +51,13 @@ class AssignmentTest {
             assertThat(three.owners().get(kind.topic())).hasSize(kind.slots());
             for (int b = 0; b < 3; b++) {
                 int broker = b;
-                assertThat(three.owners().get(kind.topic())).filteredOn(o -> o == broker).hasSizeBetween(16, 17);
+                assertThat(three.owners().get(kind.topic()))
+                        .filteredOn(o -> o == broker)
+                        .hasSizeBetween(16, 17);
             }
         }
-        assertThat(three.rebalancedWithSlots(Map.of("t", 6), Set.of(0, 1, 2), Set.of(0, 1, 2))).isSameAs(three);
+        assertThat(three.rebalancedWithSlots(Map.of("t", 6), Set.of(0, 1, 2), Set.of(0, 1, 2)))
+                .isSameAs(three);
     }
 
     @Test
@@ -54,7 +66,8 @@ class AssignmentTest {
         Assignment after = a.rebalanced(Map.of("a", 4), Set.of(1, 3));
         assertThat(after.owners().get("a")).containsExactly(1, 3, 1, 3);
         assertThat(after.rebalanced(Map.of(), Set.of(1)).owners()).isEmpty();
-        assertThat(Assignment.EMPTY.rebalanced(Map.of("a", 1), Set.of()).owner(new TopicPartition("a", 0))).isEmpty();
+        assertThat(Assignment.EMPTY.rebalanced(Map.of("a", 1), Set.of()).owner(new TopicPartition("a", 0)))
+                .isEmpty();
     }
 
     @Test
@@ -68,7 +81,9 @@ class AssignmentTest {
         Assignment next = moved.rebalanced(Map.of("a", 6), Set.of(1, 2));
         assertThat(next.owner(a0)).hasValue(2);
         assertThat(next.owners().get("a")).filteredOn(b -> b == 2).hasSize(3);
-        assertThat(next.rebalanced(Map.of("a", 6), Set.of(1, 2, 3)).owner(a0)).as("a newcomer takes unpinned ones").hasValue(2);
+        assertThat(next.rebalanced(Map.of("a", 6), Set.of(1, 2, 3)).owner(a0))
+                .as("a newcomer takes unpinned ones")
+                .hasValue(2);
 
         // Its broker gone: the partition is served elsewhere meanwhile, and goes back when the broker returns.
         Assignment without = next.rebalanced(Map.of("a", 6), Set.of(1));
@@ -99,8 +114,10 @@ class AssignmentTest {
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         Assignment plain = Assignment.EMPTY.rebalanced(Map.of("a", 2), Set.of(1));
         assertThat(json.writeValueAsString(plain)).isEqualTo("{\"owners\":{\"a\":[1,1]}}");
-        assertThat(json.readValue("{\"owners\":{\"a\":[1,1]}}", Assignment.class)).isEqualTo(plain);
+        assertThat(json.readValue("{\"owners\":{\"a\":[1,1]}}", Assignment.class))
+                .isEqualTo(plain);
         Assignment pinned = plain.pinned(new TopicPartition("a", 1), 3, 2);
-        assertThat(json.readValue(json.writeValueAsString(pinned), Assignment.class)).isEqualTo(pinned);
+        assertThat(json.readValue(json.writeValueAsString(pinned), Assignment.class))
+                .isEqualTo(pinned);
     }
 }

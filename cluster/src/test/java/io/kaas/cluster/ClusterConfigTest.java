@@ -24,8 +24,8 @@ class ClusterConfigTest {
         }
     }
 
-    private static final List<ClusterStoreProvider> TWO = List.of(
-            new Provider(Set.of("one"), "one://A"), new Provider(Set.of("two", "second"), "two://B"));
+    private static final List<ClusterStoreProvider> TWO =
+            List.of(new Provider(Set.of("one"), "one://A"), new Provider(Set.of("two", "second"), "two://B"));
 
     @Test
     void theSchemePicksTheBackendWithTheDefaultTimings() {
@@ -38,7 +38,8 @@ class ClusterConfigTest {
 
     @Test
     void anUnknownSchemeOrNoneNamesTheFormsTheInstalledBackendsTake() {
-        assertThatThrownBy(() -> ClusterConfig.parse("three://z", TWO)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ClusterConfig.parse("three://z", TWO))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--coordinator must look like one://A or two://B, got three://z");
         assertThatThrownBy(() -> ClusterConfig.parse("one", TWO)).hasMessageContaining("got one");
         assertThatThrownBy(() -> ClusterConfig.parse(null, TWO)).hasMessageContaining("got null");

@@ -27,18 +27,25 @@ public abstract class ClusterStoreContract {
     @Test
     void aBrokerIdIsRegisteredOnceAndVanishesWithItsLease() {
         String cluster = UUID.randomUUID().toString();
-        try (ClusterStore a = store(cluster); ClusterStore b = store(cluster)) {
+        try (ClusterStore a = store(cluster);
+                ClusterStore b = store(cluster)) {
             long la = a.grantLease(Duration.ofSeconds(2));
             long lb = b.grantLease(Duration.ofSeconds(2));
-            assertThat(a.register(new BrokerRegistration(1, "127.0.0.1", 9001), la)).isTrue();
-            assertThat(b.register(new BrokerRegistration(1, "127.0.0.1", 9002), lb)).as("same id while the first lives").isFalse();
+            assertThat(a.register(new BrokerRegistration(1, "127.0.0.1", 9001), la))
+                    .isTrue();
+            assertThat(b.register(new BrokerRegistration(1, "127.0.0.1", 9002), lb))
+                    .as("same id while the first lives")
+                    .isFalse();
             // Every advertised listener, for the others' inter-broker requests (inter.broker.listener.name).
-            BrokerRegistration two = new BrokerRegistration(2, "127.0.0.1", 9002,
-                    java.util.List.of("SASL_SSL://127.0.0.1:9002", "INTERNAL://[::1]:9102"));
+            BrokerRegistration two = new BrokerRegistration(
+                    2, "127.0.0.1", 9002, java.util.List.of("SASL_SSL://127.0.0.1:9002", "INTERNAL://[::1]:9102"));
             assertThat(b.register(two, lb)).isTrue();
-            assertThat(a.brokers()).containsOnlyKeys(1, 2).containsEntry(1, new BrokerRegistration(1, "127.0.0.1", 9001))
+            assertThat(a.brokers())
+                    .containsOnlyKeys(1, 2)
+                    .containsEntry(1, new BrokerRegistration(1, "127.0.0.1", 9001))
                     .containsEntry(2, two);
-            assertThat(a.brokers().get(2).endpoint("INTERNAL")).hasValue(new io.kaas.cluster.Endpoint("INTERNAL", "::1", 9102));
+            assertThat(a.brokers().get(2).endpoint("INTERNAL"))
+                    .hasValue(new io.kaas.cluster.Endpoint("INTERNAL", "::1", 9102));
             assertThat(a.brokers().get(1).endpoint("INTERNAL")).isEmpty();
 
             b.revokeLease(lb);
@@ -76,8 +83,12 @@ public abstract class ClusterStoreContract {
             long lease = s.grantLease(Duration.ofSeconds(5));
             assertThat(s.claim(tp, e0.version(), 1, 1, lease)).isTrue();
             assertThat(s.holder(tp)).hasValue(1);
-            assertThat(s.claim(tp, e0.version(), 1, 2, lease)).as("a second taker with the same view loses").isFalse();
-            assertThat(s.claim(tp, s.epoch(tp).version(), 2, 2, lease)).as("held: not before the holder lets go").isFalse();
+            assertThat(s.claim(tp, e0.version(), 1, 2, lease))
+                    .as("a second taker with the same view loses")
+                    .isFalse();
+            assertThat(s.claim(tp, s.epoch(tp).version(), 2, 2, lease))
+                    .as("held: not before the holder lets go")
+                    .isFalse();
             s.release(tp, 2);
             assertThat(s.holder(tp)).as("only the holder releases").hasValue(1);
             s.release(tp, 1);
@@ -108,7 +119,8 @@ public abstract class ClusterStoreContract {
     @Test
     void oneControllerAtATimeAndTheNextOnceItsLeaseEnds() throws Exception {
         String cluster = UUID.randomUUID().toString();
-        try (ClusterStore a = store(cluster); ClusterStore b = store(cluster)) {
+        try (ClusterStore a = store(cluster);
+                ClusterStore b = store(cluster)) {
             long la = a.grantLease(Duration.ofSeconds(5));
             long lb = b.grantLease(Duration.ofSeconds(5));
             a.campaign(1, la).get(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -123,21 +135,28 @@ public abstract class ClusterStoreContract {
     @Test
     void aLeaseKeptRenewedStaysAliveForOthers() {
         String cluster = UUID.randomUUID().toString();
-        try (ClusterStore a = store(cluster); ClusterStore b = store(cluster)) {
+        try (ClusterStore a = store(cluster);
+                ClusterStore b = store(cluster)) {
             long la = a.grantLease(Duration.ofSeconds(2));
-            assertThat(a.register(new BrokerRegistration(7, "127.0.0.1", 9007), la)).isTrue();
+            assertThat(a.register(new BrokerRegistration(7, "127.0.0.1", 9007), la))
+                    .isTrue();
             // Renewed at every poll: another store must see it alive throughout, for more than twice its TTL.
-            await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(400))
+            await().during(Duration.ofSeconds(5))
+                    .atMost(Duration.ofSeconds(8))
+                    .pollInterval(Duration.ofMillis(400))
                     .until(() -> !a.renewLease(la).isZero() && b.brokers().containsKey(7));
             long lb = b.grantLease(Duration.ofSeconds(2));
-            assertThat(b.register(new BrokerRegistration(7, "127.0.0.1", 9008), lb)).as("the id is still taken").isFalse();
+            assertThat(b.register(new BrokerRegistration(7, "127.0.0.1", 9008), lb))
+                    .as("the id is still taken")
+                    .isFalse();
         }
     }
 
     @Test
     void producerIdBlocksNeverOverlapAcrossStores() throws Exception {
         String cluster = UUID.randomUUID().toString();
-        try (ClusterStore a = store(cluster); ClusterStore b = store(cluster)) {
+        try (ClusterStore a = store(cluster);
+                ClusterStore b = store(cluster)) {
             java.util.Set<Long> starts = java.util.concurrent.ConcurrentHashMap.newKeySet();
             java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
             try {

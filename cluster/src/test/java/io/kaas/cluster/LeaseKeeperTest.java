@@ -20,7 +20,14 @@ class LeaseKeeperTest {
     private final AtomicBoolean lostCalled = new AtomicBoolean();
 
     private LeaseKeeper keeper() {
-        return new LeaseKeeper(new ScriptedStore(), 7, Duration.ofSeconds(6), Duration.ofSeconds(1), now::get, now.get(), () -> lostCalled.set(true));
+        return new LeaseKeeper(
+                new ScriptedStore(),
+                7,
+                Duration.ofSeconds(6),
+                Duration.ofSeconds(1),
+                now::get,
+                now.get(),
+                () -> lostCalled.set(true));
     }
 
     @Test
@@ -81,29 +88,96 @@ class LeaseKeeperTest {
 
     /** Answers renewals from {@link #renewals}; nothing else is called. */
     private final class ScriptedStore implements ClusterStore {
-        @Override public Duration renewLease(long lease) {
+        @Override
+        public Duration renewLease(long lease) {
             Object next = renewals.poll();
             if (next instanceof RuntimeException e) {
                 throw e;
             }
             return (Duration) next;
         }
-        @Override public long grantLease(Duration ttl) { throw new UnsupportedOperationException(); }
-        @Override public void revokeLease(long lease) { throw new UnsupportedOperationException(); }
-        @Override public boolean register(BrokerRegistration broker, long lease) { throw new UnsupportedOperationException(); }
-        @Override public Map<Integer, BrokerRegistration> brokers() { throw new UnsupportedOperationException(); }
-        @Override public CompletableFuture<Void> campaign(int brokerId, long lease) { throw new UnsupportedOperationException(); }
-        @Override public Versioned<Assignment> assignment() { throw new UnsupportedOperationException(); }
-        @Override public boolean compareAndSetAssignment(long expectedVersion, Assignment next) { throw new UnsupportedOperationException(); }
-        @Override public Map<String, Integer> topics() { throw new UnsupportedOperationException(); }
-        @Override public void publishTopic(String topic, int partitions) { throw new UnsupportedOperationException(); }
-        @Override public void unpublishTopic(String topic) { throw new UnsupportedOperationException(); }
-        @Override public Versioned<Integer> epoch(TopicPartition tp) { throw new UnsupportedOperationException(); }
-        @Override public boolean claim(TopicPartition tp, long v, int next, int brokerId, long lease) { throw new UnsupportedOperationException(); }
-        @Override public void release(TopicPartition tp, int brokerId) { throw new UnsupportedOperationException(); }
-        @Override public java.util.OptionalInt holder(TopicPartition tp) { throw new UnsupportedOperationException(); }
-        @Override public long allocateProducerIdBlock(long size) { throw new UnsupportedOperationException(); }
-        @Override public AutoCloseable watch(Runnable onChange, Runnable onLost) { throw new UnsupportedOperationException(); }
-        @Override public void close() {}
+
+        @Override
+        public long grantLease(Duration ttl) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void revokeLease(long lease) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean register(BrokerRegistration broker, long lease) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Map<Integer, BrokerRegistration> brokers() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Void> campaign(int brokerId, long lease) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Versioned<Assignment> assignment() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean compareAndSetAssignment(long expectedVersion, Assignment next) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Map<String, Integer> topics() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void publishTopic(String topic, int partitions) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void unpublishTopic(String topic) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Versioned<Integer> epoch(TopicPartition tp) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean claim(TopicPartition tp, long v, int next, int brokerId, long lease) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void release(TopicPartition tp, int brokerId) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public java.util.OptionalInt holder(TopicPartition tp) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long allocateProducerIdBlock(long size) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public AutoCloseable watch(Runnable onChange, Runnable onLost) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {}
     }
 }

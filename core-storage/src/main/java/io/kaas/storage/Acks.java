@@ -12,10 +12,14 @@ public enum Acks {
     /** Kafka's wire value: 0, 1 or -1. */
     public static Acks fromKafka(short acks) {
         switch (acks) {
-            case 0: return NONE;
-            case 1: return LEADER;
-            case -1: return ALL;
-            default: throw new IllegalArgumentException("acks must be 0, 1 or -1, got " + acks);
+            case 0:
+                return NONE;
+            case 1:
+                return LEADER;
+            case -1:
+                return ALL;
+            default:
+                throw new IllegalArgumentException("acks must be 0, 1 or -1, got " + acks);
         }
     }
 }

@@ -5,7 +5,8 @@ package io.kaas.storage;
  * recognised a retry: nothing was written and {@code baseOffset} is the original's.
  * {@code logAppendTimeMs} is the time stamped into the batches of a LogAppendTime topic, else -1.
  */
-public record AppendResult(long baseOffset, long lastOffset, long logStartOffset, boolean duplicate, long logAppendTimeMs) {
+public record AppendResult(
+        long baseOffset, long lastOffset, long logStartOffset, boolean duplicate, long logAppendTimeMs) {
     public AppendResult(long baseOffset, long lastOffset, long logStartOffset, boolean duplicate) {
         this(baseOffset, lastOffset, logStartOffset, duplicate, -1);
     }

@@ -39,10 +39,17 @@ record AppendTimestamps(boolean logAppendTime, long beforeMaxMs, long afterMaxMs
             }
             boolean tooNew = h.maxTimestamp() > latest;
             if (tooNew || h.baseTimestamp() < earliest) {
-                throw new StorageException(StorageException.Kind.INVALID_TIMESTAMP, String.format(
-                        "%s: timestamp %d of a record is out of range. The timestamp should be within [%d, %d]"
-                                + " (message.timestamp.before.max.ms %d, message.timestamp.after.max.ms %d)",
-                        id, tooNew ? h.maxTimestamp() : h.baseTimestamp(), earliest, latest, beforeMaxMs, afterMaxMs));
+                throw new StorageException(
+                        StorageException.Kind.INVALID_TIMESTAMP,
+                        String.format(
+                                "%s: timestamp %d of a record is out of range. The timestamp should be within [%d, %d]"
+                                        + " (message.timestamp.before.max.ms %d, message.timestamp.after.max.ms %d)",
+                                id,
+                                tooNew ? h.maxTimestamp() : h.baseTimestamp(),
+                                earliest,
+                                latest,
+                                beforeMaxMs,
+                                afterMaxMs));
             }
         }
     }

@@ -28,7 +28,8 @@ final class CheckpointKeeper {
     private RecoveryCheckpoint last;
 
     /** {@code current}: where the checkpoint on disk stands (recovery left it at EOF when it scanned a tail). */
-    CheckpointKeeper(TopicPartition id, PartitionStateFiles stateFiles, long intervalBytes, RecoveryCheckpoint current) {
+    CheckpointKeeper(
+            TopicPartition id, PartitionStateFiles stateFiles, long intervalBytes, RecoveryCheckpoint current) {
         this.id = id;
         this.stateFiles = stateFiles;
         this.intervalBytes = intervalBytes;
@@ -55,7 +56,8 @@ final class CheckpointKeeper {
      * (every change of producer or transaction state comes with an append), so the snapshots written
      * before it still hold. An idle partition closes without a write.
      */
-    void writeAtEnd(Segment active, long highWatermark, ProducerStateTable producers, TxnIndex txns) throws IOException {
+    void writeAtEnd(Segment active, long highWatermark, ProducerStateTable producers, TxnIndex txns)
+            throws IOException {
         RecoveryCheckpoint atEnd = new RecoveryCheckpoint(active.baseOffset(), active.size(), highWatermark);
         if (atEnd.equals(last)) {
             return;

@@ -49,10 +49,12 @@ public final class DiskStorageEngine implements StorageEngine {
     private final Map<String, TopicInfo> topics = new ConcurrentHashMap<>();
     /** Loaded partitions, and those being loaded (the future completes when the load ends). */
     private final Map<TopicPartition, CompletableFuture<Partition>> open = new ConcurrentHashMap<>();
+
     private final StartupLoad startup;
     /** Partitions whose load failed once: the start-up load leaves them to callers (see {@link #loadAtStartup}). */
     /** Partitions whose last load was refused (damage), with why: for readiness, and so the start-up load does not retry them. */
     private final Map<TopicPartition, String> refused = new ConcurrentHashMap<>();
+
     private final LogCleanerThreads cleaner;
     private volatile boolean closed;
     /** Several brokers over this directory: no directory lock, no start-up load, only partitions taken over open. */
@@ -92,7 +94,8 @@ public final class DiskStorageEngine implements StorageEngine {
             AtomicFile.createDirectories(config.dataDir());
         } catch (IOException e) {
             executors.close();
-            throw new StorageException(StorageException.Kind.IO, config.dataDir() + ": cannot open data directory: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, config.dataDir() + ": cannot open data directory: " + e.getMessage(), e);
         }
         try {
             this.owner = shared ? OwnerLock.none() : OwnerLock.acquireDataDir(config.dataDir());
@@ -106,7 +109,10 @@ public final class DiskStorageEngine implements StorageEngine {
             owner.close();
             executors.close();
             throw e instanceof IOException io
-                    ? new StorageException(StorageException.Kind.IO, config.dataDir() + ": cannot open data directory: " + io.getMessage(), io)
+                    ? new StorageException(
+                            StorageException.Kind.IO,
+                            config.dataDir() + ": cannot open data directory: " + io.getMessage(),
+                            io)
                     : (RuntimeException) e;
         }
         List<TopicPartition> all = new ArrayList<>();
@@ -156,7 +162,10 @@ public final class DiskStorageEngine implements StorageEngine {
                 }
                 // Another broker altered its config: in force here too.
                 TopicInfo before = known;
-                sharedConfigs.changedSinceRead(d).filter(c -> !c.equals(before.config())).ifPresent(c -> applyConfig(before, c));
+                sharedConfigs
+                        .changedSinceRead(d)
+                        .filter(c -> !c.equals(before.config()))
+                        .ifPresent(c -> applyConfig(before, c));
             }
         }
         if (shared) {
@@ -187,13 +196,15 @@ public final class DiskStorageEngine implements StorageEngine {
             throw new UnsupportedOperationException(config.dataDir() + ": this engine does not share its directory");
         }
         if (!topics.containsKey(name)) {
-            throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
+            throw new StorageException(
+                    StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
         }
         Path dir = TopicDir.of(config.dataDir(), name);
         try {
             TopicFiles.markDeleted(dir);
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot mark the topic deleted: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, dir + ": cannot mark the topic deleted: " + e.getMessage(), e);
         }
         forget(name);
     }
@@ -203,7 +214,8 @@ public final class DiskStorageEngine implements StorageEngine {
         try {
             return TopicDir.markedDeleted(config.dataDir());
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, config.dataDir() + ": cannot list topics: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, config.dataDir() + ": cannot list topics: " + e.getMessage(), e);
         }
     }
 
@@ -213,8 +225,10 @@ public final class DiskStorageEngine implements StorageEngine {
         try {
             TopicDir.removeMarkedDeleted(config.dataDir(), name);
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, TopicDir.of(config.dataDir(), name) + ": cannot delete topic: "
-                    + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    TopicDir.of(config.dataDir(), name) + ": cannot delete topic: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -248,7 +262,9 @@ public final class DiskStorageEngine implements StorageEngine {
         } catch (java.nio.file.FileAlreadyExistsException e) {
             if (shared && dir.toString().equals(e.getFile())) {
                 // Another broker sharing the directory created it first: one of two creators wins the mkdir.
-                throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists (created by another broker)");
+                throw new StorageException(
+                        StorageException.Kind.TOPIC_EXISTS,
+                        "topic " + name + " already exists (created by another broker)");
             }
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot create topic: " + e.getMessage(), e);
         } catch (IOException e) {
@@ -261,7 +277,8 @@ public final class DiskStorageEngine implements StorageEngine {
         ensureOpen();
         TopicInfo info = topics.remove(name);
         if (info == null) {
-            throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
+            throw new StorageException(
+                    StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
         }
         for (int p = 0; p < info.partitions(); p++) {
             CompletableFuture<Partition> part = open.remove(new TopicPartition(name, p));
@@ -272,8 +289,10 @@ public final class DiskStorageEngine implements StorageEngine {
         try {
             TopicFiles.delete(config.dataDir(), info);
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, TopicDir.of(config.dataDir(), name) + ": cannot delete topic: "
-                    + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    TopicDir.of(config.dataDir(), name) + ": cannot delete topic: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -338,7 +357,8 @@ public final class DiskStorageEngine implements StorageEngine {
     private TopicInfo topicOrThrow(String name) {
         TopicInfo info = topics.get(name);
         if (info == null) {
-            throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
+            throw new StorageException(
+                    StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
         }
         return info;
     }
@@ -529,7 +549,8 @@ public final class DiskStorageEngine implements StorageEngine {
         try {
             loadTopics();
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, config.dataDir() + ": cannot list topics: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, config.dataDir() + ": cannot list topics: " + e.getMessage(), e);
         }
     }
 
@@ -550,7 +571,8 @@ public final class DiskStorageEngine implements StorageEngine {
 
     @Override
     public Map<TopicPartition, String> refusedPartitions() {
-        Map<TopicPartition, String> out = new TreeMap<>(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        Map<TopicPartition, String> out =
+                new TreeMap<>(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
         refused.forEach((tp, why) -> {
             TopicInfo info = topics.get(tp.topic());
             if (info != null && tp.partition() < info.partitions()) { // a deleted topic's refusal is moot
@@ -631,17 +653,18 @@ public final class DiskStorageEngine implements StorageEngine {
         // Tens of thousands of partitions each fsync and write state files: several at once, as at load.
         List<Runnable> closes = new ArrayList<>();
         for (CompletableFuture<Partition> f : all) {
-            loaded(f, true).ifPresent(p -> closes.add(() -> {
-                if (shared && fencedAtClose) {
-                    p.abandon();
-                    return;
-                }
-                try {
-                    p.close();
-                } catch (RuntimeException e) {
-                    LOG.error("{}: close failed: {}", p.id(), e.toString());
-                }
-            }));
+            loaded(f, true)
+                    .ifPresent(p -> closes.add(() -> {
+                        if (shared && fencedAtClose) {
+                            p.abandon();
+                            return;
+                        }
+                        try {
+                            p.close();
+                        } catch (RuntimeException e) {
+                            LOG.error("{}: close failed: {}", p.id(), e.toString());
+                        }
+                    }));
         }
         EngineExecutors.runInParallel(closes);
         executors.close();

@@ -20,9 +20,17 @@ import java.time.Duration;
  *                                are closed past it. Default: 40% of the process's file-descriptor limit
  * @param cleaner                 the log cleaner's threads and buffers (compacted topics)
  */
-public record EngineConfig(Path dataDir, long segmentBytes, int indexIntervalBytes, long flushIntervalMessages,
-                           Duration fsyncTimeout, long checkpointIntervalBytes, int leaderEpoch, Clock clock,
-                           int maxOpenFiles, CleanerSettings cleaner) {
+public record EngineConfig(
+        Path dataDir,
+        long segmentBytes,
+        int indexIntervalBytes,
+        long flushIntervalMessages,
+        Duration fsyncTimeout,
+        long checkpointIntervalBytes,
+        int leaderEpoch,
+        Clock clock,
+        int maxOpenFiles,
+        CleanerSettings cleaner) {
     public static final long DEFAULT_SEGMENT_BYTES = 1L << 30;
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
     public static final long DEFAULT_FLUSH_INTERVAL_MESSAGES = 1;
@@ -38,52 +46,152 @@ public record EngineConfig(Path dataDir, long segmentBytes, int indexIntervalByt
             throw new IllegalArgumentException("index interval bytes must not be negative");
         }
         if (flushIntervalMessages < 1) {
-            throw new IllegalArgumentException("flush interval messages must be at least 1, got " + flushIntervalMessages);
+            throw new IllegalArgumentException(
+                    "flush interval messages must be at least 1, got " + flushIntervalMessages);
         }
         if (maxOpenFiles < MIN_MAX_OPEN_FILES) {
-            throw new IllegalArgumentException("max open files must be at least " + MIN_MAX_OPEN_FILES + ", got " + maxOpenFiles);
+            throw new IllegalArgumentException(
+                    "max open files must be at least " + MIN_MAX_OPEN_FILES + ", got " + maxOpenFiles);
         }
     }
 
     public static EngineConfig defaults(Path dataDir) {
-        return new EngineConfig(dataDir, DEFAULT_SEGMENT_BYTES, DEFAULT_INDEX_INTERVAL_BYTES,
-                DEFAULT_FLUSH_INTERVAL_MESSAGES, DEFAULT_FSYNC_TIMEOUT, DEFAULT_CHECKPOINT_INTERVAL_BYTES, 0,
-                Clock.systemUTC(), FileHandleCache.defaultCeiling(), CleanerSettings.DEFAULTS);
+        return new EngineConfig(
+                dataDir,
+                DEFAULT_SEGMENT_BYTES,
+                DEFAULT_INDEX_INTERVAL_BYTES,
+                DEFAULT_FLUSH_INTERVAL_MESSAGES,
+                DEFAULT_FSYNC_TIMEOUT,
+                DEFAULT_CHECKPOINT_INTERVAL_BYTES,
+                0,
+                Clock.systemUTC(),
+                FileHandleCache.defaultCeiling(),
+                CleanerSettings.DEFAULTS);
     }
 
     public EngineConfig withSegmentBytes(long v) {
-        return new EngineConfig(dataDir, v, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock, maxOpenFiles, cleaner);
+        return new EngineConfig(
+                dataDir,
+                v,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                clock,
+                maxOpenFiles,
+                cleaner);
     }
 
     public EngineConfig withIndexIntervalBytes(int v) {
-        return new EngineConfig(dataDir, segmentBytes, v, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock, maxOpenFiles, cleaner);
+        return new EngineConfig(
+                dataDir,
+                segmentBytes,
+                v,
+                flushIntervalMessages,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                clock,
+                maxOpenFiles,
+                cleaner);
     }
 
     public EngineConfig withFlushIntervalMessages(long v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, v, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock, maxOpenFiles, cleaner);
+        return new EngineConfig(
+                dataDir,
+                segmentBytes,
+                indexIntervalBytes,
+                v,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                clock,
+                maxOpenFiles,
+                cleaner);
     }
 
     public EngineConfig withFsyncTimeout(Duration v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, v, checkpointIntervalBytes, leaderEpoch, clock, maxOpenFiles, cleaner);
+        return new EngineConfig(
+                dataDir,
+                segmentBytes,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                v,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                clock,
+                maxOpenFiles,
+                cleaner);
     }
 
     public EngineConfig withCheckpointIntervalBytes(long v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, v, leaderEpoch, clock, maxOpenFiles, cleaner);
+        return new EngineConfig(
+                dataDir,
+                segmentBytes,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                fsyncTimeout,
+                v,
+                leaderEpoch,
+                clock,
+                maxOpenFiles,
+                cleaner);
     }
 
     public EngineConfig withLeaderEpoch(int v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, v, clock, maxOpenFiles, cleaner);
+        return new EngineConfig(
+                dataDir,
+                segmentBytes,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                v,
+                clock,
+                maxOpenFiles,
+                cleaner);
     }
 
     public EngineConfig withClock(Clock v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, v, maxOpenFiles, cleaner);
+        return new EngineConfig(
+                dataDir,
+                segmentBytes,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                v,
+                maxOpenFiles,
+                cleaner);
     }
 
     public EngineConfig withCleaner(CleanerSettings v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock, maxOpenFiles, v);
+        return new EngineConfig(
+                dataDir,
+                segmentBytes,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                clock,
+                maxOpenFiles,
+                v);
     }
 
     public EngineConfig withMaxOpenFiles(int v) {
-        return new EngineConfig(dataDir, segmentBytes, indexIntervalBytes, flushIntervalMessages, fsyncTimeout, checkpointIntervalBytes, leaderEpoch, clock, v, cleaner);
+        return new EngineConfig(
+                dataDir,
+                segmentBytes,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                clock,
+                v,
+                cleaner);
     }
 }

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class EngineExecutors implements AutoCloseable {
     /** Loads at once: small files and fsyncs, so more than the cores, bounded so start-up cannot flood the disk. */
-    static final int LOADER_THREADS = Math.max(4, Math.min(16, 4 * Runtime.getRuntime().availableProcessors()));
+    static final int LOADER_THREADS =
+            Math.max(4, Math.min(16, 4 * Runtime.getRuntime().availableProcessors()));
     /**
      * fsync drains at once. Bounded, so twenty thousand partitions asking for their first fsync together
      * (a restart under load) queue on a few dozen threads instead of starting a thread each; many, because
@@ -31,6 +32,7 @@ public final class EngineExecutors implements AutoCloseable {
      * ({@link #committerStuck}), so a hung partition pins one thread and never shrinks the others' share.
      */
     static final int COMMITTER_THREADS = 32;
+
     private final ThreadPoolExecutor committers;
     private final FsyncWatchdog watchdog;
     private final ThreadPoolExecutor loaders;
@@ -39,10 +41,20 @@ public final class EngineExecutors implements AutoCloseable {
 
     /** @param fsyncTimeout an fsync slower than this makes its partition {@code STALLED} ({@link FsyncWatchdog}) */
     public EngineExecutors(Duration fsyncTimeout) {
-        this.loaders = new ThreadPoolExecutor(LOADER_THREADS, LOADER_THREADS, 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), named("kaas-partition-loader-"));
-        this.committers = new ThreadPoolExecutor(COMMITTER_THREADS, COMMITTER_THREADS, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), named("kaas-committer-"));
+        this.loaders = new ThreadPoolExecutor(
+                LOADER_THREADS,
+                LOADER_THREADS,
+                0,
+                TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(),
+                named("kaas-partition-loader-"));
+        this.committers = new ThreadPoolExecutor(
+                COMMITTER_THREADS,
+                COMMITTER_THREADS,
+                60,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(),
+                named("kaas-committer-"));
         // An idle engine holds no committer thread.
         committers.allowCoreThreadTimeOut(true);
         this.watchdog = new FsyncWatchdog(fsyncTimeout, named("kaas-fsync-watchdog"));

@@ -61,6 +61,7 @@ final class FsyncWatchdog implements AutoCloseable {
     private final AtomicLong started = new AtomicLong();
     /** A check is scheduled (at most one at a time). */
     private final AtomicBoolean armed = new AtomicBoolean();
+
     private long startedAtLastCheck; // the timer thread's own
     private final AtomicLong checks = new AtomicLong();
     private volatile boolean closed;

@@ -139,7 +139,8 @@ final class GroupCommitter {
                 if (onPool) {
                     pool.threadStuck();
                 }
-                fail(new StorageException(StorageException.Kind.STALLED,
+                fail(new StorageException(
+                        StorageException.Kind.STALLED,
                         log.describe() + ": fsync of " + target.segment().logFile() + " took longer than "
                                 + watchdog.timeout().toMillis()
                                 + " ms; the partition is stalled and refuses appends until it is reopened"));
@@ -162,9 +163,13 @@ final class GroupCommitter {
                 return false;
             }
         } catch (IOException | RuntimeException e) {
-            fail(new StorageException(StorageException.Kind.IO, log.describe() + ": fsync of " + target.segment().logFile()
-                    + " failed (" + e.getMessage() + "); nothing after the last successful fsync is acknowledged,"
-                    + " and the partition refuses appends until it is reopened", e));
+            fail(new StorageException(
+                    StorageException.Kind.IO,
+                    log.describe() + ": fsync of " + target.segment().logFile()
+                            + " failed (" + e.getMessage()
+                            + "); nothing after the last successful fsync is acknowledged,"
+                            + " and the partition refuses appends until it is reopened",
+                    e));
             return false;
         } finally {
             if (!dog.end() && onPool) {

@@ -49,7 +49,9 @@ final class LogCleanerThreads implements AutoCloseable {
             if (stopped) {
                 break;
             }
-            if (p.cleanIfDue(settings, clock.millis(), () -> stopped).filter(r -> r.endOffset() >= 0).isPresent()) {
+            if (p.cleanIfDue(settings, clock.millis(), () -> stopped)
+                    .filter(r -> r.endOffset() >= 0)
+                    .isPresent()) {
                 cleaned++;
             }
         }

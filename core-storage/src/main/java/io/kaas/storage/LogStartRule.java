@@ -21,8 +21,10 @@ public final class LogStartRule {
     public static long deleteRecordsTarget(long requested, long highWatermark) {
         long target = requested == -1 ? highWatermark : requested;
         if (target < 0 || target > highWatermark) {
-            throw new StorageException(StorageException.Kind.OFFSET_OUT_OF_RANGE, "offset " + requested
-                    + " is not between 0 and the high watermark " + highWatermark + " (-1 means the high watermark)");
+            throw new StorageException(
+                    StorageException.Kind.OFFSET_OUT_OF_RANGE,
+                    "offset " + requested + " is not between 0 and the high watermark " + highWatermark
+                            + " (-1 means the high watermark)");
         }
         return target;
     }
@@ -48,7 +50,8 @@ public final class LogStartRule {
      *
      * @return the new log start, {@code logStartOffset} when nothing goes
      */
-    static long retentionTarget(List<Segment> segments, TopicConfig topic, long logStartOffset, long nowMs) throws IOException {
+    static long retentionTarget(List<Segment> segments, TopicConfig topic, long logStartOffset, long nowMs)
+            throws IOException {
         String policy = topic.cleanupPolicy();
         if (policy != null && !policy.contains("delete")) {
             return logStartOffset;

@@ -32,8 +32,19 @@ public final class MemoryStorageEngine implements StorageEngine {
     public MemoryStorageEngine(EngineConfig template, EngineObserver observer) {
         this.fs = Jimfs.newFileSystem("kaas-memory", Configuration.unix());
         EngineConfig c = template;
-        this.engine = new DiskStorageEngine(new EngineConfig(fs.getPath("/kaas-data"), c.segmentBytes(), c.indexIntervalBytes(),
-                c.flushIntervalMessages(), c.fsyncTimeout(), c.checkpointIntervalBytes(), c.leaderEpoch(), c.clock(), c.maxOpenFiles(), c.cleaner()), observer);
+        this.engine = new DiskStorageEngine(
+                new EngineConfig(
+                        fs.getPath("/kaas-data"),
+                        c.segmentBytes(),
+                        c.indexIntervalBytes(),
+                        c.flushIntervalMessages(),
+                        c.fsyncTimeout(),
+                        c.checkpointIntervalBytes(),
+                        c.leaderEpoch(),
+                        c.clock(),
+                        c.maxOpenFiles(),
+                        c.cleaner()),
+                observer);
     }
 
     @Override

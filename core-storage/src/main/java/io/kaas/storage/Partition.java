@@ -70,16 +70,26 @@ public final class Partition implements PartitionLog {
     private volatile long requestedFlushSeq;
     /** Written under lock, read lock-free by readers (a read that lost a segment retries unless closed). */
     private volatile boolean closed;
+
     private volatile PartitionView view;
     /** Set once by an fsync failure or stall; every later append fails fast with it. */
     private volatile StorageException sticky;
+
     private final RecoveryReport openReport;
     private final EngineObserver observer;
     private final PartitionCleaning cleaning;
 
     /** Called by {@link PartitionLoader} once the lock is held, recovery ran and the segments are open. */
-    Partition(TopicPartition id, Path dir, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
-              OwnerLock owner, RecoveryScan.RecoveredState recovered, SegmentLog log, EngineObserver observer) {
+    Partition(
+            TopicPartition id,
+            Path dir,
+            EngineConfig config,
+            TopicConfig topicConfig,
+            EngineExecutors executors,
+            OwnerLock owner,
+            RecoveryScan.RecoveredState recovered,
+            SegmentLog log,
+            EngineObserver observer) {
         this.id = id;
         this.dir = dir;
         this.config = config;
@@ -99,7 +109,10 @@ public final class Partition implements PartitionLog {
         this.observer = observer;
         this.committer = new GroupCommitter(new CommitterLog(), executors.committerPool(), executors.watchdog());
         // RecoveryScan.recoverState wrote the snapshots, then the checkpoint at EOF, if it scanned a tail.
-        this.checkpoints = new CheckpointKeeper(id, stateFiles, config.checkpointIntervalBytes(),
+        this.checkpoints = new CheckpointKeeper(
+                id,
+                stateFiles,
+                config.checkpointIntervalBytes(),
                 new RecoveryCheckpoint(log.active().baseOffset(), log.active().size(), log.nextOffset()));
         this.manifestOnDisk = new Manifest(epoch, log.nextOffset(), logStartOffset);
         this.cleaning = new PartitionCleaning(this, id, dir, config.indexIntervalBytes(), observer);
@@ -112,8 +125,8 @@ public final class Partition implements PartitionLog {
      * directory's), runs the recovery scan, loads idempotence and transaction state and replays the
      * scanned tail onto it. See {@link PartitionLoader}.
      */
-    public static Partition open(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig,
-                                 EngineExecutors executors) {
+    public static Partition open(
+            Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors) {
         return PartitionLoader.loadAlone(dir, id, config, topicConfig, executors);
     }
 
@@ -136,7 +149,8 @@ public final class Partition implements PartitionLog {
         return append(batches, acks, leaderEpoch, true);
     }
 
-    private CompletableFuture<AppendResult> append(ByteBuffer batches, Acks acks, int leaderEpoch, boolean mustNotBlock) {
+    private CompletableFuture<AppendResult> append(
+            ByteBuffer batches, Acks acks, int leaderEpoch, boolean mustNotBlock) {
         // Validation is CPU work on the caller's thread, outside the lock.
         ProducedBatches parsed;
         try {
@@ -158,7 +172,8 @@ public final class Partition implements PartitionLog {
         try {
             ensureOpen();
             if (leaderEpoch >= 0 && leaderEpoch < epoch) {
-                throw new StorageException(StorageException.Kind.FENCED_LEADER_EPOCH,
+                throw new StorageException(
+                        StorageException.Kind.FENCED_LEADER_EPOCH,
                         id + ": leader epoch " + leaderEpoch + " is older than the partition's " + epoch);
             }
             Optional<AppendResult> duplicate = classify(parsed);
@@ -168,7 +183,13 @@ public final class Partition implements PartitionLog {
                 long now = now();
                 timestamps.check(id, parsed.headers(), now);
                 if (mustNotBlock) {
-                    if (rollDue(parsed.totalBytes()) || (held = log.active().holdChannelsIfOpen(parsed.buffer(), parsed.starts(), parsed.headers().size())) == null) {
+                    if (rollDue(parsed.totalBytes())
+                            || (held = log.active()
+                                            .holdChannelsIfOpen(
+                                                    parsed.buffer(),
+                                                    parsed.starts(),
+                                                    parsed.headers().size()))
+                                    == null) {
                         return null; // nothing written, no state changed: the caller appends on a thread that may block
                     }
                 } else {
@@ -207,7 +228,9 @@ public final class Partition implements PartitionLog {
         List<RecordBatchHeader> headers = parsed.headers();
         for (RecordBatchHeader h : headers) {
             if (h.hasProducerId() && headers.size() > 1) {
-                throw new CorruptBatchException(CorruptBatchException.Reason.BAD_RECORD_COUNT, -1,
+                throw new CorruptBatchException(
+                        CorruptBatchException.Reason.BAD_RECORD_COUNT,
+                        -1,
                         "an idempotent or transactional produce must carry exactly one batch, got " + headers.size());
             }
         }
@@ -217,8 +240,11 @@ public final class Partition implements PartitionLog {
             case APPEND:
                 return Optional.empty();
             case DUPLICATE:
-                return Optional.of(new AppendResult(c.duplicateOf().baseOffset(), c.duplicateOf().baseOffset() + h.lastOffsetDelta(),
-                        logStartOffset, true));
+                return Optional.of(new AppendResult(
+                        c.duplicateOf().baseOffset(),
+                        c.duplicateOf().baseOffset() + h.lastOffsetDelta(),
+                        logStartOffset,
+                        true));
             case FENCED:
                 throw new StorageException(StorageException.Kind.PRODUCER_FENCED, id + ": " + c.detail());
             case COORDINATOR_FENCED:
@@ -235,7 +261,10 @@ public final class Partition implements PartitionLog {
         try {
             stamped = log.write(parsed, logAppendTimeMs);
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, log.active().logFile() + ": append failed, nothing written: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    log.active().logFile() + ": append failed, nothing written: " + e.getMessage(),
+                    e);
         } catch (StorageException e) {
             sticky = e;
             throw e;
@@ -276,7 +305,8 @@ public final class Partition implements PartitionLog {
             stateFiles.writeSnapshots(producers, txns);
             log.startSegment(now());
         } catch (IOException | StorageException e) {
-            StorageException s = new StorageException(StorageException.Kind.IO, id + ": segment roll failed: " + e.getMessage(), e);
+            StorageException s =
+                    new StorageException(StorageException.Kind.IO, id + ": segment roll failed: " + e.getMessage(), e);
             sticky = s;
             throw s;
         }
@@ -284,13 +314,17 @@ public final class Partition implements PartitionLog {
     }
 
     private long flushInterval() {
-        return topicConfig.flushMessages() != null ? Math.max(1, topicConfig.flushMessages()) : config.flushIntervalMessages();
+        return topicConfig.flushMessages() != null
+                ? Math.max(1, topicConfig.flushMessages())
+                : config.flushIntervalMessages();
     }
 
     /** Swaps in what readers see. Holds lock. */
     private void publish() {
         long next = log.nextOffset();
-        view = new PartitionView(log.readerCopy(), new PartitionState(logStartOffset, next, txns.lastStableOffset(next), epoch, log.sizeInBytes()));
+        view = new PartitionView(
+                log.readerCopy(),
+                new PartitionState(logStartOffset, next, txns.lastStableOffset(next), epoch, log.sizeInBytes()));
     }
 
     /** The committer's side of the partition. */
@@ -442,8 +476,16 @@ public final class Partition implements PartitionLog {
                 return Optional.empty();
             }
             List<Segment> segments = log.readerCopy();
-            return Optional.of(new CleaningInput(topicConfig, segments, new CleanableLog(dir, segments.stream().map(Segment::name).toList(),
-                    logStartOffset, txns.lastStableOffset(log.nextOffset()), producers.lastBatchBaseOffsets(), firstDirtyOffset)));
+            return Optional.of(new CleaningInput(
+                    topicConfig,
+                    segments,
+                    new CleanableLog(
+                            dir,
+                            segments.stream().map(Segment::name).toList(),
+                            logStartOffset,
+                            txns.lastStableOffset(log.nextOffset()),
+                            producers.lastBatchBaseOffsets(),
+                            firstDirtyOffset)));
         } finally {
             lock.unlock();
         }
@@ -481,8 +523,10 @@ public final class Partition implements PartitionLog {
                 CleanerSwap.commit(dir, target, replaced);
                 log.replace(old, target);
             } catch (IOException | RuntimeException e) {
-                StorageException s = new StorageException(StorageException.Kind.IO, id + ": cleaner swap failed ("
-                        + e.getMessage() + "); reopen the partition to finish it", e);
+                StorageException s = new StorageException(
+                        StorageException.Kind.IO,
+                        id + ": cleaner swap failed (" + e.getMessage() + "); reopen the partition to finish it",
+                        e);
                 sticky = s;
                 observer.partitionFailed(id, s);
                 throw e;
@@ -639,7 +683,8 @@ public final class Partition implements PartitionLog {
                 return;
             }
             closed = true;
-            committer.fail(new StorageException(StorageException.Kind.NOT_OWNED, id + ": given up (this broker was fenced)"));
+            committer.fail(
+                    new StorageException(StorageException.Kind.NOT_OWNED, id + ": given up (this broker was fenced)"));
             log.closeAll(id);
         } finally {
             lock.unlock();
@@ -674,7 +719,8 @@ public final class Partition implements PartitionLog {
                     }
                 } catch (IOException | StorageException e) {
                     LOG.error("{}: clean close failed; the next open recovers from the log: {}", id, e.getMessage());
-                    committer.fail(new StorageException(StorageException.Kind.IO, id + ": close failed: " + e.getMessage(), e));
+                    committer.fail(new StorageException(
+                            StorageException.Kind.IO, id + ": close failed: " + e.getMessage(), e));
                 }
             } else {
                 committer.fail(sticky);

@@ -34,7 +34,8 @@ final class PartitionCleaning {
     /** Where the last pass stopped (cleaner-checkpoint.json at open); written only by the running pass. */
     private volatile long firstDirtyOffset;
 
-    PartitionCleaning(Partition partition, TopicPartition id, Path dir, int indexIntervalBytes, EngineObserver observer) {
+    PartitionCleaning(
+            Partition partition, TopicPartition id, Path dir, int indexIntervalBytes, EngineObserver observer) {
         this.partition = partition;
         this.id = id;
         this.indexIntervalBytes = indexIntervalBytes;
@@ -67,17 +68,24 @@ final class PartitionCleaning {
                 return Optional.empty();
             }
             TopicConfig topic = input.get().topic();
-            CleanerOptions o = CleanerOptions.forTopic(topic, nowMs, settings.dedupeBufferBytesPerThread(), null,
-                    new IndexPolicy(indexIntervalBytes));
-            CleanerOptions options = new CleanerOptions(o.nowMs(), o.deleteRetentionMs(), o.minCompactionLagMs(), o.segmentBytes(),
-                    o.dedupeBufferBytes(), settings.ioBufferBytes(), o.indexPolicy());
-            LogCleaner cleaner = new LogCleaner(options, partition::swapCleaned, () -> stopped.getAsBoolean() || partition.isClosed());
+            CleanerOptions o = CleanerOptions.forTopic(
+                    topic, nowMs, settings.dedupeBufferBytesPerThread(), null, new IndexPolicy(indexIntervalBytes));
+            CleanerOptions options = new CleanerOptions(
+                    o.nowMs(),
+                    o.deleteRetentionMs(),
+                    o.minCompactionLagMs(),
+                    o.segmentBytes(),
+                    o.dedupeBufferBytes(),
+                    settings.ioBufferBytes(),
+                    o.indexPolicy());
+            LogCleaner cleaner = new LogCleaner(
+                    options, partition::swapCleaned, () -> stopped.getAsBoolean() || partition.isClosed());
             LogCleaner.Bounds bounds = cleaner.bounds(input.get().log());
             if (!bounds.anythingDirty() || !due(bounds, input.get().segments(), topic, nowMs)) {
                 return Optional.empty();
             }
             long start = System.nanoTime();
-            CleanReport report = cleaner.clean(input.get().log(), false, b -> { });
+            CleanReport report = cleaner.clean(input.get().log(), false, b -> {});
             if (report.endOffset() >= 0) {
                 firstDirtyOffset = report.endOffset();
             }
@@ -85,7 +93,10 @@ final class PartitionCleaning {
             return Optional.of(report);
         } catch (IOException | StorageException e) {
             if (!partition.isClosed() && !stopped.getAsBoolean()) {
-                LOG.warn("{}: cleaning pass failed (the log is as it was before the failed group): {}", id, e.getMessage());
+                LOG.warn(
+                        "{}: cleaning pass failed (the log is as it was before the failed group): {}",
+                        id,
+                        e.getMessage());
             }
             return Optional.empty();
         } finally {
@@ -94,7 +105,8 @@ final class PartitionCleaning {
     }
 
     /** Apache's trigger: dirty ratio, or a dirty segment past max.compaction.lag.ms. */
-    private static boolean due(LogCleaner.Bounds bounds, List<Segment> segments, TopicConfig topic, long nowMs) throws IOException {
+    private static boolean due(LogCleaner.Bounds bounds, List<Segment> segments, TopicConfig topic, long nowMs)
+            throws IOException {
         long clean = 0;
         long dirty = 0;
         Segment firstDirty = null;

@@ -33,8 +33,14 @@ final class PartitionLoader {
     private PartitionLoader() {}
 
     /** A partition of an engine, which holds the data directory's lock and shares its file-handle budget. */
-    static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
-                          FileHandleCache files, EngineObserver observer) {
+    static Partition load(
+            Path dir,
+            TopicPartition id,
+            EngineConfig config,
+            TopicConfig topicConfig,
+            EngineExecutors executors,
+            FileHandleCache files,
+            EngineObserver observer) {
         createDirectory(dir);
         return load(dir, id, config, topicConfig, executors, files, OwnerLock.none(), observer, false);
     }
@@ -47,17 +53,42 @@ final class PartitionLoader {
      *
      * @throws StorageException FENCED_LEADER_EPOCH when the checkpoint already records a newer epoch
      */
-    static Partition takeOver(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
-                              FileHandleCache files, EngineObserver observer, int epoch) {
+    static Partition takeOver(
+            Path dir,
+            TopicPartition id,
+            EngineConfig config,
+            TopicConfig topicConfig,
+            EngineExecutors executors,
+            FileHandleCache files,
+            EngineObserver observer,
+            int epoch) {
         createDirectory(dir);
-        return load(dir, id, config.withLeaderEpoch(epoch), topicConfig, executors, files, OwnerLock.none(), observer, true);
+        return load(
+                dir,
+                id,
+                config.withLeaderEpoch(epoch),
+                topicConfig,
+                executors,
+                files,
+                OwnerLock.none(),
+                observer,
+                true);
     }
 
     /** A partition on its own (tests, benchmarks): its own {@code .lock} and a budget of its own. */
-    static Partition loadAlone(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors) {
+    static Partition loadAlone(
+            Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors) {
         createDirectory(dir);
-        return load(dir, id, config, topicConfig, executors, new FileHandleCache(config.maxOpenFiles()), OwnerLock.acquire(dir),
-                EngineObserver.NONE, false);
+        return load(
+                dir,
+                id,
+                config,
+                topicConfig,
+                executors,
+                new FileHandleCache(config.maxOpenFiles()),
+                OwnerLock.acquire(dir),
+                EngineObserver.NONE,
+                false);
     }
 
     private static void createDirectory(Path dir) {
@@ -68,45 +99,71 @@ final class PartitionLoader {
         }
     }
 
-    private static Partition load(Path dir, TopicPartition id, EngineConfig config, TopicConfig topicConfig, EngineExecutors executors,
-                                  FileHandleCache files, OwnerLock owner, EngineObserver observer, boolean newEpoch) {
+    private static Partition load(
+            Path dir,
+            TopicPartition id,
+            EngineConfig config,
+            TopicConfig topicConfig,
+            EngineExecutors executors,
+            FileHandleCache files,
+            OwnerLock owner,
+            EngineObserver observer,
+            boolean newEpoch) {
         try {
             IndexPolicy indexPolicy = new IndexPolicy(config.indexIntervalBytes());
             List<String> rebuilt = new ArrayList<>();
             LeaderEpochCheckpoint epochs = DerivedStateRebuild.epochsOrRebuild(dir, false, rebuilt);
             rebuilt.forEach(a -> LOG.warn("{}: recovery: {}", id, a));
             if (newEpoch && epochs.latestEpoch() >= config.leaderEpoch()) {
-                throw new StorageException(StorageException.Kind.FENCED_LEADER_EPOCH, dir + ": epoch " + config.leaderEpoch()
-                        + " is not newer than the recorded epoch " + epochs.latestEpoch());
+                throw new StorageException(
+                        StorageException.Kind.FENCED_LEADER_EPOCH,
+                        dir + ": epoch " + config.leaderEpoch() + " is not newer than the recorded epoch "
+                                + epochs.latestEpoch());
             }
-            RecoveryScan.RecoveredState recovered = RecoveryScan.recoverState(dir, RecoveryOptions.forOpen(indexPolicy, config.leaderEpoch()));
+            RecoveryScan.RecoveredState recovered =
+                    RecoveryScan.recoverState(dir, RecoveryOptions.forOpen(indexPolicy, config.leaderEpoch()));
             RecoveryScan.Outcome outcome = recovered.outcome();
             RecoveryReport report = outcome.report();
             if (report.refused()) {
-                throw new StorageException(StorageException.Kind.DAMAGED, String.join("; ", report.damage())
-                        + " — the partition stays offline; run `kaas recover --force " + dir + "` to remove only the damaged bytes"
-                        + " (--force --truncate to cut there; either quarantines what it removes), or restore the partition");
+                throw new StorageException(
+                        StorageException.Kind.DAMAGED,
+                        String.join("; ", report.damage())
+                                + " — the partition stays offline; run `kaas recover --force " + dir
+                                + "` to remove only the damaged bytes"
+                                + " (--force --truncate to cut there; either quarantines what it removes), or restore the partition");
             }
             report.actions().forEach(a -> LOG.warn("{}: recovery: {}", id, a));
             if (newEpoch && outcome.epoch() != config.leaderEpoch()) {
-                throw new StorageException(StorageException.Kind.FENCED_LEADER_EPOCH, dir + ": the manifest's epoch "
-                        + outcome.epoch() + " is newer than the epoch " + config.leaderEpoch() + " taking over");
+                throw new StorageException(
+                        StorageException.Kind.FENCED_LEADER_EPOCH,
+                        dir + ": the manifest's epoch " + outcome.epoch() + " is newer than the epoch "
+                                + config.leaderEpoch() + " taking over");
             }
-            SegmentLog log = SegmentLog.open(dir, outcome.segments(), outcome.epoch(), outcome.logEndOffset(), indexPolicy,
-                    config.clock().millis(), files);
+            SegmentLog log = SegmentLog.open(
+                    dir,
+                    outcome.segments(),
+                    outcome.epoch(),
+                    outcome.logEndOffset(),
+                    indexPolicy,
+                    config.clock().millis(),
+                    files);
             if (report.bytesScanned() > 0) {
                 log.active().assumeUnsynced(); // a tail the last process may never have fsynced
             }
             if (outcome.segments().isEmpty()) {
-                new PartitionStateFiles(dir).writeManifest(new Manifest(outcome.epoch(), outcome.logEndOffset(), outcome.logStartOffset()));
+                new PartitionStateFiles(dir)
+                        .writeManifest(new Manifest(outcome.epoch(), outcome.logEndOffset(), outcome.logStartOffset()));
             }
             if (newEpoch) {
                 PartitionStateFiles stateFiles = new PartitionStateFiles(dir);
                 // The snapshots must cover the segment being sealed (recovery replays only the active one).
                 stateFiles.writeSnapshots(recovered.producers(), recovered.txns());
-                StateJson.write(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), epochs.with(config.leaderEpoch(), outcome.logEndOffset()));
+                StateJson.write(
+                        dir.resolve(LeaderEpochCheckpoint.FILE_NAME),
+                        epochs.with(config.leaderEpoch(), outcome.logEndOffset()));
                 log.startEpoch(config.clock().millis());
-                stateFiles.writeManifest(new Manifest(config.leaderEpoch(), outcome.logEndOffset(), outcome.logStartOffset()));
+                stateFiles.writeManifest(
+                        new Manifest(config.leaderEpoch(), outcome.logEndOffset(), outcome.logStartOffset()));
             }
             return new Partition(id, dir, config, topicConfig, executors, owner, recovered, log, observer);
         } catch (IOException e) {

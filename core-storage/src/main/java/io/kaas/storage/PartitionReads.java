@@ -42,26 +42,36 @@ final class PartitionReads {
             PartitionView v = view.get();
             PartitionState s = v.state();
             if (fetchOffset < s.logStartOffset() || fetchOffset > s.highWatermark()) {
-                throw new StorageException(StorageException.Kind.OFFSET_OUT_OF_RANGE, String.format(
-                        "%s: offset %d is outside [%d, %d]", id, fetchOffset, s.logStartOffset(), s.highWatermark()));
+                throw new StorageException(
+                        StorageException.Kind.OFFSET_OUT_OF_RANGE,
+                        String.format(
+                                "%s: offset %d is outside [%d, %d]",
+                                id, fetchOffset, s.logStartOffset(), s.highWatermark()));
             }
             long cap = Math.min(readCap, s.highWatermark());
             try {
                 return readFrom(v.segments(), fetchOffset, maxBytes, cap, s, asSlice);
             } catch (ClosedChannelException e) {
                 if (attempt > 0 || closed.getAsBoolean()) {
-                    throw new StorageException(StorageException.Kind.OFFSET_OUT_OF_RANGE, id + ": offset " + fetchOffset + " was removed while reading");
+                    throw new StorageException(
+                            StorageException.Kind.OFFSET_OUT_OF_RANGE,
+                            id + ": offset " + fetchOffset + " was removed while reading");
                 }
-                // A segment was closed under us (partition closing, or a removed segment past its delay): retry on the new view.
+                // A segment was closed under us (partition closing, or a removed segment past its delay): retry on the
+                // new view.
             } catch (IOException e) {
-                throw new StorageException(StorageException.Kind.IO, id + ": read failed at offset " + fetchOffset + ": " + e.getMessage(), e);
+                throw new StorageException(
+                        StorageException.Kind.IO,
+                        id + ": read failed at offset " + fetchOffset + ": " + e.getMessage(),
+                        e);
             }
         }
     }
 
     /** The one read rule, for both copies and slices: see {@link Segment#wholeBatchesEnd}. */
-    private static FetchResult readFrom(List<Segment> segs, long fetchOffset, int maxBytes, long cap, PartitionState state,
-                                        boolean asSlice) throws IOException {
+    private static FetchResult readFrom(
+            List<Segment> segs, long fetchOffset, int maxBytes, long cap, PartitionState state, boolean asSlice)
+            throws IOException {
         if (fetchOffset >= cap) {
             return new FetchResult(EMPTY, state);
         }
@@ -72,9 +82,12 @@ final class PartitionReads {
             if (pos < 0 && i == segs.size() - 1) {
                 // Below the high watermark the log holds the offset: a last segment without it has offsets
                 // damaged in bytes the open trusted (it scans only the active segment's tail).
-                throw new StorageException(StorageException.Kind.CORRUPT_BATCH, seg.logFile() + ":" + seg.walkStartFor(fetchOffset)
-                        + ": no batch from here holds offset " + fetchOffset + ", below the high watermark " + cap
-                        + ": run `kaas verify` on the partition");
+                throw new StorageException(
+                        StorageException.Kind.CORRUPT_BATCH,
+                        seg.logFile() + ":" + seg.walkStartFor(fetchOffset)
+                                + ": no batch from here holds offset " + fetchOffset + ", below the high watermark "
+                                + cap
+                                + ": run `kaas verify` on the partition");
             }
             if (pos < 0) {
                 continue; // an offset gap after the segment's last batch (compaction): the next segment has it
@@ -97,8 +110,8 @@ final class PartitionReads {
      * watermark for an offset of that segment below it. That is damage the open did not scan: refused as corrupt.
      * Only on this (rare) empty path: one more header read, none on a read that returns batches.
      */
-    private static void refuseImpossibleBase(List<Segment> segs, int i, long pos, long fetchOffset, long cap, PartitionState state)
-            throws IOException {
+    private static void refuseImpossibleBase(
+            List<Segment> segs, int i, long pos, long fetchOffset, long cap, PartitionState state) throws IOException {
         Segment seg = segs.get(i);
         long base = seg.headerAt(pos).baseOffset();
         boolean last = i == segs.size() - 1;
@@ -106,9 +119,15 @@ final class PartitionReads {
                 ? cap == state.highWatermark() && fetchOffset >= seg.baseOffset() && base >= cap
                 : base >= segs.get(i + 1).baseOffset();
         if (impossible) {
-            throw new StorageException(StorageException.Kind.CORRUPT_BATCH, seg.logFile() + ":" + pos + ": base offset " + base
-                    + " of the batch holding offset " + fetchOffset + " is impossible here (" + (last ? "high watermark " + cap
-                    : "the next segment starts at " + segs.get(i + 1).baseOffset()) + "): run `kaas verify` on the partition");
+            throw new StorageException(
+                    StorageException.Kind.CORRUPT_BATCH,
+                    seg.logFile() + ":" + pos + ": base offset " + base
+                            + " of the batch holding offset " + fetchOffset + " is impossible here ("
+                            + (last
+                                    ? "high watermark " + cap
+                                    : "the next segment starts at "
+                                            + segs.get(i + 1).baseOffset())
+                            + "): run `kaas verify` on the partition");
         }
     }
 
@@ -184,10 +203,12 @@ final class PartitionReads {
                 return lookup.in(view.get());
             } catch (ClosedChannelException e) {
                 if (attempt > 0 || closed.getAsBoolean()) {
-                    throw new StorageException(StorageException.Kind.IO, id + ": " + what + " failed: the partition was closed", e);
+                    throw new StorageException(
+                            StorageException.Kind.IO, id + ": " + what + " failed: the partition was closed", e);
                 }
             } catch (IOException e) {
-                throw new StorageException(StorageException.Kind.IO, id + ": " + what + " failed: " + e.getMessage(), e);
+                throw new StorageException(
+                        StorageException.Kind.IO, id + ": " + what + " failed: " + e.getMessage(), e);
             }
         }
     }
@@ -199,7 +220,8 @@ final class PartitionReads {
             return Optional.empty();
         }
         RecordBatchHeader h = s.headerAt(pos);
-        return Optional.of(new StoredBatch(h, s.read(pos, h.sizeInBytes()), v.state().logStartOffset()));
+        return Optional.of(
+                new StoredBatch(h, s.read(pos, h.sizeInBytes()), v.state().logStartOffset()));
     }
 
     /** See {@link PartitionLog#endOffsetForEpoch}. */
@@ -207,7 +229,10 @@ final class PartitionReads {
         PartitionView v = view.get();
         int current = v.state().leaderEpoch();
         if (requested >= current) {
-            return requested == current ? Optional.of(new PartitionLog.EpochEndOffset(current, v.state().highWatermark())) : Optional.empty();
+            return requested == current
+                    ? Optional.of(
+                            new PartitionLog.EpochEndOffset(current, v.state().highWatermark()))
+                    : Optional.empty();
         }
         // Epochs start where their first segment starts; the end of an epoch is the start of the next.
         int best = -1;
@@ -223,6 +248,7 @@ final class PartitionReads {
         if (best < 0) {
             return Optional.empty();
         }
-        return Optional.of(new PartitionLog.EpochEndOffset(best, end < 0 ? v.state().highWatermark() : end));
+        return Optional.of(
+                new PartitionLog.EpochEndOffset(best, end < 0 ? v.state().highWatermark() : end));
     }
 }

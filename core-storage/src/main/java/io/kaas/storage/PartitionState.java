@@ -10,5 +10,5 @@ package io.kaas.storage;
  * @param leaderEpoch    the partition's current epoch (file-name prefix of new segments)
  * @param sizeInBytes    bytes in all segments
  */
-public record PartitionState(long logStartOffset, long highWatermark, long lastStableOffset, int leaderEpoch,
-                             long sizeInBytes) {}
+public record PartitionState(
+        long logStartOffset, long highWatermark, long lastStableOffset, int leaderEpoch, long sizeInBytes) {}

@@ -13,7 +13,8 @@ import java.util.List;
  * on the caller's thread before the partition lock is taken: their headers and start positions in
  * {@code buffer}.
  */
-record ProducedBatches(ByteBuffer buffer, List<RecordBatchHeader> headers, int[] starts, long totalBytes, long recordCount) {
+record ProducedBatches(
+        ByteBuffer buffer, List<RecordBatchHeader> headers, int[] starts, long totalBytes, long recordCount) {
     static ProducedBatches parse(ByteBuffer buf) {
         List<RecordBatchHeader> headers = new ArrayList<>(1);
         int[] starts = new int[4];

@@ -19,8 +19,13 @@ import java.util.Map;
  * @param currentTxnStartOffset first offset of its open transaction, or -1 when none is open
  * @param coordinatorEpoch      the coordinator epoch of the last transaction marker written for it, or -1
  */
-public record ProducerStatus(long producerId, short producerEpoch, int lastSequence, long lastTimestamp,
-                             long currentTxnStartOffset, int coordinatorEpoch) {
+public record ProducerStatus(
+        long producerId,
+        short producerEpoch,
+        int lastSequence,
+        long lastTimestamp,
+        long currentTxnStartOffset,
+        int coordinatorEpoch) {
 
     /** Every producer {@code producers} remembers, with its open transaction from {@code txns}. Holds the partition lock. */
     static List<ProducerStatus> of(ProducerStateTable producers, TxnIndex txns) {
@@ -28,9 +33,16 @@ public record ProducerStatus(long producerId, short producerEpoch, int lastSeque
         txns.snapshot().open().forEach(o -> open.put(o.producerId(), o.firstOffset()));
         List<ProducerStatus> out = new ArrayList<>();
         for (ProducerStateSnapshot.Entry e : producers.snapshot().entries()) {
-            int lastSeq = e.recent().isEmpty() ? -1 : e.recent().get(e.recent().size() - 1).lastSeq();
-            out.add(new ProducerStatus(e.producerId(), e.epoch(), lastSeq, producers.lastTimestamp(e.producerId()),
-                    open.getOrDefault(e.producerId(), -1L), e.coordinatorEpoch()));
+            int lastSeq = e.recent().isEmpty()
+                    ? -1
+                    : e.recent().get(e.recent().size() - 1).lastSeq();
+            out.add(new ProducerStatus(
+                    e.producerId(),
+                    e.epoch(),
+                    lastSeq,
+                    producers.lastTimestamp(e.producerId()),
+                    open.getOrDefault(e.producerId(), -1L),
+                    e.coordinatorEpoch()));
         }
         return out;
     }

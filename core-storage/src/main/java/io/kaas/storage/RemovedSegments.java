@@ -30,7 +30,10 @@ final class RemovedSegments {
             }
             AtomicFile.fsyncDirectory(dir);
         } catch (IOException e) {
-            LOG.warn("{}: could not remove old segments (they are below log start and will be removed at next open): {}", id, e.toString());
+            LOG.warn(
+                    "{}: could not remove old segments (they are below log start and will be removed at next open): {}",
+                    id,
+                    e.toString());
         }
     }
 }

@@ -46,8 +46,15 @@ final class SegmentLog {
      * Opens the segments recovery kept; with none, creates the first at {@code logEnd} and fsyncs its
      * directory entry before anything in it can be acknowledged.
      */
-    static SegmentLog open(Path dir, List<SegmentName> names, int epoch, long logEnd, IndexPolicy indexPolicy, long nowMs,
-                           FileHandleCache files) throws IOException {
+    static SegmentLog open(
+            Path dir,
+            List<SegmentName> names,
+            int epoch,
+            long logEnd,
+            IndexPolicy indexPolicy,
+            long nowMs,
+            FileHandleCache files)
+            throws IOException {
         SegmentLog log = new SegmentLog(dir, epoch, indexPolicy, logEnd, files);
         for (int i = 0; i < names.size(); i++) {
             boolean sealed = i < names.size() - 1;
@@ -84,7 +91,8 @@ final class SegmentLog {
         List<RecordBatchHeader> stamped = new ArrayList<>(batches.headers().size());
         for (int i = 0; i < batches.headers().size(); i++) {
             if (logAppendTimeMs != RecordBatchHeader.NO_TIMESTAMP) {
-                RecordBatchHeader.stampLogAppendTime(buf, batches.starts()[i], batches.headers().get(i).sizeInBytes(), logAppendTimeMs);
+                RecordBatchHeader.stampLogAppendTime(
+                        buf, batches.starts()[i], batches.headers().get(i).sizeInBytes(), logAppendTimeMs);
             }
             RecordBatchHeader.assignOffsetAndEpoch(buf, batches.starts()[i], offset, epoch);
             RecordBatchHeader h = RecordBatchHeader.peek(buf, batches.starts()[i]);
@@ -156,7 +164,8 @@ final class SegmentLog {
 
     /** Detaches the closed segments lying wholly below {@code logStartOffset} ({@link LogStartRule#segmentsWhollyBelow}). */
     List<Segment> removeWhollyBelow(long logStartOffset) {
-        int n = LogStartRule.segmentsWhollyBelow(segments.stream().map(Segment::baseOffset).toList(), logStartOffset);
+        int n = LogStartRule.segmentsWhollyBelow(
+                segments.stream().map(Segment::baseOffset).toList(), logStartOffset);
         List<Segment> below = segments.subList(0, n);
         List<Segment> removed = List.copyOf(below);
         below.clear();

@@ -53,7 +53,8 @@ final class SharedTopicConfigs {
 
     /** The file as it is now counts as read (after a create, a load or this broker's own change). */
     void remember(Path topicDir) {
-        stamp(topicDir.resolve(TopicConfig.FILE_NAME)).ifPresent(s -> seen.put(topicDir.getFileName().toString(), s));
+        stamp(topicDir.resolve(TopicConfig.FILE_NAME))
+                .ifPresent(s -> seen.put(topicDir.getFileName().toString(), s));
     }
 
     void forget(String topic) {

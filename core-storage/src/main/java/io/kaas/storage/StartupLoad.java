@@ -52,7 +52,8 @@ final class StartupLoad {
             ok = true;
         } catch (StorageException e) {
             // Closing, or the topic was deleted before its turn: nothing to say.
-            if (e.kind() != StorageException.Kind.CLOSED && e.kind() != StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION) {
+            if (e.kind() != StorageException.Kind.CLOSED
+                    && e.kind() != StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION) {
                 LOG.error("{}: not loaded at start-up: {}", tp, e.getMessage());
             }
         } catch (RuntimeException e) {
@@ -69,7 +70,10 @@ final class StartupLoad {
             failed.incrementAndGet();
         }
         if (loaded.get() + failed.get() == total) {
-            LOG.info("storage ready: {} partitions loaded, {} refused, in {} ms", loaded.get(), failed.get(),
+            LOG.info(
+                    "storage ready: {} partitions loaded, {} refused, in {} ms",
+                    loaded.get(),
+                    failed.get(),
                     (System.nanoTime() - startNanos) / 1_000_000);
             done.complete(null);
         }

@@ -73,7 +73,9 @@ final class TopicFiles {
      */
     static Optional<TopicInfo> read(Path dir, boolean shared) throws IOException {
         String name = dir.getFileName().toString();
-        UUID id = StateJson.read(dir.resolve(TopicIdentity.FILE_NAME), TopicIdentity.class).map(TopicIdentity::topicId).orElse(null);
+        UUID id = StateJson.read(dir.resolve(TopicIdentity.FILE_NAME), TopicIdentity.class)
+                .map(TopicIdentity::topicId)
+                .orElse(null);
         if (id == null && shared) {
             return Optional.empty();
         }

@@ -48,15 +48,18 @@ class AppendWithoutBlockingTest {
      * An append that must go through without blocking: a null (gave way, nothing written) is retried,
      * since a committer may hold the partition's lock for a moment, taking the flush target of the last append.
      */
-    private static CompletableFuture<AppendResult> appendedWithoutBlocking(PartitionLog p, java.nio.ByteBuffer batch, Acks acks) {
-        return await().atMost(Duration.ofSeconds(10)).until(() -> p.appendWithoutBlocking(batch.duplicate(), acks, -1), java.util.Objects::nonNull);
+    private static CompletableFuture<AppendResult> appendedWithoutBlocking(
+            PartitionLog p, java.nio.ByteBuffer batch, Acks acks) {
+        return await().atMost(Duration.ofSeconds(10))
+                .until(() -> p.appendWithoutBlocking(batch.duplicate(), acks, -1), java.util.Objects::nonNull);
     }
 
     @Test
     void appendsAsAppendDoesWhenNothingBlocks() throws Exception {
         PartitionLog p = open(c -> c).partition(T0);
         // A fresh segment's log has no open channel yet: opening one is left to a thread that may block.
-        assertThat(p.appendWithoutBlocking(TestBatches.batch(3, 1_000L), Acks.LEADER, -1)).isNull();
+        assertThat(p.appendWithoutBlocking(TestBatches.batch(3, 1_000L), Acks.LEADER, -1))
+                .isNull();
         assertThat(p.state().highWatermark()).isZero();
         p.append(TestBatches.batch(1, 1_000L), Acks.LEADER, -1).get();
         CompletableFuture<AppendResult> first = appendedWithoutBlocking(p, TestBatches.batch(3, 1_000L), Acks.LEADER);
@@ -74,32 +77,42 @@ class AppendWithoutBlockingTest {
         PartitionLog p = open(c -> c.withSegmentBytes(1_500)).partition(T0);
         p.append(TestBatches.sized(1_000), Acks.LEADER, -1).get();
         PartitionState before = p.state();
-        assertThat(p.appendWithoutBlocking(TestBatches.sized(1_000), Acks.LEADER, -1)).as("a roll is due").isNull();
+        assertThat(p.appendWithoutBlocking(TestBatches.sized(1_000), Acks.LEADER, -1))
+                .as("a roll is due")
+                .isNull();
         assertThat(p.state()).isEqualTo(before);
         // The blocking path rolls and appends the same bytes at the next offset.
-        assertThat(p.append(TestBatches.sized(1_000), Acks.LEADER, -1).get().baseOffset()).isEqualTo(1);
+        assertThat(p.append(TestBatches.sized(1_000), Acks.LEADER, -1).get().baseOffset())
+                .isEqualTo(1);
         // Past the roll, the new segment takes appends without blocking again.
-        assertThat(appendedWithoutBlocking(p, TestBatches.batch(1, 1_000L), Acks.LEADER).get().baseOffset()).isEqualTo(2);
+        assertThat(appendedWithoutBlocking(p, TestBatches.batch(1, 1_000L), Acks.LEADER)
+                        .get()
+                        .baseOffset())
+                .isEqualTo(2);
     }
 
     @Test
     void neverWaitsForTheLockWhileARollFsyncsUnderIt() throws Exception {
         // No count-based flush: the only .log fsync is the roll's seal of the old segment.
-        PartitionLog p = open(c -> c.withSegmentBytes(1_500).withFlushIntervalMessages(Long.MAX_VALUE)).partition(T0);
+        PartitionLog p = open(c -> c.withSegmentBytes(1_500).withFlushIntervalMessages(Long.MAX_VALUE))
+                .partition(T0);
         p.append(TestBatches.sized(1_000), Acks.LEADER, -1).get();
         gate = disk.fs().faults().hangFsync(Scope.fileNameEndsWith(".log"));
         CompletableFuture<AppendResult> rolling = CompletableFuture.supplyAsync(
                 () -> p.append(TestBatches.sized(1_000), Acks.LEADER, -1).join());
         gate.awaitBlocked(1, Duration.ofSeconds(10));
         // The roll holds the partition's lock inside a hung fsync: the non-blocking append gives way at once.
-        CompletableFuture<AppendResult> meanwhile = assertTimeoutPreemptively(Duration.ofSeconds(2),
-                () -> p.appendWithoutBlocking(TestBatches.batch(1, 1_000L), Acks.LEADER, -1));
+        CompletableFuture<AppendResult> meanwhile = assertTimeoutPreemptively(
+                Duration.ofSeconds(2), () -> p.appendWithoutBlocking(TestBatches.batch(1, 1_000L), Acks.LEADER, -1));
         assertThat(meanwhile).isNull();
         assertThat(rolling).isNotDone();
         gate.release();
         gate = null;
         assertThat(rolling.get(10, TimeUnit.SECONDS).baseOffset()).isEqualTo(1);
-        assertThat(appendedWithoutBlocking(p, TestBatches.batch(1, 1_000L), Acks.LEADER).get().baseOffset()).isEqualTo(2);
+        assertThat(appendedWithoutBlocking(p, TestBatches.batch(1, 1_000L), Acks.LEADER)
+                        .get()
+                        .baseOffset())
+                .isEqualTo(2);
     }
 
     @Test
@@ -116,7 +129,8 @@ class AppendWithoutBlockingTest {
         List<CompletableFuture<AppendResult>> appended = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
             List<CompletableFuture<AppendResult>> out = new ArrayList<>();
             while (out.size() < 20) {
-                CompletableFuture<AppendResult> f = p.appendWithoutBlocking(TestBatches.batch(1, 1_000L), Acks.LEADER, -1);
+                CompletableFuture<AppendResult> f =
+                        p.appendWithoutBlocking(TestBatches.batch(1, 1_000L), Acks.LEADER, -1);
                 if (f != null) {
                     out.add(f);
                 }

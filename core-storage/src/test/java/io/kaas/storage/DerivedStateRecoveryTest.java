@@ -33,6 +33,7 @@ class DerivedStateRecoveryTest {
 
     @TempDir
     Path dir;
+
     private DiskStorageEngine engine;
 
     private Partition open() {
@@ -86,9 +87,15 @@ class DerivedStateRecoveryTest {
 
     private static Seen seen(Partition p) {
         List<ProducerStatus> producers = p.producers().stream()
-                .map(s -> new ProducerStatus(s.producerId(), s.producerEpoch(), s.lastSequence(), s.lastTimestamp() * 0,
-                        s.currentTxnStartOffset(), s.coordinatorEpoch()))
-                .sorted(java.util.Comparator.comparingLong(ProducerStatus::producerId)).toList();
+                .map(s -> new ProducerStatus(
+                        s.producerId(),
+                        s.producerEpoch(),
+                        s.lastSequence(),
+                        s.lastTimestamp() * 0,
+                        s.currentTxnStartOffset(),
+                        s.coordinatorEpoch()))
+                .sorted(java.util.Comparator.comparingLong(ProducerStatus::producerId))
+                .toList();
         long end = p.state().highWatermark();
         return new Seen(producers, p.abortedTransactions(0, end), p.state().lastStableOffset(), end);
     }
@@ -106,7 +113,8 @@ class DerivedStateRecoveryTest {
 
     private long segmentCount() throws Exception {
         try (Stream<Path> files = Files.list(partitionDir())) {
-            return files.filter(f -> SegmentName.isLogFile(f.getFileName().toString())).count();
+            return files.filter(f -> SegmentName.isLogFile(f.getFileName().toString()))
+                    .count();
         }
     }
 
@@ -118,12 +126,17 @@ class DerivedStateRecoveryTest {
         Partition p = open();
         assertThat(seen(p)).isEqualTo(intact);
         // Idempotence from a batch in a closed segment: P9's retry is answered as a duplicate, its next batch appended.
-        AppendResult retry = p.append(TestBatches.idempotent(P9, (short) 0, 2, 1), Acks.ALL, -1).get();
+        AppendResult retry = p.append(TestBatches.idempotent(P9, (short) 0, 2, 1), Acks.ALL, -1)
+                .get();
         assertThat(retry.duplicate()).isTrue();
-        assertThat(p.append(TestBatches.idempotent(P9, (short) 0, 3, 1), Acks.ALL, -1).get().duplicate()).isFalse();
+        assertThat(p.append(TestBatches.idempotent(P9, (short) 0, 3, 1), Acks.ALL, -1)
+                        .get()
+                        .duplicate())
+                .isFalse();
         closeEngine();
         assertThat(StateJson.read(partitionDir().resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class))
-                .as("written back readable").isPresent();
+                .as("written back readable")
+                .isPresent();
     }
 
     @Test
@@ -135,7 +148,9 @@ class DerivedStateRecoveryTest {
         assertThat(seen(p)).isEqualTo(intact);
         closeEngine();
         Partition again = open();
-        assertThat(seen(again)).as("the rebuilt snapshot was written, before the checkpoint").isEqualTo(intact);
+        assertThat(seen(again))
+                .as("the rebuilt snapshot was written, before the checkpoint")
+                .isEqualTo(intact);
     }
 
     @Test
@@ -147,7 +162,8 @@ class DerivedStateRecoveryTest {
 
         assertThat(seen(open())).isEqualTo(intact);
         closeEngine();
-        assertThat(StateJson.read(partitionDir().resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class)).isPresent();
+        assertThat(StateJson.read(partitionDir().resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class))
+                .isPresent();
     }
 
     @Test
@@ -157,20 +173,24 @@ class DerivedStateRecoveryTest {
         Files.write(partitionDir().resolve(RecoveryCheckpoint.FILE_NAME), GARBAGE);
         open();
         closeEngine();
-        assertThat(StateJson.read(partitionDir().resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class)).isPresent();
+        assertThat(StateJson.read(partitionDir().resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class))
+                .isPresent();
     }
 
     @Test
     void aCheckpointInsideABatchNeverCutsIt() throws Exception {
         Seen intact = reference();
         Path file = partitionDir().resolve(RecoveryCheckpoint.FILE_NAME);
-        RecoveryCheckpoint atEnd = StateJson.read(file, RecoveryCheckpoint.class).orElseThrow();
+        RecoveryCheckpoint atEnd =
+                StateJson.read(file, RecoveryCheckpoint.class).orElseThrow();
         // 10 bytes before the end: inside the last batch, which a scan from there would take for a torn tail.
         StateJson.write(file, new RecoveryCheckpoint(atEnd.segmentBase(), atEnd.bytePos() - 10, atEnd.highWatermark()));
 
         Partition p = open();
         assertThat(seen(p)).isEqualTo(intact);
-        assertThat(p.read(intact.end() - 1, 1 << 20, Long.MAX_VALUE).records().remaining()).as("the last batch is kept").isPositive();
+        assertThat(p.read(intact.end() - 1, 1 << 20, Long.MAX_VALUE).records().remaining())
+                .as("the last batch is kept")
+                .isPositive();
         closeEngine();
         assertThat(StateJson.read(file, RecoveryCheckpoint.class)).hasValue(atEnd);
     }
@@ -183,8 +203,8 @@ class DerivedStateRecoveryTest {
 
         assertThat(seen(open())).isEqualTo(intact);
         closeEngine();
-        assertThat(StateJson.read(file, LeaderEpochCheckpoint.class)).hasValueSatisfying(c ->
-                assertThat(c.epochs()).containsExactly(new LeaderEpochCheckpoint.Entry(0, 0)));
+        assertThat(StateJson.read(file, LeaderEpochCheckpoint.class))
+                .hasValueSatisfying(c -> assertThat(c.epochs()).containsExactly(new LeaderEpochCheckpoint.Entry(0, 0)));
     }
 
     @Test
@@ -199,7 +219,9 @@ class DerivedStateRecoveryTest {
         Files.write(partitionDir().resolve(Manifest.FILE_NAME), GARBAGE);
 
         Partition reopened = open();
-        assertThat(reopened.state().logStartOffset()).as("deleted records never come back").isEqualTo(start);
+        assertThat(reopened.state().logStartOffset())
+                .as("deleted records never come back")
+                .isEqualTo(start);
         assertThat(reopened.state().highWatermark()).isEqualTo(end);
         closeEngine();
         assertThat(StateJson.read(partitionDir().resolve(Manifest.FILE_NAME), Manifest.class))
@@ -235,7 +257,8 @@ class DerivedStateRecoveryTest {
         closeEngine();
         StateJson.write(partitionDir().resolve(Manifest.FILE_NAME), new Manifest(0, 12, 5000));
 
-        assertRefused(partitionDir().resolve(Manifest.FILE_NAME) + ":0: logStartOffset 5000 is past the highWatermark 12");
+        assertRefused(
+                partitionDir().resolve(Manifest.FILE_NAME) + ":0: logStartOffset 5000 is past the highWatermark 12");
     }
 
     @Test

@@ -20,7 +20,9 @@ class DiskStorageEngineContractTest extends StorageEngineContract {
     @Test
     void topicsAndConfigsSurviveARestartAndAnInterruptedDeleteIsFinished() throws Exception {
         engine.createTopic("a", 2, TopicConfig.EMPTY.withKafkaConfig("segment.bytes", "4096"));
-        engine.partition(new TopicPartition("a", 1)).append(TestBatches.batch(3, 1), Acks.ALL, -1).get();
+        engine.partition(new TopicPartition("a", 1))
+                .append(TestBatches.batch(3, 1), Acks.ALL, -1)
+                .get();
         var id = engine.topic("a").orElseThrow().topicId();
         engine.close();
         Files.createDirectories(dir.resolve(".b-123.deleting").resolve("0"));
@@ -29,7 +31,8 @@ class DiskStorageEngineContractTest extends StorageEngineContract {
         assertThat(a.topicId()).isEqualTo(id);
         assertThat(a.partitions()).isEqualTo(2);
         assertThat(a.config().segmentBytes()).isEqualTo(4096L);
-        assertThat(engine.partition(new TopicPartition("a", 1)).state().highWatermark()).isEqualTo(3);
+        assertThat(engine.partition(new TopicPartition("a", 1)).state().highWatermark())
+                .isEqualTo(3);
         assertThat(dir.resolve(".b-123.deleting")).doesNotExist();
         assertThat(Files.readString(dir.resolve("a/.config.json"))).isEqualTo("{\"segmentBytes\":4096}");
     }

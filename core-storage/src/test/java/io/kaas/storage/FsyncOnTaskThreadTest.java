@@ -26,7 +26,8 @@ class FsyncOnTaskThreadTest {
         EngineObserver observer = new EngineObserver() {
             @Override
             public void fsynced(TopicPartition partition, long durationNanos, long appendsCovered) {
-                fsyncedOn.putIfAbsent(partition.partition(), Thread.currentThread().getName());
+                fsyncedOn.putIfAbsent(
+                        partition.partition(), Thread.currentThread().getName());
             }
         };
         ExecutorService handlers = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-handler"));
@@ -36,7 +37,8 @@ class FsyncOnTaskThreadTest {
             CompletableFuture<Boolean> ackedBeforeTaskEnded = new CompletableFuture<>();
             engine.fsyncingAfterTasks(handlers).execute(() -> {
                 for (int p = 0; p < 3; p++) {
-                    acks.add(engine.partition(new TopicPartition("t", p)).append(TestBatches.batch(1, 1), Acks.ALL, -1));
+                    acks.add(
+                            engine.partition(new TopicPartition("t", p)).append(TestBatches.batch(1, 1), Acks.ALL, -1));
                 }
                 // The last partition's fsync waits for this task to return: not acknowledged yet.
                 ackedBeforeTaskEnded.complete(acks.get(2).isDone());
@@ -51,9 +53,11 @@ class FsyncOnTaskThreadTest {
             // Outside such a task, appends fsync on committers as before. The task's own drain must have
             // ended first: a drain still looping takes an append that arrives meanwhile (group commit), and
             // would fsync it on the handler. The single handler thread runs the next task only after it.
-            CompletableFuture.runAsync(() -> { }, handlers).get(5, TimeUnit.SECONDS);
+            CompletableFuture.runAsync(() -> {}, handlers).get(5, TimeUnit.SECONDS);
             fsyncedOn.clear();
-            engine.partition(new TopicPartition("t", 2)).append(TestBatches.batch(1, 1), Acks.ALL, -1).get(5, TimeUnit.SECONDS);
+            engine.partition(new TopicPartition("t", 2))
+                    .append(TestBatches.batch(1, 1), Acks.ALL, -1)
+                    .get(5, TimeUnit.SECONDS);
             assertThat(fsyncedOn.get(2)).startsWith("kaas-committer-");
         } finally {
             handlers.shutdownNow();

@@ -68,10 +68,15 @@ class PartitionFaultTest {
         assertThatThrownBy(failed::get).satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.IO));
         // Sticky: even once the disk is healthy again, this partition refuses until reopened.
         fs.faults().clearAll();
-        assertThatThrownBy(() -> p.append(TestBatches.batch(1, 1), Acks.LEADER, -1).get())
+        assertThatThrownBy(
+                        () -> p.append(TestBatches.batch(1, 1), Acks.LEADER, -1).get())
                 .satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.IO));
         // The other partition never noticed.
-        assertThat(engine.partition(T1).append(TestBatches.batch(1, 1), Acks.ALL, -1).get().baseOffset()).isZero();
+        assertThat(engine.partition(T1)
+                        .append(TestBatches.batch(1, 1), Acks.ALL, -1)
+                        .get()
+                        .baseOffset())
+                .isZero();
         // Power cut: what was acknowledged survives.
         engine = disk.powerCutAndReopen();
         fs = disk.fs();
@@ -85,7 +90,8 @@ class PartitionFaultTest {
         gate = fs.faults().hangFsync(Scope.under(dirOf(T0)));
         long start = System.nanoTime();
         CompletableFuture<AppendResult> hung = p.append(TestBatches.batch(1, 1), Acks.ALL, -1);
-        assertThatThrownBy(() -> hung.get(10, TimeUnit.SECONDS)).satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.STALLED));
+        assertThatThrownBy(() -> hung.get(10, TimeUnit.SECONDS))
+                .satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.STALLED));
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(waitedMs).as("watchdog fires at the configured 300 ms").isBetween(250L, 5_000L);
         // Fails fast now, without waiting on the disk.
@@ -105,14 +111,17 @@ class PartitionFaultTest {
         Path log = dirOf(T0).resolve("00000000-00000000000000000000.log");
         long size = Files.size(log);
         fs.faults().diskFullAfter(20, DiskFullMode.WRITE_PREFIX_THEN_THROW);
-        assertThatThrownBy(() -> p.append(TestBatches.batch(50, 1), Acks.ALL, -1).get())
+        assertThatThrownBy(
+                        () -> p.append(TestBatches.batch(50, 1), Acks.ALL, -1).get())
                 .satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.IO))
                 .hasMessageContaining("No space left");
         assertThat(Files.size(log)).isEqualTo(size);
         assertThat(p.state().highWatermark()).isEqualTo(3);
-        assertThat(PartitionTest.baseOffsets(p.read(0, 1 << 20, Long.MAX_VALUE).records())).containsExactly(0L);
+        assertThat(PartitionTest.baseOffsets(p.read(0, 1 << 20, Long.MAX_VALUE).records()))
+                .containsExactly(0L);
         fs.faults().spaceReturns();
-        assertThat(p.append(TestBatches.batch(2, 1), Acks.ALL, -1).get().baseOffset()).isEqualTo(3);
+        assertThat(p.append(TestBatches.batch(2, 1), Acks.ALL, -1).get().baseOffset())
+                .isEqualTo(3);
         engine = disk.reopen();
         assertThat(engine.partition(T0).state().highWatermark()).isEqualTo(5);
     }
@@ -122,7 +131,8 @@ class PartitionFaultTest {
         PartitionLog p = engine.partition(T0);
         p.append(TestBatches.batch(5, 1), Acks.ALL, -1).get();
         fs.faults().failFsync(Scope.fileNameEndsWith(".tmp"), Repeat.ONCE);
-        assertThatThrownBy(() -> p.deleteRecords(3)).satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.IO));
+        assertThatThrownBy(() -> p.deleteRecords(3))
+                .satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.IO));
         assertThat(p.state().logStartOffset()).isZero();
         assertThat(p.read(0, 100, Long.MAX_VALUE).records().remaining()).isPositive();
         assertThat(p.deleteRecords(3)).isEqualTo(3);
@@ -135,7 +145,11 @@ class PartitionFaultTest {
         p.append(TestBatches.batch(10, 1), Acks.ALL, -1).get();
         engine = disk.reopen();
         assertThat(engine.partition(T0).state().highWatermark()).isEqualTo(10);
-        assertThat(engine.partition(T0).read(0, 1 << 20, Long.MAX_VALUE).records().remaining()).isPositive();
+        assertThat(engine.partition(T0)
+                        .read(0, 1 << 20, Long.MAX_VALUE)
+                        .records()
+                        .remaining())
+                .isPositive();
     }
 
     @Test
@@ -145,7 +159,8 @@ class PartitionFaultTest {
         fs.faults().failReads(Scope.under(dirOf(T0)), Repeat.ALWAYS);
         assertThatThrownBy(() -> engine.partition(T0).read(0, 100, Long.MAX_VALUE))
                 .satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.IO));
-        assertThat(engine.partition(T1).read(0, 100, Long.MAX_VALUE).records().remaining()).isPositive();
+        assertThat(engine.partition(T1).read(0, 100, Long.MAX_VALUE).records().remaining())
+                .isPositive();
     }
     /**
      * The committer pool is bounded: a drain stuck in an fsync past the watchdog gets a replacement
@@ -158,12 +173,15 @@ class PartitionFaultTest {
         PartitionLog p = engine.partition(T0);
         gate = fs.faults().hangFsync(Scope.under(dirOf(T0)));
         CompletableFuture<AppendResult> hung = p.append(TestBatches.batch(1, 1), Acks.ALL, -1);
-        assertThatThrownBy(() -> hung.get(10, TimeUnit.SECONDS)).satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.STALLED));
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+        assertThatThrownBy(() -> hung.get(10, TimeUnit.SECONDS))
+                .satisfies(e -> assertThat(kindOf(e)).isEqualTo(StorageException.Kind.STALLED));
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> executors.committerThreads() == EngineExecutors.COMMITTER_THREADS + 1);
         gate.release();
         gate = null;
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> executors.committerThreads() == EngineExecutors.COMMITTER_THREADS);
         engine.partition(T1).append(TestBatches.batch(1, 1), Acks.ALL, -1).get(5, TimeUnit.SECONDS);
     }
@@ -187,6 +205,8 @@ class PartitionFaultTest {
             a.get(5, TimeUnit.SECONDS);
         }
         // Each fsync is counted before its waiters complete, so the count is final here.
-        assertThat(p.fsyncCount() - before).as("16 appends, 2 fsyncs: 0.125 per append").isEqualTo(2);
+        assertThat(p.fsyncCount() - before)
+                .as("16 appends, 2 fsyncs: 0.125 per append")
+                .isEqualTo(2);
     }
 }

@@ -27,7 +27,10 @@ class PartitionFootprintTest {
 
     @Test
     void anIdlePartitionHoldsNoFileAndAFewKilobytesOfHeap() throws Exception {
-        EngineConfig config = EngineConfig.defaults(dir).withSegmentBytes(1024).withIndexIntervalBytes(64).withMaxOpenFiles(64);
+        EngineConfig config = EngineConfig.defaults(dir)
+                .withSegmentBytes(1024)
+                .withIndexIntervalBytes(64)
+                .withMaxOpenFiles(64);
         try (DiskStorageEngine engine = new DiskStorageEngine(config)) {
             for (int t = 0; t < TOPICS; t++) {
                 engine.createTopic("t" + t, PER_TOPIC, TopicConfig.EMPTY);
@@ -48,12 +51,21 @@ class PartitionFootprintTest {
             assertThat(engine.loadProgress()).isEqualTo(new StorageEngine.LoadProgress(PARTITIONS, PARTITIONS, 0));
             long after = heapAfterGc();
             long perPartition = (after - before) / PARTITIONS;
-            System.out.printf("PartitionFootprintTest: %d idle partitions: %d bytes of heap each, %d segment files open, "
-                    + "%d more descriptors in the process%n", PARTITIONS, perPartition, engine.files().openChannels(), fds);
-            assertThat(fds).as("the data directory's lock, and a loader thread's leftovers at most").isLessThan(8);
-            assertThat(engine.files().openChannels()).as("an idle partition holds no file").isZero();
+            System.out.printf(
+                    "PartitionFootprintTest: %d idle partitions: %d bytes of heap each, %d segment files open, "
+                            + "%d more descriptors in the process%n",
+                    PARTITIONS, perPartition, engine.files().openChannels(), fds);
+            assertThat(fds)
+                    .as("the data directory's lock, and a loader thread's leftovers at most")
+                    .isLessThan(8);
+            assertThat(engine.files().openChannels())
+                    .as("an idle partition holds no file")
+                    .isZero();
             assertThat(perPartition).isLessThan(MAX_BYTES_PER_PARTITION);
-            assertThat(engine.partition(new TopicPartition("t0", 0)).read(0, 1 << 20, 200).sizeInBytes()).isPositive();
+            assertThat(engine.partition(new TopicPartition("t0", 0))
+                            .read(0, 1 << 20, 200)
+                            .sizeInBytes())
+                    .isPositive();
         }
     }
 

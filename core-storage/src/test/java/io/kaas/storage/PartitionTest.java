@@ -26,6 +26,7 @@ class PartitionTest {
 
     @TempDir
     Path dir;
+
     DiskStorageEngine engine;
 
     Partition open(EngineConfig cfg, TopicConfig tc) {
@@ -71,7 +72,8 @@ class PartitionTest {
     void offsetsAreAssignedContiguouslyAndBytesStoredVerbatim() throws Exception {
         Partition p = open();
         ByteBuffer sent = TestBatches.batch(3, 1000);
-        ByteBuffer copy = ByteBuffer.allocate(sent.limit()).put(sent.duplicate()).flip();
+        ByteBuffer copy =
+                ByteBuffer.allocate(sent.limit()).put(sent.duplicate()).flip();
         assertThat(ack(p, sent).baseOffset()).isZero();
         assertThat(ack(p, TestBatches.batch(2, 1000)).baseOffset()).isEqualTo(3);
         assertThat(p.state().highWatermark()).isEqualTo(5);
@@ -89,11 +91,14 @@ class PartitionTest {
         }
         int oneBatch = TestBatches.batch(2, 1000).limit();
         assertThat(baseOffsets(p.read(0, 1, Long.MAX_VALUE).records())).containsExactly(0L);
-        assertThat(baseOffsets(p.read(3, oneBatch * 2, Long.MAX_VALUE).records())).containsExactly(2L, 4L);
+        assertThat(baseOffsets(p.read(3, oneBatch * 2, Long.MAX_VALUE).records()))
+                .containsExactly(2L, 4L);
         assertThat(baseOffsets(p.read(0, 1 << 20, 4).records())).containsExactly(0L, 2L);
         assertThat(p.read(10, 100, Long.MAX_VALUE).records().remaining()).isZero();
-        assertThatThrownBy(() -> p.read(11, 100, Long.MAX_VALUE)).isInstanceOfSatisfying(StorageException.class,
-                e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OFFSET_OUT_OF_RANGE));
+        assertThatThrownBy(() -> p.read(11, 100, Long.MAX_VALUE))
+                .isInstanceOfSatisfying(
+                        StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OFFSET_OUT_OF_RANGE));
     }
 
     @Test
@@ -104,7 +109,8 @@ class PartitionTest {
         ByteBuffer bad = TestBatches.batch(2, 1);
         bad.put(bad.limit() - 1, (byte) (bad.get(bad.limit() - 1) ^ 1));
         assertThatThrownBy(() -> ack(p, bad)).hasCauseInstanceOf(CorruptBatchException.class);
-        assertThat(Files.size(p.dir().resolve("00000000-00000000000000000000.log"))).isEqualTo(size);
+        assertThat(Files.size(p.dir().resolve("00000000-00000000000000000000.log")))
+                .isEqualTo(size);
         assertThat(p.state().highWatermark()).isEqualTo(1);
     }
 
@@ -140,19 +146,27 @@ class PartitionTest {
         assertThat(again.duplicate()).isTrue();
         assertThat(again.baseOffset()).isEqualTo(3);
         assertThat(p.state().highWatermark()).isEqualTo(5);
-        assertThat(ack(p, TestBatches.idempotent(7, (short) 0, 5, 1)).baseOffset()).isEqualTo(5);
+        assertThat(ack(p, TestBatches.idempotent(7, (short) 0, 5, 1)).baseOffset())
+                .isEqualTo(5);
     }
 
     @Test
     void sequenceGapsAndStaleEpochsAreRefused() throws Exception {
         Partition p = open();
         ack(p, TestBatches.idempotent(9, (short) 2, 0, 2));
-        assertThatThrownBy(() -> ack(p, TestBatches.idempotent(9, (short) 2, 5, 1))).cause()
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OUT_OF_ORDER_SEQUENCE));
-        assertThatThrownBy(() -> ack(p, TestBatches.idempotent(9, (short) 1, 2, 1))).cause()
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.PRODUCER_FENCED));
+        assertThatThrownBy(() -> ack(p, TestBatches.idempotent(9, (short) 2, 5, 1)))
+                .cause()
+                .isInstanceOfSatisfying(
+                        StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OUT_OF_ORDER_SEQUENCE));
+        assertThatThrownBy(() -> ack(p, TestBatches.idempotent(9, (short) 1, 2, 1)))
+                .cause()
+                .isInstanceOfSatisfying(
+                        StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.PRODUCER_FENCED));
         // A new epoch starts again at sequence 0.
-        assertThat(ack(p, TestBatches.idempotent(9, (short) 3, 0, 1)).duplicate()).isFalse();
+        assertThat(ack(p, TestBatches.idempotent(9, (short) 3, 0, 1)).duplicate())
+                .isFalse();
         assertThat(p.state().highWatermark()).isEqualTo(3);
     }
 
@@ -162,9 +176,13 @@ class PartitionTest {
         for (int i = 0; i < 6; i++) {
             ack(p, TestBatches.idempotent(1, (short) 0, i, 1));
         }
-        assertThat(ack(p, TestBatches.idempotent(1, (short) 0, 1, 1)).duplicate()).isTrue();
-        assertThatThrownBy(() -> ack(p, TestBatches.idempotent(1, (short) 0, 0, 1))).cause()
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OUT_OF_ORDER_SEQUENCE));
+        assertThat(ack(p, TestBatches.idempotent(1, (short) 0, 1, 1)).duplicate())
+                .isTrue();
+        assertThatThrownBy(() -> ack(p, TestBatches.idempotent(1, (short) 0, 0, 1)))
+                .cause()
+                .isInstanceOfSatisfying(
+                        StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OUT_OF_ORDER_SEQUENCE));
     }
 
     @Test
@@ -199,8 +217,10 @@ class PartitionTest {
         assertThat(countLogs(p.dir())).isLessThan(files);
         assertThatThrownBy(() -> p.read(6, 1, Long.MAX_VALUE)).isInstanceOf(StorageException.class);
         assertThat(baseOffsets(p.read(7, 1, Long.MAX_VALUE).records())).containsExactly(7L);
-        assertThatThrownBy(() -> p.deleteRecords(21)).isInstanceOfSatisfying(StorageException.class,
-                e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OFFSET_OUT_OF_RANGE));
+        assertThatThrownBy(() -> p.deleteRecords(21))
+                .isInstanceOfSatisfying(
+                        StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OFFSET_OUT_OF_RANGE));
         assertThat(p.deleteRecords(3)).isEqualTo(7);
         Partition q = reopen();
         assertThat(q.state().logStartOffset()).isEqualTo(7);
@@ -219,7 +239,8 @@ class PartitionTest {
     @Test
     void retentionRemovesOldAndExcessSegmentsButNeverTheActiveOne() throws Exception {
         Instant now = Instant.parse("2026-01-10T00:00:00Z");
-        EngineConfig cfg = EngineConfig.defaults(dir).withSegmentBytes(2048).withClock(Clock.fixed(now, ZoneOffset.UTC));
+        EngineConfig cfg =
+                EngineConfig.defaults(dir).withSegmentBytes(2048).withClock(Clock.fixed(now, ZoneOffset.UTC));
         Partition p = open(cfg, TopicConfig.EMPTY.withKafkaConfig("retention.ms", "3600000"));
         long old = now.minusSeconds(7200).toEpochMilli();
         for (int i = 0; i < 10; i++) {
@@ -233,12 +254,18 @@ class PartitionTest {
         assertThat(countLogs(p.dir())).isLessThan(logs);
         assertThat(p.state().logStartOffset()).isGreaterThan(0);
         // Everything recent is still readable.
-        assertThat(p.read(p.state().highWatermark() - 20, 1, Long.MAX_VALUE).records().remaining()).isPositive();
+        assertThat(p.read(p.state().highWatermark() - 20, 1, Long.MAX_VALUE)
+                        .records()
+                        .remaining())
+                .isPositive();
 
         engine.updateTopicConfig("t", TopicConfig.EMPTY.withKafkaConfig("retention.bytes", "1"));
         engine.runRetention(now.toEpochMilli());
         assertThat(countLogs(p.dir())).isEqualTo(1);
-        assertThat(p.state().logStartOffset()).isEqualTo(p.read(p.state().logStartOffset(), 1, Long.MAX_VALUE).records().getLong(0));
+        assertThat(p.state().logStartOffset())
+                .isEqualTo(p.read(p.state().logStartOffset(), 1, Long.MAX_VALUE)
+                        .records()
+                        .getLong(0));
     }
 
     /** A clock a test moves by hand. */
@@ -309,17 +336,32 @@ class PartitionTest {
         assertThat(spanning.header().baseOffset()).isEqualTo(2);
         assertThat(spanning.header().maxTimestamp()).isEqualTo(501);
         assertThat(spanning.bytes().remaining()).isEqualTo(spanning.header().sizeInBytes());
-        assertThat(p.firstBatchWithMaxTimestampAtLeast(200, 4).orElseThrow().header().baseOffset()).isEqualTo(4);
+        assertThat(p.firstBatchWithMaxTimestampAtLeast(200, 4)
+                        .orElseThrow()
+                        .header()
+                        .baseOffset())
+                .isEqualTo(4);
         assertThat(p.firstBatchWithMaxTimestampAtLeast(10_000, 0)).isEmpty();
-        assertThat(p.firstBatchWithMaxTimestamp().orElseThrow().header().baseOffset()).isEqualTo(2);
+        assertThat(p.firstBatchWithMaxTimestamp().orElseThrow().header().baseOffset())
+                .isEqualTo(2);
         // The in-memory time index built by the lookups above is extended over what is appended after them.
         ack(p, TestBatches.batch(2, 900));
-        assertThat(p.firstBatchWithMaxTimestampAtLeast(800, 0).orElseThrow().header().baseOffset()).isEqualTo(6);
+        assertThat(p.firstBatchWithMaxTimestampAtLeast(800, 0)
+                        .orElseThrow()
+                        .header()
+                        .baseOffset())
+                .isEqualTo(6);
         Partition q = reopen();
-        assertThat(q.firstBatchWithMaxTimestamp().orElseThrow().header().baseOffset()).isEqualTo(6);
+        assertThat(q.firstBatchWithMaxTimestamp().orElseThrow().header().baseOffset())
+                .isEqualTo(6);
         q.deleteRecords(3);
-        assertThat(q.firstBatchWithMaxTimestampAtLeast(0, 0).orElseThrow().logStartOffset()).isEqualTo(3);
-        assertThat(q.firstBatchWithMaxTimestampAtLeast(0, 0).orElseThrow().header().baseOffset()).isEqualTo(2);
+        assertThat(q.firstBatchWithMaxTimestampAtLeast(0, 0).orElseThrow().logStartOffset())
+                .isEqualTo(3);
+        assertThat(q.firstBatchWithMaxTimestampAtLeast(0, 0)
+                        .orElseThrow()
+                        .header()
+                        .baseOffset())
+                .isEqualTo(2);
     }
 
     @Test
@@ -348,20 +390,32 @@ class PartitionTest {
     @Test
     void leaderEpochFenceAndClosedPartition() throws Exception {
         Partition p = open(EngineConfig.defaults(dir).withLeaderEpoch(3), TopicConfig.EMPTY);
-        assertThatThrownBy(() -> p.append(TestBatches.batch(1, 1), Acks.ALL, 2).get()).cause()
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FENCED_LEADER_EPOCH));
-        assertThat(p.append(TestBatches.batch(1, 1), Acks.ALL, 3).get().baseOffset()).isZero();
+        assertThatThrownBy(() -> p.append(TestBatches.batch(1, 1), Acks.ALL, 2).get())
+                .cause()
+                .isInstanceOfSatisfying(
+                        StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.FENCED_LEADER_EPOCH));
+        assertThat(p.append(TestBatches.batch(1, 1), Acks.ALL, 3).get().baseOffset())
+                .isZero();
         assertThat(p.endOffsetForEpoch(3)).contains(new PartitionLog.EpochEndOffset(3, 1));
         p.close();
-        assertThatThrownBy(() -> p.append(TestBatches.batch(1, 1), Acks.ALL, -1).get()).cause()
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.CLOSED));
+        assertThatThrownBy(() -> p.append(TestBatches.batch(1, 1), Acks.ALL, -1).get())
+                .cause()
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.CLOSED));
     }
 
     @Test
     void aSecondOpenOfTheSamePartitionIsRefusedByTheLock() {
         Partition p = open();
-        assertThatThrownBy(() -> Partition.open(p.dir(), TP, engine.config(), TopicConfig.EMPTY, new EngineExecutors(engine.config().fsyncTimeout())))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.LOCKED));
+        assertThatThrownBy(() -> Partition.open(
+                        p.dir(),
+                        TP,
+                        engine.config(),
+                        TopicConfig.EMPTY,
+                        new EngineExecutors(engine.config().fsyncTimeout())))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.LOCKED));
     }
 
     /**
@@ -377,15 +431,17 @@ class PartitionTest {
         List<Thread> ts = new ArrayList<>();
         List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
         for (int t = 0; t < threads; t++) {
-            Thread th = new Thread(() -> {
-                try {
-                    for (int i = 0; i < perThread; i++) {
-                        ack(p, TestBatches.batch(1, 1));
-                    }
-                } catch (Exception e) {
-                    errors.add(e);
-                }
-            }, "appender-" + t);
+            Thread th = new Thread(
+                    () -> {
+                        try {
+                            for (int i = 0; i < perThread; i++) {
+                                ack(p, TestBatches.batch(1, 1));
+                            }
+                        } catch (Exception e) {
+                            errors.add(e);
+                        }
+                    },
+                    "appender-" + t);
             ts.add(th);
             th.start();
         }
@@ -395,7 +451,8 @@ class PartitionTest {
         assertThat(errors).isEmpty();
         long fsyncs = p.fsyncCount() - before;
         double perAppend = (double) fsyncs / (threads * perThread);
-        System.out.printf("group commit: %d appends, %d fsyncs, %.3f fsyncs/append%n", threads * perThread, fsyncs, perAppend);
+        System.out.printf(
+                "group commit: %d appends, %d fsyncs, %.3f fsyncs/append%n", threads * perThread, fsyncs, perAppend);
         assertThat(p.state().highWatermark()).isEqualTo(threads * perThread);
         assertThat(perAppend).isLessThanOrEqualTo(0.25);
     }
@@ -405,14 +462,16 @@ class PartitionTest {
         Partition p = open();
         ByteBuffer a = TestBatches.batch(2, 1);
         ByteBuffer b = TestBatches.batch(3, 1);
-        ByteBuffer both = ByteBuffer.allocate(a.limit() + b.limit()).put(a).put(b).flip();
+        ByteBuffer both =
+                ByteBuffer.allocate(a.limit() + b.limit()).put(a).put(b).flip();
         AppendResult r = ack(p, both);
         assertThat(r.baseOffset()).isZero();
         assertThat(r.lastOffset()).isEqualTo(4);
         ByteBuffer c = TestBatches.batch(2, 1);
         ByteBuffer d = TestBatches.batch(3, 1);
         d.put(d.limit() - 1, (byte) 0x55);
-        ByteBuffer bad = ByteBuffer.allocate(c.limit() + d.limit()).put(c).put(d).flip();
+        ByteBuffer bad =
+                ByteBuffer.allocate(c.limit() + d.limit()).put(c).put(d).flip();
         assertThatThrownBy(() -> ack(p, bad)).isInstanceOf(ExecutionException.class);
         assertThat(p.state().highWatermark()).isEqualTo(5);
     }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,10 +53,14 @@ class SharedDirectoryTakeoverTest {
     void aPartitionNotTakenOverIsNeitherOpenedNorTouched() {
         try (DiskStorageEngine a = engine()) {
             a.createTopic("t", 1, TopicConfig.EMPTY);
-            assertThatThrownBy(() -> a.partition(TP)).isInstanceOf(StorageException.class)
-                    .extracting(x -> ((StorageException) x).kind()).isEqualTo(StorageException.Kind.NOT_OWNED);
+            assertThatThrownBy(() -> a.partition(TP))
+                    .isInstanceOf(StorageException.class)
+                    .extracting(x -> ((StorageException) x).kind())
+                    .isEqualTo(StorageException.Kind.NOT_OWNED);
             try (DiskStorageEngine b = engine()) {
-                assertThat(b.topic("t")).as("shared: no directory lock, topics read").isPresent();
+                assertThat(b.topic("t"))
+                        .as("shared: no directory lock, topics read")
+                        .isPresent();
             }
             assertThat(Files.exists(dir.resolve("t/0/manifest.json"))).isFalse();
         }
@@ -74,19 +77,26 @@ class SharedDirectoryTakeoverTest {
         try (DiskStorageEngine owner = engine()) {
             owner.takeOver(TP, 2);
             assertThat(owner.partition(TP).state().highWatermark()).isEqualTo(2);
-            assertThat(segmentNames()).contains("00000001-00000000000000000000.log", "00000002-00000000000000000002.log");
-            assertThat(StateJson.read(dir.resolve("t/0/" + LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class))
-                    .hasValue(new LeaderEpochCheckpoint(1, List.of(new LeaderEpochCheckpoint.Entry(1, 0), new LeaderEpochCheckpoint.Entry(2, 2))));
+            assertThat(segmentNames())
+                    .contains("00000001-00000000000000000000.log", "00000002-00000000000000000002.log");
+            assertThat(StateJson.read(
+                            dir.resolve("t/0/" + LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class))
+                    .hasValue(new LeaderEpochCheckpoint(
+                            1, List.of(new LeaderEpochCheckpoint.Entry(1, 0), new LeaderEpochCheckpoint.Entry(2, 2))));
 
             append(zombie, 5); // lands in epoch 1's segment, at offsets the new owner hands out too
             append(owner, 1);
-            assertThat(batches(owner)).extracting(b -> b[0] + "@" + b[1] + "x" + b[2]).containsExactly("0@1x1", "1@1x1", "2@2x1");
+            assertThat(batches(owner))
+                    .extracting(b -> b[0] + "@" + b[1] + "x" + b[2])
+                    .containsExactly("0@1x1", "1@1x1", "2@2x1");
             zombie.abandon(TP);
             zombie.close();
         }
         try (DiskStorageEngine next = engine()) {
             next.takeOver(TP, 3);
-            assertThat(batches(next)).extracting(b -> b[0] + "@" + b[1] + "x" + b[2]).containsExactly("0@1x1", "1@1x1", "2@2x1");
+            assertThat(batches(next))
+                    .extracting(b -> b[0] + "@" + b[1] + "x" + b[2])
+                    .containsExactly("0@1x1", "1@1x1", "2@2x1");
             assertThat(next.partition(TP).state().highWatermark()).isEqualTo(3);
         }
     }
@@ -104,15 +114,22 @@ class SharedDirectoryTakeoverTest {
             for (int i = 0; i < 30; i++) {
                 append(zombie, 3);
             }
-            assertThat(segmentNames().stream().filter(n -> n.startsWith("00000001-") && n.endsWith(".log")).count()).isGreaterThan(1);
+            assertThat(segmentNames().stream()
+                            .filter(n -> n.startsWith("00000001-") && n.endsWith(".log"))
+                            .count())
+                    .isGreaterThan(1);
             zombie.abandon(TP);
             zombie.close();
         }
         try (DiskStorageEngine next = engine()) {
             next.takeOver(TP, 3);
             assertThat(batches(next)).extracting(b -> b[0] + "@" + b[1]).containsExactly("0@1", "1@2");
-            assertThat(segmentNames()).filteredOn(n -> n.endsWith(".log"))
-                    .containsExactly("00000001-00000000000000000000.log", "00000002-00000000000000000001.log", "00000003-00000000000000000002.log");
+            assertThat(segmentNames())
+                    .filteredOn(n -> n.endsWith(".log"))
+                    .containsExactly(
+                            "00000001-00000000000000000000.log",
+                            "00000002-00000000000000000001.log",
+                            "00000003-00000000000000000002.log");
         }
     }
 
@@ -122,8 +139,10 @@ class SharedDirectoryTakeoverTest {
             a.createTopic("t", 1, TopicConfig.EMPTY);
             a.takeOver(TP, 5);
             a.release(TP);
-            assertThatThrownBy(() -> a.takeOver(TP, 4)).isInstanceOf(StorageException.class)
-                    .extracting(x -> ((StorageException) x).kind()).isEqualTo(StorageException.Kind.FENCED_LEADER_EPOCH);
+            assertThatThrownBy(() -> a.takeOver(TP, 4))
+                    .isInstanceOf(StorageException.class)
+                    .extracting(x -> ((StorageException) x).kind())
+                    .isEqualTo(StorageException.Kind.FENCED_LEADER_EPOCH);
             assertThat(a.taken()).isEmpty();
             assertThatThrownBy(() -> a.partition(TP)).isInstanceOf(StorageException.class);
         }
@@ -131,7 +150,8 @@ class SharedDirectoryTakeoverTest {
 
     @Test
     void aTopicAnotherBrokerCreatedIsFoundOnTakeover() {
-        try (DiskStorageEngine a = engine(); DiskStorageEngine b = engine()) {
+        try (DiskStorageEngine a = engine();
+                DiskStorageEngine b = engine()) {
             a.createTopic("t", 1, TopicConfig.EMPTY);
             b.takeOver(TP, 1);
             append(b, 2);
@@ -141,7 +161,10 @@ class SharedDirectoryTakeoverTest {
 
     private List<String> segmentNames() throws Exception {
         try (Stream<Path> s = Files.list(dir.resolve("t/0"))) {
-            return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".log") || n.endsWith(".index")).sorted().toList();
+            return s.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".log") || n.endsWith(".index"))
+                    .sorted()
+                    .toList();
         }
     }
 }

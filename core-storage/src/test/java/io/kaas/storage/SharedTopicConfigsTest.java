@@ -25,15 +25,19 @@ class SharedTopicConfigsTest {
 
     @Test
     void changesMadeThroughEitherEngineAreKeptAndSeenByTheOther() {
-        try (DiskStorageEngine a = engine(); DiskStorageEngine b = engine()) {
+        try (DiskStorageEngine a = engine();
+                DiskStorageEngine b = engine()) {
             a.createTopic("t", 1, TopicConfig.EMPTY);
             b.refreshTopics();
             a.alterTopicConfig("t", c -> c.withKafkaConfig("retention.ms", "60000"));
             // b has not refreshed: its copy lacks retention.ms, but its change is made to the file as it is now.
             b.alterTopicConfig("t", c -> c.withKafkaConfig("retention.bytes", "2048"));
             assertThat(configs(b)).containsEntry("retention.ms", "60000").containsEntry("retention.bytes", "2048");
-            assertThat(StateJson.read(dir.resolve("t").resolve(TopicConfig.FILE_NAME), TopicConfig.class).orElseThrow().toKafkaConfigs())
-                    .containsEntry("retention.ms", "60000").containsEntry("retention.bytes", "2048");
+            assertThat(StateJson.read(dir.resolve("t").resolve(TopicConfig.FILE_NAME), TopicConfig.class)
+                            .orElseThrow()
+                            .toKafkaConfigs())
+                    .containsEntry("retention.ms", "60000")
+                    .containsEntry("retention.bytes", "2048");
 
             assertThat(configs(a)).doesNotContainKey("retention.bytes");
             a.refreshTopics();
@@ -46,8 +50,9 @@ class SharedTopicConfigsTest {
         try (DiskStorageEngine a = engine()) {
             a.createTopic("t", 1, TopicConfig.EMPTY.withKafkaConfig("retention.ms", "1000"));
             assertThatThrownBy(() -> a.alterTopicConfig("t", c -> {
-                throw new IllegalArgumentException("retention.ms must be a number");
-            })).isInstanceOf(IllegalArgumentException.class);
+                        throw new IllegalArgumentException("retention.ms must be a number");
+                    }))
+                    .isInstanceOf(IllegalArgumentException.class);
             assertThat(configs(a)).containsEntry("retention.ms", "1000");
             try (DiskStorageEngine b = engine()) {
                 assertThat(configs(b)).containsEntry("retention.ms", "1000");

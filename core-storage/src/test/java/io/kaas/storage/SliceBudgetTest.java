@@ -19,7 +19,8 @@ class SliceBudgetTest {
 
     @Test
     void slicesPastHalfTheBudgetBecomeCopiesOfTheSameBytes() throws Exception {
-        try (DiskStorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(dir).withMaxOpenFiles(16))) {
+        try (DiskStorageEngine engine =
+                new DiskStorageEngine(EngineConfig.defaults(dir).withMaxOpenFiles(16))) {
             engine.createTopic("t", 12, TopicConfig.EMPTY);
             List<PartitionLog> logs = new ArrayList<>();
             for (int p = 0; p < 12; p++) {

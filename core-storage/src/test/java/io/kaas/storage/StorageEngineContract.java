@@ -30,30 +30,43 @@ abstract class StorageEngineContract {
         TopicInfo t = engine.createTopic("orders", 3, TopicConfig.EMPTY.withKafkaConfig("retention.ms", "1000"));
         assertThat(t.partitions()).isEqualTo(3);
         assertThat(engine.topics()).extracting(TopicInfo::name).containsExactly("orders");
-        assertThatThrownBy(() -> engine.createTopic("orders", 1, TopicConfig.EMPTY)).isInstanceOfSatisfying(StorageException.class,
-                e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.TOPIC_EXISTS));
+        assertThatThrownBy(() -> engine.createTopic("orders", 1, TopicConfig.EMPTY))
+                .isInstanceOfSatisfying(
+                        StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.TOPIC_EXISTS));
         assertThat(engine.createPartitions("orders", 5).partitions()).isEqualTo(5);
-        engine.partition(new TopicPartition("orders", 4)).append(TestBatches.batch(1, 1), Acks.ALL, -1).get();
+        engine.partition(new TopicPartition("orders", 4))
+                .append(TestBatches.batch(1, 1), Acks.ALL, -1)
+                .get();
         assertThatThrownBy(() -> engine.createPartitions("orders", 2)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(engine.updateTopicConfig("orders", TopicConfig.EMPTY).config()).isEqualTo(TopicConfig.EMPTY);
+        assertThat(engine.updateTopicConfig("orders", TopicConfig.EMPTY).config())
+                .isEqualTo(TopicConfig.EMPTY);
         UUID id = engine.topic("orders").orElseThrow().topicId();
         engine.deleteTopic("orders");
         assertThat(engine.topic("orders")).isEmpty();
-        assertThatThrownBy(() -> engine.partition(new TopicPartition("orders", 0))).isInstanceOfSatisfying(StorageException.class,
-                e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION));
+        assertThatThrownBy(() -> engine.partition(new TopicPartition("orders", 0)))
+                .isInstanceOfSatisfying(
+                        StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION));
         // A re-created topic is a new incarnation, with no old data.
         TopicInfo again = engine.createTopic("orders", 1, TopicConfig.EMPTY);
         assertThat(again.topicId()).isNotEqualTo(id);
-        assertThat(engine.partition(new TopicPartition("orders", 0)).state().highWatermark()).isZero();
+        assertThat(engine.partition(new TopicPartition("orders", 0)).state().highWatermark())
+                .isZero();
     }
 
     @Test
     void illegalNamesAndCountsAreRefused() {
-        assertThatThrownBy(() -> engine.createTopic("a/b", 1, TopicConfig.EMPTY)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> engine.createTopic(".hidden", 1, TopicConfig.EMPTY)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> engine.createTopic("__cluster", 1, TopicConfig.EMPTY)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> engine.createTopic("ok", 0, TopicConfig.EMPTY)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> engine.partition(new TopicPartition("nope", 0))).isInstanceOf(StorageException.class);
+        assertThatThrownBy(() -> engine.createTopic("a/b", 1, TopicConfig.EMPTY))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> engine.createTopic(".hidden", 1, TopicConfig.EMPTY))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> engine.createTopic("__cluster", 1, TopicConfig.EMPTY))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> engine.createTopic("ok", 0, TopicConfig.EMPTY))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> engine.partition(new TopicPartition("nope", 0)))
+                .isInstanceOf(StorageException.class);
     }
 
     @Test
@@ -62,7 +75,8 @@ abstract class StorageEngineContract {
         PartitionLog p0 = engine.partition(new TopicPartition("t", 0));
         PartitionLog p1 = engine.partition(new TopicPartition("t", 1));
         p0.append(TestBatches.batch(4, 1), Acks.ALL, -1).get();
-        assertThat(p1.append(TestBatches.batch(2, 1), Acks.LEADER, -1).get().baseOffset()).isZero();
+        assertThat(p1.append(TestBatches.batch(2, 1), Acks.LEADER, -1).get().baseOffset())
+                .isZero();
         assertThat(p0.state().highWatermark()).isEqualTo(4);
         assertThat(p1.state().highWatermark()).isEqualTo(2);
         assertThat(p0.read(0, 100, Long.MAX_VALUE).records().getLong(0)).isZero();

@@ -22,6 +22,7 @@ class TransactionalAppendTest {
 
     @TempDir
     Path dir;
+
     DiskStorageEngine engine;
 
     Partition open() {
@@ -44,7 +45,10 @@ class TransactionalAppendTest {
     }
 
     static ProducerStatus producer(Partition p, long id) {
-        return p.producers().stream().filter(s -> s.producerId() == id).findFirst().orElseThrow();
+        return p.producers().stream()
+                .filter(s -> s.producerId() == id)
+                .findFirst()
+                .orElseThrow();
     }
 
     /** 0-1 txn P7, 2 plain, 3 ABORT P7, 4 txn P8, 5 COMMIT P8, 6 txn P7 (left open). */
@@ -54,7 +58,9 @@ class TransactionalAppendTest {
         assertThat(p.state().lastStableOffset()).isZero();
         assertThat(producer(p, P7).currentTxnStartOffset()).isZero();
         ack(p, TestBatches.marker(P7, (short) 0, false));
-        assertThat(p.state().lastStableOffset()).isEqualTo(4).isEqualTo(p.state().highWatermark());
+        assertThat(p.state().lastStableOffset())
+                .isEqualTo(4)
+                .isEqualTo(p.state().highWatermark());
         assertThat(producer(p, P7).currentTxnStartOffset()).isEqualTo(-1);
         ack(p, TestBatches.transactional(P8, (short) 3, 0, 1));
         assertThat(p.state().lastStableOffset()).isEqualTo(4);
@@ -69,9 +75,13 @@ class TransactionalAppendTest {
         assertThat(p.abortedTransactions(0, 7)).containsExactly(new AbortedTransaction(P7, 0, 3));
         assertThat(p.abortedTransactions(4, 7)).isEmpty();
         // lastTimestamp is not in the snapshot: compared where it is known, in the first test.
-        assertThat(producer(p, P7)).usingRecursiveComparison().ignoringFields("lastTimestamp")
+        assertThat(producer(p, P7))
+                .usingRecursiveComparison()
+                .ignoringFields("lastTimestamp")
                 .isEqualTo(new ProducerStatus(P7, (short) 0, 2, -1, 6, 0));
-        assertThat(producer(p, P8)).usingRecursiveComparison().ignoringFields("lastTimestamp")
+        assertThat(producer(p, P8))
+                .usingRecursiveComparison()
+                .ignoringFields("lastTimestamp")
                 .isEqualTo(new ProducerStatus(P8, (short) 3, 0, -1, -1, 0));
     }
 
@@ -80,7 +90,9 @@ class TransactionalAppendTest {
         Partition p = open();
         writeHistory(p);
         assertHistory(p);
-        assertThat(producer(p, P7).lastTimestamp()).as("largest batch timestamp").isEqualTo(1_001L);
+        assertThat(producer(p, P7).lastTimestamp())
+                .as("largest batch timestamp")
+                .isEqualTo(1_001L);
         // A marker takes no sequence: the producer's next batch continues its sequence.
         ack(p, TestBatches.marker(P7, (short) 0, true));
         assertThat(p.state().lastStableOffset()).isEqualTo(8);
@@ -94,8 +106,11 @@ class TransactionalAppendTest {
         ack(p, TestBatches.marker(P7, (short) 1, false)); // a timeout abort: the coordinator bumped the epoch
         assertThat(p.state().lastStableOffset()).isEqualTo(2);
         assertThat(p.append(TestBatches.transactional(P7, (short) 0, 1, 1), Acks.ALL, -1))
-                .failsWithin(java.time.Duration.ofSeconds(5)).withThrowableThat()
-                .havingCause().isInstanceOfSatisfying(StorageException.class,
+                .failsWithin(java.time.Duration.ofSeconds(5))
+                .withThrowableThat()
+                .havingCause()
+                .isInstanceOfSatisfying(
+                        StorageException.class,
                         e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.PRODUCER_FENCED));
     }
 
@@ -111,7 +126,9 @@ class TransactionalAppendTest {
         ack(p, TestBatches.marker(P7, (short) 0, true, 5)); // the successor, coordinator epoch 5
         ack(p, TestBatches.transactional(P7, (short) 0, 1, 1)); // the producer's next transaction, same epoch
         assertCoordinatorFenced(p);
-        assertThat(p.state().lastStableOffset()).as("the next transaction stays open").isEqualTo(2);
+        assertThat(p.state().lastStableOffset())
+                .as("the next transaction stays open")
+                .isEqualTo(2);
         ack(p, TestBatches.marker(P7, (short) 0, true, 5)); // the same coordinator epoch: accepted
         assertThat(p.state().lastStableOffset()).isEqualTo(4);
 
@@ -127,8 +144,10 @@ class TransactionalAppendTest {
     private static void assertCoordinatorFenced(Partition p) {
         long end = p.state().highWatermark();
         assertThat(p.append(TestBatches.marker(P7, (short) 0, true, 4), Acks.ALL, -1))
-                .failsWithin(java.time.Duration.ofSeconds(5)).withThrowableThat()
-                .havingCause().isInstanceOfSatisfying(StorageException.class, e -> {
+                .failsWithin(java.time.Duration.ofSeconds(5))
+                .withThrowableThat()
+                .havingCause()
+                .isInstanceOfSatisfying(StorageException.class, e -> {
                     assertThat(e.kind()).isEqualTo(StorageException.Kind.COORDINATOR_FENCED);
                     assertThat(e.getMessage()).contains("4 (zombie), 5 (current)");
                 });
@@ -140,10 +159,14 @@ class TransactionalAppendTest {
         Partition p = open();
         writeHistory(p);
         p.deleteRecords(3);
-        assertThat(p.abortedTransactions(0, 7)).as("the abort ends at 3, still readable").hasSize(1);
+        assertThat(p.abortedTransactions(0, 7))
+                .as("the abort ends at 3, still readable")
+                .hasSize(1);
         p.deleteRecords(4);
         assertThat(p.abortedTransactions(0, 7)).isEmpty();
-        assertThat(p.state().lastStableOffset()).as("the open transaction stays open").isEqualTo(6);
+        assertThat(p.state().lastStableOffset())
+                .as("the open transaction stays open")
+                .isEqualTo(6);
         engine.close();
         assertThat(open().abortedTransactions(0, 7)).isEmpty();
     }

@@ -15,6 +15,7 @@ import java.util.Map;
 public record BatchLine(Path file, long position, RecordBatchHeader header, boolean valid) implements DumpEvent {
     /** Attribute bit 6: the batch's base timestamp is the delete horizon (set by the log cleaner). */
     private static final int DELETE_HORIZON_FLAG = 0x40;
+
     private static final String[] CODECS = {"none", "gzip", "snappy", "lz4", "zstd"};
 
     public static String codecName(int codec) {
@@ -28,7 +29,8 @@ public record BatchLine(Path file, long position, RecordBatchHeader header, bool
     /** Apache prints {@code OptionalLong.empty} or {@code OptionalLong[ms]}. */
     public String deleteHorizon() {
         return (header.attributes() & DELETE_HORIZON_FLAG) != 0
-                ? "OptionalLong[" + header.baseTimestamp() + "]" : "OptionalLong.empty";
+                ? "OptionalLong[" + header.baseTimestamp() + "]"
+                : "OptionalLong.empty";
     }
 
     public long crcUnsigned() {

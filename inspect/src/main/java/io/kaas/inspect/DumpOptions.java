@@ -13,10 +13,18 @@ package io.kaas.inspect;
  * @param indexSanityOnly index files: only run the sanity check the broker runs on open
  * @param json            one JSON object per line instead of text
  */
-public record DumpOptions(boolean deepIteration, boolean printDataLog, boolean hex, long fromOffset, long toOffset,
-                          long maxBytes, boolean verifyIndexOnly, boolean indexSanityOnly, boolean json) {
-    public static final DumpOptions DEFAULTS = new DumpOptions(false, false, false, Long.MIN_VALUE, Long.MAX_VALUE,
-            Long.MAX_VALUE, false, false, false);
+public record DumpOptions(
+        boolean deepIteration,
+        boolean printDataLog,
+        boolean hex,
+        long fromOffset,
+        long toOffset,
+        long maxBytes,
+        boolean verifyIndexOnly,
+        boolean indexSanityOnly,
+        boolean json) {
+    public static final DumpOptions DEFAULTS =
+            new DumpOptions(false, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
 
     public boolean decodeRecords() {
         return deepIteration || printDataLog;
@@ -28,6 +36,15 @@ public record DumpOptions(boolean deepIteration, boolean printDataLog, boolean h
     }
 
     public DumpOptions withJson(boolean value) {
-        return new DumpOptions(deepIteration, printDataLog, hex, fromOffset, toOffset, maxBytes, verifyIndexOnly, indexSanityOnly, value);
+        return new DumpOptions(
+                deepIteration,
+                printDataLog,
+                hex,
+                fromOffset,
+                toOffset,
+                maxBytes,
+                verifyIndexOnly,
+                indexSanityOnly,
+                value);
     }
 }

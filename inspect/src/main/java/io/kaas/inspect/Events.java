@@ -42,10 +42,12 @@ public final class Events {
     }
 
     /** Bytes that are not a valid batch: a torn tail (possibly zero-filled) or garbage. */
-    public record InvalidBytes(Path file, long position, long bytes, boolean zeroFilled, String reason) implements DumpEvent {
+    public record InvalidBytes(Path file, long position, long bytes, boolean zeroFilled, String reason)
+            implements DumpEvent {
         @Override
         public String text() {
-            return bytes + " invalid bytes at position " + position + (zeroFilled ? " (zero-filled)" : "") + ": " + reason;
+            return bytes + " invalid bytes at position " + position + (zeroFilled ? " (zero-filled)" : "") + ": "
+                    + reason;
         }
 
         @Override
@@ -98,8 +100,9 @@ public final class Events {
     }
 
     /** An index entry whose offset is not in the batch it points at. */
-    public record IndexMismatch(Path file, int entry, long indexOffset, long batchBaseOffset, long batchLastOffset,
-                                int position) implements DumpEvent {
+    public record IndexMismatch(
+            Path file, int entry, long indexOffset, long batchBaseOffset, long batchLastOffset, int position)
+            implements DumpEvent {
         @Override
         public String text() {
             return file + ":" + ((long) entry * 8) + ": index entry " + entry + " offset " + indexOffset

@@ -27,23 +27,29 @@ final class IndexDumper {
     }
 
     int dump(Path index) throws IOException {
-        SegmentName name = SegmentName.parse(index.getFileName().toString()).orElseThrow(() ->
-                new IOException(index + ": not a segment index name ({epoch:08x}-{base:020d}.index or {base:020d}.index)"));
+        SegmentName name = SegmentName.parse(index.getFileName().toString())
+                .orElseThrow(() -> new IOException(
+                        index + ": not a segment index name ({epoch:08x}-{base:020d}.index or {base:020d}.index)"));
         Path log = index.resolveSibling(name.logFileName());
         long fileSize = Files.size(index);
         IndexEntry[] entries = SparseIndex.readAll(index, name.baseOffset());
         int problems = 0;
         if (fileSize % SparseIndex.ENTRY_SIZE != 0) {
             problems++;
-            out.emit(new Events.Message("warning", index, index + ":" + (fileSize - fileSize % SparseIndex.ENTRY_SIZE)
-                    + ": " + (fileSize % SparseIndex.ENTRY_SIZE) + " trailing bytes are not a whole entry", true));
+            out.emit(new Events.Message(
+                    "warning",
+                    index,
+                    index + ":" + (fileSize - fileSize % SparseIndex.ENTRY_SIZE) + ": "
+                            + (fileSize % SparseIndex.ENTRY_SIZE) + " trailing bytes are not a whole entry",
+                    true));
         }
         if (entries.length == 0) {
             out.emit(new Events.Message("empty", index, index + " is empty.", false));
             return problems;
         }
         if (!Files.isRegularFile(log)) {
-            out.emit(new Events.Message("warning", index, log + ": no log beside the index; entries are not checked", true));
+            out.emit(new Events.Message(
+                    "warning", index, log + ": no log beside the index; entries are not checked", true));
         }
         long logSize = Files.isRegularFile(log) ? Files.size(log) : Long.MAX_VALUE;
         if (options.indexSanityOnly()) {
@@ -80,8 +86,8 @@ final class IndexDumper {
 
     private static Events.IndexMismatch mismatch(FileChannel ch, Path index, int i, IndexEntry e) throws IOException {
         RecordBatchHeader h = headerAt(ch, e.position());
-        return new Events.IndexMismatch(index, i, e.offset(), h == null ? -1 : h.baseOffset(),
-                h == null ? -1 : h.lastOffset(), e.position());
+        return new Events.IndexMismatch(
+                index, i, e.offset(), h == null ? -1 : h.baseOffset(), h == null ? -1 : h.lastOffset(), e.position());
     }
 
     static RecordBatchHeader headerAt(FileChannel ch, long position) throws IOException {

@@ -1,13 +1,13 @@
 package io.kaas.inspect;
 
+import io.kaas.storage.StorageException;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
-import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.format.StateJson;
+import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.ScannedBatch;
-import io.kaas.storage.StorageException;
-import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -50,12 +50,18 @@ final class LogDumper {
             Path index = log.resolveSibling(name.map(SegmentName::indexFileName).orElse("-"));
             long start = IndexSeek.position(index, baseOffset, options.fromOffset(), size);
             boolean compacted = compacted(log);
-            long epochEnd = name.filter(n -> !n.apacheStyle()).map(n -> epochEnd(log, n.epoch())).orElse(Long.MAX_VALUE);
+            long epochEnd = name.filter(n -> !n.apacheStyle())
+                    .map(n -> epochEnd(log, n.epoch()))
+                    .orElse(Long.MAX_VALUE);
             Walk walk = new Walk(log, ch, size, start, compacted, epochEnd);
             int problems = walk.run();
             if (walk.batchesSeen == 0 && start > 0) {
-                out.emit(new Events.Message("warning", log, log + ": index entry led to position " + start
-                        + ", which is not a batch; reading from the start", true));
+                out.emit(new Events.Message(
+                        "warning",
+                        log,
+                        log + ": index entry led to position " + start
+                                + ", which is not a batch; reading from the start",
+                        true));
                 problems = new Walk(log, ch, size, 0, compacted, epochEnd).run();
             }
             return problems;
@@ -84,7 +90,8 @@ final class LogDumper {
         }
         try {
             return StateJson.read(partition.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
-                    .map(c -> c.endOf(epoch)).orElse(Long.MAX_VALUE);
+                    .map(c -> c.endOf(epoch))
+                    .orElse(Long.MAX_VALUE);
         } catch (StorageException e) {
             return Long.MAX_VALUE;
         }
@@ -138,7 +145,11 @@ final class LogDumper {
                 problems++;
                 out.emit(new Events.Message("warning", log, log + ":" + pos + ": " + stop.getMessage(), true));
                 // only a batch whose CRC matched (bad offsets) has records worth decoding
-                if (!show(pos, bad.header(), stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE, bad.bytes())) {
+                if (!show(
+                        pos,
+                        bad.header(),
+                        stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE,
+                        bad.bytes())) {
                     return problems;
                 }
             }
@@ -164,10 +175,17 @@ final class LogDumper {
             if (h.lastOffset() >= epochEnd && !fencedReported) {
                 fencedReported = true;
                 problems++;
-                out.emit(new Events.Message("fenced_writes", log, log + ":" + position + ": offsets from "
-                        + Math.max(h.baseOffset(), epochEnd) + " on were written by leader epoch " + SegmentName.parse(
-                        log.getFileName().toString()).map(SegmentName::epoch).orElse(-1) + " after a later epoch began at offset "
-                        + epochEnd + " (leader-epoch-checkpoint.json): a fenced ex-leader's late writes, which recovery discards", true));
+                out.emit(new Events.Message(
+                        "fenced_writes",
+                        log,
+                        log + ":" + position + ": offsets from "
+                                + Math.max(h.baseOffset(), epochEnd) + " on were written by leader epoch "
+                                + SegmentName.parse(log.getFileName().toString())
+                                        .map(SegmentName::epoch)
+                                        .orElse(-1) + " after a later epoch began at offset "
+                                + epochEnd
+                                + " (leader-epoch-checkpoint.json): a fenced ex-leader's late writes, which recovery discards",
+                        true));
             }
             out.emit(new BatchLine(log, position, h, valid));
             if (options.decodeRecords() && valid) {
@@ -178,8 +196,11 @@ final class LogDumper {
 
         private void record(RecordLine r) {
             if (lastRecordOffset != Long.MIN_VALUE && r.offset() != lastRecordOffset + 1 && !compacted) {
-                out.emit(new Events.Message("non_consecutive", log, "Non-consecutive offsets in " + log + ": "
-                        + lastRecordOffset + " is followed by " + r.offset(), true));
+                out.emit(new Events.Message(
+                        "non_consecutive",
+                        log,
+                        "Non-consecutive offsets in " + log + ": " + lastRecordOffset + " is followed by " + r.offset(),
+                        true));
             }
             lastRecordOffset = r.offset();
             out.emit(r);

@@ -9,7 +9,7 @@ import java.util.function.LongConsumer;
  * {@link #NONE} otherwise, so piped output never holds carriage returns.
  */
 public final class ProgressBar implements LongConsumer {
-    public static final LongConsumer NONE = b -> { };
+    public static final LongConsumer NONE = b -> {};
     private static final int WIDTH = 30;
 
     private final PrintWriter err;
@@ -32,8 +32,8 @@ public final class ProgressBar implements LongConsumer {
         if (percent != lastPercent) {
             lastPercent = percent;
             int filled = percent * WIDTH / 100;
-            err.print("\r[" + "#".repeat(filled) + ".".repeat(WIDTH - filled) + "] " + percent + "% "
-                    + mib(done) + " / " + mib(total) + " MiB");
+            err.print("\r[" + "#".repeat(filled) + ".".repeat(WIDTH - filled) + "] " + percent + "% " + mib(done)
+                    + " / " + mib(total) + " MiB");
             err.flush();
         }
     }

@@ -57,8 +57,17 @@ public final class RecordDecoder {
             }
         }
         boolean data = printData && !b.isControlBatch();
-        return new RecordLine(file, r.offset(), tsType, r.timestamp(), r.keySize(), r.valueSize(), r.sequence(),
-                headerKeys, control, coordinatorEpoch,
+        return new RecordLine(
+                file,
+                r.offset(),
+                tsType,
+                r.timestamp(),
+                r.keySize(),
+                r.valueSize(),
+                r.sequence(),
+                headerKeys,
+                control,
+                coordinatorEpoch,
                 data && r.hasKey() ? render(r.key()) : null,
                 data && r.hasValue() ? render(r.value()) : null);
     }

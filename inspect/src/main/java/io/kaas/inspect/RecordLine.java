@@ -15,21 +15,44 @@ import java.util.Map;
  * @param key        rendered key, null when absent or not printed
  * @param value      rendered value, null when absent or not printed
  */
-public record RecordLine(Path file, long offset, String timestampType, long timestamp, int keySize, int valueSize,
-                         int sequence, List<String> headerKeys, String control, int coordinatorEpoch,
-                         String key, String value) implements DumpEvent {
+public record RecordLine(
+        Path file,
+        long offset,
+        String timestampType,
+        long timestamp,
+        int keySize,
+        int valueSize,
+        int sequence,
+        List<String> headerKeys,
+        String control,
+        int coordinatorEpoch,
+        String key,
+        String value)
+        implements DumpEvent {
 
     @Override
     public String text() {
-        StringBuilder sb = new StringBuilder("| offset: ").append(offset)
-                .append(' ').append(timestampType).append(": ").append(timestamp)
-                .append(" keySize: ").append(keySize)
-                .append(" valueSize: ").append(valueSize)
-                .append(" sequence: ").append(sequence)
-                .append(" headerKeys: [").append(String.join(",", headerKeys)).append(']');
+        StringBuilder sb = new StringBuilder("| offset: ")
+                .append(offset)
+                .append(' ')
+                .append(timestampType)
+                .append(": ")
+                .append(timestamp)
+                .append(" keySize: ")
+                .append(keySize)
+                .append(" valueSize: ")
+                .append(valueSize)
+                .append(" sequence: ")
+                .append(sequence)
+                .append(" headerKeys: [")
+                .append(String.join(",", headerKeys))
+                .append(']');
         if (control != null) {
             if (coordinatorEpoch >= 0) {
-                sb.append(" endTxnMarker: ").append(control).append(" coordinatorEpoch: ").append(coordinatorEpoch);
+                sb.append(" endTxnMarker: ")
+                        .append(control)
+                        .append(" coordinatorEpoch: ")
+                        .append(coordinatorEpoch);
             } else {
                 sb.append(" controlType: ").append(control);
             }

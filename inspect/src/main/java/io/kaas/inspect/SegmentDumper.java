@@ -44,7 +44,9 @@ public final class SegmentDumper {
     }
 
     private int dumpOne(Path file, DumpOutput output) {
-        String name = file.getFileName() == null ? file.toString() : file.getFileName().toString();
+        String name = file.getFileName() == null
+                ? file.toString()
+                : file.getFileName().toString();
         try {
             if (!Files.exists(file)) {
                 throw new NoSuchFileException(file.toString());
@@ -67,15 +69,18 @@ public final class SegmentDumper {
                 output.emit(new Events.FileStart(file));
                 return problems(new IndexDumper(options, output).dump(file));
             }
-            return unreadable(file + ": not a segment (.log), index (.index) or state file (manifest.json, "
-                    + "recovery-checkpoint.json, producer-state.snapshot, txn-index.snapshot, leader-epoch-checkpoint.json)");
+            return unreadable(
+                    file + ": not a segment (.log), index (.index) or state file (manifest.json, "
+                            + "recovery-checkpoint.json, producer-state.snapshot, txn-index.snapshot, leader-epoch-checkpoint.json)");
         } catch (NoSuchFileException e) {
             return unreadable(file + ": no such file");
         } catch (AccessDeniedException e) {
             return unreadable(file + ": permission denied");
         } catch (IOException e) {
-            return unreadable(e.getMessage() != null && e.getMessage().startsWith(file.toString())
-                    ? e.getMessage() : file + ": cannot read: " + e.getMessage());
+            return unreadable(
+                    e.getMessage() != null && e.getMessage().startsWith(file.toString())
+                            ? e.getMessage()
+                            : file + ": cannot read: " + e.getMessage());
         } catch (UncheckedIOException | StorageException e) {
             return unreadable(e.getMessage());
         }

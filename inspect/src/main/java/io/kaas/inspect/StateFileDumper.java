@@ -22,7 +22,8 @@ import java.util.Map;
  * so a file the broker could not read is reported as such rather than printed.
  */
 final class StateFileDumper {
-    private static final ObjectMapper PRETTY = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+    private static final ObjectMapper PRETTY =
+            JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
     private static final Map<String, Class<?>> TYPES = Map.of(
             Manifest.FILE_NAME, Manifest.class,
             RecoveryCheckpoint.FILE_NAME, RecoveryCheckpoint.class,
@@ -45,7 +46,10 @@ final class StateFileDumper {
         try {
             value = StateJson.fromBytes(bytes, type);
         } catch (IOException e) {
-            throw new IOException(file + ": not a valid " + type.getSimpleName() + ": " + e.getMessage().lines().findFirst().orElse(""), e);
+            throw new IOException(
+                    file + ": not a valid " + type.getSimpleName() + ": "
+                            + e.getMessage().lines().findFirst().orElse(""),
+                    e);
         }
         JsonNode tree = StateJson.mapper().valueToTree(value);
         if (json) {
@@ -53,7 +57,8 @@ final class StateFileDumper {
             node.put("type", "state");
             node.put("file", file.toString());
             node.set("content", tree);
-            out.println(PRETTY.writer().without(SerializationFeature.INDENT_OUTPUT).writeValueAsString(node));
+            out.println(
+                    PRETTY.writer().without(SerializationFeature.INDENT_OUTPUT).writeValueAsString(node));
         } else {
             out.println(PRETTY.writeValueAsString(tree));
         }

@@ -1,17 +1,16 @@
 package io.kaas.inspect;
 
-import io.kaas.storage.ExitCodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
+import io.kaas.storage.ExitCodes;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.segment.SegmentName;
-import java.util.concurrent.TimeUnit;
+import io.kaas.storage.testing.LogFixture;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -20,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.utils.internals.Exit;
 import org.apache.kafka.tools.DumpLogSegments;
 import org.junit.jupiter.api.AfterEach;
@@ -37,7 +37,7 @@ class ApacheDumpCrossCheckTest {
 
     @BeforeEach
     void stopApacheFromExiting() {
-        Exit.setExitProcedure((code, message) -> { });
+        Exit.setExitProcedure((code, message) -> {});
     }
 
     @AfterEach
@@ -62,17 +62,23 @@ class ApacheDumpCrossCheckTest {
         List<ByteBuffer> batches = LogFixture.mixed(1000);
         Path log = LogFixture.writeSegment(dir, new SegmentName(-1, 1000, true), batches, 4096);
 
-        assertThat(DumpRun.of(DumpOptions.DEFAULTS, log).batchLines()).containsExactlyElementsOf(apacheBatchLines(log, false));
+        assertThat(DumpRun.of(DumpOptions.DEFAULTS, log).batchLines())
+                .containsExactlyElementsOf(apacheBatchLines(log, false));
     }
 
     @Test
     void deepIterationRecordLinesEqualApacheForKaasSegments() throws Exception {
         List<ByteBuffer> batches = LogFixture.mixed(0);
         Path log = LogFixture.writeSegment(dir, new SegmentName(-1, 0, true), batches, 4096);
-        DumpOptions deep = new DumpOptions(true, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
+        DumpOptions deep = new DumpOptions(
+                true, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
 
-        List<String> apache = apacheLines(log, true).stream().filter(l -> l.startsWith("| offset:")).toList();
-        List<String> kaas = DumpRun.of(deep, log).lines().stream().filter(l -> l.startsWith("| offset:")).toList();
+        List<String> apache = apacheLines(log, true).stream()
+                .filter(l -> l.startsWith("| offset:"))
+                .toList();
+        List<String> kaas = DumpRun.of(deep, log).lines().stream()
+                .filter(l -> l.startsWith("| offset:"))
+                .toList();
 
         assertThat(apache).isNotEmpty();
         assertThat(kaas).containsExactlyElementsOf(apache);
@@ -81,10 +87,15 @@ class ApacheDumpCrossCheckTest {
     @Test
     void printDataLogLinesEqualApache() throws Exception {
         Path log = LogFixture.writeSegment(dir, new SegmentName(-1, 0, true), LogFixture.mixed(0), 4096);
-        DumpOptions data = new DumpOptions(true, true, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
+        DumpOptions data =
+                new DumpOptions(true, true, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
 
-        List<String> apache = apacheLines(log, "--print-data-log").stream().filter(l -> l.startsWith("| offset:")).toList();
-        List<String> kaas = DumpRun.of(data, log).lines().stream().filter(l -> l.startsWith("| offset:")).toList();
+        List<String> apache = apacheLines(log, "--print-data-log").stream()
+                .filter(l -> l.startsWith("| offset:"))
+                .toList();
+        List<String> kaas = DumpRun.of(data, log).lines().stream()
+                .filter(l -> l.startsWith("| offset:"))
+                .toList();
 
         assertThat(apache).anyMatch(l -> l.contains(" key: k0 payload: v0"));
         assertThat(kaas).containsExactlyElementsOf(apache);
@@ -107,7 +118,8 @@ class ApacheDumpCrossCheckTest {
     @Test
     void batchLinesEqualApacheOnSegmentsTheEngineWrote() throws Exception {
         Path data = dir.resolve("data");
-        try (DiskStorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(data).withSegmentBytes(2048))) {
+        try (DiskStorageEngine engine =
+                new DiskStorageEngine(EngineConfig.defaults(data).withSegmentBytes(2048))) {
             engine.createTopic("t", 1, TopicConfig.EMPTY);
             PartitionLog log = engine.partition(new TopicPartition("t", 0));
             for (int i = 0; i < 40; i++) {
@@ -122,8 +134,10 @@ class ApacheDumpCrossCheckTest {
         assertThat(logs).hasSizeGreaterThan(1);
         Path apacheDir = Files.createDirectory(dir.resolve("apache"));
         for (Path kaasLog : logs) {
-            SegmentName name = SegmentName.parse(kaasLog.getFileName().toString()).orElseThrow();
-            Path copy = Files.copy(kaasLog, apacheDir.resolve(new SegmentName(-1, name.baseOffset(), true).logFileName()));
+            SegmentName name =
+                    SegmentName.parse(kaasLog.getFileName().toString()).orElseThrow();
+            Path copy =
+                    Files.copy(kaasLog, apacheDir.resolve(new SegmentName(-1, name.baseOffset(), true).logFileName()));
             List<String> apache = apacheBatchLines(copy, false);
             assertThat(apache).isNotEmpty();
             assertThat(DumpRun.of(DumpOptions.DEFAULTS, kaasLog).batchLines()).containsExactlyElementsOf(apache);
@@ -131,7 +145,9 @@ class ApacheDumpCrossCheckTest {
     }
 
     private List<String> apacheBatchLines(Path log, boolean deep) throws Exception {
-        return apacheLines(log, deep).stream().filter(l -> l.startsWith("baseOffset:")).toList();
+        return apacheLines(log, deep).stream()
+                .filter(l -> l.startsWith("baseOffset:"))
+                .toList();
     }
 
     private static List<String> apacheLines(Path log, boolean deep) throws Exception {

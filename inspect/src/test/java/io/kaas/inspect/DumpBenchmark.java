@@ -2,9 +2,9 @@ package io.kaas.inspect;
 
 import io.kaas.inspect.verify.Verifier;
 import io.kaas.inspect.verify.VerifyReport;
-import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.testing.LogFixture;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -34,23 +34,24 @@ public final class DumpBenchmark {
         long mib = args.length > 1 ? Long.parseLong(args[1]) : 1024;
         Path log = dir.resolve(new SegmentName(-1, 0, true).logFileName());
         long size = write(log, mib << 20);
-        Exit.setExitProcedure((code, msg) -> { });
+        Exit.setExitProcedure((code, msg) -> {});
         PrintWriter nowhere = new PrintWriter(OutputStream.nullOutputStream());
         for (int round = 1; round <= 2; round++) {
             long t0 = System.nanoTime();
             new SegmentDumper(DumpOptions.DEFAULTS, nowhere, nowhere).dump(List.of(log));
             long t1 = System.nanoTime();
-            new Verifier(new VerifyReport(p -> { })).verify(log, b -> { });
+            new Verifier(new VerifyReport(p -> {})).verify(log, b -> {});
             long t2 = System.nanoTime();
             PrintStream out = System.out;
             System.setOut(new PrintStream(new BufferedOutputStream(OutputStream.nullOutputStream(), 1 << 16)));
             try {
-                DumpLogSegments.main(new String[]{"--files", log.toString()});
+                DumpLogSegments.main(new String[] {"--files", log.toString()});
             } finally {
                 System.setOut(out);
             }
             long t3 = System.nanoTime();
-            System.out.printf("round %d, %d MiB: kaas dump-segment %.0f MB/s, kaas verify %.0f MB/s, Apache kafka-dump-log %.0f MB/s%n",
+            System.out.printf(
+                    "round %d, %d MiB: kaas dump-segment %.0f MB/s, kaas verify %.0f MB/s, Apache kafka-dump-log %.0f MB/s%n",
                     round, size >> 20, mbps(size, t1 - t0), mbps(size, t2 - t1), mbps(size, t3 - t2));
         }
         Files.delete(log);
@@ -67,12 +68,14 @@ public final class DumpBenchmark {
         for (int i = 0; i < records.length; i++) {
             records[i] = new SimpleRecord(LogFixture.TIMESTAMP, ("key-" + i).getBytes(), new byte[1024]);
         }
-        ByteBuffer template = MemoryRecords.withRecords(0L, Compression.NONE, records).buffer();
+        ByteBuffer template =
+                MemoryRecords.withRecords(0L, Compression.NONE, records).buffer();
         int n = template.remaining();
         ByteBuffer chunk = ByteBuffer.allocate(n * 256);
         long written = 0;
         long offset = 0;
-        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel ch = FileChannel.open(
+                log, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             while (written < target) {
                 chunk.clear();
                 while (chunk.remaining() >= n) {

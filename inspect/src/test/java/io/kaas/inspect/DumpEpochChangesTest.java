@@ -57,8 +57,10 @@ class DumpEpochChangesTest {
         DumpRun late = DumpRun.of(DumpOptions.DEFAULTS, epoch1);
         assertThat(late.exit()).isEqualTo(ExitCodes.PROBLEMS);
         assertThat(late.batchLines()).as("still shown").hasSize(3);
-        assertThat(late.err()).contains(epoch1 + ":").contains("offsets from 2 on were written by leader epoch 1 after a later epoch "
-                + "began at offset 2").contains("fenced ex-leader's late writes");
+        assertThat(late.err())
+                .contains(epoch1 + ":")
+                .contains("offsets from 2 on were written by leader epoch 1 after a later epoch " + "began at offset 2")
+                .contains("fenced ex-leader's late writes");
 
         DumpRun checkpoint = DumpRun.of(DumpOptions.DEFAULTS, partition.resolve(LeaderEpochCheckpoint.FILE_NAME));
         assertThat(checkpoint.exit()).isEqualTo(ExitCodes.OK);

@@ -1,14 +1,14 @@
 package io.kaas.inspect;
 
-import io.kaas.storage.ExitCodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kaas.storage.testing.LogFixture;
+import io.kaas.storage.ExitCodes;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.testing.LogFixture;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SegmentDumperTest {
-    private static final DumpOptions DEEP = new DumpOptions(true, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
-    private static final DumpOptions DATA = new DumpOptions(true, true, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
+    private static final DumpOptions DEEP =
+            new DumpOptions(true, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
+    private static final DumpOptions DATA =
+            new DumpOptions(true, true, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
 
     @TempDir
     Path dir;
@@ -46,10 +48,13 @@ class SegmentDumperTest {
 
         DumpRun run = DumpRun.of(DEEP, log);
 
-        List<String> records = run.lines().stream().filter(l -> l.startsWith("| offset:")).toList();
+        List<String> records =
+                run.lines().stream().filter(l -> l.startsWith("| offset:")).toList();
         assertThat(records).hasSize((int) LogFixture.nextOffset(LogFixture.mixed(0)));
         assertThat(records.get(4)).startsWith("| offset: 4 CreateTime: ").contains("headerKeys: [h]");
-        assertThat(run.out()).contains("endTxnMarker: COMMIT coordinatorEpoch: 7").contains("endTxnMarker: ABORT coordinatorEpoch: 7");
+        assertThat(run.out())
+                .contains("endTxnMarker: COMMIT coordinatorEpoch: 7")
+                .contains("endTxnMarker: ABORT coordinatorEpoch: 7");
         assertThat(run.err()).doesNotContain("Non-consecutive");
     }
 
@@ -65,10 +70,15 @@ class SegmentDumperTest {
 
     @Test
     void printDataLogShowsKeysAndValuesAsUtf8OrHex() {
-        Path log = LogFixture.writeSegment(dir, SegmentName.of(1, 0), List.of(LogFixture.batch(0, Compression.lz4().build(), 2)), 4096);
+        Path log = LogFixture.writeSegment(
+                dir,
+                SegmentName.of(1, 0),
+                List.of(LogFixture.batch(0, Compression.lz4().build(), 2)),
+                4096);
 
         assertThat(DumpRun.of(DATA, log).out()).contains("key: k0 payload: v0").contains("key: k1 payload: v1");
-        DumpOptions hex = new DumpOptions(true, true, true, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
+        DumpOptions hex =
+                new DumpOptions(true, true, true, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
         assertThat(DumpRun.of(hex, log).out()).contains("key: 6b30 payload: 7630");
     }
 
@@ -100,8 +110,13 @@ class SegmentDumperTest {
         assertThat(run.exit()).isEqualTo(ExitCodes.PROBLEMS);
         assertThat(run.err()).contains(log + ":" + second + ": magic -3, expected 2");
         assertThat(run.batchLines()).hasSize(3);
-        assertThat(run.batchLines().get(1)).startsWith("baseOffset: 5 lastOffset: 9 ").contains("isvalid: false");
-        assertThat(run.out()).doesNotContain("invalid bytes").contains("| offset: 14 ").doesNotContain("| offset: 5 ");
+        assertThat(run.batchLines().get(1))
+                .startsWith("baseOffset: 5 lastOffset: 9 ")
+                .contains("isvalid: false");
+        assertThat(run.out())
+                .doesNotContain("invalid bytes")
+                .contains("| offset: 14 ")
+                .doesNotContain("| offset: 5 ");
     }
 
     @Test
@@ -135,8 +150,9 @@ class SegmentDumperTest {
     void fromOffsetWithAGarbageIndexStillFindsTheBatches() throws Exception {
         List<ByteBuffer> batches = LogFixture.plain(0, 20, 5);
         Path log = LogFixture.writeSegment(dir, SegmentName.of(1, 0), batches, 256);
-        Files.write(dir.resolve(SegmentName.of(1, 0).indexFileName()), new byte[]{0, 0, 0, 3, 0, 0, 0, 17});
-        DumpOptions from = new DumpOptions(false, false, false, 50, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
+        Files.write(dir.resolve(SegmentName.of(1, 0).indexFileName()), new byte[] {0, 0, 0, 3, 0, 0, 0, 17});
+        DumpOptions from =
+                new DumpOptions(false, false, false, 50, Long.MAX_VALUE, Long.MAX_VALUE, false, false, false);
 
         DumpRun run = DumpRun.of(from, log);
 
@@ -149,7 +165,8 @@ class SegmentDumperTest {
         List<ByteBuffer> batches = LogFixture.plain(0, 10, 5);
         Path log = LogFixture.writeSegment(dir, SegmentName.of(1, 0), batches, 4096);
         int one = batches.get(0).remaining();
-        DumpOptions max = new DumpOptions(false, false, false, Long.MIN_VALUE, Long.MAX_VALUE, one * 2L + 10, false, false, false);
+        DumpOptions max = new DumpOptions(
+                false, false, false, Long.MIN_VALUE, Long.MAX_VALUE, one * 2L + 10, false, false, false);
 
         DumpRun run = DumpRun.of(max, log);
 
@@ -169,9 +186,12 @@ class SegmentDumperTest {
         assertThat(run.exit()).isZero();
         assertThat(run.lines().stream().filter(l -> l.startsWith("offset: ")).toList())
                 .hasSize(expected.size())
-                .first().isEqualTo("offset: " + expected.get(0).offset() + " position: " + expected.get(0).position());
+                .first()
+                .isEqualTo("offset: " + expected.get(0).offset() + " position: "
+                        + expected.get(0).position());
 
-        DumpOptions verifyOnly = new DumpOptions(false, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, true, false, false);
+        DumpOptions verifyOnly = new DumpOptions(
+                false, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, true, false, false);
         assertThat(DumpRun.of(verifyOnly, index).out()).doesNotContain("offset: ");
 
         // an entry pointing at the wrong batch: offset 3 at the position of the batch 25..29
@@ -180,14 +200,17 @@ class SegmentDumperTest {
         Files.write(index, bytes);
         DumpRun bad = DumpRun.of(verifyOnly, index);
         assertThat(bad.exit()).isEqualTo(ExitCodes.PROBLEMS);
-        assertThat(bad.err()).contains(index + ":0: index entry 0 offset 3 points at position " + expected.get(0).position());
+        assertThat(bad.err())
+                .contains(index + ":0: index entry 0 offset 3 points at position "
+                        + expected.get(0).position());
     }
 
     @Test
     void indexSanityCheckPassesOrNamesTheBadEntry() throws Exception {
         LogFixture.writeSegment(dir, SegmentName.of(1, 0), LogFixture.plain(0, 30, 5), 256);
         Path index = dir.resolve(SegmentName.of(1, 0).indexFileName());
-        DumpOptions sanity = new DumpOptions(false, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, true, false);
+        DumpOptions sanity = new DumpOptions(
+                false, false, false, Long.MIN_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, false, true, false);
 
         assertThat(DumpRun.of(sanity, index).out()).contains(index + " passed sanity check.");
 
@@ -229,9 +252,12 @@ class SegmentDumperTest {
 
         assertThat(DumpRun.of(DumpOptions.DEFAULTS, dir.resolve(Manifest.FILE_NAME)))
                 .satisfies(r -> assertThat(r.exit()).isEqualTo(ExitCodes.UNREADABLE))
-                .satisfies(r -> assertThat(r.err()).startsWith(dir.resolve(Manifest.FILE_NAME) + ": not a valid Manifest"));
-        assertThat(DumpRun.of(DumpOptions.DEFAULTS, dir.resolve("missing.log")).err()).isEqualTo(dir.resolve("missing.log") + ": no such file\n");
-        assertThat(DumpRun.of(DumpOptions.DEFAULTS, dir.resolve("notes.txt")).exit()).isEqualTo(ExitCodes.UNREADABLE);
+                .satisfies(r ->
+                        assertThat(r.err()).startsWith(dir.resolve(Manifest.FILE_NAME) + ": not a valid Manifest"));
+        assertThat(DumpRun.of(DumpOptions.DEFAULTS, dir.resolve("missing.log")).err())
+                .isEqualTo(dir.resolve("missing.log") + ": no such file\n");
+        assertThat(DumpRun.of(DumpOptions.DEFAULTS, dir.resolve("notes.txt")).exit())
+                .isEqualTo(ExitCodes.UNREADABLE);
         DumpRun d = DumpRun.of(DumpOptions.DEFAULTS, dirAsLog);
         assertThat(d.exit()).isEqualTo(ExitCodes.UNREADABLE);
         assertThat(d.err()).contains(dirAsLog + ": is a directory");
@@ -246,15 +272,18 @@ class SegmentDumperTest {
         DumpRun run = DumpRun.of(json, log);
 
         ObjectMapper mapper = new ObjectMapper();
-        List<JsonNode> nodes = run.lines().stream().map(l -> {
-            try {
-                return mapper.readTree(l);
-            } catch (Exception e) {
-                throw new AssertionError("not JSON: " + l, e);
-            }
-        }).toList();
+        List<JsonNode> nodes = run.lines().stream()
+                .map(l -> {
+                    try {
+                        return mapper.readTree(l);
+                    } catch (Exception e) {
+                        throw new AssertionError("not JSON: " + l, e);
+                    }
+                })
+                .toList();
         assertThat(nodes.get(0).get("type").asText()).isEqualTo("file");
-        assertThat(nodes.stream().filter(n -> n.get("type").asText().equals("batch"))).hasSize(LogFixture.mixed(0).size());
+        assertThat(nodes.stream().filter(n -> n.get("type").asText().equals("batch")))
+                .hasSize(LogFixture.mixed(0).size());
         JsonNode tail = nodes.get(nodes.size() - 2);
         assertThat(tail.get("type").asText()).isEqualTo("invalid_bytes");
         assertThat(tail.get("bytes").asLong()).isEqualTo(100);

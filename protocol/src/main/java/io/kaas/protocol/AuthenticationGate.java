@@ -31,17 +31,30 @@ public final class AuthenticationGate extends ChannelInboundHandlerAdapter {
         request.release();
         if (session.authenticated()) {
             // KIP-368: the client let its session lifetime pass without re-authenticating (as Apache, close).
-            LOG.info("closing connection from {} on listener {}: SASL session of {} expired (connections.max.reauth.ms) "
-                    + "before {}", ctx.channel().remoteAddress(), session.listener().listenerName(), session.principal(), request.api());
+            LOG.info(
+                    "closing connection from {} on listener {}: SASL session of {} expired (connections.max.reauth.ms) "
+                            + "before {}",
+                    ctx.channel().remoteAddress(),
+                    session.listener().listenerName(),
+                    session.principal(),
+                    request.api());
         } else {
             long now = System.nanoTime();
             long last = lastWarn.get();
             boolean warn = now - last >= WARN_INTERVAL_NANOS && lastWarn.compareAndSet(last, now);
             String format = "closing connection from {} on listener {}: {} before SASL authentication";
             if (warn) {
-                LOG.warn(format, ctx.channel().remoteAddress(), session.listener().listenerName(), request.api());
+                LOG.warn(
+                        format,
+                        ctx.channel().remoteAddress(),
+                        session.listener().listenerName(),
+                        request.api());
             } else {
-                LOG.debug(format, ctx.channel().remoteAddress(), session.listener().listenerName(), request.api());
+                LOG.debug(
+                        format,
+                        ctx.channel().remoteAddress(),
+                        session.listener().listenerName(),
+                        request.api());
             }
         }
         ctx.close();

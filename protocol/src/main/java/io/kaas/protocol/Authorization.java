@@ -21,7 +21,8 @@ public interface Authorization {
     boolean allowed(AuthorizableRequestContext ctx, AclOperation op, ResourceType type, String name);
 
     /** Apache's {@code filterByAuthorized}: the names of {@code names} on which {@code op} is allowed. */
-    Set<String> allowedNames(AuthorizableRequestContext ctx, AclOperation op, ResourceType type, Collection<String> names);
+    Set<String> allowedNames(
+            AuthorizableRequestContext ctx, AclOperation op, ResourceType type, Collection<String> names);
 
     /** KIP-679's {@code authorizeByResourceType}. */
     boolean allowedOnSome(AuthorizableRequestContext ctx, AclOperation op, ResourceType type);

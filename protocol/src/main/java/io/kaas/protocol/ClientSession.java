@@ -16,7 +16,12 @@ public final class ClientSession implements MutableConnection {
     public static final String ANONYMOUS = "User:ANONYMOUS";
 
     /** Where a SASL exchange stands (Apache's SaslServerAuthenticator states, reduced). */
-    public enum SaslStage { AWAIT_HANDSHAKE, AWAIT_AUTHENTICATE, AUTHENTICATED, FAILED }
+    public enum SaslStage {
+        AWAIT_HANDSHAKE,
+        AWAIT_AUTHENTICATE,
+        AUTHENTICATED,
+        FAILED
+    }
 
     private final ListenerSecurity listener;
     private final SocketAddress remote;

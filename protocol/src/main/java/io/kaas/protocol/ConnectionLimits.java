@@ -55,8 +55,10 @@ public final class ConnectionLimits {
                 }
             }
         }
-        return new ConnectionLimits(maxTotal == null ? Integer.MAX_VALUE : count(MAX_CONNECTIONS, maxTotal),
-                maxPerIp == null ? Integer.MAX_VALUE : count(MAX_PER_IP, maxPerIp), byAddress);
+        return new ConnectionLimits(
+                maxTotal == null ? Integer.MAX_VALUE : count(MAX_CONNECTIONS, maxTotal),
+                maxPerIp == null ? Integer.MAX_VALUE : count(MAX_PER_IP, maxPerIp),
+                byAddress);
     }
 
     private static int count(String key, String value) {

@@ -17,8 +17,15 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * (or the connection is gone); handlers therefore complete their future only when nothing they
  * started still reads the request's bytes (Produce waits for every append, even with acks=0).
  */
-public record DecodedRequest(ApiKeys api, short version, RequestHeaderData header, ApiMessage body,
-                             ByteBuffer frame, int bodyOffset, boolean unsupported, ByteBuf owner) {
+public record DecodedRequest(
+        ApiKeys api,
+        short version,
+        RequestHeaderData header,
+        ApiMessage body,
+        ByteBuffer frame,
+        int bodyOffset,
+        boolean unsupported,
+        ByteBuf owner) {
     public int correlationId() {
         return header.correlationId();
     }

@@ -49,9 +49,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         int size = in.getInt(in.readerIndex());
         int limit = maxFrameBytes.getAsInt();
         if (size < 0 || size > limit) {
-            LOG.warn("closing connection from {}: request frame of {} bytes exceeds the limit {} "
+            LOG.warn(
+                    "closing connection from {}: request frame of {} bytes exceeds the limit {} "
                             + "(socket.request.max.bytes; sasl.server.max.receive.size before SASL authentication)",
-                    ctx.channel().remoteAddress(), Integer.toUnsignedLong(size), limit);
+                    ctx.channel().remoteAddress(),
+                    Integer.toUnsignedLong(size),
+                    limit);
             in.skipBytes(in.readableBytes());
             ctx.close();
             return;

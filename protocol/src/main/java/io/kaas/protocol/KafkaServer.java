@@ -16,6 +16,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetAddress;
@@ -25,9 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
-import io.netty.handler.ssl.SslHandler;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,8 +72,9 @@ public final class KafkaServer {
      * Binds one plaintext listener {@code listenerName} on {@code host:port} (an empty host: every interface; port 0:
      * one the OS picks); returns the bound address.
      */
-    public InetSocketAddress bind(String listenerName, String host, int port, ServedApis served, RequestInvoker invoker,
-                                  int maxFrameBytes) throws InterruptedException {
+    public InetSocketAddress bind(
+            String listenerName, String host, int port, ServedApis served, RequestInvoker invoker, int maxFrameBytes)
+            throws InterruptedException {
         return bind(listenerName, host, port, ListenerSecurity.plaintext(listenerName), served, invoker, maxFrameBytes);
     }
 
@@ -82,8 +83,15 @@ public final class KafkaServer {
      * listener's {@code ssl.*} keys) in front and names the principal after the handshake; SASL adds
      * the {@link AuthenticationGate} before the dispatcher.
      */
-    public InetSocketAddress bind(String listenerName, String host, int port, ListenerSecurity security, ServedApis served,
-                                  RequestInvoker invoker, int maxFrameBytes) throws InterruptedException {
+    public InetSocketAddress bind(
+            String listenerName,
+            String host,
+            int port,
+            ListenerSecurity security,
+            ServedApis served,
+            RequestInvoker invoker,
+            int maxFrameBytes)
+            throws InterruptedException {
         AtomicInteger open = connectionsByListener.computeIfAbsent(listenerName, k -> new AtomicInteger());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptor, network)
@@ -114,8 +122,11 @@ public final class KafkaServer {
                                     .addLast("tls-principal", new TlsPrincipalHandler());
                         }
                         ch.pipeline()
-                                .addLast("frame-decoder", new FrameDecoder(() -> session.authenticated() ? maxFrameBytes
-                                        : Math.min(maxFrameBytes, security.saslMaxReceiveBytes())))
+                                .addLast(
+                                        "frame-decoder",
+                                        new FrameDecoder(() -> session.authenticated()
+                                                ? maxFrameBytes
+                                                : Math.min(maxFrameBytes, security.saslMaxReceiveBytes())))
                                 .addLast("request-decoder", new RequestDecoder(served));
                         if (security.sasl()) {
                             ch.pipeline().addLast("authentication-gate", new AuthenticationGate());
@@ -150,7 +161,10 @@ public final class KafkaServer {
      */
     public void drainAndClose(long drainTimeoutMs) throws InterruptedException {
         if (!inFlight.awaitNone(drainTimeoutMs, TimeUnit.MILLISECONDS)) {
-            LOG.warn("{} requests still in flight after {} ms; closing their connections", inFlight.count(), drainTimeoutMs);
+            LOG.warn(
+                    "{} requests still in flight after {} ms; closing their connections",
+                    inFlight.count(),
+                    drainTimeoutMs);
         }
         connections.close().awaitUninterruptibly();
         network.shutdownGracefully(0, 2, TimeUnit.SECONDS).sync();

@@ -28,6 +28,7 @@ public final class ListenerSecurity implements AutoCloseable {
     private final SecurityProtocol protocol;
     /** Replaced when a keystore or truststore file changes ({@link #reloadIfChanged()}); new connections take the newest. */
     private volatile SslEngineFactory sslEngines;
+
     private final Map<String, Object> sslConfigs;
     private final SslPrincipalMapper principalMapper;
     private final List<String> saslMechanisms;
@@ -36,10 +37,16 @@ public final class ListenerSecurity implements AutoCloseable {
     /** kafka-clients' JWT validator (JWKS-backed) when the listener offers OAUTHBEARER; null otherwise. */
     private final AuthenticateCallbackHandler oauthValidator;
 
-    private ListenerSecurity(String listenerName, SecurityProtocol protocol, SslEngineFactory sslEngines,
-                             Map<String, Object> sslConfigs, SslPrincipalMapper principalMapper,
-                             List<String> saslMechanisms, int saslMaxReceiveBytes, long reauthMs,
-                             AuthenticateCallbackHandler oauthValidator) {
+    private ListenerSecurity(
+            String listenerName,
+            SecurityProtocol protocol,
+            SslEngineFactory sslEngines,
+            Map<String, Object> sslConfigs,
+            SslPrincipalMapper principalMapper,
+            List<String> saslMechanisms,
+            int saslMaxReceiveBytes,
+            long reauthMs,
+            AuthenticateCallbackHandler oauthValidator) {
         this.reauthMs = reauthMs;
         this.oauthValidator = oauthValidator;
         this.sslConfigs = sslConfigs;
@@ -52,7 +59,8 @@ public final class ListenerSecurity implements AutoCloseable {
     }
 
     public static ListenerSecurity plaintext(String listenerName) {
-        return new ListenerSecurity(listenerName, SecurityProtocol.PLAINTEXT, null, Map.of(), null, List.of(), Integer.MAX_VALUE, 0, null);
+        return new ListenerSecurity(
+                listenerName, SecurityProtocol.PLAINTEXT, null, Map.of(), null, List.of(), Integer.MAX_VALUE, 0, null);
     }
 
     /**
@@ -62,19 +70,29 @@ public final class ListenerSecurity implements AutoCloseable {
      * @param saslMechanisms  the mechanisms it offers (ignored unless {@code protocol} is a SASL one)
      * @param oauthValidators the JWT validator for the listener's keys, built when it offers OAUTHBEARER
      */
-    public static ListenerSecurity of(String listenerName, SecurityProtocol protocol, Map<String, Object> parsed,
-                                      List<String> saslMechanisms,
-                                      Function<Map<String, Object>, ? extends AuthenticateCallbackHandler> oauthValidators) {
+    public static ListenerSecurity of(
+            String listenerName,
+            SecurityProtocol protocol,
+            Map<String, Object> parsed,
+            List<String> saslMechanisms,
+            Function<Map<String, Object>, ? extends AuthenticateCallbackHandler> oauthValidators) {
         boolean tls = protocol == SecurityProtocol.SSL || protocol == SecurityProtocol.SASL_SSL;
         boolean sasl = protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL;
         SslEngineFactory engines = null;
         SslPrincipalMapper mapper = null;
         if (tls) {
             engines = newEngineFactory(parsed);
-            mapper = SslPrincipalMapper.fromRules((String) parsed.get(BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG));
+            mapper = SslPrincipalMapper.fromRules(
+                    (String) parsed.get(BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG));
         }
         List<String> mechanisms = sasl ? List.copyOf(saslMechanisms) : List.of();
-        return new ListenerSecurity(listenerName, protocol, engines, parsed, mapper, mechanisms,
+        return new ListenerSecurity(
+                listenerName,
+                protocol,
+                engines,
+                parsed,
+                mapper,
+                mechanisms,
                 (Integer) parsed.get(BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG),
                 (Long) parsed.get(BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG),
                 mechanisms.contains(OAUTHBEARER) ? oauthValidators.apply(parsed) : null);
@@ -102,8 +120,10 @@ public final class ListenerSecurity implements AutoCloseable {
             }
             sslEngines = newEngineFactory(sslConfigs);
         } catch (RuntimeException e) {
-            LOG.warn("listener {}: keystore or truststore changed but does not load, keeping the previous one: {}",
-                    listenerName, e.getMessage());
+            LOG.warn(
+                    "listener {}: keystore or truststore changed but does not load, keeping the previous one: {}",
+                    listenerName,
+                    e.getMessage());
             return false;
         }
         LOG.info("listener {}: keystore or truststore changed; new connections use the reloaded one", listenerName);

@@ -19,8 +19,15 @@ import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
  * What a handler may know about the request besides its body: its connection's security state and
  * what that principal may do ({@link #allowed}, decided by the broker's {@link Authorization}).
  */
-public record RequestContext(ApiKeys api, short apiVersion, String clientId, int correlationId, SocketAddress remote,
-                             ClientSession session, Authorization access) implements AuthorizableRequestContext {
+public record RequestContext(
+        ApiKeys api,
+        short apiVersion,
+        String clientId,
+        int correlationId,
+        SocketAddress remote,
+        ClientSession session,
+        Authorization access)
+        implements AuthorizableRequestContext {
 
     /** Apache's {@code authorize(request.context, op, type, name)}. */
     public boolean allowed(AclOperation op, ResourceType type, String name) {
@@ -51,12 +58,9 @@ public record RequestContext(ApiKeys api, short apiVersion, String clientId, int
     public Errors configAccess(AclOperation op, byte configResourceType, String name) {
         ConfigResource.Type type = ConfigResource.Type.forId(configResourceType);
         return switch (type) {
-            case TOPIC -> allowed(op, ResourceType.TOPIC, name) ? Errors.NONE
-                    : Errors.TOPIC_AUTHORIZATION_FAILED;
-            case GROUP -> allowed(op, ResourceType.GROUP, name) ? Errors.NONE
-                    : Errors.GROUP_AUTHORIZATION_FAILED;
-            default -> allowedOnCluster(op) ? Errors.NONE
-                    : Errors.CLUSTER_AUTHORIZATION_FAILED;
+            case TOPIC -> allowed(op, ResourceType.TOPIC, name) ? Errors.NONE : Errors.TOPIC_AUTHORIZATION_FAILED;
+            case GROUP -> allowed(op, ResourceType.GROUP, name) ? Errors.NONE : Errors.GROUP_AUTHORIZATION_FAILED;
+            default -> allowedOnCluster(op) ? Errors.NONE : Errors.CLUSTER_AUTHORIZATION_FAILED;
         };
     }
 
@@ -87,7 +91,9 @@ public record RequestContext(ApiKeys api, short apiVersion, String clientId, int
 
     @Override
     public InetAddress clientAddress() {
-        return remote instanceof InetSocketAddress i && i.getAddress() != null ? i.getAddress() : InetAddress.getLoopbackAddress();
+        return remote instanceof InetSocketAddress i && i.getAddress() != null
+                ? i.getAddress()
+                : InetAddress.getLoopbackAddress();
     }
 
     @Override

@@ -57,8 +57,10 @@ public final class RequestDecoder extends MessageToMessageDecoder<ByteBuf> {
         ApiKeys api = ApiKeys.forId(key);
         boolean decodable = version >= api.oldestVersion() && version <= api.latestVersion(true);
         if (!decodable && api != ApiKeys.API_VERSIONS) {
-            close(ctx, api + " version " + version + " is not a version any Kafka release defines (" + api.oldestVersion()
-                    + ".." + api.latestVersion(true) + "); correlation id " + frame.getInt(4));
+            close(
+                    ctx,
+                    api + " version " + version + " is not a version any Kafka release defines (" + api.oldestVersion()
+                            + ".." + api.latestVersion(true) + "); correlation id " + frame.getInt(4));
             return;
         }
         ByteBufferAccessor reader = new ByteBufferAccessor(frame);
@@ -70,7 +72,8 @@ public final class RequestDecoder extends MessageToMessageDecoder<ByteBuf> {
             bodyOffset = frame.position();
             if (!decodable) {
                 // Newer ApiVersions than we know: its body may not parse; Kafka answers v0 regardless.
-                out.add(new DecodedRequest(api, version, header, new ApiVersionsRequestData(), frame, bodyOffset, true, owner.retain()));
+                out.add(new DecodedRequest(
+                        api, version, header, new ApiVersionsRequestData(), frame, bodyOffset, true, owner.retain()));
                 return;
             }
             body = api.messageType.newRequest();
@@ -79,7 +82,8 @@ public final class RequestDecoder extends MessageToMessageDecoder<ByteBuf> {
             close(ctx, api + " v" + version + " request does not parse (" + e + "); correlation id " + frame.getInt(4));
             return;
         }
-        out.add(new DecodedRequest(api, version, header, body, frame, bodyOffset, !served.serves(api, version), owner.retain()));
+        out.add(new DecodedRequest(
+                api, version, header, body, frame, bodyOffset, !served.serves(api, version), owner.retain()));
     }
 
     private static void close(ChannelHandlerContext ctx, String reason) {

@@ -50,6 +50,7 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
     private int nonProduceCalls;
     /** A handler is running its synchronous part; the next request may not start before it returns. */
     private boolean handling;
+
     private boolean closed;
     private boolean unmuteScheduled;
 
@@ -91,22 +92,28 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             RequestInvoker.Invocation invocation;
             try {
                 ClientSession session = ctx.channel().attr(ClientSession.KEY).get();
-                invocation = session == null ? invoker.invoke(next, ctx.channel().remoteAddress())
+                invocation = session == null
+                        ? invoker.invoke(next, ctx.channel().remoteAddress())
                         : invoker.invoke(next, ctx.channel().remoteAddress(), session);
             } catch (RuntimeException e) {
-                invocation = new RequestInvoker.Invocation(java.util.concurrent.CompletableFuture.completedFuture(null),
+                invocation = new RequestInvoker.Invocation(
+                        java.util.concurrent.CompletableFuture.completedFuture(null),
                         java.util.concurrent.CompletableFuture.failedFuture(e));
             }
-            invocation.handled().whenComplete((v, t) -> ctx.executor().execute(() -> {
-                handling = false;
-                startNext(ctx);
-            }));
-            invocation.response().whenComplete((body, error) -> ctx.executor().execute(() -> {
-                call.ready = true;
-                call.body = body;
-                call.error = error;
-                writeReady(ctx);
-            }));
+            invocation
+                    .handled()
+                    .whenComplete((v, t) -> ctx.executor().execute(() -> {
+                        handling = false;
+                        startNext(ctx);
+                    }));
+            invocation
+                    .response()
+                    .whenComplete((body, error) -> ctx.executor().execute(() -> {
+                        call.ready = true;
+                        call.body = body;
+                        call.error = error;
+                        writeReady(ctx);
+                    }));
         }
         updateReads(ctx);
     }
@@ -123,10 +130,14 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
         }
         if (!unmuteScheduled) {
             unmuteScheduled = true;
-            ctx.executor().schedule(() -> {
-                unmuteScheduled = false;
-                startNext(ctx);
-            }, nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+            ctx.executor()
+                    .schedule(
+                            () -> {
+                                unmuteScheduled = false;
+                                startNext(ctx);
+                            },
+                            nanos,
+                            java.util.concurrent.TimeUnit.NANOSECONDS);
         }
         return true;
     }
@@ -179,8 +190,12 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
             request.release();
             FileSliceRecords.releaseAll(call.body);
             inFlight.finished();
-            LOG.error("closing connection from {}: cannot encode the {} v{} response", ctx.channel().remoteAddress(),
-                    request.api(), request.version(), e);
+            LOG.error(
+                    "closing connection from {}: cannot encode the {} v{} response",
+                    ctx.channel().remoteAddress(),
+                    request.api(),
+                    request.version(),
+                    e);
             close(ctx);
             return;
         }
@@ -195,7 +210,10 @@ public final class RequestDispatcher extends ChannelInboundHandlerAdapter {
                 // A failed SASL exchange: the client reads why, then the connection is gone (as Apache).
                 close(ctx);
             } else if (!f.isSuccess()) {
-                LOG.debug("write to {} failed: {}", ctx.channel().remoteAddress(), f.cause().toString());
+                LOG.debug(
+                        "write to {} failed: {}",
+                        ctx.channel().remoteAddress(),
+                        f.cause().toString());
                 close(ctx);
             }
         });

@@ -17,8 +17,11 @@ public final class RequestFrame {
 
     /** The framed request, positioned at 0 and ready to write. */
     public static ByteBuffer encode(ApiKeys api, short version, int correlationId, String clientId, ApiMessage body) {
-        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
-                .setCorrelationId(correlationId).setClientId(clientId);
+        RequestHeaderData header = new RequestHeaderData()
+                .setRequestApiKey(api.id)
+                .setRequestApiVersion(version)
+                .setCorrelationId(correlationId)
+                .setClientId(clientId);
         ByteBuffer payload = RequestUtils.serialize(header, api.requestHeaderVersion(version), body, version);
         ByteBuffer framed = ByteBuffer.allocate(4 + payload.remaining());
         framed.putInt(payload.remaining()).put(payload).flip();

@@ -4,8 +4,8 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.EnumMap;
 import java.util.EnumSet;
-import java.util.Set;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -32,10 +32,12 @@ public final class RequestInvoker {
     private final Map<ApiKeys, ApiHandler<? extends ApiMessage>> handlers = new EnumMap<>(ApiKeys.class);
     /** The APIs whose handler has its own {@link ApiHandler#startOnNetworkThread} (the others always go to the pool). */
     private final Set<ApiKeys> startOnNetworkThread = EnumSet.noneOf(ApiKeys.class);
+
     private final Executor handlerPool;
     private final RequestObserver observer;
     /** Set by {@link #authorizeWith} before the listeners are bound. */
     private volatile Authorization access;
+
     private volatile RequestThrottle throttling;
 
     public RequestInvoker(ServedApis served, Executor handlerPool) {
@@ -64,8 +66,10 @@ public final class RequestInvoker {
 
     private void noteNetworkThreadStart(ApiKeys api, ApiHandler<?> handler) {
         try {
-            boolean own = handler.getClass().getMethod("startOnNetworkThread", RequestContext.class, ApiMessage.class, Executor.class)
-                    .getDeclaringClass() != ApiHandler.class;
+            boolean own = handler.getClass()
+                            .getMethod("startOnNetworkThread", RequestContext.class, ApiMessage.class, Executor.class)
+                            .getDeclaringClass()
+                    != ApiHandler.class;
             if (own) {
                 startOnNetworkThread.add(api);
             } else {
@@ -112,13 +116,21 @@ public final class RequestInvoker {
         ApiHandler<ApiMessage> handler = (ApiHandler<ApiMessage>) handlers.get(request.api());
         Authorization a = access;
         if (a == null) {
-            throw new IllegalStateException("a request arrived before authorizeWith: the listeners must be bound after it");
+            throw new IllegalStateException(
+                    "a request arrived before authorizeWith: the listeners must be bound after it");
         }
-        RequestContext ctx = new RequestContext(request.api(), request.version(), request.header().clientId(),
-                request.correlationId(), remote, session, a);
+        RequestContext ctx = new RequestContext(
+                request.api(),
+                request.version(),
+                request.header().clientId(),
+                request.correlationId(),
+                remote,
+                session,
+                a);
         long[] started = new long[2]; // written by the handler thread before the future completes, read after
         ApiHandler.Started onNetworkThread = startOnNetworkThread.contains(request.api())
-                ? startOnNetworkThread(handler, ctx, request, started) : null;
+                ? startOnNetworkThread(handler, ctx, request, started)
+                : null;
         CompletableFuture<?> handled;
         CompletableFuture<ApiMessage> answered;
         if (onNetworkThread != null) {
@@ -129,28 +141,40 @@ public final class RequestInvoker {
             handled = onPool;
             answered = onPool.thenCompose(f -> f);
         }
-        answered.whenComplete((r, failure) -> observer.answered(request.api(),
+        answered.whenComplete((r, failure) -> observer.answered(
+                request.api(),
                 failure == null ? Errors.NONE : ErrorMapping.toKafka(ErrorMapping.unwrap(failure)),
-                started[0] == 0 ? 0 : started[0] - received, System.nanoTime() - received));
+                started[0] == 0 ? 0 : started[0] - received,
+                System.nanoTime() - received));
         RequestThrottle t = throttling;
-        CompletableFuture<ApiMessage> response = t == null ? answered : answered.handle((body, failure) -> {
-            if (!t.active()) {
-                if (failure != null) {
-                    throw failure instanceof CompletionException c ? c : new CompletionException(failure);
-                }
-                return body;
-            }
-            // Apache throttles an error response too (sendErrorResponseMaybeThrottle): a denied client is not free.
-            ApiMessage out = failure == null ? body : errorResponse(request, failure);
-            t.apply(request.api(), session, ctx.principal().getName(), ctx.clientId(), request.frame().limit(), started[1], out);
-            return out;
-        });
+        CompletableFuture<ApiMessage> response = t == null
+                ? answered
+                : answered.handle((body, failure) -> {
+                    if (!t.active()) {
+                        if (failure != null) {
+                            throw failure instanceof CompletionException c ? c : new CompletionException(failure);
+                        }
+                        return body;
+                    }
+                    // Apache throttles an error response too (sendErrorResponseMaybeThrottle): a denied client is not
+                    // free.
+                    ApiMessage out = failure == null ? body : errorResponse(request, failure);
+                    t.apply(
+                            request.api(),
+                            session,
+                            ctx.principal().getName(),
+                            ctx.clientId(),
+                            request.frame().limit(),
+                            started[1],
+                            out);
+                    return out;
+                });
         return new Invocation(handled, response);
     }
 
     /** {@link ApiHandler#startOnNetworkThread} on the calling thread (the event loop), or null to use the pool. */
-    private ApiHandler.Started startOnNetworkThread(ApiHandler<ApiMessage> handler, RequestContext ctx, DecodedRequest request,
-                                                    long[] started) {
+    private ApiHandler.Started startOnNetworkThread(
+            ApiHandler<ApiMessage> handler, RequestContext ctx, DecodedRequest request, long[] started) {
         long t0 = System.nanoTime();
         try {
             if (RequestLevelAuthorization.check(ctx, request.api(), request.body()) != Errors.NONE) {
@@ -169,20 +193,22 @@ public final class RequestInvoker {
         }
     }
 
-    private CompletableFuture<CompletableFuture<ApiMessage>> onHandlerPool(ApiHandler<ApiMessage> handler, RequestContext ctx,
-                                                                           DecodedRequest request, long[] started) {
-        return CompletableFuture.supplyAsync(() -> {
-            started[0] = System.nanoTime();
-            try {
-                Errors denied = RequestLevelAuthorization.check(ctx, request.api(), request.body());
-                if (denied != Errors.NONE) {
-                    return CompletableFuture.<ApiMessage>failedFuture(denied.exception());
-                }
-                return handler.handle(ctx, request.body());
-            } finally {
-                started[1] = System.nanoTime() - started[0];
-            }
-        }, handlerPool);
+    private CompletableFuture<CompletableFuture<ApiMessage>> onHandlerPool(
+            ApiHandler<ApiMessage> handler, RequestContext ctx, DecodedRequest request, long[] started) {
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    started[0] = System.nanoTime();
+                    try {
+                        Errors denied = RequestLevelAuthorization.check(ctx, request.api(), request.body());
+                        if (denied != Errors.NONE) {
+                            return CompletableFuture.<ApiMessage>failedFuture(denied.exception());
+                        }
+                        return handler.handle(ctx, request.body());
+                    } finally {
+                        started[1] = System.nanoTime() - started[0];
+                    }
+                },
+                handlerPool);
     }
 
     private ApiMessage unsupportedResponse(DecodedRequest request) {
@@ -191,10 +217,15 @@ public final class RequestInvoker {
                     .setErrorCode(Errors.UNSUPPORTED_VERSION.code())
                     .setApiKeys(served.toApiVersions());
         }
-        LOG.info("answering UNSUPPORTED_VERSION to {} v{} from client {}", request.api(), request.version(),
+        LOG.info(
+                "answering UNSUPPORTED_VERSION to {} v{} from client {}",
+                request.api(),
+                request.version(),
                 request.header().clientId());
-        return errorResponse(request, new UnsupportedVersionException(
-                request.api() + " v" + request.version() + " is not served by this broker"));
+        return errorResponse(
+                request,
+                new UnsupportedVersionException(
+                        request.api() + " v" + request.version() + " is not served by this broker"));
     }
 
     /** The API's own error response (every partition/topic marked), or null for acks=0 Produce. */
@@ -202,15 +233,21 @@ public final class RequestInvoker {
         Throwable cause = ErrorMapping.unwrap(failure);
         Errors error = ErrorMapping.toKafka(cause);
         if (error == Errors.UNKNOWN_SERVER_ERROR) {
-            LOG.error("{} v{} from client {} failed", request.api(), request.version(), request.header().clientId(), cause);
+            LOG.error(
+                    "{} v{} from client {} failed",
+                    request.api(),
+                    request.version(),
+                    request.header().clientId(),
+                    cause);
         }
         if (request.api() == ApiKeys.PRODUCE && ((ProduceRequestData) request.body()).acks() == 0) {
             return null;
         }
         ByteBuffer body = request.frame().duplicate();
         body.position(request.bodyOffset());
-        AbstractRequest parsed = AbstractRequest.parseRequest(request.api(), request.version(),
-                new ByteBufferAccessor(body.slice())).request;
+        AbstractRequest parsed = AbstractRequest.parseRequest(
+                        request.api(), request.version(), new ByteBufferAccessor(body.slice()))
+                .request;
         return parsed.getErrorResponse(error.exception(cause.getMessage())).data();
     }
 }

@@ -48,10 +48,14 @@ public final class RequestLevelAuthorization {
             case PRODUCE -> txnWrite(ctx, ((ProduceRequestData) body).transactionalId());
             case INIT_PRODUCER_ID -> initProducerId(ctx, (InitProducerIdRequestData) body);
             case END_TXN -> txnWrite(ctx, ((EndTxnRequestData) body).transactionalId());
-            case ADD_OFFSETS_TO_TXN -> first(txnWrite(ctx, ((AddOffsetsToTxnRequestData) body).transactionalId()),
-                    group(ctx, READ, ((AddOffsetsToTxnRequestData) body).groupId()));
-            case TXN_OFFSET_COMMIT -> first(txnWrite(ctx, ((TxnOffsetCommitRequestData) body).transactionalId()),
-                    group(ctx, READ, ((TxnOffsetCommitRequestData) body).groupId()));
+            case ADD_OFFSETS_TO_TXN ->
+                first(
+                        txnWrite(ctx, ((AddOffsetsToTxnRequestData) body).transactionalId()),
+                        group(ctx, READ, ((AddOffsetsToTxnRequestData) body).groupId()));
+            case TXN_OFFSET_COMMIT ->
+                first(
+                        txnWrite(ctx, ((TxnOffsetCommitRequestData) body).transactionalId()),
+                        group(ctx, READ, ((TxnOffsetCommitRequestData) body).groupId()));
             case ADD_PARTITIONS_TO_TXN -> addPartitionsToTxn(ctx, (AddPartitionsToTxnRequestData) body);
             // Apache: ALTER on the cluster, else CLUSTER_ACTION (the inter-broker permission).
             case WRITE_TXN_MARKERS -> cluster(ctx, ALTER) == Errors.NONE ? Errors.NONE : cluster(ctx, CLUSTER_ACTION);
@@ -79,7 +83,8 @@ public final class RequestLevelAuthorization {
         }
         // KIP-679: an idempotent producer needs IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
         return ctx.allowedOnCluster(IDEMPOTENT_WRITE) || ctx.allowedOnSome(WRITE, TOPIC)
-                ? Errors.NONE : Errors.CLUSTER_AUTHORIZATION_FAILED;
+                ? Errors.NONE
+                : Errors.CLUSTER_AUTHORIZATION_FAILED;
     }
 
     /** v4+ is the broker-to-coordinator form (CLUSTER_ACTION); older versions come from producers. */
@@ -94,7 +99,9 @@ public final class RequestLevelAuthorization {
         if (transactionalId == null) {
             return Errors.NONE;
         }
-        return ctx.allowed(WRITE, TRANSACTIONAL_ID, transactionalId) ? Errors.NONE : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        return ctx.allowed(WRITE, TRANSACTIONAL_ID, transactionalId)
+                ? Errors.NONE
+                : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     }
 
     private static Errors group(RequestContext ctx, AclOperation op, String groupId) {

@@ -19,6 +19,12 @@ public interface RequestThrottle {
      * @param handlerNanos time the handler ran on a request-handler thread
      * @param response     the response about to be sent, null when none is (acks=0 Produce)
      */
-    void apply(ApiKeys api, MutableConnection session, String user, String clientId, int requestBytes, long handlerNanos,
-               ApiMessage response);
+    void apply(
+            ApiKeys api,
+            MutableConnection session,
+            String user,
+            String clientId,
+            int requestBytes,
+            long handlerNanos,
+            ApiMessage response);
 }

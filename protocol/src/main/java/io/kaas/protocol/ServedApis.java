@@ -32,7 +32,8 @@ public final class ServedApis {
 
     /** Serves {@code api} at {@code min..max} only (an old version whose semantics we do not implement). */
     public void serveRange(ApiKeys api, int min, int max) {
-        versions.put(api, new Versions((short) Math.max(min, api.oldestVersion()), (short) Math.min(max, api.latestVersion())));
+        versions.put(api, new Versions((short) Math.max(min, api.oldestVersion()), (short)
+                Math.min(max, api.latestVersion())));
     }
 
     public Optional<Versions> versions(ApiKeys api) {
@@ -47,7 +48,9 @@ public final class ServedApis {
     public ApiVersionsResponseData.ApiVersionCollection toApiVersions() {
         ApiVersionsResponseData.ApiVersionCollection out = new ApiVersionsResponseData.ApiVersionCollection();
         versions.forEach((api, v) -> out.add(new ApiVersionsResponseData.ApiVersion()
-                .setApiKey(api.id).setMinVersion(v.min()).setMaxVersion(v.max())));
+                .setApiKey(api.id)
+                .setMinVersion(v.min())
+                .setMaxVersion(v.max())));
         return out;
     }
 }

@@ -16,6 +16,7 @@ package io.kaas.protocol;
 public record SocketBuffers(int sendBytes, int receiveBytes) {
     /** The operating system's sizes ({@code -1}, Apache's {@code Selectable.USE_DEFAULT_BUFFER_SIZE}). */
     public static final int OS_DEFAULT = -1;
+
     public static final SocketBuffers OS_DEFAULTS = new SocketBuffers(OS_DEFAULT, OS_DEFAULT);
 
     public SocketBuffers {
@@ -25,7 +26,9 @@ public record SocketBuffers(int sendBytes, int receiveBytes) {
 
     /** The problem with {@code value} for {@code key}, or null: positive, or -1 for the operating system's. */
     public static String problem(int value) {
-        return value == OS_DEFAULT || value > 0 ? null : "must be positive, or -1 for the operating system's default; got " + value;
+        return value == OS_DEFAULT || value > 0
+                ? null
+                : "must be positive, or -1 for the operating system's default; got " + value;
     }
 
     private static void check(String key, int value) {

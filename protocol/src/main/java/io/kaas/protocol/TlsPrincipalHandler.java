@@ -26,21 +26,27 @@ public final class TlsPrincipalHandler extends ChannelInboundHandlerAdapter {
             ClientSession session = ctx.channel().attr(ClientSession.KEY).get();
             if (!done.isSuccess()) {
                 // The cause reaches exceptionCaught too, where the dispatcher logs it once.
-                LOG.debug("closing connection from {} on listener {}: TLS handshake failed: {}",
-                        ctx.channel().remoteAddress(), session.listener().listenerName(), done.cause().toString());
+                LOG.debug(
+                        "closing connection from {} on listener {}: TLS handshake failed: {}",
+                        ctx.channel().remoteAddress(),
+                        session.listener().listenerName(),
+                        done.cause().toString());
                 ctx.close();
                 return;
             }
             SslHandler ssl = ctx.pipeline().get(SslHandler.class);
             try {
                 if (ssl.engine().getSession().getPeerPrincipal() instanceof X500Principal x500) {
-                    session.principal("User:" + session.listener().principalMapper().getName(x500.getName()));
+                    session.principal(
+                            "User:" + session.listener().principalMapper().getName(x500.getName()));
                 }
             } catch (SSLPeerUnverifiedException e) {
                 // no client certificate (ssl.client.auth=none or requested and not sent): stays ANONYMOUS
             } catch (IOException e) {
-                LOG.warn("closing connection from {}: no ssl.principal.mapping.rules rule matches its certificate: {}",
-                        ctx.channel().remoteAddress(), e.getMessage());
+                LOG.warn(
+                        "closing connection from {}: no ssl.principal.mapping.rules rule matches its certificate: {}",
+                        ctx.channel().remoteAddress(),
+                        e.getMessage());
                 ctx.close();
                 return;
             }

@@ -25,8 +25,10 @@ class RequestDecoderProperties {
     }
 
     @Property(tries = 2000)
-    void anyFrameDecodesOrCloses(@ForAll @ShortRange(min = -2, max = 100) short key, @ForAll @ShortRange(min = -1, max = 20) short version,
-                                 @ForAll @Size(max = 300) byte[] rest) {
+    void anyFrameDecodesOrCloses(
+            @ForAll @ShortRange(min = -2, max = 100) short key,
+            @ForAll @ShortRange(min = -1, max = 20) short version,
+            @ForAll @Size(max = 300) byte[] rest) {
         EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(1 << 20), new RequestDecoder(everything()));
         ByteBuf frame = Unpooled.buffer();
         frame.writeInt(4 + rest.length).writeShort(key).writeShort(version).writeBytes(rest);

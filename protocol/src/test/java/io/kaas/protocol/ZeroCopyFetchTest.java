@@ -52,7 +52,8 @@ class ZeroCopyFetchTest {
 
     @Test
     void slicedFrameIsByteIdenticalToCopiedFrameAtEveryFetchVersion() throws IOException {
-        try (DiskStorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(dir).withSegmentBytes(2048))) {
+        try (DiskStorageEngine engine =
+                new DiskStorageEngine(EngineConfig.defaults(dir).withSegmentBytes(2048))) {
             PartitionLog log = filled(engine);
             long hwm = log.state().highWatermark();
             long[][] reads = {{0, 1 << 20, hwm}, {0, 1, hwm}, {17, 700, hwm}, {33, 1 << 20, 60}, {hwm, 1 << 20, hwm}};
@@ -66,15 +67,22 @@ class ZeroCopyFetchTest {
                     assertThat(sliced.file()).isNotNull();
                 }
                 for (short v = 4; v <= ApiKeys.FETCH.latestVersion(); v++) {
-                    byte[] viaCopy = frameBytes(ResponseEncoder.encode(ApiKeys.FETCH, v, 7,
-                            response(MemoryRecords.readableRecords(copied.records().duplicate()))));
-                    BaseRecords slicedRecords = sliced.file() != null ? new FileSliceRecords(sliced.file())
+                    byte[] viaCopy = frameBytes(ResponseEncoder.encode(
+                            ApiKeys.FETCH,
+                            v,
+                            7,
+                            response(MemoryRecords.readableRecords(
+                                    copied.records().duplicate()))));
+                    BaseRecords slicedRecords = sliced.file() != null
+                            ? new FileSliceRecords(sliced.file())
                             : MemoryRecords.readableRecords(sliced.records());
                     List<Object> parts = ResponseEncoder.encode(ApiKeys.FETCH, v, 7, response(slicedRecords));
                     if (sliced.file() != null) {
                         assertThat(parts).hasAtLeastOneElementOfType(FileRegion.class);
                     }
-                    assertThat(frameBytes(parts)).as("Fetch v%d read %s", v, java.util.Arrays.toString(r)).isEqualTo(viaCopy);
+                    assertThat(frameBytes(parts))
+                            .as("Fetch v%d read %s", v, java.util.Arrays.toString(r))
+                            .isEqualTo(viaCopy);
                     compared++;
                 }
             }
@@ -86,7 +94,8 @@ class ZeroCopyFetchTest {
 
     @Test
     void aSliceOfASegmentRemovedByDeleteRecordsStillSends() throws IOException {
-        try (DiskStorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(dir).withSegmentBytes(2048))) {
+        try (DiskStorageEngine engine =
+                new DiskStorageEngine(EngineConfig.defaults(dir).withSegmentBytes(2048))) {
             PartitionLog log = filled(engine);
             long hwm = log.state().highWatermark();
             FetchResult copied = log.read(0, 1 << 20, hwm);
@@ -96,10 +105,13 @@ class ZeroCopyFetchTest {
 
             log.deleteRecords(hwm - 1);
 
-            assertThat(logFiles(partitionDir)).as("removed segments are unlinked at once").isLessThan(segmentsBefore);
-            List<Object> parts = ResponseEncoder.encode(ApiKeys.FETCH, (short) 12, 1, response(new FileSliceRecords(sliced.file())));
-            byte[] viaCopy = frameBytes(ResponseEncoder.encode(ApiKeys.FETCH, (short) 12, 1,
-                    response(MemoryRecords.readableRecords(copied.records()))));
+            assertThat(logFiles(partitionDir))
+                    .as("removed segments are unlinked at once")
+                    .isLessThan(segmentsBefore);
+            List<Object> parts =
+                    ResponseEncoder.encode(ApiKeys.FETCH, (short) 12, 1, response(new FileSliceRecords(sliced.file())));
+            byte[] viaCopy = frameBytes(ResponseEncoder.encode(
+                    ApiKeys.FETCH, (short) 12, 1, response(MemoryRecords.readableRecords(copied.records()))));
             assertThat(frameBytes(parts)).isEqualTo(viaCopy);
         }
     }
@@ -125,13 +137,24 @@ class ZeroCopyFetchTest {
     private static FetchResponseData response(BaseRecords records) {
         FetchResponseData r = new FetchResponseData().setSessionId(0);
         FetchResponseData.FetchableTopicResponse t = new FetchResponseData.FetchableTopicResponse()
-                .setTopic("t").setTopicId(Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"));
+                .setTopic("t")
+                .setTopicId(Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"));
         r.responses().add(t);
-        t.partitions().add(new FetchResponseData.PartitionData().setPartitionIndex(0).setHighWatermark(99)
-                .setLastStableOffset(99).setLogStartOffset(0).setRecords(records));
+        t.partitions()
+                .add(new FetchResponseData.PartitionData()
+                        .setPartitionIndex(0)
+                        .setHighWatermark(99)
+                        .setLastStableOffset(99)
+                        .setLogStartOffset(0)
+                        .setRecords(records));
         // A second partition after the first: bytes follow the region, then another (empty) records field.
-        t.partitions().add(new FetchResponseData.PartitionData().setPartitionIndex(1).setHighWatermark(0)
-                .setLastStableOffset(0).setLogStartOffset(0).setRecords(MemoryRecords.EMPTY));
+        t.partitions()
+                .add(new FetchResponseData.PartitionData()
+                        .setPartitionIndex(1)
+                        .setHighWatermark(0)
+                        .setLastStableOffset(0)
+                        .setLogStartOffset(0)
+                        .setRecords(MemoryRecords.EMPTY));
         return r;
     }
 

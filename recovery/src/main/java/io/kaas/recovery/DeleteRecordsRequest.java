@@ -40,7 +40,8 @@ public record DeleteRecordsRequest(List<Target> targets) {
             throw new FormatException(file + ": not valid JSON: " + e.getOriginalMessage());
         }
         if (root == null || !root.path("partitions").isArray()) {
-            throw new FormatException(file + ": expected {\"partitions\":[{\"topic\":..,\"partition\":..,\"offset\":..}],\"version\":1}");
+            throw new FormatException(
+                    file + ": expected {\"partitions\":[{\"topic\":..,\"partition\":..,\"offset\":..}],\"version\":1}");
         }
         if (root.has("version") && root.get("version").asInt() != 1) {
             throw new FormatException(file + ": unsupported version " + root.get("version") + " (1 is known)");
@@ -49,11 +50,17 @@ public record DeleteRecordsRequest(List<Target> targets) {
         Set<String> seen = new HashSet<>();
         int i = 0;
         for (JsonNode p : root.get("partitions")) {
-            if (!p.path("topic").isTextual() || !p.path("partition").canConvertToInt() || !p.path("partition").isIntegralNumber()
+            if (!p.path("topic").isTextual()
+                    || !p.path("partition").canConvertToInt()
+                    || !p.path("partition").isIntegralNumber()
                     || !p.path("offset").isIntegralNumber()) {
-                throw new FormatException(file + ": partitions[" + i + "] needs a string \"topic\", an integer \"partition\" and an integer \"offset\"");
+                throw new FormatException(file + ": partitions[" + i
+                        + "] needs a string \"topic\", an integer \"partition\" and an integer \"offset\"");
             }
-            Target t = new Target(p.get("topic").asText(), p.get("partition").asInt(), p.get("offset").asLong());
+            Target t = new Target(
+                    p.get("topic").asText(),
+                    p.get("partition").asInt(),
+                    p.get("offset").asLong());
             if (!seen.add(t.label())) {
                 throw new FormatException(file + ": duplicate partition " + t.label());
             }

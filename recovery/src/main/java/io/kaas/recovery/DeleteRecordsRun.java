@@ -27,7 +27,8 @@ public final class DeleteRecordsRun {
     private final PrintWriter out;
     private final PrintWriter err;
 
-    public DeleteRecordsRun(Path dataDir, boolean dryRun, boolean force, boolean json, PrintWriter out, PrintWriter err) {
+    public DeleteRecordsRun(
+            Path dataDir, boolean dryRun, boolean force, boolean json, PrintWriter out, PrintWriter err) {
         this.dataDir = dataDir;
         this.dryRun = dryRun;
         this.force = force;
@@ -37,13 +38,23 @@ public final class DeleteRecordsRun {
     }
 
     public int run(DeleteRecordsRequest request) {
-        String noData = !Files.isDirectory(dataDir) ? dataDir + ": " + (Files.exists(dataDir) ? "not a directory" : "no such data directory")
+        String noData = !Files.isDirectory(dataDir)
+                ? dataDir + ": " + (Files.exists(dataDir) ? "not a directory" : "no such data directory")
                 : holdsNoData();
         if (noData != null) {
             err.println(noData);
             if (json) {
-                out.println(JsonLine.of("type", "summary", "dryRun", dryRun, "partitions", 0, "exitCode", ExitCodes.UNREADABLE,
-                        "error", noData));
+                out.println(JsonLine.of(
+                        "type",
+                        "summary",
+                        "dryRun",
+                        dryRun,
+                        "partitions",
+                        0,
+                        "exitCode",
+                        ExitCodes.UNREADABLE,
+                        "error",
+                        noData));
                 out.flush();
             }
             err.flush();
@@ -58,7 +69,8 @@ public final class DeleteRecordsRun {
         for (DeleteRecordsRequest.Target t : request.targets()) {
             Path dir = PartitionFinder.find(dataDir, t.topic(), t.partition()).orElse(null);
             if (dir == null) {
-                String error = "unknown topic or partition (no " + TopicDir.partition(dataDir, t.topic(), t.partition()) + ")";
+                String error =
+                        "unknown topic or partition (no " + TopicDir.partition(dataDir, t.topic(), t.partition()) + ")";
                 result(results, t, null, "error", error, null);
                 exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
                 continue;
@@ -75,14 +87,21 @@ public final class DeleteRecordsRun {
                 }
             } catch (StorageException e) {
                 String message = IoFailure.withCause(e.getMessage(), e);
-                if (e.kind() == StorageException.Kind.OFFSET_OUT_OF_RANGE || e.kind() == StorageException.Kind.DAMAGED) {
+                if (e.kind() == StorageException.Kind.OFFSET_OUT_OF_RANGE
+                        || e.kind() == StorageException.Kind.DAMAGED) {
                     // Kafka's OFFSET_OUT_OF_RANGE, or damage recover would refuse: the command ran and found the
                     // request cannot be applied; nothing changed.
                     if (e.kind() == StorageException.Kind.DAMAGED) {
                         err.println(message);
                     }
                     String firstLine = message.lines().findFirst().orElse(message);
-                    result(results, t, dir, e.kind() == StorageException.Kind.DAMAGED ? "refused" : "error", firstLine, null);
+                    result(
+                            results,
+                            t,
+                            dir,
+                            e.kind() == StorageException.Kind.DAMAGED ? "refused" : "error",
+                            firstLine,
+                            null);
                     exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);
                     continue;
                 }
@@ -92,8 +111,17 @@ public final class DeleteRecordsRun {
             }
         }
         if (json) {
-            out.println(JsonLine.of("type", "summary", "dryRun", dryRun, "partitions", request.targets().size(),
-                    dryRun ? "wouldDelete" : "deleted", done, "exitCode", exit));
+            out.println(JsonLine.of(
+                    "type",
+                    "summary",
+                    "dryRun",
+                    dryRun,
+                    "partitions",
+                    request.targets().size(),
+                    dryRun ? "wouldDelete" : "deleted",
+                    done,
+                    "exitCode",
+                    exit));
         } else {
             out.println("Records delete operation completed:");
             out.print(results);
@@ -114,7 +142,13 @@ public final class DeleteRecordsRun {
     }
 
     /** One partition's outcome: a kafka-delete-records line kept for the end, or a JSON object printed now. */
-    private void result(StringBuilder text, DeleteRecordsRequest.Target t, Path dir, String status, String error, RecordDeleter.Result r) {
+    private void result(
+            StringBuilder text,
+            DeleteRecordsRequest.Target t,
+            Path dir,
+            String status,
+            String error,
+            RecordDeleter.Result r) {
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("type", "partition");
@@ -129,8 +163,12 @@ public final class DeleteRecordsRun {
                 m.put("lowWatermark", r.lowWatermark());
                 m.put("previousLogStart", r.previousLogStart());
                 m.put("highWatermark", r.highWatermark());
-                m.put(dryRun ? "wouldWrite" : "written", r.written().stream().map(Path::toString).toList());
-                m.put(dryRun ? "wouldRemove" : "removed", r.removed().stream().map(Path::toString).toList());
+                m.put(
+                        dryRun ? "wouldWrite" : "written",
+                        r.written().stream().map(Path::toString).toList());
+                m.put(
+                        dryRun ? "wouldRemove" : "removed",
+                        r.removed().stream().map(Path::toString).toList());
             }
             if (error != null) {
                 m.put("error", error);

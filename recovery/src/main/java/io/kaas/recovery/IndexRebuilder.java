@@ -37,8 +37,14 @@ public final class IndexRebuilder {
      * @param difference  what differs, null when nothing does
      * @param invalidTail bytes after the log's valid part (recover would cut them), 0 when none
      */
-    public record Result(SegmentFile segment, int entries, boolean changed, boolean written, String difference,
-                         long validBytes, long invalidTail) {}
+    public record Result(
+            SegmentFile segment,
+            int entries,
+            boolean changed,
+            boolean written,
+            String difference,
+            long validBytes,
+            long invalidTail) {}
 
     /** The entries the broker would write for this log. */
     public List<IndexEntry> compute(SegmentFile segment, long[] validAndSize) throws IOException {
@@ -69,10 +75,17 @@ public final class IndexRebuilder {
                 SparseIndex.writeAtomically(segment.index(), segment.baseOffset(), entries);
                 written = true;
             }
-            return new Result(segment, entries.size(), difference != null, written, difference,
-                    validAndSize[0], validAndSize[1] - validAndSize[0]);
+            return new Result(
+                    segment,
+                    entries.size(),
+                    difference != null,
+                    written,
+                    difference,
+                    validAndSize[0],
+                    validAndSize[1] - validAndSize[0]);
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, segment.log() + ": " + PartitionSegments.describe(e), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, segment.log() + ": " + PartitionSegments.describe(e), e);
         }
     }
 
@@ -88,7 +101,8 @@ public final class IndexRebuilder {
         int i = Arrays.mismatch(actual, expected) / SparseIndex.ENTRY_SIZE;
         return actual.length / SparseIndex.ENTRY_SIZE + " entries (" + actual.length + " bytes) on disk, "
                 + expected.length / SparseIndex.ENTRY_SIZE + " expected; first difference at entry " + i
-                + " (byte " + (long) i * SparseIndex.ENTRY_SIZE + "): on disk " + describe(actual, i, segment.baseOffset())
+                + " (byte " + (long) i * SparseIndex.ENTRY_SIZE + "): on disk "
+                + describe(actual, i, segment.baseOffset())
                 + ", expected " + describe(expected, i, segment.baseOffset());
     }
 

@@ -84,16 +84,26 @@ public final class OfflineCompaction {
             try (OwnerLock lock = OwnerLock.acquireIfOwned(partition, options.dryRun())) {
                 TopicConfig topic = TopicConfig.ofPartitionDir(partition);
                 if (!topic.compacted()) {
-                    print(partition, "skipped", "cleanup.policy is " + (topic.cleanupPolicy() == null ? "delete (default)"
-                            : topic.cleanupPolicy()) + ", not compact", null);
+                    print(
+                            partition,
+                            "skipped",
+                            "cleanup.policy is "
+                                    + (topic.cleanupPolicy() == null ? "delete (default)" : topic.cleanupPolicy())
+                                    + ", not compact",
+                            null);
                     continue;
                 }
                 // Damage refuses the partition before anything is written, an interrupted swap's completion included.
-                RecoveryScan.RecoveredState state = PartitionAnalysis.requireUndamaged(partition, "nothing was compacted");
+                RecoveryScan.RecoveredState state =
+                        PartitionAnalysis.requireUndamaged(partition, "nothing was compacted");
                 List<String> swap = CleanerSwap.recover(partition, options.dryRun());
                 if (options.dryRun() && !swap.isEmpty()) {
                     swap.forEach(err::println);
-                    print(partition, "skipped", "an interrupted cleaner swap must be finished first (run without --dry-run, or kaas recover)", null);
+                    print(
+                            partition,
+                            "skipped",
+                            "an interrupted cleaner swap must be finished first (run without --dry-run, or kaas recover)",
+                            null);
                     continue;
                 }
                 swap.forEach(err::println);
@@ -101,7 +111,11 @@ public final class OfflineCompaction {
                     state = PartitionAnalysis.requireUndamaged(partition, "nothing was compacted");
                 }
                 CleanReport r = compact(partition, topic, state, partitionProgress);
-                print(partition, r.endOffset() < 0 ? "clean" : options.dryRun() ? "would_compact" : "compacted", null, r);
+                print(
+                        partition,
+                        r.endOffset() < 0 ? "clean" : options.dryRun() ? "would_compact" : "compacted",
+                        null,
+                        r);
                 if (r.endOffset() >= 0) {
                     cleaned++;
                     bytesRemoved += r.bytesRemoved();
@@ -111,9 +125,14 @@ public final class OfflineCompaction {
                 err.println(message);
                 boolean damaged = e.kind() == StorageException.Kind.DAMAGED;
                 if (options.json()) {
-                    print(partition, damaged ? "refused" : "error", message.lines().findFirst().orElse(message), null);
+                    print(
+                            partition,
+                            damaged ? "refused" : "error",
+                            message.lines().findFirst().orElse(message),
+                            null);
                 }
-                // Damage (a bad CRC, a log recovery would refuse) is a finding, as in verify and recover; the rest is I/O.
+                // Damage (a bad CRC, a log recovery would refuse) is a finding, as in verify and recover; the rest is
+                // I/O.
                 exit = ExitCodes.worst(exit, damaged ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
             } finally {
                 progress.accept(budget - fed[0]);
@@ -121,17 +140,24 @@ public final class OfflineCompaction {
             out.flush();
         }
         summaryJson(partitions.size(), cleaned, bytesRemoved, exit);
-        err.println(partitions.size() + " partition(s): " + cleaned + (options.dryRun() ? " would be compacted, " : " compacted, ")
-                + bytesRemoved + " bytes " + (options.dryRun() ? "would be " : "") + "removed");
+        err.println(partitions.size() + " partition(s): " + cleaned
+                + (options.dryRun() ? " would be compacted, " : " compacted, ") + bytesRemoved + " bytes "
+                + (options.dryRun() ? "would be " : "") + "removed");
         err.flush();
         return exit;
     }
 
-    private CleanReport compact(Path partition, TopicConfig topic, RecoveryScan.RecoveredState state, LongConsumer progress) {
-        CleanerOptions cleanerOptions = CleanerOptions.forTopic(topic, clock.millis(), options.dedupeBufferBytes(),
-                options.minCompactionLagMs(), new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES));
+    private CleanReport compact(
+            Path partition, TopicConfig topic, RecoveryScan.RecoveredState state, LongConsumer progress) {
+        CleanerOptions cleanerOptions = CleanerOptions.forTopic(
+                topic,
+                clock.millis(),
+                options.dedupeBufferBytes(),
+                options.minCompactionLagMs(),
+                new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES));
         long started = System.nanoTime();
-        CleanReport r = new LogCleaner(cleanerOptions).clean(CleanableLog.fromRecovered(partition, state), options.dryRun(), progress);
+        CleanReport r = new LogCleaner(cleanerOptions)
+                .clean(CleanableLog.fromRecovered(partition, state), options.dryRun(), progress);
         lastPassMs = (System.nanoTime() - started) / 1_000_000;
         return r;
     }
@@ -167,14 +193,20 @@ public final class OfflineCompaction {
             return;
         }
         if (r == null || r.endOffset() < 0) {
-            out.println(partition + ": " + status + (why != null ? " (" + why + ")" : " (nothing dirty below the active segment and the last stable offset)"));
+            out.println(partition + ": " + status
+                    + (why != null
+                            ? " (" + why + ")"
+                            : " (nothing dirty below the active segment and the last stable offset)"));
             return;
         }
         out.println(partition + ": " + (options.dryRun() ? "would compact" : "compacted") + " " + r.segmentsCleaned()
-                + " segment(s) into " + r.segmentsAfter() + ", offsets below " + r.endOffset() + "; records " + r.recordsRead()
-                + " -> " + (r.recordsRead() - r.recordsRemoved()) + ", bytes " + r.bytesBefore() + " -> " + r.bytesAfter()
+                + " segment(s) into " + r.segmentsAfter() + ", offsets below " + r.endOffset() + "; records "
+                + r.recordsRead()
+                + " -> " + (r.recordsRead() - r.recordsRemoved()) + ", bytes " + r.bytesBefore() + " -> "
+                + r.bytesAfter()
                 + "; " + r.keysMapped() + " key(s) in the dirty range");
-        out.println("  removed " + r.recordsRemoved() + " record(s): " + r.supersededRemoved() + " superseded, " + r.keysRemoved()
+        out.println("  removed " + r.recordsRemoved() + " record(s): " + r.supersededRemoved() + " superseded, "
+                + r.keysRemoved()
                 + " key(s) deleted (tombstones past delete.retention.ms), " + r.abortedRemoved() + " aborted, "
                 + r.markersRemoved() + " transaction marker(s), " + r.unkeyedRemoved() + " without a key; "
                 + r.bytesRemoved() + " bytes");
@@ -183,8 +215,19 @@ public final class OfflineCompaction {
     /** With --json, the last line: {"type":"summary",...}. */
     private void summaryJson(int partitions, int cleaned, long bytesRemoved, int exit) {
         if (options.json()) {
-            out.println(JsonLine.of("type", "summary", "dryRun", options.dryRun(), "partitions", partitions,
-                    options.dryRun() ? "wouldCompact" : "compacted", cleaned, "bytesRemoved", bytesRemoved, "exitCode", exit));
+            out.println(JsonLine.of(
+                    "type",
+                    "summary",
+                    "dryRun",
+                    options.dryRun(),
+                    "partitions",
+                    partitions,
+                    options.dryRun() ? "wouldCompact" : "compacted",
+                    cleaned,
+                    "bytesRemoved",
+                    bytesRemoved,
+                    "exitCode",
+                    exit));
             out.flush();
         }
     }

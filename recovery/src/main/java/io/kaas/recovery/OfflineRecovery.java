@@ -29,10 +29,12 @@ public final class OfflineRecovery {
      * @param fast   the broker's open-time shape: trust the checkpoint and closed segments with a sane
      *               index; without it every byte of every segment is scanned
      */
-    public record Options(boolean dryRun, boolean force, boolean truncate, boolean fast, IndexPolicy indexPolicy, boolean json) {
+    public record Options(
+            boolean dryRun, boolean force, boolean truncate, boolean fast, IndexPolicy indexPolicy, boolean json) {
         /** @param leaderEpoch epoch for a manifest created from nothing: the newest segment's, so it is not older than its files */
         RecoveryOptions scanOptions(int leaderEpoch) {
-            RecoveryOptions.DamagePolicy policy = !force ? RecoveryOptions.DamagePolicy.REFUSE
+            RecoveryOptions.DamagePolicy policy = !force
+                    ? RecoveryOptions.DamagePolicy.REFUSE
                     : truncate ? RecoveryOptions.DamagePolicy.TRUNCATE : RecoveryOptions.DamagePolicy.SALVAGE;
             return new RecoveryOptions(dryRun, policy, indexPolicy, fast, leaderEpoch, !fast);
         }
@@ -64,7 +66,8 @@ public final class OfflineRecovery {
             try (OwnerLock lock = OwnerLock.acquireIfOwned(partition, options.force() || options.dryRun())) {
                 List<SegmentFile> segments = PartitionSegments.list(partition);
                 requireRegularFiles(segments);
-                RecoveryReport report = RecoveryScan.run(partition, options.scanOptions(PartitionSegments.newestEpoch(segments)));
+                RecoveryReport report =
+                        RecoveryScan.run(partition, options.scanOptions(PartitionSegments.newestEpoch(segments)));
                 print(report);
                 report.damage().forEach(err::println);
                 if (report.refused()) {
@@ -80,8 +83,8 @@ public final class OfflineRecovery {
             out.flush();
         }
         summaryJson(partitions.size(), changed, refused, exit);
-        err.println(partitions.size() + " partition(s): " + changed + (options.dryRun() ? " would change, " : " changed, ")
-                + refused + " refused for damage");
+        err.println(partitions.size() + " partition(s): " + changed
+                + (options.dryRun() ? " would change, " : " changed, ") + refused + " refused for damage");
         err.flush();
         return exit;
     }
@@ -89,8 +92,19 @@ public final class OfflineRecovery {
     /** With --json, the last line: {"type":"summary",...}. */
     private void summaryJson(int partitions, int changed, int refused, int exit) {
         if (options.json()) {
-            out.println(JsonLine.of("type", "summary", "dryRun", options.dryRun(), "partitions", partitions,
-                    options.dryRun() ? "wouldChange" : "changed", changed, "refused", refused, "exitCode", exit));
+            out.println(JsonLine.of(
+                    "type",
+                    "summary",
+                    "dryRun",
+                    options.dryRun(),
+                    "partitions",
+                    partitions,
+                    options.dryRun() ? "wouldChange" : "changed",
+                    changed,
+                    "refused",
+                    refused,
+                    "exitCode",
+                    exit));
             out.flush();
         }
     }
@@ -99,7 +113,8 @@ public final class OfflineRecovery {
     private static void requireRegularFiles(List<SegmentFile> segments) {
         for (SegmentFile s : segments) {
             if (!java.nio.file.Files.isRegularFile(s.log())) {
-                throw new StorageException(StorageException.Kind.IO, s.log() + ": not a regular file, cannot be read as a segment");
+                throw new StorageException(
+                        StorageException.Kind.IO, s.log() + ": not a regular file, cannot be read as a segment");
             }
         }
     }

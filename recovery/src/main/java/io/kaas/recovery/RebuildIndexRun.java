@@ -48,8 +48,10 @@ public final class RebuildIndexRun {
         for (Map.Entry<Path, List<SegmentFile>> partition : targets.entrySet()) {
             boolean lockNeeded = options.write() && !options.force();
             try (OwnerLock lock = OwnerLock.acquireIfOwned(partition.getKey(), !lockNeeded)) {
-                // An index is derived from the log: from a damaged log it would index the damage. Refused, as recover refuses it.
-                PartitionAnalysis.requireUndamaged(partition.getKey(), options.write() ? "no index was rewritten" : "no index was compared");
+                // An index is derived from the log: from a damaged log it would index the damage. Refused, as recover
+                // refuses it.
+                PartitionAnalysis.requireUndamaged(
+                        partition.getKey(), options.write() ? "no index was rewritten" : "no index was compared");
                 for (SegmentFile segment : partition.getValue()) {
                     segments++;
                     IndexRebuilder.Result r = rebuilder.rebuild(segment, options.write());
@@ -63,8 +65,15 @@ public final class RebuildIndexRun {
                 err.println(message);
                 boolean damaged = e.kind() == StorageException.Kind.DAMAGED;
                 if (options.json()) {
-                    out.println(JsonLine.of("type", "partition", "partition", partition.getKey().toString(),
-                            "status", damaged ? "refused" : "error", "reason", message.lines().findFirst().orElse(message)));
+                    out.println(JsonLine.of(
+                            "type",
+                            "partition",
+                            "partition",
+                            partition.getKey().toString(),
+                            "status",
+                            damaged ? "refused" : "error",
+                            "reason",
+                            message.lines().findFirst().orElse(message)));
                 }
                 exit = ExitCodes.worst(exit, damaged ? ExitCodes.PROBLEMS : ExitCodes.UNREADABLE);
             }
@@ -83,8 +92,15 @@ public final class RebuildIndexRun {
     /** With --json, the last line: {"type":"summary",...}. */
     private void summaryJson(int segments, int differing, int exit) {
         if (options.json()) {
-            out.println(JsonLine.of("type", "summary", "segments", segments,
-                    options.write() ? "rewritten" : options.check() ? "differ" : "wouldRewrite", differing, "exitCode", exit));
+            out.println(JsonLine.of(
+                    "type",
+                    "summary",
+                    "segments",
+                    segments,
+                    options.write() ? "rewritten" : options.check() ? "differ" : "wouldRewrite",
+                    differing,
+                    "exitCode",
+                    exit));
             out.flush();
         }
     }
@@ -92,13 +108,29 @@ public final class RebuildIndexRun {
     private void print(IndexRebuilder.Result r) {
         Path index = r.segment().index();
         if (options.json()) {
-            out.println(JsonLine.of("type", "index", "file", index.toString(), "entries", r.entries(),
-                    "changed", r.changed(), "written", r.written(), "difference", r.difference(),
-                    "validBytes", r.validBytes(), "invalidTailBytes", r.invalidTail()));
+            out.println(JsonLine.of(
+                    "type",
+                    "index",
+                    "file",
+                    index.toString(),
+                    "entries",
+                    r.entries(),
+                    "changed",
+                    r.changed(),
+                    "written",
+                    r.written(),
+                    "difference",
+                    r.difference(),
+                    "validBytes",
+                    r.validBytes(),
+                    "invalidTailBytes",
+                    r.invalidTail()));
             return;
         }
-        String tail = r.invalidTail() > 0 ? " (log has " + r.invalidTail() + " invalid bytes at position "
-                + r.validBytes() + "; indexed the valid part, recover would cut the rest)" : "";
+        String tail = r.invalidTail() > 0
+                ? " (log has " + r.invalidTail() + " invalid bytes at position " + r.validBytes()
+                        + "; indexed the valid part, recover would cut the rest)"
+                : "";
         if (!r.changed()) {
             out.println("unchanged " + index + ": " + r.entries() + " entries" + tail);
         } else if (r.written()) {

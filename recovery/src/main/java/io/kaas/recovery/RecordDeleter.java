@@ -29,7 +29,8 @@ public final class RecordDeleter {
      * @param written the files written (manifest.json with the new log start, with its temporary file), empty when
      *                log start does not move; a dry run lists what the real run would write
      */
-    public record Result(long lowWatermark, long previousLogStart, long highWatermark, List<Path> removed, List<Path> written) {}
+    public record Result(
+            long lowWatermark, long previousLogStart, long highWatermark, List<Path> removed, List<Path> written) {}
 
     private RecordDeleter() {}
 
@@ -38,12 +39,14 @@ public final class RecordDeleter {
      *         changed); DAMAGED when the partition needs {@code kaas recover} first; IO when files cannot be read or written
      */
     public static Result delete(Path partitionDir, long offset, boolean dryRun) {
-        RecoveryScan.Outcome scan = PartitionAnalysis.requireUndamaged(partitionDir, "nothing was deleted").outcome();
+        RecoveryScan.Outcome scan = PartitionAnalysis.requireUndamaged(partitionDir, "nothing was deleted")
+                .outcome();
         long logEnd = scan.logEndOffset();
         long logStart = scan.logStartOffset();
         long newStart = Math.max(logStart, LogStartRule.deleteRecordsTarget(offset, logEnd));
         List<SegmentName> segments = scan.segments();
-        int gone = LogStartRule.segmentsWhollyBelow(segments.stream().map(SegmentName::baseOffset).toList(), newStart);
+        int gone = LogStartRule.segmentsWhollyBelow(
+                segments.stream().map(SegmentName::baseOffset).toList(), newStart);
         List<Path> removed = new ArrayList<>();
         for (SegmentName s : segments.subList(0, gone)) {
             removed.add(partitionDir.resolve(s.logFileName()));
@@ -53,7 +56,8 @@ public final class RecordDeleter {
         }
         Manifest moved = newStart > logStart ? new Manifest(scan.epoch(), logEnd, newStart) : null;
         Path manifest = partitionDir.resolve(Manifest.FILE_NAME);
-        List<Path> written = moved == null ? List.of() : List.of(manifest.resolveSibling(Manifest.FILE_NAME + ".tmp"), manifest);
+        List<Path> written =
+                moved == null ? List.of() : List.of(manifest.resolveSibling(Manifest.FILE_NAME + ".tmp"), manifest);
         if (!dryRun) {
             apply(partitionDir, moved, removed);
         }
@@ -80,10 +84,15 @@ public final class RecordDeleter {
             }
         } catch (IOException e) {
             // Half-way: say what already changed, so the operator knows the state the partition is in.
-            String changed = (moved != null ? "manifest.json written (logStartOffset " + moved.logStartOffset() + ")" : "manifest.json unchanged")
+            String changed = (moved != null
+                            ? "manifest.json written (logStartOffset " + moved.logStartOffset() + ")"
+                            : "manifest.json unchanged")
                     + (done.isEmpty() ? ", nothing removed" : ", removed " + done);
-            throw new StorageException(StorageException.Kind.IO, at + ": cannot remove: " + PartitionSegments.describe(e)
-                    + "; already changed: " + changed + "; the log start is durable, so running delete-records again finishes it", e);
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    at + ": cannot remove: " + PartitionSegments.describe(e) + "; already changed: " + changed
+                            + "; the log start is durable, so running delete-records again finishes it",
+                    e);
         }
     }
 }

@@ -25,7 +25,8 @@ public final class RecoveryReportText {
         out.add(r.partitionDir() + ": " + status(r, dryRun) + "; truncated " + r.bytesTruncated() + " bytes, dropped "
                 + r.batchesDropped() + " batch(es) (" + r.recordsDropped() + " records), removed " + r.segmentsRemoved()
                 + " segment file(s), rebuilt " + r.indexesRebuilt() + " index(es), high watermark "
-                + r.highWatermarkBefore() + " -> " + r.highWatermarkAfter() + ", scanned " + r.bytesScanned() + " bytes");
+                + r.highWatermarkBefore() + " -> " + r.highWatermarkAfter() + ", scanned " + r.bytesScanned()
+                + " bytes");
         r.damage().forEach(d -> out.add("  damage: " + d));
         r.actions().forEach(a -> out.add("  " + (dryRun ? "would: " : "") + a));
         return out;

@@ -20,26 +20,35 @@ class IndexRebuilderTest {
 
     @Test
     void writesTheSameBytesAsTheBrokersRecoveryScan() throws Exception {
-        for (int interval : new int[]{0, 100, 333, 4096}) {
+        for (int interval : new int[] {0, 100, 333, 4096}) {
             Path p = LogFixture.partition(data, "t" + interval, 0, 2, 60);
             SegmentFile active = PartitionSegments.list(p).get(1);
             Files.delete(active.index());
-            RecoveryScan.run(p, new RecoveryOptions(false, RecoveryOptions.DamagePolicy.REFUSE, new IndexPolicy(interval), false, 1, true));
+            RecoveryScan.run(
+                    p,
+                    new RecoveryOptions(
+                            false, RecoveryOptions.DamagePolicy.REFUSE, new IndexPolicy(interval), false, 1, true));
             byte[] broker = Files.readAllBytes(active.index());
 
             Files.delete(active.index());
             IndexRebuilder.Result r = new IndexRebuilder(new IndexPolicy(interval)).rebuild(active, true);
 
             assertThat(r.written()).isTrue();
-            assertThat(Files.readAllBytes(active.index())).as("interval " + interval).isEqualTo(broker);
-            assertThat(new IndexRebuilder(new IndexPolicy(interval)).rebuild(active, false).changed()).isFalse();
+            assertThat(Files.readAllBytes(active.index()))
+                    .as("interval " + interval)
+                    .isEqualTo(broker);
+            assertThat(new IndexRebuilder(new IndexPolicy(interval))
+                            .rebuild(active, false)
+                            .changed())
+                    .isFalse();
         }
     }
 
     @Test
     void reportsTheFirstDifferingEntry() throws Exception {
         Path p = LogFixture.partition(data, "t", 0, 1, 30);
-        SegmentFile s = SegmentFile.of(p.resolve(SegmentName.of(1, 0).logFileName())).orElseThrow();
+        SegmentFile s =
+                SegmentFile.of(p.resolve(SegmentName.of(1, 0).logFileName())).orElseThrow();
         byte[] bytes = Files.readAllBytes(s.index());
         bytes[13] ^= 1; // position of entry 1
         Files.write(s.index(), bytes);

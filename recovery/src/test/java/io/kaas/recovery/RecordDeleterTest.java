@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kaas.storage.StorageException;
-import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.testing.LogFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,7 +27,8 @@ class RecordDeleterTest {
 
         assertThat(r.lowWatermark()).isEqualTo(80);
         assertThat(r.removed()).isEmpty();
-        assertThat(StateJson.read(p.resolve(Manifest.FILE_NAME), Manifest.class)).contains(new Manifest(1, 200, 80));
+        assertThat(StateJson.read(p.resolve(Manifest.FILE_NAME), Manifest.class))
+                .contains(new Manifest(1, 200, 80));
     }
 
     @Test
@@ -38,7 +39,10 @@ class RecordDeleterTest {
         RecordDeleter.Result r = RecordDeleter.delete(p, -1, false);
 
         assertThat(r.lowWatermark()).isEqualTo(100);
-        assertThat(r.removed()).containsExactly(p.resolve(SegmentName.of(1, 0).logFileName()), p.resolve(SegmentName.of(1, 0).indexFileName()));
+        assertThat(r.removed())
+                .containsExactly(
+                        p.resolve(SegmentName.of(1, 0).logFileName()),
+                        p.resolve(SegmentName.of(1, 0).indexFileName()));
         assertThat(p.resolve(SegmentName.of(1, 100).logFileName())).exists();
     }
 
@@ -52,14 +56,17 @@ class RecordDeleterTest {
 
         assertThat(r.lowWatermark()).isEqualTo(25);
         assertThat(r.highWatermark()).isEqualTo(40);
-        assertThat(StateJson.read(p.resolve(Manifest.FILE_NAME), Manifest.class)).contains(new Manifest(0, 40, 25));
+        assertThat(StateJson.read(p.resolve(Manifest.FILE_NAME), Manifest.class))
+                .contains(new Manifest(0, 40, 25));
         assertThat(p.resolve(new SegmentName(-1, 0, true).logFileName())).doesNotExist();
     }
 
     @Test
     void pastTheHighWatermarkIsOutOfRange() {
         Path p = LogFixture.partition(data, "t", 0, 1, 2);
-        assertThatThrownBy(() -> RecordDeleter.delete(p, 11, false)).isInstanceOfSatisfying(StorageException.class,
+        assertThatThrownBy(() -> RecordDeleter.delete(p, 11, false))
+                .isInstanceOfSatisfying(
+                        StorageException.class,
                         e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.OFFSET_OUT_OF_RANGE))
                 .hasMessageContaining("high watermark 10");
         assertThat(Files.exists(p.resolve(SegmentName.of(1, 0).logFileName()))).isTrue();
@@ -69,12 +76,15 @@ class RecordDeleterTest {
     void aPartitionTheRecoveryAnalysisRefusesIsRefusedWithItsDamageLinesAndNothingChanges() {
         Path p = LogFixture.partition(data, "t", 0, 2, 20);
         Path first = p.resolve(SegmentName.of(1, 0).logFileName());
-        LogFixture.flipByte(first, LogFixture.concat(LogFixture.plain(0, 3, 5)).length + 70); // a bad CRC in a closed segment
+        LogFixture.flipByte(
+                first, LogFixture.concat(LogFixture.plain(0, 3, 5)).length + 70); // a bad CRC in a closed segment
         var before = LogFixture.snapshot(p);
 
-        assertThatThrownBy(() -> RecordDeleter.delete(p, 150, false)).isInstanceOfSatisfying(StorageException.class,
-                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.DAMAGED))
-                .hasMessageStartingWith(first + ":").hasMessageContaining("nothing was deleted");
+        assertThatThrownBy(() -> RecordDeleter.delete(p, 150, false))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.DAMAGED))
+                .hasMessageStartingWith(first + ":")
+                .hasMessageContaining("nothing was deleted");
         assertThat(LogFixture.snapshot(p)).isEqualTo(before);
     }
 }

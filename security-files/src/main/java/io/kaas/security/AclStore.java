@@ -47,16 +47,36 @@ public final class AclStore {
     public record AclsFile(int version, List<StoredAcl> acls) {}
 
     /** One binding; enums by their Apache names (TOPIC, PREFIXED, WRITE, ALLOW). */
-    public record StoredAcl(String id, String resourceType, String resourceName, String patternType,
-                            String principal, String host, String operation, String permissionType) {
+    public record StoredAcl(
+            String id,
+            String resourceType,
+            String resourceName,
+            String patternType,
+            String principal,
+            String host,
+            String operation,
+            String permissionType) {
         static StoredAcl of(Uuid id, StandardAcl a) {
-            return new StoredAcl(id.toString(), a.resourceType().name(), a.resourceName(), a.patternType().name(),
-                    a.principal(), a.host(), a.operation().name(), a.permissionType().name());
+            return new StoredAcl(
+                    id.toString(),
+                    a.resourceType().name(),
+                    a.resourceName(),
+                    a.patternType().name(),
+                    a.principal(),
+                    a.host(),
+                    a.operation().name(),
+                    a.permissionType().name());
         }
 
         StandardAcl toAcl() {
-            return new StandardAcl(ResourceType.valueOf(resourceType), resourceName, PatternType.valueOf(patternType),
-                    principal, host, AclOperation.valueOf(operation), AclPermissionType.valueOf(permissionType));
+            return new StandardAcl(
+                    ResourceType.valueOf(resourceType),
+                    resourceName,
+                    PatternType.valueOf(patternType),
+                    principal,
+                    host,
+                    AclOperation.valueOf(operation),
+                    AclPermissionType.valueOf(permissionType));
         }
     }
 
@@ -89,7 +109,8 @@ public final class AclStore {
                 try {
                     out.put(Uuid.fromString(s.id()), s.toAcl());
                 } catch (RuntimeException e) {
-                    throw new StorageException(StorageException.Kind.IO, file + ": not a valid ACL entry " + s + ": " + e.getMessage(), e);
+                    throw new StorageException(
+                            StorageException.Kind.IO, file + ": not a valid ACL entry " + s + ": " + e.getMessage(), e);
                 }
             }
         }
@@ -111,7 +132,8 @@ public final class AclStore {
             lock = lock();
         } catch (StorageException e) {
             KafkaStorageException failure = new KafkaStorageException(e.getMessage(), e);
-            return new Created(bindings.stream().map(b -> new AclCreateResult(failure)).toList(), Map.of());
+            return new Created(
+                    bindings.stream().map(b -> new AclCreateResult(failure)).toList(), Map.of());
         }
         try (lock) {
             return createLocked(bindings);
@@ -146,7 +168,10 @@ public final class AclStore {
                 save(all);
             } catch (StorageException e) {
                 for (int i : written) {
-                    results.set(i, new AclCreateResult(new KafkaStorageException(file + ": cannot write: " + e.getMessage(), e)));
+                    results.set(
+                            i,
+                            new AclCreateResult(
+                                    new KafkaStorageException(file + ": cannot write: " + e.getMessage(), e)));
                 }
                 return new Created(results, Map.of());
             }
@@ -161,7 +186,8 @@ public final class AclStore {
             lock = lock();
         } catch (StorageException e) {
             KafkaStorageException failure = new KafkaStorageException(e.getMessage(), e);
-            return new Deleted(filters.stream().map(f -> new AclDeleteResult(failure)).toList(), Set.of());
+            return new Deleted(
+                    filters.stream().map(f -> new AclDeleteResult(failure)).toList(), Set.of());
         }
         try (lock) {
             return deleteLocked(filters);
@@ -196,7 +222,8 @@ public final class AclStore {
             } catch (StorageException e) {
                 List<AclDeleteResult> failed = new ArrayList<>();
                 for (int i = 0; i < results.size(); i++) {
-                    failed.add(new AclDeleteResult(new KafkaStorageException(file + ": cannot write: " + e.getMessage(), e)));
+                    failed.add(new AclDeleteResult(
+                            new KafkaStorageException(file + ": cannot write: " + e.getMessage(), e)));
                 }
                 return new Deleted(failed, Set.of());
             }

@@ -39,8 +39,11 @@ public final class ScramCredentialStore {
     public record StoredCredential(String salt, String storedKey, String serverKey, int iterations) {
         static StoredCredential of(ScramCredential c) {
             Base64.Encoder b64 = Base64.getEncoder();
-            return new StoredCredential(b64.encodeToString(c.salt()), b64.encodeToString(c.storedKey()),
-                    b64.encodeToString(c.serverKey()), c.iterations());
+            return new StoredCredential(
+                    b64.encodeToString(c.salt()),
+                    b64.encodeToString(c.storedKey()),
+                    b64.encodeToString(c.serverKey()),
+                    c.iterations());
         }
 
         ScramCredential toCredential() {
@@ -89,7 +92,8 @@ public final class ScramCredentialStore {
     public synchronized void upsert(String user, ScramMechanism mechanism, ScramCredential credential) {
         try (StateFileLock lock = lock()) {
             reload();
-            users.computeIfAbsent(user, u -> new TreeMap<>()).put(mechanism.mechanismName(), StoredCredential.of(credential));
+            users.computeIfAbsent(user, u -> new TreeMap<>())
+                    .put(mechanism.mechanismName(), StoredCredential.of(credential));
             save();
         }
     }
@@ -161,7 +165,8 @@ public final class ScramCredentialStore {
     /** Reads the file, whatever its stamp: under the lock, a change must start from what is on disk. */
     private void reload() {
         Optional<FileStamp> before = stamp();
-        CredentialsFile read = StateJson.read(file, CredentialsFile.class).orElse(new CredentialsFile(1, new TreeMap<>()));
+        CredentialsFile read =
+                StateJson.read(file, CredentialsFile.class).orElse(new CredentialsFile(1, new TreeMap<>()));
         users = read.users() == null ? new TreeMap<>() : new TreeMap<>(read.users());
         users.replaceAll((u, m) -> new TreeMap<>(m));
         loaded = before;

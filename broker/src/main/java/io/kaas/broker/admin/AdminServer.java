@@ -44,15 +44,18 @@ public final class AdminServer implements AutoCloseable {
      * and the option, so {@code kaas serve} prints one line and exits 3.
      */
     public static AdminServer start(InetSocketAddress address, PrometheusRegistry registry, Readiness readiness) {
-        InetSocketAddress bindTo = address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+        InetSocketAddress bindTo =
+                address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
         HttpServer server;
         try {
             server = HttpServer.create(bindTo, 16);
         } catch (BindException e) {
-            throw new UncheckedIOException(new BindException("admin listener " + address.getHostString() + ":" + address.getPort()
-                    + ": cannot bind (" + e.getMessage() + "); choose another with --admin-listener or KAAS_ADMIN_LISTENER, or 'none'"));
+            throw new UncheckedIOException(new BindException("admin listener " + address.getHostString() + ":"
+                    + address.getPort() + ": cannot bind (" + e.getMessage()
+                    + "); choose another with --admin-listener or KAAS_ADMIN_LISTENER, or 'none'"));
         } catch (IOException e) {
-            throw new UncheckedIOException("admin listener " + address.getHostString() + ":" + address.getPort() + ": " + e.getMessage(), e);
+            throw new UncheckedIOException(
+                    "admin listener " + address.getHostString() + ":" + address.getPort() + ": " + e.getMessage(), e);
         }
         AtomicInteger n = new AtomicInteger();
         ExecutorService threads = Executors.newFixedThreadPool(2, r -> {
@@ -87,7 +90,8 @@ public final class AdminServer implements AutoCloseable {
                     }
                     send(exchange, s.ready() ? 200 : 503, "application/json", JSON.writeValueAsString(body) + "\n");
                 }
-                default -> send(exchange, 404, "text/plain; charset=utf-8", "not found: try /metrics, /healthz or /readyz\n");
+                default ->
+                    send(exchange, 404, "text/plain; charset=utf-8", "not found: try /metrics, /healthz or /readyz\n");
             }
         }
     }

@@ -35,7 +35,8 @@ public final class Readiness {
             StorageEngine.LoadProgress p = engine.loadProgress();
             reasons.add("recovering partitions: " + (p.loaded() + p.refused()) + " of " + p.total() + " done");
         }
-        engine.refusedPartitions().forEach((tp, why) -> reasons.add(tp.topic() + "-" + tp.partition() + ": cannot be opened: " + why));
+        engine.refusedPartitions()
+                .forEach((tp, why) -> reasons.add(tp.topic() + "-" + tp.partition() + ": cannot be opened: " + why));
         for (PartitionLog p : engine.openPartitions()) {
             Optional<StorageException> f = p.failure();
             f.ifPresent(e -> reasons.add(p.id().topic() + "-" + p.id().partition() + ": "

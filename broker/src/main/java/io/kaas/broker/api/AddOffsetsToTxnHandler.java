@@ -1,9 +1,9 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionErrors;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
 import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
@@ -22,9 +22,12 @@ public final class AddOffsetsToTxnHandler implements ApiHandler<AddOffsetsToTxnR
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, AddOffsetsToTxnRequestData request) {
-        Errors e = request.groupId().isEmpty() ? Errors.INVALID_GROUP_ID
-                : txns.addOffsets(request.transactionalId(), request.producerId(), request.producerEpoch(), request.groupId());
+        Errors e = request.groupId().isEmpty()
+                ? Errors.INVALID_GROUP_ID
+                : txns.addOffsets(
+                        request.transactionalId(), request.producerId(), request.producerEpoch(), request.groupId());
         return CompletableFuture.completedFuture(new AddOffsetsToTxnResponseData()
-                .setErrorCode(TransactionErrors.forVersion(e, ctx.apiVersion(), FIRST_PRODUCER_FENCED_VERSION).code()));
+                .setErrorCode(TransactionErrors.forVersion(e, ctx.apiVersion(), FIRST_PRODUCER_FENCED_VERSION)
+                        .code()));
     }
 }

@@ -1,14 +1,15 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionErrors;
 import io.kaas.broker.txn.TxnPartition;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult;
@@ -16,7 +17,6 @@ import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartiti
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResultCollection;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -45,22 +45,37 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, AddPartitionsToTxnRequestData request) {
         AddPartitionsToTxnResponseData response = new AddPartitionsToTxnResponseData();
         if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
-            response.setResultsByTopicV3AndBelow(add(ctx, request.v3AndBelowTransactionalId(),
-                    request.v3AndBelowProducerId(), request.v3AndBelowProducerEpoch(), request.v3AndBelowTopics(), false));
+            response.setResultsByTopicV3AndBelow(add(
+                    ctx,
+                    request.v3AndBelowTransactionalId(),
+                    request.v3AndBelowProducerId(),
+                    request.v3AndBelowProducerEpoch(),
+                    request.v3AndBelowTopics(),
+                    false));
             return CompletableFuture.completedFuture(response);
         }
         for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction t : request.transactions()) {
-            response.resultsByTransaction().add(new AddPartitionsToTxnResponseData.AddPartitionsToTxnResult()
-                    .setTransactionalId(t.transactionalId())
-                    .setTopicResults(add(ctx, t.transactionalId(), t.producerId(), t.producerEpoch(), t.topics(),
-                            t.verifyOnly())));
+            response.resultsByTransaction()
+                    .add(new AddPartitionsToTxnResponseData.AddPartitionsToTxnResult()
+                            .setTransactionalId(t.transactionalId())
+                            .setTopicResults(add(
+                                    ctx,
+                                    t.transactionalId(),
+                                    t.producerId(),
+                                    t.producerEpoch(),
+                                    t.topics(),
+                                    t.verifyOnly())));
         }
         return CompletableFuture.completedFuture(response);
     }
 
-    private AddPartitionsToTxnTopicResultCollection add(RequestContext ctx, String transactionalId, long producerId, short epoch,
-                                                        AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection request,
-                                                        boolean verifyOnly) {
+    private AddPartitionsToTxnTopicResultCollection add(
+            RequestContext ctx,
+            String transactionalId,
+            long producerId,
+            short epoch,
+            AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection request,
+            boolean verifyOnly) {
         List<TxnPartition> wanted = new ArrayList<>();
         List<TxnPartition> unknown = new ArrayList<>();
         List<TxnPartition> denied = new ArrayList<>();
@@ -68,11 +83,13 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
         for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic t : request) {
             // From a producer (v3 and below): WRITE on each topic, before its existence (Apache). v4+ comes
             // from a broker and was checked for CLUSTER_ACTION as a whole.
-            boolean allowed = version >= FIRST_BATCHED_VERSION || ctx.allowed(AclOperation.WRITE, ResourceType.TOPIC, t.name());
+            boolean allowed =
+                    version >= FIRST_BATCHED_VERSION || ctx.allowed(AclOperation.WRITE, ResourceType.TOPIC, t.name());
             for (int p : t.partitions()) {
                 TxnPartition tp = new TxnPartition(t.name(), p);
                 // v4+ from a group coordinator may name a group's __consumer_offsets slot (TxnOffsetCommit, KIP-890).
-                boolean exists = version >= FIRST_BATCHED_VERSION && tp.isOffsets() || TopicCatalog.hasPartition(topics.topic(t.name()), p);
+                boolean exists = version >= FIRST_BATCHED_VERSION && tp.isOffsets()
+                        || TopicCatalog.hasPartition(topics.topic(t.name()), p);
                 (!allowed ? denied : exists ? wanted : unknown).add(tp);
             }
         }
@@ -88,8 +105,8 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
             wanted.forEach(tp -> result(out, tp, Errors.OPERATION_NOT_ATTEMPTED));
             return out;
         }
-        Errors e = TransactionErrors.forVersion(txns.addPartitions(transactionalId, producerId, epoch, wanted), version,
-                FIRST_PRODUCER_FENCED_VERSION);
+        Errors e = TransactionErrors.forVersion(
+                txns.addPartitions(transactionalId, producerId, epoch, wanted), version, FIRST_PRODUCER_FENCED_VERSION);
         wanted.forEach(tp -> result(out, tp, e));
         return out;
     }
@@ -97,10 +114,14 @@ public final class AddPartitionsToTxnHandler implements ApiHandler<AddPartitions
     private static void result(AddPartitionsToTxnTopicResultCollection out, TxnPartition tp, Errors e) {
         AddPartitionsToTxnTopicResult topic = out.find(tp.topic());
         if (topic == null) {
-            topic = new AddPartitionsToTxnTopicResult().setName(tp.topic()).setResultsByPartition(new AddPartitionsToTxnPartitionResultCollection());
+            topic = new AddPartitionsToTxnTopicResult()
+                    .setName(tp.topic())
+                    .setResultsByPartition(new AddPartitionsToTxnPartitionResultCollection());
             out.add(topic);
         }
-        topic.resultsByPartition().add(new AddPartitionsToTxnPartitionResult().setPartitionIndex(tp.partition())
-                .setPartitionErrorCode(e.code()));
+        topic.resultsByPartition()
+                .add(new AddPartitionsToTxnPartitionResult()
+                        .setPartitionIndex(tp.partition())
+                        .setPartitionErrorCode(e.code()));
     }
 }

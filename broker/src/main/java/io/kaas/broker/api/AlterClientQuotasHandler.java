@@ -1,9 +1,9 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import io.kaas.protocol.RequestLevelAuthorization;
-import io.kaas.broker.quota.ClientQuotas;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,18 +39,27 @@ public final class AlterClientQuotasHandler implements ApiHandler<AlterClientQuo
                 }
                 entity.put(c.entityType(), c.entityName());
             }
-            alterations.add(new ClientQuotas.Alteration(entity,
-                    e.ops().stream().map(o -> new ClientQuotas.Op(o.key(), o.value(), o.remove())).toList()));
+            alterations.add(new ClientQuotas.Alteration(
+                    entity,
+                    e.ops().stream()
+                            .map(o -> new ClientQuotas.Op(o.key(), o.value(), o.remove()))
+                            .toList()));
         }
         AlterClientQuotasResponseData response = new AlterClientQuotasResponseData();
         List<ApiError> results = duplicated.isEmpty() ? quotas.alter(alterations, request.validateOnly()) : null;
         for (int i = 0; i < request.entries().size(); i++) {
-            ApiError error = results != null ? results.get(i)
+            ApiError error = results != null
+                    ? results.get(i)
                     : new ApiError(Errors.INVALID_REQUEST, "Duplicate entity type " + duplicated.get(0));
             AlterClientQuotasResponseData.EntryData out = new AlterClientQuotasResponseData.EntryData()
-                    .setErrorCode(error.error().code()).setErrorMessage(error.message());
-            for (AlterClientQuotasRequestData.EntityData c : request.entries().get(i).entity()) {
-                out.entity().add(new AlterClientQuotasResponseData.EntityData().setEntityType(c.entityType()).setEntityName(c.entityName()));
+                    .setErrorCode(error.error().code())
+                    .setErrorMessage(error.message());
+            for (AlterClientQuotasRequestData.EntityData c :
+                    request.entries().get(i).entity()) {
+                out.entity()
+                        .add(new AlterClientQuotasResponseData.EntityData()
+                                .setEntityType(c.entityType())
+                                .setEntityName(c.entityName()));
             }
             response.entries().add(out);
         }

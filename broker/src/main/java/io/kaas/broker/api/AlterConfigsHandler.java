@@ -1,12 +1,12 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import org.apache.kafka.common.acl.AclOperation;
-import io.kaas.broker.cluster.TopicCatalog;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.AlterConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -30,13 +30,18 @@ public final class AlterConfigsHandler implements ApiHandler<AlterConfigsRequest
         for (AlterConfigsRequestData.AlterConfigsResource res : request.resources()) {
             Map<String, String> replacement = new LinkedHashMap<>();
             res.configs().forEach(c -> replacement.put(c.name(), c.value()));
-            org.apache.kafka.common.protocol.Errors denied = ctx.configAccess(
-                    AclOperation.ALTER_CONFIGS, res.resourceType(), res.resourceName());
-            ApiError error = denied != org.apache.kafka.common.protocol.Errors.NONE ? new ApiError(denied, denied.message())
-                    : alterer.alter(res.resourceType(), res.resourceName(), current -> replacement, request.validateOnly());
-            response.responses().add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
-                    .setResourceType(res.resourceType()).setResourceName(res.resourceName())
-                    .setErrorCode(error.error().code()).setErrorMessage(error.message()));
+            org.apache.kafka.common.protocol.Errors denied =
+                    ctx.configAccess(AclOperation.ALTER_CONFIGS, res.resourceType(), res.resourceName());
+            ApiError error = denied != org.apache.kafka.common.protocol.Errors.NONE
+                    ? new ApiError(denied, denied.message())
+                    : alterer.alter(
+                            res.resourceType(), res.resourceName(), current -> replacement, request.validateOnly());
+            response.responses()
+                    .add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
+                            .setResourceType(res.resourceType())
+                            .setResourceName(res.resourceName())
+                            .setErrorCode(error.error().code())
+                            .setErrorMessage(error.message()));
         }
         return CompletableFuture.completedFuture(response);
     }

@@ -1,11 +1,11 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.cluster.Assignment;
 import io.kaas.cluster.CoordinationException;
 import io.kaas.cluster.PartitionPins;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
 import java.util.ArrayList;
@@ -55,12 +55,15 @@ public final class AlterPartitionReassignmentsHandler implements ApiHandler<Alte
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, AlterPartitionReassignmentsRequestData request) {
         AlterPartitionReassignmentsResponseData response = new AlterPartitionReassignmentsResponseData()
-                .setAllowReplicationFactorChange(request.allowReplicationFactorChange()).setErrorMessage(null);
+                .setAllowReplicationFactorChange(request.allowReplicationFactorChange())
+                .setErrorMessage(null);
         Map<String, Integer> counts;
         Set<Integer> live;
         Assignment current;
         try {
-            counts = pins == null ? topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, TopicInfo::partitions)) : pins.topics();
+            counts = pins == null
+                    ? topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, TopicInfo::partitions))
+                    : pins.topics();
             live = pins == null ? Set.of(brokerId) : pins.liveBrokers();
             current = pins == null ? Assignment.EMPTY : pins.assignment();
         } catch (CoordinationException e) {
@@ -78,7 +81,8 @@ public final class AlterPartitionReassignmentsHandler implements ApiHandler<Alte
                     if (p.replicas() == null) {
                         toCancel.add(tp);
                     } else {
-                        toPin.computeIfAbsent(p.replicas().get(0), b -> new ArrayList<>()).add(tp);
+                        toPin.computeIfAbsent(p.replicas().get(0), b -> new ArrayList<>())
+                                .add(tp);
                     }
                 }
                 answers.put(tp, error == null ? ApiError.NONE : error);
@@ -87,79 +91,109 @@ public final class AlterPartitionReassignmentsHandler implements ApiHandler<Alte
         try {
             for (Map.Entry<Integer, List<TopicPartition>> e : toPin.entrySet()) {
                 pins.pin(e.getValue(), e.getKey(), counts);
-                LOG.info("{} moved to broker {} and pinned there (AlterPartitionReassignments)", e.getValue(), e.getKey());
+                LOG.info(
+                        "{} moved to broker {} and pinned there (AlterPartitionReassignments)",
+                        e.getValue(),
+                        e.getKey());
             }
             if (!toCancel.isEmpty()) {
                 pins.cancel(toCancel, counts);
                 LOG.info("reassignment of {} cancelled: unpinned (AlterPartitionReassignments)", toCancel);
             }
         } catch (CoordinationException e) {
-            ApiError failed = new ApiError(Errors.REQUEST_TIMED_OUT, "the coordination store did not take the change: " + e.getMessage());
+            ApiError failed = new ApiError(
+                    Errors.REQUEST_TIMED_OUT, "the coordination store did not take the change: " + e.getMessage());
             toPin.values().forEach(l -> l.forEach(tp -> answers.put(tp, failed)));
             toCancel.forEach(tp -> answers.put(tp, failed));
         }
         Map<String, ReassignableTopicResponse> byTopic = new LinkedHashMap<>();
         answers.forEach((tp, error) -> byTopic.computeIfAbsent(tp.topic(), n -> {
-            ReassignableTopicResponse r = new ReassignableTopicResponse().setName(n);
-            response.responses().add(r);
-            return r;
-        }).partitions().add(new ReassignablePartitionResponse().setPartitionIndex(tp.partition())
-                .setErrorCode(error.error().code()).setErrorMessage(error.isSuccess() ? null : error.message())));
+                    ReassignableTopicResponse r = new ReassignableTopicResponse().setName(n);
+                    response.responses().add(r);
+                    return r;
+                })
+                .partitions()
+                .add(new ReassignablePartitionResponse()
+                        .setPartitionIndex(tp.partition())
+                        .setErrorCode(error.error().code())
+                        .setErrorMessage(error.isSuccess() ? null : error.message())));
         return CompletableFuture.completedFuture(response);
     }
 
     /** Why {@code tp} cannot go to {@code replicas} (null: cancel), or null when it can. Apache's checks, in its order. */
-    private ApiError check(TopicPartition tp, List<Integer> replicas, boolean allowReplicationFactorChange,
-                           Map<String, Integer> counts, Set<Integer> live, Assignment current) {
+    private ApiError check(
+            TopicPartition tp,
+            List<Integer> replicas,
+            boolean allowReplicationFactorChange,
+            Map<String, Integer> counts,
+            Set<Integer> live,
+            Assignment current) {
         Integer count = counts.get(tp.topic());
         if (count == null) {
             return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find a topic named " + tp.topic() + ".");
         }
         if (tp.partition() < 0 || tp.partition() >= count) {
-            return new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "Unable to find partition " + tp.topic() + ":" + tp.partition() + ".");
+            return new ApiError(
+                    Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                    "Unable to find partition " + tp.topic() + ":" + tp.partition() + ".");
         }
         if (replicas == null) {
             // A broker on its own never has a move under way; in a shared cluster, a pin is what can be cancelled.
-            return current.pin(tp).isPresent() ? null
+            return current.pin(tp).isPresent()
+                    ? null
                     : new ApiError(Errors.NO_REASSIGNMENT_IN_PROGRESS, Errors.NO_REASSIGNMENT_IN_PROGRESS.message());
         }
         if (!allowReplicationFactorChange && replicas.size() != 1) {
-            return new ApiError(Errors.INVALID_REPLICATION_FACTOR, "The replication factor of " + tp.topic() + "-" + tp.partition()
-                    + " would change from 1 to " + replicas.size() + ", and the request disallows changing it.");
+            return new ApiError(
+                    Errors.INVALID_REPLICATION_FACTOR,
+                    "The replication factor of " + tp.topic() + "-" + tp.partition() + " would change from 1 to "
+                            + replicas.size() + ", and the request disallows changing it.");
         }
         if (replicas.isEmpty()) {
-            return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes an empty replica list.");
+            return new ApiError(
+                    Errors.INVALID_REPLICA_ASSIGNMENT,
+                    "The manual partition assignment includes an empty replica list.");
         }
         List<Integer> sorted = new ArrayList<>(replicas);
         sorted.sort(Integer::compare);
         Map<Integer, Integer> seen = new HashMap<>();
         for (int b : sorted) {
             if (!live.contains(b)) {
-                return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes broker " + b
-                        + ", but no such broker is registered.");
+                return new ApiError(
+                        Errors.INVALID_REPLICA_ASSIGNMENT,
+                        "The manual partition assignment includes broker " + b + ", but no such broker is registered.");
             }
             if (seen.merge(b, 1, Integer::sum) > 1) {
-                return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes the broker " + b
-                        + " more than once.");
+                return new ApiError(
+                        Errors.INVALID_REPLICA_ASSIGNMENT,
+                        "The manual partition assignment includes the broker " + b + " more than once.");
             }
         }
         if (replicas.size() > 1) {
-            return new ApiError(Errors.INVALID_REPLICA_ASSIGNMENT, "kaas keeps one copy of each partition, on the volume its brokers "
-                    + "share, served by one broker: a reassignment names exactly one broker (the partition moves to it), got "
-                    + replicas + " for " + tp.topic() + "-" + tp.partition() + ".");
+            return new ApiError(
+                    Errors.INVALID_REPLICA_ASSIGNMENT,
+                    "kaas keeps one copy of each partition, on the volume its brokers "
+                            + "share, served by one broker: a reassignment names exactly one broker (the partition moves to it), got "
+                            + replicas + " for " + tp.topic() + "-" + tp.partition() + ".");
         }
         return null;
     }
 
-    private static AlterPartitionReassignmentsResponseData unreachable(AlterPartitionReassignmentsRequestData request, CoordinationException e) {
+    private static AlterPartitionReassignmentsResponseData unreachable(
+            AlterPartitionReassignmentsRequestData request, CoordinationException e) {
         String message = "the coordination store did not answer: " + e.getMessage();
         AlterPartitionReassignmentsResponseData r = new AlterPartitionReassignmentsResponseData()
                 .setAllowReplicationFactorChange(request.allowReplicationFactorChange())
-                .setErrorCode(Errors.REQUEST_TIMED_OUT.code()).setErrorMessage(message);
+                .setErrorCode(Errors.REQUEST_TIMED_OUT.code())
+                .setErrorMessage(message);
         for (AlterPartitionReassignmentsRequestData.ReassignableTopic t : request.topics()) {
             ReassignableTopicResponse tr = new ReassignableTopicResponse().setName(t.name());
-            t.partitions().forEach(p -> tr.partitions().add(new ReassignablePartitionResponse().setPartitionIndex(p.partitionIndex())
-                    .setErrorCode(Errors.REQUEST_TIMED_OUT.code()).setErrorMessage(message)));
+            t.partitions()
+                    .forEach(p -> tr.partitions()
+                            .add(new ReassignablePartitionResponse()
+                                    .setPartitionIndex(p.partitionIndex())
+                                    .setErrorCode(Errors.REQUEST_TIMED_OUT.code())
+                                    .setErrorMessage(message)));
             r.responses().add(tr);
         }
         return r;

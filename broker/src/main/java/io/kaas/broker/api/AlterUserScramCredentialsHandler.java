@@ -2,7 +2,6 @@ package io.kaas.broker.api;
 
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import org.apache.kafka.common.acl.AclOperation;
 import io.kaas.security.ScramCredentialStore;
 import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
@@ -10,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData.ScramCredentialDeletion;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData.ScramCredentialUpsertion;
@@ -43,7 +43,8 @@ public final class AlterUserScramCredentialsHandler implements ApiHandler<AlterU
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, AlterUserScramCredentialsRequestData request) {
         Map<String, Failure> results = new LinkedHashMap<>();
         // With an authorizer, Apache's rule (ALTER on the cluster); without one, super.users when set.
-        boolean allowed = ctx.access().enabled() ? ctx.allowedOnCluster(AclOperation.ALTER)
+        boolean allowed = ctx.access().enabled()
+                ? ctx.allowedOnCluster(AclOperation.ALTER)
                 : superUsers.isEmpty() || superUsers.contains(ctx.session().principal());
         for (ScramCredentialDeletion d : request.deletions()) {
             results.putIfAbsent(d.name(), null);
@@ -52,7 +53,11 @@ public final class AlterUserScramCredentialsHandler implements ApiHandler<AlterU
             if (invalid != null) {
                 fail(results, d.name(), invalid);
             } else if (!store.delete(d.name(), m.get())) {
-                fail(results, d.name(), new Failure(Errors.RESOURCE_NOT_FOUND, "Attempt to delete a user credential that does not exist"));
+                fail(
+                        results,
+                        d.name(),
+                        new Failure(
+                                Errors.RESOURCE_NOT_FOUND, "Attempt to delete a user credential that does not exist"));
             }
         }
         for (ScramCredentialUpsertion u : request.upsertions()) {
@@ -61,29 +66,55 @@ public final class AlterUserScramCredentialsHandler implements ApiHandler<AlterU
             Failure invalid = invalid(allowed, u.name(), m);
             if (invalid != null) {
                 fail(results, u.name(), invalid);
-            } else if (u.iterations() < m.get().minIterations() || u.iterations() > m.get().maxIterations()) {
-                fail(results, u.name(), new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Iterations must be "
-                        + m.get().minIterations() + ".." + m.get().maxIterations() + " for " + m.get().mechanismName()));
-            } else if (u.salt() == null || u.salt().length == 0 || u.saltedPassword() == null || u.saltedPassword().length == 0) {
-                fail(results, u.name(), new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Salt and salted password must not be empty"));
+            } else if (u.iterations() < m.get().minIterations()
+                    || u.iterations() > m.get().maxIterations()) {
+                fail(
+                        results,
+                        u.name(),
+                        new Failure(
+                                Errors.UNACCEPTABLE_CREDENTIAL,
+                                "Iterations must be " + m.get().minIterations() + ".."
+                                        + m.get().maxIterations() + " for "
+                                        + m.get().mechanismName()));
+            } else if (u.salt() == null
+                    || u.salt().length == 0
+                    || u.saltedPassword() == null
+                    || u.saltedPassword().length == 0) {
+                fail(
+                        results,
+                        u.name(),
+                        new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Salt and salted password must not be empty"));
             } else {
                 try {
-                    store.upsert(u.name(), m.get(), new ScramFormatter(m.get()).generateCredential(u.salt(), u.saltedPassword(), u.iterations()));
+                    store.upsert(
+                            u.name(),
+                            m.get(),
+                            new ScramFormatter(m.get())
+                                    .generateCredential(u.salt(), u.saltedPassword(), u.iterations()));
                 } catch (NoSuchAlgorithmException e) {
-                    fail(results, u.name(), new Failure(Errors.UNSUPPORTED_SASL_MECHANISM, m.get().mechanismName() + " is not available"));
+                    fail(
+                            results,
+                            u.name(),
+                            new Failure(
+                                    Errors.UNSUPPORTED_SASL_MECHANISM, m.get().mechanismName() + " is not available"));
                 }
             }
         }
         AlterUserScramCredentialsResponseData response = new AlterUserScramCredentialsResponseData();
-        results.forEach((user, f) -> response.results().add(new AlterUserScramCredentialsResult().setUser(user)
-                .setErrorCode(f == null ? 0 : f.error().code()).setErrorMessage(f == null ? null : f.message())));
+        results.forEach((user, f) -> response.results()
+                .add(new AlterUserScramCredentialsResult()
+                        .setUser(user)
+                        .setErrorCode(f == null ? 0 : f.error().code())
+                        .setErrorMessage(f == null ? null : f.message())));
         return CompletableFuture.completedFuture(response);
     }
 
     /** What makes any alteration invalid, deletion or upsertion: who asks, an empty name, an unknown mechanism. */
     private static Failure invalid(boolean allowed, String user, Optional<ScramMechanism> mechanism) {
         if (!allowed) {
-            return new Failure(Errors.CLUSTER_AUTHORIZATION_FAILED, "not authorized to alter SCRAM credentials (ALTER on the cluster)");
+            return new Failure(
+                    Errors.CLUSTER_AUTHORIZATION_FAILED,
+                    "not authorized to alter SCRAM credentials (ALTER on the cluster)");
         }
         if (user.isEmpty()) {
             return new Failure(Errors.UNACCEPTABLE_CREDENTIAL, "Username must not be empty");

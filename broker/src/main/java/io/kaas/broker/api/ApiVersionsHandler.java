@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ServedApis;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
+import io.kaas.protocol.ServedApis;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -38,19 +38,37 @@ public final class ApiVersionsHandler implements ApiHandler<ApiVersionsRequestDa
                 .setApiKeys(served.toApiVersions())
                 .setFinalizedFeaturesEpoch(FINALIZED_FEATURES_EPOCH);
         MetadataVersion latest = MetadataVersion.LATEST_PRODUCTION;
-        response.supportedFeatures().add(new ApiVersionsResponseData.SupportedFeatureKey().setName(MetadataVersion.FEATURE_NAME)
-                .setMinVersion(MetadataVersion.MINIMUM_VERSION.featureLevel()).setMaxVersion(latest.featureLevel()));
-        response.finalizedFeatures().add(new ApiVersionsResponseData.FinalizedFeatureKey().setName(MetadataVersion.FEATURE_NAME)
-                .setMinVersionLevel(latest.featureLevel()).setMaxVersionLevel(latest.featureLevel()));
+        response.supportedFeatures()
+                .add(new ApiVersionsResponseData.SupportedFeatureKey()
+                        .setName(MetadataVersion.FEATURE_NAME)
+                        .setMinVersion(MetadataVersion.MINIMUM_VERSION.featureLevel())
+                        .setMaxVersion(latest.featureLevel()));
+        response.finalizedFeatures()
+                .add(new ApiVersionsResponseData.FinalizedFeatureKey()
+                        .setName(MetadataVersion.FEATURE_NAME)
+                        .setMinVersionLevel(latest.featureLevel())
+                        .setMaxVersionLevel(latest.featureLevel()));
         GroupVersion group = GroupVersion.GV_1;
-        response.supportedFeatures().add(new ApiVersionsResponseData.SupportedFeatureKey().setName(GroupVersion.FEATURE_NAME)
-                .setMinVersion((short) 0).setMaxVersion(group.featureLevel()));
-        response.finalizedFeatures().add(new ApiVersionsResponseData.FinalizedFeatureKey().setName(GroupVersion.FEATURE_NAME)
-                .setMinVersionLevel(group.featureLevel()).setMaxVersionLevel(group.featureLevel()));
-        response.supportedFeatures().add(new ApiVersionsResponseData.SupportedFeatureKey().setName(TransactionVersion.FEATURE_NAME)
-                .setMinVersion((short) 0).setMaxVersion(TransactionVersion.TV_2.featureLevel()));
-        response.finalizedFeatures().add(new ApiVersionsResponseData.FinalizedFeatureKey().setName(TransactionVersion.FEATURE_NAME)
-                .setMinVersionLevel(transactionVersion.featureLevel()).setMaxVersionLevel(transactionVersion.featureLevel()));
+        response.supportedFeatures()
+                .add(new ApiVersionsResponseData.SupportedFeatureKey()
+                        .setName(GroupVersion.FEATURE_NAME)
+                        .setMinVersion((short) 0)
+                        .setMaxVersion(group.featureLevel()));
+        response.finalizedFeatures()
+                .add(new ApiVersionsResponseData.FinalizedFeatureKey()
+                        .setName(GroupVersion.FEATURE_NAME)
+                        .setMinVersionLevel(group.featureLevel())
+                        .setMaxVersionLevel(group.featureLevel()));
+        response.supportedFeatures()
+                .add(new ApiVersionsResponseData.SupportedFeatureKey()
+                        .setName(TransactionVersion.FEATURE_NAME)
+                        .setMinVersion((short) 0)
+                        .setMaxVersion(TransactionVersion.TV_2.featureLevel()));
+        response.finalizedFeatures()
+                .add(new ApiVersionsResponseData.FinalizedFeatureKey()
+                        .setName(TransactionVersion.FEATURE_NAME)
+                        .setMinVersionLevel(transactionVersion.featureLevel())
+                        .setMaxVersionLevel(transactionVersion.featureLevel()));
         return CompletableFuture.completedFuture(response);
     }
 }

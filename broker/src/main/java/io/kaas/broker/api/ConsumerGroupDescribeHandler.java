@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.group.GroupCoordinator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -29,15 +29,21 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler<ConsumerGr
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ConsumerGroupDescribeRequestData request) {
         ConsumerGroupDescribeResponseData response = new ConsumerGroupDescribeResponseData();
         for (String id : request.groupIds()) {
-            response.groups().add(ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, id) ? groups.consumerDescribe(id, ctx.apiVersion())
-                    : new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(id)
-                    .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()).setErrorMessage(Errors.GROUP_AUTHORIZATION_FAILED.message()));
+            response.groups()
+                    .add(
+                            ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, id)
+                                    ? groups.consumerDescribe(id, ctx.apiVersion())
+                                    : new ConsumerGroupDescribeResponseData.DescribedGroup()
+                                            .setGroupId(id)
+                                            .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())
+                                            .setErrorMessage(Errors.GROUP_AUTHORIZATION_FAILED.message()));
         }
         if (ctx.access().enabled()) {
             hideGroupsWithUndescribableTopics(ctx, response);
         }
         if (request.includeAuthorizedOperations()) {
-            response.groups().stream().filter(g -> g.errorCode() == Errors.NONE.code())
+            response.groups().stream()
+                    .filter(g -> g.errorCode() == Errors.NONE.code())
                     .forEach(g -> g.setAuthorizedOperations(ctx.authorizedOperations(ResourceType.GROUP, g.groupId())));
         }
         return CompletableFuture.completedFuture(response);
@@ -47,20 +53,31 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler<ConsumerGr
      * Apache 4.x: a group whose members are assigned (or are to be assigned) a topic the principal may
      * not DESCRIBE is not shown; it answers TOPIC_AUTHORIZATION_FAILED with no members instead.
      */
-    private static void hideGroupsWithUndescribableTopics(RequestContext ctx, ConsumerGroupDescribeResponseData response) {
-        List<String> named = response.groups().stream().flatMap(g -> g.members().stream())
+    private static void hideGroupsWithUndescribableTopics(
+            RequestContext ctx, ConsumerGroupDescribeResponseData response) {
+        List<String> named = response.groups().stream()
+                .flatMap(g -> g.members().stream())
                 .flatMap(m -> java.util.stream.Stream.of(m.assignment(), m.targetAssignment()))
                 .filter(java.util.Objects::nonNull)
-                .flatMap(a -> a.topicPartitions().stream()).map(ConsumerGroupDescribeResponseData.TopicPartitions::topicName).toList();
+                .flatMap(a -> a.topicPartitions().stream())
+                .map(ConsumerGroupDescribeResponseData.TopicPartitions::topicName)
+                .toList();
         Set<String> describable = ctx.allowedNames(AclOperation.DESCRIBE, ResourceType.TOPIC, named);
         List<ConsumerGroupDescribeResponseData.DescribedGroup> out = new ArrayList<>();
         for (ConsumerGroupDescribeResponseData.DescribedGroup g : response.groups()) {
-            boolean hidden = g.members().stream().flatMap(m -> java.util.stream.Stream.of(m.assignment(), m.targetAssignment()))
+            boolean hidden = g.members().stream()
+                    .flatMap(m -> java.util.stream.Stream.of(m.assignment(), m.targetAssignment()))
                     .filter(java.util.Objects::nonNull)
-                    .flatMap(a -> a.topicPartitions().stream()).anyMatch(tp -> !describable.contains(tp.topicName()));
-            out.add(hidden ? new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(g.groupId())
-                    .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
-                    .setErrorMessage("The group has described topic(s) that the client is not authorized to describe.") : g);
+                    .flatMap(a -> a.topicPartitions().stream())
+                    .anyMatch(tp -> !describable.contains(tp.topicName()));
+            out.add(
+                    hidden
+                            ? new ConsumerGroupDescribeResponseData.DescribedGroup()
+                                    .setGroupId(g.groupId())
+                                    .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                                    .setErrorMessage(
+                                            "The group has described topic(s) that the client is not authorized to describe.")
+                            : g);
         }
         response.setGroups(out);
     }

@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.group.GroupCoordinator;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
@@ -24,13 +24,18 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler<ConsumerG
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ConsumerGroupHeartbeatRequestData request) {
-        // Apache (KIP-848): a member may subscribe only to topics it may DESCRIBE (READ on the group was checked before).
+        // Apache (KIP-848): a member may subscribe only to topics it may DESCRIBE (READ on the group was checked
+        // before).
         java.util.List<String> subscribed = request.subscribedTopicNames();
-        if (subscribed != null && ctx.allowedNames(AclOperation.DESCRIBE, ResourceType.TOPIC, subscribed).size() < new java.util.HashSet<>(subscribed).size()) {
+        if (subscribed != null
+                && ctx.allowedNames(AclOperation.DESCRIBE, ResourceType.TOPIC, subscribed)
+                                .size()
+                        < new java.util.HashSet<>(subscribed).size()) {
             return CompletableFuture.completedFuture(new ConsumerGroupHeartbeatResponseData()
-                    .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message()));
+                    .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                    .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message()));
         }
-        return CompletableFuture.completedFuture(groups.consumerHeartbeat(request, ctx.apiVersion(),
-                JoinGroupHandler.clientId(ctx), JoinGroupHandler.clientHost(ctx)));
+        return CompletableFuture.completedFuture(groups.consumerHeartbeat(
+                request, ctx.apiVersion(), JoinGroupHandler.clientId(ctx), JoinGroupHandler.clientHost(ctx)));
     }
 }

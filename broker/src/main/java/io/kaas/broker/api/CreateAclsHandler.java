@@ -26,12 +26,15 @@ public final class CreateAclsHandler implements ApiHandler<CreateAclsRequestData
         CreateAclsResponseData response = new CreateAclsResponseData();
         if (!ctx.access().enabled()) {
             for (int i = 0; i < request.creations().size(); i++) {
-                response.results().add(new CreateAclsResponseData.AclCreationResult()
-                        .setErrorCode(Errors.SECURITY_DISABLED.code()).setErrorMessage("No Authorizer is configured."));
+                response.results()
+                        .add(new CreateAclsResponseData.AclCreationResult()
+                                .setErrorCode(Errors.SECURITY_DISABLED.code())
+                                .setErrorMessage("No Authorizer is configured."));
             }
             return CompletableFuture.completedFuture(response);
         }
-        List<AclBinding> bindings = request.creations().stream().map(CreateAclsRequest::aclBinding).toList();
+        List<AclBinding> bindings =
+                request.creations().stream().map(CreateAclsRequest::aclBinding).toList();
         for (AclCreateResult r : AccessControl.of(ctx).create(bindings).results()) {
             CreateAclsResponseData.AclCreationResult out = new CreateAclsResponseData.AclCreationResult();
             r.exception().ifPresent(e -> {

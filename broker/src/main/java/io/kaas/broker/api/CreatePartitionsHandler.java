@@ -1,17 +1,17 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -33,16 +33,23 @@ public final class CreatePartitionsHandler implements ApiHandler<CreatePartition
             response.results().add(r);
             Optional<TopicInfo> topic = topics.topic(t.name());
             if (!ctx.allowed(AclOperation.ALTER, ResourceType.TOPIC, t.name())) {
-                r.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage("The topic authorization is failed.");
+                r.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                        .setErrorMessage("The topic authorization is failed.");
             } else if (topic.isEmpty()) {
-                r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage("topic '" + t.name() + "' does not exist");
+                r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                        .setErrorMessage("topic '" + t.name() + "' does not exist");
             } else if (t.count() <= topic.get().partitions()) {
-                r.setErrorCode(Errors.INVALID_PARTITIONS.code()).setErrorMessage("topic '" + t.name() + "' has "
-                        + topic.get().partitions() + " partitions; the new count " + t.count() + " must be larger");
+                r.setErrorCode(Errors.INVALID_PARTITIONS.code())
+                        .setErrorMessage(
+                                "topic '" + t.name() + "' has " + topic.get().partitions()
+                                        + " partitions; the new count " + t.count() + " must be larger");
             } else if ((long) t.count() - topic.get().partitions() > budget) {
-                r.setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage("topic '" + t.name() + "' would grow from "
-                        + topic.get().partitions() + " to " + t.count() + " partitions; one request may create at most "
-                        + TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST + " partitions in all (" + budget + " left in this one)");
+                r.setErrorCode(Errors.POLICY_VIOLATION.code())
+                        .setErrorMessage("topic '" + t.name() + "' would grow from "
+                                + topic.get().partitions() + " to " + t.count()
+                                + " partitions; one request may create at most "
+                                + TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST + " partitions in all (" + budget
+                                + " left in this one)");
             } else {
                 budget -= t.count() - topic.get().partitions();
                 if (request.validateOnly()) {

@@ -1,22 +1,22 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
-import io.kaas.broker.config.TopicConfigView;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
+import io.kaas.broker.config.TopicConfigView;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.format.TopicConfig;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -44,7 +44,9 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
         int budget = TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST;
         for (CreateTopicsRequestData.CreatableTopic t : request.topics()) {
             CreateTopicsResponseData.CreatableTopicResult r = new CreateTopicsResponseData.CreatableTopicResult()
-                    .setName(t.name()).setNumPartitions(-1).setReplicationFactor((short) -1);
+                    .setName(t.name())
+                    .setNumPartitions(-1)
+                    .setReplicationFactor((short) -1);
             response.topics().add(r);
             if (!ctx.mayCreateTopic(t.name())) {
                 r.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage("Authorization failed.");
@@ -52,9 +54,11 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
             }
             try {
                 budget -= create(t, r, request.validateOnly(), budget);
-                if (r.errorCode() == Errors.NONE.code() && !ctx.allowed(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, t.name())) {
+                if (r.errorCode() == Errors.NONE.code()
+                        && !ctx.allowed(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, t.name())) {
                     // Apache: the topic is created, but its configs are only shown to who may describe them.
-                    r.setConfigs(new java.util.ArrayList<>()).setTopicConfigErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                    r.setConfigs(new java.util.ArrayList<>())
+                            .setTopicConfigErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
                 }
             } catch (InvalidTopicException e) {
                 r.setErrorCode(Errors.INVALID_TOPIC_EXCEPTION.code()).setErrorMessage(e.getMessage());
@@ -68,33 +72,41 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
     }
 
     /** Fills {@code r}; returns the partitions it created (or would create, when validating). */
-    private int create(CreateTopicsRequestData.CreatableTopic t, CreateTopicsResponseData.CreatableTopicResult r,
-                       boolean validateOnly, int budget) {
+    private int create(
+            CreateTopicsRequestData.CreatableTopic t,
+            CreateTopicsResponseData.CreatableTopicResult r,
+            boolean validateOnly,
+            int budget) {
         TopicCatalog.validateNewName(t.name());
         int partitions = t.numPartitions() == -1 ? topics.defaultPartitions() : t.numPartitions();
         if (!t.assignments().isEmpty()) {
             for (CreateTopicsRequestData.CreatableReplicaAssignment a : t.assignments()) {
                 if (!a.brokerIds().equals(java.util.List.of(brokerId))) {
                     r.setErrorCode(Errors.INVALID_REPLICA_ASSIGNMENT.code())
-                            .setErrorMessage("partition " + a.partitionIndex() + " must be assigned to broker " + brokerId + " only");
+                            .setErrorMessage("partition " + a.partitionIndex() + " must be assigned to broker "
+                                    + brokerId + " only");
                     return 0;
                 }
             }
             partitions = t.assignments().size();
         }
         if (partitions < 1) {
-            r.setErrorCode(Errors.INVALID_PARTITIONS.code()).setErrorMessage("partitions must be at least 1, got " + partitions);
+            r.setErrorCode(Errors.INVALID_PARTITIONS.code())
+                    .setErrorMessage("partitions must be at least 1, got " + partitions);
             return 0;
         }
         if (partitions > budget) {
-            r.setErrorCode(Errors.POLICY_VIOLATION.code()).setErrorMessage("topic '" + t.name() + "' asks for " + partitions
-                    + " partitions; one request may create at most " + TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST
-                    + " partitions in all (" + budget + " left in this one)");
+            r.setErrorCode(Errors.POLICY_VIOLATION.code())
+                    .setErrorMessage("topic '" + t.name() + "' asks for " + partitions
+                            + " partitions; one request may create at most "
+                            + TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST
+                            + " partitions in all (" + budget + " left in this one)");
             return 0;
         }
         if (t.replicationFactor() != -1 && t.replicationFactor() != 1) {
             r.setErrorCode(Errors.INVALID_REPLICATION_FACTOR.code())
-                    .setErrorMessage("replication factor " + t.replicationFactor() + " is larger than the 1 available broker");
+                    .setErrorMessage(
+                            "replication factor " + t.replicationFactor() + " is larger than the 1 available broker");
             return 0;
         }
         Map<String, String> raw = new LinkedHashMap<>();
@@ -103,14 +115,20 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
         }
         TopicConfig config = TopicConfigChanges.build(Map.of(), raw);
         if (topics.topic(t.name()).isPresent()) {
-            r.setErrorCode(Errors.TOPIC_ALREADY_EXISTS.code()).setErrorMessage("topic '" + t.name() + "' already exists");
+            r.setErrorCode(Errors.TOPIC_ALREADY_EXISTS.code())
+                    .setErrorMessage("topic '" + t.name() + "' already exists");
             return 0;
         }
         r.setNumPartitions(partitions).setReplicationFactor((short) 1);
         r.setConfigs(new java.util.ArrayList<>());
         for (TopicConfigView.Entry e : configs.effective(config).values()) {
-            r.configs().add(new CreateTopicsResponseData.CreatableTopicConfigs()
-                    .setName(e.name()).setValue(e.value()).setReadOnly(false).setConfigSource(e.source()).setIsSensitive(false));
+            r.configs()
+                    .add(new CreateTopicsResponseData.CreatableTopicConfigs()
+                            .setName(e.name())
+                            .setValue(e.value())
+                            .setReadOnly(false)
+                            .setConfigSource(e.source())
+                            .setIsSensitive(false));
         }
         if (validateOnly) {
             return partitions;

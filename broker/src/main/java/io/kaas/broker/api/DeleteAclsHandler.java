@@ -30,21 +30,32 @@ public final class DeleteAclsHandler implements ApiHandler<DeleteAclsRequestData
         DeleteAclsResponseData response = new DeleteAclsResponseData();
         if (!ctx.access().enabled()) {
             for (int i = 0; i < request.filters().size(); i++) {
-                response.filterResults().add(new DeleteAclsResponseData.DeleteAclsFilterResult()
-                        .setErrorCode(Errors.SECURITY_DISABLED.code()).setErrorMessage("No Authorizer is configured."));
+                response.filterResults()
+                        .add(new DeleteAclsResponseData.DeleteAclsFilterResult()
+                                .setErrorCode(Errors.SECURITY_DISABLED.code())
+                                .setErrorMessage("No Authorizer is configured."));
             }
             return CompletableFuture.completedFuture(response);
         }
-        List<AclBindingFilter> filters = request.filters().stream().map(DeleteAclsHandler::filter).toList();
-        AccessControl.of(ctx).delete(filters).results().forEach(r -> response.filterResults().add(DeleteAclsResponse.filterResult(r)));
+        List<AclBindingFilter> filters =
+                request.filters().stream().map(DeleteAclsHandler::filter).toList();
+        AccessControl.of(ctx)
+                .delete(filters)
+                .results()
+                .forEach(r -> response.filterResults().add(DeleteAclsResponse.filterResult(r)));
         return CompletableFuture.completedFuture(response);
     }
 
     private static AclBindingFilter filter(DeleteAclsRequestData.DeleteAclsFilter f) {
         return new AclBindingFilter(
-                new ResourcePatternFilter(ResourceType.fromCode(f.resourceTypeFilter()), f.resourceNameFilter(),
+                new ResourcePatternFilter(
+                        ResourceType.fromCode(f.resourceTypeFilter()),
+                        f.resourceNameFilter(),
                         PatternType.fromCode(f.patternTypeFilter())),
-                new AccessControlEntryFilter(f.principalFilter(), f.hostFilter(),
-                        AclOperation.fromCode(f.operation()), AclPermissionType.fromCode(f.permissionType())));
+                new AccessControlEntryFilter(
+                        f.principalFilter(),
+                        f.hostFilter(),
+                        AclOperation.fromCode(f.operation()),
+                        AclPermissionType.fromCode(f.permissionType())));
     }
 }

@@ -1,18 +1,18 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
 import io.kaas.storage.TopicInfo;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -31,13 +31,16 @@ public final class DeleteRecordsHandler implements ApiHandler<DeleteRecordsReque
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DeleteRecordsRequestData request) {
         DeleteRecordsResponseData response = new DeleteRecordsResponseData();
         for (DeleteRecordsRequestData.DeleteRecordsTopic t : request.topics()) {
-            DeleteRecordsResponseData.DeleteRecordsTopicResult tr = new DeleteRecordsResponseData.DeleteRecordsTopicResult().setName(t.name());
+            DeleteRecordsResponseData.DeleteRecordsTopicResult tr =
+                    new DeleteRecordsResponseData.DeleteRecordsTopicResult().setName(t.name());
             response.topics().add(tr);
             Optional<TopicInfo> topic = topics.topic(t.name());
             boolean allowed = ctx.allowed(AclOperation.DELETE, ResourceType.TOPIC, t.name());
             for (DeleteRecordsRequestData.DeleteRecordsPartition p : t.partitions()) {
-                DeleteRecordsResponseData.DeleteRecordsPartitionResult pr = new DeleteRecordsResponseData.DeleteRecordsPartitionResult()
-                        .setPartitionIndex(p.partitionIndex()).setLowWatermark(-1);
+                DeleteRecordsResponseData.DeleteRecordsPartitionResult pr =
+                        new DeleteRecordsResponseData.DeleteRecordsPartitionResult()
+                                .setPartitionIndex(p.partitionIndex())
+                                .setLowWatermark(-1);
                 tr.partitions().add(pr);
                 if (!allowed) {
                     pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());

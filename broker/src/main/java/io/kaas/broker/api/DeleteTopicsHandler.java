@@ -1,18 +1,18 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -40,16 +40,21 @@ public final class DeleteTopicsHandler implements ApiHandler<DeleteTopicsRequest
 
     private DeleteTopicsResponseData.DeletableTopicResult delete(RequestContext ctx, Optional<String> name, Uuid id) {
         DeleteTopicsResponseData.DeletableTopicResult r = new DeleteTopicsResponseData.DeletableTopicResult()
-                .setName(name.orElse(null)).setTopicId(id);
-        Optional<TopicInfo> topic = name.isPresent() ? topics.topic(name.get())
-                : topics.topicById(Uuids.toJava(id));
+                .setName(name.orElse(null))
+                .setTopicId(id);
+        Optional<TopicInfo> topic = name.isPresent() ? topics.topic(name.get()) : topics.topicById(Uuids.toJava(id));
         // Apache's order: an unknown id; by id without DESCRIBE (name withheld); without DELETE; then existence.
-        if (name.isEmpty() && topic.isPresent() && !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, topic.get().name())) {
-            return r.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
+        if (name.isEmpty()
+                && topic.isPresent()
+                && !ctx.allowed(
+                        AclOperation.DESCRIBE, ResourceType.TOPIC, topic.get().name())) {
+            return r.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                    .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
         }
         String resolved = name.orElse(topic.map(TopicInfo::name).orElse(null));
         if (resolved != null && !ctx.allowed(AclOperation.DELETE, ResourceType.TOPIC, resolved)) {
-            return r.setName(resolved).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+            return r.setName(resolved)
+                    .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
                     .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
         }
         if (topic.isEmpty()) {

@@ -28,18 +28,26 @@ public final class DescribeAclsHandler implements ApiHandler<DescribeAclsRequest
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeAclsRequestData request) {
         if (!ctx.access().enabled()) {
             return CompletableFuture.completedFuture(new DescribeAclsResponseData()
-                    .setErrorCode(Errors.SECURITY_DISABLED.code()).setErrorMessage("No Authorizer is configured on the broker"));
+                    .setErrorCode(Errors.SECURITY_DISABLED.code())
+                    .setErrorMessage("No Authorizer is configured on the broker"));
         }
         AclBindingFilter filter = new AclBindingFilter(
-                new ResourcePatternFilter(ResourceType.fromCode(request.resourceTypeFilter()), request.resourceNameFilter(),
+                new ResourcePatternFilter(
+                        ResourceType.fromCode(request.resourceTypeFilter()),
+                        request.resourceNameFilter(),
                         PatternType.fromCode(request.patternTypeFilter())),
-                new AccessControlEntryFilter(request.principalFilter(), request.hostFilter(),
-                        AclOperation.fromCode(request.operation()), AclPermissionType.fromCode(request.permissionType())));
+                new AccessControlEntryFilter(
+                        request.principalFilter(),
+                        request.hostFilter(),
+                        AclOperation.fromCode(request.operation()),
+                        AclPermissionType.fromCode(request.permissionType())));
         if (filter.isUnknown()) {
             return CompletableFuture.completedFuture(new DescribeAclsResponseData()
-                    .setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("The filter has unknown fields: " + filter));
+                    .setErrorCode(Errors.INVALID_REQUEST.code())
+                    .setErrorMessage("The filter has unknown fields: " + filter));
         }
         return CompletableFuture.completedFuture(new DescribeAclsResponseData()
-                .setResources(DescribeAclsResponse.aclsResources(AccessControl.of(ctx).acls(filter))));
+                .setResources(
+                        DescribeAclsResponse.aclsResources(AccessControl.of(ctx).acls(filter))));
     }
 }

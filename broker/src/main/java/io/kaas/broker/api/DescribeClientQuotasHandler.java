@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.quota.ClientQuotas;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
@@ -45,9 +45,15 @@ public final class DescribeClientQuotasHandler implements ApiHandler<DescribeCli
                 continue;
             }
             DescribeClientQuotasResponseData.EntryData out = new DescribeClientQuotasResponseData.EntryData();
-            entity.forEach((type, name) -> out.entity().add(new DescribeClientQuotasResponseData.EntityData()
-                    .setEntityType(type).setEntityName(name)));
-            e.getValue().forEach((k, v) -> out.values().add(new DescribeClientQuotasResponseData.ValueData().setKey(k).setValue(v)));
+            entity.forEach((type, name) -> out.entity()
+                    .add(new DescribeClientQuotasResponseData.EntityData()
+                            .setEntityType(type)
+                            .setEntityName(name)));
+            e.getValue()
+                    .forEach((k, v) -> out.values()
+                            .add(new DescribeClientQuotasResponseData.ValueData()
+                                    .setKey(k)
+                                    .setValue(v)));
             response.entries().add(out);
         }
         return CompletableFuture.completedFuture(response);

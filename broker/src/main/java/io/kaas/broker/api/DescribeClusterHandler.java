@@ -1,9 +1,9 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.cluster.BrokerNode;
 import io.kaas.cluster.PartitionLeaders;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
@@ -28,15 +28,23 @@ public final class DescribeClusterHandler implements ApiHandler<DescribeClusterR
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeClusterRequestData request) {
         BrokerNode self = node.apply(ctx);
         DescribeClusterResponseData response = new DescribeClusterResponseData()
-                .setClusterId(self.clusterId()).setControllerId(leaders.controllerId(self)).setEndpointType(request.endpointType());
+                .setClusterId(self.clusterId())
+                .setControllerId(leaders.controllerId(self))
+                .setEndpointType(request.endpointType());
         for (BrokerNode b : leaders.brokers(self)) {
-            response.brokers().add(new DescribeClusterResponseData.DescribeClusterBroker()
-                    .setBrokerId(b.nodeId()).setHost(b.host()).setPort(b.port()));
+            response.brokers()
+                    .add(new DescribeClusterResponseData.DescribeClusterBroker()
+                            .setBrokerId(b.nodeId())
+                            .setHost(b.host())
+                            .setPort(b.port()));
         }
         if (request.includeClusterAuthorizedOperations()) {
             // KIP-430, as Apache: only for who may DESCRIBE the cluster; others get an empty field.
-            response.setClusterAuthorizedOperations(ctx.allowedOnCluster(org.apache.kafka.common.acl.AclOperation.DESCRIBE)
-                    ? ctx.authorizedOperations(org.apache.kafka.common.resource.ResourceType.CLUSTER, "kafka-cluster") : 0);
+            response.setClusterAuthorizedOperations(
+                    ctx.allowedOnCluster(org.apache.kafka.common.acl.AclOperation.DESCRIBE)
+                            ? ctx.authorizedOperations(
+                                    org.apache.kafka.common.resource.ResourceType.CLUSTER, "kafka-cluster")
+                            : 0);
         }
         return CompletableFuture.completedFuture(response);
     }

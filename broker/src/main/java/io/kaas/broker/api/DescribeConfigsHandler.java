@@ -1,17 +1,17 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
+import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.config.BrokerConfigView;
 import io.kaas.broker.config.TopicConfigView;
-import org.apache.kafka.common.acl.AclOperation;
-import io.kaas.broker.config.BrokerConfig;
-import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
@@ -39,8 +39,10 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeConfigsRequestData request) {
         DescribeConfigsResponseData response = new DescribeConfigsResponseData();
         for (DescribeConfigsRequestData.DescribeConfigsResource res : request.resources()) {
-            DescribeConfigsResponseData.DescribeConfigsResult r = new DescribeConfigsResponseData.DescribeConfigsResult()
-                    .setResourceType(res.resourceType()).setResourceName(res.resourceName());
+            DescribeConfigsResponseData.DescribeConfigsResult r =
+                    new DescribeConfigsResponseData.DescribeConfigsResult()
+                            .setResourceType(res.resourceType())
+                            .setResourceName(res.resourceName());
             response.results().add(r);
             List<String> keys = res.configurationKeys();
             ConfigResource.Type type = ConfigResource.Type.forId(res.resourceType());
@@ -52,17 +54,20 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
             if (type == ConfigResource.Type.TOPIC) {
                 Optional<TopicInfo> topic = topics.topic(res.resourceName());
                 if (topic.isEmpty()) {
-                    r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage("topic '" + res.resourceName() + "' does not exist");
+                    r.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                            .setErrorMessage("topic '" + res.resourceName() + "' does not exist");
                     continue;
                 }
-                for (TopicConfigView.Entry e : topicConfigs.effective(topic.get().config()).values()) {
+                for (TopicConfigView.Entry e :
+                        topicConfigs.effective(topic.get().config()).values()) {
                     if (keys == null || keys.contains(e.name())) {
                         r.configs().add(topicEntry(e, request.includeSynonyms(), request.includeDocumentation()));
                     }
                 }
             } else if (type == ConfigResource.Type.BROKER) {
                 if (!res.resourceName().isEmpty() && !res.resourceName().equals(Integer.toString(broker.brokerId()))) {
-                    r.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("this is broker " + broker.brokerId() + ", not " + res.resourceName());
+                    r.setErrorCode(Errors.INVALID_REQUEST.code())
+                            .setErrorMessage("this is broker " + broker.brokerId() + ", not " + res.resourceName());
                     continue;
                 }
                 for (BrokerConfigView.Entry e : BrokerConfigView.of(broker).values()) {
@@ -71,33 +76,54 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
                     }
                 }
             } else {
-                r.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("resource type " + type + " has no configs here");
+                r.setErrorCode(Errors.INVALID_REQUEST.code())
+                        .setErrorMessage("resource type " + type + " has no configs here");
             }
         }
         return CompletableFuture.completedFuture(response);
     }
 
-    private static DescribeConfigsResponseData.DescribeConfigsResourceResult topicEntry(TopicConfigView.Entry e, boolean synonyms,
-                                                                                        boolean documentation) {
-        DescribeConfigsResponseData.DescribeConfigsResourceResult out = new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                .setName(e.name()).setValue(e.value()).setReadOnly(false).setConfigSource(e.source()).setIsSensitive(false)
-                .setConfigType(e.type()).setSynonyms(new ArrayList<>()).setDocumentation(documentation ? e.documentation() : null);
+    private static DescribeConfigsResponseData.DescribeConfigsResourceResult topicEntry(
+            TopicConfigView.Entry e, boolean synonyms, boolean documentation) {
+        DescribeConfigsResponseData.DescribeConfigsResourceResult out =
+                new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                        .setName(e.name())
+                        .setValue(e.value())
+                        .setReadOnly(false)
+                        .setConfigSource(e.source())
+                        .setIsSensitive(false)
+                        .setConfigType(e.type())
+                        .setSynonyms(new ArrayList<>())
+                        .setDocumentation(documentation ? e.documentation() : null);
         if (synonyms) {
             for (TopicConfigView.Synonym s : e.synonyms()) {
-                out.synonyms().add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
-                        .setName(s.name()).setValue(s.value()).setSource(s.source()));
+                out.synonyms()
+                        .add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
+                                .setName(s.name())
+                                .setValue(s.value())
+                                .setSource(s.source()));
             }
         }
         return out;
     }
 
-    private static DescribeConfigsResponseData.DescribeConfigsResourceResult brokerEntry(BrokerConfigView.Entry e, boolean synonyms) {
-        DescribeConfigsResponseData.DescribeConfigsResourceResult out = new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                .setName(e.name()).setValue(e.value()).setReadOnly(true).setConfigSource(e.source()).setIsSensitive(false)
-                .setConfigType(e.type()).setSynonyms(new ArrayList<>());
+    private static DescribeConfigsResponseData.DescribeConfigsResourceResult brokerEntry(
+            BrokerConfigView.Entry e, boolean synonyms) {
+        DescribeConfigsResponseData.DescribeConfigsResourceResult out =
+                new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                        .setName(e.name())
+                        .setValue(e.value())
+                        .setReadOnly(true)
+                        .setConfigSource(e.source())
+                        .setIsSensitive(false)
+                        .setConfigType(e.type())
+                        .setSynonyms(new ArrayList<>());
         if (synonyms) {
-            out.synonyms().add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
-                    .setName(e.name()).setValue(e.value()).setSource(e.source()));
+            out.synonyms()
+                    .add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
+                            .setName(e.name())
+                            .setValue(e.value())
+                            .setSource(e.source()));
         }
         return out;
     }

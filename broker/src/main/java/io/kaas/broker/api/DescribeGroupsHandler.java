@@ -1,13 +1,13 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.group.GroupCoordinator;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -29,23 +29,36 @@ public final class DescribeGroupsHandler implements ApiHandler<DescribeGroupsReq
         DescribeGroupsResponseData response = new DescribeGroupsResponseData();
         for (String id : request.groups()) {
             if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, id)) {
-                response.groups().add(new DescribeGroupsResponseData.DescribedGroup().setGroupId(id)
-                        .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                response.groups()
+                        .add(new DescribeGroupsResponseData.DescribedGroup()
+                                .setGroupId(id)
+                                .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
                 continue;
             }
-            response.groups().add(groups.describe(id).map(d -> ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION || d.errorCode() != Errors.GROUP_ID_NOT_FOUND.code() ? d
-                    : d.setErrorCode((short) 0).setErrorMessage(null)).orElseGet(() -> {
-                DescribeGroupsResponseData.DescribedGroup d = new DescribeGroupsResponseData.DescribedGroup()
-                        .setGroupId(id).setGroupState("Dead").setProtocolType("").setProtocolData("");
-                if (ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION) {
-                    d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("group " + id + " not found");
-                }
-                return d;
-            }));
+            response.groups()
+                    .add(groups.describe(id)
+                            .map(d -> ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION
+                                            || d.errorCode() != Errors.GROUP_ID_NOT_FOUND.code()
+                                    ? d
+                                    : d.setErrorCode((short) 0).setErrorMessage(null))
+                            .orElseGet(() -> {
+                                DescribeGroupsResponseData.DescribedGroup d =
+                                        new DescribeGroupsResponseData.DescribedGroup()
+                                                .setGroupId(id)
+                                                .setGroupState("Dead")
+                                                .setProtocolType("")
+                                                .setProtocolData("");
+                                if (ctx.apiVersion() >= FIRST_NOT_FOUND_VERSION) {
+                                    d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                                            .setErrorMessage("group " + id + " not found");
+                                }
+                                return d;
+                            }));
         }
         if (request.includeAuthorizedOperations()) {
             // KIP-430, as Apache: each described group's allowed operations.
-            response.groups().stream().filter(g -> g.errorCode() == Errors.NONE.code())
+            response.groups().stream()
+                    .filter(g -> g.errorCode() == Errors.NONE.code())
                     .forEach(g -> g.setAuthorizedOperations(ctx.authorizedOperations(ResourceType.GROUP, g.groupId())));
         }
         return CompletableFuture.completedFuture(response);

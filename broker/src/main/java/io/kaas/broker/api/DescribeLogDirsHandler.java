@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
 import java.io.IOException;
@@ -41,7 +41,9 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
                 for (int p = 0; p < t.partitions(); p++) {
                     all.add(p);
                 }
-                wanted.add(new DescribeLogDirsRequestData.DescribableLogDirTopic().setTopic(t.name()).setPartitions(all));
+                wanted.add(new DescribeLogDirsRequestData.DescribableLogDirTopic()
+                        .setTopic(t.name())
+                        .setPartitions(all));
             }
         } else {
             wanted.addAll(request.topics());
@@ -51,12 +53,19 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
             if (t.isEmpty()) {
                 continue;
             }
-            DescribeLogDirsResponseData.DescribeLogDirsTopic out = new DescribeLogDirsResponseData.DescribeLogDirsTopic().setName(w.topic());
+            DescribeLogDirsResponseData.DescribeLogDirsTopic out =
+                    new DescribeLogDirsResponseData.DescribeLogDirsTopic().setName(w.topic());
             for (int p : w.partitions()) {
                 if (p >= 0 && p < t.get().partitions()) {
-                    long size = topics.engine().partitionState(new TopicPartition(w.topic(), p)).sizeInBytes();
-                    out.partitions().add(new DescribeLogDirsResponseData.DescribeLogDirsPartition()
-                            .setPartitionIndex(p).setPartitionSize(size).setOffsetLag(0).setIsFutureKey(false));
+                    long size = topics.engine()
+                            .partitionState(new TopicPartition(w.topic(), p))
+                            .sizeInBytes();
+                    out.partitions()
+                            .add(new DescribeLogDirsResponseData.DescribeLogDirsPartition()
+                                    .setPartitionIndex(p)
+                                    .setPartitionSize(size)
+                                    .setOffsetLag(0)
+                                    .setIsFutureKey(false));
                 }
             }
             dir.topics().add(out);

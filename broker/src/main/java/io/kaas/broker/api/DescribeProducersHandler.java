@@ -1,15 +1,15 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.ProducerStatus;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -31,14 +31,16 @@ public final class DescribeProducersHandler implements ApiHandler<DescribeProduc
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeProducersRequestData request) {
         DescribeProducersResponseData response = new DescribeProducersResponseData();
         for (DescribeProducersRequestData.TopicRequest t : request.topics()) {
-            DescribeProducersResponseData.TopicResponse tr = new DescribeProducersResponseData.TopicResponse().setName(t.name());
+            DescribeProducersResponseData.TopicResponse tr =
+                    new DescribeProducersResponseData.TopicResponse().setName(t.name());
             response.topics().add(tr);
             for (int partition : t.partitionIndexes()) {
-                DescribeProducersResponseData.PartitionResponse pr = new DescribeProducersResponseData.PartitionResponse()
-                        .setPartitionIndex(partition);
+                DescribeProducersResponseData.PartitionResponse pr =
+                        new DescribeProducersResponseData.PartitionResponse().setPartitionIndex(partition);
                 tr.partitions().add(pr);
                 if (!ctx.allowed(AclOperation.READ, ResourceType.TOPIC, t.name())) {
-                    pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()).setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
+                    pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
+                            .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message());
                     continue;
                 }
                 if (!TopicCatalog.hasPartition(topics.topic(t.name()), partition)) {
@@ -46,10 +48,16 @@ public final class DescribeProducersHandler implements ApiHandler<DescribeProduc
                     continue;
                 }
                 try {
-                    for (ProducerStatus s : topics.partition(t.name(), partition).producers()) {
-                        pr.activeProducers().add(new DescribeProducersResponseData.ProducerState().setProducerId(s.producerId())
-                                .setProducerEpoch(s.producerEpoch()).setLastSequence(s.lastSequence()).setLastTimestamp(s.lastTimestamp())
-                                .setCoordinatorEpoch(s.coordinatorEpoch()).setCurrentTxnStartOffset(s.currentTxnStartOffset()));
+                    for (ProducerStatus s :
+                            topics.partition(t.name(), partition).producers()) {
+                        pr.activeProducers()
+                                .add(new DescribeProducersResponseData.ProducerState()
+                                        .setProducerId(s.producerId())
+                                        .setProducerEpoch(s.producerEpoch())
+                                        .setLastSequence(s.lastSequence())
+                                        .setLastTimestamp(s.lastTimestamp())
+                                        .setCoordinatorEpoch(s.coordinatorEpoch())
+                                        .setCurrentTxnStartOffset(s.currentTxnStartOffset()));
                     }
                 } catch (RuntimeException e) {
                     Errors error = ErrorMapping.toKafka(e);

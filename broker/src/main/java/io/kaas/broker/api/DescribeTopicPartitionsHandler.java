@@ -1,22 +1,22 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
+import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.cluster.BrokerNode;
 import io.kaas.cluster.PartitionLeaders;
-import io.kaas.broker.cluster.TopicCatalog;
-import io.kaas.storage.TopicPartition;
-import java.util.function.Function;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
+import io.kaas.storage.TopicPartition;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
 import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -34,7 +34,8 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler<Describe
     }
 
     /** With several brokers over one shared directory: leaders from {@code leaders}. */
-    public DescribeTopicPartitionsHandler(TopicCatalog topics, Function<RequestContext, BrokerNode> node, PartitionLeaders leaders) {
+    public DescribeTopicPartitionsHandler(
+            TopicCatalog topics, Function<RequestContext, BrokerNode> node, PartitionLeaders leaders) {
         this.topics = topics;
         this.node = node;
         this.leaders = leaders;
@@ -47,7 +48,10 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler<Describe
         List<String> names = new ArrayList<>();
         if (request.topics().isEmpty()) {
             // All topics: those the principal may not DESCRIBE are left out (Apache).
-            names.addAll(ctx.allowedNames(AclOperation.DESCRIBE, ResourceType.TOPIC, topics.topics().stream().map(TopicInfo::name).toList()));
+            names.addAll(ctx.allowedNames(
+                    AclOperation.DESCRIBE,
+                    ResourceType.TOPIC,
+                    topics.topics().stream().map(TopicInfo::name).toList()));
         } else {
             request.topics().forEach(t -> names.add(t.name()));
         }
@@ -59,38 +63,54 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler<Describe
                 continue;
             }
             if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, name)) {
-                response.topics().add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
-                        .setName(name).setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
+                response.topics()
+                        .add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
+                                .setName(name)
+                                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
                 continue;
             }
             Optional<TopicInfo> topic = topics.topic(name);
             if (topic.isEmpty()) {
-                response.topics().add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
-                        .setName(name).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
+                response.topics()
+                        .add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
+                                .setName(name)
+                                .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
                 continue;
             }
             TopicInfo t = topic.get();
             DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic out =
                     new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic()
-                            .setName(name).setTopicId(Uuids.toKafka(t.topicId())).setIsInternal(false)
+                            .setName(name)
+                            .setTopicId(Uuids.toKafka(t.topicId()))
+                            .setIsInternal(false)
                             // KIP-430: Apache reports every described topic's allowed operations here.
                             .setTopicAuthorizedOperations(ctx.authorizedOperations(ResourceType.TOPIC, name));
             int first = cursor != null && name.equals(cursor.topicName()) ? cursor.partitionIndex() : 0;
             for (int p = first; p < t.partitions(); p++) {
                 if (budget == 0) {
-                    response.setNextCursor(new DescribeTopicPartitionsResponseData.Cursor().setTopicName(name).setPartitionIndex(p));
+                    response.setNextCursor(new DescribeTopicPartitionsResponseData.Cursor()
+                            .setTopicName(name)
+                            .setPartitionIndex(p));
                     break;
                 }
                 budget--;
-                Optional<PartitionLeaders.Leadership> leader = leaders.leadership(new TopicPartition(name, p), self, topics.engine());
+                Optional<PartitionLeaders.Leadership> leader =
+                        leaders.leadership(new TopicPartition(name, p), self, topics.engine());
                 List<Integer> replicas = leader.map(l -> List.of(l.leaderId())).orElse(List.of());
-                out.partitions().add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition()
-                        .setPartitionIndex(p).setLeaderId(leader.map(PartitionLeaders.Leadership::leaderId).orElse(-1))
-                        .setLeaderEpoch(leader.map(PartitionLeaders.Leadership::leaderEpoch).orElse(-1))
-                        .setErrorCode(leader.isEmpty() ? Errors.LEADER_NOT_AVAILABLE.code() : Errors.NONE.code())
-                        .setReplicaNodes(new ArrayList<>(replicas)).setIsrNodes(new ArrayList<>(replicas))
-                        .setEligibleLeaderReplicas(new ArrayList<>()).setLastKnownElr(new ArrayList<>())
-                        .setOfflineReplicas(new ArrayList<>()));
+                out.partitions()
+                        .add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition()
+                                .setPartitionIndex(p)
+                                .setLeaderId(leader.map(PartitionLeaders.Leadership::leaderId)
+                                        .orElse(-1))
+                                .setLeaderEpoch(leader.map(PartitionLeaders.Leadership::leaderEpoch)
+                                        .orElse(-1))
+                                .setErrorCode(
+                                        leader.isEmpty() ? Errors.LEADER_NOT_AVAILABLE.code() : Errors.NONE.code())
+                                .setReplicaNodes(new ArrayList<>(replicas))
+                                .setIsrNodes(new ArrayList<>(replicas))
+                                .setEligibleLeaderReplicas(new ArrayList<>())
+                                .setLastKnownElr(new ArrayList<>())
+                                .setOfflineReplicas(new ArrayList<>()));
             }
             response.topics().add(out);
             if (response.nextCursor() != null) {

@@ -1,16 +1,16 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionRecord;
 import io.kaas.broker.txn.TxnPartition;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.DescribeTransactionsRequestData;
 import org.apache.kafka.common.message.DescribeTransactionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -29,9 +29,13 @@ public final class DescribeTransactionsHandler implements ApiHandler<DescribeTra
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeTransactionsRequestData request) {
         DescribeTransactionsResponseData response = new DescribeTransactionsResponseData();
         for (String id : request.transactionalIds()) {
-            DescribeTransactionsResponseData.TransactionState out = new DescribeTransactionsResponseData.TransactionState()
-                    .setTransactionalId(id).setTransactionState("").setProducerId(-1).setProducerEpoch((short) -1)
-                    .setTransactionStartTimeMs(-1);
+            DescribeTransactionsResponseData.TransactionState out =
+                    new DescribeTransactionsResponseData.TransactionState()
+                            .setTransactionalId(id)
+                            .setTransactionState("")
+                            .setProducerId(-1)
+                            .setProducerEpoch((short) -1)
+                            .setTransactionStartTimeMs(-1);
             response.transactionStates().add(out);
             if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, id)) {
                 out.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code());
@@ -47,8 +51,11 @@ public final class DescribeTransactionsHandler implements ApiHandler<DescribeTra
                 continue;
             }
             TransactionRecord r = found.get();
-            out.setTransactionState(r.state().wireName()).setTransactionTimeoutMs(r.timeoutMs())
-                    .setTransactionStartTimeMs(r.startTimestamp()).setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch());
+            out.setTransactionState(r.state().wireName())
+                    .setTransactionTimeoutMs(r.timeoutMs())
+                    .setTransactionStartTimeMs(r.startTimestamp())
+                    .setProducerId(r.producerId())
+                    .setProducerEpoch(r.producerEpoch());
             for (TxnPartition p : r.partitions()) {
                 // Apache lists only the partitions of topics the principal may DESCRIBE.
                 if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, p.topic())) {

@@ -41,13 +41,20 @@ public final class DescribeUserScramCredentialsHandler implements ApiHandler<Des
         for (String user : wanted) {
             DescribeUserScramCredentialsResult r = new DescribeUserScramCredentialsResult().setUser(user);
             if (wanted.indexOf(user) != wanted.lastIndexOf(user)) {
-                r.setErrorCode(Errors.DUPLICATE_RESOURCE.code()).setErrorMessage("Cannot describe SCRAM credentials for the same user twice in a single request: " + user);
+                r.setErrorCode(Errors.DUPLICATE_RESOURCE.code())
+                        .setErrorMessage(
+                                "Cannot describe SCRAM credentials for the same user twice in a single request: "
+                                        + user);
             } else if (!all.containsKey(user)) {
-                r.setErrorCode(Errors.RESOURCE_NOT_FOUND.code()).setErrorMessage("Attempt to describe a user credential that does not exist: " + user);
+                r.setErrorCode(Errors.RESOURCE_NOT_FOUND.code())
+                        .setErrorMessage("Attempt to describe a user credential that does not exist: " + user);
             } else {
                 for (Map.Entry<String, Integer> e : all.get(user).entrySet()) {
-                    r.credentialInfos().add(new CredentialInfo()
-                            .setMechanism(ScramMechanism.forMechanismName(e.getKey()).type()).setIterations(e.getValue()));
+                    r.credentialInfos()
+                            .add(new CredentialInfo()
+                                    .setMechanism(ScramMechanism.forMechanismName(e.getKey())
+                                            .type())
+                                    .setIterations(e.getValue()));
                 }
             }
             response.results().add(r);

@@ -1,9 +1,9 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionErrors;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.EndTxnResponseData;
@@ -28,10 +28,17 @@ public final class EndTxnHandler implements ApiHandler<EndTxnRequestData> {
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, EndTxnRequestData request) {
-        return txns.endTxn(request.transactionalId(), request.producerId(), request.producerEpoch(), request.committed(),
+        return txns.endTxn(
+                        request.transactionalId(),
+                        request.producerId(),
+                        request.producerEpoch(),
+                        request.committed(),
                         ctx.apiVersion() >= FIRST_V2_VERSION)
                 .thenApply(r -> new EndTxnResponseData()
-                        .setErrorCode(TransactionErrors.forVersion(r.error(), ctx.apiVersion(), FIRST_PRODUCER_FENCED_VERSION).code())
-                        .setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch()));
+                        .setErrorCode(
+                                TransactionErrors.forVersion(r.error(), ctx.apiVersion(), FIRST_PRODUCER_FENCED_VERSION)
+                                        .code())
+                        .setProducerId(r.producerId())
+                        .setProducerEpoch(r.producerEpoch()));
     }
 }

@@ -1,13 +1,13 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
-import io.kaas.protocol.FileSliceRecords;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.fetch.FetchContext;
 import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.quota.Throttling;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.FileSliceRecords;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.AbortedTransaction;
 import io.kaas.storage.FetchResult;
 import io.kaas.storage.PartitionLog;
@@ -25,13 +25,13 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * Fetch, with incremental fetch sessions (KIP-227, {@link FetchSessionCache}): a request names only the
@@ -56,13 +56,19 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
     private final TrafficObserver traffic;
     private final Throttling throttling;
 
-    public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool, FetchSessionCache sessions) {
+    public FetchHandler(
+            TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool, FetchSessionCache sessions) {
         this(topics, timer, handlerPool, sessions, TrafficObserver.NONE, null);
     }
 
     /** @param throttling the client quotas, or null for none */
-    public FetchHandler(TopicCatalog topics, ScheduledExecutorService timer, Executor handlerPool, FetchSessionCache sessions,
-                        TrafficObserver traffic, Throttling throttling) {
+    public FetchHandler(
+            TopicCatalog topics,
+            ScheduledExecutorService timer,
+            Executor handlerPool,
+            FetchSessionCache sessions,
+            TrafficObserver traffic,
+            Throttling throttling) {
         this.traffic = traffic;
         this.throttling = throttling;
         this.topics = topics;
@@ -80,7 +86,8 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.maxWaitMs()));
         long maxBytes = request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes();
         if (throttling != null) {
-            maxBytes = Math.min(maxBytes, throttling.maxFetchBytes(ctx.principal().getName(), ctx.clientId()));
+            maxBytes =
+                    Math.min(maxBytes, throttling.maxFetchBytes(ctx.principal().getName(), ctx.clientId()));
         }
         Poll poll = new Poll(request, session, deadline, maxBytes, Math.min(request.minBytes(), maxBytes));
         CompletableFuture<ApiMessage> done = new CompletableFuture<>();
@@ -155,8 +162,12 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         if (throttling != null && throttling.active()) {
             int throttleMs;
             try {
-                throttleMs = throttling.throttleFetch(ctx.session(), ctx.principal().getName(), ctx.clientId(),
-                        poll.session.responseSize(a.response, ctx.apiVersion()), poll.handlerNanos);
+                throttleMs = throttling.throttleFetch(
+                        ctx.session(),
+                        ctx.principal().getName(),
+                        ctx.clientId(),
+                        poll.session.responseSize(a.response, ctx.apiVersion()),
+                        poll.handlerNanos);
             } catch (RuntimeException e) {
                 FileSliceRecords.releaseAll(a.response);
                 done.completeExceptionally(e);
@@ -199,25 +210,38 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
         long responseBudget = poll.maxBytes;
         for (FetchRequestData.FetchTopic fetchTopic : fetchTopics) {
             FetchResponseData.FetchableTopicResponse topicResponse = new FetchResponseData.FetchableTopicResponse()
-                    .setTopic(fetchTopic.topic()).setTopicId(fetchTopic.topicId());
+                    .setTopic(fetchTopic.topic())
+                    .setTopicId(fetchTopic.topicId());
             a.response.responses().add(topicResponse);
             Optional<TopicInfo> topic = ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION
                     ? topics.topicById(Uuids.toJava(fetchTopic.topicId()))
                     : topics.topic(fetchTopic.topic());
-            Errors topicError = topic.isPresent() ? Errors.NONE
-                    : ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
-            // Apache: READ on the topic, checked before its existence when named (an unknown id stays UNKNOWN_TOPIC_ID).
-            String name = topic.map(TopicInfo::name).orElse(ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION ? null : fetchTopic.topic());
+            Errors topicError = topic.isPresent()
+                    ? Errors.NONE
+                    : ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION
+                            ? Errors.UNKNOWN_TOPIC_ID
+                            : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+            // Apache: READ on the topic, checked before its existence when named (an unknown id stays
+            // UNKNOWN_TOPIC_ID).
+            String name = topic.map(TopicInfo::name)
+                    .orElse(ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION ? null : fetchTopic.topic());
             if (name != null && !ctx.allowed(AclOperation.READ, ResourceType.TOPIC, name)) {
                 topicError = Errors.TOPIC_AUTHORIZATION_FAILED;
             }
             for (FetchRequestData.FetchPartition fp : fetchTopic.partitions()) {
                 FetchResponseData.PartitionData out = new FetchResponseData.PartitionData()
-                        .setPartitionIndex(fp.partition()).setHighWatermark(-1).setLastStableOffset(-1)
-                        .setLogStartOffset(-1).setPreferredReadReplica(-1).setRecords(MemoryRecords.EMPTY);
+                        .setPartitionIndex(fp.partition())
+                        .setHighWatermark(-1)
+                        .setLastStableOffset(-1)
+                        .setLogStartOffset(-1)
+                        .setPreferredReadReplica(-1)
+                        .setRecords(MemoryRecords.EMPTY);
                 topicResponse.partitions().add(out);
-                if (topicError != Errors.NONE || fp.partition() < 0 || fp.partition() >= topic.get().partitions()) {
-                    out.setErrorCode((topicError != Errors.NONE ? topicError : Errors.UNKNOWN_TOPIC_OR_PARTITION).code());
+                if (topicError != Errors.NONE
+                        || fp.partition() < 0
+                        || fp.partition() >= topic.get().partitions()) {
+                    out.setErrorCode(
+                            (topicError != Errors.NONE ? topicError : Errors.UNKNOWN_TOPIC_OR_PARTITION).code());
                     a.hadError = true;
                     continue;
                 }
@@ -243,8 +267,10 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                     fillOffsets(out, result.state());
                     int n = result.sizeInBytes();
                     if (n > 0) {
-                        out.setRecords(result.file() != null ? new FileSliceRecords(result.file())
-                                : MemoryRecords.readableRecords(result.records()));
+                        out.setRecords(
+                                result.file() != null
+                                        ? new FileSliceRecords(result.file())
+                                        : MemoryRecords.readableRecords(result.records()));
                         a.bytes += n;
                         a.sent.merge(topic.get().name(), (long) n, Long::sum);
                         responseBudget -= n;
@@ -254,7 +280,8 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                     } else {
                         // Wake when something past what we could read arrives; with read_committed and an open
                         // transaction that is beyond the high watermark, not the fetch offset (no busy loop).
-                        a.waitable.add(new Waitable(log, Math.max(fp.fetchOffset(), result.state().highWatermark())));
+                        a.waitable.add(new Waitable(
+                                log, Math.max(fp.fetchOffset(), result.state().highWatermark())));
                     }
                 } catch (RuntimeException e) {
                     out.setErrorCode(ErrorMapping.toKafka(e).code());
@@ -265,14 +292,17 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
     }
 
     private static void fillOffsets(FetchResponseData.PartitionData out, PartitionState state) {
-        out.setHighWatermark(state.highWatermark()).setLastStableOffset(state.lastStableOffset())
+        out.setHighWatermark(state.highWatermark())
+                .setLastStableOffset(state.lastStableOffset())
                 .setLogStartOffset(state.logStartOffset());
     }
 
     private static List<FetchResponseData.AbortedTransaction> aborted(PartitionLog log, long from, long to) {
         List<FetchResponseData.AbortedTransaction> out = new ArrayList<>();
         for (AbortedTransaction t : log.abortedTransactions(from, to)) {
-            out.add(new FetchResponseData.AbortedTransaction().setProducerId(t.producerId()).setFirstOffset(t.firstOffset()));
+            out.add(new FetchResponseData.AbortedTransaction()
+                    .setProducerId(t.producerId())
+                    .setFirstOffset(t.firstOffset()));
         }
         return out;
     }

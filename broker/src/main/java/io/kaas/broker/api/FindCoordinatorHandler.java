@@ -1,18 +1,18 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.cluster.BrokerNode;
-import io.kaas.cluster.PartitionLeaders;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.txn.TransactionStateStore;
+import io.kaas.cluster.BrokerNode;
+import io.kaas.cluster.PartitionLeaders;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -46,8 +46,10 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, FindCoordinatorRequestData request) {
         BrokerNode self = node.apply(ctx);
-        Errors error = request.keyType() == GROUP || request.keyType() == TRANSACTION ? Errors.NONE : Errors.INVALID_REQUEST;
-        String message = error == Errors.NONE ? null
+        Errors error =
+                request.keyType() == GROUP || request.keyType() == TRANSACTION ? Errors.NONE : Errors.INVALID_REQUEST;
+        String message = error == Errors.NONE
+                ? null
                 : "kaas coordinates consumer groups and transactions only (key type " + request.keyType() + ")";
         FindCoordinatorResponseData response = new FindCoordinatorResponseData();
         if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
@@ -59,8 +61,10 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
                 return CompletableFuture.completedFuture(fill(response, error, message, null));
             }
             Optional<BrokerNode> c = coordinator(self, request.keyType(), request.key());
-            return CompletableFuture.completedFuture(c.isPresent() ? fill(response, Errors.NONE, null, c.get())
-                    : fill(response, Errors.COORDINATOR_NOT_AVAILABLE, null, null));
+            return CompletableFuture.completedFuture(
+                    c.isPresent()
+                            ? fill(response, Errors.NONE, null, c.get())
+                            : fill(response, Errors.COORDINATOR_NOT_AVAILABLE, null, null));
         }
         for (String key : request.coordinatorKeys()) {
             Errors denied = error == Errors.NONE ? denied(ctx, request.keyType(), key) : Errors.NONE;
@@ -69,10 +73,14 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
             if (e == Errors.NONE && node.isEmpty()) {
                 e = Errors.COORDINATOR_NOT_AVAILABLE;
             }
-            FindCoordinatorResponseData.Coordinator c = new FindCoordinatorResponseData.Coordinator().setKey(key)
-                    .setErrorCode(e.code()).setErrorMessage(e == error && denied == Errors.NONE ? message : null);
+            FindCoordinatorResponseData.Coordinator c = new FindCoordinatorResponseData.Coordinator()
+                    .setKey(key)
+                    .setErrorCode(e.code())
+                    .setErrorMessage(e == error && denied == Errors.NONE ? message : null);
             if (node.isPresent()) {
-                c.setNodeId(node.get().nodeId()).setHost(node.get().host()).setPort(node.get().port());
+                c.setNodeId(node.get().nodeId())
+                        .setHost(node.get().host())
+                        .setPort(node.get().port());
             } else {
                 c.setNodeId(-1).setHost("").setPort(-1);
             }
@@ -83,7 +91,8 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
 
     /** The broker coordinating {@code key}'s slot, as the client's listener advertises it; empty while none does. */
     private Optional<BrokerNode> coordinator(BrokerNode self, byte keyType, String key) {
-        int id = keyType == GROUP ? leaders.groupCoordinator(GroupCoordinator.slotFor(key), self)
+        int id = keyType == GROUP
+                ? leaders.groupCoordinator(GroupCoordinator.slotFor(key), self)
                 : leaders.transactionCoordinator(TransactionStateStore.slotFor(key), self);
         if (id == self.nodeId()) {
             return Optional.of(self);
@@ -99,15 +108,20 @@ public final class FindCoordinatorHandler implements ApiHandler<FindCoordinatorR
     /** Apache: DESCRIBE on the group or transactional id whose coordinator is asked for. */
     private static Errors denied(RequestContext ctx, byte keyType, String key) {
         if (keyType == GROUP) {
-            return ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, key) ? Errors.NONE : Errors.GROUP_AUTHORIZATION_FAILED;
+            return ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, key)
+                    ? Errors.NONE
+                    : Errors.GROUP_AUTHORIZATION_FAILED;
         }
-        return ctx.allowed(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key) ? Errors.NONE : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        return ctx.allowed(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key)
+                ? Errors.NONE
+                : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     }
 
-    private static FindCoordinatorResponseData fill(FindCoordinatorResponseData r, Errors error, String message, BrokerNode node) {
+    private static FindCoordinatorResponseData fill(
+            FindCoordinatorResponseData r, Errors error, String message, BrokerNode node) {
         r.setErrorCode(error.code()).setErrorMessage(message);
-        return error == Errors.NONE ? r.setNodeId(node.nodeId()).setHost(node.host()).setPort(node.port())
+        return error == Errors.NONE
+                ? r.setNodeId(node.nodeId()).setHost(node.host()).setPort(node.port())
                 : r.setNodeId(-1).setHost("").setPort(-1);
     }
-
 }

@@ -23,11 +23,17 @@ public final class GetTelemetrySubscriptionsHandler implements ApiHandler<GetTel
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, GetTelemetrySubscriptionsRequestData request) {
-        Uuid id = request.clientInstanceId() == null || request.clientInstanceId().equals(Uuid.ZERO_UUID)
-                ? Uuid.randomUuid() : request.clientInstanceId();
+        Uuid id =
+                request.clientInstanceId() == null || request.clientInstanceId().equals(Uuid.ZERO_UUID)
+                        ? Uuid.randomUuid()
+                        : request.clientInstanceId();
         return CompletableFuture.completedFuture(new GetTelemetrySubscriptionsResponseData()
-                .setClientInstanceId(id).setSubscriptionId(0).setAcceptedCompressionTypes(new ArrayList<>())
-                .setPushIntervalMs(PUSH_INTERVAL_MS).setTelemetryMaxBytes(TELEMETRY_MAX_BYTES).setDeltaTemporality(true)
+                .setClientInstanceId(id)
+                .setSubscriptionId(0)
+                .setAcceptedCompressionTypes(new ArrayList<>())
+                .setPushIntervalMs(PUSH_INTERVAL_MS)
+                .setTelemetryMaxBytes(TELEMETRY_MAX_BYTES)
+                .setDeltaTemporality(true)
                 .setRequestedMetrics(new ArrayList<>()));
     }
 }

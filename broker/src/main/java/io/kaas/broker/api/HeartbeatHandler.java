@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.group.GroupCoordinator;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.HeartbeatResponseData;
@@ -18,7 +18,12 @@ public final class HeartbeatHandler implements ApiHandler<HeartbeatRequestData> 
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, HeartbeatRequestData request) {
-        return CompletableFuture.completedFuture(new HeartbeatResponseData().setErrorCode(
-                groups.heartbeat(request.groupId(), request.memberId(), request.groupInstanceId(), request.generationId()).code()));
+        return CompletableFuture.completedFuture(new HeartbeatResponseData()
+                .setErrorCode(groups.heartbeat(
+                                request.groupId(),
+                                request.memberId(),
+                                request.groupInstanceId(),
+                                request.generationId())
+                        .code()));
     }
 }

@@ -1,12 +1,12 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import org.apache.kafka.common.acl.AclOperation;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -29,17 +29,26 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
         IncrementalAlterConfigsResponseData response = new IncrementalAlterConfigsResponseData();
         for (IncrementalAlterConfigsRequestData.AlterConfigsResource res : request.resources()) {
             List<TopicConfigChanges.Operation> ops = res.configs().stream()
-                    .map(c -> new TopicConfigChanges.Operation(c.name(), c.configOperation(), c.value())).toList();
-            org.apache.kafka.common.protocol.Errors denied = ctx.configAccess(
-                    AclOperation.ALTER_CONFIGS, res.resourceType(), res.resourceName());
-            ApiError error = denied != org.apache.kafka.common.protocol.Errors.NONE ? new ApiError(denied, denied.message())
-                    : res.resourceType() == org.apache.kafka.common.config.ConfigResource.Type.BROKER.id() && ReplicationThrottles.onlyThrottles(ops)
-                    ? ReplicationThrottles.answer(ops)
-                    : alterer.alter(res.resourceType(), res.resourceName(),
-                    current -> TopicConfigChanges.apply(current, ops), request.validateOnly());
-            response.responses().add(new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
-                    .setResourceType(res.resourceType()).setResourceName(res.resourceName())
-                    .setErrorCode(error.error().code()).setErrorMessage(error.message()));
+                    .map(c -> new TopicConfigChanges.Operation(c.name(), c.configOperation(), c.value()))
+                    .toList();
+            org.apache.kafka.common.protocol.Errors denied =
+                    ctx.configAccess(AclOperation.ALTER_CONFIGS, res.resourceType(), res.resourceName());
+            ApiError error = denied != org.apache.kafka.common.protocol.Errors.NONE
+                    ? new ApiError(denied, denied.message())
+                    : res.resourceType() == org.apache.kafka.common.config.ConfigResource.Type.BROKER.id()
+                                    && ReplicationThrottles.onlyThrottles(ops)
+                            ? ReplicationThrottles.answer(ops)
+                            : alterer.alter(
+                                    res.resourceType(),
+                                    res.resourceName(),
+                                    current -> TopicConfigChanges.apply(current, ops),
+                                    request.validateOnly());
+            response.responses()
+                    .add(new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
+                            .setResourceType(res.resourceType())
+                            .setResourceName(res.resourceName())
+                            .setErrorCode(error.error().code())
+                            .setErrorMessage(error.message()));
         }
         return CompletableFuture.completedFuture(response);
     }

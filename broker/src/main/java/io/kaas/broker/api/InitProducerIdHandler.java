@@ -1,10 +1,10 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionErrors;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -30,25 +30,35 @@ public final class InitProducerIdHandler implements ApiHandler<InitProducerIdReq
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, InitProducerIdRequestData request) {
-        InitProducerIdResponseData response = new InitProducerIdResponseData().setProducerId(-1).setProducerEpoch((short) -1);
+        InitProducerIdResponseData response =
+                new InitProducerIdResponseData().setProducerId(-1).setProducerEpoch((short) -1);
         if (request.transactionalId() != null) {
             if (request.transactionalId().isEmpty() || request.keepPreparedTxn()) {
                 return CompletableFuture.completedFuture(response.setErrorCode(Errors.INVALID_REQUEST.code()));
             }
             if (request.enable2Pc()) {
                 // Apache refuses 2PC unless transaction.two.phase.commit.enable is set; kaas never sets it.
-                return CompletableFuture.completedFuture(response.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()));
+                return CompletableFuture.completedFuture(
+                        response.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()));
             }
-            TransactionCoordinator.InitResult r = txns.initProducerId(request.transactionalId(), request.transactionTimeoutMs(),
-                    request.producerId(), request.producerEpoch());
-            return CompletableFuture.completedFuture(response
-                    .setErrorCode(TransactionErrors.forVersion(r.error(), ctx.apiVersion(), FIRST_PRODUCER_FENCED_VERSION).code())
-                    .setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch()));
+            TransactionCoordinator.InitResult r = txns.initProducerId(
+                    request.transactionalId(),
+                    request.transactionTimeoutMs(),
+                    request.producerId(),
+                    request.producerEpoch());
+            return CompletableFuture.completedFuture(response.setErrorCode(
+                            TransactionErrors.forVersion(r.error(), ctx.apiVersion(), FIRST_PRODUCER_FENCED_VERSION)
+                                    .code())
+                    .setProducerId(r.producerId())
+                    .setProducerEpoch(r.producerEpoch()));
         }
-        if (request.producerId() >= 0 && request.producerEpoch() >= 0 && request.producerEpoch() < Short.MAX_VALUE - 1) {
+        if (request.producerId() >= 0
+                && request.producerEpoch() >= 0
+                && request.producerEpoch() < Short.MAX_VALUE - 1) {
             return CompletableFuture.completedFuture(response.setProducerId(request.producerId())
                     .setProducerEpoch((short) (request.producerEpoch() + 1)));
         }
-        return CompletableFuture.completedFuture(response.setProducerId(ids.allocate()).setProducerEpoch((short) 0));
+        return CompletableFuture.completedFuture(
+                response.setProducerId(ids.allocate()).setProducerEpoch((short) 0));
     }
 }

@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.group.GroupCoordinator;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -21,17 +21,20 @@ public final class JoinGroupHandler implements ApiHandler<JoinGroupRequestData> 
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, JoinGroupRequestData request) {
-        return groups.join(request, ctx.apiVersion(), clientId(ctx), clientHost(ctx)).thenApply(r -> {
-            if (ctx.apiVersion() < FIRST_NULLABLE_PROTOCOL_VERSION && r.protocolName() == null) {
-                r.setProtocolName("");
-            }
-            return r;
-        });
+        return groups.join(request, ctx.apiVersion(), clientId(ctx), clientHost(ctx))
+                .thenApply(r -> {
+                    if (ctx.apiVersion() < FIRST_NULLABLE_PROTOCOL_VERSION && r.protocolName() == null) {
+                        r.setProtocolName("");
+                    }
+                    return r;
+                });
     }
 
     /** The member's host as groups report it ("/127.0.0.1"), for both group protocols. */
     static String clientHost(RequestContext ctx) {
-        return ctx.remote() instanceof InetSocketAddress a ? "/" + a.getAddress().getHostAddress() : String.valueOf(ctx.remote());
+        return ctx.remote() instanceof InetSocketAddress a
+                ? "/" + a.getAddress().getHostAddress()
+                : String.valueOf(ctx.remote());
     }
 
     static String clientId(RequestContext ctx) {

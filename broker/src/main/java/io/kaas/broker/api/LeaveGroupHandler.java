@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.group.GroupCoordinator;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
@@ -28,8 +28,11 @@ public final class LeaveGroupHandler implements ApiHandler<LeaveGroupRequestData
         }
         for (LeaveGroupRequestData.MemberIdentity m : request.members()) {
             Errors e = groups.leave(request.groupId(), m.memberId(), m.groupInstanceId());
-            response.members().add(new LeaveGroupResponseData.MemberResponse().setMemberId(m.memberId())
-                    .setGroupInstanceId(m.groupInstanceId()).setErrorCode(e.code()));
+            response.members()
+                    .add(new LeaveGroupResponseData.MemberResponse()
+                            .setMemberId(m.memberId())
+                            .setGroupInstanceId(m.groupInstanceId())
+                            .setErrorCode(e.code()));
         }
         return CompletableFuture.completedFuture(response);
     }

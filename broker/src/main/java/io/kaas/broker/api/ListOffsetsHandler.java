@@ -1,23 +1,23 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.config.ApacheTopicConfigs;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
-import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.storage.StoredBatch;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -32,7 +32,11 @@ import org.apache.kafka.common.resource.ResourceType;
  * remote storage is off.
  */
 public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestData> {
-    static final long LATEST = -1, EARLIEST = -2, MAX_TIMESTAMP = -3, EARLIEST_LOCAL = -4, LATEST_TIERED = -5,
+    static final long LATEST = -1,
+            EARLIEST = -2,
+            MAX_TIMESTAMP = -3,
+            EARLIEST_LOCAL = -4,
+            LATEST_TIERED = -5,
             EARLIEST_PENDING_UPLOAD = -6;
     /** The leader epoch field exists from v4; writing a non-default value at older versions fails. */
     private static final short FIRST_LEADER_EPOCH_VERSION = 4;
@@ -48,13 +52,18 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
         boolean readCommitted = request.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
         ListOffsetsResponseData response = new ListOffsetsResponseData();
         for (ListOffsetsRequestData.ListOffsetsTopic t : request.topics()) {
-            ListOffsetsResponseData.ListOffsetsTopicResponse tr = new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(t.name());
+            ListOffsetsResponseData.ListOffsetsTopicResponse tr =
+                    new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(t.name());
             response.topics().add(tr);
             Optional<TopicInfo> topic = topics.topic(t.name());
             boolean allowed = ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name());
             for (ListOffsetsRequestData.ListOffsetsPartition p : t.partitions()) {
-                ListOffsetsResponseData.ListOffsetsPartitionResponse pr = new ListOffsetsResponseData.ListOffsetsPartitionResponse()
-                        .setPartitionIndex(p.partitionIndex()).setTimestamp(-1).setOffset(-1).setLeaderEpoch(-1);
+                ListOffsetsResponseData.ListOffsetsPartitionResponse pr =
+                        new ListOffsetsResponseData.ListOffsetsPartitionResponse()
+                                .setPartitionIndex(p.partitionIndex())
+                                .setTimestamp(-1)
+                                .setOffset(-1)
+                                .setLeaderEpoch(-1);
                 tr.partitions().add(pr);
                 if (!allowed) {
                     pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
@@ -80,7 +89,8 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                         PartitionLog log = topics.partition(t.name(), p.partitionIndex());
                         int maxDecompressed = maxDecompressedBytes(topic.get());
                         Optional<RecordTimestampSearch.Found> found = ts == MAX_TIMESTAMP
-                                ? log.firstBatchWithMaxTimestamp().flatMap(b -> RecordTimestampSearch.firstWithMaxTimestamp(b, maxDecompressed))
+                                ? log.firstBatchWithMaxTimestamp()
+                                        .flatMap(b -> RecordTimestampSearch.firstWithMaxTimestamp(b, maxDecompressed))
                                 : byTimestamp(log, ts, maxDecompressed);
                         // Apache answers only with records a consumer may read.
                         found.filter(f -> f.offset() < lastFetchable).ifPresent(f -> {
@@ -110,7 +120,8 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                 return Optional.empty();
             }
             StoredBatch b = batch.get();
-            Optional<RecordTimestampSearch.Found> found = RecordTimestampSearch.firstAtLeast(b, ts, b.logStartOffset(), maxDecompressed);
+            Optional<RecordTimestampSearch.Found> found =
+                    RecordTimestampSearch.firstAtLeast(b, ts, b.logStartOffset(), maxDecompressed);
             if (found.isPresent()) {
                 return found;
             }
@@ -121,6 +132,7 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
     /** The topic's max.decompressed.message.bytes, which Apache applies to these lookups too. */
     private static int maxDecompressedBytes(TopicInfo topic) {
         String name = TopicConfig.MAX_DECOMPRESSED_MESSAGE_BYTES_CONFIG;
-        return Integer.parseInt(topic.config().otherConfigs().getOrDefault(name, ApacheTopicConfigs.defaultValue(name)));
+        return Integer.parseInt(
+                topic.config().otherConfigs().getOrDefault(name, ApacheTopicConfigs.defaultValue(name)));
     }
 }

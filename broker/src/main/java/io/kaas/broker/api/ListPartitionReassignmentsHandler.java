@@ -1,9 +1,9 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.cluster.CoordinationException;
 import io.kaas.cluster.PartitionPins;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicPartition;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,14 +38,17 @@ public final class ListPartitionReassignmentsHandler implements ApiHandler<ListP
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ListPartitionReassignmentsRequestData request) {
-        ListPartitionReassignmentsResponseData response = new ListPartitionReassignmentsResponseData().setErrorMessage(null);
+        ListPartitionReassignmentsResponseData response =
+                new ListPartitionReassignmentsResponseData().setErrorMessage(null);
         if (pins == null) {
             return CompletableFuture.completedFuture(response);
         }
         Predicate<TopicPartition> asked = tp -> true;
         if (request.topics() != null) {
             Map<String, Set<Integer>> named = new HashMap<>();
-            request.topics().forEach(t -> named.computeIfAbsent(t.name(), n -> new HashSet<>()).addAll(t.partitionIndexes()));
+            request.topics()
+                    .forEach(t -> named.computeIfAbsent(t.name(), n -> new HashSet<>())
+                            .addAll(t.partitionIndexes()));
             asked = tp -> named.getOrDefault(tp.topic(), Set.of()).contains(tp.partition());
         }
         List<PartitionPins.Move> moves;
@@ -64,11 +67,16 @@ public final class ListPartitionReassignmentsHandler implements ApiHandler<ListP
                 removing.add(h);
             });
             byTopic.computeIfAbsent(m.tp().topic(), n -> {
-                OngoingTopicReassignment t = new OngoingTopicReassignment().setName(n);
-                response.topics().add(t);
-                return t;
-            }).partitions().add(new OngoingPartitionReassignment().setPartitionIndex(m.tp().partition())
-                    .setReplicas(replicas).setAddingReplicas(new ArrayList<>(List.of(m.target()))).setRemovingReplicas(removing));
+                        OngoingTopicReassignment t = new OngoingTopicReassignment().setName(n);
+                        response.topics().add(t);
+                        return t;
+                    })
+                    .partitions()
+                    .add(new OngoingPartitionReassignment()
+                            .setPartitionIndex(m.tp().partition())
+                            .setReplicas(replicas)
+                            .setAddingReplicas(new ArrayList<>(List.of(m.target())))
+                            .setRemovingReplicas(removing));
         }
         return CompletableFuture.completedFuture(response);
     }

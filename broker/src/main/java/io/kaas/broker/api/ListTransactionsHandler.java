@@ -1,10 +1,10 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionRecord;
 import io.kaas.broker.txn.TxnState;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
@@ -12,10 +12,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import java.util.stream.Collectors;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.ListTransactionsRequestData;
 import org.apache.kafka.common.message.ListTransactionsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -34,7 +34,8 @@ public final class ListTransactionsHandler implements ApiHandler<ListTransaction
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ListTransactionsRequestData request) {
         ListTransactionsResponseData response = new ListTransactionsResponseData();
-        Set<String> known = Arrays.stream(TxnState.values()).map(TxnState::wireName).collect(Collectors.toSet());
+        Set<String> known =
+                Arrays.stream(TxnState.values()).map(TxnState::wireName).collect(Collectors.toSet());
         Set<String> states = new HashSet<>();
         for (String s : request.stateFilters()) {
             (known.contains(s) ? states : response.unknownStateFilters()).add(s);
@@ -51,14 +52,18 @@ public final class ListTransactionsHandler implements ApiHandler<ListTransaction
         for (TransactionRecord r : txns.all()) {
             if (!states.isEmpty() && !states.contains(r.state().wireName())
                     || !producerIds.isEmpty() && !producerIds.contains(r.producerId())
-                    || request.durationFilter() >= 0 && (r.startTimestamp() < 0 || now - r.startTimestamp() < request.durationFilter())
+                    || request.durationFilter() >= 0
+                            && (r.startTimestamp() < 0 || now - r.startTimestamp() < request.durationFilter())
                     || pattern != null && !pattern.matcher(r.transactionalId()).matches()
                     // Apache lists only the ids the principal may DESCRIBE.
                     || !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, r.transactionalId())) {
                 continue;
             }
-            response.transactionStates().add(new ListTransactionsResponseData.TransactionState()
-                    .setTransactionalId(r.transactionalId()).setProducerId(r.producerId()).setTransactionState(r.state().wireName()));
+            response.transactionStates()
+                    .add(new ListTransactionsResponseData.TransactionState()
+                            .setTransactionalId(r.transactionalId())
+                            .setProducerId(r.producerId())
+                            .setTransactionState(r.state().wireName()));
         }
         return CompletableFuture.completedFuture(response);
     }

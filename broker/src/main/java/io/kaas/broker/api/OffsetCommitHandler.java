@@ -1,19 +1,19 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.OffsetStore;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -40,13 +40,15 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
         List<OffsetStore.Committed> commits = new ArrayList<>();
         List<OffsetCommitResponseData.OffsetCommitResponsePartition> accepted = new ArrayList<>();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : request.topics()) {
-            OffsetCommitResponseData.OffsetCommitResponseTopic tr = new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
+            OffsetCommitResponseData.OffsetCommitResponseTopic tr =
+                    new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
             response.topics().add(tr);
             Optional<TopicInfo> topic = topics.topic(t.name());
             boolean allowed = ctx.allowed(AclOperation.READ, ResourceType.TOPIC, t.name());
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 OffsetCommitResponseData.OffsetCommitResponsePartition pr =
-                        new OffsetCommitResponseData.OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex());
+                        new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                                .setPartitionIndex(p.partitionIndex());
                 tr.partitions().add(pr);
                 if (!allowed) {
                     pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
@@ -56,13 +58,22 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
                 }
-                commits.add(new OffsetStore.Committed(t.name(), p.partitionIndex(), p.committedOffset(),
-                        p.committedLeaderEpoch(), p.committedMetadata(), now));
+                commits.add(new OffsetStore.Committed(
+                        t.name(),
+                        p.partitionIndex(),
+                        p.committedOffset(),
+                        p.committedLeaderEpoch(),
+                        p.committedMetadata(),
+                        now));
                 accepted.add(pr);
             }
         }
-        Errors e = groups.commit(request.groupId(), request.memberId(), request.groupInstanceId(),
-                request.generationIdOrMemberEpoch(), commits);
+        Errors e = groups.commit(
+                request.groupId(),
+                request.memberId(),
+                request.groupInstanceId(),
+                request.generationIdOrMemberEpoch(),
+                commits);
         accepted.forEach(pr -> pr.setErrorCode(e.code()));
         return CompletableFuture.completedFuture(response);
     }

@@ -1,18 +1,18 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.OffsetStore;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -34,7 +34,8 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
 
     private short stability(boolean requireStable, String groupId, OffsetStore.Committed c) {
         return requireStable && groups.hasPendingOffset(groupId, c.topic(), c.partition())
-                ? Errors.UNSTABLE_OFFSET_COMMIT.code() : Errors.NONE.code();
+                ? Errors.UNSTABLE_OFFSET_COMMIT.code()
+                : Errors.NONE.code();
     }
 
     @Override
@@ -42,7 +43,8 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
         OffsetFetchResponseData response = new OffsetFetchResponseData();
         if (ctx.apiVersion() < FIRST_BATCHED_VERSION) {
             if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, request.groupId())) {
-                return CompletableFuture.completedFuture(response.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
+                return CompletableFuture.completedFuture(
+                        response.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
             }
             if (!groups.active(request.groupId())) {
                 return CompletableFuture.completedFuture(response.setErrorCode(Errors.NOT_COORDINATOR.code()));
@@ -54,13 +56,22 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                     wanted.put(t.name(), t.partitionIndexes());
                 }
             }
-            for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(ctx, request.groupId(), wanted).entrySet()) {
-                OffsetFetchResponseData.OffsetFetchResponseTopic tr = new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(e.getKey());
+            for (Map.Entry<String, List<OffsetStore.Committed>> e :
+                    lookup(ctx, request.groupId(), wanted).entrySet()) {
+                OffsetFetchResponseData.OffsetFetchResponseTopic tr =
+                        new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(e.getKey());
                 boolean topicDenied = !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, e.getKey());
                 for (OffsetStore.Committed c : e.getValue()) {
-                    tr.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartition().setPartitionIndex(c.partition())
-                            .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata())
-                            .setErrorCode(topicDenied ? Errors.TOPIC_AUTHORIZATION_FAILED.code() : stability(request.requireStable(), request.groupId(), c)));
+                    tr.partitions()
+                            .add(new OffsetFetchResponseData.OffsetFetchResponsePartition()
+                                    .setPartitionIndex(c.partition())
+                                    .setCommittedOffset(c.offset())
+                                    .setCommittedLeaderEpoch(c.leaderEpoch())
+                                    .setMetadata(c.metadata() == null ? "" : c.metadata())
+                                    .setErrorCode(
+                                            topicDenied
+                                                    ? Errors.TOPIC_AUTHORIZATION_FAILED.code()
+                                                    : stability(request.requireStable(), request.groupId(), c)));
                 }
                 response.topics().add(tr);
             }
@@ -74,24 +85,35 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                     wanted.put(t.name(), t.partitionIndexes());
                 }
             }
-            OffsetFetchResponseData.OffsetFetchResponseGroup gr = new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
+            OffsetFetchResponseData.OffsetFetchResponseGroup gr =
+                    new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
             if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId())) {
                 response.groups().add(gr.setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code()));
                 continue;
             }
             Errors member = groups.validateOffsetFetch(g.groupId(), g.memberId(), g.memberEpoch());
             if (member != Errors.NONE) {
-                // KIP-848: a consumer-group member fetches with its current epoch (STALE_MEMBER_EPOCH / UNKNOWN_MEMBER_ID).
+                // KIP-848: a consumer-group member fetches with its current epoch (STALE_MEMBER_EPOCH /
+                // UNKNOWN_MEMBER_ID).
                 response.groups().add(gr.setErrorCode(member.code()));
                 continue;
             }
-            for (Map.Entry<String, List<OffsetStore.Committed>> e : lookup(ctx, g.groupId(), wanted).entrySet()) {
-                OffsetFetchResponseData.OffsetFetchResponseTopics tr = new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(e.getKey());
+            for (Map.Entry<String, List<OffsetStore.Committed>> e :
+                    lookup(ctx, g.groupId(), wanted).entrySet()) {
+                OffsetFetchResponseData.OffsetFetchResponseTopics tr =
+                        new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(e.getKey());
                 boolean topicDenied = !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, e.getKey());
                 for (OffsetStore.Committed c : e.getValue()) {
-                    tr.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(c.partition())
-                            .setCommittedOffset(c.offset()).setCommittedLeaderEpoch(c.leaderEpoch()).setMetadata(c.metadata() == null ? "" : c.metadata())
-                            .setErrorCode(topicDenied ? Errors.TOPIC_AUTHORIZATION_FAILED.code() : stability(request.requireStable(), g.groupId(), c)));
+                    tr.partitions()
+                            .add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                                    .setPartitionIndex(c.partition())
+                                    .setCommittedOffset(c.offset())
+                                    .setCommittedLeaderEpoch(c.leaderEpoch())
+                                    .setMetadata(c.metadata() == null ? "" : c.metadata())
+                                    .setErrorCode(
+                                            topicDenied
+                                                    ? Errors.TOPIC_AUTHORIZATION_FAILED.code()
+                                                    : stability(request.requireStable(), g.groupId(), c)));
                 }
                 gr.topics().add(tr);
             }
@@ -105,12 +127,17 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
      * group's offsets leave out topics the principal may not DESCRIBE; named ones are answered with
      * TOPIC_AUTHORIZATION_FAILED.
      */
-    private Map<String, List<OffsetStore.Committed>> lookup(RequestContext ctx, String groupId, Map<String, List<Integer>> wanted) {
+    private Map<String, List<OffsetStore.Committed>> lookup(
+            RequestContext ctx, String groupId, Map<String, List<Integer>> wanted) {
         Map<OffsetStore.PartitionKey, OffsetStore.Committed> committed = groups.committed(groupId);
         Map<String, List<OffsetStore.Committed>> out = new TreeMap<>();
         if (wanted == null) {
-            java.util.Set<String> visible = ctx.allowedNames(AclOperation.DESCRIBE, ResourceType.TOPIC,
-                    committed.keySet().stream().map(OffsetStore.PartitionKey::topic).toList());
+            java.util.Set<String> visible = ctx.allowedNames(
+                    AclOperation.DESCRIBE,
+                    ResourceType.TOPIC,
+                    committed.keySet().stream()
+                            .map(OffsetStore.PartitionKey::topic)
+                            .toList());
             committed.forEach((k, c) -> {
                 if (visible.contains(k.topic())) {
                     out.computeIfAbsent(k.topic(), t -> new ArrayList<>()).add(c);

@@ -1,17 +1,17 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TopicInfo;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -38,14 +38,19 @@ public final class OffsetForLeaderEpochHandler implements ApiHandler<OffsetForLe
             Optional<TopicInfo> topic = topics.topic(t.topic());
             boolean allowed = replica || ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, t.topic());
             for (OffsetForLeaderEpochRequestData.OffsetForLeaderPartition p : t.partitions()) {
-                OffsetForLeaderEpochResponseData.EpochEndOffset out = new OffsetForLeaderEpochResponseData.EpochEndOffset()
-                        .setPartition(p.partition()).setLeaderEpoch(-1).setEndOffset(-1);
+                OffsetForLeaderEpochResponseData.EpochEndOffset out =
+                        new OffsetForLeaderEpochResponseData.EpochEndOffset()
+                                .setPartition(p.partition())
+                                .setLeaderEpoch(-1)
+                                .setEndOffset(-1);
                 tr.partitions().add(out);
                 if (!allowed) {
                     out.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
                     continue;
                 }
-                if (topic.isEmpty() || p.partition() < 0 || p.partition() >= topic.get().partitions()) {
+                if (topic.isEmpty()
+                        || p.partition() < 0
+                        || p.partition() >= topic.get().partitions()) {
                     out.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
                 }

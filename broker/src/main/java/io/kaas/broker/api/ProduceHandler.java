@@ -1,12 +1,12 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.broker.txn.TransactionalProduceGate;
 import io.kaas.broker.txn.TxnPartition;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.Acks;
 import io.kaas.storage.AppendResult;
 import io.kaas.storage.PartitionLog;
@@ -18,14 +18,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,9 +46,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     private static final Logger LOG = LoggerFactory.getLogger(ProduceHandler.class);
     /** Produce v13 names topics by id. */
     private static final short FIRST_TOPIC_ID_VERSION = 13;
+
     private static final String MAX_MESSAGE_BYTES = "max.message.bytes";
     /** Apache's default (1048588: 1 MiB plus batch overhead); kaas has no broker-level message.max.bytes setting. */
-    private static final int DEFAULT_MAX_MESSAGE_BYTES = Integer.parseInt(ApacheTopicConfigs.defaultValue(MAX_MESSAGE_BYTES));
+    private static final int DEFAULT_MAX_MESSAGE_BYTES =
+            Integer.parseInt(ApacheTopicConfigs.defaultValue(MAX_MESSAGE_BYTES));
     /** A batch's size is its 12-byte offset+length prefix plus the length. */
     private static final int BATCH_PREFIX = 12, LENGTH_OFFSET = 8;
 
@@ -72,8 +74,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
      *                       when it says no, nothing is acknowledged (NOT_LEADER_OR_FOLLOWER, the client
      *                       re-routes to the partition's next owner)
      */
-    public ProduceHandler(TopicCatalog topics, TransactionalProduceGate transactions, TrafficObserver traffic,
-                          BooleanSupplier mayAcknowledge) {
+    public ProduceHandler(
+            TopicCatalog topics,
+            TransactionalProduceGate transactions,
+            TrafficObserver traffic,
+            BooleanSupplier mayAcknowledge) {
         this.topics = topics;
         this.transactions = transactions;
         this.traffic = traffic;
@@ -82,7 +87,12 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request) {
-        return handle(ctx, request, (topic, partition, batches, acks) -> topics.partition(topic, partition).append(batches, acks, -1), true);
+        return handle(
+                ctx,
+                request,
+                (topic, partition, batches, acks) ->
+                        topics.partition(topic, partition).append(batches, acks, -1),
+                true);
     }
 
     /**
@@ -95,14 +105,16 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
      * is not known here (auto-creation writes files): those run on the pool as before.
      */
     @Override
-    public Started startOnNetworkThread(RequestContext ctx, ProduceRequestData request, java.util.concurrent.Executor handlerPool) {
+    public Started startOnNetworkThread(
+            RequestContext ctx, ProduceRequestData request, java.util.concurrent.Executor handlerPool) {
         if ((request.acks() != 0 && request.acks() != 1) || request.transactionalId() != null) {
             return null;
         }
         List<Deferred> deferred = new ArrayList<>();
         Appender inline = (topic, partition, batches, acks) -> {
             Optional<PartitionLog> log = topics.partitionIfOpen(topic, partition);
-            CompletableFuture<AppendResult> f = log.isPresent() ? log.get().appendWithoutBlocking(batches, acks, -1) : null;
+            CompletableFuture<AppendResult> f =
+                    log.isPresent() ? log.get().appendWithoutBlocking(batches, acks, -1) : null;
             if (f != null) {
                 return f;
             }
@@ -122,13 +134,15 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
             try {
                 for (Deferred d : deferred) {
                     try {
-                        topics.partition(d.topic, d.partition).append(d.batches, d.acks, -1).whenComplete((r, t) -> {
-                            if (t != null) {
-                                d.result.completeExceptionally(t);
-                            } else {
-                                d.result.complete(r);
-                            }
-                        });
+                        topics.partition(d.topic, d.partition)
+                                .append(d.batches, d.acks, -1)
+                                .whenComplete((r, t) -> {
+                                    if (t != null) {
+                                        d.result.completeExceptionally(t);
+                                    } else {
+                                        d.result.complete(r);
+                                    }
+                                });
                     } catch (RuntimeException e) {
                         d.result.completeExceptionally(e);
                     }
@@ -147,22 +161,29 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     }
 
     /** An append the event loop left to the handler pool. */
-    private record Deferred(String topic, int partition, ByteBuffer batches, Acks acks, CompletableFuture<AppendResult> result) {}
+    private record Deferred(
+            String topic, int partition, ByteBuffer batches, Acks acks, CompletableFuture<AppendResult> result) {}
 
     /** Null only when {@code !mayBlock} and a topic is not known here (nothing appended yet). */
-    private CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request, Appender appender, boolean mayBlock) {
+    private CompletableFuture<ApiMessage> handle(
+            RequestContext ctx, ProduceRequestData request, Appender appender, boolean mayBlock) {
         List<CompletableFuture<?>> pending = new ArrayList<>();
         try {
             return handle(ctx, request, pending, appender, mayBlock);
         } catch (RuntimeException e) {
             CompletableFuture<ApiMessage> failed = new CompletableFuture<>();
-            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).whenComplete((v, t) -> failed.completeExceptionally(e));
+            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                    .whenComplete((v, t) -> failed.completeExceptionally(e));
             return failed;
         }
     }
 
-    private CompletableFuture<ApiMessage> handle(RequestContext ctx, ProduceRequestData request, List<CompletableFuture<?>> pending,
-                                                 Appender appender, boolean mayBlock) {
+    private CompletableFuture<ApiMessage> handle(
+            RequestContext ctx,
+            ProduceRequestData request,
+            List<CompletableFuture<?>> pending,
+            Appender appender,
+            boolean mayBlock) {
         short acksWire = request.acks();
         boolean acksValid = acksWire == 0 || acksWire == 1 || acksWire == -1;
         Acks acks = acksValid ? Acks.fromKafka(acksWire) : Acks.ALL;
@@ -170,7 +191,8 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
         List<Accepted> accepted = new ArrayList<>();
         for (ProduceRequestData.TopicProduceData topicData : request.topicData()) {
             ProduceResponseData.TopicProduceResponse topicResponse = new ProduceResponseData.TopicProduceResponse()
-                    .setName(topicData.name()).setTopicId(topicData.topicId());
+                    .setName(topicData.name())
+                    .setTopicId(topicData.topicId());
             response.responses().add(topicResponse);
             Errors topicError = Errors.NONE;
             Optional<TopicInfo> topic = Optional.empty();
@@ -178,9 +200,14 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                 topicError = Errors.INVALID_REQUIRED_ACKS;
             } else if (ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION) {
                 topic = topics.topicById(Uuids.toJava(topicData.topicId()));
-                topicError = topic.isEmpty() ? Errors.UNKNOWN_TOPIC_ID
-                        : ctx.allowed(AclOperation.WRITE, ResourceType.TOPIC, topic.get().name()) ? Errors.NONE
-                        : Errors.TOPIC_AUTHORIZATION_FAILED;
+                topicError = topic.isEmpty()
+                        ? Errors.UNKNOWN_TOPIC_ID
+                        : ctx.allowed(
+                                        AclOperation.WRITE,
+                                        ResourceType.TOPIC,
+                                        topic.get().name())
+                                ? Errors.NONE
+                                : Errors.TOPIC_AUTHORIZATION_FAILED;
             } else if (!ctx.allowed(AclOperation.WRITE, ResourceType.TOPIC, topicData.name())) {
                 // Apache: WRITE on the topic, before anything else is looked at (a denied topic is never auto-created).
                 topicError = Errors.TOPIC_AUTHORIZATION_FAILED;
@@ -202,8 +229,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
             }
             for (ProduceRequestData.PartitionProduceData partitionData : topicData.partitionData()) {
                 ProduceResponseData.PartitionProduceResponse partitionResponse =
-                        new ProduceResponseData.PartitionProduceResponse().setIndex(partitionData.index())
-                                .setBaseOffset(-1).setLogAppendTimeMs(-1).setLogStartOffset(-1);
+                        new ProduceResponseData.PartitionProduceResponse()
+                                .setIndex(partitionData.index())
+                                .setBaseOffset(-1)
+                                .setLogAppendTimeMs(-1)
+                                .setLogStartOffset(-1);
                 topicResponse.partitionResponses().add(partitionResponse);
                 Errors error = topicError;
                 if (error == Errors.NONE && !TopicCatalog.hasPartition(topic, partitionData.index())) {
@@ -222,9 +252,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                 int largest = largestBatch(batches);
                 if (largest > maxBytes) {
                     // Apache's check and message (RecordTooLargeException): the limit is per batch, not per record.
-                    partitionResponse.setErrorCode(Errors.MESSAGE_TOO_LARGE.code()).setErrorMessage("The record batch size in the append to "
-                            + topicName + "-" + partitionData.index() + " is " + largest
-                            + " bytes which exceeds the maximum configured value of " + maxBytes + ".");
+                    partitionResponse
+                            .setErrorCode(Errors.MESSAGE_TOO_LARGE.code())
+                            .setErrorMessage("The record batch size in the append to "
+                                    + topicName + "-" + partitionData.index() + " is " + largest
+                                    + " bytes which exceeds the maximum configured value of " + maxBytes + ".");
                     continue;
                 }
                 accepted.add(new Accepted(partitionResponse, topicName, partitionData.index(), batches));
@@ -232,8 +264,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
         }
         // Transaction checks for the whole request at once (one coordinator write for the partitions it adds).
         List<TransactionalProduceGate.PartitionBatches> checked = new ArrayList<>();
-        accepted.forEach(a -> checked.add(new TransactionalProduceGate.PartitionBatches(new TxnPartition(a.topic, a.partition), a.batches)));
-        List<Errors> txnErrors = accepted.isEmpty() ? List.of() : transactions.check(ctx.apiVersion(), request.transactionalId(), checked);
+        accepted.forEach(a -> checked.add(
+                new TransactionalProduceGate.PartitionBatches(new TxnPartition(a.topic, a.partition), a.batches)));
+        List<Errors> txnErrors = accepted.isEmpty()
+                ? List.of()
+                : transactions.check(ctx.apiVersion(), request.transactionalId(), checked);
         for (int i = 0; i < accepted.size(); i++) {
             Accepted a = accepted.get(i);
             if (txnErrors.get(i) != Errors.NONE) {
@@ -273,8 +308,11 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
                 for (ProduceResponseData.TopicProduceResponse t : response.responses()) {
                     for (ProduceResponseData.PartitionProduceResponse p : t.partitionResponses()) {
                         if (p.errorCode() == Errors.NONE.code()) {
-                            p.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code()).setBaseOffset(-1).setLogStartOffset(-1)
-                                    .setLogAppendTimeMs(-1).setErrorMessage(fenced(t.name(), p.index()).getMessage());
+                            p.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
+                                    .setBaseOffset(-1)
+                                    .setLogStartOffset(-1)
+                                    .setLogAppendTimeMs(-1)
+                                    .setErrorMessage(fenced(t.name(), p.index()).getMessage());
                         }
                     }
                 }
@@ -284,12 +322,14 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
     }
 
     private static StorageException fenced(String topic, int partition) {
-        return new StorageException(StorageException.Kind.NOT_OWNED, topic + "-" + partition
-                + ": this broker's lease may have expired (self-fenced); nothing acknowledged");
+        return new StorageException(
+                StorageException.Kind.NOT_OWNED,
+                topic + "-" + partition + ": this broker's lease may have expired (self-fenced); nothing acknowledged");
     }
 
     /** A partition's batches that passed the per-partition checks, waiting for the transaction checks and the append. */
-    private record Accepted(ProduceResponseData.PartitionProduceResponse response, String topic, int partition, ByteBuffer batches) {}
+    private record Accepted(
+            ProduceResponseData.PartitionProduceResponse response, String topic, int partition, ByteBuffer batches) {}
 
     private static int maxMessageBytes(TopicInfo topic) {
         String set = topic.config().otherConfigs().get(MAX_MESSAGE_BYTES);
@@ -315,18 +355,29 @@ public final class ProduceHandler implements ApiHandler<ProduceRequestData> {
         return largest;
     }
 
-    private static void fill(ProduceResponseData.PartitionProduceResponse out, AppendResult result, Throwable failure,
-                             String topicName, RequestContext ctx) {
+    private static void fill(
+            ProduceResponseData.PartitionProduceResponse out,
+            AppendResult result,
+            Throwable failure,
+            String topicName,
+            RequestContext ctx) {
         // Each partition response is written by exactly one future; allOf publishes them to the reader.
         if (failure == null) {
-            out.setBaseOffset(result.baseOffset()).setLogStartOffset(result.logStartOffset()).setLogAppendTimeMs(result.logAppendTimeMs());
+            out.setBaseOffset(result.baseOffset())
+                    .setLogStartOffset(result.logStartOffset())
+                    .setLogAppendTimeMs(result.logAppendTimeMs());
             return;
         }
         Errors error = ErrorMapping.toKafka(failure);
         if (error == Errors.UNKNOWN_SERVER_ERROR || error == Errors.KAFKA_STORAGE_ERROR) {
-            LOG.warn("produce to {}-{} from client {} failed", topicName, out.index(), ctx.clientId(),
+            LOG.warn(
+                    "produce to {}-{} from client {} failed",
+                    topicName,
+                    out.index(),
+                    ctx.clientId(),
                     ErrorMapping.unwrap(failure));
         }
-        out.setErrorCode(error.code()).setErrorMessage(ErrorMapping.unwrap(failure).getMessage());
+        out.setErrorCode(error.code())
+                .setErrorMessage(ErrorMapping.unwrap(failure).getMessage());
     }
 }

@@ -32,8 +32,12 @@ final class RecordTimestampSearch {
      */
     static Optional<Found> firstAtLeast(StoredBatch stored, long target, long minOffset, int maxDecompressedBytes) {
         if (stored.header().isLogAppendTime()) {
-            return stored.header().lastOffset() < minOffset || stored.header().maxTimestamp() < target ? Optional.empty()
-                    : Optional.of(found(stored, stored.header().maxTimestamp(), Math.max(stored.header().baseOffset(), minOffset)));
+            return stored.header().lastOffset() < minOffset || stored.header().maxTimestamp() < target
+                    ? Optional.empty()
+                    : Optional.of(found(
+                            stored,
+                            stored.header().maxTimestamp(),
+                            Math.max(stored.header().baseOffset(), minOffset)));
         }
         try (CloseableIterator<Record> records = records(stored, maxDecompressedBytes)) {
             while (records.hasNext()) {
@@ -65,7 +69,10 @@ final class RecordTimestampSearch {
 
     /** Records without their keys and values: only offsets and timestamps are needed. */
     private static CloseableIterator<Record> records(StoredBatch stored, int maxDecompressedBytes) {
-        Iterator<MutableRecordBatch> batches = MemoryRecords.readableRecords(stored.bytes().duplicate()).batches().iterator();
+        Iterator<MutableRecordBatch> batches = MemoryRecords.readableRecords(
+                        stored.bytes().duplicate())
+                .batches()
+                .iterator();
         MutableRecordBatch batch = batches.next();
         return batch.skipKeyValueIterator(BufferSupplier.NO_CACHING, maxDecompressedBytes);
     }

@@ -17,8 +17,10 @@ import org.apache.kafka.server.config.QuotaConfig;
  * {@code *.replication.throttled.replicas} are topic configs, stored and reported like any.)
  */
 final class ReplicationThrottles {
-    static final Set<String> BROKER_LEVEL = Set.of(QuotaConfig.LEADER_REPLICATION_THROTTLED_RATE_CONFIG,
-            QuotaConfig.FOLLOWER_REPLICATION_THROTTLED_RATE_CONFIG, QuotaConfig.REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND_CONFIG);
+    static final Set<String> BROKER_LEVEL = Set.of(
+            QuotaConfig.LEADER_REPLICATION_THROTTLED_RATE_CONFIG,
+            QuotaConfig.FOLLOWER_REPLICATION_THROTTLED_RATE_CONFIG,
+            QuotaConfig.REPLICA_ALTER_LOG_DIRS_IO_MAX_BYTES_PER_SECOND_CONFIG);
 
     private ReplicationThrottles() {}
 
@@ -31,8 +33,10 @@ final class ReplicationThrottles {
     static ApiError answer(List<TopicConfigChanges.Operation> ops) {
         for (TopicConfigChanges.Operation o : ops) {
             if (o.op() != AlterConfigOp.OpType.DELETE.id()) {
-                return new ApiError(Errors.INVALID_CONFIG, o.name() + ": kaas moves a partition without copying it (one copy, on the "
-                        + "volume its brokers share), so there is no replication to throttle; reassign without --throttle");
+                return new ApiError(
+                        Errors.INVALID_CONFIG,
+                        o.name() + ": kaas moves a partition without copying it (one copy, on the "
+                                + "volume its brokers share), so there is no replication to throttle; reassign without --throttle");
             }
         }
         return ApiError.NONE;

@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.security.SaslAuthentication;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
@@ -24,7 +24,9 @@ public final class SaslAuthenticateHandler implements ApiHandler<SaslAuthenticat
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, SaslAuthenticateRequestData request) {
         SaslAuthentication.Outcome o = sasl.authenticate(ctx.session(), request.authBytes(), ctx.apiVersion());
         return CompletableFuture.completedFuture(new SaslAuthenticateResponseData()
-                .setErrorCode(o.error().code()).setErrorMessage(o.message()).setAuthBytes(o.token())
+                .setErrorCode(o.error().code())
+                .setErrorMessage(o.message())
+                .setAuthBytes(o.token())
                 .setSessionLifetimeMs(o.sessionLifetimeMs()));
     }
 }

@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.broker.security.SaslAuthentication;
 import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;

@@ -1,8 +1,8 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
+import io.kaas.protocol.ErrorMapping;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import java.util.Map;
@@ -24,10 +24,12 @@ final class TopicConfigAlterer {
         this.topics = topics;
     }
 
-    ApiError alter(byte resourceType, String resourceName, UnaryOperator<Map<String, String>> change, boolean validateOnly) {
+    ApiError alter(
+            byte resourceType, String resourceName, UnaryOperator<Map<String, String>> change, boolean validateOnly) {
         ConfigResource.Type type = ConfigResource.Type.forId(resourceType);
         if (type != ConfigResource.Type.TOPIC) {
-            return new ApiError(Errors.INVALID_REQUEST, "only topic configs can be altered; kaas's broker configs are read-only");
+            return new ApiError(
+                    Errors.INVALID_REQUEST, "only topic configs can be altered; kaas's broker configs are read-only");
         }
         Optional<TopicInfo> topic = topics.topic(resourceName);
         if (topic.isEmpty()) {

@@ -1,21 +1,21 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.OffsetStore;
 import io.kaas.broker.txn.TransactionErrors;
 import io.kaas.broker.txn.TransactionalOffsetsGate;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -31,6 +31,7 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
     public static final int MAX_VERSION = 5;
     /** v5+: transaction protocol v2, the group joins the transaction here (no AddOffsetsToTxn). */
     private static final int FIRST_V2_VERSION = 5;
+
     private static final int FIRST_PRODUCER_FENCED_VERSION = 3;
 
     private final GroupCoordinator groups;
@@ -50,14 +51,15 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         List<OffsetStore.Committed> staged = new ArrayList<>();
         List<TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition> accepted = new ArrayList<>();
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic t : request.topics()) {
-            TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic tr = new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic()
-                    .setName(t.name());
+            TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic tr =
+                    new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic().setName(t.name());
             response.topics().add(tr);
             Optional<TopicInfo> topic = topics.topic(t.name());
             boolean allowed = ctx.allowed(AclOperation.READ, ResourceType.TOPIC, t.name());
             for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition p : t.partitions()) {
                 TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition pr =
-                        new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex());
+                        new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition()
+                                .setPartitionIndex(p.partitionIndex());
                 tr.partitions().add(pr);
                 if (!allowed) {
                     pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
@@ -67,8 +69,13 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
                 }
-                staged.add(new OffsetStore.Committed(t.name(), p.partitionIndex(), p.committedOffset(),
-                        p.committedLeaderEpoch(), p.committedMetadata(), now));
+                staged.add(new OffsetStore.Committed(
+                        t.name(),
+                        p.partitionIndex(),
+                        p.committedOffset(),
+                        p.committedLeaderEpoch(),
+                        p.committedMetadata(),
+                        now));
                 accepted.add(pr);
             }
         }
@@ -85,12 +92,22 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         if (!groups.active(request.groupId())) {
             return Errors.NOT_COORDINATOR;
         }
-        Errors e = gate.check(request.transactionalId(), request.producerId(), request.producerEpoch(), request.groupId(),
+        Errors e = gate.check(
+                request.transactionalId(),
+                request.producerId(),
+                request.producerEpoch(),
+                request.groupId(),
                 ctx.apiVersion() >= FIRST_V2_VERSION);
         if (e != Errors.NONE) {
             return e;
         }
-        return groups.stageTransactional(request.groupId(), request.memberId(), request.groupInstanceId(),
-                request.generationIdOrMemberEpoch(), request.producerId(), request.producerEpoch(), staged);
+        return groups.stageTransactional(
+                request.groupId(),
+                request.memberId(),
+                request.groupInstanceId(),
+                request.generationIdOrMemberEpoch(),
+                request.producerId(),
+                request.producerEpoch(),
+                staged);
     }
 }

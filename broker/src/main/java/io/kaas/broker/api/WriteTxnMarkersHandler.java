@@ -1,12 +1,12 @@
 package io.kaas.broker.api;
 
-import io.kaas.protocol.ApiHandler;
-import io.kaas.protocol.RequestContext;
-import io.kaas.protocol.ErrorMapping;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.txn.TransactionMarkerWriter;
 import io.kaas.broker.txn.TxnPartition;
+import io.kaas.protocol.ApiHandler;
+import io.kaas.protocol.ErrorMapping;
+import io.kaas.protocol.RequestContext;
 import io.kaas.storage.PartitionLog;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +37,11 @@ public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersR
     }
 
     /** {@code mayAcknowledge}: the self-fence of a broker sharing its directory, asked before each marker and after it. */
-    public WriteTxnMarkersHandler(TopicCatalog topics, TransactionMarkerWriter markers, GroupCoordinator groups,
-                                  BooleanSupplier mayAcknowledge) {
+    public WriteTxnMarkersHandler(
+            TopicCatalog topics,
+            TransactionMarkerWriter markers,
+            GroupCoordinator groups,
+            BooleanSupplier mayAcknowledge) {
         this.topics = topics;
         this.markers = markers;
         this.groups = groups;
@@ -50,20 +53,22 @@ public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersR
         WriteTxnMarkersResponseData response = new WriteTxnMarkersResponseData();
         List<CompletableFuture<?>> pending = new ArrayList<>();
         for (WriteTxnMarkersRequestData.WritableTxnMarker m : request.markers()) {
-            WriteTxnMarkersResponseData.WritableTxnMarkerResult mr = new WriteTxnMarkersResponseData.WritableTxnMarkerResult()
-                    .setProducerId(m.producerId());
+            WriteTxnMarkersResponseData.WritableTxnMarkerResult mr =
+                    new WriteTxnMarkersResponseData.WritableTxnMarkerResult().setProducerId(m.producerId());
             response.markers().add(mr);
             for (WriteTxnMarkersRequestData.WritableTxnMarkerTopic t : m.topics()) {
-                WriteTxnMarkersResponseData.WritableTxnMarkerTopicResult tr = new WriteTxnMarkersResponseData.WritableTxnMarkerTopicResult()
-                        .setName(t.name());
+                WriteTxnMarkersResponseData.WritableTxnMarkerTopicResult tr =
+                        new WriteTxnMarkersResponseData.WritableTxnMarkerTopicResult().setName(t.name());
                 mr.topics().add(tr);
                 for (int partition : t.partitionIndexes()) {
                     WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult pr =
-                            new WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult().setPartitionIndex(partition);
+                            new WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult()
+                                    .setPartitionIndex(partition);
                     tr.partitions().add(pr);
                     if (TxnPartition.isOffsetsSlot(t.name(), partition)) {
                         // A group slot: the pending offsets of the producer's groups there are committed or dropped.
-                        pr.setErrorCode(groups.completeTransaction(partition, m.producerId(), m.transactionResult()).code());
+                        pr.setErrorCode(groups.completeTransaction(partition, m.producerId(), m.transactionResult())
+                                .code());
                         continue;
                     }
                     if (!TopicCatalog.hasPartition(topics.topic(t.name()), partition)) {
@@ -80,15 +85,25 @@ public final class WriteTxnMarkersHandler implements ApiHandler<WriteTxnMarkersR
                             pr.setErrorCode(Errors.INVALID_PRODUCER_EPOCH.code());
                             continue;
                         }
-                        pending.add(markers.writeOne(log, m.producerId(), m.producerEpoch(), m.transactionResult(), m.coordinatorEpoch())
-                                .handle((v, e) -> pr.setErrorCode((e != null ? ErrorMapping.toKafka(e)
-                                        : mayAcknowledge.getAsBoolean() ? Errors.NONE : Errors.NOT_LEADER_OR_FOLLOWER).code())));
+                        pending.add(markers.writeOne(
+                                        log,
+                                        m.producerId(),
+                                        m.producerEpoch(),
+                                        m.transactionResult(),
+                                        m.coordinatorEpoch())
+                                .handle((v, e) -> pr.setErrorCode((e != null
+                                                ? ErrorMapping.toKafka(e)
+                                                : mayAcknowledge.getAsBoolean()
+                                                        ? Errors.NONE
+                                                        : Errors.NOT_LEADER_OR_FOLLOWER)
+                                        .code())));
                     } catch (RuntimeException e) {
                         pr.setErrorCode(ErrorMapping.toKafka(e).code());
                     }
                 }
             }
         }
-        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).thenApply(v -> response);
+        return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                .thenApply(v -> response);
     }
 }

@@ -5,8 +5,8 @@ import io.kaas.cluster.Endpoint;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,17 +22,17 @@ import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.NetworkClientUtils;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ChannelBuilder;
 import org.apache.kafka.common.network.ChannelBuilders;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
-import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.internals.LogContext;
 
@@ -77,12 +77,22 @@ public final class InterBrokerClient implements AutoCloseable {
     private final Map<Integer, Peer> peers = new ConcurrentHashMap<>();
     /** Bumped by {@link #renewConnections}: a peer made under an older generation is replaced at its next use. */
     private final AtomicInteger generation = new AtomicInteger();
+
     private volatile boolean closed;
 
     /** PLAINTEXT to the address a {@link BrokerNode} names: brokers whose only listener is PLAINTEXT (tests). */
     public InterBrokerClient(int selfId, Duration timeout) {
-        this(selfId, timeout, () -> ChannelBuilders.clientChannelBuilder(SecurityProtocol.PLAINTEXT, null,
-                new AbstractConfig(new ConfigDef(), Map.of(), false), null, null, Time.SYSTEM, new LogContext()),
+        this(
+                selfId,
+                timeout,
+                () -> ChannelBuilders.clientChannelBuilder(
+                        SecurityProtocol.PLAINTEXT,
+                        null,
+                        new AbstractConfig(new ConfigDef(), Map.of(), false),
+                        null,
+                        null,
+                        Time.SYSTEM,
+                        new LogContext()),
                 to -> new Endpoint("PLAINTEXT", to.host(), to.port()));
     }
 
@@ -135,7 +145,8 @@ public final class InterBrokerClient implements AutoCloseable {
                 return new Peer(id, at.host(), at.port(), current);
             });
         } catch (KafkaException e) {
-            // A store changed again since the reload and does not load now: this request fails, the next one tries again.
+            // A store changed again since the reload and does not load now: this request fails, the next one tries
+            // again.
             throw new IOException("broker " + id + " at " + at.host() + ":" + at.port() + ": " + e.getMessage(), e);
         }
         Peer old = replaced[0];
@@ -184,11 +195,27 @@ public final class InterBrokerClient implements AutoCloseable {
             ChannelBuilder channelBuilder = channels.get(); // first: a store that does not load leaves nothing open
             this.metrics = new Metrics();
             LogContext log = new LogContext("[" + clientId + " to broker " + id + "] ");
-            Selector selector = new Selector(CONNECTIONS_MAX_IDLE_MS, metrics, time, "kaas-inter-broker", channelBuilder, log);
-            this.client = new NetworkClient(selector, new ManualMetadataUpdater(), clientId, 1, RECONNECT_BACKOFF_MS,
-                    RECONNECT_BACKOFF_MS, Selector.USE_DEFAULT_BUFFER_SIZE, Selector.USE_DEFAULT_BUFFER_SIZE, timeoutMs,
-                    timeoutMs, timeoutMs, time, true, new ApiVersions(), log, MetadataRecoveryStrategy.NONE,
-                    BootstrapConfiguration.DISABLED, false);
+            Selector selector =
+                    new Selector(CONNECTIONS_MAX_IDLE_MS, metrics, time, "kaas-inter-broker", channelBuilder, log);
+            this.client = new NetworkClient(
+                    selector,
+                    new ManualMetadataUpdater(),
+                    clientId,
+                    1,
+                    RECONNECT_BACKOFF_MS,
+                    RECONNECT_BACKOFF_MS,
+                    Selector.USE_DEFAULT_BUFFER_SIZE,
+                    Selector.USE_DEFAULT_BUFFER_SIZE,
+                    timeoutMs,
+                    timeoutMs,
+                    timeoutMs,
+                    time,
+                    true,
+                    new ApiVersions(),
+                    log,
+                    MetadataRecoveryStrategy.NONE,
+                    BootstrapConfiguration.DISABLED,
+                    false);
         }
 
         boolean isAt(Endpoint at) {
@@ -208,11 +235,12 @@ public final class InterBrokerClient implements AutoCloseable {
                 if (!NetworkClientUtils.awaitReady(client, node, time, timeoutMs)) {
                     throw new IOException(this + ": not connected within " + timeoutMs + " ms");
                 }
-                ClientRequest request = client.newClientRequest(node.idString(), new MessageBuilder(api, body), time.milliseconds(),
-                        true, timeoutMs, null);
+                ClientRequest request = client.newClientRequest(
+                        node.idString(), new MessageBuilder(api, body), time.milliseconds(), true, timeoutMs, null);
                 ClientResponse response = NetworkClientUtils.sendAndReceive(client, request, time);
                 if (response.versionMismatch() != null) {
-                    throw new IOException(this + ": " + response.versionMismatch().getMessage(), response.versionMismatch());
+                    throw new IOException(
+                            this + ": " + response.versionMismatch().getMessage(), response.versionMismatch());
                 }
                 if (response.authenticationException() != null) {
                     throw response.authenticationException();
@@ -224,7 +252,8 @@ public final class InterBrokerClient implements AutoCloseable {
                 throw e instanceof IOException io ? io : new IOException(this + ": " + e.getMessage(), e);
             } finally {
                 lock.unlock();
-                // Checked after unlocking: a retire() that found the lock taken relies on its holder seeing the flag here.
+                // Checked after unlocking: a retire() that found the lock taken relies on its holder seeing the flag
+                // here.
                 if (retired) {
                     closeIfIdle();
                 }

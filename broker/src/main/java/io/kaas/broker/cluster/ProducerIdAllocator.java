@@ -24,6 +24,7 @@ public final class ProducerIdAllocator {
     private final Path file;
     /** Several brokers over one directory: blocks come from the coordination store, not the file. */
     private final LongUnaryOperator blockSource;
+
     private long next;
     private long blockEnd;
 
@@ -42,7 +43,9 @@ public final class ProducerIdAllocator {
         }
         this.file = dir.resolve(FILE_NAME);
         this.blockSource = null;
-        long start = StateJson.read(file, NextBlock.class).map(NextBlock::nextBlockStart).orElse(0L);
+        long start = StateJson.read(file, NextBlock.class)
+                .map(NextBlock::nextBlockStart)
+                .orElse(0L);
         this.next = start;
         this.blockEnd = start;
     }

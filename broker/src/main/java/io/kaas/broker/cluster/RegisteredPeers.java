@@ -1,11 +1,10 @@
 package io.kaas.broker.cluster;
 
-import io.kaas.cluster.ClusterMember;
-import io.kaas.cluster.BrokerRegistration;
-import io.kaas.cluster.Endpoint;
-import io.kaas.cluster.BrokerNode;
-import io.kaas.broker.cluster.InterBrokerClient;
 import io.kaas.broker.security.InterBrokerListener;
+import io.kaas.cluster.BrokerNode;
+import io.kaas.cluster.BrokerRegistration;
+import io.kaas.cluster.ClusterMember;
+import io.kaas.cluster.Endpoint;
 import java.io.IOException;
 
 /**
@@ -30,7 +29,8 @@ public final class RegisteredPeers implements InterBrokerClient.PeerAddresses {
             // Registered by a build that did not list its listeners: its first advertised one is all there is.
             return new Endpoint(listenerName, r.host(), r.port());
         }
-        return r.endpoint(listenerName).orElseThrow(() -> new IOException("broker " + to.nodeId() + " has no listener "
-                + listenerName + " (" + InterBrokerListener.LISTENER_NAME + "); it registered " + r.endpoints()));
+        return r.endpoint(listenerName)
+                .orElseThrow(() -> new IOException("broker " + to.nodeId() + " has no listener " + listenerName + " ("
+                        + InterBrokerListener.LISTENER_NAME + "); it registered " + r.endpoints()));
     }
 }

@@ -78,8 +78,8 @@ public final class TopicCatalog {
     public static void validateNewName(String name) {
         validateName(name);
         if (org.apache.kafka.common.internals.Topic.isInternal(name)) {
-            throw new InvalidTopicException("Creation of internal topic " + name + " is prohibited: kaas keeps its state in "
-                    + "files under __cluster, not in a topic");
+            throw new InvalidTopicException("Creation of internal topic " + name
+                    + " is prohibited: kaas keeps its state in " + "files under __cluster, not in a topic");
         }
     }
 
@@ -109,7 +109,9 @@ public final class TopicCatalog {
             namesById.put(t.topicId(), t.name());
         }
         name = namesById.get(id);
-        return name == null ? Optional.empty() : engine.topic(name).filter(t -> t.topicId().equals(id));
+        return name == null
+                ? Optional.empty()
+                : engine.topic(name).filter(t -> t.topicId().equals(id));
     }
 
     public TopicInfo create(String name, int partitions, TopicConfig config) {

@@ -70,7 +70,8 @@ public final class ApacheTopicConfigs {
     /** The broker-level configs behind a topic config, highest precedence first (log.retention.ms, .minutes, .hours). */
     public static List<String> serverSynonyms(String name) {
         return ServerTopicConfigSynonyms.ALL_TOPIC_CONFIG_SYNONYMS.getOrDefault(name, List.of()).stream()
-                .map(ConfigSynonym::name).toList();
+                .map(ConfigSynonym::name)
+                .toList();
     }
 
     /**

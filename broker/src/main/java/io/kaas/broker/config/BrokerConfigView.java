@@ -30,13 +30,19 @@ public final class BrokerConfigView {
         m.put("node.id", Integer.toString(c.brokerId()));
         m.put("broker.id", Integer.toString(c.brokerId()));
         m.put("listeners", c.listeners().stream().map(Endpoint::toString).collect(Collectors.joining(",")));
-        m.put("advertised.listeners", c.advertisedListeners().stream().map(Endpoint::toString).collect(Collectors.joining(",")));
-        m.put("log.dirs", c.inMemory() ? "(in memory)" : c.dataDir().toAbsolutePath().toString());
+        m.put(
+                "advertised.listeners",
+                c.advertisedListeners().stream().map(Endpoint::toString).collect(Collectors.joining(",")));
+        m.put(
+                "log.dirs",
+                c.inMemory() ? "(in memory)" : c.dataDir().toAbsolutePath().toString());
         m.put("num.partitions", Integer.toString(c.defaultPartitions()));
         m.put("auto.create.topics.enable", Boolean.toString(c.autoCreateTopics()));
         m.put("log.segment.bytes", Long.toString(c.segmentBytes()));
         m.put("log.flush.interval.messages", Long.toString(c.flushIntervalMessages()));
-        m.put("log.retention.check.interval.ms", Long.toString(c.retentionCheckInterval().toMillis()));
+        m.put(
+                "log.retention.check.interval.ms",
+                Long.toString(c.retentionCheckInterval().toMillis()));
         m.put("log.cleaner.enable", Boolean.toString(c.cleaner().threads() > 0));
         m.put("log.cleaner.threads", Integer.toString(c.cleaner().threads()));
         m.put("log.cleaner.dedupe.buffer.size", Long.toString(c.cleaner().dedupeBufferBytes()));
@@ -78,10 +84,12 @@ public final class BrokerConfigView {
         for (String name : ApacheTopicConfigs.serverSynonyms(topicConfig)) {
             ConfigDef.ConfigKey k = server.get(name);
             if (k == null) {
-                return Optional.of(new AbstractMap.SimpleImmutableEntry<>(name, ApacheTopicConfigs.defaultValue(topicConfig)));
+                return Optional.of(
+                        new AbstractMap.SimpleImmutableEntry<>(name, ApacheTopicConfigs.defaultValue(topicConfig)));
             }
             if (k.defaultValue != null) {
-                return Optional.of(new AbstractMap.SimpleImmutableEntry<>(name, ConfigDef.convertToString(k.defaultValue, k.type)));
+                return Optional.of(new AbstractMap.SimpleImmutableEntry<>(
+                        name, ConfigDef.convertToString(k.defaultValue, k.type)));
             }
         }
         return Optional.empty();
@@ -90,22 +98,39 @@ public final class BrokerConfigView {
     /** Every broker config reported, by name (sorted): Apache's defaults with kaas's settings over them. */
     public static Map<String, Entry> of(BrokerConfig c) {
         Map<String, Entry> out = new TreeMap<>();
-        LogConfig.SERVER_CONFIG_DEF.configKeys().forEach((name, k) -> out.put(name, new Entry(name,
-                ConfigDef.convertToString(k.defaultValue, k.type), ConfigSource.DEFAULT_CONFIG.id(), ApacheTopicConfigs.wireType(k.type))));
+        LogConfig.SERVER_CONFIG_DEF
+                .configKeys()
+                .forEach((name, k) -> out.put(
+                        name,
+                        new Entry(
+                                name,
+                                ConfigDef.convertToString(k.defaultValue, k.type),
+                                ConfigSource.DEFAULT_CONFIG.id(),
+                                ApacheTopicConfigs.wireType(k.type))));
         for (String topicConfig : ApacheTopicConfigs.names()) {
             List<String> synonyms = ApacheTopicConfigs.serverSynonyms(topicConfig);
             for (String name : synonyms) {
                 if (!out.containsKey(name)) {
                     boolean last = name.equals(synonyms.get(synonyms.size() - 1));
-                    out.put(name, new Entry(name, last ? ApacheTopicConfigs.defaultValue(topicConfig) : null,
-                            ConfigSource.DEFAULT_CONFIG.id(), ApacheTopicConfigs.wireType(topicConfig)));
+                    out.put(
+                            name,
+                            new Entry(
+                                    name,
+                                    last ? ApacheTopicConfigs.defaultValue(topicConfig) : null,
+                                    ConfigSource.DEFAULT_CONFIG.id(),
+                                    ApacheTopicConfigs.wireType(topicConfig)));
                 }
             }
         }
         staticSettings(c).forEach((name, value) -> {
             Entry known = out.get(name);
-            out.put(name, new Entry(name, value, ConfigSource.STATIC_BROKER_CONFIG.id(),
-                    known != null ? known.type() : ConfigType.STRING.id()));
+            out.put(
+                    name,
+                    new Entry(
+                            name,
+                            value,
+                            ConfigSource.STATIC_BROKER_CONFIG.id(),
+                            known != null ? known.type() : ConfigType.STRING.id()));
         });
         return out;
     }

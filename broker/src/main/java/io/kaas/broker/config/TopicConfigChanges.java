@@ -24,18 +24,23 @@ public final class TopicConfigChanges {
 
     /** A topic's config from the complete set of values it should have (names as Kafka spells them). */
     public static TopicConfig build(Map<String, String> existing, Map<String, String> proposed) {
-        List<String> nulls = proposed.entrySet().stream().filter(e -> e.getValue() == null).map(Map.Entry::getKey).toList();
+        List<String> nulls = proposed.entrySet().stream()
+                .filter(e -> e.getValue() == null)
+                .map(Map.Entry::getKey)
+                .toList();
         if (!nulls.isEmpty()) {
             // Apache's controller message for the same request.
-            throw new IllegalArgumentException("Null value not supported for topic configs: " + String.join(",", nulls));
+            throw new IllegalArgumentException(
+                    "Null value not supported for topic configs: " + String.join(",", nulls));
         }
         ApacheTopicConfigs.validate(existing, proposed);
         TopicConfig out = TopicConfig.EMPTY;
         for (Map.Entry<String, String> e : proposed.entrySet()) {
             String value = ApacheTopicConfigs.canonical(e.getKey(), e.getValue());
             if (e.getKey().equals("cleanup.policy") && value.isEmpty()) {
-                throw new IllegalArgumentException("Invalid value for configuration cleanup.policy: an empty list (neither "
-                        + "delete nor compact) is valid in Apache Kafka but kaas does not support it; use delete, compact or both");
+                throw new IllegalArgumentException(
+                        "Invalid value for configuration cleanup.policy: an empty list (neither "
+                                + "delete nor compact) is valid in Apache Kafka but kaas does not support it; use delete, compact or both");
             }
             out = out.withAnyKafkaConfig(e.getKey(), value);
         }
@@ -56,9 +61,11 @@ public final class TopicConfigChanges {
                 case APPEND, SUBTRACT -> {
                     String opName = o.op() == APPEND ? "APPEND" : "SUBTRACT";
                     if (!ApacheTopicConfigs.isTopicConfig(o.name()) || !ApacheTopicConfigs.isList(o.name())) {
-                        throw new IllegalArgumentException("Can't " + opName + " to key " + o.name() + " because its type is not LIST.");
+                        throw new IllegalArgumentException(
+                                "Can't " + opName + " to key " + o.name() + " because its type is not LIST.");
                     }
-                    String base = out.containsKey(o.name()) ? out.get(o.name()) : ApacheTopicConfigs.defaultValue(o.name());
+                    String base =
+                            out.containsKey(o.name()) ? out.get(o.name()) : ApacheTopicConfigs.defaultValue(o.name());
                     List<String> items = new ArrayList<>(split(base));
                     for (String v : split(o.value() == null ? "" : o.value())) {
                         if (o.op() == APPEND && !items.contains(v)) {
@@ -69,13 +76,18 @@ public final class TopicConfigChanges {
                     }
                     out.put(o.name(), String.join(",", items));
                 }
-                default -> throw new IllegalArgumentException("Unknown alter config operation " + o.op() + " for key " + o.name());
+                default ->
+                    throw new IllegalArgumentException(
+                            "Unknown alter config operation " + o.op() + " for key " + o.name());
             }
         }
         return out;
     }
 
     private static List<String> split(String list) {
-        return Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        return Arrays.stream(list.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .toList();
     }
 }

@@ -18,7 +18,8 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigSource;
 public final class TopicConfigView {
     public record Synonym(String name, String value, byte source) {}
 
-    public record Entry(String name, String value, byte source, byte type, List<Synonym> synonyms, String documentation) {
+    public record Entry(
+            String name, String value, byte source, byte type, List<Synonym> synonyms, String documentation) {
         public boolean isDefault() {
             return source == ConfigSource.DEFAULT_CONFIG.id();
         }
@@ -48,12 +49,23 @@ public final class TopicConfigView {
                 }
             }
             BrokerConfigView.serverDefaultSynonym(name)
-                    .ifPresent(d -> synonyms.add(new Synonym(d.getKey(), d.getValue(), ConfigSource.DEFAULT_CONFIG.id())));
-            String value = set.containsKey(name) ? set.get(name)
+                    .ifPresent(
+                            d -> synonyms.add(new Synonym(d.getKey(), d.getValue(), ConfigSource.DEFAULT_CONFIG.id())));
+            String value = set.containsKey(name)
+                    ? set.get(name)
                     : brokerValue != null ? brokerValue : ApacheTopicConfigs.defaultValue(name);
-            byte source = synonyms.isEmpty() ? ConfigSource.DEFAULT_CONFIG.id() : synonyms.get(0).source();
-            out.put(name, new Entry(name, value, source, ApacheTopicConfigs.wireType(name), List.copyOf(synonyms),
-                    ApacheTopicConfigs.documentation(name)));
+            byte source = synonyms.isEmpty()
+                    ? ConfigSource.DEFAULT_CONFIG.id()
+                    : synonyms.get(0).source();
+            out.put(
+                    name,
+                    new Entry(
+                            name,
+                            value,
+                            source,
+                            ApacheTopicConfigs.wireType(name),
+                            List.copyOf(synonyms),
+                            ApacheTopicConfigs.documentation(name)));
         }
         return out;
     }

@@ -12,7 +12,12 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  * keep only what changed (incremental), or answer a session error with no partitions.
  */
 public final class FetchContext {
-    private enum Kind { SESSIONLESS, FULL, INCREMENTAL, ERROR }
+    private enum Kind {
+        SESSIONLESS,
+        FULL,
+        INCREMENTAL,
+        ERROR
+    }
 
     private final Kind kind;
     private final List<FetchRequestData.FetchTopic> topics;
@@ -21,8 +26,13 @@ public final class FetchContext {
     private final Errors error;
     private final boolean usesTopicIds;
 
-    private FetchContext(Kind kind, List<FetchRequestData.FetchTopic> topics, FetchSessionCache cache, FetchSession session,
-                         Errors error, boolean usesTopicIds) {
+    private FetchContext(
+            Kind kind,
+            List<FetchRequestData.FetchTopic> topics,
+            FetchSessionCache cache,
+            FetchSession session,
+            Errors error,
+            boolean usesTopicIds) {
         this.kind = kind;
         this.topics = topics;
         this.cache = cache;
@@ -40,7 +50,8 @@ public final class FetchContext {
     }
 
     static FetchContext incremental(FetchSession session) {
-        return new FetchContext(Kind.INCREMENTAL, session.asRequest(), null, session, Errors.NONE, session.usesTopicIds);
+        return new FetchContext(
+                Kind.INCREMENTAL, session.asRequest(), null, session, Errors.NONE, session.usesTopicIds);
     }
 
     static FetchContext error(Errors error) {
@@ -78,7 +89,8 @@ public final class FetchContext {
      * remembers nothing, so what was not sent is sent on a later fetch.
      */
     public FetchResponseData throttled(int throttleMs) {
-        FetchResponseData out = new FetchResponseData().setThrottleTimeMs(throttleMs).setErrorCode(Errors.NONE.code());
+        FetchResponseData out =
+                new FetchResponseData().setThrottleTimeMs(throttleMs).setErrorCode(Errors.NONE.code());
         return out.setSessionId(kind == Kind.INCREMENTAL ? session.id : FetchSessionCache.INVALID_SESSION_ID);
     }
 
@@ -86,7 +98,9 @@ public final class FetchContext {
     public FetchResponseData finish(FetchResponseData response) {
         switch (kind) {
             case ERROR -> {
-                return new FetchResponseData().setErrorCode(error.code()).setSessionId(FetchSessionCache.INVALID_SESSION_ID);
+                return new FetchResponseData()
+                        .setErrorCode(error.code())
+                        .setSessionId(FetchSessionCache.INVALID_SESSION_ID);
             }
             case FULL -> {
                 FetchSession created = cache.maybeCreate(topics, usesTopicIds);

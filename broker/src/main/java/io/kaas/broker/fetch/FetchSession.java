@@ -27,6 +27,7 @@ final class FetchSession {
         int lastFetchedEpoch;
         /** Last values sent to the client; -1 after an error, so the partition is sent again once it clears. */
         long highWatermark = -1;
+
         long lastStableOffset = -1;
         long sentLogStartOffset = -1;
 
@@ -62,15 +63,21 @@ final class FetchSession {
 
         /** {@link #mustRespond} without remembering anything (for sizing a response that may not be sent). */
         boolean wouldRespond(FetchResponseData.PartitionData sent) {
-            return (sent.records() != null && sent.records().sizeInBytes() > 0) || sent.errorCode() != 0
-                    || highWatermark != sent.highWatermark() || lastStableOffset != sent.lastStableOffset()
+            return (sent.records() != null && sent.records().sizeInBytes() > 0)
+                    || sent.errorCode() != 0
+                    || highWatermark != sent.highWatermark()
+                    || lastStableOffset != sent.lastStableOffset()
                     || sentLogStartOffset != sent.logStartOffset();
         }
 
         FetchRequestData.FetchPartition asRequest() {
-            return new FetchRequestData.FetchPartition().setPartition(key.partition()).setFetchOffset(fetchOffset)
-                    .setPartitionMaxBytes(maxBytes).setLogStartOffset(logStartOffset)
-                    .setCurrentLeaderEpoch(currentLeaderEpoch).setLastFetchedEpoch(lastFetchedEpoch);
+            return new FetchRequestData.FetchPartition()
+                    .setPartition(key.partition())
+                    .setFetchOffset(fetchOffset)
+                    .setPartitionMaxBytes(maxBytes)
+                    .setLogStartOffset(logStartOffset)
+                    .setCurrentLeaderEpoch(currentLeaderEpoch)
+                    .setLastFetchedEpoch(lastFetchedEpoch);
         }
     }
 
@@ -116,8 +123,12 @@ final class FetchSession {
         List<FetchRequestData.FetchTopic> out = new ArrayList<>();
         FetchRequestData.FetchTopic current = null;
         for (CachedPartition c : partitions.values()) {
-            if (current == null || !current.topic().equals(c.key.topic()) || !current.topicId().equals(c.key.topicId())) {
-                current = new FetchRequestData.FetchTopic().setTopic(c.key.topic()).setTopicId(c.key.topicId());
+            if (current == null
+                    || !current.topic().equals(c.key.topic())
+                    || !current.topicId().equals(c.key.topicId())) {
+                current = new FetchRequestData.FetchTopic()
+                        .setTopic(c.key.topic())
+                        .setTopicId(c.key.topicId());
                 out.add(current);
             }
             current.partitions().add(c.asRequest());
@@ -129,7 +140,8 @@ final class FetchSession {
     void rememberSent(FetchResponseData response) {
         for (FetchResponseData.FetchableTopicResponse t : response.responses()) {
             for (FetchResponseData.PartitionData sent : t.partitions()) {
-                CachedPartition cached = partitions.get(new PartitionKey(t.topic(), t.topicId(), sent.partitionIndex()));
+                CachedPartition cached =
+                        partitions.get(new PartitionKey(t.topic(), t.topicId(), sent.partitionIndex()));
                 if (cached != null) {
                     cached.mustRespond(sent);
                 }
@@ -142,7 +154,8 @@ final class FetchSession {
         List<CachedPartition> moved = new ArrayList<>();
         for (FetchResponseData.FetchableTopicResponse t : response.responses()) {
             t.partitions().removeIf(sent -> {
-                CachedPartition cached = partitions.get(new PartitionKey(t.topic(), t.topicId(), sent.partitionIndex()));
+                CachedPartition cached =
+                        partitions.get(new PartitionKey(t.topic(), t.topicId(), sent.partitionIndex()));
                 if (cached == null) {
                     return true;
                 }
@@ -165,9 +178,11 @@ final class FetchSession {
         FetchResponseData out = new FetchResponseData();
         for (FetchResponseData.FetchableTopicResponse t : response.responses()) {
             FetchResponseData.FetchableTopicResponse copy = new FetchResponseData.FetchableTopicResponse()
-                    .setTopic(t.topic()).setTopicId(t.topicId());
+                    .setTopic(t.topic())
+                    .setTopicId(t.topicId());
             for (FetchResponseData.PartitionData sent : t.partitions()) {
-                CachedPartition cached = partitions.get(new PartitionKey(t.topic(), t.topicId(), sent.partitionIndex()));
+                CachedPartition cached =
+                        partitions.get(new PartitionKey(t.topic(), t.topicId(), sent.partitionIndex()));
                 if (cached != null && cached.wouldRespond(sent)) {
                     copy.partitions().add(sent);
                 }

@@ -26,6 +26,7 @@ public final class FetchSessionCache {
     static final int FINAL_EPOCH = -1;
     /** Sessions exist from Fetch v7 (KIP-227). */
     private static final short FIRST_SESSION_VERSION = 7;
+
     private static final short FIRST_TOPIC_ID_VERSION = 13;
 
     private record LastUsed(long ms, int id) implements Comparable<LastUsed> {
@@ -52,7 +53,8 @@ public final class FetchSessionCache {
 
     public FetchSessionCache(int slots, LongSupplier clockMs) {
         if (slots < 0) {
-            throw new IllegalArgumentException("max.incremental.fetch.session.cache.slots must not be negative, got " + slots);
+            throw new IllegalArgumentException(
+                    "max.incremental.fetch.session.cache.slots must not be negative, got " + slots);
         }
         this.slots = slots;
         this.clockMs = clockMs;
@@ -82,7 +84,8 @@ public final class FetchSessionCache {
             if (request.sessionId() != INVALID_SESSION_ID) {
                 remove(request.sessionId());
             }
-            return epoch == FINAL_EPOCH ? FetchContext.sessionless(request.topics())
+            return epoch == FINAL_EPOCH
+                    ? FetchContext.sessionless(request.topics())
                     : FetchContext.full(this, request.topics(), usesTopicIds);
         }
         synchronized (this) {

@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -58,7 +57,8 @@ final class ClassicGroup {
         this.timer = timer;
     }
 
-    synchronized CompletableFuture<JoinGroupResponseData> join(JoinGroupRequestData req, short version, String clientId, String host) {
+    synchronized CompletableFuture<JoinGroupResponseData> join(
+            JoinGroupRequestData req, short version, String clientId, String host) {
         String memberId = req.memberId();
         if (state == GroupState.DEAD) {
             return joinError(Errors.COORDINATOR_NOT_AVAILABLE, memberId);
@@ -80,8 +80,12 @@ final class ClassicGroup {
             if (instanceId != null) {
                 String old = staticMembers.get(instanceId);
                 Member previous = old == null ? null : members.get(old);
-                if (previous != null && state == GroupState.STABLE && !old.equals(leaderId) && sameProtocols(previous, req)) {
-                    return CompletableFuture.completedFuture(replaceStaticFollower(previous, newId, clientId, host, req));
+                if (previous != null
+                        && state == GroupState.STABLE
+                        && !old.equals(leaderId)
+                        && sameProtocols(previous, req)) {
+                    return CompletableFuture.completedFuture(
+                            replaceStaticFollower(previous, newId, clientId, host, req));
                 }
                 if (old != null) {
                     // A restarted static member takes over its old identity; the old instance is fenced.
@@ -143,8 +147,8 @@ final class ClassicGroup {
      * KIP-345: a restarted static follower with unchanged subscription takes over its old identity
      * without a rebalance: new member id, same assignment, same generation; the old incarnation is fenced.
      */
-    private JoinGroupResponseData replaceStaticFollower(Member previous, String newId, String clientId, String host,
-                                                        JoinGroupRequestData req) {
+    private JoinGroupResponseData replaceStaticFollower(
+            Member previous, String newId, String clientId, String host, JoinGroupRequestData req) {
         remove(previous, Errors.FENCED_INSTANCE_ID, false);
         Member m = add(newId, previous.groupInstanceId, clientId, host);
         m.protocols = previous.protocols;
@@ -152,9 +156,17 @@ final class ClassicGroup {
         m.sessionTimeoutMs = req.sessionTimeoutMs();
         m.rebalanceTimeoutMs = req.rebalanceTimeoutMs() > 0 ? req.rebalanceTimeoutMs() : req.sessionTimeoutMs();
         resetSession(m);
-        LOG.info("group {}: static member {} rejoined as {} without a rebalance", groupId, previous.groupInstanceId, newId);
-        return new JoinGroupResponseData().setGenerationId(generation).setProtocolType(protocolType)
-                .setProtocolName(protocolName).setLeader(leaderId).setMemberId(newId);
+        LOG.info(
+                "group {}: static member {} rejoined as {} without a rebalance",
+                groupId,
+                previous.groupInstanceId,
+                newId);
+        return new JoinGroupResponseData()
+                .setGenerationId(generation)
+                .setProtocolType(protocolType)
+                .setProtocolName(protocolName)
+                .setLeader(leaderId)
+                .setMemberId(newId);
     }
 
     private boolean compatible(JoinGroupRequestData req, Member self) {
@@ -204,7 +216,10 @@ final class ClassicGroup {
         if (rebalanceDeadline != null) {
             rebalanceDeadline.cancel(false);
         }
-        int timeout = members.values().stream().mapToInt(m -> m.rebalanceTimeoutMs).max().orElse(0);
+        int timeout = members.values().stream()
+                .mapToInt(m -> m.rebalanceTimeoutMs)
+                .max()
+                .orElse(0);
         rebalanceDeadline = timer.schedule(this::rebalanceTimedOut, Math.max(timeout, 1), TimeUnit.MILLISECONDS);
         maybeCompleteJoin();
     }
@@ -215,7 +230,10 @@ final class ClassicGroup {
         }
         for (Member m : new ArrayList<>(members.values())) {
             if (m.pendingJoin == null) {
-                LOG.info("group {}: member {} did not rejoin within the rebalance timeout; removing it", groupId, m.memberId);
+                LOG.info(
+                        "group {}: member {} did not rejoin within the rebalance timeout; removing it",
+                        groupId,
+                        m.memberId);
                 remove(m, Errors.UNKNOWN_MEMBER_ID, false);
             }
         }
@@ -253,15 +271,27 @@ final class ClassicGroup {
         }
         protocolName = selectProtocol();
         state = GroupState.COMPLETING_REBALANCE;
-        LOG.info("group {} generation {}: {} members, leader {}, protocol {}", groupId, generation, members.size(), leaderId, protocolName);
+        LOG.info(
+                "group {} generation {}: {} members, leader {}, protocol {}",
+                groupId,
+                generation,
+                members.size(),
+                leaderId,
+                protocolName);
         for (Member m : members.values()) {
             JoinGroupResponseData r = new JoinGroupResponseData()
-                    .setGenerationId(generation).setProtocolType(protocolType).setProtocolName(protocolName)
-                    .setLeader(leaderId).setMemberId(m.memberId);
+                    .setGenerationId(generation)
+                    .setProtocolType(protocolType)
+                    .setProtocolName(protocolName)
+                    .setLeader(leaderId)
+                    .setMemberId(m.memberId);
             if (m.memberId.equals(leaderId)) {
                 for (Member other : members.values()) {
-                    r.members().add(new JoinGroupResponseData.JoinGroupResponseMember().setMemberId(other.memberId)
-                            .setGroupInstanceId(other.groupInstanceId).setMetadata(other.protocols.get(protocolName)));
+                    r.members()
+                            .add(new JoinGroupResponseData.JoinGroupResponseMember()
+                                    .setMemberId(other.memberId)
+                                    .setGroupInstanceId(other.groupInstanceId)
+                                    .setMetadata(other.protocols.get(protocolName)));
                 }
             }
             CompletableFuture<JoinGroupResponseData> f = m.pendingJoin;
@@ -275,7 +305,9 @@ final class ClassicGroup {
     private String selectProtocol() {
         Set<String> common = new LinkedHashSet<>(members.get(leaderId).protocols.keySet());
         members.values().forEach(m -> common.retainAll(m.protocols.keySet()));
-        return common.isEmpty() ? members.get(leaderId).protocols.keySet().iterator().next() : common.iterator().next();
+        return common.isEmpty()
+                ? members.get(leaderId).protocols.keySet().iterator().next()
+                : common.iterator().next();
     }
 
     synchronized CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData req) {
@@ -352,7 +384,9 @@ final class ClassicGroup {
         }
         Member m = members.get(memberId);
         if (m == null) {
-            return instanceId != null && staticMembers.containsKey(instanceId) ? Errors.FENCED_INSTANCE_ID : Errors.UNKNOWN_MEMBER_ID;
+            return instanceId != null && staticMembers.containsKey(instanceId)
+                    ? Errors.FENCED_INSTANCE_ID
+                    : Errors.UNKNOWN_MEMBER_ID;
         }
         if (instanceId != null && !memberId.equals(staticMembers.get(instanceId))) {
             return Errors.FENCED_INSTANCE_ID;
@@ -481,12 +515,19 @@ final class ClassicGroup {
     }
 
     private static JoinGroupResponseData errorJoinResponse(Errors e, String memberId) {
-        return new JoinGroupResponseData().setErrorCode(e.code()).setGenerationId(-1).setMemberId(memberId)
-                .setLeader("").setProtocolName(null);
+        return new JoinGroupResponseData()
+                .setErrorCode(e.code())
+                .setGenerationId(-1)
+                .setMemberId(memberId)
+                .setLeader("")
+                .setProtocolName(null);
     }
 
     private SyncGroupResponseData syncResponse(Errors e, byte[] assignment) {
-        return new SyncGroupResponseData().setErrorCode(e.code()).setAssignment(assignment)
-                .setProtocolType(protocolType).setProtocolName(protocolName);
+        return new SyncGroupResponseData()
+                .setErrorCode(e.code())
+                .setAssignment(assignment)
+                .setProtocolType(protocolType)
+                .setProtocolName(protocolName);
     }
 }

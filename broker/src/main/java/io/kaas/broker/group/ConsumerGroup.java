@@ -40,6 +40,7 @@ final class ConsumerGroup {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerGroup.class);
     /** KIP-848: the epoch a member sends to leave, and the one a static member sends to leave for now. */
     static final int LEAVE_EPOCH = -1;
+
     static final int STATIC_LEAVE_EPOCH = -2;
 
     final String groupId;
@@ -52,9 +53,14 @@ final class ConsumerGroup {
     private String assignorName;
     /** The subscribed topics' ids and partition counts at the last target computation. */
     private Map<String, String> subscribedMetadata = Map.of();
+
     private boolean dead;
 
-    ConsumerGroup(String groupId, ScheduledExecutorService timer, ConsumerGroupConfig config, Supplier<Map<String, TopicInfo>> topics) {
+    ConsumerGroup(
+            String groupId,
+            ScheduledExecutorService timer,
+            ConsumerGroupConfig config,
+            Supplier<Map<String, TopicInfo>> topics) {
         this.groupId = groupId;
         this.timer = timer;
         this.config = config;
@@ -62,7 +68,8 @@ final class ConsumerGroup {
         this.assignorName = config.assignors().get(0);
     }
 
-    synchronized ConsumerGroupHeartbeatResponseData heartbeat(ConsumerGroupHeartbeatRequestData req, String clientId, String host) {
+    synchronized ConsumerGroupHeartbeatResponseData heartbeat(
+            ConsumerGroupHeartbeatRequestData req, String clientId, String host) {
         if (dead) {
             return error(Errors.COORDINATOR_NOT_AVAILABLE, null);
         }
@@ -76,7 +83,9 @@ final class ConsumerGroup {
             ConsumerGroupMember previous = req.instanceId() == null ? null : staticMember(req.instanceId());
             if (previous != null && previous != m) {
                 if (previous.memberEpoch != STATIC_LEAVE_EPOCH) {
-                    return error(Errors.UNRELEASED_INSTANCE_ID, "Static member " + req.instanceId() + " is still in the group");
+                    return error(
+                            Errors.UNRELEASED_INSTANCE_ID,
+                            "Static member " + req.instanceId() + " is still in the group");
                 }
                 m = replaceStatic(previous, req.memberId());
             } else if (m == null) {
@@ -93,11 +102,14 @@ final class ConsumerGroup {
             }
         } else {
             if (m == null) {
-                return error(Errors.UNKNOWN_MEMBER_ID, "Member " + req.memberId() + " is not a member of group " + groupId);
+                return error(
+                        Errors.UNKNOWN_MEMBER_ID, "Member " + req.memberId() + " is not a member of group " + groupId);
             }
             if (!epochAccepted(m, epoch, req.topicPartitions())) {
-                return error(Errors.FENCED_MEMBER_EPOCH, "The consumer group member has a smaller or larger member epoch ("
-                        + epoch + ") than the one known by the group coordinator (" + m.memberEpoch + ")");
+                return error(
+                        Errors.FENCED_MEMBER_EPOCH,
+                        "The consumer group member has a smaller or larger member epoch (" + epoch
+                                + ") than the one known by the group coordinator (" + m.memberEpoch + ")");
             }
         }
         m.clientId = clientId;
@@ -127,8 +139,10 @@ final class ConsumerGroup {
         Map<Uuid, Set<Integer>> before = m.assigned;
         reconcile(m, req.topicPartitions());
         resetSession(m);
-        ConsumerGroupHeartbeatResponseData r = new ConsumerGroupHeartbeatResponseData().setMemberId(m.memberId)
-                .setMemberEpoch(m.memberEpoch).setHeartbeatIntervalMs(config.heartbeatIntervalMs());
+        ConsumerGroupHeartbeatResponseData r = new ConsumerGroupHeartbeatResponseData()
+                .setMemberId(m.memberId)
+                .setMemberEpoch(m.memberEpoch)
+                .setHeartbeatIntervalMs(config.heartbeatIntervalMs());
         if (epoch == 0 || req.topicPartitions() != null || !before.equals(m.assigned)) {
             r.setAssignment(assignment(m.assigned));
         }
@@ -151,13 +165,15 @@ final class ConsumerGroup {
             LOG.info("consumer group {}: member {} left", groupId, m.memberId);
             remove(m);
         }
-        return new ConsumerGroupHeartbeatResponseData().setMemberId(req.memberId()).setMemberEpoch(req.memberEpoch())
+        return new ConsumerGroupHeartbeatResponseData()
+                .setMemberId(req.memberId())
+                .setMemberEpoch(req.memberEpoch())
                 .setHeartbeatIntervalMs(0);
     }
 
     /** Apache's rule: an older epoch is accepted only as the previous one, from a member owning no more than we gave it. */
-    private static boolean epochAccepted(ConsumerGroupMember m, int epoch,
-                                         List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned) {
+    private static boolean epochAccepted(
+            ConsumerGroupMember m, int epoch, List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned) {
         if (epoch == m.memberEpoch) {
             return true;
         }
@@ -210,18 +226,27 @@ final class ConsumerGroup {
         subscribedMetadata = subscribedMetadata(now);
         assignorName = preferredAssignor();
         target = TargetAssignment.compute(ServerAssignors.byName(assignorName), members.values(), now, target);
-        LOG.info("consumer group {} epoch {}: {} members, target assignment computed by {}", groupId, groupEpoch, members.size(), assignorName);
+        LOG.info(
+                "consumer group {} epoch {}: {} members, target assignment computed by {}",
+                groupId,
+                groupEpoch,
+                members.size(),
+                assignorName);
     }
 
     /** The assignor most members ask for (Apache's rule), else the broker's first. */
     private String preferredAssignor() {
         Map<String, Integer> votes = new TreeMap<>();
         members.values().forEach(m -> {
-            if (m.serverAssignor != null && ServerAssignors.find(m.serverAssignor).isPresent()) {
+            if (m.serverAssignor != null
+                    && ServerAssignors.find(m.serverAssignor).isPresent()) {
                 votes.merge(m.serverAssignor, 1, Integer::sum);
             }
         });
-        return votes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse(config.assignors().get(0));
+        return votes.entrySet().stream()
+                .max(Map.Entry.comparingByValue())
+                .map(Map.Entry::getKey)
+                .orElse(config.assignors().get(0));
     }
 
     private Map<String, String> subscribedMetadata(Map<String, TopicInfo> now) {
@@ -257,8 +282,8 @@ final class ConsumerGroup {
         Map<Uuid, Set<Integer>> targetOfM = target.getOrDefault(m.memberId, Map.of());
         Map<Uuid, Set<Integer>> kept = new TreeMap<>();
         Map<Uuid, Set<Integer>> revoke = new TreeMap<>();
-        m.assigned.forEach((id, ps) -> ps.forEach(p -> ConsumerGroupMember.add(
-                ConsumerGroupMember.contains(targetOfM, id, p) ? kept : revoke, id, p)));
+        m.assigned.forEach((id, ps) -> ps.forEach(
+                p -> ConsumerGroupMember.add(ConsumerGroupMember.contains(targetOfM, id, p) ? kept : revoke, id, p)));
         if (!revoke.isEmpty()) {
             m.assigned = kept;
             m.pendingRevocation = revoke;
@@ -299,7 +324,8 @@ final class ConsumerGroup {
         return false;
     }
 
-    private static boolean ownsAny(List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned, Map<Uuid, Set<Integer>> partitions) {
+    private static boolean ownsAny(
+            List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned, Map<Uuid, Set<Integer>> partitions) {
         for (ConsumerGroupHeartbeatRequestData.TopicPartitions tp : owned) {
             for (int p : tp.partitions()) {
                 if (ConsumerGroupMember.contains(partitions, tp.topicId(), p)) {
@@ -328,8 +354,12 @@ final class ConsumerGroup {
         if (members.get(m.memberId) != m || m.state != ConsumerGroupMember.State.UNREVOKED_PARTITIONS) {
             return;
         }
-        LOG.info("consumer group {}: member {} did not revoke {} within its rebalance timeout ({} ms); fencing it",
-                groupId, m.memberId, m.pendingRevocation, m.rebalanceTimeoutMs);
+        LOG.info(
+                "consumer group {}: member {} did not revoke {} within its rebalance timeout ({} ms); fencing it",
+                groupId,
+                m.memberId,
+                m.pendingRevocation,
+                m.rebalanceTimeoutMs);
         remove(m);
     }
 
@@ -344,7 +374,11 @@ final class ConsumerGroup {
         if (members.get(m.memberId) != m) {
             return;
         }
-        LOG.info("consumer group {}: member {} session expired after {} ms", groupId, m.memberId, config.sessionTimeoutMs());
+        LOG.info(
+                "consumer group {}: member {} session expired after {} ms",
+                groupId,
+                m.memberId,
+                config.sessionTimeoutMs());
         remove(m);
     }
 
@@ -447,12 +481,16 @@ final class ConsumerGroup {
     static ConsumerGroupHeartbeatResponseData.Assignment assignment(Map<Uuid, Set<Integer>> partitions) {
         List<ConsumerGroupHeartbeatResponseData.TopicPartitions> tps = new ArrayList<>();
         partitions.forEach((id, ps) -> tps.add(new ConsumerGroupHeartbeatResponseData.TopicPartitions()
-                .setTopicId(id).setPartitions(new ArrayList<>(ps))));
+                .setTopicId(id)
+                .setPartitions(new ArrayList<>(ps))));
         return new ConsumerGroupHeartbeatResponseData.Assignment().setTopicPartitions(tps);
     }
 
     static ConsumerGroupHeartbeatResponseData error(Errors e, String message) {
-        return new ConsumerGroupHeartbeatResponseData().setErrorCode(e.code())
-                .setErrorMessage(Objects.requireNonNullElse(message, e.message())).setMemberEpoch(-1).setHeartbeatIntervalMs(0);
+        return new ConsumerGroupHeartbeatResponseData()
+                .setErrorCode(e.code())
+                .setErrorMessage(Objects.requireNonNullElse(message, e.message()))
+                .setMemberEpoch(-1)
+                .setHeartbeatIntervalMs(0);
     }
 }

@@ -28,7 +28,8 @@ public record ConsumerGroupConfig(int heartbeatIntervalMs, int sessionTimeoutMs,
 
     /** Apache's defaults: uniform first, then range. */
     public static ConsumerGroupConfig defaults() {
-        return new ConsumerGroupConfig(DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SESSION_TIMEOUT_MS, List.of("uniform", "range"));
+        return new ConsumerGroupConfig(
+                DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SESSION_TIMEOUT_MS, List.of("uniform", "range"));
     }
 
     public ConsumerGroupConfig withTimeouts(int heartbeatIntervalMs, int sessionTimeoutMs) {

@@ -31,7 +31,8 @@ final class ConsumerGroups {
     private final Supplier<Map<String, TopicInfo>> topics;
     private final Map<String, ConsumerGroup> groups = new ConcurrentHashMap<>();
 
-    ConsumerGroups(ScheduledExecutorService timer, ConsumerGroupConfig config, Supplier<Map<String, TopicInfo>> topics) {
+    ConsumerGroups(
+            ScheduledExecutorService timer, ConsumerGroupConfig config, Supplier<Map<String, TopicInfo>> topics) {
         this.timer = timer;
         this.config = config;
         this.topics = topics;
@@ -82,11 +83,14 @@ final class ConsumerGroups {
         }
         if (req.subscribedTopicRegex() != null && !req.subscribedTopicRegex().isEmpty()) {
             // Regex subscriptions (KIP-848's RE2/J patterns) are not resolved by this broker.
-            return Optional.of(ConsumerGroup.error(Errors.INVALID_REQUEST, "kaas does not support SubscribedTopicRegex; subscribe to topic names"));
+            return Optional.of(ConsumerGroup.error(
+                    Errors.INVALID_REQUEST, "kaas does not support SubscribedTopicRegex; subscribe to topic names"));
         }
         if (req.serverAssignor() != null && !config.assignors().contains(req.serverAssignor())) {
-            return Optional.of(ConsumerGroup.error(Errors.UNSUPPORTED_ASSIGNOR, "ServerAssignor " + req.serverAssignor() + " is not supported. "
-                    + "Supported assignors: " + String.join(", ", config.assignors()) + "."));
+            return Optional.of(ConsumerGroup.error(
+                    Errors.UNSUPPORTED_ASSIGNOR,
+                    "ServerAssignor " + req.serverAssignor() + " is not supported. " + "Supported assignors: "
+                            + String.join(", ", config.assignors()) + "."));
         }
         return Optional.empty();
     }
@@ -101,12 +105,19 @@ final class ConsumerGroups {
         topics.get().values().forEach(t -> names.put(ConsumerGroupMember.uuid(t.topicId()), t.name()));
         synchronized (g) {
             ConsumerGroupDescribeResponseData.DescribedGroup d = new ConsumerGroupDescribeResponseData.DescribedGroup()
-                    .setGroupId(g.groupId).setGroupState(g.stateName()).setGroupEpoch(g.groupEpoch)
-                    .setAssignmentEpoch(g.groupEpoch).setAssignorName(g.assignorName());
+                    .setGroupId(g.groupId)
+                    .setGroupState(g.stateName())
+                    .setGroupEpoch(g.groupEpoch)
+                    .setAssignmentEpoch(g.groupEpoch)
+                    .setAssignorName(g.assignorName());
             for (ConsumerGroupMember m : g.members.values()) {
                 ConsumerGroupDescribeResponseData.Member dm = new ConsumerGroupDescribeResponseData.Member()
-                        .setMemberId(m.memberId).setInstanceId(m.instanceId).setRackId(m.rackId).setMemberEpoch(m.memberEpoch)
-                        .setClientId(m.clientId == null ? "" : m.clientId).setClientHost(m.clientHost == null ? "" : m.clientHost)
+                        .setMemberId(m.memberId)
+                        .setInstanceId(m.instanceId)
+                        .setRackId(m.rackId)
+                        .setMemberEpoch(m.memberEpoch)
+                        .setClientId(m.clientId == null ? "" : m.clientId)
+                        .setClientHost(m.clientHost == null ? "" : m.clientHost)
                         .setSubscribedTopicNames(new ArrayList<>(m.subscribedTopicNames))
                         .setAssignment(describeAssignment(m.assigned, names))
                         .setTargetAssignment(describeAssignment(g.targetOf(m.memberId), names));
@@ -119,10 +130,13 @@ final class ConsumerGroups {
         }
     }
 
-    private static ConsumerGroupDescribeResponseData.Assignment describeAssignment(Map<Uuid, Set<Integer>> a, Map<Uuid, String> names) {
+    private static ConsumerGroupDescribeResponseData.Assignment describeAssignment(
+            Map<Uuid, Set<Integer>> a, Map<Uuid, String> names) {
         List<ConsumerGroupDescribeResponseData.TopicPartitions> tps = new ArrayList<>();
-        a.forEach((id, ps) -> tps.add(new ConsumerGroupDescribeResponseData.TopicPartitions().setTopicId(id)
-                .setTopicName(names.getOrDefault(id, "")).setPartitions(new ArrayList<>(ps))));
+        a.forEach((id, ps) -> tps.add(new ConsumerGroupDescribeResponseData.TopicPartitions()
+                .setTopicId(id)
+                .setTopicName(names.getOrDefault(id, ""))
+                .setPartitions(new ArrayList<>(ps))));
         return new ConsumerGroupDescribeResponseData.Assignment().setTopicPartitions(tps);
     }
 

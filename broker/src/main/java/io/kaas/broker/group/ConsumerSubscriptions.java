@@ -14,7 +14,8 @@ final class ConsumerSubscriptions {
 
     static List<String> topics(byte[] metadata) {
         try {
-            return ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(metadata)).topics();
+            return ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(metadata))
+                    .topics();
         } catch (RuntimeException e) {
             return List.of();
         }

@@ -50,6 +50,7 @@ import org.apache.kafka.common.utils.Utils;
 public final class GroupCoordinator {
     /** The slots groups are spread over (Apache's default {@code offsets.topic.num.partitions}). */
     public static final int SLOTS = CoordinatorSlots.GROUP_SLOTS;
+
     private final ScheduledExecutorService timer;
     private final OffsetStore offsets;
     private final Map<String, ClassicGroup> groups = new ConcurrentHashMap<>();
@@ -72,8 +73,11 @@ public final class GroupCoordinator {
     }
 
     /** {@code topics}: every topic by name, now (consumer groups assign their partitions). */
-    public GroupCoordinator(Path clusterDir, ScheduledExecutorService timer, ConsumerGroupConfig consumerConfig,
-                            Supplier<Map<String, TopicInfo>> topics) {
+    public GroupCoordinator(
+            Path clusterDir,
+            ScheduledExecutorService timer,
+            ConsumerGroupConfig consumerConfig,
+            Supplier<Map<String, TopicInfo>> topics) {
         this.timer = timer;
         this.offsets = new OffsetStore(clusterDir);
         this.consumerGroups = new ConsumerGroups(timer, consumerConfig, topics);
@@ -147,8 +151,8 @@ public final class GroupCoordinator {
                     groups.remove(e.getKey(), e.getValue());
                 }
             }
-            new ArrayList<>(consumerGroups.all().values()).stream().filter(g -> slotFor(g.groupId) == slot)
-                    .forEach(consumerGroups::remove);
+            new ArrayList<>(consumerGroups.all().values())
+                    .stream().filter(g -> slotFor(g.groupId) == slot).forEach(consumerGroups::remove);
         }
     }
 
@@ -160,14 +164,19 @@ public final class GroupCoordinator {
         return Optional.ofNullable(groups.get(groupId));
     }
 
-    public CompletableFuture<JoinGroupResponseData> join(JoinGroupRequestData req, short version, String clientId, String host) {
+    public CompletableFuture<JoinGroupResponseData> join(
+            JoinGroupRequestData req, short version, String clientId, String host) {
         if (!active(req.groupId())) {
-            return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.NOT_COORDINATOR.code())
-                    .setMemberId(req.memberId()).setLeader(""));
+            return CompletableFuture.completedFuture(new JoinGroupResponseData()
+                    .setErrorCode(Errors.NOT_COORDINATOR.code())
+                    .setMemberId(req.memberId())
+                    .setLeader(""));
         }
         if (req.groupId().isEmpty()) {
-            return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.INVALID_GROUP_ID.code())
-                    .setMemberId(req.memberId()).setLeader(""));
+            return CompletableFuture.completedFuture(new JoinGroupResponseData()
+                    .setErrorCode(Errors.INVALID_GROUP_ID.code())
+                    .setMemberId(req.memberId())
+                    .setLeader(""));
         }
         ClassicGroup g;
         synchronized (kinds) {
@@ -175,8 +184,11 @@ public final class GroupCoordinator {
             if (consumer.isPresent()) {
                 if (!consumer.get().isEmpty()) {
                     // Mixed groups (classic members inside a consumer group) are not supported.
-                    return CompletableFuture.completedFuture(new JoinGroupResponseData().setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code())
-                            .setMemberId(req.memberId()).setLeader("").setProtocolName(null));
+                    return CompletableFuture.completedFuture(new JoinGroupResponseData()
+                            .setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code())
+                            .setMemberId(req.memberId())
+                            .setLeader("")
+                            .setProtocolName(null));
                 }
                 consumerGroups.remove(consumer.get());
             }
@@ -186,8 +198,8 @@ public final class GroupCoordinator {
     }
 
     /** ConsumerGroupHeartbeat (KIP-848). */
-    public ConsumerGroupHeartbeatResponseData consumerHeartbeat(ConsumerGroupHeartbeatRequestData req, short version,
-                                                                String clientId, String host) {
+    public ConsumerGroupHeartbeatResponseData consumerHeartbeat(
+            ConsumerGroupHeartbeatRequestData req, short version, String clientId, String host) {
         Optional<ConsumerGroupHeartbeatResponseData> invalid = consumerGroups.invalid(req, version);
         if (invalid.isPresent()) {
             return invalid.get();
@@ -204,14 +216,17 @@ public final class GroupCoordinator {
             if (classic != null) {
                 synchronized (classic) {
                     if (!classic.members.isEmpty()) {
-                        return ConsumerGroup.error(Errors.GROUP_ID_NOT_FOUND, "Group " + req.groupId() + " is not a consumer group.");
+                        return ConsumerGroup.error(
+                                Errors.GROUP_ID_NOT_FOUND, "Group " + req.groupId() + " is not a consumer group.");
                     }
                     classic.markDead();
                     groups.remove(req.groupId(), classic);
                 }
             }
             if (req.memberEpoch() != 0 && consumerGroups.get(req.groupId()).isEmpty()) {
-                return ConsumerGroup.error(Errors.UNKNOWN_MEMBER_ID, "Member " + req.memberId() + " is not a member of group " + req.groupId());
+                return ConsumerGroup.error(
+                        Errors.UNKNOWN_MEMBER_ID,
+                        "Member " + req.memberId() + " is not a member of group " + req.groupId());
             }
             g = consumerGroups.getOrCreate(req.groupId());
         }
@@ -221,16 +236,22 @@ public final class GroupCoordinator {
     /** ConsumerGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown and classic groups, as Apache. */
     public ConsumerGroupDescribeResponseData.DescribedGroup consumerDescribe(String groupId, short version) {
         if (!active(groupId)) {
-            return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId).setErrorCode(Errors.NOT_COORDINATOR.code());
+            return new ConsumerGroupDescribeResponseData.DescribedGroup()
+                    .setGroupId(groupId)
+                    .setErrorCode(Errors.NOT_COORDINATOR.code());
         }
         Optional<ConsumerGroup> g = consumerGroups.get(groupId);
         if (g.isPresent()) {
             return consumerGroups.describe(g.get(), version);
         }
         boolean classic = groups.containsKey(groupId) || offsets.groups().contains(groupId);
-        return new ConsumerGroupDescribeResponseData.DescribedGroup().setGroupId(groupId)
+        return new ConsumerGroupDescribeResponseData.DescribedGroup()
+                .setGroupId(groupId)
                 .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                .setErrorMessage(classic ? "Group " + groupId + " is not a consumer group." : "Group " + groupId + " not found.");
+                .setErrorMessage(
+                        classic
+                                ? "Group " + groupId + " is not a consumer group."
+                                : "Group " + groupId + " not found.");
     }
 
     /**
@@ -241,22 +262,30 @@ public final class GroupCoordinator {
         if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
-        return consumerGroups.get(groupId).map(g -> g.validateFetch(memberId, memberEpoch)).orElse(Errors.NONE);
+        return consumerGroups
+                .get(groupId)
+                .map(g -> g.validateFetch(memberId, memberEpoch))
+                .orElse(Errors.NONE);
     }
 
     public CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData req) {
         if (!active(req.groupId())) {
-            return CompletableFuture.completedFuture(new SyncGroupResponseData().setErrorCode(Errors.NOT_COORDINATOR.code()));
+            return CompletableFuture.completedFuture(
+                    new SyncGroupResponseData().setErrorCode(Errors.NOT_COORDINATOR.code()));
         }
-        return existing(req.groupId()).map(g -> g.sync(req)).orElseGet(() ->
-                CompletableFuture.completedFuture(new SyncGroupResponseData().setErrorCode(Errors.UNKNOWN_MEMBER_ID.code())));
+        return existing(req.groupId())
+                .map(g -> g.sync(req))
+                .orElseGet(() -> CompletableFuture.completedFuture(
+                        new SyncGroupResponseData().setErrorCode(Errors.UNKNOWN_MEMBER_ID.code())));
     }
 
     public Errors heartbeat(String groupId, String memberId, String instanceId, int generation) {
         if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
-        return existing(groupId).map(g -> g.heartbeat(memberId, instanceId, generation)).orElse(Errors.UNKNOWN_MEMBER_ID);
+        return existing(groupId)
+                .map(g -> g.heartbeat(memberId, instanceId, generation))
+                .orElse(Errors.UNKNOWN_MEMBER_ID);
     }
 
     public Errors leave(String groupId, String memberId, String instanceId) {
@@ -270,7 +299,8 @@ public final class GroupCoordinator {
      * Validates the committer's membership, then stores and durably writes the offsets. Returns the error
      * for every partition (NONE when written).
      */
-    public Errors commit(String groupId, String memberId, String instanceId, int generation, List<OffsetStore.Committed> commits) {
+    public Errors commit(
+            String groupId, String memberId, String instanceId, int generation, List<OffsetStore.Committed> commits) {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
@@ -281,10 +311,13 @@ public final class GroupCoordinator {
         if (consumer.isPresent()) {
             synchronized (consumer.get()) {
                 if (!active(groupId)) {
-                    return Errors.NOT_COORDINATOR; // checked again right before the write: the coordinator may have moved
+                    return Errors
+                            .NOT_COORDINATOR; // checked again right before the write: the coordinator may have moved
                 }
                 Errors e = consumer.get().validateCommit(memberId, generation);
-                if (e == Errors.NONE && !commits.isEmpty() && !whileCoordinating(groupId, () -> offsets.commit(groupId, commits))) {
+                if (e == Errors.NONE
+                        && !commits.isEmpty()
+                        && !whileCoordinating(groupId, () -> offsets.commit(groupId, commits))) {
                     return Errors.NOT_COORDINATOR;
                 }
                 return e;
@@ -296,7 +329,9 @@ public final class GroupCoordinator {
                 return Errors.NOT_COORDINATOR;
             }
             Errors e = g.validateCommit(memberId, instanceId, generation);
-            if (e == Errors.NONE && !commits.isEmpty() && !whileCoordinating(groupId, () -> offsets.commit(groupId, commits))) {
+            if (e == Errors.NONE
+                    && !commits.isEmpty()
+                    && !whileCoordinating(groupId, () -> offsets.commit(groupId, commits))) {
                 return Errors.NOT_COORDINATOR;
             }
             return e;
@@ -318,8 +353,14 @@ public final class GroupCoordinator {
      * the producer's pending offsets, durably, before the answer. They reach the committed offsets only with the
      * transaction's COMMIT marker ({@link #completeTransaction}).
      */
-    public Errors stageTransactional(String groupId, String memberId, String instanceId, int generation, long producerId,
-                                     short producerEpoch, List<OffsetStore.Committed> commits) {
+    public Errors stageTransactional(
+            String groupId,
+            String memberId,
+            String instanceId,
+            int generation,
+            long producerId,
+            short producerEpoch,
+            List<OffsetStore.Committed> commits) {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
@@ -333,10 +374,15 @@ public final class GroupCoordinator {
             if (!active(groupId)) {
                 return Errors.NOT_COORDINATOR;
             }
-            Errors e = unchecked ? Errors.NONE : consumer.isPresent() ? consumer.get().validateCommit(memberId, generation)
-                    : ((ClassicGroup) lock).validateCommit(memberId, instanceId, generation);
-            if (e == Errors.NONE && !commits.isEmpty()
-                    && !whileCoordinating(groupId, () -> offsets.stagePending(groupId, producerId, producerEpoch, commits))) {
+            Errors e = unchecked
+                    ? Errors.NONE
+                    : consumer.isPresent()
+                            ? consumer.get().validateCommit(memberId, generation)
+                            : ((ClassicGroup) lock).validateCommit(memberId, instanceId, generation);
+            if (e == Errors.NONE
+                    && !commits.isEmpty()
+                    && !whileCoordinating(
+                            groupId, () -> offsets.stagePending(groupId, producerId, producerEpoch, commits))) {
                 return Errors.NOT_COORDINATOR;
             }
             return e;
@@ -429,7 +475,8 @@ public final class GroupCoordinator {
                 out.add(new Listing(id, "", GroupState.EMPTY.wireName(), "classic"));
             } else {
                 synchronized (g) {
-                    out.add(new Listing(id, g.protocolType == null ? "" : g.protocolType, g.state.wireName(), "classic"));
+                    out.add(new Listing(
+                            id, g.protocolType == null ? "" : g.protocolType, g.state.wireName(), "classic"));
                 }
             }
         }
@@ -439,20 +486,31 @@ public final class GroupCoordinator {
     /** DescribeGroups for one group; empty when the group is unknown. */
     public Optional<DescribeGroupsResponseData.DescribedGroup> describe(String groupId) {
         if (!active(groupId)) {
-            return Optional.of(new DescribeGroupsResponseData.DescribedGroup().setGroupId(groupId).setGroupState("")
-                    .setProtocolType("").setProtocolData("").setErrorCode(Errors.NOT_COORDINATOR.code()));
+            return Optional.of(new DescribeGroupsResponseData.DescribedGroup()
+                    .setGroupId(groupId)
+                    .setGroupState("")
+                    .setProtocolType("")
+                    .setProtocolData("")
+                    .setErrorCode(Errors.NOT_COORDINATOR.code()));
         }
         if (consumerGroups.get(groupId).isPresent()) {
             // As Apache 4.x: DescribeGroups describes classic groups only; ConsumerGroupDescribe the others.
-            return Optional.of(new DescribeGroupsResponseData.DescribedGroup().setGroupId(groupId).setGroupState("Dead")
-                    .setProtocolType("").setProtocolData("").setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+            return Optional.of(new DescribeGroupsResponseData.DescribedGroup()
+                    .setGroupId(groupId)
+                    .setGroupState("Dead")
+                    .setProtocolType("")
+                    .setProtocolData("")
+                    .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                     .setErrorMessage("Group " + groupId + " is not a classic group."));
         }
         ClassicGroup g = groups.get(groupId);
         if (g == null) {
             return offsets.groups().contains(groupId)
-                    ? Optional.of(new DescribeGroupsResponseData.DescribedGroup().setGroupId(groupId)
-                            .setGroupState(GroupState.EMPTY.wireName()).setProtocolType("").setProtocolData(""))
+                    ? Optional.of(new DescribeGroupsResponseData.DescribedGroup()
+                            .setGroupId(groupId)
+                            .setGroupState(GroupState.EMPTY.wireName())
+                            .setProtocolType("")
+                            .setProtocolData(""))
                     : Optional.empty();
         }
         synchronized (g) {
@@ -460,16 +518,23 @@ public final class GroupCoordinator {
                 return Optional.empty();
             }
             DescribeGroupsResponseData.DescribedGroup d = new DescribeGroupsResponseData.DescribedGroup()
-                    .setGroupId(groupId).setGroupState(g.state.wireName())
+                    .setGroupId(groupId)
+                    .setGroupState(g.state.wireName())
                     .setProtocolType(g.protocolType == null ? "" : g.protocolType)
                     .setProtocolData(g.state == GroupState.STABLE && g.protocolName != null ? g.protocolName : "");
             boolean stable = g.state == GroupState.STABLE;
             for (Member m : g.members.values()) {
-                d.members().add(new DescribeGroupsResponseData.DescribedGroupMember()
-                        .setMemberId(m.memberId).setGroupInstanceId(m.groupInstanceId).setClientId(m.clientId)
-                        .setClientHost(m.clientHost)
-                        .setMemberMetadata(stable && g.protocolName != null ? m.protocols.getOrDefault(g.protocolName, new byte[0]) : new byte[0])
-                        .setMemberAssignment(stable ? m.assignment : new byte[0]));
+                d.members()
+                        .add(new DescribeGroupsResponseData.DescribedGroupMember()
+                                .setMemberId(m.memberId)
+                                .setGroupInstanceId(m.groupInstanceId)
+                                .setClientId(m.clientId)
+                                .setClientHost(m.clientHost)
+                                .setMemberMetadata(
+                                        stable && g.protocolName != null
+                                                ? m.protocols.getOrDefault(g.protocolName, new byte[0])
+                                                : new byte[0])
+                                .setMemberAssignment(stable ? m.assignment : new byte[0]));
             }
             return Optional.of(d);
         }
@@ -513,7 +578,8 @@ public final class GroupCoordinator {
     }
 
     /** OffsetDelete: group-level error, or per-partition deletion refusing topics members subscribe to. */
-    public Errors deleteOffsets(String groupId, List<OffsetStore.PartitionKey> partitions, Map<OffsetStore.PartitionKey, Errors> results) {
+    public Errors deleteOffsets(
+            String groupId, List<OffsetStore.PartitionKey> partitions, Map<OffsetStore.PartitionKey, Errors> results) {
         if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
         }
@@ -524,7 +590,9 @@ public final class GroupCoordinator {
         }
         Object lock = consumer.isPresent() ? consumer.get() : g != null ? g : this;
         synchronized (lock) {
-            Set<String> subscribed = consumer.isPresent() ? consumer.get().subscribedTopics() : g != null ? g.subscribedTopics() : Set.of();
+            Set<String> subscribed = consumer.isPresent()
+                    ? consumer.get().subscribedTopics()
+                    : g != null ? g.subscribedTopics() : Set.of();
             List<OffsetStore.PartitionKey> deletable = new ArrayList<>();
             for (OffsetStore.PartitionKey k : partitions) {
                 if (subscribed.contains(k.topic())) {

@@ -17,6 +17,7 @@ final class Member {
     int rebalanceTimeoutMs;
     /** Protocol name → metadata, in the member's order of preference. */
     Map<String, byte[]> protocols = new LinkedHashMap<>();
+
     byte[] assignment = new byte[0];
     /** Set while the member waits in JoinGroup for the rebalance to complete. */
     CompletableFuture<JoinGroupResponseData> pendingJoin;

@@ -35,7 +35,8 @@ public final class OffsetStore {
     private static final String SUFFIX = ".json";
 
     /** One committed offset, as stored. */
-    public record Committed(String topic, int partition, long offset, int leaderEpoch, String metadata, long commitTimestamp) {}
+    public record Committed(
+            String topic, int partition, long offset, int leaderEpoch, String metadata, long commitTimestamp) {}
 
     /**
      * One producer's offsets staged by TxnOffsetCommit in its open transaction, not visible to OffsetFetch until
@@ -77,7 +78,8 @@ public final class OffsetStore {
         try {
             AtomicFile.createDirectories(dir);
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot load committed offsets: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, dir + ": cannot load committed offsets: " + e.getMessage(), e);
         }
         byGroup.putAll(readAll());
     }
@@ -124,7 +126,8 @@ public final class OffsetStore {
                 out.put(g.groupId(), new State(m, pending));
             }
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot load committed offsets: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, dir + ": cannot load committed offsets: " + e.getMessage(), e);
         }
         return out;
     }
@@ -237,7 +240,8 @@ public final class OffsetStore {
             try {
                 Files.deleteIfExists(file(group));
             } catch (IOException e) {
-                throw new StorageException(StorageException.Kind.IO, file(group) + ": cannot delete: " + e.getMessage(), e);
+                throw new StorageException(
+                        StorageException.Kind.IO, file(group) + ": cannot delete: " + e.getMessage(), e);
             }
         }
     }
@@ -246,7 +250,9 @@ public final class OffsetStore {
     private void write(String group, State next) {
         List<Committed> list = new ArrayList<>(next.committed().values());
         list.sort(Comparator.comparing(c -> new PartitionKey(c.topic(), c.partition())));
-        StateJson.write(file(group), new GroupOffsets(group, list, new ArrayList<>(next.pending().values())));
+        StateJson.write(
+                file(group),
+                new GroupOffsets(group, list, new ArrayList<>(next.pending().values())));
         byGroup.put(group, next);
     }
 
@@ -259,8 +265,12 @@ public final class OffsetStore {
         byte[] bytes = group.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < bytes.length; i++) {
             int b = bytes[i] & 0xff;
-            boolean safe = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
-                    || b == '_' || b == '-' || (b == '.' && i > 0);
+            boolean safe = (b >= 'a' && b <= 'z')
+                    || (b >= 'A' && b <= 'Z')
+                    || (b >= '0' && b <= '9')
+                    || b == '_'
+                    || b == '-'
+                    || (b == '.' && i > 0);
             if (safe) {
                 sb.append((char) b);
             } else {
@@ -297,7 +307,10 @@ public final class OffsetStore {
             }
         }
         try {
-            String group = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes.toByteArray())).toString();
+            String group = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(java.nio.ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
             return fileName(group).equals(fileName) ? java.util.Optional.of(group) : java.util.Optional.empty();
         } catch (java.nio.charset.CharacterCodingException e) {
             return java.util.Optional.empty();

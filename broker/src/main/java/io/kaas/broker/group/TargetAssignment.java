@@ -26,10 +26,11 @@ final class TargetAssignment {
     private TargetAssignment() {}
 
     /** Member id → topic id → partitions. */
-    static Map<String, Map<Uuid, Set<Integer>>> compute(ConsumerGroupPartitionAssignor assignor,
-                                                       Collection<ConsumerGroupMember> members,
-                                                       Map<String, TopicInfo> topicsByName,
-                                                       Map<String, Map<Uuid, Set<Integer>>> previous) {
+    static Map<String, Map<Uuid, Set<Integer>>> compute(
+            ConsumerGroupPartitionAssignor assignor,
+            Collection<ConsumerGroupMember> members,
+            Map<String, TopicInfo> topicsByName,
+            Map<String, Map<Uuid, Set<Integer>>> previous) {
         Map<Uuid, Integer> partitionCounts = new HashMap<>();
         Map<String, MemberSubscription> subscriptions = new HashMap<>();
         for (ConsumerGroupMember m : members) {
@@ -42,11 +43,18 @@ final class TargetAssignment {
                     partitionCounts.put(id, t.partitions());
                 }
             }
-            subscriptions.put(m.memberId, new Subscription(Optional.ofNullable(m.rackId), Optional.ofNullable(m.instanceId), ids));
+            subscriptions.put(
+                    m.memberId,
+                    new Subscription(Optional.ofNullable(m.rackId), Optional.ofNullable(m.instanceId), ids));
         }
-        boolean homogeneous = subscriptions.values().stream().map(MemberSubscription::subscribedTopicIds).distinct().count() <= 1;
+        boolean homogeneous = subscriptions.values().stream()
+                        .map(MemberSubscription::subscribedTopicIds)
+                        .distinct()
+                        .count()
+                <= 1;
         Set<TopicPartitionId> assigned = new HashSet<>();
-        previous.values().forEach(a -> a.forEach((id, ps) -> ps.forEach(p -> assigned.add(new TopicPartitionId(id, p)))));
+        previous.values()
+                .forEach(a -> a.forEach((id, ps) -> ps.forEach(p -> assigned.add(new TopicPartitionId(id, p)))));
         GroupSpec spec = new GroupSpec() {
             @Override
             public Collection<String> memberIds() {

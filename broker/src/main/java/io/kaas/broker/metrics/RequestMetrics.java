@@ -18,8 +18,10 @@ import org.apache.kafka.common.protocol.Errors;
  */
 final class RequestMetrics implements RequestObserver {
     /** 100 µs to 30 s: an fsync-bound Produce is milliseconds; a long-poll Fetch up to its max wait. */
-    static final double[] LATENCY_BUCKETS = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-        0.25, 0.5, 1, 2.5, 5, 10, 30};
+    static final double[] LATENCY_BUCKETS = {
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30
+    };
+
     private static final double NANOS_PER_SECOND = 1e9;
 
     private record Points(CounterDataPoint ok, DistributionDataPoint duration, DistributionDataPoint queue) {}
@@ -30,15 +32,28 @@ final class RequestMetrics implements RequestObserver {
     private final AtomicReferenceArray<Points> byApi;
 
     RequestMetrics(PrometheusRegistry registry) {
-        requests = Counter.builder().name("kaas_requests_total")
+        requests = Counter.builder()
+                .name("kaas_requests_total")
                 .help("Requests answered, by API and request-level error (NONE when the handler succeeded)")
-                .labelNames("api", "error").withoutExemplars().register(registry);
-        duration = Histogram.builder().name("kaas_request_duration_seconds")
+                .labelNames("api", "error")
+                .withoutExemplars()
+                .register(registry);
+        duration = Histogram.builder()
+                .name("kaas_request_duration_seconds")
                 .help("From a request being decoded to its response being ready (queue, handling and fsync wait)")
-                .labelNames("api").classicOnly().classicUpperBounds(LATENCY_BUCKETS).withoutExemplars().register(registry);
-        queue = Histogram.builder().name("kaas_request_queue_seconds")
+                .labelNames("api")
+                .classicOnly()
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .withoutExemplars()
+                .register(registry);
+        queue = Histogram.builder()
+                .name("kaas_request_queue_seconds")
                 .help("From a request being decoded to a request-handler thread starting it")
-                .labelNames("api").classicOnly().classicUpperBounds(LATENCY_BUCKETS).withoutExemplars().register(registry);
+                .labelNames("api")
+                .classicOnly()
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .withoutExemplars()
+                .register(registry);
         int maxId = 0;
         for (ApiKeys k : ApiKeys.values()) {
             maxId = Math.max(maxId, k.id);
@@ -62,7 +77,9 @@ final class RequestMetrics implements RequestObserver {
         Points p = byApi.get(api.id);
         if (p == null) {
             // Two threads may race here; labelValues returns the same data points to both.
-            p = new Points(requests.labelValues(api.name, Errors.NONE.name()), duration.labelValues(api.name),
+            p = new Points(
+                    requests.labelValues(api.name, Errors.NONE.name()),
+                    duration.labelValues(api.name),
                     queue.labelValues(api.name));
             byApi.set(api.id, p);
         }

@@ -26,10 +26,16 @@ import java.util.Optional;
 final class StateGauges {
     private StateGauges() {}
 
-    static void register(PrometheusRegistry registry, StorageEngine engine, GroupCoordinator groups, KafkaServer server,
-                         boolean perPartition) {
-        GaugeWithCallback.builder().name("kaas_partitions")
-                .help("Open partitions by health: ok, stalled (fsync slower than the watchdog) or failed (fsync/write error)")
+    static void register(
+            PrometheusRegistry registry,
+            StorageEngine engine,
+            GroupCoordinator groups,
+            KafkaServer server,
+            boolean perPartition) {
+        GaugeWithCallback.builder()
+                .name("kaas_partitions")
+                .help(
+                        "Open partitions by health: ok, stalled (fsync slower than the watchdog) or failed (fsync/write error)")
                 .labelNames("state")
                 .callback(cb -> {
                     long ok = 0;
@@ -48,40 +54,55 @@ final class StateGauges {
                     cb.call(ok, "ok");
                     cb.call(stalled, "stalled");
                     cb.call(failed, "failed");
-                }).register(registry);
-        GaugeWithCallback.builder().name("kaas_connections").help("Open client connections per listener")
+                })
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("kaas_connections")
+                .help("Open client connections per listener")
                 .labelNames("listener")
                 .callback(cb -> server.connectionsByListener().forEach((name, n) -> cb.call(n, name)))
                 .register(registry);
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
         if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
-            GaugeWithCallback.builder().name("kaas_open_files")
+            GaugeWithCallback.builder()
+                    .name("kaas_open_files")
                     .help("File descriptors the broker process holds (segments, indexes, sockets)")
-                    .callback(cb -> cb.call(unix.getOpenFileDescriptorCount())).register(registry);
+                    .callback(cb -> cb.call(unix.getOpenFileDescriptorCount()))
+                    .register(registry);
         }
         if (perPartition) {
             registerPerPartition(registry, engine, groups);
         }
     }
 
-    private static void registerPerPartition(PrometheusRegistry registry, StorageEngine engine, GroupCoordinator groups) {
-        GaugeWithCallback.builder().name("kaas_partition_high_watermark")
+    private static void registerPerPartition(
+            PrometheusRegistry registry, StorageEngine engine, GroupCoordinator groups) {
+        GaugeWithCallback.builder()
+                .name("kaas_partition_high_watermark")
                 .help("Next offset to be assigned (the log end offset; there are no replicas)")
                 .labelNames("topic", "partition")
-                .callback(cb -> engine.openPartitions().forEach(p ->
-                        cb.call(p.state().highWatermark(), p.id().topic(), Integer.toString(p.id().partition()))))
+                .callback(cb -> engine.openPartitions()
+                        .forEach(p -> cb.call(
+                                p.state().highWatermark(), p.id().topic(), Integer.toString(p.id().partition()))))
                 .register(registry);
-        GaugeWithCallback.builder().name("kaas_partition_log_start_offset")
-                .help("First offset a consumer can fetch").labelNames("topic", "partition")
-                .callback(cb -> engine.openPartitions().forEach(p ->
-                        cb.call(p.state().logStartOffset(), p.id().topic(), Integer.toString(p.id().partition()))))
+        GaugeWithCallback.builder()
+                .name("kaas_partition_log_start_offset")
+                .help("First offset a consumer can fetch")
+                .labelNames("topic", "partition")
+                .callback(cb -> engine.openPartitions()
+                        .forEach(p -> cb.call(
+                                p.state().logStartOffset(), p.id().topic(), Integer.toString(p.id().partition()))))
                 .register(registry);
-        GaugeWithCallback.builder().name("kaas_partition_size_bytes")
-                .help("Bytes in the partition's segments").labelNames("topic", "partition")
-                .callback(cb -> engine.openPartitions().forEach(p ->
-                        cb.call(p.state().sizeInBytes(), p.id().topic(), Integer.toString(p.id().partition()))))
+        GaugeWithCallback.builder()
+                .name("kaas_partition_size_bytes")
+                .help("Bytes in the partition's segments")
+                .labelNames("topic", "partition")
+                .callback(cb -> engine.openPartitions()
+                        .forEach(p ->
+                                cb.call(p.state().sizeInBytes(), p.id().topic(), Integer.toString(p.id().partition()))))
                 .register(registry);
-        GaugeWithCallback.builder().name("kaas_consumer_group_lag")
+        GaugeWithCallback.builder()
+                .name("kaas_consumer_group_lag")
                 .help("High watermark minus the group's committed offset, for open partitions")
                 .labelNames("group", "topic", "partition")
                 .callback(cb -> {
@@ -92,11 +113,15 @@ final class StateGauges {
                         for (OffsetStore.Committed c : groups.committed(group).values()) {
                             PartitionState s = states.get(new TopicPartition(c.topic(), c.partition()));
                             if (s != null && c.offset() >= 0) {
-                                cb.call(Math.max(0, s.highWatermark() - c.offset()), group, c.topic(),
+                                cb.call(
+                                        Math.max(0, s.highWatermark() - c.offset()),
+                                        group,
+                                        c.topic(),
                                         Integer.toString(c.partition()));
                             }
                         }
                     }
-                }).register(registry);
+                })
+                .register(registry);
     }
 }

@@ -23,12 +23,24 @@ final class TopicTraffic implements TrafficObserver {
     private final ConcurrentMap<String, Points> byTopic = new ConcurrentHashMap<>();
 
     TopicTraffic(PrometheusRegistry registry) {
-        messagesIn = Counter.builder().name("kaas_messages_in_total")
-                .help("Records appended by Produce (acknowledged, duplicates excluded)").labelNames("topic").withoutExemplars().register(registry);
-        bytesIn = Counter.builder().name("kaas_bytes_in_total")
-                .help("Record-batch bytes appended by Produce").labelNames("topic").withoutExemplars().register(registry);
-        bytesOut = Counter.builder().name("kaas_bytes_out_total")
-                .help("Record-batch bytes sent in Fetch responses").labelNames("topic").withoutExemplars().register(registry);
+        messagesIn = Counter.builder()
+                .name("kaas_messages_in_total")
+                .help("Records appended by Produce (acknowledged, duplicates excluded)")
+                .labelNames("topic")
+                .withoutExemplars()
+                .register(registry);
+        bytesIn = Counter.builder()
+                .name("kaas_bytes_in_total")
+                .help("Record-batch bytes appended by Produce")
+                .labelNames("topic")
+                .withoutExemplars()
+                .register(registry);
+        bytesOut = Counter.builder()
+                .name("kaas_bytes_out_total")
+                .help("Record-batch bytes sent in Fetch responses")
+                .labelNames("topic")
+                .withoutExemplars()
+                .register(registry);
     }
 
     @Override
@@ -45,7 +57,10 @@ final class TopicTraffic implements TrafficObserver {
 
     private Points points(String topic) {
         Points p = byTopic.get(topic);
-        return p != null ? p : byTopic.computeIfAbsent(topic,
-                t -> new Points(messagesIn.labelValues(t), bytesIn.labelValues(t), bytesOut.labelValues(t)));
+        return p != null
+                ? p
+                : byTopic.computeIfAbsent(
+                        topic,
+                        t -> new Points(messagesIn.labelValues(t), bytesIn.labelValues(t), bytesOut.labelValues(t)));
     }
 }

@@ -70,15 +70,18 @@ public final class ClientQuotaStore {
     /** Rewrites the file; a broker holds {@link #lock()} since it read what it changed. */
     public synchronized void save(Map<ClientQuotaEntity, Map<String, Double>> quotas) {
         try {
-            AtomicFile.createDirectories(file.getParent()); // durably: an answered change must not lose its directory entry
+            AtomicFile.createDirectories(
+                    file.getParent()); // durably: an answered change must not lose its directory entry
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file.getParent() + ": cannot create: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, file.getParent() + ": cannot create: " + e.getMessage(), e);
         }
         List<StoredEntry> entries = new ArrayList<>();
         quotas.forEach((entity, values) -> {
             List<Component> components = new ArrayList<>();
-            new TreeMap<>(entity.entries()).forEach((type, name) -> components.add(
-                    name == null ? new Component(type, null, true) : new Component(type, name, null)));
+            new TreeMap<>(entity.entries())
+                    .forEach((type, name) -> components.add(
+                            name == null ? new Component(type, null, true) : new Component(type, name, null)));
             entries.add(new StoredEntry(components, new TreeMap<>(values)));
         });
         StateJson.write(file, new QuotasFile(1, entries));

@@ -39,11 +39,13 @@ public final class ClientQuotas implements AutoCloseable {
      * rate is measured over (a new client may burst about {@code (samples - 1) × size} seconds' worth).
      */
     public record Window(int samples, int seconds) {
-        public static final Window DEFAULT = new Window(QuotaConfig.NUM_QUOTA_SAMPLES_DEFAULT, QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_DEFAULT);
+        public static final Window DEFAULT =
+                new Window(QuotaConfig.NUM_QUOTA_SAMPLES_DEFAULT, QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_DEFAULT);
 
         public Window {
             if (samples < 1 || seconds < 1) {
-                throw new IllegalArgumentException("quota window needs at least 1 sample of at least 1 s, got " + samples + " of " + seconds + " s");
+                throw new IllegalArgumentException("quota window needs at least 1 sample of at least 1 s, got "
+                        + samples + " of " + seconds + " s");
             }
         }
     }
@@ -138,7 +140,8 @@ public final class ClientQuotas implements AutoCloseable {
     }
 
     /** Applies the valid alterations to {@code next}; one result per alteration, in order. */
-    private static List<ApiError> apply(List<Alteration> alterations, Map<ClientQuotaEntity, Map<String, Double>> next) {
+    private static List<ApiError> apply(
+            List<Alteration> alterations, Map<ClientQuotaEntity, Map<String, Double>> next) {
         List<ApiError> results = new ArrayList<>();
         for (Alteration a : alterations) {
             try {
@@ -186,7 +189,8 @@ public final class ClientQuotas implements AutoCloseable {
             sensor.record(value, nowMs, true);
             return 0;
         } catch (QuotaViolationException e) {
-            return type == QuotaType.REQUEST ? QuotaUtils.boundedThrottleTime(e, window.seconds() * 1000L, nowMs)
+            return type == QuotaType.REQUEST
+                    ? QuotaUtils.boundedThrottleTime(e, window.seconds() * 1000L, nowMs)
                     : QuotaUtils.throttleTime(e, nowMs);
         }
     }
@@ -225,8 +229,12 @@ public final class ClientQuotas implements AutoCloseable {
         }
         String name = type + ":" + m.userTag + ":" + m.clientTag + ":" + m.limit;
         return sensors.computeIfAbsent(name, n -> {
-            Sensor s = metrics.sensor(n, new MetricConfig().timeWindow(window.seconds(), TimeUnit.SECONDS).samples(window.samples())
-                    .quota(new Quota(m.limit, true)));
+            Sensor s = metrics.sensor(
+                    n,
+                    new MetricConfig()
+                            .timeWindow(window.seconds(), TimeUnit.SECONDS)
+                            .samples(window.samples())
+                            .quota(new Quota(m.limit, true)));
             s.add(metrics.metricName(n, "kaas-client-quota"), new Rate());
             return s;
         });
@@ -234,7 +242,8 @@ public final class ClientQuotas implements AutoCloseable {
 
     private record Match(String userTag, String clientTag, double limit) {}
 
-    private static Match match(Map<ClientQuotaEntity, Map<String, Double>> q, String key, String user, String clientId) {
+    private static Match match(
+            Map<ClientQuotaEntity, Map<String, Double>> q, String key, String user, String clientId) {
         String[][] order = {
             {user, clientId, "uc"}, {user, null, "u+dc"}, {user, "", "u"},
             {null, clientId, "du+c"}, {null, null, "du+dc"}, {null, "", "du"},
@@ -267,9 +276,10 @@ public final class ClientQuotas implements AutoCloseable {
         }
         for (String type : entity.keySet()) {
             if (!type.equals(ClientQuotaEntity.USER) && !type.equals(ClientQuotaEntity.CLIENT_ID)) {
-                throw new InvalidRequestException(type.equals(ClientQuotaEntity.IP)
-                        ? "kaas enforces connection limits by ip with max.connections.per.ip, not ip quotas"
-                        : "Unhandled client quota entity type: " + type);
+                throw new InvalidRequestException(
+                        type.equals(ClientQuotaEntity.IP)
+                                ? "kaas enforces connection limits by ip with max.connections.per.ip, not ip quotas"
+                                : "Unhandled client quota entity type: " + type);
             }
         }
         return new ClientQuotaEntity(entity);

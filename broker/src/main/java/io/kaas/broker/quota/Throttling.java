@@ -1,7 +1,7 @@
 package io.kaas.broker.quota;
 
-import io.kaas.protocol.RequestThrottle;
 import io.kaas.protocol.MutableConnection;
+import io.kaas.protocol.RequestThrottle;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -19,12 +19,15 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 public final class Throttling implements RequestThrottle {
     /** Answered without counting against request_percentage (Apache exempts them so a throttled client can still connect). */
-    private static final Set<ApiKeys> EXEMPT = Set.of(ApiKeys.API_VERSIONS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE);
+    private static final Set<ApiKeys> EXEMPT =
+            Set.of(ApiKeys.API_VERSIONS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE);
+
     private static final ClassValue<MethodHandle> THROTTLE_SETTER = new ClassValue<>() {
         @Override
         protected MethodHandle computeValue(Class<?> type) {
             try {
-                return MethodHandles.publicLookup().findVirtual(type, "setThrottleTimeMs", MethodType.methodType(type, int.class));
+                return MethodHandles.publicLookup()
+                        .findVirtual(type, "setThrottleTimeMs", MethodType.methodType(type, int.class));
             } catch (ReflectiveOperationException e) {
                 return null; // this response has no throttle field (ApiVersions v0, ...)
             }
@@ -50,8 +53,14 @@ public final class Throttling implements RequestThrottle {
      * @param handlerNanos time the handler ran on a request-handler thread
      */
     @Override
-    public void apply(ApiKeys api, MutableConnection session, String user, String clientId, int requestBytes, long handlerNanos,
-                      ApiMessage response) {
+    public void apply(
+            ApiKeys api,
+            MutableConnection session,
+            String user,
+            String clientId,
+            int requestBytes,
+            long handlerNanos,
+            ApiMessage response) {
         if (quotas.none() || api == ApiKeys.FETCH) {
             return; // FetchHandler called throttleFetch
         }
@@ -78,7 +87,8 @@ public final class Throttling implements RequestThrottle {
             try {
                 setter.invoke(response, throttle);
             } catch (Throwable e) {
-                throw new IllegalStateException("cannot set throttle_time_ms on " + response.getClass().getSimpleName(), e);
+                throw new IllegalStateException(
+                        "cannot set throttle_time_ms on " + response.getClass().getSimpleName(), e);
             }
         }
     }
@@ -101,7 +111,8 @@ public final class Throttling implements RequestThrottle {
      * bytes back, mutes the session and returns the throttle time (the larger of the two), and the caller
      * answers with no records ({@code FetchContext.throttled}). 0: send the response as it is.
      */
-    public int throttleFetch(MutableConnection session, String user, String clientId, long responseBytes, long handlerNanos) {
+    public int throttleFetch(
+            MutableConnection session, String user, String clientId, long responseBytes, long handlerNanos) {
         if (quotas.none()) {
             return 0;
         }

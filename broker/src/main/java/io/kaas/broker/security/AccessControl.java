@@ -1,7 +1,7 @@
 package io.kaas.broker.security;
 
-import io.kaas.security.AclStore;
 import io.kaas.protocol.Authorization;
+import io.kaas.security.AclStore;
 import io.kaas.storage.io.FileChangeCheck;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -89,7 +89,8 @@ public final class AccessControl implements AutoCloseable, Authorization {
         a.withPluginMetrics(new PluginMetricsImpl(metrics, Map.of()));
         Map<String, Object> configs = new HashMap<>();
         configs.put(StandardAuthorizer.SUPER_USERS_CONFIG, String.join(";", superUsers));
-        configs.put(StandardAuthorizer.ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_CONFIG, Boolean.toString(allowEveryoneIfNoAcl));
+        configs.put(
+                StandardAuthorizer.ALLOW_EVERYONE_IF_NO_ACL_IS_FOUND_CONFIG, Boolean.toString(allowEveryoneIfNoAcl));
         a.configure(configs);
         FileChangeCheck changes = new FileChangeCheck(store.file(), FileChangeCheck.DEFAULT_INTERVAL_NANOS);
         Map<Uuid, StandardAcl> acls = store.load();
@@ -162,7 +163,8 @@ public final class AccessControl implements AutoCloseable, Authorization {
 
     /** The names of {@code names} on which {@code op} is allowed (Apache's filterByAuthorized: one decision per distinct name). */
     @Override
-    public Set<String> allowedNames(AuthorizableRequestContext ctx, AclOperation op, ResourceType type, Collection<String> names) {
+    public Set<String> allowedNames(
+            AuthorizableRequestContext ctx, AclOperation op, ResourceType type, Collection<String> names) {
         Set<String> distinct = new LinkedHashSet<>(names);
         if (authorizer == null) {
             return distinct;
@@ -192,12 +194,32 @@ public final class AccessControl implements AutoCloseable, Authorization {
 
     /** Apache's {@code AclEntry.supportedOperations}: what an authorized-operations bit field may hold per resource type. */
     private static final Map<ResourceType, List<AclOperation>> SUPPORTED = Map.of(
-            ResourceType.TOPIC, List.of(AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE, AclOperation.DESCRIBE,
-                    AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS),
-            ResourceType.GROUP, List.of(AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE,
-                    AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS),
-            ResourceType.CLUSTER, List.of(AclOperation.CREATE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS,
-                    AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE, AclOperation.ALTER, AclOperation.DESCRIBE),
+            ResourceType.TOPIC,
+                    List.of(
+                            AclOperation.READ,
+                            AclOperation.WRITE,
+                            AclOperation.CREATE,
+                            AclOperation.DESCRIBE,
+                            AclOperation.DELETE,
+                            AclOperation.ALTER,
+                            AclOperation.DESCRIBE_CONFIGS,
+                            AclOperation.ALTER_CONFIGS),
+            ResourceType.GROUP,
+                    List.of(
+                            AclOperation.READ,
+                            AclOperation.DESCRIBE,
+                            AclOperation.DELETE,
+                            AclOperation.DESCRIBE_CONFIGS,
+                            AclOperation.ALTER_CONFIGS),
+            ResourceType.CLUSTER,
+                    List.of(
+                            AclOperation.CREATE,
+                            AclOperation.CLUSTER_ACTION,
+                            AclOperation.DESCRIBE_CONFIGS,
+                            AclOperation.ALTER_CONFIGS,
+                            AclOperation.IDEMPOTENT_WRITE,
+                            AclOperation.ALTER,
+                            AclOperation.DESCRIBE),
             ResourceType.TRANSACTIONAL_ID, List.of(AclOperation.DESCRIBE, AclOperation.WRITE));
 
     /**
@@ -211,8 +233,14 @@ public final class AccessControl implements AutoCloseable, Authorization {
         if (authorizer != null) {
             maybeReload();
         }
-        List<AuthorizationResult> results = authorizer == null ? null : authorizer.authorize(ctx,
-                supported.stream().map(op -> new Action(op, new ResourcePattern(type, name, PatternType.LITERAL), 1, false, false)).toList());
+        List<AuthorizationResult> results = authorizer == null
+                ? null
+                : authorizer.authorize(
+                        ctx,
+                        supported.stream()
+                                .map(op -> new Action(
+                                        op, new ResourcePattern(type, name, PatternType.LITERAL), 1, false, false))
+                                .toList());
         for (int i = 0; i < supported.size(); i++) {
             if (results == null || results.get(i) == AuthorizationResult.ALLOWED) {
                 codes.add(supported.get(i).code());

@@ -37,9 +37,14 @@ public final class AuthenticationFailureLog {
         lastLogged = now;
         String more = suppressed == 0 ? "" : " (" + suppressed + " more failures not logged in the last interval)";
         suppressed = 0;
-        LOG.warn("authentication failed on listener {} from {}: mechanism {}, user {}: {}{}",
-                session.listener().listenerName(), session.remote(), mechanism,
-                user == null ? "(none)" : "User:" + printable(user), printable(String.valueOf(reason)), more);
+        LOG.warn(
+                "authentication failed on listener {} from {}: mechanism {}, user {}: {}{}",
+                session.listener().listenerName(),
+                session.remote(),
+                mechanism,
+                user == null ? "(none)" : "User:" + printable(user),
+                printable(String.valueOf(reason)),
+                more);
     }
 
     /** A client chooses the user name: no control characters (log forging), no essays. */
@@ -49,10 +54,16 @@ public final class AuthenticationFailureLog {
     }
 
     public synchronized void legacyNonce(ClientSession session, String user) {
-        String host = session.remote() instanceof java.net.InetSocketAddress a ? a.getHostString() : String.valueOf(session.remote());
+        String host = session.remote() instanceof java.net.InetSocketAddress a
+                ? a.getHostString()
+                : String.valueOf(session.remote());
         if (legacyClients.add(user + "@" + host)) {
-            LOG.warn("accepted a librdkafka < 2.6.1 SCRAM client-final nonce (client nonce repeated) from User:{} at {}; "
-                    + "upgrade the client, or set {}=false to refuse it", printable(user), host, SecurityConfig.LEGACY_SCRAM_NONCE);
+            LOG.warn(
+                    "accepted a librdkafka < 2.6.1 SCRAM client-final nonce (client nonce repeated) from User:{} at {}; "
+                            + "upgrade the client, or set {}=false to refuse it",
+                    printable(user),
+                    host,
+                    SecurityConfig.LEGACY_SCRAM_NONCE);
         }
     }
 }

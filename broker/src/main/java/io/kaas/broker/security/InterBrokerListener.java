@@ -1,6 +1,5 @@
 package io.kaas.broker.security;
 
-import io.kaas.protocol.KafkaServer;
 import io.kaas.cluster.Endpoint;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -43,6 +42,7 @@ public record InterBrokerListener(String listenerName, SecurityProtocol protocol
     public static final String LISTENER_NAME = "inter.broker.listener.name";
     /** Apache's {@code ReplicationConfigs.INTER_BROKER_SECURITY_PROTOCOL_CONFIG}. */
     public static final String SECURITY_PROTOCOL = "security.inter.broker.protocol";
+
     public static final String SASL_MECHANISM = BrokerSecurityConfigs.SASL_MECHANISM_INTER_BROKER_PROTOCOL_CONFIG;
 
     /**
@@ -51,11 +51,19 @@ public record InterBrokerListener(String listenerName, SecurityProtocol protocol
      * kaas does not ship; {@code InterBrokerListenerTest} compares these with Apache's own.
      */
     static final ConfigDef DEFINITIONS = new ConfigDef()
-            .define(SECURITY_PROTOCOL, ConfigDef.Type.STRING, SecurityProtocol.PLAINTEXT.name,
-                    ConfigDef.ValidString.in(SecurityProtocol.names().toArray(String[]::new)), ConfigDef.Importance.MEDIUM,
+            .define(
+                    SECURITY_PROTOCOL,
+                    ConfigDef.Type.STRING,
+                    SecurityProtocol.PLAINTEXT.name,
+                    ConfigDef.ValidString.in(SecurityProtocol.names().toArray(String[]::new)),
+                    ConfigDef.Importance.MEDIUM,
                     "Security protocol used to communicate between brokers. It is an error to set this and "
                             + "inter.broker.listener.name properties at the same time.")
-            .define(LISTENER_NAME, ConfigDef.Type.STRING, null, ConfigDef.Importance.MEDIUM,
+            .define(
+                    LISTENER_NAME,
+                    ConfigDef.Type.STRING,
+                    null,
+                    ConfigDef.Importance.MEDIUM,
                     "Name of listener used for communication between brokers. If this is unset, the listener name is defined "
                             + "by security.inter.broker.protocol. It is an error to set this and security.inter.broker.protocol "
                             + "properties at the same time.");
@@ -79,8 +87,8 @@ public record InterBrokerListener(String listenerName, SecurityProtocol protocol
      *              entry for the mechanism is looked up now, so a missing one fails the start naming the key
      * @throws ConfigException naming the key and the rule
      */
-    public static InterBrokerListener resolve(SecurityConfig security, List<Endpoint> listeners, List<Endpoint> advertised,
-                                              boolean peers) {
+    public static InterBrokerListener resolve(
+            SecurityConfig security, List<Endpoint> listeners, List<Endpoint> advertised, boolean peers) {
         Map<String, String> s = security.settings();
         Map<String, String> keys = new HashMap<>();
         for (String k : List.of(LISTENER_NAME, SECURITY_PROTOCOL)) {
@@ -90,18 +98,20 @@ public record InterBrokerListener(String listenerName, SecurityProtocol protocol
         }
         Map<String, Object> parsed = DEFINITIONS.parse(keys);
         String name = (String) parsed.get(LISTENER_NAME);
-        boolean explicit = keys.containsKey(LISTENER_NAME) || keys.containsKey(SECURITY_PROTOCOL) || s.containsKey(SASL_MECHANISM);
+        boolean explicit =
+                keys.containsKey(LISTENER_NAME) || keys.containsKey(SECURITY_PROTOCOL) || s.containsKey(SASL_MECHANISM);
         String listenerName;
         SecurityProtocol protocol;
         if (name != null && !name.isBlank()) {
             if (keys.containsKey(SECURITY_PROTOCOL)) {
-                throw new ConfigException("Only one of " + LISTENER_NAME + " and " + SECURITY_PROTOCOL + " should be set.");
+                throw new ConfigException(
+                        "Only one of " + LISTENER_NAME + " and " + SECURITY_PROTOCOL + " should be set.");
             }
             listenerName = ListenerName.normalised(name).value();
             protocol = security.protocolMap().get(listenerName);
             if (protocol == null) {
-                throw new ConfigException("Listener with name " + listenerName + " defined in " + LISTENER_NAME + " not found in "
-                        + SecurityConfig.PROTOCOL_MAP + ".");
+                throw new ConfigException("Listener with name " + listenerName + " defined in " + LISTENER_NAME
+                        + " not found in " + SecurityConfig.PROTOCOL_MAP + ".");
             }
         } else {
             protocol = SecurityProtocol.forName((String) parsed.get(SECURITY_PROTOCOL));
@@ -110,8 +120,14 @@ public record InterBrokerListener(String listenerName, SecurityProtocol protocol
         boolean sasl = protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL;
         String mechanism = null;
         if (sasl) {
-            mechanism = (String) BrokerSecurityConfigs.CONFIG_DEF.parse(s.containsKey(SASL_MECHANISM)
-                    ? Map.of(SASL_MECHANISM, s.get(SASL_MECHANISM).trim()) : Map.of()).get(SASL_MECHANISM);
+            mechanism = (String) BrokerSecurityConfigs.CONFIG_DEF
+                    .parse(
+                            s.containsKey(SASL_MECHANISM)
+                                    ? Map.of(
+                                            SASL_MECHANISM,
+                                            s.get(SASL_MECHANISM).trim())
+                                    : Map.of())
+                    .get(SASL_MECHANISM);
         }
         InterBrokerListener out = new InterBrokerListener(listenerName, protocol, mechanism);
         if (explicit || peers) {
@@ -132,20 +148,27 @@ public record InterBrokerListener(String listenerName, SecurityProtocol protocol
                     + " (the inter-broker listener is " + listenerName + ")");
         }
         if (saslMechanism != null && !security.saslMechanisms(listenerName).contains(saslMechanism)) {
-            throw new ConfigException(SASL_MECHANISM + " must be included in " + BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG
-                    + " when SASL is used for inter-broker communication (" + SASL_MECHANISM + "=" + saslMechanism + ", listener "
-                    + listenerName + " enables " + security.saslMechanisms(listenerName) + ")");
+            throw new ConfigException(
+                    SASL_MECHANISM + " must be included in " + BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG
+                            + " when SASL is used for inter-broker communication (" + SASL_MECHANISM + "="
+                            + saslMechanism + ", listener "
+                            + listenerName + " enables " + security.saslMechanisms(listenerName) + ")");
         }
     }
 
     /** This broker's own credentials for the mechanism, found where kafka-clients will look at the first connection. */
     private void checkJaas(SecurityConfig security) {
         try {
-            JaasContext.loadServerContext(new ListenerName(listenerName), saslMechanism, channelConfig(security).valuesWithPrefixOverride(
-                    new ListenerName(listenerName).configPrefix()));
+            JaasContext.loadServerContext(
+                    new ListenerName(listenerName),
+                    saslMechanism,
+                    channelConfig(security).valuesWithPrefixOverride(new ListenerName(listenerName).configPrefix()));
         } catch (IllegalArgumentException | SecurityException e) {
-            throw new ConfigException(jaasKey(), null, "the broker's own " + saslMechanism + " login for inter-broker requests over "
-                    + listenerName + " is missing or invalid: " + e.getMessage());
+            throw new ConfigException(
+                    jaasKey(),
+                    null,
+                    "the broker's own " + saslMechanism + " login for inter-broker requests over " + listenerName
+                            + " is missing or invalid: " + e.getMessage());
         }
     }
 
@@ -155,14 +178,17 @@ public record InterBrokerListener(String listenerName, SecurityProtocol protocol
      */
     static String loginKey(SecurityConfig security) {
         Map<String, String> s = security.settings();
-        String name = s.getOrDefault(LISTENER_NAME, s.getOrDefault(SECURITY_PROTOCOL, SecurityProtocol.PLAINTEXT.name)).trim();
-        String mechanism = s.getOrDefault(SASL_MECHANISM, SaslConfigs.GSSAPI_MECHANISM).trim();
+        String name = s.getOrDefault(LISTENER_NAME, s.getOrDefault(SECURITY_PROTOCOL, SecurityProtocol.PLAINTEXT.name))
+                .trim();
+        String mechanism =
+                s.getOrDefault(SASL_MECHANISM, SaslConfigs.GSSAPI_MECHANISM).trim();
         return new InterBrokerListener(name.toUpperCase(Locale.ROOT), SecurityProtocol.PLAINTEXT, mechanism).jaasKey();
     }
 
     /** Where Apache (and kaas) read the broker's own login for this listener and mechanism. */
     public String jaasKey() {
-        return new ListenerName(listenerName).configPrefix() + saslMechanism.toLowerCase(Locale.ROOT) + "." + SaslConfigs.SASL_JAAS_CONFIG;
+        return new ListenerName(listenerName).configPrefix() + saslMechanism.toLowerCase(Locale.ROOT) + "."
+                + SaslConfigs.SASL_JAAS_CONFIG;
     }
 
     /**
@@ -172,8 +198,14 @@ public record InterBrokerListener(String listenerName, SecurityProtocol protocol
      * builder belongs to one kafka-clients {@code Selector}, which closes it.
      */
     public ChannelBuilder newChannelBuilder(SecurityConfig security, LogContext logContext) {
-        return ChannelBuilders.clientChannelBuilder(protocol, JaasContext.Type.SERVER, channelConfig(security),
-                new ListenerName(listenerName), saslMechanism, Time.SYSTEM, logContext);
+        return ChannelBuilders.clientChannelBuilder(
+                protocol,
+                JaasContext.Type.SERVER,
+                channelConfig(security),
+                new ListenerName(listenerName),
+                saslMechanism,
+                Time.SYSTEM,
+                logContext);
     }
 
     private static AbstractConfig channelConfig(SecurityConfig security) {

@@ -43,12 +43,19 @@ final class OAuthBearerTokenValidator implements AuthenticateCallbackHandler {
      */
     static OAuthBearerTokenValidator of(Map<String, Object> parsed) {
         if (parsed.get(SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL) == null) {
-            throw new ConfigException(SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL, null,
+            throw new ConfigException(
+                    SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
+                    null,
                     "OAUTHBEARER needs the identity provider's JWKS endpoint (https URL or file) to verify token signatures");
         }
         DefaultJwtValidator v = new DefaultJwtValidator();
-        v.configure(parsed, OAuthBearerLoginModule.OAUTHBEARER_MECHANISM, List.of(new AppConfigurationEntry(
-                OAuthBearerLoginModule.class.getName(), AppConfigurationEntry.LoginModuleControlFlag.REQUIRED, Map.of())));
+        v.configure(
+                parsed,
+                OAuthBearerLoginModule.OAUTHBEARER_MECHANISM,
+                List.of(new AppConfigurationEntry(
+                        OAuthBearerLoginModule.class.getName(),
+                        AppConfigurationEntry.LoginModuleControlFlag.REQUIRED,
+                        Map.of())));
         return new OAuthBearerTokenValidator(v);
     }
 
@@ -59,7 +66,9 @@ final class OAuthBearerTokenValidator implements AuthenticateCallbackHandler {
                 try {
                     v.token(validator.validate(v.tokenValue()));
                 } catch (JwtValidatorException e) {
-                    LOG.debug("OAUTHBEARER token rejected: {}", JWT.matcher(String.valueOf(e.getMessage())).replaceAll("[token]"));
+                    LOG.debug(
+                            "OAUTHBEARER token rejected: {}",
+                            JWT.matcher(String.valueOf(e.getMessage())).replaceAll("[token]"));
                     v.error("invalid_token", null, null);
                 }
             } else if (c instanceof OAuthBearerExtensionsValidatorCallback x) {

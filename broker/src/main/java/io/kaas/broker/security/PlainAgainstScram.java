@@ -22,7 +22,8 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
  * Apache's {@code plain.sasl.jaas.config} user list is not read.
  */
 final class PlainAgainstScram implements CallbackHandler {
-    private static final List<ScramMechanism> ORDER = List.of(ScramMechanism.SCRAM_SHA_512, ScramMechanism.SCRAM_SHA_256);
+    private static final List<ScramMechanism> ORDER =
+            List.of(ScramMechanism.SCRAM_SHA_512, ScramMechanism.SCRAM_SHA_256);
 
     private final ScramServer.Credentials credentials;
 
@@ -50,7 +51,8 @@ final class PlainAgainstScram implements CallbackHandler {
             if (c.isPresent()) {
                 try {
                     ScramFormatter f = new ScramFormatter(m);
-                    byte[] salted = f.saltedPassword(password, c.get().salt(), c.get().iterations());
+                    byte[] salted =
+                            f.saltedPassword(password, c.get().salt(), c.get().iterations());
                     byte[] storedKey = f.hash(f.clientKey(salted));
                     return MessageDigest.isEqual(storedKey, c.get().storedKey());
                 } catch (NoSuchAlgorithmException | InvalidKeyException e) {

@@ -1,7 +1,7 @@
 package io.kaas.broker.security;
 
-import io.kaas.security.ScramCredentialStore;
 import io.kaas.protocol.ClientSession;
+import io.kaas.security.ScramCredentialStore;
 import javax.security.sasl.SaslException;
 import javax.security.sasl.SaslServer;
 import org.apache.kafka.common.protocol.Errors;
@@ -44,7 +44,8 @@ public final class SaslAuthentication {
             // Apache answers this on a listener without SASL and keeps the connection.
             return Errors.ILLEGAL_SASL_STATE;
         }
-        boolean reauthentication = session.stage() == ClientSession.SaslStage.AUTHENTICATED && session.saslUser() != null;
+        boolean reauthentication =
+                session.stage() == ClientSession.SaslStage.AUTHENTICATED && session.saslUser() != null;
         if (reauthentication) {
             // KIP-368: only when offered (a session lifetime was sent), and with the same mechanism.
             if (session.listener().reauthMs() <= 0 || !mechanism.equals(session.mechanism())) {
@@ -71,7 +72,10 @@ public final class SaslAuthentication {
         if (mechanism.equals(OAuthBearerLoginModule.OAUTHBEARER_MECHANISM)) {
             return new OAuthBearerSaslServer(session.listener().oauthValidator());
         }
-        return new ScramServer(ScramMechanism.forMechanismName(mechanism), store::lookup, acceptLegacyNonce,
+        return new ScramServer(
+                ScramMechanism.forMechanismName(mechanism),
+                store::lookup,
+                acceptLegacyNonce,
                 user -> log.legacyNonce(session, user));
     }
 
@@ -87,7 +91,8 @@ public final class SaslAuthentication {
         SaslServer server = session.saslServer();
         if (session.stage() != ClientSession.SaslStage.AWAIT_AUTHENTICATE || server == null) {
             session.fail();
-            return new Outcome(Errors.ILLEGAL_SASL_STATE, "SaslAuthenticate without a SaslHandshake first", new byte[0]);
+            return new Outcome(
+                    Errors.ILLEGAL_SASL_STATE, "SaslAuthenticate without a SaslHandshake first", new byte[0]);
         }
         try {
             byte[] challenge = server.evaluateResponse(token);
@@ -108,8 +113,11 @@ public final class SaslAuthentication {
             log.failed(session, session.mechanism(), user, e.getMessage());
             session.fail();
             // Apache's wording; never the token or what the store holds.
-            return new Outcome(Errors.SASL_AUTHENTICATION_FAILED, "Authentication failed during authentication due to "
-                    + "invalid credentials with SASL mechanism " + session.mechanism(), new byte[0]);
+            return new Outcome(
+                    Errors.SASL_AUTHENTICATION_FAILED,
+                    "Authentication failed during authentication due to " + "invalid credentials with SASL mechanism "
+                            + session.mechanism(),
+                    new byte[0]);
         }
     }
 

@@ -29,7 +29,12 @@ import org.apache.kafka.common.security.scram.internals.ScramMessages.ServerFirs
  * and the listener is told once per exchange so it can log it. Anything else is rejected.
  */
 public final class ScramServer implements SaslServer {
-    private enum State { CLIENT_FIRST, CLIENT_FINAL, COMPLETE, FAILED }
+    private enum State {
+        CLIENT_FIRST,
+        CLIENT_FINAL,
+        COMPLETE,
+        FAILED
+    }
 
     /** Looks a user's credential up for a mechanism. */
     @FunctionalInterface
@@ -48,8 +53,11 @@ public final class ScramServer implements SaslServer {
     private ClientFirstMessage clientFirst;
     private ServerFirstMessage serverFirst;
 
-    public ScramServer(ScramMechanism mechanism, Credentials credentials, boolean acceptLegacyNonce,
-                       Consumer<String> legacyNonceSeen) {
+    public ScramServer(
+            ScramMechanism mechanism,
+            Credentials credentials,
+            boolean acceptLegacyNonce,
+            Consumer<String> legacyNonceSeen) {
         this.mechanism = mechanism;
         this.credentials = credentials;
         this.acceptLegacyNonce = acceptLegacyNonce;
@@ -72,7 +80,9 @@ public final class ScramServer implements SaslServer {
             return switch (state) {
                 case CLIENT_FIRST -> clientFirst(response);
                 case CLIENT_FINAL -> clientFinal(response);
-                default -> throw new SaslException("SCRAM exchange already " + state.name().toLowerCase());
+                default ->
+                    throw new SaslException(
+                            "SCRAM exchange already " + state.name().toLowerCase());
             };
         } catch (SaslException | RuntimeException e) {
             state = State.FAILED;
@@ -94,14 +104,15 @@ public final class ScramServer implements SaslServer {
             throw new SaslAuthenticationException("Authentication failed: Invalid user credentials");
         }
         if (!authzId.isEmpty() && !authzId.equals(username)) {
-            throw new SaslAuthenticationException("Authentication failed: Client requested an authorization id that is different from username");
+            throw new SaslAuthenticationException(
+                    "Authentication failed: Client requested an authorization id that is different from username");
         }
         if (credential.iterations() < mechanism.minIterations()) {
             throw new SaslException("Iterations " + credential.iterations() + " is less than the minimum "
                     + mechanism.minIterations() + " for " + mechanism.mechanismName());
         }
-        serverFirst = new ServerFirstMessage(clientFirst.nonce(), formatter.secureRandomString(),
-                credential.salt(), credential.iterations());
+        serverFirst = new ServerFirstMessage(
+                clientFirst.nonce(), formatter.secureRandomString(), credential.salt(), credential.iterations());
         state = State.CLIENT_FINAL;
         return serverFirst.toBytes();
     }
@@ -124,7 +135,8 @@ public final class ScramServer implements SaslServer {
             if (!MessageDigest.isEqual(computed, storedKey)) {
                 throw new SaslAuthenticationException("Authentication failed: Invalid user credentials");
             }
-            byte[] serverSignature = formatter.serverSignature(credential.serverKey(), clientFirst, serverFirst, clientFinal);
+            byte[] serverSignature =
+                    formatter.serverSignature(credential.serverKey(), clientFirst, serverFirst, clientFinal);
             credential = null;
             state = State.COMPLETE;
             return new ServerFinalMessage(null, serverSignature).toBytes();

@@ -1,10 +1,10 @@
 package io.kaas.broker.security;
 
-import io.kaas.security.AclStore;
-import io.kaas.protocol.ListenerSecurity;
-import io.kaas.protocol.ConnectionLimits;
-import io.kaas.cluster.Endpoint;
 import io.kaas.broker.quota.ClientQuotas;
+import io.kaas.cluster.Endpoint;
+import io.kaas.protocol.ConnectionLimits;
+import io.kaas.protocol.ListenerSecurity;
+import io.kaas.security.AclStore;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -37,6 +37,7 @@ public record SecurityConfig(Map<String, String> settings) {
     public static final String SUPER_USERS = "super.users";
     /** Apache's key; only its StandardAuthorizer is accepted (kaas runs that very class, {@link AccessControl}). */
     public static final String AUTHORIZER = "authorizer.class.name";
+
     public static final String ALLOW_EVERYONE_IF_NO_ACL = "allow.everyone.if.no.acl.found";
     /**
      * librdkafka before 2.6.1 repeats the client nonce in its SCRAM client-final message; Apache 4.x
@@ -47,29 +48,42 @@ public record SecurityConfig(Map<String, String> settings) {
     /** How often TLS listeners check their keystore/truststore files for a change (0 = never; kaas's own key). */
     public static final String SSL_RELOAD_INTERVAL = "kaas.ssl.store.reload.check.interval.ms";
     /** What kaas can authenticate; Apache's default (GSSAPI) is not among them. */
-    public static final List<String> SUPPORTED_MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
+    public static final List<String> SUPPORTED_MECHANISMS =
+            List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
     /**
      * OAUTHBEARER's broker keys (JWKS, expected audience/issuer, claim names), also as Apache's
      * per-mechanism {@code listener.name.<name>.oauthbearer.<key>}; validated by kafka-clients'
      * {@code OAuthBearerValidatorCallbackHandler}.
      */
-    private static final Set<String> OAUTHBEARER_KEYS = Set.of(SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
-            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS, SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_RETRY_BACKOFF_MS,
-            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_RETRY_BACKOFF_MAX_MS, SaslConfigs.SASL_OAUTHBEARER_EXPECTED_AUDIENCE,
-            SaslConfigs.SASL_OAUTHBEARER_EXPECTED_ISSUER, SaslConfigs.SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS,
-            SaslConfigs.SASL_OAUTHBEARER_SCOPE_CLAIM_NAME, SaslConfigs.SASL_OAUTHBEARER_SUB_CLAIM_NAME,
-            "sasl.oauthbearer.allow.unverified.issuer", "sasl.oauthbearer.allow.unverified.audience",
+    private static final Set<String> OAUTHBEARER_KEYS = Set.of(
+            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
+            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS,
+            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_RETRY_BACKOFF_MS,
+            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_RETRY_BACKOFF_MAX_MS,
+            SaslConfigs.SASL_OAUTHBEARER_EXPECTED_AUDIENCE,
+            SaslConfigs.SASL_OAUTHBEARER_EXPECTED_ISSUER,
+            SaslConfigs.SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS,
+            SaslConfigs.SASL_OAUTHBEARER_SCOPE_CLAIM_NAME,
+            SaslConfigs.SASL_OAUTHBEARER_SUB_CLAIM_NAME,
+            "sasl.oauthbearer.allow.unverified.issuer",
+            "sasl.oauthbearer.allow.unverified.audience",
             // Apache's broker OAUTHBEARER setup names these two; kaas always validates with the handler below.
-            SaslConfigs.SASL_JAAS_CONFIG, BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG);
+            SaslConfigs.SASL_JAAS_CONFIG,
+            BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG);
+
     private static final String OAUTHBEARER_PREFIX = "oauthbearer.";
     /**
      * The broker's own login for inter-broker requests, Apache's {@code listener.name.<listener>.<mechanism>.sasl.jaas.config}
      * ({@link InterBrokerListener}); never the listener's server side (a PLAIN entry's {@code user_*} list is not read:
      * credentials are the SCRAM store's).
      */
-    private static final Set<String> BROKER_LOGIN_KEYS = Set.of("plain." + SaslConfigs.SASL_JAAS_CONFIG,
-            "scram-sha-256." + SaslConfigs.SASL_JAAS_CONFIG, "scram-sha-512." + SaslConfigs.SASL_JAAS_CONFIG);
-    public static final String OAUTHBEARER_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler";
+    private static final Set<String> BROKER_LOGIN_KEYS = Set.of(
+            "plain." + SaslConfigs.SASL_JAAS_CONFIG,
+            "scram-sha-256." + SaslConfigs.SASL_JAAS_CONFIG,
+            "scram-sha-512." + SaslConfigs.SASL_JAAS_CONFIG);
+
+    public static final String OAUTHBEARER_VALIDATOR =
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler";
     public static final List<String> DEFAULT_MECHANISMS = List.of("SCRAM-SHA-256", "SCRAM-SHA-512");
 
     public SecurityConfig {
@@ -123,18 +137,29 @@ public record SecurityConfig(Map<String, String> settings) {
     private static Set<String> applied() {
         Set<String> keys = new TreeSet<>(new ConfigDef().withClientSslSupport().names());
         keys.remove(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG);
-        keys.addAll(List.of(BrokerSecurityConfigs.SSL_CLIENT_AUTH_CONFIG, BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG,
-                BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG,
+        keys.addAll(List.of(
+                BrokerSecurityConfigs.SSL_CLIENT_AUTH_CONFIG,
+                BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG,
+                BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG,
+                BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG,
                 BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG));
         return Set.copyOf(keys);
     }
 
     /** Does kaas apply {@code key} (globally, or as {@code listener.name.<listener>.<key>})? */
     public static boolean isSecurityKey(String key) {
-        if (key.equals(PROTOCOL_MAP) || key.equals(SUPER_USERS) || key.equals(AUTHORIZER) || key.equals(ALLOW_EVERYONE_IF_NO_ACL) || key.equals(LEGACY_SCRAM_NONCE) || key.equals(SSL_RELOAD_INTERVAL)
-                || key.equals(ConnectionLimits.MAX_CONNECTIONS) || key.equals(ConnectionLimits.MAX_PER_IP)
-                || key.equals(ConnectionLimits.PER_IP_OVERRIDES) || key.equals(QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG)
-                || key.equals(QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG) || InterBrokerListener.isKey(key)) {
+        if (key.equals(PROTOCOL_MAP)
+                || key.equals(SUPER_USERS)
+                || key.equals(AUTHORIZER)
+                || key.equals(ALLOW_EVERYONE_IF_NO_ACL)
+                || key.equals(LEGACY_SCRAM_NONCE)
+                || key.equals(SSL_RELOAD_INTERVAL)
+                || key.equals(ConnectionLimits.MAX_CONNECTIONS)
+                || key.equals(ConnectionLimits.MAX_PER_IP)
+                || key.equals(ConnectionLimits.PER_IP_OVERRIDES)
+                || key.equals(QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG)
+                || key.equals(QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG)
+                || InterBrokerListener.isKey(key)) {
             return true;
         }
         if (key.startsWith("listener.name.")) {
@@ -146,8 +171,9 @@ public record SecurityConfig(Map<String, String> settings) {
             if (BROKER_LOGIN_KEYS.contains(rest)) {
                 return true;
             }
-            return APPLIED.contains(rest) || (rest.startsWith(OAUTHBEARER_PREFIX)
-                    && OAUTHBEARER_KEYS.contains(rest.substring(OAUTHBEARER_PREFIX.length())));
+            return APPLIED.contains(rest)
+                    || (rest.startsWith(OAUTHBEARER_PREFIX)
+                            && OAUTHBEARER_KEYS.contains(rest.substring(OAUTHBEARER_PREFIX.length())));
         }
         return APPLIED.contains(key) || (OAUTHBEARER_KEYS.contains(key) && key.startsWith("sasl.oauthbearer."));
     }
@@ -157,8 +183,11 @@ public record SecurityConfig(Map<String, String> settings) {
         String text = settings.get(PROTOCOL_MAP);
         Map<String, SecurityProtocol> map = new LinkedHashMap<>();
         if (text == null || text.isBlank()) {
-            for (SecurityProtocol p : List.of(SecurityProtocol.PLAINTEXT, SecurityProtocol.SSL,
-                    SecurityProtocol.SASL_PLAINTEXT, SecurityProtocol.SASL_SSL)) {
+            for (SecurityProtocol p : List.of(
+                    SecurityProtocol.PLAINTEXT,
+                    SecurityProtocol.SSL,
+                    SecurityProtocol.SASL_PLAINTEXT,
+                    SecurityProtocol.SASL_SSL)) {
                 map.put(p.name, p);
             }
             return map;
@@ -171,7 +200,8 @@ public record SecurityConfig(Map<String, String> settings) {
             }
             String protocol = e.substring(colon + 1).trim().toUpperCase(Locale.ROOT);
             if (!SecurityProtocol.names().contains(protocol)) {
-                throw new ConfigException(PROTOCOL_MAP, text, "'" + protocol + "' is not one of " + SecurityProtocol.names());
+                throw new ConfigException(
+                        PROTOCOL_MAP, text, "'" + protocol + "' is not one of " + SecurityProtocol.names());
             }
             map.put(e.substring(0, colon).trim().toUpperCase(Locale.ROOT), SecurityProtocol.forName(protocol));
         }
@@ -181,7 +211,9 @@ public record SecurityConfig(Map<String, String> settings) {
     public SecurityProtocol protocolOf(String listenerName) {
         SecurityProtocol p = protocolMap().get(listenerName);
         if (p == null) {
-            throw new ConfigException(PROTOCOL_MAP, settings.getOrDefault(PROTOCOL_MAP, "(default)"),
+            throw new ConfigException(
+                    PROTOCOL_MAP,
+                    settings.getOrDefault(PROTOCOL_MAP, "(default)"),
                     "listener " + listenerName + " has no security protocol; add " + listenerName + ":<PROTOCOL>");
         }
         return p;
@@ -219,7 +251,9 @@ public record SecurityConfig(Map<String, String> settings) {
         });
         Object handler = raw.remove(BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG);
         if (handler != null && !handler.toString().trim().equals(OAUTHBEARER_VALIDATOR)) {
-            throw new ConfigException(BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG, handler,
+            throw new ConfigException(
+                    BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG,
+                    handler,
                     "kaas validates OAUTHBEARER tokens with " + OAUTHBEARER_VALIDATOR + " only");
         }
         raw.remove(SaslConfigs.SASL_JAAS_CONFIG);
@@ -232,15 +266,21 @@ public record SecurityConfig(Map<String, String> settings) {
     /** {@code sasl.enabled.mechanisms} of a listener, each one kaas supports. */
     public List<String> saslMechanisms(String listenerName) {
         @SuppressWarnings("unchecked")
-        List<String> mechanisms = (List<String>) parsedFor(listenerName).get(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG);
+        List<String> mechanisms =
+                (List<String>) parsedFor(listenerName).get(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG);
         for (String m : mechanisms) {
             if (!SUPPORTED_MECHANISMS.contains(m)) {
-                throw new ConfigException(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, String.join(",", mechanisms),
+                throw new ConfigException(
+                        BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG,
+                        String.join(",", mechanisms),
                         "kaas supports " + SUPPORTED_MECHANISMS + ", not " + m);
             }
         }
         if (mechanisms.isEmpty()) {
-            throw new ConfigException(BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG, "", "a SASL listener needs at least one mechanism");
+            throw new ConfigException(
+                    BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG,
+                    "",
+                    "a SASL listener needs at least one mechanism");
         }
         return mechanisms;
     }
@@ -249,12 +289,16 @@ public record SecurityConfig(Map<String, String> settings) {
     public Set<String> superUsers() {
         String text = settings.getOrDefault(SUPER_USERS, "");
         Set<String> out = new LinkedHashSet<>();
-        Arrays.stream(text.split(";")).map(String::trim).filter(s -> !s.isEmpty()).forEach(s -> {
-            if (!s.startsWith("User:")) {
-                throw new ConfigException(SUPER_USERS, text, "each entry must be User:<name>, separated by ';'");
-            }
-            out.add(s);
-        });
+        Arrays.stream(text.split(";"))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .forEach(s -> {
+                    if (!s.startsWith("User:")) {
+                        throw new ConfigException(
+                                SUPER_USERS, text, "each entry must be User:<name>, separated by ';'");
+                    }
+                    out.add(s);
+                });
         return out;
     }
 
@@ -269,8 +313,11 @@ public record SecurityConfig(Map<String, String> settings) {
             return false;
         }
         if (!v.equals(AccessControl.STANDARD_AUTHORIZER)) {
-            throw new ConfigException(AUTHORIZER, v, "kaas runs Apache's " + AccessControl.STANDARD_AUTHORIZER
-                    + " only; set that, or leave the key empty for no authorization");
+            throw new ConfigException(
+                    AUTHORIZER,
+                    v,
+                    "kaas runs Apache's " + AccessControl.STANDARD_AUTHORIZER
+                            + " only; set that, or leave the key empty for no authorization");
         }
         return true;
     }
@@ -286,7 +333,9 @@ public record SecurityConfig(Map<String, String> settings) {
 
     /** Authorization as configured: Apache's StandardAuthorizer over {@code store}, or none. */
     public AccessControl accessControl(AclStore store) {
-        return authorizerEnabled() ? AccessControl.standard(store, superUsers(), allowEveryoneIfNoAcl()) : AccessControl.none();
+        return authorizerEnabled()
+                ? AccessControl.standard(store, superUsers(), allowEveryoneIfNoAcl())
+                : AccessControl.none();
     }
 
     public boolean acceptLegacyScramNonce() {
@@ -301,13 +350,19 @@ public record SecurityConfig(Map<String, String> settings) {
     public ListenerSecurity listenerSecurity(String listenerName) {
         SecurityProtocol protocol = protocolOf(listenerName);
         boolean sasl = protocol == SecurityProtocol.SASL_PLAINTEXT || protocol == SecurityProtocol.SASL_SSL;
-        return ListenerSecurity.of(listenerName, protocol, parsedFor(listenerName),
-                sasl ? List.copyOf(saslMechanisms(listenerName)) : List.of(), OAuthBearerTokenValidator::of);
+        return ListenerSecurity.of(
+                listenerName,
+                protocol,
+                parsedFor(listenerName),
+                sasl ? List.copyOf(saslMechanisms(listenerName)) : List.of(),
+                OAuthBearerTokenValidator::of);
     }
 
     /** Apache's connection quotas ({@code max.connections}, {@code max.connections.per.ip}[{@code .overrides}]): DoS limits kept with the security keys. */
     public ConnectionLimits connectionLimits() {
-        return ConnectionLimits.of(settings.get(ConnectionLimits.MAX_CONNECTIONS), settings.get(ConnectionLimits.MAX_PER_IP),
+        return ConnectionLimits.of(
+                settings.get(ConnectionLimits.MAX_CONNECTIONS),
+                settings.get(ConnectionLimits.MAX_PER_IP),
                 settings.get(ConnectionLimits.PER_IP_OVERRIDES));
     }
 
@@ -323,8 +378,8 @@ public record SecurityConfig(Map<String, String> settings) {
             }
         }
         Map<String, Object> parsed = QuotaConfig.CONFIG_DEF.parse(keys);
-        return new ClientQuotas.Window((Integer) parsed.get(QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG),
-                (Integer) parsed.get(QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG));
+        return new ClientQuotas.Window((Integer) parsed.get(QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG), (Integer)
+                parsed.get(QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG));
     }
 
     /** {@value #SSL_RELOAD_INTERVAL}; default 30 s. */
@@ -359,17 +414,24 @@ public record SecurityConfig(Map<String, String> settings) {
             SecurityProtocol p = protocolOf(e.listenerName());
             Map<String, Object> parsed = parsedFor(e.listenerName());
             if (p == SecurityProtocol.SSL || p == SecurityProtocol.SASL_SSL) {
-                boolean hasKeystore = parsed.get("ssl.keystore.location") != null || parsed.get("ssl.keystore.key") != null;
+                boolean hasKeystore =
+                        parsed.get("ssl.keystore.location") != null || parsed.get("ssl.keystore.key") != null;
                 if (!hasKeystore) {
-                    throw new ConfigException("ssl.keystore.location", null,
-                            "listener " + e.listenerName() + " is " + p.name + " and needs a keystore (ssl.keystore.location, or ssl.keystore.key + ssl.keystore.certificate.chain)");
+                    throw new ConfigException(
+                            "ssl.keystore.location",
+                            null,
+                            "listener " + e.listenerName() + " is " + p.name
+                                    + " and needs a keystore (ssl.keystore.location, or ssl.keystore.key + ssl.keystore.certificate.chain)");
                 }
             }
             if ((p == SecurityProtocol.SASL_PLAINTEXT || p == SecurityProtocol.SASL_SSL)
                     && saslMechanisms(e.listenerName()).contains("OAUTHBEARER")
                     && parsed.get(SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL) == null) {
-                throw new ConfigException(SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL, null, "listener " + e.listenerName()
-                        + " offers OAUTHBEARER and needs the identity provider's JWKS endpoint to verify token signatures");
+                throw new ConfigException(
+                        SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
+                        null,
+                        "listener " + e.listenerName()
+                                + " offers OAUTHBEARER and needs the identity provider's JWKS endpoint to verify token signatures");
             }
         }
     }

@@ -48,8 +48,10 @@ record EndTxnDecision(EndResult answer, TransactionRecord prepared) {
             return fail(Errors.INVALID_PRODUCER_ID_MAPPING);
         }
         boolean retryOnEpochBump = cur.producerEpoch() == epoch + 1;
-        boolean retryOnOverflow = cur.previousProducerId() != null && cur.previousProducerId() == producerId
-                && epoch == Short.MAX_VALUE - 1 && cur.producerEpoch() == 0;
+        boolean retryOnOverflow = cur.previousProducerId() != null
+                && cur.previousProducerId() == producerId
+                && epoch == Short.MAX_VALUE - 1
+                && cur.producerEpoch() == 0;
         boolean validEpoch = switch (cur.state()) {
             case ONGOING, EMPTY -> epoch == cur.producerEpoch();
             case PREPARE_COMMIT, PREPARE_ABORT -> retryOnEpochBump;
@@ -67,12 +69,12 @@ record EndTxnDecision(EndResult answer, TransactionRecord prepared) {
         TransactionRecord emptyAbort = cur.prepared(false, bumped, cur.producerEpoch(), now);
         return switch (cur.state()) {
             case ONGOING -> prepare(cur.prepared(commit, bumped, cur.producerEpoch(), now));
-            case COMPLETE_COMMIT -> commit
-                    ? (retry ? answer(EndResult.of(cur)) : fail(Errors.INVALID_TXN_STATE))
-                    : (retry ? fail(Errors.INVALID_TXN_STATE) : prepare(emptyAbort));
-            case COMPLETE_ABORT -> commit
-                    ? fail(Errors.INVALID_TXN_STATE)
-                    : (retry ? answer(EndResult.of(cur)) : prepare(emptyAbort));
+            case COMPLETE_COMMIT ->
+                commit
+                        ? (retry ? answer(EndResult.of(cur)) : fail(Errors.INVALID_TXN_STATE))
+                        : (retry ? fail(Errors.INVALID_TXN_STATE) : prepare(emptyAbort));
+            case COMPLETE_ABORT ->
+                commit ? fail(Errors.INVALID_TXN_STATE) : (retry ? answer(EndResult.of(cur)) : prepare(emptyAbort));
             case PREPARE_COMMIT -> fail(commit ? Errors.CONCURRENT_TRANSACTIONS : Errors.INVALID_TXN_STATE);
             case PREPARE_ABORT -> fail(commit ? Errors.INVALID_TXN_STATE : Errors.CONCURRENT_TRANSACTIONS);
             case EMPTY -> commit ? fail(Errors.INVALID_TXN_STATE) : prepare(emptyAbort);

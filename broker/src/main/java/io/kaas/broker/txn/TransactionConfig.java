@@ -14,15 +14,22 @@ import java.time.Duration;
  * @param idExpiration       {@code transactional.id.expiration.ms}: a transactional id with no transaction open
  *                           and no update for this long is forgotten (its state removed from its slot file)
  */
-public record TransactionConfig(Duration maxTimeout, Duration abortSweepInterval, short version, Duration idExpiration) {
+public record TransactionConfig(
+        Duration maxTimeout, Duration abortSweepInterval, short version, Duration idExpiration) {
     public static final short DEFAULT_VERSION = 2;
     /** Apache's {@code transactional.id.expiration.ms} default: 7 days. */
     public static final Duration DEFAULT_ID_EXPIRATION = Duration.ofDays(7);
-    public static final TransactionConfig DEFAULTS = new TransactionConfig(Duration.ofMinutes(15), Duration.ofSeconds(10));
+
+    public static final TransactionConfig DEFAULTS =
+            new TransactionConfig(Duration.ofMinutes(15), Duration.ofSeconds(10));
 
     public TransactionConfig {
-        if (maxTimeout.isNegative() || maxTimeout.isZero() || abortSweepInterval.isNegative() || abortSweepInterval.isZero()
-                || idExpiration.isNegative() || idExpiration.isZero()) {
+        if (maxTimeout.isNegative()
+                || maxTimeout.isZero()
+                || abortSweepInterval.isNegative()
+                || abortSweepInterval.isZero()
+                || idExpiration.isNegative()
+                || idExpiration.isZero()) {
             throw new IllegalArgumentException("transaction timeouts must be positive");
         }
         if (version != 1 && version != 2) {

@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -82,8 +81,12 @@ public final class TransactionCoordinator {
     private final Map<Integer, Integer> held = new ConcurrentHashMap<>();
 
     /** The coordinator of a broker on its own. */
-    public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
-                                  TransactionConfig config) {
+    public TransactionCoordinator(
+            Path clusterDir,
+            ProducerIdAllocator ids,
+            TopicCatalog topics,
+            GroupCoordinator groups,
+            TransactionConfig config) {
         this(clusterDir, ids, topics, groups, config, null, () -> true);
     }
 
@@ -91,17 +94,25 @@ public final class TransactionCoordinator {
      * With {@code peers} (several brokers over one directory), markers of partitions other brokers lead are sent to
      * them, and nothing is coordinated until {@link #takeCoordination}; {@code mayAct} is the broker's self-fence.
      */
-    public TransactionCoordinator(Path clusterDir, ProducerIdAllocator ids, TopicCatalog topics, GroupCoordinator groups,
-                                  TransactionConfig config, TransactionPeers peers, BooleanSupplier mayAct) {
+    public TransactionCoordinator(
+            Path clusterDir,
+            ProducerIdAllocator ids,
+            TopicCatalog topics,
+            GroupCoordinator groups,
+            TransactionConfig config,
+            TransactionPeers peers,
+            BooleanSupplier mayAct) {
         this.slots = new TransactionSlots(clusterDir);
         this.ids = ids;
         this.groups = groups;
         this.config = config;
         this.clock = System::currentTimeMillis;
-        this.thread = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-txn-coordinator", true));
+        this.thread =
+                Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-txn-coordinator", true));
         // The markers of one transaction are fsynced in parallel, one partition per thread: in series, a commit
         // over 8 partitions waited for 8 fsyncs one after another.
-        this.markerSyncs = Executors.newFixedThreadPool(MARKER_SYNC_THREADS, new DefaultThreadFactory("kaas-txn-marker-sync", true));
+        this.markerSyncs = Executors.newFixedThreadPool(
+                MARKER_SYNC_THREADS, new DefaultThreadFactory("kaas-txn-marker-sync", true));
         this.markers = new TransactionMarkerWriter(topics, groups, markerSyncs, thread, peers);
         this.mayAct = mayAct;
         this.coordinatingAll = peers == null;
@@ -142,8 +153,12 @@ public final class TransactionCoordinator {
             held.put(slot, epoch);
         }
         for (TransactionRecord r : prepared) {
-            LOG.info("completing transaction {} left in {} (producer {} epoch {})", r.transactionalId(), r.state(),
-                    r.producerId(), r.producerEpoch());
+            LOG.info(
+                    "completing transaction {} left in {} (producer {} epoch {})",
+                    r.transactionalId(),
+                    r.state(),
+                    r.producerId(),
+                    r.producerEpoch());
             complete(r);
         }
         LOG.debug("coordinating transactional ids of slot {} in coordinator epoch {}", slot, epoch);
@@ -179,8 +194,12 @@ public final class TransactionCoordinator {
         List<CompletableFuture<TransactionRecord>> redo = new ArrayList<>();
         for (TransactionRecord r : slots.reload(slot)) {
             if (r.state().isPrepare()) {
-                LOG.info("completing transaction {} left in {} (producer {} epoch {})", r.transactionalId(), r.state(),
-                        r.producerId(), r.producerEpoch());
+                LOG.info(
+                        "completing transaction {} left in {} (producer {} epoch {})",
+                        r.transactionalId(),
+                        r.state(),
+                        r.producerId(),
+                        r.producerEpoch());
                 redo.add(complete(r));
             }
         }
@@ -222,7 +241,8 @@ public final class TransactionCoordinator {
      * fenced); an open transaction is aborted first (answered CONCURRENT_TRANSACTIONS meanwhile, as Apache).
      * {@code expectedProducerId}/{@code expectedEpoch} are KIP-360's (-1 for a first call).
      */
-    public InitResult initProducerId(String transactionalId, int timeoutMs, long expectedProducerId, short expectedEpoch) {
+    public InitResult initProducerId(
+            String transactionalId, int timeoutMs, long expectedProducerId, short expectedEpoch) {
         if (timeoutMs <= 0 || timeoutMs > config.maxTimeout().toMillis()) {
             return InitResult.failed(Errors.INVALID_TRANSACTION_TIMEOUT);
         }
@@ -283,7 +303,8 @@ public final class TransactionCoordinator {
 
     /** PREPARE_ABORT with the epoch bumped, so the markers fence the old session everywhere. Holds the slot lock. */
     private TransactionRecord prepareFencingAbort(int slot, TransactionRecord cur, long now) {
-        short epoch = cur.producerEpoch() >= Short.MAX_VALUE - 1 ? cur.producerEpoch() : (short) (cur.producerEpoch() + 1);
+        short epoch =
+                cur.producerEpoch() >= Short.MAX_VALUE - 1 ? cur.producerEpoch() : (short) (cur.producerEpoch() + 1);
         TransactionRecord next = cur.prepared(false, epoch, (short) -1, now);
         put(slot, next);
         return next;
@@ -292,7 +313,8 @@ public final class TransactionCoordinator {
     // ---------------------------------------------------------------- AddPartitionsToTxn, AddOffsetsToTxn
 
     /** Adds partitions (v3 client form); NONE, or the error for every partition of the request. */
-    public Errors addPartitions(String transactionalId, long producerId, short epoch, Collection<TxnPartition> partitions) {
+    public Errors addPartitions(
+            String transactionalId, long producerId, short epoch, Collection<TxnPartition> partitions) {
         return add(transactionalId, producerId, epoch, partitions, null);
     }
 
@@ -304,12 +326,14 @@ public final class TransactionCoordinator {
         return add(transactionalId, producerId, epoch, List.of(TxnPartition.offsetsOf(groupId)), groupId);
     }
 
-    private Errors add(String transactionalId, long producerId, short epoch, Collection<TxnPartition> partitions, String group) {
+    private Errors add(
+            String transactionalId, long producerId, short epoch, Collection<TxnPartition> partitions, String group) {
         return withProducer(transactionalId, producerId, epoch, (slot, cur) -> {
             if (cur.state().isPrepare()) {
                 return Errors.CONCURRENT_TRANSACTIONS;
             }
-            if (cur.state() == TxnState.ONGOING && cur.partitions().containsAll(partitions)
+            if (cur.state() == TxnState.ONGOING
+                    && cur.partitions().containsAll(partitions)
                     && (group == null || cur.groups().contains(group))) {
                 return Errors.NONE;
             }
@@ -354,7 +378,9 @@ public final class TransactionCoordinator {
             if (cur.state().isPrepare()) {
                 return Errors.CONCURRENT_TRANSACTIONS;
             }
-            return cur.state() == TxnState.ONGOING && cur.partitions().contains(partition) ? Errors.NONE : Errors.TRANSACTION_ABORTABLE;
+            return cur.state() == TxnState.ONGOING && cur.partitions().contains(partition)
+                    ? Errors.NONE
+                    : Errors.TRANSACTION_ABORTABLE;
         }
     }
 
@@ -382,7 +408,8 @@ public final class TransactionCoordinator {
      * Commits or aborts ({@link EndTxnDecision}); completes once the markers and the COMPLETE_* state are durable.
      * {@code v2}: EndTxn v5, transaction protocol v2 (KIP-890 part 2).
      */
-    public CompletableFuture<EndResult> endTxn(String transactionalId, long producerId, short epoch, boolean commit, boolean v2) {
+    public CompletableFuture<EndResult> endTxn(
+            String transactionalId, long producerId, short epoch, boolean commit, boolean v2) {
         int slot = TransactionStateStore.slotFor(transactionalId);
         TransactionRecord prepared;
         synchronized (slots.lock(slot)) {
@@ -391,7 +418,8 @@ public final class TransactionCoordinator {
             }
             TransactionRecord cur = slots.get(slot, transactionalId);
             long now = clock.getAsLong();
-            EndTxnDecision d = v2 ? EndTxnDecision.v2(cur, producerId, epoch, commit, now)
+            EndTxnDecision d = v2
+                    ? EndTxnDecision.v2(cur, producerId, epoch, commit, now)
                     : EndTxnDecision.v1(cur, producerId, epoch, commit, now);
             if (d.answer() != null) {
                 return CompletableFuture.completedFuture(d.answer());
@@ -401,8 +429,11 @@ public final class TransactionCoordinator {
         }
         return complete(prepared).handle((done, failure) -> {
             if (failure != null) {
-                LOG.warn("transaction {}: writing its {} markers failed; retried by the sweep: {}", transactionalId,
-                        commit ? "COMMIT" : "ABORT", failure.toString());
+                LOG.warn(
+                        "transaction {}: writing its {} markers failed; retried by the sweep: {}",
+                        transactionalId,
+                        commit ? "COMMIT" : "ABORT",
+                        failure.toString());
                 // retriable: the client's retry sees the completed state
                 return EndResult.failed(Errors.CONCURRENT_TRANSACTIONS);
             }
@@ -422,7 +453,11 @@ public final class TransactionCoordinator {
         }
         CompletableFuture<TransactionRecord> run;
         try {
-            run = markers.write(prepared.producerId(), prepared.producerEpoch(), prepared.commits(), prepared.partitions(),
+            run = markers.write(
+                            prepared.producerId(),
+                            prepared.producerEpoch(),
+                            prepared.commits(),
+                            prepared.partitions(),
                             coordinatorEpoch(TransactionStateStore.slotFor(prepared.transactionalId())))
                     .thenApplyAsync(v -> finish(prepared), thread);
         } catch (RuntimeException e) {
@@ -443,25 +478,36 @@ public final class TransactionCoordinator {
         int slot = TransactionStateStore.slotFor(prepared.transactionalId());
         if (!active(slot)) {
             // The next coordinator completes it from the slot file; offsets and state are its to write now.
-            throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
+            throw new IllegalStateException(
+                    "transaction " + prepared.transactionalId() + ": no longer its coordinator");
         }
         // Offsets staged here by an earlier kaas (before they moved to the group coordinator): committed as then.
         if (prepared.commits() && !prepared.offsets().isEmpty()) {
             Map<String, List<OffsetStore.Committed>> byGroup = new LinkedHashMap<>();
             for (StagedOffset o : prepared.offsets()) {
-                byGroup.computeIfAbsent(o.groupId(), g -> new ArrayList<>()).add(new OffsetStore.Committed(o.topic(),
-                        o.partition(), o.offset(), o.leaderEpoch(), o.metadata(), o.commitTimestamp()));
+                byGroup.computeIfAbsent(o.groupId(), g -> new ArrayList<>())
+                        .add(new OffsetStore.Committed(
+                                o.topic(),
+                                o.partition(),
+                                o.offset(),
+                                o.leaderEpoch(),
+                                o.metadata(),
+                                o.commitTimestamp()));
             }
             byGroup.forEach(groups::commitTransactional);
         }
         synchronized (slots.lock(slot)) {
             if (!active(slot)) {
-                throw new IllegalStateException("transaction " + prepared.transactionalId() + ": no longer its coordinator");
+                throw new IllegalStateException(
+                        "transaction " + prepared.transactionalId() + ": no longer its coordinator");
             }
             TransactionRecord cur = slots.get(slot, prepared.transactionalId());
-            if (cur != null && cur.state() == prepared.state() && cur.producerId() == prepared.producerId()
+            if (cur != null
+                    && cur.state() == prepared.state()
+                    && cur.producerId() == prepared.producerId()
                     && cur.producerEpoch() == prepared.producerEpoch()) {
-                TransactionRecord done = cur.completed(cur.rotatesProducerId() ? ids.allocate() : -1, clock.getAsLong());
+                TransactionRecord done =
+                        cur.completed(cur.rotatesProducerId() ? ids.allocate() : -1, clock.getAsLong());
                 put(slot, done);
                 return done;
             }
@@ -487,8 +533,12 @@ public final class TransactionCoordinator {
                     expire(slot, now);
                     for (TransactionRecord r : slots.values(slot)) {
                         if (r.state() == TxnState.ONGOING && now - r.startTimestamp() > r.timeoutMs()) {
-                            LOG.info("aborting transaction {} (producer {} epoch {}): open longer than its timeout of {} ms",
-                                    r.transactionalId(), r.producerId(), r.producerEpoch(), r.timeoutMs());
+                            LOG.info(
+                                    "aborting transaction {} (producer {} epoch {}): open longer than its timeout of {} ms",
+                                    r.transactionalId(),
+                                    r.producerId(),
+                                    r.producerEpoch(),
+                                    r.timeoutMs());
                             toComplete.add(prepareFencingAbort(slot, r, now));
                         } else if (r.state().isPrepare() && !completing.containsKey(r.transactionalId())) {
                             toComplete.add(r);
@@ -497,7 +547,8 @@ public final class TransactionCoordinator {
                 }
             }
             toComplete.forEach(r -> complete(r).exceptionally(e -> {
-                LOG.warn("transaction {}: completing failed, retried next sweep: {}", r.transactionalId(), e.toString());
+                LOG.warn(
+                        "transaction {}: completing failed, retried next sweep: {}", r.transactionalId(), e.toString());
                 return null;
             }));
         } catch (RuntimeException e) {
@@ -509,7 +560,9 @@ public final class TransactionCoordinator {
 
     /** The state of every transactional id this broker coordinates (ListTransactions, as each Apache broker answers). */
     public List<TransactionRecord> all() {
-        return slots.all().stream().filter(r -> coordinates(r.transactionalId())).toList();
+        return slots.all().stream()
+                .filter(r -> coordinates(r.transactionalId()))
+                .toList();
     }
 
     /** DescribeTransactions; empty as well when this broker does not coordinate it ({@link #coordinates}). */
@@ -525,11 +578,18 @@ public final class TransactionCoordinator {
      */
     private void expire(int slot, long now) {
         long before = now - config.idExpiration().toMillis();
-        List<String> gone = slots.removeWhere(slot, r -> (r.state() == TxnState.EMPTY || r.state() == TxnState.COMPLETE_COMMIT
-                || r.state() == TxnState.COMPLETE_ABORT) && r.lastUpdateTimestamp() <= before
-                && !completing.containsKey(r.transactionalId()));
+        List<String> gone = slots.removeWhere(
+                slot,
+                r -> (r.state() == TxnState.EMPTY
+                                || r.state() == TxnState.COMPLETE_COMMIT
+                                || r.state() == TxnState.COMPLETE_ABORT)
+                        && r.lastUpdateTimestamp() <= before
+                        && !completing.containsKey(r.transactionalId()));
         if (!gone.isEmpty()) {
-            LOG.info("transactional ids expired after {} ms without use: {}", config.idExpiration().toMillis(), gone);
+            LOG.info(
+                    "transactional ids expired after {} ms without use: {}",
+                    config.idExpiration().toMillis(),
+                    gone);
         }
     }
 
@@ -537,7 +597,8 @@ public final class TransactionCoordinator {
     private void put(int slot, TransactionRecord next) {
         if (!active(slot)) {
             // Last line of defence: the checks above answer NOT_COORDINATOR before anything is changed.
-            throw new IllegalStateException("transaction " + next.transactionalId() + ": this broker no longer coordinates it");
+            throw new IllegalStateException(
+                    "transaction " + next.transactionalId() + ": this broker no longer coordinates it");
         }
         slots.put(slot, next);
     }

@@ -1,17 +1,16 @@
 package io.kaas.broker.txn;
 
-
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.storage.Acks;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.ProducerStatus;
 import io.kaas.storage.StorageException;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
-import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -55,8 +54,12 @@ public final class TransactionMarkerWriter {
      * {@code syncer} runs the explicit fsync after each marker (it may block on the disk) and the WriteTxnMarkers
      * sent to other brokers; {@code retries} schedules the next try; {@code peers} is null for a broker on its own.
      */
-    TransactionMarkerWriter(TopicCatalog topics, GroupCoordinator groups, Executor syncer, ScheduledExecutorService retries,
-                            TransactionPeers peers) {
+    TransactionMarkerWriter(
+            TopicCatalog topics,
+            GroupCoordinator groups,
+            Executor syncer,
+            ScheduledExecutorService retries,
+            TransactionPeers peers) {
         this.topics = topics;
         this.groups = groups;
         this.syncer = syncer;
@@ -68,8 +71,8 @@ public final class TransactionMarkerWriter {
      * Every partition's marker; {@code coordinatorEpoch}: the coordinator epoch of the transactional id's slot here
      * (0 for a broker on its own), carried in the control batches and in WriteTxnMarkers, as Apache's.
      */
-    CompletableFuture<Void> write(long producerId, short epoch, boolean commit, Collection<TxnPartition> partitions,
-                                  int coordinatorEpoch) {
+    CompletableFuture<Void> write(
+            long producerId, short epoch, boolean commit, Collection<TxnPartition> partitions, int coordinatorEpoch) {
         List<CompletableFuture<?>> appends = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_FOR_MS);
         for (TxnPartition p : partitions) {
@@ -80,8 +83,14 @@ public final class TransactionMarkerWriter {
         return CompletableFuture.allOf(appends.toArray(CompletableFuture[]::new));
     }
 
-    private void attempt(TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch, long deadline,
-                         CompletableFuture<Void> done) {
+    private void attempt(
+            TxnPartition p,
+            long producerId,
+            short epoch,
+            boolean commit,
+            int coordinatorEpoch,
+            long deadline,
+            CompletableFuture<Void> done) {
         CompletableFuture<Void> one;
         try {
             one = writeTo(p, producerId, epoch, commit, coordinatorEpoch);
@@ -95,7 +104,10 @@ public final class TransactionMarkerWriter {
                 done.completeExceptionally(e);
             } else {
                 try {
-                    retries.schedule(() -> attempt(p, producerId, epoch, commit, coordinatorEpoch, deadline, done), RETRY_BACKOFF_MS, TimeUnit.MILLISECONDS);
+                    retries.schedule(
+                            () -> attempt(p, producerId, epoch, commit, coordinatorEpoch, deadline, done),
+                            RETRY_BACKOFF_MS,
+                            TimeUnit.MILLISECONDS);
                 } catch (RejectedExecutionException stopping) {
                     done.completeExceptionally(e);
                 }
@@ -112,39 +124,59 @@ public final class TransactionMarkerWriter {
         return cause instanceof StorageException se && se.kind() == StorageException.Kind.COORDINATOR_FENCED;
     }
 
-    private CompletableFuture<Void> writeTo(TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch) {
+    private CompletableFuture<Void> writeTo(
+            TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch) {
         TransactionPeers.Route route = peers == null ? TransactionPeers.Route.LOCAL : peers.route(p);
         if (route == TransactionPeers.Route.NONE) {
-            return CompletableFuture.failedFuture(new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-"
-                    + p.partition() + ": no broker leads it now; its transaction marker waits"));
+            return CompletableFuture.failedFuture(new StorageException(
+                    StorageException.Kind.NOT_OWNED,
+                    p.topic() + "-" + p.partition() + ": no broker leads it now; its transaction marker waits"));
         }
         if (!route.local()) {
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return peers.writeMarker(route.node(), p, producerId, epoch, commit, coordinatorEpoch);
-                } catch (IOException e) {
-                    throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
-                            + ": WriteTxnMarkers to broker " + route.node().nodeId() + " failed: " + e.getMessage(), e);
-                }
-            }, syncer).thenAccept(e -> {
-                // Written, written before, or made moot by a newer epoch or the topic's deletion (Apache stops there too).
-                if (e == Errors.TRANSACTION_COORDINATOR_FENCED) {
-                    throw new StorageException(StorageException.Kind.COORDINATOR_FENCED, p.topic() + "-" + p.partition()
-                            + ": broker " + route.node().nodeId() + " has a marker of a newer coordinator of this producer");
-                }
-                if (e != Errors.NONE && e != Errors.INVALID_PRODUCER_EPOCH && e != Errors.UNKNOWN_TOPIC_OR_PARTITION) {
-                    throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
-                            + ": broker " + route.node().nodeId() + " answered WriteTxnMarkers with " + e.name());
-                }
-            });
+            return CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    return peers.writeMarker(
+                                            route.node(), p, producerId, epoch, commit, coordinatorEpoch);
+                                } catch (IOException e) {
+                                    throw new StorageException(
+                                            StorageException.Kind.NOT_OWNED,
+                                            p.topic() + "-" + p.partition() + ": WriteTxnMarkers to broker "
+                                                    + route.node().nodeId() + " failed: " + e.getMessage(),
+                                            e);
+                                }
+                            },
+                            syncer)
+                    .thenAccept(e -> {
+                        // Written, written before, or made moot by a newer epoch or the topic's deletion (Apache stops
+                        // there too).
+                        if (e == Errors.TRANSACTION_COORDINATOR_FENCED) {
+                            throw new StorageException(
+                                    StorageException.Kind.COORDINATOR_FENCED,
+                                    p.topic() + "-" + p.partition() + ": broker "
+                                            + route.node().nodeId()
+                                            + " has a marker of a newer coordinator of this producer");
+                        }
+                        if (e != Errors.NONE
+                                && e != Errors.INVALID_PRODUCER_EPOCH
+                                && e != Errors.UNKNOWN_TOPIC_OR_PARTITION) {
+                            throw new StorageException(
+                                    StorageException.Kind.NOT_OWNED,
+                                    p.topic() + "-" + p.partition() + ": broker "
+                                            + route.node().nodeId() + " answered WriteTxnMarkers with " + e.name());
+                        }
+                    });
         }
         if (p.isOffsets()) {
             // The group coordinator is this broker: its pending offsets for the slot become committed (or are dropped).
-            return CompletableFuture.supplyAsync(() -> groups.completeTransaction(p.partition(), producerId, commit), syncer)
+            return CompletableFuture.supplyAsync(
+                            () -> groups.completeTransaction(p.partition(), producerId, commit), syncer)
                     .thenAccept(e -> {
                         if (e != Errors.NONE) {
-                            throw new StorageException(StorageException.Kind.NOT_OWNED, p.topic() + "-" + p.partition()
-                                    + ": this broker's group coordinator answered the marker with " + e.name());
+                            throw new StorageException(
+                                    StorageException.Kind.NOT_OWNED,
+                                    p.topic() + "-" + p.partition()
+                                            + ": this broker's group coordinator answered the marker with " + e.name());
                         }
                     });
         }
@@ -153,7 +185,8 @@ public final class TransactionMarkerWriter {
             log = topics.partition(p.topic(), p.partition());
         } catch (StorageException e) {
             if (e.kind() == StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION) {
-                return CompletableFuture.completedFuture(null); // deleted since it joined the transaction: nothing left to mark
+                return CompletableFuture.completedFuture(
+                        null); // deleted since it joined the transaction: nothing left to mark
             }
             return CompletableFuture.failedFuture(e);
         }
@@ -164,12 +197,17 @@ public final class TransactionMarkerWriter {
      * One partition's marker, unless its producer state shows it was written (then completes at once).
      * Also WriteTxnMarkers' path ({@code kafka-transactions.sh abort} of a hanging transaction).
      */
-    public CompletableFuture<Void> writeOne(PartitionLog log, long producerId, short epoch, boolean commit, int coordinatorEpoch) {
+    public CompletableFuture<Void> writeOne(
+            PartitionLog log, long producerId, short epoch, boolean commit, int coordinatorEpoch) {
         if (!needsMarker(log, producerId, epoch)) {
             return CompletableFuture.completedFuture(null);
         }
-        MemoryRecords marker = MemoryRecords.withEndTransactionMarker(System.currentTimeMillis(), producerId, epoch,
-                new EndTransactionMarker(commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, coordinatorEpoch));
+        MemoryRecords marker = MemoryRecords.withEndTransactionMarker(
+                System.currentTimeMillis(),
+                producerId,
+                epoch,
+                new EndTransactionMarker(
+                        commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, coordinatorEpoch));
         // acks=all fsyncs only when the append crosses the partition's flush interval (flush.messages may be
         // above 1): the explicit flush makes the marker durable before the transaction is completed.
         return log.append(marker.buffer(), Acks.ALL, -1).thenRunAsync(log::flush, syncer);
@@ -181,7 +219,9 @@ public final class TransactionMarkerWriter {
     }
 
     static boolean needsMarker(PartitionLog log, long producerId, short epoch) {
-        Optional<ProducerStatus> known = log.producers().stream().filter(s -> s.producerId() == producerId).findFirst();
+        Optional<ProducerStatus> known = log.producers().stream()
+                .filter(s -> s.producerId() == producerId)
+                .findFirst();
         if (known.isEmpty()) {
             return true;
         }

@@ -1,7 +1,7 @@
 package io.kaas.broker.txn;
 
-import io.kaas.cluster.BrokerNode;
 import io.kaas.broker.cluster.InterBrokerClient;
+import io.kaas.cluster.BrokerNode;
 import io.kaas.cluster.PartitionLeaders;
 import io.kaas.storage.TopicPartition;
 import java.io.IOException;
@@ -73,19 +73,28 @@ public final class TransactionPeers {
     }
 
     private Optional<BrokerNode> node(int id) {
-        return leaders.brokers(self.get()).stream().filter(b -> b.nodeId() == id).findFirst();
+        return leaders.brokers(self.get()).stream()
+                .filter(b -> b.nodeId() == id)
+                .findFirst();
     }
 
     /** One partition's marker written by its leader {@code to}: the leader's answer for it. */
-    Errors writeMarker(BrokerNode to, TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch)
+    Errors writeMarker(
+            BrokerNode to, TxnPartition p, long producerId, short epoch, boolean commit, int coordinatorEpoch)
             throws IOException {
         WriteTxnMarkersRequestData.WritableTxnMarker marker = new WriteTxnMarkersRequestData.WritableTxnMarker()
-                .setProducerId(producerId).setProducerEpoch(epoch).setTransactionResult(commit).setCoordinatorEpoch(coordinatorEpoch);
-        marker.topics().add(new WriteTxnMarkersRequestData.WritableTxnMarkerTopic().setName(p.topic())
-                .setPartitionIndexes(java.util.List.of(p.partition())));
+                .setProducerId(producerId)
+                .setProducerEpoch(epoch)
+                .setTransactionResult(commit)
+                .setCoordinatorEpoch(coordinatorEpoch);
+        marker.topics()
+                .add(new WriteTxnMarkersRequestData.WritableTxnMarkerTopic()
+                        .setName(p.topic())
+                        .setPartitionIndexes(java.util.List.of(p.partition())));
         WriteTxnMarkersRequestData request = new WriteTxnMarkersRequestData();
         request.markers().add(marker);
-        WriteTxnMarkersResponseData response = (WriteTxnMarkersResponseData) client.send(to, ApiKeys.WRITE_TXN_MARKERS, request);
+        WriteTxnMarkersResponseData response =
+                (WriteTxnMarkersResponseData) client.send(to, ApiKeys.WRITE_TXN_MARKERS, request);
         for (WriteTxnMarkersResponseData.WritableTxnMarkerResult m : response.markers()) {
             for (WriteTxnMarkersResponseData.WritableTxnMarkerTopicResult t : m.topics()) {
                 for (WriteTxnMarkersResponseData.WritableTxnMarkerPartitionResult r : t.partitions()) {
@@ -101,9 +110,15 @@ public final class TransactionPeers {
      * (v12+). Each partition's answer; a connection failure or a coordinator that moved is NOT_ENOUGH_REPLICAS for all,
      * a retriable error to the producer, as Apache's {@code AddPartitionsToTxnManager} answers it.
      */
-    Map<TxnPartition, Errors> addPartitions(BrokerNode to, String transactionalId, long producerId, short epoch,
-                                            Collection<TxnPartition> partitions, boolean verifyOnly) {
-        AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection topics = new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection();
+    Map<TxnPartition, Errors> addPartitions(
+            BrokerNode to,
+            String transactionalId,
+            long producerId,
+            short epoch,
+            Collection<TxnPartition> partitions,
+            boolean verifyOnly) {
+        AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection topics =
+                new AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection();
         for (TxnPartition p : partitions) {
             AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic t = topics.find(p.topic());
             if (t == null) {
@@ -112,18 +127,25 @@ public final class TransactionPeers {
             }
             t.partitions().add(p.partition());
         }
-        AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection txns = new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection();
-        txns.add(new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction().setTransactionalId(transactionalId)
-                .setProducerId(producerId).setProducerEpoch(epoch).setVerifyOnly(verifyOnly).setTopics(topics));
+        AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection txns =
+                new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection();
+        txns.add(new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransaction()
+                .setTransactionalId(transactionalId)
+                .setProducerId(producerId)
+                .setProducerEpoch(epoch)
+                .setVerifyOnly(verifyOnly)
+                .setTopics(topics));
         Map<TxnPartition, Errors> out = new HashMap<>();
         try {
-            AddPartitionsToTxnResponseData response = (AddPartitionsToTxnResponseData) client.send(to, ApiKeys.ADD_PARTITIONS_TO_TXN,
-                    new AddPartitionsToTxnRequestData().setTransactions(txns));
+            AddPartitionsToTxnResponseData response = (AddPartitionsToTxnResponseData) client.send(
+                    to, ApiKeys.ADD_PARTITIONS_TO_TXN, new AddPartitionsToTxnRequestData().setTransactions(txns));
             Errors top = Errors.forCode(response.errorCode());
             for (AddPartitionsToTxnResponseData.AddPartitionsToTxnResult r : response.resultsByTransaction()) {
                 for (AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult t : r.topicResults()) {
                     for (AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult pr : t.resultsByPartition()) {
-                        out.put(new TxnPartition(t.name(), pr.partitionIndex()), Errors.forCode(pr.partitionErrorCode()));
+                        out.put(
+                                new TxnPartition(t.name(), pr.partitionIndex()),
+                                Errors.forCode(pr.partitionErrorCode()));
                     }
                 }
             }

@@ -16,10 +16,19 @@ import java.util.TreeSet;
  * @param previousProducerId the producer id before a transaction moved to a new one because its epoch was exhausted
  *                          (transaction protocol v2), else null: an EndTxn retried with the old id is recognised
  */
-public record TransactionRecord(String transactionalId, long producerId, short producerEpoch, short lastProducerEpoch,
-                                int timeoutMs, TxnState state, List<TxnPartition> partitions, List<String> groups,
-                                List<StagedOffset> offsets, long startTimestamp, long lastUpdateTimestamp,
-                                Long previousProducerId) {
+public record TransactionRecord(
+        String transactionalId,
+        long producerId,
+        short producerEpoch,
+        short lastProducerEpoch,
+        int timeoutMs,
+        TxnState state,
+        List<TxnPartition> partitions,
+        List<String> groups,
+        List<StagedOffset> offsets,
+        long startTimestamp,
+        long lastUpdateTimestamp,
+        Long previousProducerId) {
     public TransactionRecord {
         partitions = partitions == null ? List.of() : List.copyOf(partitions);
         groups = groups == null ? List.of() : List.copyOf(groups);
@@ -27,14 +36,36 @@ public record TransactionRecord(String transactionalId, long producerId, short p
     }
 
     static TransactionRecord fresh(String transactionalId, long producerId, int timeoutMs, long now) {
-        return new TransactionRecord(transactionalId, producerId, (short) 0, (short) -1, timeoutMs, TxnState.EMPTY,
-                List.of(), List.of(), List.of(), -1, now, null);
+        return new TransactionRecord(
+                transactionalId,
+                producerId,
+                (short) 0,
+                (short) -1,
+                timeoutMs,
+                TxnState.EMPTY,
+                List.of(),
+                List.of(),
+                List.of(),
+                -1,
+                now,
+                null);
     }
 
     /** A new producer session: epoch bumped (or a new id when the epoch is exhausted), no transaction. */
     TransactionRecord nextSession(long newProducerId, short newEpoch, short lastEpoch, int timeout, long now) {
-        return new TransactionRecord(transactionalId, newProducerId, newEpoch, lastEpoch, timeout, TxnState.EMPTY,
-                List.of(), List.of(), List.of(), -1, now, null);
+        return new TransactionRecord(
+                transactionalId,
+                newProducerId,
+                newEpoch,
+                lastEpoch,
+                timeout,
+                TxnState.EMPTY,
+                List.of(),
+                List.of(),
+                List.of(),
+                -1,
+                now,
+                null);
     }
 
     /** ONGOING with {@code added} partitions and {@code group} (either may be empty); a new transaction starts clean. */
@@ -46,9 +77,19 @@ public record TransactionRecord(String transactionalId, long producerId, short p
         if (group != null) {
             g.add(group);
         }
-        return new TransactionRecord(transactionalId, producerId, producerEpoch, lastProducerEpoch, timeoutMs,
-                TxnState.ONGOING, new ArrayList<>(p), new ArrayList<>(g), fresh ? List.of() : offsets,
-                fresh ? now : startTimestamp, now, null);
+        return new TransactionRecord(
+                transactionalId,
+                producerId,
+                producerEpoch,
+                lastProducerEpoch,
+                timeoutMs,
+                TxnState.ONGOING,
+                new ArrayList<>(p),
+                new ArrayList<>(g),
+                fresh ? List.of() : offsets,
+                fresh ? now : startTimestamp,
+                now,
+                null);
     }
 
     /**
@@ -57,9 +98,19 @@ public record TransactionRecord(String transactionalId, long producerId, short p
      * COMPLETE_*, only to bump the epoch) has no partitions and starts now.
      */
     TransactionRecord prepared(boolean commit, short epoch, short lastEpoch, long now) {
-        return new TransactionRecord(transactionalId, producerId, epoch, lastEpoch, timeoutMs,
-                commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT, partitions, groups, offsets,
-                startTimestamp < 0 ? now : startTimestamp, now, null);
+        return new TransactionRecord(
+                transactionalId,
+                producerId,
+                epoch,
+                lastEpoch,
+                timeoutMs,
+                commit ? TxnState.PREPARE_COMMIT : TxnState.PREPARE_ABORT,
+                partitions,
+                groups,
+                offsets,
+                startTimestamp < 0 ? now : startTimestamp,
+                now,
+                null);
     }
 
     /**
@@ -70,11 +121,33 @@ public record TransactionRecord(String transactionalId, long producerId, short p
     TransactionRecord completed(long nextProducerId, long now) {
         TxnState done = state == TxnState.PREPARE_COMMIT ? TxnState.COMPLETE_COMMIT : TxnState.COMPLETE_ABORT;
         if (nextProducerId >= 0) {
-            return new TransactionRecord(transactionalId, nextProducerId, (short) 0, lastProducerEpoch, timeoutMs, done,
-                    List.of(), List.of(), List.of(), -1, now, producerId);
+            return new TransactionRecord(
+                    transactionalId,
+                    nextProducerId,
+                    (short) 0,
+                    lastProducerEpoch,
+                    timeoutMs,
+                    done,
+                    List.of(),
+                    List.of(),
+                    List.of(),
+                    -1,
+                    now,
+                    producerId);
         }
-        return new TransactionRecord(transactionalId, producerId, producerEpoch, lastProducerEpoch, timeoutMs, done,
-                List.of(), List.of(), List.of(), -1, now, null);
+        return new TransactionRecord(
+                transactionalId,
+                producerId,
+                producerEpoch,
+                lastProducerEpoch,
+                timeoutMs,
+                done,
+                List.of(),
+                List.of(),
+                List.of(),
+                -1,
+                now,
+                null);
     }
 
     /** Whether completing this prepared transaction moves it to a new producer id (v2, epoch exhausted). */

@@ -2,7 +2,6 @@ package io.kaas.broker.txn;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,7 +55,9 @@ final class TransactionSlots {
         if (!kept.values().removeIf(gone)) {
             return List.of();
         }
-        List<String> removed = slots.get(slot).keySet().stream().filter(id -> !kept.containsKey(id)).toList();
+        List<String> removed = slots.get(slot).keySet().stream()
+                .filter(id -> !kept.containsKey(id))
+                .toList();
         store.write(slot, kept.values());
         removed.forEach(slots.get(slot)::remove);
         return removed;

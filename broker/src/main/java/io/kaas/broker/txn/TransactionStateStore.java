@@ -45,7 +45,8 @@ public final class TransactionStateStore {
 
     /** The transactional ids of one slot's file. */
     public List<TransactionRecord> load(int slot) {
-        return StateJson.read(ClusterDir.txnStateSlot(clusterDir, slot), SlotFile.class).map(f -> List.copyOf(f.transactions()))
+        return StateJson.read(ClusterDir.txnStateSlot(clusterDir, slot), SlotFile.class)
+                .map(f -> List.copyOf(f.transactions()))
                 .orElse(List.of());
     }
 
@@ -53,12 +54,14 @@ public final class TransactionStateStore {
     public List<TransactionRecord> loadAll() {
         List<TransactionRecord> out = new ArrayList<>();
         for (int slot = 0; slot < SLOTS; slot++) {
-            StateJson.read(ClusterDir.txnStateSlot(clusterDir, slot), SlotFile.class).ifPresent(f -> out.addAll(f.transactions()));
+            StateJson.read(ClusterDir.txnStateSlot(clusterDir, slot), SlotFile.class)
+                    .ifPresent(f -> out.addAll(f.transactions()));
         }
         return out;
     }
 
     public void write(int slot, Collection<TransactionRecord> transactions) {
-        StateJson.write(ClusterDir.txnStateSlot(clusterDir, slot), new SlotFile(VERSION, new ArrayList<>(transactions)));
+        StateJson.write(
+                ClusterDir.txnStateSlot(clusterDir, slot), new SlotFile(VERSION, new ArrayList<>(transactions)));
     }
 }

@@ -35,7 +35,8 @@ public final class TransactionalOffsetsGate {
             e = peers.addPartitions(remote.get(), transactionalId, producerId, epoch, List.of(slot), !add)
                     .getOrDefault(slot, Errors.UNKNOWN_SERVER_ERROR);
         } else {
-            e = add ? txns.addPartitions(transactionalId, producerId, epoch, List.of(slot))
+            e = add
+                    ? txns.addPartitions(transactionalId, producerId, epoch, List.of(slot))
                     : txns.verify(transactionalId, producerId, epoch, slot);
         }
         return switch (e) {

@@ -1,5 +1,6 @@
 package io.kaas.broker.txn;
 
+import io.kaas.cluster.BrokerNode;
 import io.kaas.storage.format.RecordBatchHeader;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import io.kaas.cluster.BrokerNode;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -58,8 +58,8 @@ public final class TransactionalProduceGate {
         List<Errors> out = new ArrayList<>();
         Map<ProducerSession, List<TxnPartition>> toAdd = new LinkedHashMap<>();
         Map<ProducerSession, List<TxnPartition>> toVerify = new LinkedHashMap<>();
-        Optional<BrokerNode> coordinator = peers == null || transactionalId == null ? Optional.empty()
-                : peers.remoteCoordinator(transactionalId);
+        Optional<BrokerNode> coordinator =
+                peers == null || transactionalId == null ? Optional.empty() : peers.remoteCoordinator(transactionalId);
         for (PartitionBatches pb : request) {
             ByteBuffer batches = pb.batches();
             Errors e = Errors.NONE;
@@ -73,7 +73,8 @@ public final class TransactionalProduceGate {
                     break;
                 }
                 if (first && (attributes & TRANSACTIONAL_FLAG) != 0) {
-                    session = new ProducerSession(batches.getLong(pos + RecordBatchHeader.PRODUCER_ID_OFFSET),
+                    session = new ProducerSession(
+                            batches.getLong(pos + RecordBatchHeader.PRODUCER_ID_OFFSET),
                             batches.getShort(pos + RecordBatchHeader.PRODUCER_EPOCH_OFFSET));
                 }
                 first = false;
@@ -91,7 +92,9 @@ public final class TransactionalProduceGate {
                 } else if (coordinator.isPresent()) {
                     toVerify.computeIfAbsent(session, s -> new ArrayList<>()).add(pb.partition());
                 } else {
-                    e = forProduce(txns.verify(transactionalId, session.producerId(), session.epoch(), pb.partition()), produceVersion);
+                    e = forProduce(
+                            txns.verify(transactionalId, session.producerId(), session.epoch(), pb.partition()),
+                            produceVersion);
                 }
             }
             out.add(e);
@@ -99,15 +102,24 @@ public final class TransactionalProduceGate {
         Map<TxnPartition, Errors> added = new HashMap<>();
         toAdd.forEach((session, partitions) -> {
             if (coordinator.isPresent()) {
-                peers.addPartitions(coordinator.get(), transactionalId, session.producerId(), session.epoch(), partitions, false)
+                peers.addPartitions(
+                                coordinator.get(),
+                                transactionalId,
+                                session.producerId(),
+                                session.epoch(),
+                                partitions,
+                                false)
                         .forEach((tp, e) -> added.put(tp, forProduce(e, produceVersion)));
                 return;
             }
-            Errors e = forProduce(txns.addPartitions(transactionalId, session.producerId(), session.epoch(), partitions), produceVersion);
+            Errors e = forProduce(
+                    txns.addPartitions(transactionalId, session.producerId(), session.epoch(), partitions),
+                    produceVersion);
             partitions.forEach(tp -> added.put(tp, e));
         });
-        toVerify.forEach((session, partitions) -> peers.addPartitions(coordinator.get(), transactionalId, session.producerId(),
-                session.epoch(), partitions, true).forEach((tp, e) -> added.put(tp, forProduce(e, produceVersion))));
+        toVerify.forEach((session, partitions) -> peers.addPartitions(
+                        coordinator.get(), transactionalId, session.producerId(), session.epoch(), partitions, true)
+                .forEach((tp, e) -> added.put(tp, forProduce(e, produceVersion))));
         for (int i = 0; i < out.size(); i++) {
             Errors e = added.get(request.get(i).partition());
             if (e != null && out.get(i) == Errors.NONE) {
@@ -123,8 +135,11 @@ public final class TransactionalProduceGate {
         if (e == Errors.PRODUCER_FENCED) {
             return Errors.INVALID_PRODUCER_EPOCH;
         }
-        if (e == Errors.NOT_COORDINATOR || e == Errors.COORDINATOR_NOT_AVAILABLE || e == Errors.COORDINATOR_LOAD_IN_PROGRESS) {
-            return Errors.NOT_ENOUGH_REPLICAS; // the coordinator is moving: retriable for the producer (Apache's mapping)
+        if (e == Errors.NOT_COORDINATOR
+                || e == Errors.COORDINATOR_NOT_AVAILABLE
+                || e == Errors.COORDINATOR_LOAD_IN_PROGRESS) {
+            return Errors
+                    .NOT_ENOUGH_REPLICAS; // the coordinator is moving: retriable for the producer (Apache's mapping)
         }
         if (e == Errors.TRANSACTION_ABORTABLE && version < FIRST_ABORTABLE_VERSION) {
             return Errors.INVALID_TXN_STATE;

@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Test;
 class LargestBatchTest {
     @Test
     void theLargestOfSeveralBatchesIsFoundAndATruncatedTailIsLeftAlone() {
-        ByteBuffer small = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[10])).buffer();
-        ByteBuffer big = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[3000])).buffer();
+        ByteBuffer small = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[10]))
+                .buffer();
+        ByteBuffer big = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(new byte[3000]))
+                .buffer();
         ByteBuffer both = ByteBuffer.allocate(small.remaining() + big.remaining() + 5);
         both.put(small.duplicate()).put(big.duplicate()).put(new byte[5]).flip();
         assertThat(ProduceHandler.largestBatch(both)).isEqualTo(big.remaining());

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 class RecordTimestampSearchTest {
     private static StoredBatch batch(TimestampType type, Compression compression, long baseOffset, long... timestamps) {
-        MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(4096), RecordBatch.CURRENT_MAGIC_VALUE, compression, type,
-                baseOffset, 9_999L);
+        MemoryRecordsBuilder b = MemoryRecords.builder(
+                ByteBuffer.allocate(4096), RecordBatch.CURRENT_MAGIC_VALUE, compression, type, baseOffset, 9_999L);
         for (long ts : timestamps) {
             b.append(ts, null, new byte[] {1});
         }
@@ -27,19 +27,27 @@ class RecordTimestampSearchTest {
     @Test
     void createTimeAnswersTheFirstRecordAtOrAfterTheTargetAndAtOrAfterLogStart() {
         StoredBatch s = batch(TimestampType.CREATE_TIME, Compression.gzip().build(), 100, 50, 30, 70, 60, 70);
-        assertThat(RecordTimestampSearch.firstAtLeast(s, 55, 0, Integer.MAX_VALUE)).contains(new RecordTimestampSearch.Found(70, 102, -1));
-        assertThat(RecordTimestampSearch.firstAtLeast(s, 55, 103, Integer.MAX_VALUE)).contains(new RecordTimestampSearch.Found(60, 103, -1));
-        assertThat(RecordTimestampSearch.firstAtLeast(s, 71, 0, Integer.MAX_VALUE)).isEmpty();
-        assertThat(RecordTimestampSearch.firstWithMaxTimestamp(s, Integer.MAX_VALUE)).contains(new RecordTimestampSearch.Found(70, 102, -1));
+        assertThat(RecordTimestampSearch.firstAtLeast(s, 55, 0, Integer.MAX_VALUE))
+                .contains(new RecordTimestampSearch.Found(70, 102, -1));
+        assertThat(RecordTimestampSearch.firstAtLeast(s, 55, 103, Integer.MAX_VALUE))
+                .contains(new RecordTimestampSearch.Found(60, 103, -1));
+        assertThat(RecordTimestampSearch.firstAtLeast(s, 71, 0, Integer.MAX_VALUE))
+                .isEmpty();
+        assertThat(RecordTimestampSearch.firstWithMaxTimestamp(s, Integer.MAX_VALUE))
+                .contains(new RecordTimestampSearch.Found(70, 102, -1));
     }
 
     @Test
     void logAppendTimeBatchesAnswerTheBatchFromItsHeader() {
         StoredBatch s = batch(TimestampType.LOG_APPEND_TIME, Compression.NONE, 100, 50, 30, 70);
         assertThat(s.header().isLogAppendTime()).isTrue();
-        assertThat(RecordTimestampSearch.firstAtLeast(s, 10, 0, Integer.MAX_VALUE)).contains(new RecordTimestampSearch.Found(9_999, 100, -1));
-        assertThat(RecordTimestampSearch.firstAtLeast(s, 10, 101, Integer.MAX_VALUE)).contains(new RecordTimestampSearch.Found(9_999, 101, -1));
-        assertThat(RecordTimestampSearch.firstAtLeast(s, 10, 103, Integer.MAX_VALUE)).isEmpty();
-        assertThat(RecordTimestampSearch.firstWithMaxTimestamp(s, Integer.MAX_VALUE)).contains(new RecordTimestampSearch.Found(9_999, 100, -1));
+        assertThat(RecordTimestampSearch.firstAtLeast(s, 10, 0, Integer.MAX_VALUE))
+                .contains(new RecordTimestampSearch.Found(9_999, 100, -1));
+        assertThat(RecordTimestampSearch.firstAtLeast(s, 10, 101, Integer.MAX_VALUE))
+                .contains(new RecordTimestampSearch.Found(9_999, 101, -1));
+        assertThat(RecordTimestampSearch.firstAtLeast(s, 10, 103, Integer.MAX_VALUE))
+                .isEmpty();
+        assertThat(RecordTimestampSearch.firstWithMaxTimestamp(s, Integer.MAX_VALUE))
+                .contains(new RecordTimestampSearch.Found(9_999, 100, -1));
     }
 }

@@ -26,6 +26,7 @@ class ProducerIdAllocatorTest {
                 last = id;
             }
         }
-        assertThat(dir.resolve("producer_ids").resolve(ProducerIdAllocator.FILE_NAME)).exists();
+        assertThat(dir.resolve("producer_ids").resolve(ProducerIdAllocator.FILE_NAME))
+                .exists();
     }
 }

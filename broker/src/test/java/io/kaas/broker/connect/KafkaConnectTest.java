@@ -3,8 +3,8 @@ package io.kaas.broker.connect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.TestBroker;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.CleanerSettings;
 import io.kaas.storage.format.CleanerCheckpoint;
 import java.nio.file.Files;
@@ -47,21 +47,45 @@ class KafkaConnectTest {
     void distributedWorkerMovesLinesInAndOutAndResumesFromItsOffsets() throws Exception {
         Path in = dir.resolve("in.txt");
         Path out = dir.resolve("out.txt");
-        List<String> lines = new ArrayList<>(IntStream.range(0, 500).mapToObj(i -> "line " + i).toList());
+        List<String> lines = new ArrayList<>(
+                IntStream.range(0, 500).mapToObj(i -> "line " + i).toList());
         Files.write(in, lines);
         // Tiny segments and an eager cleaner: Connect's compacted internal topics are compacted under it.
-        BrokerConfig config = BrokerConfig.forTest(dir.resolve("data")).withSegmentBytes(1024)
+        BrokerConfig config = BrokerConfig.forTest(dir.resolve("data"))
+                .withSegmentBytes(1024)
                 .withCleaner(new CleanerSettings(1, 16L << 20, 64 * 1024, Duration.ofMillis(100)));
         try (TestBroker b = new TestBroker(config)) {
             try (Admin admin = b.admin()) {
-                admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get();
+                admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)))
+                        .all()
+                        .get();
             }
             Connect<DistributedHerder> worker = startWorker(b);
             try {
-                put(worker, "lines-in", Map.of("connector.class", LineFileSourceConnector.class.getName(), "tasks.max", "1",
-                        LineFileSourceConnector.FILE, in.toString(), LineFileSourceConnector.TOPIC, TOPIC));
-                put(worker, "lines-out", Map.of("connector.class", LineFileSinkConnector.class.getName(), "tasks.max", "1",
-                        "topics", TOPIC, LineFileSinkConnector.FILE, out.toString()));
+                put(
+                        worker,
+                        "lines-in",
+                        Map.of(
+                                "connector.class",
+                                LineFileSourceConnector.class.getName(),
+                                "tasks.max",
+                                "1",
+                                LineFileSourceConnector.FILE,
+                                in.toString(),
+                                LineFileSourceConnector.TOPIC,
+                                TOPIC));
+                put(
+                        worker,
+                        "lines-out",
+                        Map.of(
+                                "connector.class",
+                                LineFileSinkConnector.class.getName(),
+                                "tasks.max",
+                                "1",
+                                "topics",
+                                TOPIC,
+                                LineFileSinkConnector.FILE,
+                                out.toString()));
                 awaitLines(out, lines);
                 assertInternalTopicsCompacted(b);
             } finally {
@@ -69,7 +93,8 @@ class KafkaConnectTest {
             }
             // The second worker reads its connectors and source offsets back from compacted topics.
             Path configs = dir.resolve("data").resolve(CONFIGS).resolve("0");
-            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(configs.resolve(CleanerCheckpoint.FILE_NAME)));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> Files.exists(configs.resolve(CleanerCheckpoint.FILE_NAME)));
 
             lines.addAll(IntStream.range(500, 600).mapToObj(i -> "line " + i).toList());
             Files.write(in, lines);
@@ -102,9 +127,12 @@ class KafkaConnectTest {
         return new ConnectDistributed().startConnect(cfg);
     }
 
-    private static void put(Connect<DistributedHerder> worker, String name, Map<String, String> config) throws Exception {
-        FutureCallback<org.apache.kafka.connect.runtime.Herder.Created<org.apache.kafka.connect.runtime.rest.entities.ConnectorInfo>> created =
-                new FutureCallback<>();
+    private static void put(Connect<DistributedHerder> worker, String name, Map<String, String> config)
+            throws Exception {
+        FutureCallback<
+                        org.apache.kafka.connect.runtime.Herder.Created<
+                                org.apache.kafka.connect.runtime.rest.entities.ConnectorInfo>>
+                created = new FutureCallback<>();
         Map<String, String> withName = new HashMap<>(config);
         withName.put("name", name);
         worker.herder().putConnectorConfig(name, withName, false, created);
@@ -112,19 +140,31 @@ class KafkaConnectTest {
     }
 
     private static void awaitLines(Path file, List<String> expected) {
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                assertThat(Files.exists(file) ? Files.readAllLines(file) : List.of()).isEqualTo(expected));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(Files.exists(file) ? Files.readAllLines(file) : List.of())
+                        .isEqualTo(expected));
     }
 
     private static void assertInternalTopicsCompacted(TestBroker b) throws Exception {
         try (Admin admin = b.admin()) {
             for (String topic : List.of(CONFIGS, OFFSETS, STATUS)) {
                 ConfigResource res = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-                assertThat(admin.describeConfigs(Set.of(res)).all().get().get(res).get(TopicConfig.CLEANUP_POLICY_CONFIG).value())
-                        .as(topic).isEqualTo(TopicConfig.CLEANUP_POLICY_COMPACT);
+                assertThat(admin.describeConfigs(Set.of(res))
+                                .all()
+                                .get()
+                                .get(res)
+                                .get(TopicConfig.CLEANUP_POLICY_CONFIG)
+                                .value())
+                        .as(topic)
+                        .isEqualTo(TopicConfig.CLEANUP_POLICY_COMPACT);
             }
             // Connect requires its config topic to have exactly one partition (it checks this itself).
-            assertThat(admin.describeTopics(List.of(CONFIGS)).allTopicNames().get().get(CONFIGS).partitions()).hasSize(1);
+            assertThat(admin.describeTopics(List.of(CONFIGS))
+                            .allTopicNames()
+                            .get()
+                            .get(CONFIGS)
+                            .partitions())
+                    .hasSize(1);
         }
     }
 }

@@ -41,7 +41,8 @@ public final class LineFileSinkConnector extends SinkConnector {
 
     @Override
     public ConfigDef config() {
-        return new ConfigDef().define(FILE, ConfigDef.Type.STRING, ConfigDef.Importance.HIGH, "file the values are appended to");
+        return new ConfigDef()
+                .define(FILE, ConfigDef.Type.STRING, ConfigDef.Importance.HIGH, "file the values are appended to");
     }
 
     @Override
@@ -64,7 +65,8 @@ public final class LineFileSinkConnector extends SinkConnector {
                 text.append(r.value()).append('\n');
             }
             try {
-                Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                Files.writeString(
+                        file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

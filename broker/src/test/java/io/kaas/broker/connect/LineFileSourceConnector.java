@@ -91,7 +91,8 @@ public final class LineFileSourceConnector extends SourceConnector {
             }
             List<SourceRecord> out = new ArrayList<>();
             for (; next < lines.size() && out.size() < 100; next++) {
-                out.add(new SourceRecord(partition, Map.of(OFFSET_KEY, next), topic, 0, Schema.STRING_SCHEMA, lines.get(next)));
+                out.add(new SourceRecord(
+                        partition, Map.of(OFFSET_KEY, next), topic, 0, Schema.STRING_SCHEMA, lines.get(next)));
             }
             return out;
         }

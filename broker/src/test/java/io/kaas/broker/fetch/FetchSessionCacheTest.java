@@ -24,11 +24,13 @@ class FetchSessionCacheTest {
         }
         r.topics().add(t);
         FetchContext ctx = cache.newContext(r, (short) 12);
-        return ctx.finish(new FetchResponseData().setResponses(new java.util.ArrayList<>(java.util.List.of(tr)))).sessionId();
+        return ctx.finish(new FetchResponseData().setResponses(new java.util.ArrayList<>(java.util.List.of(tr))))
+                .sessionId();
     }
 
     private Errors use(int session, int epoch) {
-        return cache.newContext(new FetchRequestData().setSessionId(session).setSessionEpoch(epoch), (short) 12).error();
+        return cache.newContext(new FetchRequestData().setSessionId(session).setSessionEpoch(epoch), (short) 12)
+                .error();
     }
 
     @Test

@@ -34,6 +34,7 @@ class ConsumerGroupProtocolReconciliationTest {
 
     @TempDir
     Path dir;
+
     ScheduledExecutorService timer;
     GroupCoordinator groups;
 
@@ -50,8 +51,8 @@ class ConsumerGroupProtocolReconciliationTest {
     }
 
     private GroupCoordinator coordinator(ConsumerGroupConfig config) {
-        return new GroupCoordinator(dir, timer, config,
-                () -> Map.of("t", new TopicInfo("t", TOPIC_ID, 4, TopicConfig.EMPTY)));
+        return new GroupCoordinator(
+                dir, timer, config, () -> Map.of("t", new TopicInfo("t", TOPIC_ID, 4, TopicConfig.EMPTY)));
     }
 
     @Test
@@ -62,19 +63,27 @@ class ConsumerGroupProtocolReconciliationTest {
         assertThat(partitions(a)).containsExactly(0, 1, 2, 3);
 
         ConsumerGroupHeartbeatResponseData b = heartbeat(join("g", "b"));
-        assertThat(b.memberEpoch()).as("b is at the new target epoch, waiting for a's partitions").isEqualTo(2);
+        assertThat(b.memberEpoch())
+                .as("b is at the new target epoch, waiting for a's partitions")
+                .isEqualTo(2);
         assertThat(partitions(b)).isEmpty();
 
         ConsumerGroupHeartbeatResponseData aRevoking = heartbeat(stay("g", "a", 1, null));
-        assertThat(aRevoking.memberEpoch()).as("a keeps its epoch until it has revoked").isEqualTo(1);
+        assertThat(aRevoking.memberEpoch())
+                .as("a keeps its epoch until it has revoked")
+                .isEqualTo(1);
         Set<Integer> aKeeps = partitions(aRevoking);
         assertThat(aKeeps).hasSize(2);
-        assertThat(partitions(heartbeat(stay("g", "b", 2, List.of())))).as("still owned by a").isEmpty();
+        assertThat(partitions(heartbeat(stay("g", "b", 2, List.of()))))
+                .as("still owned by a")
+                .isEmpty();
 
         assertThat(groups.commit("g", "a", null, 2, List.of())).isEqualTo(Errors.STALE_MEMBER_EPOCH);
         assertThat(groups.commit("g", "a", null, 1, List.of())).isEqualTo(Errors.NONE);
         assertThat(groups.commit("g", "nobody", null, 1, List.of())).isEqualTo(Errors.UNKNOWN_MEMBER_ID);
-        assertThat(groups.commit("g", "", null, -1, List.of())).as("admin commit into a live group").isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        assertThat(groups.commit("g", "", null, -1, List.of()))
+                .as("admin commit into a live group")
+                .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
 
         ConsumerGroupHeartbeatResponseData aDone = heartbeat(stay("g", "a", 1, aKeeps));
         assertThat(aDone.memberEpoch()).isEqualTo(2);
@@ -89,7 +98,8 @@ class ConsumerGroupProtocolReconciliationTest {
         assertThat(groups.validateOffsetFetch("g", "b", 1)).isEqualTo(Errors.STALE_MEMBER_EPOCH);
         assertThat(groups.validateOffsetFetch("g", "b", 2)).isEqualTo(Errors.NONE);
 
-        assertThat(heartbeat(stay("g", "b", ConsumerGroup.LEAVE_EPOCH, null)).memberEpoch()).isEqualTo(-1);
+        assertThat(heartbeat(stay("g", "b", ConsumerGroup.LEAVE_EPOCH, null)).memberEpoch())
+                .isEqualTo(-1);
         ConsumerGroupHeartbeatResponseData aAll = heartbeat(stay("g", "a", 2, aKeeps));
         assertThat(aAll.memberEpoch()).isEqualTo(3);
         assertThat(partitions(aAll)).containsExactly(0, 1, 2, 3);
@@ -98,24 +108,37 @@ class ConsumerGroupProtocolReconciliationTest {
     @Test
     void classicAndConsumerGroupsKeepTheirKind() throws Exception {
         heartbeat(join("new", "a"));
-        JoinGroupRequestData classicJoin = new JoinGroupRequestData().setGroupId("new").setMemberId("").setProtocolType("consumer")
-                .setSessionTimeoutMs(10_000).setRebalanceTimeoutMs(10_000);
-        classicJoin.protocols().add(new JoinGroupRequestData.JoinGroupRequestProtocol().setName("range").setMetadata(new byte[0]));
-        assertThat(groups.join(classicJoin, (short) 3, "c", "/h").get().errorCode()).isEqualTo(Errors.INCONSISTENT_GROUP_PROTOCOL.code());
+        JoinGroupRequestData classicJoin = new JoinGroupRequestData()
+                .setGroupId("new")
+                .setMemberId("")
+                .setProtocolType("consumer")
+                .setSessionTimeoutMs(10_000)
+                .setRebalanceTimeoutMs(10_000);
+        classicJoin
+                .protocols()
+                .add(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                        .setName("range")
+                        .setMetadata(new byte[0]));
+        assertThat(groups.join(classicJoin, (short) 3, "c", "/h").get().errorCode())
+                .isEqualTo(Errors.INCONSISTENT_GROUP_PROTOCOL.code());
 
         JoinGroupRequestData oldJoin = classicJoin.duplicate().setGroupId("old");
         assertThat(groups.join(oldJoin, (short) 3, "c", "/h").get().errorCode()).isZero();
         assertThat(heartbeat(join("old", "x")).errorCode()).isEqualTo(Errors.GROUP_ID_NOT_FOUND.code());
 
-        assertThat(groups.list()).extracting(GroupCoordinator.Listing::groupId, GroupCoordinator.Listing::type)
-                .contains(org.assertj.core.groups.Tuple.tuple("new", "consumer"), org.assertj.core.groups.Tuple.tuple("old", "classic"));
+        assertThat(groups.list())
+                .extracting(GroupCoordinator.Listing::groupId, GroupCoordinator.Listing::type)
+                .contains(
+                        org.assertj.core.groups.Tuple.tuple("new", "consumer"),
+                        org.assertj.core.groups.Tuple.tuple("old", "classic"));
         assertThat(groups.describe("new").orElseThrow().errorCode()).isEqualTo(Errors.GROUP_ID_NOT_FOUND.code());
         assertThat(groups.consumerDescribe("old", VERSION).errorCode()).isEqualTo(Errors.GROUP_ID_NOT_FOUND.code());
         assertThat(groups.consumerDescribe("nothing", VERSION).errorMessage()).isEqualTo("Group nothing not found.");
 
         // An empty consumer group becomes classic when a classic member joins.
         heartbeat(stay("new", "a", ConsumerGroup.LEAVE_EPOCH, null));
-        assertThat(groups.join(classicJoin, (short) 3, "c", "/h").get().errorCode()).isZero();
+        assertThat(groups.join(classicJoin, (short) 3, "c", "/h").get().errorCode())
+                .isZero();
     }
 
     @Test
@@ -128,11 +151,15 @@ class ConsumerGroupProtocolReconciliationTest {
         assertThat(d.assignorName()).isEqualTo("range");
         assertThat(d.members()).singleElement().satisfies(m -> {
             assertThat(m.memberType()).isEqualTo((byte) 1);
-            assertThat(m.assignment().topicPartitions()).singleElement().satisfies(tp -> assertThat(tp.topicName()).isEqualTo("t"));
+            assertThat(m.assignment().topicPartitions())
+                    .singleElement()
+                    .satisfies(tp -> assertThat(tp.topicName()).isEqualTo("t"));
         });
-        assertThat(heartbeat(join("g", "b").setServerAssignor("sticky")).errorCode()).isEqualTo(Errors.UNSUPPORTED_ASSIGNOR.code());
+        assertThat(heartbeat(join("g", "b").setServerAssignor("sticky")).errorCode())
+                .isEqualTo(Errors.UNSUPPORTED_ASSIGNOR.code());
         assertThat(heartbeat(join("g", "c").setMemberId("")).errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
-        await().atMost(Duration.ofSeconds(10)).until(() -> groups.consumerDescribe("g", VERSION).groupState().equals("Empty"));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> groups.consumerDescribe("g", VERSION).groupState().equals("Empty"));
     }
 
     @Test
@@ -140,7 +167,8 @@ class ConsumerGroupProtocolReconciliationTest {
         heartbeat(join("g", "slow").setRebalanceTimeoutMs(200));
         heartbeat(join("g", "b"));
         assertThat(partitions(heartbeat(stay("g", "slow", 1, null)))).hasSize(2);
-        await().atMost(Duration.ofSeconds(10)).until(() -> heartbeat(stay("g", "slow", 1, null)).errorCode() == Errors.UNKNOWN_MEMBER_ID.code());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> heartbeat(stay("g", "slow", 1, null)).errorCode() == Errors.UNKNOWN_MEMBER_ID.code());
         ConsumerGroupHeartbeatResponseData b = heartbeat(stay("g", "b", 2, List.of()));
         assertThat(b.memberEpoch()).isEqualTo(3);
         assertThat(partitions(b)).containsExactly(0, 1, 2, 3);
@@ -153,31 +181,41 @@ class ConsumerGroupProtocolReconciliationTest {
         Set<Integer> aOwns = partitions(heartbeat(stay("g", "a1", 1, null)));
         heartbeat(stay("g", "a1", 1, aOwns));
         ConsumerGroupHeartbeatResponseData before = heartbeat(stay("g", "a1", 2, aOwns));
-        assertThat(heartbeat(join("g", "a2").setInstanceId("a")).errorCode()).as("a1 is still active")
+        assertThat(heartbeat(join("g", "a2").setInstanceId("a")).errorCode())
+                .as("a1 is still active")
                 .isEqualTo(Errors.UNRELEASED_INSTANCE_ID.code());
 
-        assertThat(heartbeat(stay("g", "a1", ConsumerGroup.STATIC_LEAVE_EPOCH, null).setInstanceId("a")).memberEpoch())
+        assertThat(heartbeat(stay("g", "a1", ConsumerGroup.STATIC_LEAVE_EPOCH, null)
+                                .setInstanceId("a"))
+                        .memberEpoch())
                 .isEqualTo(ConsumerGroup.STATIC_LEAVE_EPOCH);
         ConsumerGroupHeartbeatResponseData back = heartbeat(join("g", "a2").setInstanceId("a"));
         assertThat(back.errorCode()).isZero();
         assertThat(back.memberEpoch()).isEqualTo(before.memberEpoch());
         assertThat(partitions(back)).isEqualTo(aOwns);
-        assertThat(groups.consumerDescribe("g", VERSION).groupEpoch()).as("no rebalance").isEqualTo(2);
+        assertThat(groups.consumerDescribe("g", VERSION).groupEpoch())
+                .as("no rebalance")
+                .isEqualTo(2);
     }
 
     @Test
     void afterARestartMembersRejoinAndTheirOffsetsAreStillThere() {
         heartbeat(join("g", "a"));
-        assertThat(groups.commit("g", "a", null, 1, List.of(new OffsetStore.Committed("t", 0, 42, -1, "", 0)))).isEqualTo(Errors.NONE);
+        assertThat(groups.commit("g", "a", null, 1, List.of(new OffsetStore.Committed("t", 0, 42, -1, "", 0))))
+                .isEqualTo(Errors.NONE);
         groups.shutdown();
         groups = coordinator(ConsumerGroupConfig.defaults());
 
-        assertThat(heartbeat(stay("g", "a", 1, List.of(0, 1, 2, 3))).errorCode()).isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
+        assertThat(heartbeat(stay("g", "a", 1, List.of(0, 1, 2, 3))).errorCode())
+                .isEqualTo(Errors.UNKNOWN_MEMBER_ID.code());
         assertThat(groups.committed("g")).containsKey(new OffsetStore.PartitionKey("t", 0));
         ConsumerGroupHeartbeatResponseData again = heartbeat(join("g", "a"));
         assertThat(again.memberEpoch()).isEqualTo(1);
         assertThat(partitions(again)).containsExactly(0, 1, 2, 3);
-        assertThat(groups.committed("g").get(new OffsetStore.PartitionKey("t", 0)).offset()).isEqualTo(42);
+        assertThat(groups.committed("g")
+                        .get(new OffsetStore.PartitionKey("t", 0))
+                        .offset())
+                .isEqualTo(42);
     }
 
     private ConsumerGroupHeartbeatResponseData heartbeat(ConsumerGroupHeartbeatRequestData req) {
@@ -185,17 +223,30 @@ class ConsumerGroupProtocolReconciliationTest {
     }
 
     private static ConsumerGroupHeartbeatRequestData join(String group, String member) {
-        return new ConsumerGroupHeartbeatRequestData().setGroupId(group).setMemberId(member).setMemberEpoch(0)
-                .setRebalanceTimeoutMs(30_000).setSubscribedTopicNames(List.of("t")).setTopicPartitions(new ArrayList<>());
+        return new ConsumerGroupHeartbeatRequestData()
+                .setGroupId(group)
+                .setMemberId(member)
+                .setMemberEpoch(0)
+                .setRebalanceTimeoutMs(30_000)
+                .setSubscribedTopicNames(List.of("t"))
+                .setTopicPartitions(new ArrayList<>());
     }
 
-    private static ConsumerGroupHeartbeatRequestData stay(String group, String member, int epoch, Iterable<Integer> owned) {
-        ConsumerGroupHeartbeatRequestData r = new ConsumerGroupHeartbeatRequestData().setGroupId(group).setMemberId(member)
-                .setMemberEpoch(epoch).setRebalanceTimeoutMs(-1).setSubscribedTopicNames(null).setTopicPartitions(null);
+    private static ConsumerGroupHeartbeatRequestData stay(
+            String group, String member, int epoch, Iterable<Integer> owned) {
+        ConsumerGroupHeartbeatRequestData r = new ConsumerGroupHeartbeatRequestData()
+                .setGroupId(group)
+                .setMemberId(member)
+                .setMemberEpoch(epoch)
+                .setRebalanceTimeoutMs(-1)
+                .setSubscribedTopicNames(null)
+                .setTopicPartitions(null);
         if (owned != null) {
             List<Integer> ps = new ArrayList<>();
             owned.forEach(ps::add);
-            r.setTopicPartitions(List.of(new ConsumerGroupHeartbeatRequestData.TopicPartitions().setTopicId(TOPIC).setPartitions(ps)));
+            r.setTopicPartitions(List.of(new ConsumerGroupHeartbeatRequestData.TopicPartitions()
+                    .setTopicId(TOPIC)
+                    .setPartitions(ps)));
         }
         return r;
     }

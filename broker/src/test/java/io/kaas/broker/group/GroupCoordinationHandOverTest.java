@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class GroupCoordinationHandOverTest {
     @TempDir
     Path clusterDir;
+
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
 
     @AfterEach
@@ -45,10 +46,12 @@ class GroupCoordinationHandOverTest {
         first.takeCoordination(slot, 1);
         assertThat(first.commit("g", "", null, -1, List.of(at(5)))).isEqualTo(Errors.NONE);
         String elsewhere = otherSlotThan(slot);
-        assertThat(first.commit(elsewhere, "", null, -1, List.of(at(1)))).as("a group of a slot it does not hold")
+        assertThat(first.commit(elsewhere, "", null, -1, List.of(at(1))))
+                .as("a group of a slot it does not hold")
                 .isEqualTo(Errors.NOT_COORDINATOR);
         // A transaction's offsets staged with the group's coordinator (TxnOffsetCommit), pending until its marker.
-        assertThat(first.stageTransactional("g", "", null, -1, 77, (short) 0, List.of(at(9)))).isEqualTo(Errors.NONE);
+        assertThat(first.stageTransactional("g", "", null, -1, 77, (short) 0, List.of(at(9))))
+                .isEqualTo(Errors.NONE);
         assertThat(first.hasPendingOffset("g", "t", 0)).isTrue();
         assertThat(first.list()).extracting(GroupCoordinator.Listing::groupId).containsExactly("g");
         assertThat(second.heartbeat("g", "m", null, 1)).isEqualTo(Errors.NOT_COORDINATOR);
@@ -61,10 +64,14 @@ class GroupCoordinationHandOverTest {
         assertThat(first.commit("g", "", null, -1, List.of(at(6)))).isEqualTo(Errors.NOT_COORDINATOR);
         assertThat(first.deleteGroup("g")).isEqualTo(Errors.NOT_COORDINATOR);
 
-        assertThat(first.completeTransaction(slot, 77, true)).as("an ex-coordinator settles no marker").isEqualTo(Errors.NOT_COORDINATOR);
+        assertThat(first.completeTransaction(slot, 77, true))
+                .as("an ex-coordinator settles no marker")
+                .isEqualTo(Errors.NOT_COORDINATOR);
         second.takeCoordination(slot, 2);
         assertThat(second.committed("g")).containsValue(at(5)); // its predecessor's commit, re-read from the file
-        assertThat(second.hasPendingOffset("g", "t", 0)).as("the pending offsets, re-read too").isTrue();
+        assertThat(second.hasPendingOffset("g", "t", 0))
+                .as("the pending offsets, re-read too")
+                .isTrue();
         assertThat(second.completeTransaction(slot, 77, true)).isEqualTo(Errors.NONE);
         assertThat(second.committed("g")).containsValue(at(9));
         assertThat(second.hasPendingOffset("g", "t", 0)).isFalse();

@@ -25,12 +25,15 @@ class OffsetStoreFileNameProperties {
     @Property(tries = 2000)
     void aNameTheStoreNeverWritesIsNoGroup(@ForAll @StringLength(max = 30) String name) {
         String file = name + ".json";
-        OffsetStore.groupOf(file).ifPresent(g -> assertThat(OffsetStore.fileName(g)).isEqualTo(file));
+        OffsetStore.groupOf(file)
+                .ifPresent(g -> assertThat(OffsetStore.fileName(g)).isEqualTo(file));
     }
 
     @Example
     void namesOfOtherShapesAreNoGroup() {
-        assertThat(OffsetStore.groupOf("g%2f.json")).as("lower-case hex: not what the store writes").isEmpty();
+        assertThat(OffsetStore.groupOf("g%2f.json"))
+                .as("lower-case hex: not what the store writes")
+                .isEmpty();
         assertThat(OffsetStore.groupOf("g%2.json")).isEmpty();
         assertThat(OffsetStore.groupOf("%FF.json")).as("not UTF-8").isEmpty();
         assertThat(OffsetStore.groupOf("g.json.tmp")).isEmpty();

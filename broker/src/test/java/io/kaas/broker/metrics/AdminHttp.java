@@ -12,7 +12,8 @@ import java.time.Duration;
 final class AdminHttp {
     record Response(int status, String contentType, String body, long millis) {}
 
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
 
     AdminHttp(InetSocketAddress admin) {
@@ -24,13 +25,18 @@ final class AdminHttp {
     }
 
     Response get(String path, String accept) throws IOException, InterruptedException {
-        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10)).GET();
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path))
+                .timeout(Duration.ofSeconds(10))
+                .GET();
         if (accept != null) {
             req.header("Accept", accept);
         }
         long start = System.nanoTime();
         HttpResponse<String> r = client.send(req.build(), HttpResponse.BodyHandlers.ofString());
-        return new Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body(),
+        return new Response(
+                r.statusCode(),
+                r.headers().firstValue("Content-Type").orElse(""),
+                r.body(),
                 (System.nanoTime() - start) / 1_000_000);
     }
 

@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.config.BrokerConfig;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.TestBroker;
+import io.kaas.broker.config.BrokerConfig;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -42,12 +42,14 @@ class MetricsEndpointTest {
 
     @TempDir
     static Path dir;
+
     static TestBroker broker;
     static AdminHttp http;
 
     @BeforeAll
     static void start() {
-        broker = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO)
+        broker = new TestBroker(BrokerConfig.forTest(dir.resolve("data"))
+                .withRetentionCheckInterval(Duration.ZERO)
                 .withAdminListener(ANY_LOOPBACK_PORT));
         http = new AdminHttp(broker.broker().adminAddress());
     }
@@ -71,7 +73,8 @@ class MetricsEndpointTest {
             producer.flush();
         }
         List<ConsumerRecord<byte[], byte[]>> seen = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = broker.consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "metered-group"))) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                broker.consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "metered-group"))) {
             consumer.subscribe(List.of("metered"));
             await().atMost(Duration.ofSeconds(30)).until(() -> {
                 consumer.poll(Duration.ofMillis(100)).forEach(seen::add);
@@ -79,30 +82,48 @@ class MetricsEndpointTest {
             });
             consumer.commitSync();
             PrometheusText m = http.scrape();
-            assertThat(m.value("kaas_connections", "listener", "PLAINTEXT")).get().satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));
+            assertThat(m.value("kaas_connections", "listener", "PLAINTEXT"))
+                    .get()
+                    .satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));
         }
 
         PrometheusText m = http.scrape();
         assertThat(m.value("kaas_messages_in_total", "topic", "metered")).contains((double) records);
         double bytesIn = m.value("kaas_bytes_in_total", "topic", "metered").orElseThrow();
         assertThat(bytesIn).as("batches carry the values plus headers").isGreaterThan(valueBytes);
-        assertThat(m.value("kaas_bytes_out_total", "topic", "metered").orElseThrow()).as("everything was fetched")
+        assertThat(m.value("kaas_bytes_out_total", "topic", "metered").orElseThrow())
+                .as("everything was fetched")
                 .isGreaterThanOrEqualTo(bytesIn);
         assertThat(m.sum("kaas_partition_high_watermark", "topic", "metered")).isEqualTo(records);
-        assertThat(m.value("kaas_partition_log_start_offset", "topic", "metered", "partition", "0")).contains(0.0);
+        assertThat(m.value("kaas_partition_log_start_offset", "topic", "metered", "partition", "0"))
+                .contains(0.0);
         assertThat(m.sum("kaas_partition_size_bytes", "topic", "metered")).isEqualTo(bytesIn);
-        assertThat(m.sum("kaas_consumer_group_lag", "group", "metered-group", "topic", "metered")).isZero();
+        assertThat(m.sum("kaas_consumer_group_lag", "group", "metered-group", "topic", "metered"))
+                .isZero();
         assertThat(m.family("kaas_consumer_group_lag").orElseThrow().samples()).hasSizeGreaterThanOrEqualTo(2);
-        assertThat(m.value("kaas_requests_total", "api", "Produce", "error", "NONE")).get()
+        assertThat(m.value("kaas_requests_total", "api", "Produce", "error", "NONE"))
+                .get()
                 .satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));
-        assertThat(m.value("kaas_request_duration_seconds_count", "api", "Produce")).get()
+        assertThat(m.value("kaas_request_duration_seconds_count", "api", "Produce"))
+                .get()
                 .satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));
-        assertThat(m.value("kaas_fsync_duration_seconds_count")).get().satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));
-        assertThat(m.value("kaas_fsync_appends_sum")).get().satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));
-        assertThat(m.value("kaas_partitions", "state", "ok")).get().satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(2.0));
+        assertThat(m.value("kaas_fsync_duration_seconds_count"))
+                .get()
+                .satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));
+        assertThat(m.value("kaas_fsync_appends_sum"))
+                .get()
+                .satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));
+        assertThat(m.value("kaas_partitions", "state", "ok"))
+                .get()
+                .satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(2.0));
         assertThat(m.value("kaas_partitions", "state", "stalled")).contains(0.0);
-        assertThat(m.familyNames()).contains("kaas_open_files", "jvm_memory_used_bytes", "jvm_threads_current",
-                "kaas_storage_errors", "kaas_retention_runs");
+        assertThat(m.familyNames())
+                .contains(
+                        "kaas_open_files",
+                        "jvm_memory_used_bytes",
+                        "jvm_threads_current",
+                        "kaas_storage_errors",
+                        "kaas_retention_runs");
         assertThat(m.family("kaas_storage_errors").orElseThrow().type()).isEqualTo("counter");
         assertThat(m.family("kaas_fsync_duration_seconds").orElseThrow().type()).isEqualTo("histogram");
         everySeriesTheDashboardQueriesExists(m);
@@ -110,9 +131,11 @@ class MetricsEndpointTest {
 
     /** deploy/grafana/kaas.json: every metric its queries name is one this broker exports (after traffic, so labelled ones exist). */
     private static void everySeriesTheDashboardQueriesExists(PrometheusText m) throws Exception {
-        JsonNode dashboard = new ObjectMapper().readTree(Path.of("..", "deploy", "grafana", "kaas.json").toFile());
+        JsonNode dashboard = new ObjectMapper()
+                .readTree(Path.of("..", "deploy", "grafana", "kaas.json").toFile());
         Set<String> exported = new HashSet<>();
-        m.familyNames().forEach(f -> m.family(f).orElseThrow().samples().forEach(sample -> exported.add(sample.name())));
+        m.familyNames()
+                .forEach(f -> m.family(f).orElseThrow().samples().forEach(sample -> exported.add(sample.name())));
         Pattern metric = Pattern.compile("\\b((?:kaas|jvm|process)_[a-z_]+)");
         List<String> queried = new ArrayList<>();
         for (JsonNode panel : dashboard.get("panels")) {
@@ -152,12 +175,18 @@ class MetricsEndpointTest {
 
     @Test
     void perPartitionSeriesCanBeTurnedOff(@TempDir Path other) throws Exception {
-        try (TestBroker quiet = new TestBroker(BrokerConfig.forTest(other).withRetentionCheckInterval(Duration.ZERO)
-                .withAdminListener(ANY_LOOPBACK_PORT).withMetricsPerPartition(false))) {
+        try (TestBroker quiet = new TestBroker(BrokerConfig.forTest(other)
+                .withRetentionCheckInterval(Duration.ZERO)
+                .withAdminListener(ANY_LOOPBACK_PORT)
+                .withMetricsPerPartition(false))) {
             quiet.broker().engine().createTopic("few", 3, io.kaas.storage.format.TopicConfig.EMPTY);
             PrometheusText m = new AdminHttp(quiet.broker().adminAddress()).scrape();
-            assertThat(m.familyNames()).doesNotContain("kaas_partition_high_watermark", "kaas_partition_size_bytes",
-                    "kaas_partition_log_start_offset", "kaas_consumer_group_lag");
+            assertThat(m.familyNames())
+                    .doesNotContain(
+                            "kaas_partition_high_watermark",
+                            "kaas_partition_size_bytes",
+                            "kaas_partition_log_start_offset",
+                            "kaas_consumer_group_lag");
             assertThat(m.value("kaas_partitions", "state", "ok")).contains(3.0);
         }
     }
@@ -165,11 +194,14 @@ class MetricsEndpointTest {
     @Test
     void aTakenAdminPortFailsTheStartWithOneClearMessage(@TempDir Path other) throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            BrokerConfig config = BrokerConfig.forTest(other).withRetentionCheckInterval(Duration.ZERO)
+            BrokerConfig config = BrokerConfig.forTest(other)
+                    .withRetentionCheckInterval(Duration.ZERO)
                     .withAdminListener(InetSocketAddress.createUnresolved("127.0.0.1", taken.getLocalPort()));
             KaasBroker b = KaasBroker.create(config);
-            assertThatThrownBy(b::start).isInstanceOf(UncheckedIOException.class)
-                    .cause().hasMessageContaining("admin listener 127.0.0.1:" + taken.getLocalPort())
+            assertThatThrownBy(b::start)
+                    .isInstanceOf(UncheckedIOException.class)
+                    .cause()
+                    .hasMessageContaining("admin listener 127.0.0.1:" + taken.getLocalPort())
                     .hasMessageContaining("--admin-listener");
             b.stop();
         }

@@ -70,7 +70,8 @@ final class PrometheusText {
                 }
                 if (p.exitValue() != 0) {
                     if (err.contains("No module named 'prometheus_client'")) {
-                        throw new IllegalStateException("python3-prometheus-client is not installed (.ci/run installs it): " + err);
+                        throw new IllegalStateException(
+                                "python3-prometheus-client is not installed (.ci/run installs it): " + err);
                     }
                     throw new IllegalArgumentException(err.strip());
                 }
@@ -78,9 +79,11 @@ final class PrometheusText {
                 PrometheusText result = new PrometheusText();
                 for (ParsedFamily f : parsed) {
                     List<Sample> samples = f.samples().stream()
-                            .map(s -> new Sample(s.name(), Map.copyOf(s.labels()), Double.parseDouble(s.value()))).toList();
+                            .map(s -> new Sample(s.name(), Map.copyOf(s.labels()), Double.parseDouble(s.value())))
+                            .toList();
                     if (result.families.put(f.name(), new Family(f.name(), f.type(), f.help(), samples)) != null) {
-                        throw new IllegalArgumentException("family " + f.name() + " declared twice (or its samples are split)");
+                        throw new IllegalArgumentException(
+                                "family " + f.name() + " declared twice (or its samples are split)");
                     }
                 }
                 return result;
@@ -88,7 +91,8 @@ final class PrometheusText {
                 Files.deleteIfExists(script);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("could not run " + PYTHON + " (Debian's python3 with python3-prometheus-client)", e);
+            throw new UncheckedIOException(
+                    "could not run " + PYTHON + " (Debian's python3 with python3-prometheus-client)", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -109,13 +113,17 @@ final class PrometheusText {
         for (int i = 0; i < labels.length; i += 2) {
             want.put(labels[i], labels[i + 1]);
         }
-        return families.values().stream().flatMap(f -> f.samples().stream())
-                .filter(s -> s.name().equals(name) && s.labels().equals(want)).map(Sample::value).findFirst();
+        return families.values().stream()
+                .flatMap(f -> f.samples().stream())
+                .filter(s -> s.name().equals(name) && s.labels().equals(want))
+                .map(Sample::value)
+                .findFirst();
     }
 
     /** Sum of every sample named {@code name} whose labels include these. */
     double sum(String name, String... labels) {
-        return families.values().stream().flatMap(f -> f.samples().stream())
+        return families.values().stream()
+                .flatMap(f -> f.samples().stream())
                 .filter(s -> s.name().equals(name))
                 .filter(s -> {
                     for (int i = 0; i < labels.length; i += 2) {
@@ -124,6 +132,8 @@ final class PrometheusText {
                         }
                     }
                     return true;
-                }).mapToDouble(Sample::value).sum();
+                })
+                .mapToDouble(Sample::value)
+                .sum();
     }
 }

@@ -26,8 +26,10 @@ class PrometheusTextTest {
 
     @Test
     void refusesMalformedExpositions() {
-        assertThatThrownBy(() -> PrometheusText.parse("x_total{topic=a} 1\n")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> PrometheusText.parse("x{a=\"1\"} notanumber\n")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PrometheusText.parse("x_total{topic=a} 1\n"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PrometheusText.parse("x{a=\"1\"} notanumber\n"))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> PrometheusText.parseOpenMetrics("""
                 # TYPE h histogram
                 h_bucket{le="1.0"} 3
@@ -35,8 +37,11 @@ class PrometheusTextTest {
                 h_count 2
                 h_sum 1
                 # EOF
-                """)).as("buckets not cumulative").isInstanceOf(IllegalArgumentException.class);
+                """))
+                .as("buckets not cumulative")
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> PrometheusText.parseOpenMetrics("# TYPE g gauge\ng 1\n"))
-                .as("no # EOF").isInstanceOf(IllegalArgumentException.class);
+                .as("no # EOF")
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

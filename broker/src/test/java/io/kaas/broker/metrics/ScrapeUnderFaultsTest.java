@@ -3,8 +3,8 @@ package io.kaas.broker.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.KaasBroker;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.Acks;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
@@ -64,9 +64,15 @@ class ScrapeUnderFaultsTest {
     private KaasBroker startBroker() {
         BrokerMetrics metrics = new BrokerMetrics(true);
         Path dataDir = fs.pathOf(data);
-        DiskStorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(dataDir).withFsyncTimeout(FSYNC_TIMEOUT), metrics.engine());
-        return new KaasBroker(BrokerConfig.forTest(dataDir).withRetentionCheckInterval(Duration.ZERO)
-                .withAdminListener(ANY_LOOPBACK_PORT), engine, metrics).start();
+        DiskStorageEngine engine =
+                new DiskStorageEngine(EngineConfig.defaults(dataDir).withFsyncTimeout(FSYNC_TIMEOUT), metrics.engine());
+        return new KaasBroker(
+                        BrokerConfig.forTest(dataDir)
+                                .withRetentionCheckInterval(Duration.ZERO)
+                                .withAdminListener(ANY_LOOPBACK_PORT),
+                        engine,
+                        metrics)
+                .start();
     }
 
     @Test
@@ -81,7 +87,8 @@ class ScrapeUnderFaultsTest {
         }
 
         gate = fs.faults().hangFsync(Scope.under(data.resolve("hang/0")));
-        CompletableFuture<?> hung = broker.engine().partition(new TopicPartition("hang", 0))
+        CompletableFuture<?> hung = broker.engine()
+                .partition(new TopicPartition("hang", 0))
                 .append(TestBatches.batch(3, System.currentTimeMillis()), Acks.ALL, -1);
         gate.awaitBlocked(1, Duration.ofSeconds(10));
 
@@ -90,7 +97,8 @@ class ScrapeUnderFaultsTest {
             AdminHttp.Response r = http.get("/metrics");
             assertThat(r.status()).isEqualTo(200);
             PrometheusText m = PrometheusText.parse(r.body());
-            assertThat(m.value("kaas_partition_high_watermark", "topic", "hang", "partition", "0")).contains(3.0);
+            assertThat(m.value("kaas_partition_high_watermark", "topic", "hang", "partition", "0"))
+                    .contains(3.0);
             millis[i] = r.millis();
         }
         assertThat(gate.blockedCount()).as("still hung while we scraped").isEqualTo(1);
@@ -126,10 +134,14 @@ class ScrapeUnderFaultsTest {
         gate.release();
         await().atMost(Duration.ofSeconds(30)).until(() -> http.get("/readyz").status() == 200);
         PrometheusText m = http.scrape();
-        assertThat(m.value("kaas_recovery_scanned_bytes_total")).get().satisfies(
-                scanned -> assertThat(scanned).as("the whole active segment was scanned").isGreaterThanOrEqualTo(written));
+        assertThat(m.value("kaas_recovery_scanned_bytes_total"))
+                .get()
+                .satisfies(scanned -> assertThat(scanned)
+                        .as("the whole active segment was scanned")
+                        .isGreaterThanOrEqualTo(written));
         assertThat(m.value("kaas_partition_opens_total")).contains(1.0);
-        assertThat(m.value("kaas_partition_high_watermark", "topic", "big", "partition", "0")).contains(200.0);
+        assertThat(m.value("kaas_partition_high_watermark", "topic", "big", "partition", "0"))
+                .contains(200.0);
     }
 
     /** 200 batches of 10 KB in one active segment (about 2 MB), closed cleanly, then its checkpoint removed: a full scan at open. */
@@ -145,13 +157,15 @@ class ScrapeUnderFaultsTest {
         Path partition = fs.pathOf(data).resolve("big").resolve("0");
         Files.delete(partition.resolve(RecoveryCheckpoint.FILE_NAME));
         try (var files = Files.list(partition)) {
-            return files.filter(f -> f.toString().endsWith(".log")).mapToLong(f -> {
-                try {
-                    return Files.size(f);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }).sum();
+            return files.filter(f -> f.toString().endsWith(".log"))
+                    .mapToLong(f -> {
+                        try {
+                            return Files.size(f);
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .sum();
         }
     }
 }

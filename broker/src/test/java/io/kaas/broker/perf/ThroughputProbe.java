@@ -1,7 +1,7 @@
 package io.kaas.broker.perf;
 
-import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.TestBroker;
+import io.kaas.broker.config.BrokerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,10 +30,14 @@ public final class ThroughputProbe {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         boolean inMemory = args.length > 1 && args[1].equals("memory");
         Path dir = Files.createTempDirectory("kaas-probe");
-        BrokerConfig config = BrokerConfig.forTest(dir).withRetentionCheckInterval(Duration.ZERO).withInMemory(inMemory);
+        BrokerConfig config = BrokerConfig.forTest(dir)
+                .withRetentionCheckInterval(Duration.ZERO)
+                .withInMemory(inMemory);
         try (TestBroker broker = new TestBroker(config)) {
             try (Admin admin = broker.admin()) {
-                admin.createTopics(List.of(new NewTopic("probe", 8, (short) 1))).all().get();
+                admin.createTopics(List.of(new NewTopic("probe", 8, (short) 1)))
+                        .all()
+                        .get();
             }
             byte[] value = new byte[1024];
             AtomicLong acked = new AtomicLong();
@@ -52,15 +56,18 @@ public final class ThroughputProbe {
                 produced = acked.get();
             }
             double produceSecs = (System.nanoTime() - start) / 1e9;
-            System.out.printf("produce: %d records in %.1f s = %.0f records/s%n", produced, produceSecs, produced / produceSecs);
+            System.out.printf(
+                    "produce: %d records in %.1f s = %.0f records/s%n", produced, produceSecs, produced / produceSecs);
 
             long read = 0;
             long cstart = System.nanoTime();
-            try (KafkaConsumer<byte[], byte[]> consumer = broker.consumer(Map.of("group.id", "probe",
-                    "max.partition.fetch.bytes", 1 << 20))) {
+            try (KafkaConsumer<byte[], byte[]> consumer =
+                    broker.consumer(Map.of("group.id", "probe", "max.partition.fetch.bytes", 1 << 20))) {
                 consumer.subscribe(List.of("probe"));
                 long idleSince = System.nanoTime();
-                while (read < produced && System.nanoTime() - idleSince < Duration.ofSeconds(30).toNanos()) {
+                while (read < produced
+                        && System.nanoTime() - idleSince
+                                < Duration.ofSeconds(30).toNanos()) {
                     ConsumerRecords<byte[], byte[]> recs = consumer.poll(Duration.ofMillis(200));
                     if (!recs.isEmpty()) {
                         idleSince = System.nanoTime();
@@ -69,7 +76,8 @@ public final class ThroughputProbe {
                 }
             }
             double consumeSecs = (System.nanoTime() - cstart) / 1e9;
-            System.out.printf("consume: %d records in %.1f s = %.0f records/s%n", read, consumeSecs, read / consumeSecs);
+            System.out.printf(
+                    "consume: %d records in %.1f s = %.0f records/s%n", read, consumeSecs, read / consumeSecs);
         }
     }
 }

@@ -43,20 +43,23 @@ class ClientQuotasTest {
     @Test
     void theMostSpecificEntityWinsInApachesOrder() {
         ClientQuotas q = new ClientQuotas(ClientQuotaStore.inDataDir(dir));
-        List<ApiError> results = q.alter(List.of(
-                set(entity("alice", "app", true, true), "producer_byte_rate", 5000),
-                set(entity(null, null, true, false), "producer_byte_rate", 1000),
-                set(entity(null, "batch", false, true), "producer_byte_rate", 300),
-                set(entity("carol", null, true, true), "consumer_byte_rate", 10)), false);
+        List<ApiError> results = q.alter(
+                List.of(
+                        set(entity("alice", "app", true, true), "producer_byte_rate", 5000),
+                        set(entity(null, null, true, false), "producer_byte_rate", 1000),
+                        set(entity(null, "batch", false, true), "producer_byte_rate", 300),
+                        set(entity("carol", null, true, true), "consumer_byte_rate", 10)),
+                false);
         assertThat(results).allMatch(r -> r.error() == Errors.NONE);
-        assertThat(throttled(q, "alice", "app", 5000)).isTrue();          // 1) user + client
-        assertThat(throttled(q, "alice", "other", 1000)).isTrue();        // 6) <default> user
-        assertThat(throttled(q, "bob", "batch", 1000)).isTrue();          // 6) beats 7) client
-        assertThat(throttled(q, "carol", "x", 1000)).isTrue();            // another key's entity does not count
+        assertThat(throttled(q, "alice", "app", 5000)).isTrue(); // 1) user + client
+        assertThat(throttled(q, "alice", "other", 1000)).isTrue(); // 6) <default> user
+        assertThat(throttled(q, "bob", "batch", 1000)).isTrue(); // 6) beats 7) client
+        assertThat(throttled(q, "carol", "x", 1000)).isTrue(); // another key's entity does not count
         ClientQuotas onlyClients = new ClientQuotas(ClientQuotaStore.inDataDir(dir.resolve("other")));
         onlyClients.alter(List.of(set(entity(null, "batch", false, true), "producer_byte_rate", 300)), false);
         assertThat(throttled(onlyClients, "bob", "batch", 300)).isTrue(); // 7) client
-        assertThat(onlyClients.record(QuotaType.PRODUCE, "bob", "free", 1e12, 1_000_000)).isZero();
+        assertThat(onlyClients.record(QuotaType.PRODUCE, "bob", "free", 1e12, 1_000_000))
+                .isZero();
         // Each user under <default> is measured on its own.
         assertThat(q.record(QuotaType.PRODUCE, "dave", "x", 9000, 2_000_000)).isZero();
         assertThat(q.record(QuotaType.PRODUCE, "erin", "x", 9000, 2_000_000)).isZero();
@@ -65,22 +68,37 @@ class ClientQuotasTest {
     @Test
     void quotasPersistAndBadOnesAreRefusedAsApache() {
         ClientQuotas q = new ClientQuotas(ClientQuotaStore.inDataDir(dir));
-        List<ApiError> results = q.alter(List.of(
-                set(entity("alice", null, true, false), "producer_byte_rate", 1024),
-                set(entity("alice", null, true, false), "no_such_key", 1),
-                set(entity("alice", null, true, false), "producer_byte_rate", 1.5),
-                set(entity("alice", null, true, false), "request_percentage", -1),
-                set(Map.of("ip", "10.0.0.1"), "connection_creation_rate", 5),
-                set(entity(null, null, true, false), "request_percentage", 50.5)), false);
-        assertThat(results).extracting(ApiError::error).containsExactly(Errors.NONE, Errors.INVALID_REQUEST, Errors.INVALID_REQUEST,
-                Errors.INVALID_REQUEST, Errors.INVALID_REQUEST, Errors.NONE);
+        List<ApiError> results = q.alter(
+                List.of(
+                        set(entity("alice", null, true, false), "producer_byte_rate", 1024),
+                        set(entity("alice", null, true, false), "no_such_key", 1),
+                        set(entity("alice", null, true, false), "producer_byte_rate", 1.5),
+                        set(entity("alice", null, true, false), "request_percentage", -1),
+                        set(Map.of("ip", "10.0.0.1"), "connection_creation_rate", 5),
+                        set(entity(null, null, true, false), "request_percentage", 50.5)),
+                false);
+        assertThat(results)
+                .extracting(ApiError::error)
+                .containsExactly(
+                        Errors.NONE,
+                        Errors.INVALID_REQUEST,
+                        Errors.INVALID_REQUEST,
+                        Errors.INVALID_REQUEST,
+                        Errors.INVALID_REQUEST,
+                        Errors.NONE);
         assertThat(results.get(1).message()).contains("Invalid configuration key no_such_key");
-        Map<ClientQuotaEntity, Map<String, Double>> reloaded = ClientQuotaStore.inDataDir(dir).load();
-        assertThat(reloaded).containsEntry(new ClientQuotaEntity(Map.of("user", "alice")), Map.of("producer_byte_rate", 1024.0));
-        assertThat(reloaded.get(new ClientQuotaEntity(entity(null, null, true, false)))).containsEntry("request_percentage", 50.5);
+        Map<ClientQuotaEntity, Map<String, Double>> reloaded =
+                ClientQuotaStore.inDataDir(dir).load();
+        assertThat(reloaded)
+                .containsEntry(new ClientQuotaEntity(Map.of("user", "alice")), Map.of("producer_byte_rate", 1024.0));
+        assertThat(reloaded.get(new ClientQuotaEntity(entity(null, null, true, false))))
+                .containsEntry("request_percentage", 50.5);
         // Removing the last key removes the entity.
-        q.alter(List.of(new ClientQuotas.Alteration(entity("alice", null, true, false),
-                List.of(new ClientQuotas.Op("producer_byte_rate", 0, true)))), false);
+        q.alter(
+                List.of(new ClientQuotas.Alteration(
+                        entity("alice", null, true, false),
+                        List.of(new ClientQuotas.Op("producer_byte_rate", 0, true)))),
+                false);
         assertThat(ClientQuotaStore.inDataDir(dir).load()).hasSize(1);
         q.alter(List.of(set(entity("x", null, true, false), "producer_byte_rate", 1)), true); // validate only
         assertThat(ClientQuotaStore.inDataDir(dir).load()).hasSize(1);
@@ -89,24 +107,36 @@ class ClientQuotasTest {
     @Test
     void theWindowIsApachesQuotaWindowNumAndSizeWithApachesChecks() {
         assertThat(io.kaas.broker.security.SecurityConfig.none().quotaWindow()).isEqualTo(ClientQuotas.Window.DEFAULT);
-        assertThat(new io.kaas.broker.security.SecurityConfig(Map.of("quota.window.num", "3", "quota.window.size.seconds", "2"))
-                .quotaWindow()).isEqualTo(new ClientQuotas.Window(3, 2));
-        assertThat(io.kaas.broker.security.SecurityConfig.isSecurityKey("quota.window.num")).isTrue();
-        assertThat(io.kaas.broker.security.SecurityConfig.isSecurityKey("quota.window.size.seconds")).isTrue();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new io.kaas.broker.security.SecurityConfig(Map.of("quota.window.num", "0")).quotaWindow())
-                .isInstanceOf(org.apache.kafka.common.config.ConfigException.class).hasMessageContaining("quota.window.num");
+        assertThat(new io.kaas.broker.security.SecurityConfig(
+                                Map.of("quota.window.num", "3", "quota.window.size.seconds", "2"))
+                        .quotaWindow())
+                .isEqualTo(new ClientQuotas.Window(3, 2));
+        assertThat(io.kaas.broker.security.SecurityConfig.isSecurityKey("quota.window.num"))
+                .isTrue();
+        assertThat(io.kaas.broker.security.SecurityConfig.isSecurityKey("quota.window.size.seconds"))
+                .isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> new io.kaas.broker.security.SecurityConfig(Map.of("quota.window.num", "0")).quotaWindow())
+                .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+                .hasMessageContaining("quota.window.num");
 
-        // 3 samples of 2 s: a new client may take limit x (3 - 1) x 2 at once, and a request_percentage throttle is at most 2 s.
+        // 3 samples of 2 s: a new client may take limit x (3 - 1) x 2 at once, and a request_percentage throttle is at
+        // most 2 s.
         ClientQuotas q = new ClientQuotas(ClientQuotaStore.inDataDir(dir), new ClientQuotas.Window(3, 2));
-        q.alter(List.of(set(entity(null, "c", false, true), "consumer_byte_rate", 100),
-                set(entity(null, "c", false, true), "request_percentage", 1)), false);
+        q.alter(
+                List.of(
+                        set(entity(null, "c", false, true), "consumer_byte_rate", 100),
+                        set(entity(null, "c", false, true), "request_percentage", 1)),
+                false);
         assertThat(q.maxValueInWindow(QuotaType.FETCH, "u", "c")).isEqualTo(400);
         assertThat(q.maxValueInWindow(QuotaType.FETCH, "u", "other")).isEqualTo(Double.MAX_VALUE);
         long now = 1_000_000;
         assertThat(q.record(QuotaType.FETCH, "u", "c", 400, now)).isZero();
         assertThat(q.record(QuotaType.FETCH, "u", "c", 400, now)).isPositive();
         q.unrecord(QuotaType.FETCH, "u", "c", 400, now);
-        assertThat(q.record(QuotaType.FETCH, "u", "c", 0, now)).as("taken back: within quota again").isZero();
+        assertThat(q.record(QuotaType.FETCH, "u", "c", 0, now))
+                .as("taken back: within quota again")
+                .isZero();
         assertThat(q.record(QuotaType.REQUEST, "u", "c", 10_000, now)).isEqualTo(2000);
         q.close();
     }
@@ -118,12 +148,17 @@ class ClientQuotasTest {
         ClientQuotas other = new ClientQuotas(ClientQuotaStore.inDataDir(dir));
         assertThat(one.alter(List.of(set(entity("alice", null, true, false), "producer_byte_rate", 1000)), false))
                 .containsExactly(ApiError.NONE);
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(10))
                 .until(() -> !other.none() && throttled(other, "alice", "any", 1000));
         assertThat(other.alter(List.of(set(entity("bob", null, true, false), "producer_byte_rate", 2000)), false))
                 .containsExactly(ApiError.NONE);
         assertThat(other.all()).hasSize(2);
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> one.all().size() == 2);
-        assertThat(new ClientQuotas(ClientQuotaStore.inDataDir(dir)).all()).as("on disk").hasSize(2);
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> one.all().size() == 2);
+        assertThat(new ClientQuotas(ClientQuotaStore.inDataDir(dir)).all())
+                .as("on disk")
+                .hasSize(2);
     }
 }

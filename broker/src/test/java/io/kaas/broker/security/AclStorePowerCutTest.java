@@ -1,13 +1,12 @@
 package io.kaas.broker.security;
 
-import io.kaas.security.AclStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kaas.security.AclStore;
 import io.kaas.storage.layout.ClusterDir;
 import io.kaas.storage.testfs.FaultyFileSystem;
 import io.kaas.storage.testfs.TornTail;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -39,8 +38,14 @@ import org.junit.jupiter.api.Test;
  */
 class AclStorePowerCutTest {
     private static AclBinding acl(int i) {
-        return new AclBinding(new ResourcePattern(ResourceType.TOPIC, "t-" + i, i % 2 == 0 ? PatternType.LITERAL : PatternType.PREFIXED),
-                new AccessControlEntry("User:u" + i, "*", AclOperation.WRITE, i % 3 == 0 ? AclPermissionType.DENY : AclPermissionType.ALLOW));
+        return new AclBinding(
+                new ResourcePattern(
+                        ResourceType.TOPIC, "t-" + i, i % 2 == 0 ? PatternType.LITERAL : PatternType.PREFIXED),
+                new AccessControlEntry(
+                        "User:u" + i,
+                        "*",
+                        AclOperation.WRITE,
+                        i % 3 == 0 ? AclPermissionType.DENY : AclPermissionType.ALLOW));
     }
 
     private static Set<AclBinding> bindings(AclStore store) {
@@ -73,7 +78,8 @@ class AclStorePowerCutTest {
             for (int i = 0; ; i++) {
                 AclBinding b = acl(i);
                 adding.set(b);
-                if (failed(() -> store.create(List.of(b)).results().get(0).exception().isPresent())) {
+                if (failed(() ->
+                        store.create(List.of(b)).results().get(0).exception().isPresent())) {
                     return; // the power went: not answered as done
                 }
                 answered.add(b);
@@ -81,7 +87,11 @@ class AclStorePowerCutTest {
                 if (i % 4 == 3) {
                     AclBinding old = acl(i - 3); // every fourth step takes an older one back out
                     removing.set(old);
-                    if (failed(() -> store.delete(List.of(old.toFilter())).results().get(0).exception().isPresent())) {
+                    if (failed(() -> store.delete(List.of(old.toFilter()))
+                            .results()
+                            .get(0)
+                            .exception()
+                            .isPresent())) {
                         return;
                     }
                     answered.remove(old);

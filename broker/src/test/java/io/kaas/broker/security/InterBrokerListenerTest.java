@@ -1,11 +1,10 @@
 package io.kaas.broker.security;
 
-import io.kaas.protocol.KafkaServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.cluster.Endpoint;
 import io.kaas.broker.TlsMaterial;
+import io.kaas.cluster.Endpoint;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +34,10 @@ class InterBrokerListenerTest {
     @Test
     void theKeysAreDefinedAsApachesReplicationConfigsDefinesThem() {
         for (String key : List.of(InterBrokerListener.LISTENER_NAME, InterBrokerListener.SECURITY_PROTOCOL)) {
-            ConfigDef.ConfigKey ours = InterBrokerListener.DEFINITIONS.configKeys().get(key);
-            ConfigDef.ConfigKey apache = ReplicationConfigs.CONFIG_DEF.configKeys().get(key);
+            ConfigDef.ConfigKey ours =
+                    InterBrokerListener.DEFINITIONS.configKeys().get(key);
+            ConfigDef.ConfigKey apache =
+                    ReplicationConfigs.CONFIG_DEF.configKeys().get(key);
             assertThat(ours.type).as(key).isEqualTo(apache.type);
             assertThat(ours.defaultValue).as(key).isEqualTo(apache.defaultValue);
             assertThat(ours.documentation).as(key).isEqualTo(apache.documentation);
@@ -54,63 +55,92 @@ class InterBrokerListenerTest {
     @Test
     void aBrokerWithoutPeersNeedsNoPlaintextListenerButOneWithPeersDoes() {
         assertThat(resolve(Map.of(), SASL_SSL_ONLY, false).listenerName()).isEqualTo("PLAINTEXT");
-        assertThatThrownBy(() -> resolve(Map.of(), SASL_SSL_ONLY, true)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("inter.broker.listener.name must be a listener name defined in advertised.listeners. "
-                        + "The valid options based on currently configured listeners are SASL_SSL");
+        assertThatThrownBy(() -> resolve(Map.of(), SASL_SSL_ONLY, true))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(
+                        "inter.broker.listener.name must be a listener name defined in advertised.listeners. "
+                                + "The valid options based on currently configured listeners are SASL_SSL");
     }
 
     @Test
     void notBothKeys() {
-        assertThatThrownBy(() -> resolve(Map.of("inter.broker.listener.name", "SASL_SSL", "security.inter.broker.protocol", "SASL_SSL"),
-                SASL_SSL_ONLY, false)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> resolve(
+                        Map.of("inter.broker.listener.name", "SASL_SSL", "security.inter.broker.protocol", "SASL_SSL"),
+                        SASL_SSL_ONLY,
+                        false))
+                .isInstanceOf(ConfigException.class)
                 .hasMessage("Only one of inter.broker.listener.name and security.inter.broker.protocol should be set.");
     }
 
     @Test
     void theNamedListenerMustBeMappedAndAdvertised() {
-        assertThatThrownBy(() -> resolve(Map.of("inter.broker.listener.name", "internal",
-                "listener.security.protocol.map", "SASL_SSL:SASL_SSL"), SASL_SSL_ONLY, false))
+        assertThatThrownBy(() -> resolve(
+                        Map.of(
+                                "inter.broker.listener.name",
+                                "internal",
+                                "listener.security.protocol.map",
+                                "SASL_SSL:SASL_SSL"),
+                        SASL_SSL_ONLY,
+                        false))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("Listener with name INTERNAL defined in inter.broker.listener.name not found in listener.security.protocol.map.");
-        Map<String, String> keys = Map.of("inter.broker.listener.name", "internal",
-                "listener.security.protocol.map", "SASL_SSL:SASL_SSL,INTERNAL:SSL", "ssl.keystore.location", "/nowhere.p12");
-        assertThatThrownBy(() -> resolve(keys, SASL_SSL_ONLY, false)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("inter.broker.listener.name must be a listener name defined in advertised.listeners")
+                .hasMessage(
+                        "Listener with name INTERNAL defined in inter.broker.listener.name not found in listener.security.protocol.map.");
+        Map<String, String> keys = Map.of(
+                "inter.broker.listener.name",
+                "internal",
+                "listener.security.protocol.map",
+                "SASL_SSL:SASL_SSL,INTERNAL:SSL",
+                "ssl.keystore.location",
+                "/nowhere.p12");
+        assertThatThrownBy(() -> resolve(keys, SASL_SSL_ONLY, false))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(
+                        "inter.broker.listener.name must be a listener name defined in advertised.listeners")
                 .hasMessageContaining("the inter-broker listener is INTERNAL");
         List<Endpoint> both = List.of(SASL_SSL_ONLY.get(0), new Endpoint("INTERNAL", "10.0.0.1", 9094));
         // Listed, but advertised.listeners leaves it out: Apache's effective advertised listeners decide.
         assertThatThrownBy(() -> InterBrokerListener.resolve(new SecurityConfig(keys), both, SASL_SSL_ONLY, false))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("are SASL_SSL");
-        assertThat(resolve(keys, both, true)).isEqualTo(new InterBrokerListener("INTERNAL", SecurityProtocol.SSL, null));
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("are SASL_SSL");
+        assertThat(resolve(keys, both, true))
+                .isEqualTo(new InterBrokerListener("INTERNAL", SecurityProtocol.SSL, null));
     }
 
     @Test
     void anUnknownProtocolIsRefusedByApachesValidator() {
         assertThatThrownBy(() -> resolve(Map.of("security.inter.broker.protocol", "TLS"), SASL_SSL_ONLY, false))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("security.inter.broker.protocol")
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("security.inter.broker.protocol")
                 .hasMessageContaining("String must be one of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL");
     }
 
     @Test
     void saslNeedsItsMechanismEnabledOnTheListenerAndTheBrokersOwnLogin() {
-        Map<String, String> keys = new HashMap<>(Map.of("security.inter.broker.protocol", "SASL_SSL", "ssl.keystore.location", "/k.p12"));
+        Map<String, String> keys =
+                new HashMap<>(Map.of("security.inter.broker.protocol", "SASL_SSL", "ssl.keystore.location", "/k.p12"));
         // Apache's default mechanism, GSSAPI, is not among kaas's (nor the listener's default SCRAM pair).
-        assertThatThrownBy(() -> resolve(keys, SASL_SSL_ONLY, false)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms "
-                        + "when SASL is used for inter-broker communication")
+        assertThatThrownBy(() -> resolve(keys, SASL_SSL_ONLY, false))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(
+                        "sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms "
+                                + "when SASL is used for inter-broker communication")
                 .hasMessageContaining("GSSAPI");
         keys.put("sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512");
-        assertThat(resolve(keys, SASL_SSL_ONLY, false)).isEqualTo(new InterBrokerListener("SASL_SSL", SecurityProtocol.SASL_SSL, "SCRAM-SHA-512"));
-        assertThatThrownBy(() -> resolve(keys, SASL_SSL_ONLY, true)).isInstanceOf(ConfigException.class)
+        assertThat(resolve(keys, SASL_SSL_ONLY, false))
+                .isEqualTo(new InterBrokerListener("SASL_SSL", SecurityProtocol.SASL_SSL, "SCRAM-SHA-512"));
+        assertThatThrownBy(() -> resolve(keys, SASL_SSL_ONLY, true))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config")
                 .hasMessageContaining("KafkaServer");
         // Apache ignores an unprefixed sasl.jaas.config for a broker's own login (JaasContext.loadServerContext).
         keys.put("sasl.jaas.config", SCRAM_LOGIN);
-        assertThatThrownBy(() -> resolve(keys, SASL_SSL_ONLY, true)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> resolve(keys, SASL_SSL_ONLY, true))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config");
         keys.remove("sasl.jaas.config");
         keys.put("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config", SCRAM_LOGIN);
-        assertThat(resolve(keys, SASL_SSL_ONLY, true).jaasKey()).isEqualTo("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config");
+        assertThat(resolve(keys, SASL_SSL_ONLY, true).jaasKey())
+                .isEqualTo("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config");
     }
 
     @Test
@@ -138,10 +168,16 @@ class InterBrokerListenerTest {
     @Test
     void theKeysAreAppliedSecurityKeys() {
         assertThat(SecurityConfig.isSecurityKey("inter.broker.listener.name")).isTrue();
-        assertThat(SecurityConfig.isSecurityKey("security.inter.broker.protocol")).isTrue();
-        assertThat(SecurityConfig.isSecurityKey("sasl.mechanism.inter.broker.protocol")).isTrue();
-        assertThat(SecurityConfig.isSecurityKey("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config")).isTrue();
-        assertThat(SecurityConfig.isSecurityKey("listener.name.internal.plain.sasl.jaas.config")).isTrue();
-        assertThat(SecurityConfig.isSecurityKey("sasl.jaas.config")).as("ignored for brokers, as Apache").isFalse();
+        assertThat(SecurityConfig.isSecurityKey("security.inter.broker.protocol"))
+                .isTrue();
+        assertThat(SecurityConfig.isSecurityKey("sasl.mechanism.inter.broker.protocol"))
+                .isTrue();
+        assertThat(SecurityConfig.isSecurityKey("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config"))
+                .isTrue();
+        assertThat(SecurityConfig.isSecurityKey("listener.name.internal.plain.sasl.jaas.config"))
+                .isTrue();
+        assertThat(SecurityConfig.isSecurityKey("sasl.jaas.config"))
+                .as("ignored for brokers, as Apache")
+                .isFalse();
     }
 }

@@ -1,9 +1,9 @@
 package io.kaas.broker.security;
 
-import io.kaas.security.ScramCredentialStore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kaas.security.ScramCredentialStore;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,18 +29,32 @@ class ScramServerTest {
 
     private ScramServer server(ScramMechanism m, boolean acceptLegacy) {
         ScramCredential c = ScramCredentialStore.generate(m, PASSWORD, 4096);
-        return new ScramServer(m, (user, mech) -> user.equals("alice") && mech == m ? Optional.of(c) : Optional.empty(),
-                acceptLegacy, legacySeen::add);
+        return new ScramServer(
+                m,
+                (user, mech) -> user.equals("alice") && mech == m ? Optional.of(c) : Optional.empty(),
+                acceptLegacy,
+                legacySeen::add);
     }
 
     /** Runs the exchange with {@code password}; {@code legacyNonce} builds the client-final nonce as librdkafka < 2.6.1. */
-    private static byte[] exchange(ScramServer server, ScramMechanism m, String user, String password, boolean legacyNonce,
-                                   String nonceOverride) throws Exception {
+    private static byte[] exchange(
+            ScramServer server,
+            ScramMechanism m,
+            String user,
+            String password,
+            boolean legacyNonce,
+            String nonceOverride)
+            throws Exception {
         ScramFormatter f = new ScramFormatter(m);
-        ClientFirstMessage first = new ClientFirstMessage(ScramFormatter.saslName(user), f.secureRandomString(), Map.of());
+        ClientFirstMessage first =
+                new ClientFirstMessage(ScramFormatter.saslName(user), f.secureRandomString(), Map.of());
         ServerFirstMessage serverFirst = new ServerFirstMessage(server.evaluateResponse(first.toBytes()));
-        assertThat(serverFirst.nonce()).startsWith(first.nonce()).hasSizeGreaterThan(first.nonce().length());
-        String nonce = nonceOverride != null ? nonceOverride : legacyNonce ? first.nonce() + serverFirst.nonce() : serverFirst.nonce();
+        assertThat(serverFirst.nonce())
+                .startsWith(first.nonce())
+                .hasSizeGreaterThan(first.nonce().length());
+        String nonce = nonceOverride != null
+                ? nonceOverride
+                : legacyNonce ? first.nonce() + serverFirst.nonce() : serverFirst.nonce();
         ClientFinalMessage fin = new ClientFinalMessage("n,,".getBytes(StandardCharsets.UTF_8), nonce);
         byte[] salted = f.saltedPassword(password, serverFirst.salt(), serverFirst.iterations());
         fin.proof(f.clientProof(salted, first, serverFirst, fin));
@@ -70,7 +84,8 @@ class ScramServerTest {
     void legacyNonceIsRefusedWhenTurnedOff() {
         ScramServer s = server(ScramMechanism.SCRAM_SHA_256, false);
         assertThatThrownBy(() -> exchange(s, ScramMechanism.SCRAM_SHA_256, "alice", PASSWORD, true, null))
-                .isInstanceOf(SaslException.class).hasMessageContaining("nonce");
+                .isInstanceOf(SaslException.class)
+                .hasMessageContaining("nonce");
         assertThat(s.isComplete()).isFalse();
     }
 

@@ -1,9 +1,9 @@
 package io.kaas.broker.security;
 
-import io.kaas.security.ScramCredentialStore;
-import io.kaas.security.AclStore;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.security.AclStore;
+import io.kaas.security.ScramCredentialStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +45,8 @@ class SharedStateFilesTest {
     }
 
     private static AclBinding acl(String who, int i) {
-        return new AclBinding(new ResourcePattern(ResourceType.TOPIC, who + "-" + i, PatternType.LITERAL),
+        return new AclBinding(
+                new ResourcePattern(ResourceType.TOPIC, who + "-" + i, PatternType.LITERAL),
                 new AccessControlEntry("User:" + who, "*", AclOperation.READ, AclPermissionType.ALLOW));
     }
 
@@ -53,7 +54,8 @@ class SharedStateFilesTest {
         return () -> {
             for (int i = 0; i < 60; i++) {
                 AclBinding b = acl(who, i);
-                assertThat(store.create(List.of(b)).results().get(0).exception()).isEmpty();
+                assertThat(store.create(List.of(b)).results().get(0).exception())
+                        .isEmpty();
                 made.add(b);
             }
             return null;
@@ -67,7 +69,10 @@ class SharedStateFilesTest {
         List<AclBinding> byOne = new ArrayList<>();
         List<AclBinding> byOther = new ArrayList<>();
         concurrently(createAcls(one, "alice", byOne), createAcls(other, "bob", byOther));
-        assertThat(AclStore.inDataDir(data).bindings()).hasSize(120).containsAll(byOne).containsAll(byOther);
+        assertThat(AclStore.inDataDir(data).bindings())
+                .hasSize(120)
+                .containsAll(byOne)
+                .containsAll(byOther);
     }
 
     @Test
@@ -75,18 +80,22 @@ class SharedStateFilesTest {
         ScramCredentialStore one = ScramCredentialStore.inDataDir(data);
         ScramCredentialStore other = ScramCredentialStore.inDataDir(data);
         var credential = ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_256, "secret", 4096);
-        concurrently(() -> {
-            for (int i = 0; i < 60; i++) {
-                one.upsert("alice-" + i, ScramMechanism.SCRAM_SHA_256, credential);
-            }
-            return null;
-        }, () -> {
-            for (int i = 0; i < 60; i++) {
-                other.upsert("bob-" + i, ScramMechanism.SCRAM_SHA_256, credential);
-            }
-            return null;
-        });
+        concurrently(
+                () -> {
+                    for (int i = 0; i < 60; i++) {
+                        one.upsert("alice-" + i, ScramMechanism.SCRAM_SHA_256, credential);
+                    }
+                    return null;
+                },
+                () -> {
+                    for (int i = 0; i < 60; i++) {
+                        other.upsert("bob-" + i, ScramMechanism.SCRAM_SHA_256, credential);
+                    }
+                    return null;
+                });
         assertThat(ScramCredentialStore.inDataDir(data).describe()).hasSize(120);
-        assertThat(one.lookup("bob-59", ScramMechanism.SCRAM_SHA_256)).as("seen by the other writer").isPresent();
+        assertThat(one.lookup("bob-59", ScramMechanism.SCRAM_SHA_256))
+                .as("seen by the other writer")
+                .isPresent();
     }
 }

@@ -53,7 +53,9 @@ class TransactionStateStorePowerCutTest {
         OffsetStore committed = new OffsetStore(afterCommit.pathOf(cluster));
         assertThat(committed.hasPending("g", "t", 0)).isFalse();
         assertThat(committed.offsets("g")).containsEntry(new OffsetStore.PartitionKey("t", 0), c);
-        assertThat(committed.completePending("g", 7, true)).as("a retried marker finds nothing pending").isFalse();
+        assertThat(committed.completePending("g", 7, true))
+                .as("a retried marker finds nothing pending")
+                .isFalse();
         afterCommit.close();
     }
 
@@ -61,10 +63,14 @@ class TransactionStateStorePowerCutTest {
     void aUserAddedToANewDataDirSurvivesACut() throws Exception {
         FaultyFileSystem fs = FaultyFileSystem.onJimfs();
         Path data = fs.root().resolve("data");
-        ScramCredentialStore.inDataDir(data).upsert("admin", ScramMechanism.SCRAM_SHA_256,
-                ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_256, "secret", 4096));
+        ScramCredentialStore.inDataDir(data)
+                .upsert(
+                        "admin",
+                        ScramMechanism.SCRAM_SHA_256,
+                        ScramCredentialStore.generate(ScramMechanism.SCRAM_SHA_256, "secret", 4096));
         FaultyFileSystem after = fs.powerCut();
-        assertThat(ScramCredentialStore.inDataDir(after.pathOf(data)).describe()).containsKey("admin");
+        assertThat(ScramCredentialStore.inDataDir(after.pathOf(data)).describe())
+                .containsKey("admin");
         after.close();
     }
 }

@@ -3,8 +3,8 @@ package io.kaas.broker.txn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.TestBroker;
+import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.layout.ClusterDir;
 import java.nio.file.Path;
@@ -29,37 +29,54 @@ import org.junit.jupiter.api.io.TempDir;
 class TransactionalIdExpirationTest {
     @Test
     void anIdleIdIsRemovedFromItsSlotFileAndAnOpenOneIsKept(@TempDir Path dir) throws Exception {
-        TransactionConfig quick = new TransactionConfig(Duration.ofMinutes(15), Duration.ofMillis(100)).withIdExpiration(Duration.ofSeconds(3));
-        try (TestBroker b = new TestBroker(BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO), quick);
-             Admin admin = b.admin()) {
+        TransactionConfig quick = new TransactionConfig(Duration.ofMinutes(15), Duration.ofMillis(100))
+                .withIdExpiration(Duration.ofSeconds(3));
+        try (TestBroker b = new TestBroker(
+                        BrokerConfig.forTest(dir.resolve("data")).withRetentionCheckInterval(Duration.ZERO), quick);
+                Admin admin = b.admin()) {
             admin.createTopics(List.of(new NewTopic("exp", 1, (short) 1))).all().get();
             long firstProducerId;
-            try (KafkaProducer<byte[], byte[]> idle = b.producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "idle"));
-                 KafkaProducer<byte[], byte[]> open = b.producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "open",
-                         ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000))) {
+            try (KafkaProducer<byte[], byte[]> idle =
+                            b.producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "idle"));
+                    KafkaProducer<byte[], byte[]> open = b.producer(Map.of(
+                            ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                            "open",
+                            ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+                            60_000))) {
                 idle.initTransactions();
                 idle.beginTransaction();
                 idle.send(new ProducerRecord<>("exp", "committed".getBytes())).get();
                 idle.commitTransaction();
-                firstProducerId = admin.describeTransactions(List.of("idle")).description("idle").get().producerId();
+                firstProducerId = admin.describeTransactions(List.of("idle"))
+                        .description("idle")
+                        .get()
+                        .producerId();
                 open.initTransactions();
                 open.beginTransaction();
                 open.send(new ProducerRecord<>("exp", "open".getBytes())).get();
 
-                await().atMost(Duration.ofSeconds(20)).until(() -> slotHolds(b.dataDir(), "idle").isEmpty());
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> slotHolds(b.dataDir(), "idle").isEmpty());
                 assertThat(describeError(admin, "idle")).isInstanceOf(TransactionalIdNotFoundException.class);
-                assertThat(slotHolds(b.dataDir(), "open")).as("a transaction is open: never expired")
+                assertThat(slotHolds(b.dataDir(), "open"))
+                        .as("a transaction is open: never expired")
                         .hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(TxnState.ONGOING));
                 open.commitTransaction();
             }
             // The id starts afresh, with a new producer id.
-            try (KafkaProducer<byte[], byte[]> again = b.producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "idle"))) {
+            try (KafkaProducer<byte[], byte[]> again =
+                    b.producer(Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "idle"))) {
                 again.initTransactions();
-                assertThat(admin.describeTransactions(List.of("idle")).description("idle").get().producerId()).isNotEqualTo(firstProducerId);
+                assertThat(admin.describeTransactions(List.of("idle"))
+                                .description("idle")
+                                .get()
+                                .producerId())
+                        .isNotEqualTo(firstProducerId);
             }
             b.restart();
-            await().atMost(Duration.ofSeconds(20)).until(() -> slotHolds(b.dataDir(), "idle").isEmpty()
-                    && slotHolds(b.dataDir(), "open").isEmpty());
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> slotHolds(b.dataDir(), "idle").isEmpty()
+                            && slotHolds(b.dataDir(), "open").isEmpty());
         }
     }
 
@@ -74,7 +91,9 @@ class TransactionalIdExpirationTest {
 
     private static Optional<TransactionRecord> slotHolds(Path dataDir, String transactionalId) {
         Path file = ClusterDir.txnStateSlot(ClusterDir.of(dataDir), TransactionStateStore.slotFor(transactionalId));
-        return StateJson.read(file, TransactionStateStore.SlotFile.class).stream().flatMap(f -> f.transactions().stream())
-                .filter(r -> r.transactionalId().equals(transactionalId)).findFirst();
+        return StateJson.read(file, TransactionStateStore.SlotFile.class).stream()
+                .flatMap(f -> f.transactions().stream())
+                .filter(r -> r.transactionalId().equals(transactionalId))
+                .findFirst();
     }
 }

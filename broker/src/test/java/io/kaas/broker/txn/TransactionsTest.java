@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.TestBroker;
+import io.kaas.broker.config.BrokerConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,8 +14,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -48,6 +48,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class TransactionsTest {
     @TempDir
     static Path dir;
+
     static TestBroker b;
     static Admin admin;
 
@@ -56,7 +57,8 @@ class TransactionsTest {
 
     @BeforeParameterizedClassInvocation
     static void start(short version) {
-        b = new TestBroker(BrokerConfig.forTest(dir.resolve("data-v" + version)).withRetentionCheckInterval(Duration.ZERO),
+        b = new TestBroker(
+                BrokerConfig.forTest(dir.resolve("data-v" + version)).withRetentionCheckInterval(Duration.ZERO),
                 new TransactionConfig(Duration.ofMinutes(15), Duration.ofMillis(200)).withVersion(version));
         admin = b.admin();
     }
@@ -69,7 +71,12 @@ class TransactionsTest {
 
     @Test
     void theFinalizedTransactionVersionIsTheConfiguredOne() throws Exception {
-        assertThat(admin.describeFeatures().featureMetadata().get().finalizedFeatures().get("transaction.version").maxVersionLevel())
+        assertThat(admin.describeFeatures()
+                        .featureMetadata()
+                        .get()
+                        .finalizedFeatures()
+                        .get("transaction.version")
+                        .maxVersionLevel())
                 .isEqualTo(transactionVersion);
     }
 
@@ -140,14 +147,21 @@ class TransactionsTest {
             }
         }
         // Protocol v2 bumps the epoch at the end of every transaction (KIP-890 part 2); v1 keeps the session's.
-        assertThat(admin.describeTransactions(List.of("cac")).description("cac").get().producerEpoch())
+        assertThat(admin.describeTransactions(List.of("cac"))
+                        .description("cac")
+                        .get()
+                        .producerEpoch())
                 .isEqualTo(transactionVersion >= 2 ? 3 : 0);
-        assertThat(readAll("txn-cac", 3, IsolationLevel.READ_COMMITTED, committed.size())).containsExactlyInAnyOrderElementsOf(committed);
-        assertThat(readAll("txn-cac", 3, IsolationLevel.READ_UNCOMMITTED, all.size())).containsExactlyInAnyOrderElementsOf(all);
+        assertThat(readAll("txn-cac", 3, IsolationLevel.READ_COMMITTED, committed.size()))
+                .containsExactlyInAnyOrderElementsOf(committed);
+        assertThat(readAll("txn-cac", 3, IsolationLevel.READ_UNCOMMITTED, all.size()))
+                .containsExactlyInAnyOrderElementsOf(all);
         for (int partition = 0; partition < 3; partition++) {
             // 3 data batches and 3 markers per partition; nothing is open, so the LSO is the high watermark.
-            assertThat(offset("txn-cac", partition, IsolationLevel.READ_UNCOMMITTED)).isEqualTo(9 + 3);
-            assertThat(offset("txn-cac", partition, IsolationLevel.READ_COMMITTED)).isEqualTo(9 + 3);
+            assertThat(offset("txn-cac", partition, IsolationLevel.READ_UNCOMMITTED))
+                    .isEqualTo(9 + 3);
+            assertThat(offset("txn-cac", partition, IsolationLevel.READ_COMMITTED))
+                    .isEqualTo(9 + 3);
         }
     }
 
@@ -155,7 +169,7 @@ class TransactionsTest {
     void openTransactionHoldsTheLastStableOffsetUntilCommit() throws Exception {
         admin.createTopics(List.of(new NewTopic("txn-lso", 1, (short) 1))).all().get();
         try (KafkaProducer<byte[], byte[]> plain = b.producer(Map.of());
-             KafkaProducer<byte[], byte[]> p = transactional("lso", Map.of())) {
+                KafkaProducer<byte[], byte[]> p = transactional("lso", Map.of())) {
             plain.send(record("txn-lso", 0, "before")).get();
             p.initTransactions();
             p.beginTransaction();
@@ -166,13 +180,16 @@ class TransactionsTest {
             assertThat(readAll("txn-lso", 1, IsolationLevel.READ_COMMITTED, 1)).containsExactly("before");
             p.commitTransaction();
             assertThat(offset("txn-lso", 0, IsolationLevel.READ_COMMITTED)).isEqualTo(4);
-            assertThat(readAll("txn-lso", 1, IsolationLevel.READ_COMMITTED, 3)).containsExactly("before", "in-txn", "beside");
+            assertThat(readAll("txn-lso", 1, IsolationLevel.READ_COMMITTED, 3))
+                    .containsExactly("before", "in-txn", "beside");
         }
     }
 
     @Test
     void consumeTransformProduceCommitsOffsetsOnlyWithTheTransaction() throws Exception {
-        admin.createTopics(List.of(new NewTopic("ctp-in", 1, (short) 1), new NewTopic("ctp-out", 1, (short) 1))).all().get();
+        admin.createTopics(List.of(new NewTopic("ctp-in", 1, (short) 1), new NewTopic("ctp-out", 1, (short) 1)))
+                .all()
+                .get();
         try (KafkaProducer<byte[], byte[]> plain = b.producer(Map.of())) {
             for (int i = 0; i < 10; i++) {
                 plain.send(record("ctp-in", 0, "in-" + i));
@@ -180,9 +197,12 @@ class TransactionsTest {
             plain.flush();
         }
         TopicPartition in = new TopicPartition("ctp-in", 0);
-        try (KafkaConsumer<byte[], byte[]> c = b.consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "ctp",
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
-             KafkaProducer<byte[], byte[]> p = transactional("ctp", Map.of())) {
+        try (KafkaConsumer<byte[], byte[]> c = b.consumer(Map.of(
+                        ConsumerConfig.GROUP_ID_CONFIG,
+                        "ctp",
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                        "read_committed"));
+                KafkaProducer<byte[], byte[]> p = transactional("ctp", Map.of())) {
             p.initTransactions();
             c.subscribe(List.of("ctp-in"));
             List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
@@ -196,49 +216,72 @@ class TransactionsTest {
             }
             p.sendOffsetsToTransaction(Map.of(in, new OffsetAndMetadata(10)), c.groupMetadata());
             p.flush();
-            assertThat(admin.listConsumerGroupOffsets("ctp").partitionsToOffsetAndMetadata().get()).doesNotContainKey(in);
+            assertThat(admin.listConsumerGroupOffsets("ctp")
+                            .partitionsToOffsetAndMetadata()
+                            .get())
+                    .doesNotContainKey(in);
             p.commitTransaction();
-            assertThat(admin.listConsumerGroupOffsets("ctp").partitionsToOffsetAndMetadata().get().get(in).offset()).isEqualTo(10);
+            assertThat(admin.listConsumerGroupOffsets("ctp")
+                            .partitionsToOffsetAndMetadata()
+                            .get()
+                            .get(in)
+                            .offset())
+                    .isEqualTo(10);
 
             // An aborted transaction's offsets are dropped.
             p.beginTransaction();
             p.send(record("ctp-out", 0, "dropped"));
             p.sendOffsetsToTransaction(Map.of(in, new OffsetAndMetadata(5)), c.groupMetadata());
             p.abortTransaction();
-            assertThat(admin.listConsumerGroupOffsets("ctp").partitionsToOffsetAndMetadata().get().get(in).offset()).isEqualTo(10);
+            assertThat(admin.listConsumerGroupOffsets("ctp")
+                            .partitionsToOffsetAndMetadata()
+                            .get()
+                            .get(in)
+                            .offset())
+                    .isEqualTo(10);
         }
-        assertThat(readAll("ctp-out", 1, IsolationLevel.READ_COMMITTED, 10)).hasSize(10).allMatch(v -> v.startsWith("out-"));
+        assertThat(readAll("ctp-out", 1, IsolationLevel.READ_COMMITTED, 10))
+                .hasSize(10)
+                .allMatch(v -> v.startsWith("out-"));
     }
 
     @Test
     void aSecondProducerWithTheSameIdFencesTheFirst() throws Exception {
-        admin.createTopics(List.of(new NewTopic("txn-fence", 1, (short) 1))).all().get();
+        admin.createTopics(List.of(new NewTopic("txn-fence", 1, (short) 1)))
+                .all()
+                .get();
         try (KafkaProducer<byte[], byte[]> older = transactional("fence", Map.of());
-             KafkaProducer<byte[], byte[]> newer = transactional("fence", Map.of())) {
+                KafkaProducer<byte[], byte[]> newer = transactional("fence", Map.of())) {
             older.initTransactions();
             older.beginTransaction();
             older.send(record("txn-fence", 0, "zombie")).get();
             newer.initTransactions(); // aborts the older session's transaction, bumping the epoch
-            assertThatThrownBy(older::commitTransaction).isInstanceOfAny(ProducerFencedException.class, KafkaException.class)
+            assertThatThrownBy(older::commitTransaction)
+                    .isInstanceOfAny(ProducerFencedException.class, KafkaException.class)
                     .satisfies(e -> assertThat(e.toString() + e.getCause()).contains("ProducerFenced"));
             newer.beginTransaction();
             newer.send(record("txn-fence", 0, "live"));
             newer.commitTransaction();
         }
         assertThat(readAll("txn-fence", 1, IsolationLevel.READ_COMMITTED, 1)).containsExactly("live");
-        assertThat(offset("txn-fence", 0, IsolationLevel.READ_COMMITTED)).isEqualTo(offset("txn-fence", 0, IsolationLevel.READ_UNCOMMITTED));
+        assertThat(offset("txn-fence", 0, IsolationLevel.READ_COMMITTED))
+                .isEqualTo(offset("txn-fence", 0, IsolationLevel.READ_UNCOMMITTED));
     }
 
     @Test
     void aTransactionOpenPastItsTimeoutIsAbortedAndTheLastStableOffsetMovesOn() throws Exception {
-        admin.createTopics(List.of(new NewTopic("txn-timeout", 1, (short) 1))).all().get();
-        try (KafkaProducer<byte[], byte[]> p = transactional("timeout", Map.of(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 1000))) {
+        admin.createTopics(List.of(new NewTopic("txn-timeout", 1, (short) 1)))
+                .all()
+                .get();
+        try (KafkaProducer<byte[], byte[]> p =
+                transactional("timeout", Map.of(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 1000))) {
             p.initTransactions();
             p.beginTransaction();
             p.send(record("txn-timeout", 0, "forgotten")).get();
             assertThat(offset("txn-timeout", 0, IsolationLevel.READ_COMMITTED)).isZero();
-            await().atMost(Duration.ofSeconds(20)).until(() -> offset("txn-timeout", 0, IsolationLevel.READ_COMMITTED)
-                    == offset("txn-timeout", 0, IsolationLevel.READ_UNCOMMITTED));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> offset("txn-timeout", 0, IsolationLevel.READ_COMMITTED)
+                            == offset("txn-timeout", 0, IsolationLevel.READ_UNCOMMITTED));
             assertThat(offset("txn-timeout", 0, IsolationLevel.READ_COMMITTED)).isEqualTo(2); // data + ABORT marker
             assertThatThrownBy(p::commitTransaction).isInstanceOf(KafkaException.class);
         }
@@ -247,9 +290,11 @@ class TransactionsTest {
 
     @Test
     void aTimeoutAboveTheMaximumIsRefused() {
-        try (KafkaProducer<byte[], byte[]> p = transactional("too-long",
-                Map.of(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) Duration.ofMinutes(16).toMillis()))) {
-            assertThatThrownBy(p::initTransactions).isInstanceOf(KafkaException.class)
+        try (KafkaProducer<byte[], byte[]> p =
+                transactional("too-long", Map.of(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int)
+                        Duration.ofMinutes(16).toMillis()))) {
+            assertThatThrownBy(p::initTransactions)
+                    .isInstanceOf(KafkaException.class)
                     .satisfies(e -> assertThat(e.toString() + e.getCause()).contains("transaction.max.timeout.ms"));
         }
     }

@@ -86,7 +86,8 @@ public final class LogSetup {
         }
         PatternLayoutEncoder text = new PatternLayoutEncoder();
         text.setContext(context);
-        text.setPattern((format == Format.TEXT ? "%d{yyyy-MM-dd'T'HH:mm:ss.SSS'Z', UTC} " : "") + "[%thread] %level %logger - %msg%n");
+        text.setPattern((format == Format.TEXT ? "%d{yyyy-MM-dd'T'HH:mm:ss.SSS'Z', UTC} " : "")
+                + "[%thread] %level %logger - %msg%n");
         text.start();
         return text;
     }

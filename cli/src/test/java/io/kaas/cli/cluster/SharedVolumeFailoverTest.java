@@ -1,14 +1,13 @@
 package io.kaas.cli.cluster;
 
-import io.kaas.broker.TransactionalRecords;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kaas.cluster.etcd.EtcdServer;
-import io.kaas.protocol.RequestFrame;
+import io.kaas.broker.TransactionalRecords;
 import io.kaas.cli.ChildJvm;
 import io.kaas.cli.KaasRun;
+import io.kaas.cluster.etcd.EtcdServer;
+import io.kaas.protocol.RequestFrame;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.net.Socket;
@@ -50,8 +49,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -66,12 +65,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(EtcdServer.Shared.class)
 class SharedVolumeFailoverTest {
-    private static final Pattern LISTENING = Pattern.compile("listening on .*advertised PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern LISTENING =
+            Pattern.compile("listening on .*advertised PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
     private static final String TOPIC = "t";
     private static final int PARTITIONS = 6;
 
     @TempDir
     Path dir;
+
     private final String clusterId = "shared-" + UUID.randomUUID();
     private final Map<Integer, Process> brokers = new HashMap<>();
     private final Map<Integer, Integer> ports = new HashMap<>();
@@ -87,19 +88,41 @@ class SharedVolumeFailoverTest {
 
     private void startBroker(EtcdServer etcd, int id) throws Exception {
         Path log = dir.resolve("broker-" + id + ".log");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
-                "--listeners", "PLAINTEXT://127.0.0.1:0", "--data-dir", dir.resolve("shared").toString(),
-                "--admin-listener", "none", "--broker-id", Integer.toString(id), "--cluster-id", clusterId,
-                "--coordinator", "etcd://" + etcd.endpoint(), "--coordinator-lease-ttl", "3s")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-XX:TieredStopAtLevel=1",
+                        "-Xshare:auto",
+                        "-cp",
+                        ChildJvm.classpath(),
+                        "io.kaas.cli.Kaas",
+                        "serve",
+                        "--listeners",
+                        "PLAINTEXT://127.0.0.1:0",
+                        "--data-dir",
+                        dir.resolve("shared").toString(),
+                        "--admin-listener",
+                        "none",
+                        "--broker-id",
+                        Integer.toString(id),
+                        "--cluster-id",
+                        clusterId,
+                        "--coordinator",
+                        "etcd://" + etcd.endpoint(),
+                        "--coordinator-lease-ttl",
+                        "3s")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         brokers.put(id, p);
-        Matcher m = await().atMost(Duration.ofSeconds(60)).until(() -> {
-            if (!p.isAlive()) {
-                throw new IllegalStateException("broker " + id + " exited: " + Files.readString(log));
-            }
-            return LISTENING.matcher(Files.readString(log));
-        }, Matcher::find);
+        Matcher m = await().atMost(Duration.ofSeconds(60))
+                .until(
+                        () -> {
+                            if (!p.isAlive()) {
+                                throw new IllegalStateException("broker " + id + " exited: " + Files.readString(log));
+                            }
+                            return LISTENING.matcher(Files.readString(log));
+                        },
+                        Matcher::find);
         ports.put(id, Integer.parseInt(m.group(1)));
     }
 
@@ -114,7 +137,8 @@ class SharedVolumeFailoverTest {
     }
 
     @Test
-    void killedAndStoppedBrokersPartitionsMoveAndNothingAcknowledgedIsLostNorAZombieWriteSeen(EtcdServer etcd) throws Exception {
+    void killedAndStoppedBrokersPartitionsMoveAndNothingAcknowledgedIsLostNorAZombieWriteSeen(EtcdServer etcd)
+            throws Exception {
         for (int id = 0; id < 3; id++) {
             startBroker(etcd, id);
         }
@@ -123,11 +147,14 @@ class SharedVolumeFailoverTest {
         adminProps.put(AdminClientConfig.METADATA_MAX_AGE_CONFIG, "500");
         Set<String> acked = new HashSet<>();
         try (Admin admin = Admin.create(adminProps)) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             // A broker other than the creator lists a new topic at its next reconcile (a watch event away), as
             // Apache's brokers learn it from the metadata log: until then a describe it answers is UNKNOWN_TOPIC.
-            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() ->
-                    assertThat(leaders(admin)).containsOnlyKeys(0, 1, 2));
+            await().atMost(Duration.ofSeconds(30))
+                    .ignoreExceptions()
+                    .untilAsserted(() -> assertThat(leaders(admin)).containsOnlyKeys(0, 1, 2));
             acked.addAll(produce("before", 30));
 
             // kill -9: broker 2's partitions go to 0 and 1 once etcd expires its lease (3 s) plus the grace.
@@ -146,21 +173,31 @@ class SharedVolumeFailoverTest {
                 int correlation = sendProduce(zombieClient, itsPartitions.get(0), "zombie-write");
                 // A describe the Admin happens to send to the stopped broker times out: ask again (the
                 // Admin then picks a node without a request stuck in flight).
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                await().atMost(Duration.ofSeconds(60))
+                        .ignoreExceptions()
                         .untilAsserted(() -> assertThat(leaders(admin)).containsOnlyKeys(0));
                 acked.addAll(produce("after-stop", 30));
                 signal(stopped, "CONT");
                 ProduceResponseData r = readProduceResponse(zombieClient, correlation);
-                assertThat(r.responses().iterator().next().partitionResponses().get(0).errorCode())
-                        .as("the resumed broker acknowledges nothing").isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
+                assertThat(r.responses()
+                                .iterator()
+                                .next()
+                                .partitionResponses()
+                                .get(0)
+                                .errorCode())
+                        .as("the resumed broker acknowledges nothing")
+                        .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER.code());
             }
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> assertThat(leaders(admin)).containsKeys(0));
+            await().atMost(Duration.ofSeconds(60))
+                    .ignoreExceptions()
+                    .untilAsserted(() -> assertThat(leaders(admin)).containsKeys(0));
             acked.addAll(produce("after-resume", 12));
 
             List<String> read = consumeAll();
             assertThat(read).doesNotContain("zombie-write").doesNotHaveDuplicates();
             assertThat(read).containsAll(acked);
-            System.out.println("failover: kill -9 -> 30 records acknowledged across the takeover in " + failoverMs + " ms");
+            System.out.println(
+                    "failover: kill -9 -> 30 records acknowledged across the takeover in " + failoverMs + " ms");
         }
         // Clean stops (SIGTERM), then the offline verifier over the shared directory: every partition, with
         // its segments of several epochs, is clean.
@@ -170,7 +207,8 @@ class SharedVolumeFailoverTest {
                 assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
             }
         }
-        KaasRun verify = KaasRun.of("verify", dir.resolve("shared").resolve(TOPIC).toString());
+        KaasRun verify =
+                KaasRun.of("verify", dir.resolve("shared").resolve(TOPIC).toString());
         assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
     }
 
@@ -183,7 +221,8 @@ class SharedVolumeFailoverTest {
      * read_committed consumer sees every committed record once and no aborted one.
      */
     @Test
-    void transactionsSurviveTheirGroupCoordinatorAndThenTheirTransactionCoordinatorKilled(EtcdServer etcd) throws Exception {
+    void transactionsSurviveTheirGroupCoordinatorAndThenTheirTransactionCoordinatorKilled(EtcdServer etcd)
+            throws Exception {
         for (int id = 0; id < 3; id++) {
             startBroker(etcd, id);
         }
@@ -192,20 +231,26 @@ class SharedVolumeFailoverTest {
         adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         adminProps.put(AdminClientConfig.METADATA_MAX_AGE_CONFIG, "500");
         try (Admin admin = Admin.create(adminProps)) {
-            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(30))
+                    .ignoreExceptions()
                     .untilAsserted(() -> assertThat(leaders(admin, topic)).containsOnlyKeys(0, 1, 2));
         }
-        String[] picked = await().atMost(Duration.ofSeconds(30)).until(() -> {
-            for (int i = 0; i < 100; i++) {
-                int g = coordinatorOf(CoordinatorType.GROUP, "group-" + i);
-                int t = coordinatorOf(CoordinatorType.TRANSACTION, "tx-" + i);
-                if (g >= 0 && t >= 0 && g != t) {
-                    return new String[] {"group-" + i, "tx-" + i};
-                }
-            }
-            return null;
-        }, java.util.Objects::nonNull);
+        String[] picked = await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> {
+                            for (int i = 0; i < 100; i++) {
+                                int g = coordinatorOf(CoordinatorType.GROUP, "group-" + i);
+                                int t = coordinatorOf(CoordinatorType.TRANSACTION, "tx-" + i);
+                                if (g >= 0 && t >= 0 && g != t) {
+                                    return new String[] {"group-" + i, "tx-" + i};
+                                }
+                            }
+                            return null;
+                        },
+                        java.util.Objects::nonNull);
         String group = picked[0];
         int groupCoordinator = coordinatorOf(CoordinatorType.GROUP, group);
         int txnCoordinator = coordinatorOf(CoordinatorType.TRANSACTION, picked[1]);
@@ -218,17 +263,23 @@ class SharedVolumeFailoverTest {
         List<String> committed = new ArrayList<>();
         List<String> aborted = new ArrayList<>();
         TopicPartition consumed = new TopicPartition(topic, 0);
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             producer.initTransactions();
             committed.addAll(inTransaction(producer, topic, "before-"));
             producer.commitTransaction();
             committed.addAll(inTransaction(producer, topic, "group-coordinator-killed-"));
-            producer.sendOffsetsToTransaction(Map.of(consumed, new OffsetAndMetadata(42)), new ConsumerGroupMetadata(group));
+            producer.sendOffsetsToTransaction(
+                    Map.of(consumed, new OffsetAndMetadata(42)), new ConsumerGroupMetadata(group));
             brokers.get(groupCoordinator).destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-            producer.commitTransaction(); // its marker waits for the group's slot to move, then commits the pending offset
+            producer.commitTransaction(); // its marker waits for the group's slot to move, then commits the pending
+            // offset
             try (Admin admin = Admin.create(adminProps)) {
-                assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(60, TimeUnit.SECONDS)
-                        .get(consumed)).as("the offset the killed group coordinator acknowledged, committed by the transaction")
+                assertThat(admin.listConsumerGroupOffsets(group)
+                                .partitionsToOffsetAndMetadata()
+                                .get(60, TimeUnit.SECONDS)
+                                .get(consumed))
+                        .as("the offset the killed group coordinator acknowledged, committed by the transaction")
                         .isEqualTo(new OffsetAndMetadata(42));
             }
             aborted.addAll(inTransaction(producer, topic, "aborted-"));
@@ -240,16 +291,26 @@ class SharedVolumeFailoverTest {
             producer.commitTransaction();
         }
         assertThat(consumeAll(topic, "read_committed")).containsExactlyInAnyOrderElementsOf(committed);
-        assertThat(consumeAll(topic, "read_uncommitted")).containsAll(aborted).hasSize(committed.size() + aborted.size());
+        assertThat(consumeAll(topic, "read_uncommitted"))
+                .containsAll(aborted)
+                .hasSize(committed.size() + aborted.size());
     }
 
     /** The broker FindCoordinator (v4) names for {@code key}, asked of a live broker; -1 when none coordinates it now. */
     private int coordinatorOf(CoordinatorType type, String key) throws Exception {
-        int port = ports.entrySet().stream().filter(e -> brokers.get(e.getKey()).isAlive()).findFirst().orElseThrow().getValue();
+        int port = ports.entrySet().stream()
+                .filter(e -> brokers.get(e.getKey()).isAlive())
+                .findFirst()
+                .orElseThrow()
+                .getValue();
         short version = 4;
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(30_000);
-            ByteBuffer frame = RequestFrame.encode(ApiKeys.FIND_COORDINATOR, version, 5, "failover-test",
+            ByteBuffer frame = RequestFrame.encode(
+                    ApiKeys.FIND_COORDINATOR,
+                    version,
+                    5,
+                    "failover-test",
                     new FindCoordinatorRequestData().setKeyType(type.id()).setCoordinatorKeys(List.of(key)));
             DataOutputStream out = new DataOutputStream(s.getOutputStream());
             out.write(frame.array(), 0, frame.limit());
@@ -258,7 +319,8 @@ class SharedVolumeFailoverTest {
             byte[] answer = new byte[in.readInt()];
             in.readFully(answer);
             ByteBuffer buf = ByteBuffer.wrap(answer);
-            new ResponseHeaderData(new ByteBufferAccessor(buf), ApiKeys.FIND_COORDINATOR.responseHeaderVersion(version));
+            new ResponseHeaderData(
+                    new ByteBufferAccessor(buf), ApiKeys.FIND_COORDINATOR.responseHeaderVersion(version));
             FindCoordinatorResponseData r = new FindCoordinatorResponseData();
             r.read(new ByteBufferAccessor(buf.slice()), version);
             FindCoordinatorResponseData.Coordinator c = r.coordinators().get(0);
@@ -267,7 +329,8 @@ class SharedVolumeFailoverTest {
     }
 
     /** One acknowledged record to each partition of {@code topic} in a new transaction, left open. */
-    private static List<String> inTransaction(KafkaProducer<String, String> producer, String topic, String prefix) throws Exception {
+    private static List<String> inTransaction(KafkaProducer<String, String> producer, String topic, String prefix)
+            throws Exception {
         return TransactionalRecords.oneToEachPartition(producer, topic, PARTITIONS, prefix, Duration.ofSeconds(90));
     }
 
@@ -276,7 +339,10 @@ class SharedVolumeFailoverTest {
     }
 
     private static Map<Integer, Integer> leaders(Admin admin, String topic) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+        TopicDescription d = admin.describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(10, TimeUnit.SECONDS)
+                .get(topic);
         Map<Integer, Integer> out = new HashMap<>();
         for (TopicPartitionInfo p : d.partitions()) {
             out.merge(p.leader() == null ? -1 : p.leader().id(), 1, Integer::sum);
@@ -285,8 +351,14 @@ class SharedVolumeFailoverTest {
     }
 
     private static List<Integer> partitionsOf(Admin admin, int broker) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of(TOPIC)).allTopicNames().get(10, TimeUnit.SECONDS).get(TOPIC);
-        return d.partitions().stream().filter(p -> p.leader() != null && p.leader().id() == broker).map(TopicPartitionInfo::partition).toList();
+        TopicDescription d = admin.describeTopics(List.of(TOPIC))
+                .allTopicNames()
+                .get(10, TimeUnit.SECONDS)
+                .get(TOPIC);
+        return d.partitions().stream()
+                .filter(p -> p.leader() != null && p.leader().id() == broker)
+                .map(TopicPartitionInfo::partition)
+                .toList();
     }
 
     /** Idempotent acks=all records over every partition; returns those acknowledged (each send waits for its ack). */
@@ -298,10 +370,12 @@ class SharedVolumeFailoverTest {
         p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "500");
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
         List<String> out = new ArrayList<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < n; i++) {
                 String v = prefix + "-" + i;
-                producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, v)).get(90, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, v))
+                        .get(90, TimeUnit.SECONDS);
                 out.add(v);
             }
         }
@@ -313,11 +387,15 @@ class SharedVolumeFailoverTest {
     }
 
     private List<String> consumeAll(String topic, String isolation) {
-        return TransactionalRecords.readToEnd(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()), topic, PARTITIONS, isolation);
+        return TransactionalRecords.readToEnd(
+                Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()), topic, PARTITIONS, isolation);
     }
 
     private static void signal(Process p, String sig) throws Exception {
-        new ProcessBuilder("kill", "-" + sig, Long.toString(p.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+        new ProcessBuilder("kill", "-" + sig, Long.toString(p.pid()))
+                .inheritIO()
+                .start()
+                .waitFor(10, TimeUnit.SECONDS);
     }
 
     private static void resume(Process p) throws Exception {
@@ -329,10 +407,15 @@ class SharedVolumeFailoverTest {
     /** Produce v9, acks=all, one record to {@code partition}, written to the socket; returns the correlation id. */
     private static int sendProduce(Socket s, int partition, String value) throws Exception {
         short version = 9;
-        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)));
+        MemoryRecords records =
+                MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(value.getBytes(StandardCharsets.UTF_8)));
         ProduceRequestData body = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000);
-        body.topicData().add(new ProduceRequestData.TopicProduceData().setName(TOPIC).setPartitionData(List.of(
-                new ProduceRequestData.PartitionProduceData().setIndex(partition).setRecords(records))));
+        body.topicData()
+                .add(new ProduceRequestData.TopicProduceData()
+                        .setName(TOPIC)
+                        .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                                .setIndex(partition)
+                                .setRecords(records))));
         ByteBuffer frame = RequestFrame.encode(ApiKeys.PRODUCE, version, 77, "zombie-test", body);
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
         out.write(frame.array(), 0, frame.limit());
@@ -346,7 +429,8 @@ class SharedVolumeFailoverTest {
         byte[] frame = new byte[in.readInt()];
         in.readFully(frame);
         ByteBuffer buf = ByteBuffer.wrap(frame);
-        ResponseHeaderData h = new ResponseHeaderData(new ByteBufferAccessor(buf), ApiKeys.PRODUCE.responseHeaderVersion(version));
+        ResponseHeaderData h =
+                new ResponseHeaderData(new ByteBufferAccessor(buf), ApiKeys.PRODUCE.responseHeaderVersion(version));
         assertThat(h.correlationId()).isEqualTo(correlation);
         ProduceResponseData r = new ProduceResponseData();
         r.read(new ByteBufferAccessor(buf.slice()), version);

@@ -37,7 +37,8 @@ class AclCrashTest {
     private static final int CYCLES = 3;
 
     private static AclBinding acl(int i) {
-        return new AclBinding(new ResourcePattern(ResourceType.TOPIC, "crash-" + i, PatternType.LITERAL),
+        return new AclBinding(
+                new ResourcePattern(ResourceType.TOPIC, "crash-" + i, PatternType.LITERAL),
                 new AccessControlEntry("User:u" + i, "*", AclOperation.READ, AclPermissionType.ALLOW));
     }
 
@@ -48,18 +49,21 @@ class AclCrashTest {
         Path data = dir.resolve("data");
         Path config = dir.resolve("server.properties");
         // PLAINTEXT clients are User:ANONYMOUS: make it the super user so the test's Admin may manage ACLs.
-        Files.writeString(config, "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer\n"
-                + "super.users=User:ANONYMOUS\n");
+        Files.writeString(
+                config,
+                "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer\n"
+                        + "super.users=User:ANONYMOUS\n");
         Set<AclBinding> answered = ConcurrentHashMap.newKeySet();
         int next = 0;
         for (int cycle = 0; cycle < CYCLES; cycle++) {
             String context = "cycle " + cycle + " (seed " + seed + ")";
             AtomicReference<AclBinding> adding = new AtomicReference<>();
             AtomicReference<AclBinding> removing = new AtomicReference<>();
-            try (BrokerProcess broker = BrokerProcess.start(data, dir.resolve("serve-" + cycle + ".log"), 1 << 20,
-                    "--config", config.toString());
-                 Admin admin = Admin.create(CrashClients.admin(broker))) {
-                Set<AclBinding> inForce = new HashSet<>(admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS));
+            try (BrokerProcess broker = BrokerProcess.start(
+                            data, dir.resolve("serve-" + cycle + ".log"), 1 << 20, "--config", config.toString());
+                    Admin admin = Admin.create(CrashClients.admin(broker))) {
+                Set<AclBinding> inForce = new HashSet<>(
+                        admin.describeAcls(AclBindingFilter.ANY).values().get(30, TimeUnit.SECONDS));
                 // Exactly what the file held after the last kill (checked below) is in force.
                 assertThat(inForce).as(context).isEqualTo(answered);
 
@@ -91,7 +95,9 @@ class AclCrashTest {
                 });
                 // A random moment: after a random number of answered changes, wherever the writer then is.
                 int target = answered.size() + 5 + random.nextInt(40);
-                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() -> answered.size() >= target || writes.isDone());
+                org.awaitility.Awaitility.await()
+                        .atMost(java.time.Duration.ofSeconds(60))
+                        .until(() -> answered.size() >= target || writes.isDone());
                 broker.kill();
                 admin.close(java.time.Duration.ZERO); // fails the call in flight now instead of after its retries
                 writer.shutdownNow();

@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  * plus the broker's INFO "listening on" line this class waits for).
  */
 final class BrokerProcess implements AutoCloseable {
-    private static final Pattern LISTENING = Pattern.compile("listening on .*advertised PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern LISTENING =
+            Pattern.compile("listening on .*advertised PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
 
     private final Process process;
     private final Path log;
@@ -36,21 +37,44 @@ final class BrokerProcess implements AutoCloseable {
     }
 
     /** On {@code port} (0: ephemeral): a broker restarted on its old port is found again by clients that outlive it. */
-    static BrokerProcess start(Path dataDir, Path log, int segmentBytes, int port, String... extraArgs) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", ChildJvm.classpath(), "io.kaas.cli.Kaas", "serve",
-                "--listeners", "PLAINTEXT://127.0.0.1:" + port, "--data-dir", dataDir.toString(), "--admin-listener", "127.0.0.1:0",
-                "--segment-bytes", Integer.toString(segmentBytes), "--num-partitions", "3"));
+    static BrokerProcess start(Path dataDir, Path log, int segmentBytes, int port, String... extraArgs)
+            throws Exception {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-cp",
+                ChildJvm.classpath(),
+                "io.kaas.cli.Kaas",
+                "serve",
+                "--listeners",
+                "PLAINTEXT://127.0.0.1:" + port,
+                "--data-dir",
+                dataDir.toString(),
+                "--admin-listener",
+                "127.0.0.1:0",
+                "--segment-bytes",
+                Integer.toString(segmentBytes),
+                "--num-partitions",
+                "3"));
         command.addAll(List.of(extraArgs));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         try {
-            Matcher m = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> {
-                        if (!p.isAlive()) {
-                            throw new AssertionError("kaas serve exited with " + p.exitValue() + ":\n" + Files.readString(log));
-                        }
-                        return LISTENING.matcher(Files.readString(log));
-                    }, Matcher::find);
+            Matcher m = await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(
+                            () -> {
+                                if (!p.isAlive()) {
+                                    throw new AssertionError(
+                                            "kaas serve exited with " + p.exitValue() + ":\n" + Files.readString(log));
+                                }
+                                return LISTENING.matcher(Files.readString(log));
+                            },
+                            Matcher::find);
             return new BrokerProcess(p, log, Integer.parseInt(m.group(1)));
         } catch (RuntimeException | Error e) {
             p.destroyForcibly().waitFor();

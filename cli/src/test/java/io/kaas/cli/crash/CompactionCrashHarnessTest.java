@@ -57,12 +57,20 @@ class CompactionCrashHarnessTest {
         long cleanedBytes = 0;
         for (int cycle = 0; cycle < cycles; cycle++) {
             String context = "cycle " + cycle + " (seed " + seed + ")";
-            try (BrokerProcess broker = BrokerProcess.start(data, dir.resolve("serve-" + cycle + ".log"), 16 * 1024, CLEANER)) {
+            try (BrokerProcess broker =
+                    BrokerProcess.start(data, dir.resolve("serve-" + cycle + ".log"), 16 * 1024, CLEANER)) {
                 if (cycle == 0) {
                     try (Admin admin = Admin.create(CrashClients.admin(broker))) {
-                        admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1).configs(Map.of(
-                                "cleanup.policy", "compact", "min.cleanable.dirty.ratio", "0.01", "delete.retention.ms", "100"))))
-                                .all().get(30, TimeUnit.SECONDS);
+                        admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)
+                                        .configs(Map.of(
+                                                "cleanup.policy",
+                                                "compact",
+                                                "min.cleanable.dirty.ratio",
+                                                "0.01",
+                                                "delete.retention.ms",
+                                                "100"))))
+                                .all()
+                                .get(30, TimeUnit.SECONDS);
                     }
                 }
                 verifyEverything(broker, context);
@@ -74,9 +82,11 @@ class CompactionCrashHarnessTest {
             long read = verifyEverything(broker, "after the last kill (seed " + seed + ")");
             broker.stop();
             long acknowledged = acked.values().stream().mapToLong(Map::size).sum();
-            assertThat(read).as("the cleaner removed records (read back %d of %d acknowledged)", read, acknowledged)
+            assertThat(read)
+                    .as("the cleaner removed records (read back %d of %d acknowledged)", read, acknowledged)
                     .isLessThan(acknowledged);
-            System.out.printf("compaction crash: %d cycles, %d records acknowledged, %d left after cleaning, seed %d%n",
+            System.out.printf(
+                    "compaction crash: %d cycles, %d records acknowledged, %d left after cleaning, seed %d%n",
                     cycles, acknowledged, read, seed);
         }
         assertVerifyClean(data, "after the final clean shutdown (seed " + seed + ")");
@@ -84,27 +94,34 @@ class CompactionCrashHarnessTest {
 
     private static void assertVerifyClean(Path data, String context) {
         KaasRun verify = KaasRun.of("verify", data.toString());
-        assertThat(verify.exitCode()).as("kaas verify %s, %s:%n%s%s", data, context, verify.out(), verify.err()).isZero();
+        assertThat(verify.exitCode())
+                .as("kaas verify %s, %s:%n%s%s", data, context, verify.out(), verify.err())
+                .isZero();
     }
 
     /** Reads every partition from the start; returns the records read. */
     private long verifyEverything(BrokerProcess broker, String context) {
         long read = 0;
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(CrashClients.consumer(broker, null, "read_uncommitted"))) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(CrashClients.consumer(broker, null, "read_uncommitted"))) {
             for (int p = 0; p < PARTITIONS; p++) {
                 TopicPartition tp = new TopicPartition(TOPIC, p);
                 consumer.assign(List.of(tp));
                 consumer.seekToBeginning(List.of(tp));
-                long end = consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
+                long end =
+                        consumer.endOffsets(List.of(tp), Duration.ofSeconds(30)).get(tp);
                 Map<String, Long> last = new HashMap<>();
                 long previous = -1;
                 while (consumer.position(tp, Duration.ofSeconds(30)) < end) {
                     for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                        assertThat(r.offset()).as("%s: offsets increase", context).isGreaterThan(previous);
+                        assertThat(r.offset())
+                                .as("%s: offsets increase", context)
+                                .isGreaterThan(previous);
                         previous = r.offset();
                         String ackedThere = acked.get(p).get(r.offset());
                         if (ackedThere != null) {
-                            assertThat(r.key() + "=" + r.value()).as("%s: partition %d offset %d", context, p, r.offset())
+                            assertThat(r.key() + "=" + r.value())
+                                    .as("%s: partition %d offset %d", context, p, r.offset())
                                     .isEqualTo(ackedThere);
                         }
                         last.put(r.key(), r.offset());
@@ -112,12 +129,16 @@ class CompactionCrashHarnessTest {
                     }
                 }
                 Map<String, Long> latestAcked = new HashMap<>();
-                acked.get(p).forEach((offset, kv) -> latestAcked.merge(kv.substring(0, kv.indexOf('=')), offset, Math::max));
+                acked.get(p)
+                        .forEach(
+                                (offset, kv) -> latestAcked.merge(kv.substring(0, kv.indexOf('=')), offset, Math::max));
                 int partition = p;
                 latestAcked.forEach((key, offset) -> assertThat(last.get(key))
-                        .as("%s: partition %d key %s: its latest acknowledged record (offset %d) or a later one", context, partition,
-                                key, offset)
-                        .isNotNull().isGreaterThanOrEqualTo(offset));
+                        .as(
+                                "%s: partition %d key %s: its latest acknowledged record (offset %d) or a later one",
+                                context, partition, key, offset)
+                        .isNotNull()
+                        .isGreaterThanOrEqualTo(offset));
             }
         }
         return read;
@@ -130,26 +151,28 @@ class CompactionCrashHarnessTest {
         long target = 300 + random.nextInt(900);
         long limit = target + 1_000;
         KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(broker));
-        Thread sender = new Thread(() -> {
-            long n = 0;
-            try {
-                while (!Thread.currentThread().isInterrupted() && n < limit) {
-                    inFlight.acquire();
-                    int partition = (int) (n % PARTITIONS);
-                    String key = "k" + random.nextInt(KEYS);
-                    String value = "c" + cycle + "-" + n++ + "-" + "x".repeat(200);
-                    producer.send(new ProducerRecord<>(TOPIC, partition, key, value), (md, e) -> {
-                        inFlight.release();
-                        if (e == null) {
-                            acked.get(md.partition()).put(md.offset(), key + "=" + value);
-                            acks.incrementAndGet();
+        Thread sender = new Thread(
+                () -> {
+                    long n = 0;
+                    try {
+                        while (!Thread.currentThread().isInterrupted() && n < limit) {
+                            inFlight.acquire();
+                            int partition = (int) (n % PARTITIONS);
+                            String key = "k" + random.nextInt(KEYS);
+                            String value = "c" + cycle + "-" + n++ + "-" + "x".repeat(200);
+                            producer.send(new ProducerRecord<>(TOPIC, partition, key, value), (md, e) -> {
+                                inFlight.release();
+                                if (e == null) {
+                                    acked.get(md.partition()).put(md.offset(), key + "=" + value);
+                                    acks.incrementAndGet();
+                                }
+                            });
                         }
-                    });
-                }
-            } catch (InterruptedException | RuntimeException stopped) {
-                // the kill, or the producer closing under us
-            }
-        }, "compaction-crash-producer-" + cycle);
+                    } catch (InterruptedException | RuntimeException stopped) {
+                        // the kill, or the producer closing under us
+                    }
+                },
+                "compaction-crash-producer-" + cycle);
         try {
             sender.start();
             await().atMost(Duration.ofSeconds(120)).until(() -> acks.get() >= target);

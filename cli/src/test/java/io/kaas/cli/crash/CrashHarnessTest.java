@@ -15,7 +15,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -50,14 +49,20 @@ class CrashHarnessTest {
     private static final int PARTITIONS = 3;
     private static final String GROUP = "crash-group";
 
-    enum KillMoment { MID_APPEND, DURING_DELETE_RECORDS, DURING_SHUTDOWN }
+    enum KillMoment {
+        MID_APPEND,
+        DURING_DELETE_RECORDS,
+        DURING_SHUTDOWN
+    }
 
     /** What the broker acknowledged: partition → offset → value; acknowledged log starts; committed offsets. */
     private final Map<Integer, ConcurrentSkipListMap<Long, String>> acked = new HashMap<>();
+
     private final Map<Integer, Long> purgedBefore = new HashMap<>();
     private final Map<Integer, Long> committed = new HashMap<>();
     /** Acknowledgement checks passed (an acknowledged record is checked again after every later crash). */
     private long verified;
+
     private long faults;
 
     @Test
@@ -74,7 +79,9 @@ class CrashHarnessTest {
             try (BrokerProcess broker = BrokerProcess.start(data, dir.resolve("serve-" + cycle + ".log"), 16 * 1024)) {
                 if (cycle == 0) {
                     try (Admin admin = Admin.create(CrashClients.admin(broker))) {
-                        admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                        admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)))
+                                .all()
+                                .get(30, TimeUnit.SECONDS);
                     }
                 }
                 verifyEverything(broker, context);
@@ -90,13 +97,17 @@ class CrashHarnessTest {
         }
         assertVerifyClean(data, "after the final clean shutdown (seed " + seed + ")");
         long acknowledged = acked.values().stream().mapToLong(Map::size).sum();
-        System.out.printf("crash: %d cycles, %d records acknowledged and verified (%d checks across restarts), %d faults injected"
-                + " (kill -9), seed %d%n", cycles, acknowledged, verified, faults, seed);
+        System.out.printf(
+                "crash: %d cycles, %d records acknowledged and verified (%d checks across restarts), %d faults injected"
+                        + " (kill -9), seed %d%n",
+                cycles, acknowledged, verified, faults, seed);
     }
 
     private static void assertVerifyClean(Path data, String context) {
         KaasRun verify = KaasRun.of("verify", data.toString());
-        assertThat(verify.exitCode()).as("kaas verify %s, %s:%n%s%s", data, context, verify.out(), verify.err()).isZero();
+        assertThat(verify.exitCode())
+                .as("kaas verify %s, %s:%n%s%s", data, context, verify.out(), verify.err())
+                .isZero();
     }
 
     /** Produces (and commits, and maybe purges) until a random moment, then kills the broker. */
@@ -109,25 +120,27 @@ class CrashHarnessTest {
         // A bounded cycle keeps CI short; the sender still has batches in flight when the kill lands.
         long limit = more + 100;
         KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(broker));
-        Thread sender = new Thread(() -> {
-            long n = 0;
-            try {
-                while (!Thread.currentThread().isInterrupted() && n < limit) {
-                    inFlight.acquire();
-                    int partition = (int) (n % PARTITIONS);
-                    String value = "c" + cycle + "-" + n++;
-                    producer.send(new ProducerRecord<>(TOPIC, partition, null, value), (md, e) -> {
-                        inFlight.release();
-                        if (e == null) {
-                            acked.get(md.partition()).put(md.offset(), value);
-                            acks.incrementAndGet();
+        Thread sender = new Thread(
+                () -> {
+                    long n = 0;
+                    try {
+                        while (!Thread.currentThread().isInterrupted() && n < limit) {
+                            inFlight.acquire();
+                            int partition = (int) (n % PARTITIONS);
+                            String value = "c" + cycle + "-" + n++;
+                            producer.send(new ProducerRecord<>(TOPIC, partition, null, value), (md, e) -> {
+                                inFlight.release();
+                                if (e == null) {
+                                    acked.get(md.partition()).put(md.offset(), value);
+                                    acks.incrementAndGet();
+                                }
+                            });
                         }
-                    });
-                }
-            } catch (InterruptedException | RuntimeException stopped) {
-                // the kill, or the producer closing under us
-            }
-        }, "crash-producer-" + cycle);
+                    } catch (InterruptedException | RuntimeException stopped) {
+                        // the kill, or the producer closing under us
+                    }
+                },
+                "crash-producer-" + cycle);
         try {
             sender.start();
             await().atMost(Duration.ofSeconds(60)).until(() -> acks.get() >= target);
@@ -145,8 +158,8 @@ class CrashHarnessTest {
                         if (upTo == null) {
                             broker.kill();
                         } else {
-                            DeleteRecordsResult r = admin.deleteRecords(Map.of(new TopicPartition(TOPIC, partition),
-                                    RecordsToDelete.beforeOffset(upTo)));
+                            DeleteRecordsResult r = admin.deleteRecords(
+                                    Map.of(new TopicPartition(TOPIC, partition), RecordsToDelete.beforeOffset(upTo)));
                             if (random.nextBoolean()) {
                                 // An acknowledged purge, then the kill.
                                 r.all().get(30, TimeUnit.SECONDS);
@@ -196,7 +209,8 @@ class CrashHarnessTest {
                 offsets.put(new TopicPartition(TOPIC, p), new OffsetAndMetadata(at));
             }
         }
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(CrashClients.consumer(broker, GROUP, "read_uncommitted"))) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(CrashClients.consumer(broker, GROUP, "read_uncommitted"))) {
             consumer.commitSync(offsets, Duration.ofSeconds(30));
         }
         offsets.forEach((tp, o) -> committed.put(tp.partition(), o.offset()));
@@ -208,12 +222,16 @@ class CrashHarnessTest {
         for (int p = 0; p < PARTITIONS; p++) {
             tps.add(new TopicPartition(TOPIC, p));
         }
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(CrashClients.consumer(broker, GROUP, "read_uncommitted"))) {
-            Map<TopicPartition, OffsetAndMetadata> commits = consumer.committed(new HashSet<>(tps), Duration.ofSeconds(30));
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(CrashClients.consumer(broker, GROUP, "read_uncommitted"))) {
+            Map<TopicPartition, OffsetAndMetadata> commits =
+                    consumer.committed(new HashSet<>(tps), Duration.ofSeconds(30));
             for (TopicPartition tp : tps) {
                 Long want = committed.get(tp.partition());
                 OffsetAndMetadata got = commits.get(tp);
-                assertThat(got == null ? null : got.offset()).as("%s: committed offset of %s", context, tp).isEqualTo(want);
+                assertThat(got == null ? null : got.offset())
+                        .as("%s: committed offset of %s", context, tp)
+                        .isEqualTo(want);
             }
             consumer.assign(tps);
             Map<TopicPartition, Long> starts = consumer.beginningOffsets(tps, Duration.ofSeconds(30));
@@ -222,25 +240,36 @@ class CrashHarnessTest {
             Map<TopicPartition, List<ConsumerRecord<String, String>>> read = new HashMap<>();
             tps.forEach(tp -> read.put(tp, new ArrayList<>()));
             await().atMost(Duration.ofSeconds(60)).until(() -> {
-                consumer.poll(Duration.ofMillis(100)).forEach(r -> read.get(new TopicPartition(r.topic(), r.partition())).add(r));
+                consumer.poll(Duration.ofMillis(100))
+                        .forEach(r -> read.get(new TopicPartition(r.topic(), r.partition()))
+                                .add(r));
                 return tps.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp));
             });
             for (TopicPartition tp : tps) {
                 long start = starts.get(tp);
-                assertThat(start).as("%s: log start of %s below an acknowledged DeleteRecords", context, tp)
+                assertThat(start)
+                        .as("%s: log start of %s below an acknowledged DeleteRecords", context, tp)
                         .isGreaterThanOrEqualTo(purgedBefore.getOrDefault(tp.partition(), 0L));
                 TreeMap<Long, String> log = new TreeMap<>();
                 Set<String> values = new HashSet<>();
                 long expected = start;
                 for (ConsumerRecord<String, String> r : read.get(tp)) {
-                    assertThat(r.offset()).as("%s: %s offsets contiguous", context, tp).isEqualTo(expected);
-                    assertThat(values.add(r.value())).as("%s: %s holds %s twice", context, tp, r.value()).isTrue();
+                    assertThat(r.offset())
+                            .as("%s: %s offsets contiguous", context, tp)
+                            .isEqualTo(expected);
+                    assertThat(values.add(r.value()))
+                            .as("%s: %s holds %s twice", context, tp, r.value())
+                            .isTrue();
                     log.put(r.offset(), r.value());
                     expected = r.offset() + 1;
                 }
-                assertThat(expected).as("%s: %s read up to its end offset", context, tp).isEqualTo(ends.get(tp));
-                for (Map.Entry<Long, String> a : acked.get(tp.partition()).tailMap(start).entrySet()) {
-                    assertThat(log.get(a.getKey())).as("%s: acknowledged %s at %s offset %d", context, a.getValue(), tp, a.getKey())
+                assertThat(expected)
+                        .as("%s: %s read up to its end offset", context, tp)
+                        .isEqualTo(ends.get(tp));
+                for (Map.Entry<Long, String> a :
+                        acked.get(tp.partition()).tailMap(start).entrySet()) {
+                    assertThat(log.get(a.getKey()))
+                            .as("%s: acknowledged %s at %s offset %d", context, a.getValue(), tp, a.getKey())
                             .isEqualTo(a.getValue());
                     verified++;
                 }

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.kaas.cli.ChildJvm;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,11 +56,15 @@ class StreamsExactlyOnceCrashTest {
         Process app = null;
         try {
             try (Admin admin = Admin.create(CrashClients.admin(broker))) {
-                admin.createTopics(List.of(new NewTopic(WordCountApp.INPUT, 2, (short) 1),
-                        new NewTopic(WordCountApp.OUTPUT, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                admin.createTopics(List.of(
+                                new NewTopic(WordCountApp.INPUT, 2, (short) 1),
+                                new NewTopic(WordCountApp.OUTPUT, 2, (short) 1)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
             app = startApp(broker, state, dir.resolve("app-0.log"));
-            try (LineProducer lines = new LineProducer(broker, 0); KafkaConsumer<String, Long> output = committedReader(broker)) {
+            try (LineProducer lines = new LineProducer(broker, 0);
+                    KafkaConsumer<String, Long> output = committedReader(broker)) {
                 await().atMost(Duration.ofSeconds(90)).until(() -> outputRecords(output) >= 20);
                 broker.kill();
                 broker = BrokerProcess.start(data, dir.resolve("serve-1.log"), 1 << 20, port);
@@ -69,7 +72,8 @@ class StreamsExactlyOnceCrashTest {
             }
             assertExactCounts(broker, "after kill -9 of the broker");
 
-            try (LineProducer lines = new LineProducer(broker, 1_000_000); KafkaConsumer<String, Long> output = committedReader(broker)) {
+            try (LineProducer lines = new LineProducer(broker, 1_000_000);
+                    KafkaConsumer<String, Long> output = committedReader(broker)) {
                 long before = outputRecords(output);
                 await().atMost(Duration.ofSeconds(60)).until(() -> outputRecords(output) > before + 20);
                 kill(app);
@@ -113,16 +117,18 @@ class StreamsExactlyOnceCrashTest {
             p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
             p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
             producer = new KafkaProducer<>(p);
-            thread = new Thread(() -> {
-                for (int n = firstLine; !stop.get(); n++) {
-                    sent.put(n, producer.send(new ProducerRecord<>(WordCountApp.INPUT, "line-" + n, line(n))));
-                    try {
-                        Thread.sleep(10); // a steady trickle: the kills land while lines are being processed
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "eos-line-producer");
+            thread = new Thread(
+                    () -> {
+                        for (int n = firstLine; !stop.get(); n++) {
+                            sent.put(n, producer.send(new ProducerRecord<>(WordCountApp.INPUT, "line-" + n, line(n))));
+                            try {
+                                Thread.sleep(10); // a steady trickle: the kills land while lines are being processed
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                    },
+                    "eos-line-producer");
             thread.start();
         }
 
@@ -154,10 +160,19 @@ class StreamsExactlyOnceCrashTest {
     }
 
     private static Process startApp(BrokerProcess broker, Path state, Path log) throws Exception {
-        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", ChildJvm.classpath(), WordCountApp.class.getName(),
-                broker.bootstrap(), state.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-XX:TieredStopAtLevel=1",
+                        "-XX:+UseSerialGC",
+                        "-cp",
+                        ChildJvm.classpath(),
+                        WordCountApp.class.getName(),
+                        broker.bootstrap(),
+                        state.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
 
     private static void kill(Process p) throws InterruptedException {
@@ -167,7 +182,9 @@ class StreamsExactlyOnceCrashTest {
 
     private static KafkaConsumer<String, Long> committedReader(BrokerProcess broker) {
         Properties p = CrashClients.consumer(broker, null, "read_committed");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.StringDeserializer.class);
+        p.put(
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                org.apache.kafka.common.serialization.StringDeserializer.class);
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, LongDeserializer.class);
         return new KafkaConsumer<>(p);
     }
@@ -178,29 +195,38 @@ class StreamsExactlyOnceCrashTest {
 
     /** Committed output records so far (the read_committed end offsets; markers included, which only makes it grow). */
     private static long outputRecords(KafkaConsumer<String, Long> c) {
-        return c.endOffsets(outputPartitions(), Duration.ofSeconds(30)).values().stream().mapToLong(Long::longValue).sum();
+        return c.endOffsets(outputPartitions(), Duration.ofSeconds(30)).values().stream()
+                .mapToLong(Long::longValue)
+                .sum();
     }
 
     private void assertExactCounts(BrokerProcess broker, String context) {
         Map<String, List<Long>> counts = new TreeMap<>();
         try (KafkaConsumer<String, Long> c = committedReader(broker)) {
             c.assign(outputPartitions());
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                for (ConsumerRecord<String, Long> r : c.poll(Duration.ofMillis(200))) {
-                    counts.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
-                }
-                Map<String, Long> latest = new HashMap<>();
-                counts.forEach((w, values) -> latest.put(w, values.get(values.size() - 1)));
-                return latest.equals(expected);
-            });
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        for (ConsumerRecord<String, Long> r : c.poll(Duration.ofMillis(200))) {
+                            counts.computeIfAbsent(r.key(), k -> new ArrayList<>())
+                                    .add(r.value());
+                        }
+                        Map<String, Long> latest = new HashMap<>();
+                        counts.forEach((w, values) -> latest.put(w, values.get(values.size() - 1)));
+                        return latest.equals(expected);
+                    });
         }
         counts.forEach((word, values) -> {
             for (int i = 0; i < values.size(); i++) {
-                assertThat(values.get(i)).as("%s: committed count #%d of %s (no update twice, none lost)", context, i + 1, word)
+                assertThat(values.get(i))
+                        .as("%s: committed count #%d of %s (no update twice, none lost)", context, i + 1, word)
                         .isEqualTo(i + 1L);
             }
         });
-        System.out.printf("streams-eos: %s: %d words, %d updates, each exactly once%n", context, counts.size(),
+        System.out.printf(
+                "streams-eos: %s: %d words, %d updates, each exactly once%n",
+                context,
+                counts.size(),
                 counts.values().stream().mapToInt(List::size).sum());
     }
 }

@@ -27,10 +27,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The crash harness with a transactional producer: {@code kaas serve} as a real process, transactions of
@@ -54,10 +54,18 @@ class TransactionalCrashHarnessTest {
     /** Every transaction also commits an offset of this group (TxnOffsetCommit), its metadata the transaction's key. */
     private static final String GROUP = "crash-txn-group";
 
-    enum Outcome { NEVER_COMMITTED, IN_DOUBT, COMMITTED }
+    enum Outcome {
+        NEVER_COMMITTED,
+        IN_DOUBT,
+        COMMITTED
+    }
 
     /** Wherever the producer is; once a record of the open transaction is acknowledged (the sweep must abort it); during a clean shutdown. */
-    enum KillMoment { ANYWHERE, WITH_OPEN_TRANSACTION, DURING_SHUTDOWN }
+    enum KillMoment {
+        ANYWHERE,
+        WITH_OPEN_TRANSACTION,
+        DURING_SHUTDOWN
+    }
 
     @Parameter
     short transactionVersion;
@@ -80,7 +88,9 @@ class TransactionalCrashHarnessTest {
             try (BrokerProcess broker = start(data, dir.resolve("serve-" + cycle + ".log"))) {
                 if (cycle == 0) {
                     try (Admin admin = Admin.create(CrashClients.admin(broker))) {
-                        admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                        admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)))
+                                .all()
+                                .get(30, TimeUnit.SECONDS);
                     }
                 }
                 verifyTransactions(broker, context);
@@ -93,10 +103,11 @@ class TransactionalCrashHarnessTest {
             broker.stop();
         }
         assertVerifyClean(data, "after the final clean shutdown (seed " + seed + ")");
-        long committed = txns.values().stream().filter(o -> o == Outcome.COMMITTED).count();
-        System.out.printf("crash-txn: transaction.version %d, %d cycles, %d transactions (%d committed), %d restarts found one open, seed %d%n",
-                transactionVersion, cycles,
-                txns.size(), committed, openAtRestart, seed);
+        long committed =
+                txns.values().stream().filter(o -> o == Outcome.COMMITTED).count();
+        System.out.printf(
+                "crash-txn: transaction.version %d, %d cycles, %d transactions (%d committed), %d restarts found one open, seed %d%n",
+                transactionVersion, cycles, txns.size(), committed, openAtRestart, seed);
     }
 
     private BrokerProcess start(Path data, Path log) throws Exception {
@@ -105,7 +116,9 @@ class TransactionalCrashHarnessTest {
 
     private static void assertVerifyClean(Path data, String context) {
         KaasRun verify = KaasRun.of("verify", data.toString());
-        assertThat(verify.exitCode()).as("kaas verify %s, %s:%n%s%s", data, context, verify.out(), verify.err()).isZero();
+        assertThat(verify.exitCode())
+                .as("kaas verify %s, %s:%n%s%s", data, context, verify.out(), verify.err())
+                .isZero();
     }
 
     /** Runs transactions until a random count has ended, then kills the broker wherever the producer is. */
@@ -114,59 +127,68 @@ class TransactionalCrashHarnessTest {
         long target = 3 + random.nextInt(12);
         long seedForProducer = random.nextLong();
         AtomicLong ended = new AtomicLong();
-        // WITH_OPEN_TRANSACTION: the producer stops before ending transaction number `target`, its records acknowledged.
+        // WITH_OPEN_TRANSACTION: the producer stops before ending transaction number `target`, its records
+        // acknowledged.
         java.util.concurrent.CountDownLatch openWithData = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicReference<RuntimeException> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<RuntimeException> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
         KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(broker));
-        Thread driver = new Thread(() -> {
-            Random r = new Random(seedForProducer);
-            try {
-                producer.initTransactions();
-                for (int n = 0; !Thread.currentThread().isInterrupted(); n++) {
-                    String key = "c" + cycle + "-t" + n;
-                    txns.put(key, Outcome.NEVER_COMMITTED);
-                    order.add(key);
-                    producer.beginTransaction();
-                    for (int i = 0; i < RECORDS_PER_TXN; i++) {
-                        producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, key + "-" + i));
+        Thread driver = new Thread(
+                () -> {
+                    Random r = new Random(seedForProducer);
+                    try {
+                        producer.initTransactions();
+                        for (int n = 0; !Thread.currentThread().isInterrupted(); n++) {
+                            String key = "c" + cycle + "-t" + n;
+                            txns.put(key, Outcome.NEVER_COMMITTED);
+                            order.add(key);
+                            producer.beginTransaction();
+                            for (int i = 0; i < RECORDS_PER_TXN; i++) {
+                                producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, key + "-" + i));
+                            }
+                            // Staged as pending offsets by the group coordinator (durably, before the answer).
+                            producer.sendOffsetsToTransaction(
+                                    Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(order.size(), key)),
+                                    new ConsumerGroupMetadata(GROUP));
+                            if (moment == KillMoment.WITH_OPEN_TRANSACTION && n == target) {
+                                producer.flush();
+                                openWithData.countDown();
+                                new java.util.concurrent.CountDownLatch(1).await(); // until the kill interrupts us
+                            }
+                            if (r.nextInt(3) == 0) {
+                                producer.abortTransaction();
+                            } else {
+                                txns.put(key, Outcome.IN_DOUBT);
+                                producer.commitTransaction();
+                                txns.put(key, Outcome.COMMITTED);
+                            }
+                            ended.incrementAndGet();
+                        }
+                    } catch (RuntimeException stopped) {
+                        failure.set(
+                                stopped); // the kill, the producer closing under us, or a real failure before the kill
+                    } catch (InterruptedException held) {
+                        Thread.currentThread().interrupt();
                     }
-                    // Staged as pending offsets by the group coordinator (durably, before the answer).
-                    producer.sendOffsetsToTransaction(Map.of(new TopicPartition(TOPIC, 0), new OffsetAndMetadata(order.size(), key)),
-                            new ConsumerGroupMetadata(GROUP));
-                    if (moment == KillMoment.WITH_OPEN_TRANSACTION && n == target) {
-                        producer.flush();
-                        openWithData.countDown();
-                        new java.util.concurrent.CountDownLatch(1).await(); // until the kill interrupts us
-                    }
-                    if (r.nextInt(3) == 0) {
-                        producer.abortTransaction();
-                    } else {
-                        txns.put(key, Outcome.IN_DOUBT);
-                        producer.commitTransaction();
-                        txns.put(key, Outcome.COMMITTED);
-                    }
-                    ended.incrementAndGet();
-                }
-            } catch (RuntimeException stopped) {
-                failure.set(stopped); // the kill, the producer closing under us, or a real failure before the kill
-            } catch (InterruptedException held) {
-                Thread.currentThread().interrupt();
-            }
-        }, "crash-txn-producer-" + cycle);
+                },
+                "crash-txn-producer-" + cycle);
         System.out.printf("crash-txn: %s: kill %s after %d transactions%n", context, moment, target);
         try {
             driver.start();
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 if (failure.get() != null) {
-                    throw new AssertionError("the transactional producer failed before the kill after " + ended.get()
-                            + " transactions", failure.get());
+                    throw new AssertionError(
+                            "the transactional producer failed before the kill after " + ended.get() + " transactions",
+                            failure.get());
                 }
                 return ended.get() >= target;
             });
             switch (moment) {
                 case ANYWHERE -> broker.kill();
                 case WITH_OPEN_TRANSACTION -> {
-                    assertThat(openWithData.await(60, TimeUnit.SECONDS)).as("a transaction open with acknowledged records").isTrue();
+                    assertThat(openWithData.await(60, TimeUnit.SECONDS))
+                            .as("a transaction open with acknowledged records")
+                            .isTrue();
                     broker.kill();
                 }
                 case DURING_SHUTDOWN -> broker.stopThenKillAfter(random.nextInt(300));
@@ -187,8 +209,10 @@ class TransactionalCrashHarnessTest {
         for (int p = 0; p < PARTITIONS; p++) {
             tps.add(new TopicPartition(TOPIC, p));
         }
-        try (KafkaConsumer<String, String> uncommitted = new KafkaConsumer<>(CrashClients.consumer(broker, null, "read_uncommitted"));
-             KafkaConsumer<String, String> consumer = new KafkaConsumer<>(CrashClients.consumer(broker, null, "read_committed"))) {
+        try (KafkaConsumer<String, String> uncommitted =
+                        new KafkaConsumer<>(CrashClients.consumer(broker, null, "read_uncommitted"));
+                KafkaConsumer<String, String> consumer =
+                        new KafkaConsumer<>(CrashClients.consumer(broker, null, "read_committed"))) {
             // The sweep aborts what the kill left open (transaction.timeout.ms 2 s, a sweep every 10 s).
             Map<TopicPartition, Long> ends = new HashMap<>();
             Map<TopicPartition, Long> hw0 = uncommitted.endOffsets(tps, Duration.ofSeconds(30));
@@ -197,12 +221,14 @@ class TransactionalCrashHarnessTest {
                 openAtRestart++;
                 System.out.printf("crash-txn: %s: a transaction is open at restart%n", context);
             }
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
-                Map<TopicPartition, Long> hw = uncommitted.endOffsets(tps, Duration.ofSeconds(30));
-                Map<TopicPartition, Long> lso = consumer.endOffsets(tps, Duration.ofSeconds(30));
-                ends.putAll(lso);
-                return hw.equals(lso);
-            });
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        Map<TopicPartition, Long> hw = uncommitted.endOffsets(tps, Duration.ofSeconds(30));
+                        Map<TopicPartition, Long> lso = consumer.endOffsets(tps, Duration.ofSeconds(30));
+                        ends.putAll(lso);
+                        return hw.equals(lso);
+                    });
             consumer.assign(tps);
             consumer.seekToBeginning(tps);
             Map<String, Integer> seen = new HashMap<>();
@@ -214,15 +240,26 @@ class TransactionalCrashHarnessTest {
                 return tps.stream().allMatch(tp -> consumer.position(tp) >= ends.get(tp));
             });
             for (Map.Entry<String, Integer> s : seen.entrySet()) {
-                assertThat(txns).as("%s: records of an unknown transaction %s", context, s.getKey()).containsKey(s.getKey());
+                assertThat(txns)
+                        .as("%s: records of an unknown transaction %s", context, s.getKey())
+                        .containsKey(s.getKey());
             }
             for (Map.Entry<String, Outcome> t : txns.entrySet()) {
                 int visible = seen.getOrDefault(t.getKey(), 0);
                 switch (t.getValue()) {
-                    case COMMITTED -> assertThat(visible).as("%s: committed transaction %s", context, t.getKey()).isEqualTo(RECORDS_PER_TXN);
-                    case NEVER_COMMITTED -> assertThat(visible).as("%s: never committed transaction %s", context, t.getKey()).isZero();
+                    case COMMITTED ->
+                        assertThat(visible)
+                                .as("%s: committed transaction %s", context, t.getKey())
+                                .isEqualTo(RECORDS_PER_TXN);
+                    case NEVER_COMMITTED ->
+                        assertThat(visible)
+                                .as("%s: never committed transaction %s", context, t.getKey())
+                                .isZero();
                     case IN_DOUBT -> {
-                        assertThat(visible).as("%s: transaction %s whose commit the kill interrupted is all or nothing", context, t.getKey())
+                        assertThat(visible)
+                                .as(
+                                        "%s: transaction %s whose commit the kill interrupted is all or nothing",
+                                        context, t.getKey())
                                 .isIn(0, RECORDS_PER_TXN);
                         t.setValue(visible == 0 ? Outcome.NEVER_COMMITTED : Outcome.COMMITTED);
                     }
@@ -240,12 +277,16 @@ class TransactionalCrashHarnessTest {
             }
         }
         try (Admin admin = Admin.create(CrashClients.admin(broker))) {
-            OffsetAndMetadata committed = admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata()
-                    .get(30, TimeUnit.SECONDS).get(new TopicPartition(TOPIC, 0));
+            OffsetAndMetadata committed = admin.listConsumerGroupOffsets(GROUP)
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(new TopicPartition(TOPIC, 0));
             assertThat(committed == null ? null : committed.metadata())
-                    .as("%s: group %s's offset names the last committed transaction", context, GROUP).isEqualTo(lastCommitted);
+                    .as("%s: group %s's offset names the last committed transaction", context, GROUP)
+                    .isEqualTo(lastCommitted);
             if (lastCommitted != null) {
-                assertThat(committed.offset()).as("%s: the offset of transaction %s", context, lastCommitted)
+                assertThat(committed.offset())
+                        .as("%s: the offset of transaction %s", context, lastCommitted)
                         .isEqualTo(order.indexOf(lastCommitted) + 1);
             }
         } catch (Exception e) {

@@ -33,11 +33,14 @@ public final class WordCountApp {
     public static void main(String[] args) throws InterruptedException {
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream(INPUT, Consumed.with(Serdes.String(), Serdes.String()))
-                .flatMapValues(line -> Arrays.asList(line.toLowerCase(Locale.ROOT).split("\\s+")))
+                .flatMapValues(
+                        line -> Arrays.asList(line.toLowerCase(Locale.ROOT).split("\\s+")))
                 .groupBy((key, word) -> word, Grouped.with("by-word", Serdes.String(), Serdes.String()))
-                // In memory: restored from the changelog (read_committed) at every start, which EOS has to get right too.
+                // In memory: restored from the changelog (read_committed) at every start, which EOS has to get right
+                // too.
                 .count(Materialized.<String, Long>as(Stores.inMemoryKeyValueStore("counts"))
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()))
                 .toStream()
                 .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
 

@@ -30,7 +30,7 @@ class ApacheReadsSalvagedSegmentTest {
 
     @BeforeEach
     void stopApacheFromExiting() {
-        Exit.setExitProcedure((code, message) -> { });
+        Exit.setExitProcedure((code, message) -> {});
     }
 
     @AfterEach
@@ -48,22 +48,33 @@ class ApacheReadsSalvagedSegmentTest {
         assertThat(batches).as("batches in the first segment").hasSizeGreaterThan(4);
         int[] victim = batches.get(2);
         int[] last = batches.get(batches.size() - 1);
-        long lastOffset = RecordBatchHeader.peek(java.nio.ByteBuffer.wrap(bytes), last[0]).lastOffset();
-        bytes[victim[0] + RecordBatchHeader.RECORDS_OFFSET + 3] ^= 0x10; // inside the records: the CRC no longer matches
+        long lastOffset =
+                RecordBatchHeader.peek(java.nio.ByteBuffer.wrap(bytes), last[0]).lastOffset();
+        bytes[victim[0] + RecordBatchHeader.RECORDS_OFFSET + 3] ^=
+                0x10; // inside the records: the CRC no longer matches
         Files.write(log, bytes);
 
         List<String> damaged = apacheDump(log, dir.resolve("apache-damaged"));
-        assertThat(damaged).as("the damage is visible to Apache: the check below can fail").anyMatch(l -> l.contains("isvalid: false"));
+        assertThat(damaged)
+                .as("the damage is visible to Apache: the check below can fail")
+                .anyMatch(l -> l.contains("isvalid: false"));
 
         KaasRun salvage = KaasRun.of("recover", "--force", data.toString());
         assertThat(salvage.exitCode()).as(salvage.toString()).isZero();
 
         List<String> salvaged = apacheDump(log, dir.resolve("apache-salvaged"));
-        List<String> batchLines = salvaged.stream().filter(l -> l.startsWith("baseOffset:")).toList();
-        assertThat(batchLines).as(String.join("\n", salvaged)).hasSize(batches.size() - 1).allMatch(l -> l.contains("isvalid: true"));
-        assertThat(salvaged).as("deep iteration reads every record").anyMatch(l -> l.startsWith("| offset:"))
+        List<String> batchLines =
+                salvaged.stream().filter(l -> l.startsWith("baseOffset:")).toList();
+        assertThat(batchLines)
+                .as(String.join("\n", salvaged))
+                .hasSize(batches.size() - 1)
+                .allMatch(l -> l.contains("isvalid: true"));
+        assertThat(salvaged)
+                .as("deep iteration reads every record")
+                .anyMatch(l -> l.startsWith("| offset:"))
                 .noneMatch(l -> l.contains("Exception") || l.contains("corrupt") || l.contains("invalid"));
-        assertThat(batchLines.get(batchLines.size() - 1)).as("the intact batches after the damage are kept")
+        assertThat(batchLines.get(batchLines.size() - 1))
+                .as("the intact batches after the damage are kept")
                 .contains("lastOffset: " + lastOffset + " ");
         assertThat(KaasRun.of("verify", data.toString()).exitCode()).isZero();
     }

@@ -6,7 +6,6 @@ import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.StateJson;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -78,8 +77,11 @@ final class CaseRun {
                 KaasRun v = KaasRun.of("verify", copy.toString());
                 verifyAfter.put(tool, v.exitCode());
                 if (v.exitCode() != 0) {
-                    add(tool, Problem.VERIFY_FAILS_AFTER_RECOVER, "verify exit " + v.exitCode() + ": "
-                            + Tool.brief(v.out() + v.err()).replace(copy + "/", ""));
+                    add(
+                            tool,
+                            Problem.VERIFY_FAILS_AFTER_RECOVER,
+                            "verify exit " + v.exitCode() + ": "
+                                    + Tool.brief(v.out() + v.err()).replace(copy + "/", ""));
                 }
             }
             checkRun(tool, r, before, after, intact);
@@ -98,14 +100,21 @@ final class CaseRun {
     }
 
     /** (a), (d) and the log start, for one tool's run. */
-    private void checkRun(Tool tool, Tool.Result r, Map<String, byte[]> before, Map<String, byte[]> after,
-                          List<IntactBatches.Batch> intact) {
+    private void checkRun(
+            Tool tool,
+            Tool.Result r,
+            Map<String, byte[]> before,
+            Map<String, byte[]> after,
+            List<IntactBatches.Batch> intact) {
         if (r.exit() != 0 && r.exit() != Tool.REFUSED) {
             add(tool, Problem.TOOL_ERROR, "exit " + r.exit() + ": " + r.output());
         }
-        boolean writes = tool != Tool.RECOVER_DRY_RUN && tool != Tool.VERIFY;  // these two must never change a byte
+        boolean writes = tool != Tool.RECOVER_DRY_RUN && tool != Tool.VERIFY; // these two must never change a byte
         if ((r.exit() != 0 || !writes) && !same(before, after)) {
-            add(tool, Problem.CHANGED_FILES_ON_REFUSAL, "exit " + r.exit() + " but changed " + changed(before, after) + ": " + r.output());
+            add(
+                    tool,
+                    Problem.CHANGED_FILES_ON_REFUSAL,
+                    "exit " + r.exit() + " but changed " + changed(before, after) + ": " + r.output());
             return;
         }
         if (tool.forced) {
@@ -115,29 +124,50 @@ final class CaseRun {
             return;
         }
         Set<ByteBuffer> kept = IntactBatches.contents(after);
-        List<IntactBatches.Batch> lost = intact.stream().filter(b -> !b.mayBeCut() && !kept.contains(b.bytes())).toList();
+        List<IntactBatches.Batch> lost = intact.stream()
+                .filter(b -> !b.mayBeCut() && !kept.contains(b.bytes()))
+                .toList();
         if (!lost.isEmpty()) {
-            add(tool, Problem.INTACT_BATCH_LOST, lost.size() + " CRC-valid batch(es) gone, first " + lost.get(0) + " (exit "
-                    + r.exit() + ": " + r.output() + ")", lost.size());
+            add(
+                    tool,
+                    Problem.INTACT_BATCH_LOST,
+                    lost.size() + " CRC-valid batch(es) gone, first " + lost.get(0) + " (exit " + r.exit() + ": "
+                            + r.output() + ")",
+                    lost.size());
         }
         if (r.readFailure() != null) {
             add(tool, Problem.UNREADABLE_AFTER_OPEN, r.readFailure());
         }
         if (tool == Tool.ENGINE_OPEN && r.exit() == 0 && r.logStart() < base.logStart()) {
-            add(tool, Problem.LOG_START_MOVED_BACK, "opened with log start " + r.logStart() + ", was " + base.logStart());
+            add(
+                    tool,
+                    Problem.LOG_START_MOVED_BACK,
+                    "opened with log start " + r.logStart() + ", was " + base.logStart());
         }
         if ((tool == Tool.RECOVER || tool == Tool.RECOVER_FAST) && r.exit() == 0) {
             manifest(after).ifPresent(m -> {
                 if (m.logStartOffset() < base.logStart()) {
-                    add(tool, Problem.LOG_START_MOVED_BACK, "manifest log start " + m.logStartOffset() + " after, was " + base.logStart());
+                    add(
+                            tool,
+                            Problem.LOG_START_MOVED_BACK,
+                            "manifest log start " + m.logStartOffset() + " after, was " + base.logStart());
                 }
             });
         }
         // what the manifest said before is durable (written after an fsync): no tool without --force goes below it
         Optional<Manifest> was = manifest(before);
-        long end = tool == Tool.ENGINE_OPEN ? r.highWatermark() : manifest(after).map(Manifest::highWatermark).orElse(-1L);
-        if (was.isPresent() && r.exit() == 0 && writes && end >= 0 && end < was.get().highWatermark()) {
-            add(tool, Problem.DURABLE_DATA_CUT, "high watermark " + was.get().highWatermark() + " -> " + end + " (" + r.output() + ")");
+        long end = tool == Tool.ENGINE_OPEN
+                ? r.highWatermark()
+                : manifest(after).map(Manifest::highWatermark).orElse(-1L);
+        if (was.isPresent()
+                && r.exit() == 0
+                && writes
+                && end >= 0
+                && end < was.get().highWatermark()) {
+            add(
+                    tool,
+                    Problem.DURABLE_DATA_CUT,
+                    "high watermark " + was.get().highWatermark() + " -> " + end + " (" + r.output() + ")");
         }
     }
 
@@ -170,8 +200,13 @@ final class CaseRun {
                 continue;
             }
             if ((r.exit() == Tool.REFUSED) != refused) {
-                add(tool, Problem.DISAGREES, "recover --dry-run exit " + results.get(Tool.RECOVER_DRY_RUN).exit() + " ("
-                        + results.get(Tool.RECOVER_DRY_RUN).output() + "), " + tool.label + " exit " + r.exit() + " (" + r.output() + ")");
+                add(
+                        tool,
+                        Problem.DISAGREES,
+                        "recover --dry-run exit "
+                                + results.get(Tool.RECOVER_DRY_RUN).exit() + " ("
+                                + results.get(Tool.RECOVER_DRY_RUN).output() + "), " + tool.label + " exit " + r.exit()
+                                + " (" + r.output() + ")");
             }
         }
         checkOpenAgreement(results, refused);
@@ -192,14 +227,21 @@ final class CaseRun {
         boolean fastRefused = fast.exit() == Tool.REFUSED;
         boolean openRefused = open.exit() == Tool.REFUSED;
         if (openRefused != fastRefused) {
-            add(Tool.ENGINE_OPEN, Problem.DISAGREES, "recover --fast exit " + fast.exit() + " (" + fast.output() + "), engine open exit "
-                    + open.exit() + " (" + open.output() + ")");
+            add(
+                    Tool.ENGINE_OPEN,
+                    Problem.DISAGREES,
+                    "recover --fast exit " + fast.exit() + " (" + fast.output() + "), engine open exit " + open.exit()
+                            + " (" + open.output() + ")");
         }
         for (Tool tool : List.of(Tool.RECOVER_FAST, Tool.ENGINE_OPEN)) {
             Tool.Result r = results.get(tool);
             if (r.exit() == Tool.REFUSED && !fullRefused) {
-                add(tool, Problem.DISAGREES, tool.label + " refused (" + r.output() + ") but recover --dry-run exit "
-                        + results.get(Tool.RECOVER_DRY_RUN).exit() + " (" + results.get(Tool.RECOVER_DRY_RUN).output() + ")");
+                add(
+                        tool,
+                        Problem.DISAGREES,
+                        tool.label + " refused (" + r.output() + ") but recover --dry-run exit "
+                                + results.get(Tool.RECOVER_DRY_RUN).exit() + " ("
+                                + results.get(Tool.RECOVER_DRY_RUN).output() + ")");
             }
         }
     }
@@ -230,7 +272,8 @@ final class CaseRun {
     }
 
     private static boolean same(Map<String, byte[]> a, Map<String, byte[]> b) {
-        return a.keySet().equals(b.keySet()) && a.entrySet().stream().allMatch(e -> Arrays.equals(e.getValue(), b.get(e.getKey())));
+        return a.keySet().equals(b.keySet())
+                && a.entrySet().stream().allMatch(e -> Arrays.equals(e.getValue(), b.get(e.getKey())));
     }
 
     private static String changed(Map<String, byte[]> a, Map<String, byte[]> b) {
@@ -244,6 +287,8 @@ final class CaseRun {
                 out.put(k, a.get(k).length + "->" + b.get(k).length + " bytes");
             }
         });
-        return out.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ", "[", "]"));
+        return out.entrySet().stream()
+                .map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", ", "[", "]"));
     }
 }

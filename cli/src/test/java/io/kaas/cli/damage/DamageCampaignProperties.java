@@ -88,7 +88,10 @@ class DamageCampaignProperties {
      * One round: {@code kaas.damage.tries / ROUNDS} cases whose seeds are drawn from the round's seed (or,
      * with {@code kaas.damage.seeds}, those cases in the first round). Failures are collected, not thrown.
      */
-    @Property(tries = ROUNDS, shrinking = ShrinkingMode.OFF, afterFailure = AfterFailureMode.RANDOM_SEED,
+    @Property(
+            tries = ROUNDS,
+            shrinking = ShrinkingMode.OFF,
+            afterFailure = AfterFailureMode.RANDOM_SEED,
             edgeCases = EdgeCasesMode.NONE)
     void damageNeverCostsAnIntactBatchAndEveryToolTellsTheSameTruth(@ForAll long roundSeed) throws Exception {
         for (long seed : seedsOf(roundSeed)) {
@@ -112,7 +115,12 @@ class DamageCampaignProperties {
         int round = roundsRun++;
         String replay = System.getProperty("kaas.damage.seeds", "");
         if (!replay.isBlank()) {
-            return round == 0 ? Arrays.stream(replay.split(",")).map(String::strip).mapToLong(Long::parseLong).toArray() : new long[0];
+            return round == 0
+                    ? Arrays.stream(replay.split(","))
+                            .map(String::strip)
+                            .mapToLong(Long::parseLong)
+                            .toArray()
+                    : new long[0];
         }
         int perRound = Math.max(1, (Integer.getInteger("kaas.damage.tries", DEFAULT_CASES) + ROUNDS - 1) / ROUNDS);
         // CI runs the same cases every time (a fixed seed: a failure there is a change's, never the draw's);
@@ -134,13 +142,28 @@ class DamageCampaignProperties {
         Trees.delete(root);
         long lost = violations.stream().mapToLong(Violation::batchesLost).sum();
         long lossRuns = count(Problem.INTACT_BATCH_LOST);
-        long disagreements = violations.stream().filter(v -> v.problem() == Problem.DISAGREES).map(v -> v.damageCase().seed()).distinct().count();
-        System.out.printf("damage: %d cases x %d tools, %d intact batches lost without --force (in %d runs), %d disagreements,"
-                        + " %d failing cases, %d violations, %.1f s (%.1f s CPU)%n", cases, Tool.values().length, lost, lossRuns,
-                disagreements, failedCases, violations.size(), (System.nanoTime() - startNanos) / 1e9, (cpuNanos() - startCpuNanos) / 1e9);
-        System.out.println("damage-time: per case, by tool: " + nanosByTool.entrySet().stream()
-                .map(e -> String.format("%s %.1f ms", e.getKey().label, e.getValue() / 1e6 / Math.max(1, cases)))
-                .collect(Collectors.joining(", ")));
+        long disagreements = violations.stream()
+                .filter(v -> v.problem() == Problem.DISAGREES)
+                .map(v -> v.damageCase().seed())
+                .distinct()
+                .count();
+        System.out.printf(
+                "damage: %d cases x %d tools, %d intact batches lost without --force (in %d runs), %d disagreements,"
+                        + " %d failing cases, %d violations, %.1f s (%.1f s CPU)%n",
+                cases,
+                Tool.values().length,
+                lost,
+                lossRuns,
+                disagreements,
+                failedCases,
+                violations.size(),
+                (System.nanoTime() - startNanos) / 1e9,
+                (cpuNanos() - startCpuNanos) / 1e9);
+        System.out.println("damage-time: per case, by tool: "
+                + nanosByTool.entrySet().stream()
+                        .map(e ->
+                                String.format("%s %.1f ms", e.getKey().label, e.getValue() / 1e6 / Math.max(1, cases)))
+                        .collect(Collectors.joining(", ")));
         if (skipped > 0) {
             System.out.printf("damage-time: %d draws skipped (the scenario has no such file)%n", skipped);
         }
@@ -149,18 +172,27 @@ class DamageCampaignProperties {
             System.out.print(report);
             Path file = Path.of("target", "damage-campaign.txt");
             if (Files.isDirectory(file.getParent())) {
-                Files.writeString(file, report + violations.stream().map(Violation::line).collect(Collectors.joining("\n", "\nall:\n", "\n")));
+                Files.writeString(
+                        file,
+                        report
+                                + violations.stream()
+                                        .map(Violation::line)
+                                        .collect(Collectors.joining("\n", "\nall:\n", "\n")));
                 System.out.println("damage-case: every violation, one a line: " + file.toAbsolutePath());
             }
         }
         // the campaign's verdict: any broken invariant fails the run
-        assertThat(violations.size()).as("damage campaign: %d violation(s) in %d of %d cases (summary above)", violations.size(),
-                failedCases, cases).isZero();
+        assertThat(violations.size())
+                .as(
+                        "damage campaign: %d violation(s) in %d of %d cases (summary above)",
+                        violations.size(), failedCases, cases)
+                .isZero();
     }
 
     /** CPU time of this JVM: on a loaded machine the wall time says little about what the campaign costs. */
     private static long cpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 
@@ -182,12 +214,24 @@ class DamageCampaignProperties {
         Map<String, List<Violation>> groups = new TreeMap<>();
         for (Violation v : violations) {
             DamageCase c = v.damageCase();
-            groups.computeIfAbsent(String.format("%-26s %-26s %-19s %-12s %-12s", v.tool().label, v.problem(), c.target(), c.field(),
-                    c.kind()), k -> new ArrayList<>()).add(v);
+            groups.computeIfAbsent(
+                            String.format(
+                                    "%-26s %-26s %-19s %-12s %-12s",
+                                    v.tool().label, v.problem(), c.target(), c.field(), c.kind()),
+                            k -> new ArrayList<>())
+                    .add(v);
         }
-        out.append("damage-case: failing cases by tool, problem, file, field class, damage kind (count, seeds, first case):\n");
-        groups.forEach((k, vs) -> out.append(String.format("damage-case: %5d  %s seeds %s%n             e.g. %s%n", vs.size(), k,
-                vs.stream().map(v -> Long.toString(v.damageCase().seed())).distinct().limit(5).collect(Collectors.joining(",")),
+        out.append(
+                "damage-case: failing cases by tool, problem, file, field class, damage kind (count, seeds, first case):\n");
+        groups.forEach((k, vs) -> out.append(String.format(
+                "damage-case: %5d  %s seeds %s%n             e.g. %s%n",
+                vs.size(),
+                k,
+                vs.stream()
+                        .map(v -> Long.toString(v.damageCase().seed()))
+                        .distinct()
+                        .limit(5)
+                        .collect(Collectors.joining(",")),
                 abbreviated(vs.get(0).line(), 400))));
         out.append("damage-case: replay with -Dkaas.damage.seeds=SEED[,SEED...] (bench/damage.sh: DAMAGE_SEEDS=...)\n");
         return out.toString();

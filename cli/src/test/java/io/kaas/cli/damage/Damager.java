@@ -39,8 +39,11 @@ final class Damager {
         Path file;
         if (c.target() == Target.LOG || c.target() == Target.INDEX) {
             Path log = segments.get(r.nextInt(segments.size()));
-            file = c.target() == Target.LOG ? log
-                    : log.resolveSibling(SegmentName.parse(log.getFileName().toString()).orElseThrow().indexFileName());
+            file = c.target() == Target.LOG
+                    ? log
+                    : log.resolveSibling(SegmentName.parse(log.getFileName().toString())
+                            .orElseThrow()
+                            .indexFileName());
         } else {
             file = partition.resolve(c.target().fileName).normalize();
         }
@@ -126,7 +129,10 @@ final class Damager {
     private static Applied overlap(Path partition, List<Path> segments, Path log, Random r) throws IOException {
         int i = segments.indexOf(log);
         SegmentName own = SegmentName.parse(log.getFileName().toString()).orElseThrow();
-        SegmentName below = i > 0 ? SegmentName.parse(segments.get(i - 1).getFileName().toString()).orElseThrow() : own;
+        SegmentName below = i > 0
+                ? SegmentName.parse(segments.get(i - 1).getFileName().toString())
+                        .orElseThrow()
+                : own;
         long span = Math.max(1, own.baseOffset() - below.baseOffset());
         long base = below.baseOffset() + 1 + r.nextLong(span);
         SegmentName copy = SegmentName.of(own.epoch(), base == own.baseOffset() ? base + 1 : base);
@@ -148,7 +154,7 @@ final class Damager {
             if (size < RecordBatchHeader.HEADER_SIZE || pos + size > bytes.length) {
                 break;
             }
-            out.add(new int[]{pos, size});
+            out.add(new int[] {pos, size});
             pos += size;
         }
         return out;
@@ -157,7 +163,8 @@ final class Damager {
     static List<Path> segmentLogs(Path partition) throws IOException {
         try (Stream<Path> s = Files.list(partition)) {
             return s.filter(p -> SegmentName.isLogFile(p.getFileName().toString()))
-                    .sorted(Comparator.comparing(p -> SegmentName.parse(p.getFileName().toString()).orElseThrow()))
+                    .sorted(Comparator.comparing(
+                            p -> SegmentName.parse(p.getFileName().toString()).orElseThrow()))
                     .toList();
         }
     }

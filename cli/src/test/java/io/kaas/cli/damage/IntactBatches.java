@@ -23,7 +23,8 @@ final class IntactBatches {
     record Batch(String file, int position, ByteBuffer bytes, long baseOffset, long lastOffset, boolean mayBeCut) {
         @Override
         public String toString() {
-            return file + ":" + position + " (offsets " + baseOffset + ".." + lastOffset + ", " + bytes.remaining() + " bytes)";
+            return file + ":" + position + " (offsets " + baseOffset + ".." + lastOffset + ", " + bytes.remaining()
+                    + " bytes)";
         }
     }
 
@@ -31,7 +32,10 @@ final class IntactBatches {
 
     /** The CRC-valid batches of every {@code .log} in {@code files} (partition-relative name -> content). */
     static List<Batch> of(Map<String, byte[]> files) {
-        List<String> logs = files.keySet().stream().filter(IntactBatches::isPartitionLog).sorted(IntactBatches::bySegment).toList();
+        List<String> logs = files.keySet().stream()
+                .filter(IntactBatches::isPartitionLog)
+                .sorted(IntactBatches::bySegment)
+                .toList();
         List<Batch> out = new ArrayList<>();
         for (int i = 0; i < logs.size(); i++) {
             out.addAll(walk(logs.get(i), files.get(logs.get(i)), i == logs.size() - 1));
@@ -56,7 +60,9 @@ final class IntactBatches {
     }
 
     private static int bySegment(String a, String b) {
-        int byName = SegmentName.parse(a).orElseThrow().compareTo(SegmentName.parse(b).orElseThrow());
+        int byName = SegmentName.parse(a)
+                .orElseThrow()
+                .compareTo(SegmentName.parse(b).orElseThrow());
         return byName != 0 ? byName : a.compareTo(b);
     }
 
@@ -77,8 +83,13 @@ final class IntactBatches {
                 lastFramed = Math.max(lastFramed, h.lastOffset());
             }
             boolean mayBeCut = active && pos >= framedEnd && h.baseOffset() <= lastFramed;
-            out.add(new Batch(file, pos, ByteBuffer.wrap(bytes, pos, size).slice().asReadOnlyBuffer(), h.baseOffset(),
-                    h.lastOffset(), mayBeCut));
+            out.add(new Batch(
+                    file,
+                    pos,
+                    ByteBuffer.wrap(bytes, pos, size).slice().asReadOnlyBuffer(),
+                    h.baseOffset(),
+                    h.lastOffset(),
+                    mayBeCut));
         }
         return out;
     }

@@ -36,10 +36,14 @@ final class QuarantineCheck {
             if (Arrays.equals(was, now)) {
                 continue;
             }
-            List<Entry> mine = entries.stream().filter(q -> q.file().equals(file)).sorted(Comparator.comparingLong(Entry::start)).toList();
+            List<Entry> mine = entries.stream()
+                    .filter(q -> q.file().equals(file))
+                    .sorted(Comparator.comparingLong(Entry::start))
+                    .toList();
             if (mine.isEmpty()) {
                 problems.add(file + ": " + (was.length - (now == null ? 0 : now.length)) + " byte(s) left the log ("
-                        + (now == null ? "file removed" : was.length + " -> " + now.length + " bytes") + ") with no quarantine entry");
+                        + (now == null ? "file removed" : was.length + " -> " + now.length + " bytes")
+                        + ") with no quarantine entry");
                 continue;
             }
             ByteArrayOutputStream kept = new ByteArrayOutputStream();
@@ -47,16 +51,17 @@ final class QuarantineCheck {
             boolean ok = true;
             for (Entry q : mine) {
                 if (q.start() < at || q.end() > was.length || q.start() > q.end()) {
-                    problems.add(file + ": quarantine entry " + q.start() + "-" + q.end() + " overlaps another or lies past the file ("
-                            + was.length + " bytes)");
+                    problems.add(file + ": quarantine entry " + q.start() + "-" + q.end()
+                            + " overlaps another or lies past the file (" + was.length + " bytes)");
                     ok = false;
                     break;
                 }
                 byte[] saved = after.get(q.dir() + "/" + q.saved());
                 byte[] range = Arrays.copyOfRange(was, (int) q.start(), (int) q.end());
                 if (!Arrays.equals(saved, range)) {
-                    problems.add(file + ":" + q.start() + ": quarantined " + q.dir() + "/" + q.saved() + " is not bytes "
-                            + q.start() + "-" + q.end() + " of the log (" + (saved == null ? "missing" : saved.length + " bytes") + ")");
+                    problems.add(file + ":" + q.start() + ": quarantined " + q.dir() + "/" + q.saved()
+                            + " is not bytes " + q.start() + "-" + q.end() + " of the log ("
+                            + (saved == null ? "missing" : saved.length + " bytes") + ")");
                     ok = false;
                 }
                 kept.write(was, (int) at, (int) (q.start() - at));
@@ -65,8 +70,8 @@ final class QuarantineCheck {
             kept.write(was, (int) at, (int) (was.length - at));
             byte[] rest = kept.toByteArray();
             if (ok && !(now == null ? rest.length == 0 : Arrays.equals(rest, now))) {
-                problems.add(file + ": the log before less its quarantined ranges (" + rest.length + " bytes) is not the log after ("
-                        + (now == null ? "removed" : now.length + " bytes") + ")");
+                problems.add(file + ": the log before less its quarantined ranges (" + rest.length
+                        + " bytes) is not the log after (" + (now == null ? "removed" : now.length + " bytes") + ")");
             }
         }
         return problems;
@@ -83,8 +88,12 @@ final class QuarantineCheck {
             try {
                 JsonNode note = JSON.readTree(f.getValue());
                 for (JsonNode e : note.path("entries")) {
-                    out.add(new Entry(e.path("file").asText(), e.path("start").asLong(), e.path("end").asLong(),
-                            e.path("saved").asText(), dir));
+                    out.add(new Entry(
+                            e.path("file").asText(),
+                            e.path("start").asLong(),
+                            e.path("end").asLong(),
+                            e.path("saved").asText(),
+                            dir));
                 }
             } catch (java.io.IOException e) {
                 problems.add(name + ": unreadable note: " + e.getMessage());

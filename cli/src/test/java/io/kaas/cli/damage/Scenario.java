@@ -22,25 +22,35 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * KB, then closed cleanly (recovery checkpoint at EOF, producer and transaction snapshots written).
  */
 enum Scenario {
-    PLAIN, COMPRESSED, TRANSACTIONAL, COMPACTED, DELETED;
+    PLAIN,
+    COMPRESSED,
+    TRANSACTIONAL,
+    COMPACTED,
+    DELETED;
 
     static final String TOPIC = "t";
     static final TopicPartition TP = new TopicPartition(TOPIC, 0);
     static final long SEGMENT_BYTES = 1400;
     static final int INDEX_INTERVAL = 200;
     static final int BATCHES_PER_EPOCH = 12;
-    static final List<Compression> CODECS = List.of(Compression.gzip().build(), Compression.snappy().build(),
-            Compression.lz4().build(), Compression.zstd().build());
+    static final List<Compression> CODECS = List.of(
+            Compression.gzip().build(),
+            Compression.snappy().build(),
+            Compression.lz4().build(),
+            Compression.zstd().build());
 
     static EngineConfig config(Path data, int epoch) {
-        return EngineConfig.defaults(data).withSegmentBytes(SEGMENT_BYTES).withIndexIntervalBytes(INDEX_INTERVAL)
+        return EngineConfig.defaults(data)
+                .withSegmentBytes(SEGMENT_BYTES)
+                .withIndexIntervalBytes(INDEX_INTERVAL)
                 .withLeaderEpoch(epoch);
     }
 
     /** Writes this scenario's topic {@code t}, partition 0, under {@code data}; returns the partition dir. */
     Path build(Path data) throws Exception {
         TopicConfig topic = this == COMPACTED
-                ? new TopicConfig(null, null, null, null, "compact", null, null, null) : TopicConfig.EMPTY;
+                ? new TopicConfig(null, null, null, null, "compact", null, null, null)
+                : TopicConfig.EMPTY;
         for (int epoch = 1; epoch <= 2; epoch++) {
             // a takeover in each epoch, as a broker sharing the directory does: it records the epoch's start
             try (DiskStorageEngine engine = DiskStorageEngine.shared(config(data, epoch), EngineObserver.NONE)) {
@@ -75,14 +85,21 @@ enum Scenario {
         for (int i = 0; i < BATCHES_PER_EPOCH; i++) {
             ByteBuffer b = switch (this) {
                 case PLAIN, DELETED -> TestBatches.batch(2 + i % 4, 1_000L + i);
-                case COMPRESSED -> TestBatches.batch(3 + i % 3, 1_000L + i, CODECS.get(i % CODECS.size()),
-                        RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE);
+                case COMPRESSED ->
+                    TestBatches.batch(
+                            3 + i % 3,
+                            1_000L + i,
+                            CODECS.get(i % CODECS.size()),
+                            RecordBatch.NO_PRODUCER_ID,
+                            RecordBatch.NO_PRODUCER_EPOCH,
+                            RecordBatch.NO_SEQUENCE);
                 case COMPACTED -> TestBatches.batch(3, 1_000L + i); // keys k0..k2 again and again
-                case TRANSACTIONAL -> switch (i % 3) {
-                    case 0 -> TestBatches.transactional(pid, pepoch, (txnSeq += 2) - 2, 2);
-                    case 1 -> TestBatches.marker(pid, pepoch, i % 2 == 1); // COMMIT and ABORT in turn
-                    default -> TestBatches.idempotent(pid + 100, (short) 0, (idemSeq += 2) - 2, 2);
-                };
+                case TRANSACTIONAL ->
+                    switch (i % 3) {
+                        case 0 -> TestBatches.transactional(pid, pepoch, (txnSeq += 2) - 2, 2);
+                        case 1 -> TestBatches.marker(pid, pepoch, i % 2 == 1); // COMMIT and ABORT in turn
+                        default -> TestBatches.idempotent(pid + 100, (short) 0, (idemSeq += 2) - 2, 2);
+                    };
             };
             log.append(b, Acks.ALL, -1).get(10, TimeUnit.SECONDS);
         }

@@ -48,7 +48,8 @@ enum Tool {
     Result run(Path data, long deleteTo) {
         Result r = runOn(data, deleteTo);
         // the case's directory is the same in every line: left out, the report stays readable
-        return new Result(r.exit(), r.output().replace(data + "/", ""), r.logStart(), r.highWatermark(), r.readFailure());
+        return new Result(
+                r.exit(), r.output().replace(data + "/", ""), r.logStart(), r.highWatermark(), r.readFailure());
     }
 
     private Result runOn(Path data, long deleteTo) {
@@ -60,11 +61,21 @@ enum Tool {
             case RECOVER_FAST -> kaas("recover", "--fast", "--index-interval-bytes", interval, dir);
             case VERIFY -> kaas("verify", dir);
             case COMPACT -> kaas("compact", dir);
-            case DELETE_RECORDS -> kaas("delete-records", "--data-dir", dir, "--topic", Scenario.TOPIC, "--partition", "0",
-                    "--offset", Long.toString(deleteTo));
+            case DELETE_RECORDS ->
+                kaas(
+                        "delete-records",
+                        "--data-dir",
+                        dir,
+                        "--topic",
+                        Scenario.TOPIC,
+                        "--partition",
+                        "0",
+                        "--offset",
+                        Long.toString(deleteTo));
             case REBUILD_INDEX -> kaas("rebuild-index", "--index-interval-bytes", interval, dir);
             case RECOVER_FORCE -> kaas("recover", "--force", "--index-interval-bytes", interval, dir);
-            case RECOVER_FORCE_TRUNCATE -> kaas("recover", "--force", "--truncate", "--index-interval-bytes", interval, dir);
+            case RECOVER_FORCE_TRUNCATE ->
+                kaas("recover", "--force", "--truncate", "--index-interval-bytes", interval, dir);
             case ENGINE_OPEN -> open(data);
         };
     }
@@ -90,10 +101,17 @@ enum Tool {
                     // a read that meets their damage must refuse as corrupt, naming file and byte (the broker
                     // answers CORRUPT_MESSAGE), never hand out bytes that do not frame a batch. Reads check
                     // framing only, not CRCs (like Apache, the consumer checks those): that is the contract.
-                    if (e.kind() == StorageException.Kind.CORRUPT_BATCH && e.getMessage().matches("(?s).*\\.log:\\d+: .*")) {
-                        return new Result(0, "opened, read refused at " + offset + ": " + brief(e.getMessage()), start, end, null);
+                    if (e.kind() == StorageException.Kind.CORRUPT_BATCH
+                            && e.getMessage().matches("(?s).*\\.log:\\d+: .*")) {
+                        return new Result(
+                                0,
+                                "opened, read refused at " + offset + ": " + brief(e.getMessage()),
+                                start,
+                                end,
+                                null);
                     }
-                    return new Result(0, "opened", start, end, "read at " + offset + ": " + e.kind() + ": " + e.getMessage());
+                    return new Result(
+                            0, "opened", start, end, "read at " + offset + ": " + e.kind() + ": " + e.getMessage());
                 }
                 long next;
                 try {
@@ -102,14 +120,23 @@ enum Tool {
                     return new Result(0, "opened", start, end, "read at " + offset + ": " + e.getMessage());
                 }
                 if (next <= offset) {
-                    return new Result(0, "opened", start, end, "read at " + offset + " (high watermark " + end
-                            + ") returned no batch past it");
+                    return new Result(
+                            0,
+                            "opened",
+                            start,
+                            end,
+                            "read at " + offset + " (high watermark " + end + ") returned no batch past it");
                 }
                 offset = next;
             }
             return new Result(0, "opened, read " + start + ".." + end, start, end, null);
         } catch (StorageException e) {
-            return new Result(e.kind() == StorageException.Kind.DAMAGED ? REFUSED : 3, e.kind() + ": " + brief(e.getMessage()), -1, -1, null);
+            return new Result(
+                    e.kind() == StorageException.Kind.DAMAGED ? REFUSED : 3,
+                    e.kind() + ": " + brief(e.getMessage()),
+                    -1,
+                    -1,
+                    null);
         } catch (RuntimeException e) {
             return new Result(70, e + " at " + whereThrown(e), -1, -1, null);
         }
@@ -120,7 +147,8 @@ enum Tool {
         List<String> frames = new ArrayList<>();
         for (StackTraceElement f : e.getStackTrace()) {
             if (f.getClassName().startsWith("io.kaas.") && frames.size() < 3) {
-                frames.add(f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName() + ":" + f.getLineNumber());
+                frames.add(f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName()
+                        + ":" + f.getLineNumber());
             }
         }
         return frames.isEmpty() ? "?" : String.join(" < ", frames);
@@ -136,14 +164,19 @@ enum Tool {
     private static long nextOffset(ByteBuffer records) {
         long next = -1;
         for (int pos = records.position(); pos < records.limit(); ) {
-            RecordBatchHeader h = pos + RecordBatchHeader.HEADER_SIZE <= records.limit() ? RecordBatchHeader.peek(records, pos) : null;
-            boolean frames = h != null && h.sizeInBytes() >= RecordBatchHeader.HEADER_SIZE && pos + h.sizeInBytes() <= records.limit();
+            RecordBatchHeader h = pos + RecordBatchHeader.HEADER_SIZE <= records.limit()
+                    ? RecordBatchHeader.peek(records, pos)
+                    : null;
+            boolean frames = h != null
+                    && h.sizeInBytes() >= RecordBatchHeader.HEADER_SIZE
+                    && pos + h.sizeInBytes() <= records.limit();
             if (!frames && next >= 0) {
                 return next;
             }
             if (!frames) {
-                throw new IllegalStateException("the read returned bytes that do not frame a batch at byte " + (pos - records.position())
-                        + " of " + records.remaining() + (h == null ? "" : " (length field " + h.sizeInBytes() + ")"));
+                throw new IllegalStateException("the read returned bytes that do not frame a batch at byte "
+                        + (pos - records.position()) + " of " + records.remaining()
+                        + (h == null ? "" : " (length field " + h.sizeInBytes() + ")"));
             }
             next = h.nextOffset();
             pos += h.sizeInBytes();

@@ -1,7 +1,8 @@
 package io.kaas.cli.damage;
 
 /** One broken invariant in one case, by one tool ({@code batchesLost}: CRC-valid batches it removed, for INTACT_BATCH_LOST). */
-record Violation(DamageCase damageCase, Damager.Applied applied, Tool tool, Problem problem, String detail, int batchesLost) {
+record Violation(
+        DamageCase damageCase, Damager.Applied applied, Tool tool, Problem problem, String detail, int batchesLost) {
 
     enum Problem {
         /** (a) a CRC-valid batch is gone after a run without --force */
@@ -28,7 +29,16 @@ record Violation(DamageCase damageCase, Damager.Applied applied, Tool tool, Prob
 
     /** One line: enough to find and replay the case. */
     String line() {
-        return String.format("seed=%d %s %s %s %s | %s | %s: %s | %s", damageCase.seed(), damageCase.scenario(),
-                damageCase.target(), damageCase.field(), damageCase.kind(), applied, tool.label, problem, detail);
+        return String.format(
+                "seed=%d %s %s %s %s | %s | %s: %s | %s",
+                damageCase.seed(),
+                damageCase.scenario(),
+                damageCase.target(),
+                damageCase.field(),
+                damageCase.kind(),
+                applied,
+                tool.label,
+                problem,
+                detail);
     }
 }

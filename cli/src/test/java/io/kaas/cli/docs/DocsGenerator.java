@@ -40,8 +40,7 @@ public final class DocsGenerator {
     /** The command that regenerates them; error messages tell people to run it. */
     public static final String REGENERATE = "mvn -q -B package -pl cli -am -DskipTests";
 
-    private DocsGenerator() {
-    }
+    private DocsGenerator() {}
 
     /** {@code DocsGenerator REPO_ROOT}: rewrites REPO_ROOT/man and REPO_ROOT/completions. */
     public static void main(String[] args) throws IOException {
@@ -125,7 +124,9 @@ public final class DocsGenerator {
         for (CommandLine sub : root.subcommands().values()) {
             CommandSpec spec = sub.getCommandSpec();
             // Aliases map to the same CommandLine: keep each command once, under its own name.
-            if (!spec.usageMessage().hidden() && !tree.contains(spec) && sub.getCommandName().equals(spec.name())) {
+            if (!spec.usageMessage().hidden()
+                    && !tree.contains(spec)
+                    && sub.getCommandName().equals(spec.name())) {
                 tree.addAll(commandTree(spec));
             }
         }
@@ -150,8 +151,12 @@ public final class DocsGenerator {
                 .attribute("revdate", "")
                 .attribute("reproducible", "")
                 .build();
-        Options options = Options.builder().backend("manpage").standalone(true).safe(org.asciidoctor.SafeMode.SAFE)
-                .attributes(attributes).build();
+        Options options = Options.builder()
+                .backend("manpage")
+                .standalone(true)
+                .safe(org.asciidoctor.SafeMode.SAFE)
+                .attributes(attributes)
+                .build();
         return asciidoctor.convert(asciidoc, options);
     }
 

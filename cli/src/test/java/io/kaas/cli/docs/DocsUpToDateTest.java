@@ -3,6 +3,7 @@ package io.kaas.cli.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.kaas.cli.KaasRun;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import io.kaas.cli.KaasRun;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DocsUpToDateTest {
 
-    private static final Path REPO_ROOT = Path.of(System.getProperty("kaas.repo.root", "..")).toAbsolutePath().normalize();
+    private static final Path REPO_ROOT =
+            Path.of(System.getProperty("kaas.repo.root", "..")).toAbsolutePath().normalize();
 
     /** Rendered once: each rendering starts JRuby for asciidoctor, which takes seconds. */
     private static Map<String, String> rendered;
@@ -41,8 +42,10 @@ class DocsUpToDateTest {
         List<String> problems = new ArrayList<>();
         for (String dir : DocsGenerator.OWNED_DIRS) {
             TreeSet<String> names = new TreeSet<>();
-            DocsGenerator.listFiles(generated.resolve(dir)).forEach(p -> names.add(p.getFileName().toString()));
-            DocsGenerator.listFiles(REPO_ROOT.resolve(dir)).forEach(p -> names.add(p.getFileName().toString()));
+            DocsGenerator.listFiles(generated.resolve(dir))
+                    .forEach(p -> names.add(p.getFileName().toString()));
+            DocsGenerator.listFiles(REPO_ROOT.resolve(dir))
+                    .forEach(p -> names.add(p.getFileName().toString()));
             for (String name : names) {
                 Path fresh = generated.resolve(dir).resolve(name);
                 Path checkedIn = REPO_ROOT.resolve(dir).resolve(name);
@@ -50,7 +53,8 @@ class DocsUpToDateTest {
                     problems.add(dir + "/" + name + " is missing");
                 } else if (!Files.exists(fresh)) {
                     problems.add(dir + "/" + name + " is no longer generated (a removed command?)");
-                } else if (!Files.readString(fresh, StandardCharsets.UTF_8).equals(Files.readString(checkedIn, StandardCharsets.UTF_8))) {
+                } else if (!Files.readString(fresh, StandardCharsets.UTF_8)
+                        .equals(Files.readString(checkedIn, StandardCharsets.UTF_8))) {
                     problems.add(dir + "/" + name + " differs from what the build generates");
                 }
             }
@@ -67,7 +71,8 @@ class DocsUpToDateTest {
 
         assertThat(run.exitCode()).isZero();
         // picocli prints the script with println: one blank line more at the end, harmless to bash.
-        assertThat(run.out().strip()).isEqualTo(rendered.get("completions/kaas.bash").strip());
+        assertThat(run.out().strip())
+                .isEqualTo(rendered.get("completions/kaas.bash").strip());
     }
 
     @Test
@@ -76,7 +81,8 @@ class DocsUpToDateTest {
         // build on a new day "change" man/ and fail the test above.
         String today = LocalDate.now(ZoneOffset.UTC).toString();
         String todayLocal = LocalDate.now().toString();
-        rendered.forEach((file, content) -> assertThat(content).as(file).doesNotContain(today).doesNotContain(todayLocal));
+        rendered.forEach((file, content) ->
+                assertThat(content).as(file).doesNotContain(today).doesNotContain(todayLocal));
     }
 
     @Test

@@ -24,7 +24,10 @@ public record EtcdAddress(List<String> endpoints) implements StoreAddress {
         for (String e : spec.substring(SCHEME.length()).split(",")) {
             String hp = e.trim();
             URI u = URI.create("http://" + hp);
-            if (hp.isEmpty() || u.getHost() == null || u.getPort() < 1 || (u.getPath() != null && !u.getPath().isEmpty())) {
+            if (hp.isEmpty()
+                    || u.getHost() == null
+                    || u.getPort() < 1
+                    || (u.getPath() != null && !u.getPath().isEmpty())) {
                 throw new IllegalArgumentException("--coordinator: not HOST:PORT: '" + hp + "' in " + spec);
             }
             endpoints.add(hp);

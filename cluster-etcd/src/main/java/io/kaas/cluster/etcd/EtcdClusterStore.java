@@ -1,11 +1,5 @@
 package io.kaas.cluster.etcd;
 
-import io.kaas.cluster.Assignment;
-import io.kaas.cluster.BrokerRegistration;
-import io.kaas.cluster.ClusterStore;
-import io.kaas.cluster.CoordinationException;
-import io.kaas.cluster.CoordinatorSlots;
-import io.kaas.cluster.Versioned;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
@@ -21,6 +15,12 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchResponse;
+import io.kaas.cluster.Assignment;
+import io.kaas.cluster.BrokerRegistration;
+import io.kaas.cluster.ClusterStore;
+import io.kaas.cluster.CoordinationException;
+import io.kaas.cluster.CoordinatorSlots;
+import io.kaas.cluster.Versioned;
 import io.kaas.storage.TopicPartition;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -74,9 +74,15 @@ public final class EtcdClusterStore implements ClusterStore {
         for (String e : endpoints) {
             uris.add(URI.create(e.contains("://") ? e : "http://" + e));
         }
-        Client client = Client.builder().endpoints(uris).connectTimeout(timeout)
-                .retryDelay(50).retryMaxDelay(Math.max(100, timeout.toMillis() / 4)).retryMaxDuration(timeout)
-                .keepaliveTime(Duration.ofSeconds(5)).keepaliveTimeout(timeout).build();
+        Client client = Client.builder()
+                .endpoints(uris)
+                .connectTimeout(timeout)
+                .retryDelay(50)
+                .retryMaxDelay(Math.max(100, timeout.toMillis() / 4))
+                .retryMaxDuration(timeout)
+                .keepaliveTime(Duration.ofSeconds(5))
+                .keepaliveTimeout(timeout)
+                .build();
         EtcdClusterStore store = new EtcdClusterStore(client, clusterId, timeout);
         try {
             store.await(client.getKVClient().get(store.key("assignment")), "reach etcd at " + endpoints);
@@ -89,7 +95,8 @@ public final class EtcdClusterStore implements ClusterStore {
 
     @Override
     public long grantLease(Duration ttl) {
-        return await(client.getLeaseClient().grant(Math.max(1, ttl.toSeconds())), "grant a lease").getID();
+        return await(client.getLeaseClient().grant(Math.max(1, ttl.toSeconds())), "grant a lease")
+                .getID();
     }
 
     @Override
@@ -98,7 +105,8 @@ public final class EtcdClusterStore implements ClusterStore {
         try {
             r = await(client.getLeaseClient().keepAliveOnce(lease), "renew lease " + Long.toHexString(lease));
         } catch (CoordinationException e) {
-            if (e.getCause() != null && String.valueOf(e.getCause().getMessage()).contains("requested lease not found")) {
+            if (e.getCause() != null
+                    && String.valueOf(e.getCause().getMessage()).contains("requested lease not found")) {
                 return Duration.ZERO;
             }
             throw e;
@@ -114,10 +122,17 @@ public final class EtcdClusterStore implements ClusterStore {
     @Override
     public boolean register(BrokerRegistration broker, long lease) {
         ByteSequence k = key("brokers/" + broker.brokerId());
-        return await(client.getKVClient().txn()
-                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(k, bytes(json(broker)), PutOption.builder().withLeaseId(lease).build()))
-                .commit(), "register broker " + broker.brokerId()).isSucceeded();
+        return await(
+                        client.getKVClient()
+                                .txn()
+                                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                                .Then(Op.put(
+                                        k,
+                                        bytes(json(broker)),
+                                        PutOption.builder().withLeaseId(lease).build()))
+                                .commit(),
+                        "register broker " + broker.brokerId())
+                .isSucceeded();
     }
 
     @Override
@@ -132,7 +147,8 @@ public final class EtcdClusterStore implements ClusterStore {
 
     @Override
     public CompletableFuture<Void> campaign(int brokerId, long lease) {
-        return client.getElectionClient().campaign(key("controller"), lease, bytes(Integer.toString(brokerId)))
+        return client.getElectionClient()
+                .campaign(key("controller"), lease, bytes(Integer.toString(brokerId)))
                 .thenApply(r -> null);
     }
 
@@ -156,14 +172,18 @@ public final class EtcdClusterStore implements ClusterStore {
         Map<String, Integer> out = new TreeMap<>();
         int cut = (prefix + "topics/").length();
         for (KeyValue kv : list("topics/")) {
-            out.put(kv.getKey().toString(StandardCharsets.UTF_8).substring(cut), Integer.parseInt(kv.getValue().toString(StandardCharsets.UTF_8)));
+            out.put(
+                    kv.getKey().toString(StandardCharsets.UTF_8).substring(cut),
+                    Integer.parseInt(kv.getValue().toString(StandardCharsets.UTF_8)));
         }
         return out;
     }
 
     @Override
     public void publishTopic(String topic, int partitions) {
-        await(client.getKVClient().put(key("topics/" + topic), bytes(Integer.toString(partitions))), "publish topic " + topic);
+        await(
+                client.getKVClient().put(key("topics/" + topic), bytes(Integer.toString(partitions))),
+                "publish topic " + topic);
     }
 
     @Override
@@ -185,28 +205,44 @@ public final class EtcdClusterStore implements ClusterStore {
     public boolean claim(TopicPartition tp, long expectedEpochVersion, int nextEpoch, int brokerId, long lease) {
         ByteSequence epoch = epochKey(tp);
         ByteSequence holder = holderKey(tp);
-        return await(client.getKVClient().txn()
-                .If(new Cmp(epoch, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedEpochVersion)),
-                        new Cmp(holder, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(epoch, bytes(Integer.toString(nextEpoch)), PutOption.DEFAULT),
-                        Op.put(holder, bytes(Integer.toString(brokerId)), PutOption.builder().withLeaseId(lease).build()))
-                .commit(), "claim " + tp).isSucceeded();
+        return await(
+                        client.getKVClient()
+                                .txn()
+                                .If(
+                                        new Cmp(epoch, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedEpochVersion)),
+                                        new Cmp(holder, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                                .Then(
+                                        Op.put(epoch, bytes(Integer.toString(nextEpoch)), PutOption.DEFAULT),
+                                        Op.put(
+                                                holder,
+                                                bytes(Integer.toString(brokerId)),
+                                                PutOption.builder()
+                                                        .withLeaseId(lease)
+                                                        .build()))
+                                .commit(),
+                        "claim " + tp)
+                .isSucceeded();
     }
 
     @Override
     public void release(TopicPartition tp, int brokerId) {
         ByteSequence holder = holderKey(tp);
-        await(client.getKVClient().txn()
-                .If(new Cmp(holder, Cmp.Op.EQUAL, CmpTarget.value(bytes(Integer.toString(brokerId)))))
-                .Then(Op.delete(holder, io.etcd.jetcd.options.DeleteOption.DEFAULT))
-                .commit(), "release " + tp);
+        await(
+                client.getKVClient()
+                        .txn()
+                        .If(new Cmp(holder, Cmp.Op.EQUAL, CmpTarget.value(bytes(Integer.toString(brokerId)))))
+                        .Then(Op.delete(holder, io.etcd.jetcd.options.DeleteOption.DEFAULT))
+                        .commit(),
+                "release " + tp);
     }
 
     @Override
     public java.util.OptionalInt holder(TopicPartition tp) {
         GetResponse r = await(client.getKVClient().get(holderKey(tp)), "read the holder of " + tp);
-        return r.getKvs().isEmpty() ? java.util.OptionalInt.empty()
-                : java.util.OptionalInt.of(Integer.parseInt(r.getKvs().get(0).getValue().toString(StandardCharsets.UTF_8)));
+        return r.getKvs().isEmpty()
+                ? java.util.OptionalInt.empty()
+                : java.util.OptionalInt.of(
+                        Integer.parseInt(r.getKvs().get(0).getValue().toString(StandardCharsets.UTF_8)));
     }
 
     @Override
@@ -214,7 +250,9 @@ public final class EtcdClusterStore implements ClusterStore {
         ByteSequence k = key("producer-ids");
         while (true) {
             GetResponse r = await(client.getKVClient().get(k), "read the producer-id counter");
-            long start = r.getKvs().isEmpty() ? 0 : Long.parseLong(r.getKvs().get(0).getValue().toString(StandardCharsets.UTF_8));
+            long start = r.getKvs().isEmpty()
+                    ? 0
+                    : Long.parseLong(r.getKvs().get(0).getValue().toString(StandardCharsets.UTF_8));
             long version = r.getKvs().isEmpty() ? 0 : r.getKvs().get(0).getModRevision();
             if (compareAndSet(k, version, Long.toString(start + size), "reserve producer ids")) {
                 return start;
@@ -224,11 +262,13 @@ public final class EtcdClusterStore implements ClusterStore {
 
     @Override
     public AutoCloseable watch(Runnable onChange, Runnable onLost) {
-        WatchOption option = WatchOption.builder().isPrefix(true).withCreateNotify(true).build();
-        Watch.Watcher w = client.getWatchClient().watch(bytes(prefix), option, Watch.listener(
-                (WatchResponse r) -> onChange.run(),
-                (Throwable t) -> onLost.run(),
-                onLost));
+        WatchOption option =
+                WatchOption.builder().isPrefix(true).withCreateNotify(true).build();
+        Watch.Watcher w = client.getWatchClient()
+                .watch(
+                        bytes(prefix),
+                        option,
+                        Watch.listener((WatchResponse r) -> onChange.run(), (Throwable t) -> onLost.run(), onLost));
         return w::close;
     }
 
@@ -238,14 +278,24 @@ public final class EtcdClusterStore implements ClusterStore {
     }
 
     private boolean compareAndSet(ByteSequence k, long expectedVersion, String value, String what) {
-        return await(client.getKVClient().txn()
-                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedVersion)))
-                .Then(Op.put(k, bytes(value), PutOption.DEFAULT))
-                .commit(), what).isSucceeded();
+        return await(
+                        client.getKVClient()
+                                .txn()
+                                .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(expectedVersion)))
+                                .Then(Op.put(k, bytes(value), PutOption.DEFAULT))
+                                .commit(),
+                        what)
+                .isSucceeded();
     }
 
     private List<KeyValue> list(String under) {
-        return await(client.getKVClient().get(key(under), GetOption.builder().isPrefix(true).build()), "list " + under).getKvs();
+        return await(
+                        client.getKVClient()
+                                .get(
+                                        key(under),
+                                        GetOption.builder().isPrefix(true).build()),
+                        "list " + under)
+                .getKvs();
     }
 
     private ByteSequence holderKey(TopicPartition tp) {
@@ -276,8 +326,10 @@ public final class EtcdClusterStore implements ClusterStore {
         try {
             return JSON.readValue(b.getBytes(), type);
         } catch (java.io.IOException e) {
-            throw new CoordinationException("etcd holds a value kaas cannot read as " + type.getSimpleName() + ": "
-                    + b.toString(StandardCharsets.UTF_8), e);
+            throw new CoordinationException(
+                    "etcd holds a value kaas cannot read as " + type.getSimpleName() + ": "
+                            + b.toString(StandardCharsets.UTF_8),
+                    e);
         }
     }
 
@@ -290,7 +342,8 @@ public final class EtcdClusterStore implements ClusterStore {
             throw new CoordinationException("interrupted while trying to " + what, e);
         } catch (TimeoutException e) {
             f.cancel(true);
-            throw new CoordinationException("etcd did not answer within " + timeout.toMillis() + " ms: cannot " + what, e);
+            throw new CoordinationException(
+                    "etcd did not answer within " + timeout.toMillis() + " ms: cannot " + what, e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw new CoordinationException("cannot " + what + ": " + cause.getMessage(), cause);

@@ -1,10 +1,10 @@
 package io.kaas.cluster.etcd;
 
-import io.kaas.cluster.ClusterStore;
-import io.kaas.cluster.CoordinationException;
-import io.kaas.cluster.ClusterStoreContract;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kaas.cluster.ClusterStore;
+import io.kaas.cluster.ClusterStoreContract;
+import io.kaas.cluster.CoordinationException;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,6 +29,7 @@ class EtcdClusterStoreTest extends ClusterStoreContract {
     @Test
     void anUnreachableEtcdIsAClearError() {
         assertThatThrownBy(() -> EtcdClusterStore.connect(List.of("127.0.0.1:1"), "x", Duration.ofMillis(500)))
-                .isInstanceOf(CoordinationException.class).hasMessageContaining("127.0.0.1:1");
+                .isInstanceOf(CoordinationException.class)
+                .hasMessageContaining("127.0.0.1:1");
     }
 }

@@ -46,23 +46,47 @@ public final class EtcdServer implements AutoCloseable, ExtensionContext.Store.C
     private void launch() throws IOException {
         String client = "http://127.0.0.1:" + clientPort;
         String peer = "http://127.0.0.1:" + peerPort;
-        process = new ProcessBuilder(List.of("etcd", "--name", "kaas-test", "--data-dir", dataDir.resolve("data").toString(),
-                "--listen-client-urls", client, "--advertise-client-urls", client,
-                "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                "--initial-cluster", "kaas-test=" + peer, "--log-level", "warn"))
-                .redirectErrorStream(true).redirectOutput(dataDir.resolve("etcd.log").toFile()).start();
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        Awaitility.await("etcd healthy on " + client).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("etcd exited " + process.exitValue() + ": " + Files.readString(dataDir.resolve("etcd.log")));
-            }
-            try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(client + "/health")).build(), HttpResponse.BodyHandlers.ofString());
-                return r.statusCode() == 200 && r.body().contains("true");
-            } catch (IOException e) {
-                return false;
-            }
-        });
+        process = new ProcessBuilder(List.of(
+                        "etcd",
+                        "--name",
+                        "kaas-test",
+                        "--data-dir",
+                        dataDir.resolve("data").toString(),
+                        "--listen-client-urls",
+                        client,
+                        "--advertise-client-urls",
+                        client,
+                        "--listen-peer-urls",
+                        peer,
+                        "--initial-advertise-peer-urls",
+                        peer,
+                        "--initial-cluster",
+                        "kaas-test=" + peer,
+                        "--log-level",
+                        "warn"))
+                .redirectErrorStream(true)
+                .redirectOutput(dataDir.resolve("etcd.log").toFile())
+                .start();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        Awaitility.await("etcd healthy on " + client)
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException("etcd exited " + process.exitValue() + ": "
+                                + Files.readString(dataDir.resolve("etcd.log")));
+                    }
+                    try {
+                        HttpResponse<String> r = http.send(
+                                HttpRequest.newBuilder(URI.create(client + "/health"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        return r.statusCode() == 200 && r.body().contains("true");
+                    } catch (IOException e) {
+                        return false;
+                    }
+                });
     }
 
     /** {@code 127.0.0.1:port}, what {@code --coordinator etcd://} takes. */
@@ -109,14 +133,19 @@ public final class EtcdServer implements AutoCloseable, ExtensionContext.Store.C
 
         @Override
         public Object resolveParameter(ParameterContext p, ExtensionContext c) {
-            return c.getRoot().getStore(ExtensionContext.Namespace.create(EtcdServer.class))
-                    .getOrComputeIfAbsent("etcd", k -> {
-                        try {
-                            return start();
-                        } catch (IOException e) {
-                            throw new IllegalStateException("cannot start etcd (is Debian's etcd-server installed?)", e);
-                        }
-                    }, EtcdServer.class);
+            return c.getRoot()
+                    .getStore(ExtensionContext.Namespace.create(EtcdServer.class))
+                    .getOrComputeIfAbsent(
+                            "etcd",
+                            k -> {
+                                try {
+                                    return start();
+                                } catch (IOException e) {
+                                    throw new IllegalStateException(
+                                            "cannot start etcd (is Debian's etcd-server installed?)", e);
+                                }
+                            },
+                            EtcdServer.class);
         }
     }
 }

@@ -26,9 +26,11 @@ class PartitionPinsTest {
 
     @Test
     void aMoveIsInProgressUntilItsBrokerHoldsThePartitionAndACancelLeavesItWithItsHolder(EtcdServer etcd) {
-        try (ClusterStore store = EtcdClusterStore.connect(List.of(etcd.endpoint()), "pins-" + UUID.randomUUID(), Duration.ofSeconds(5))) {
+        try (ClusterStore store = EtcdClusterStore.connect(
+                List.of(etcd.endpoint()), "pins-" + UUID.randomUUID(), Duration.ofSeconds(5))) {
             store.publishTopic("t", 2);
-            assertThat(store.compareAndSetAssignment(0, new Assignment(Map.of("t", List.of(0, 0))))).isTrue();
+            assertThat(store.compareAndSetAssignment(0, new Assignment(Map.of("t", List.of(0, 0)))))
+                    .isTrue();
             long lease = store.grantLease(Duration.ofSeconds(10));
             assertThat(store.claim(TP, store.epoch(TP).version(), 1, 0, lease)).isTrue(); // broker 0 holds t-1
             PartitionPins pins = new PartitionPins(store);
@@ -41,7 +43,9 @@ class PartitionPinsTest {
 
             pins.cancel(List.of(TP), TOPICS);
             assertThat(pins.assignment().pin(TP)).isEmpty();
-            assertThat(pins.assignment().owner(TP)).as("back to the broker holding it: nothing moves").isEqualTo(OptionalInt.of(0));
+            assertThat(pins.assignment().owner(TP))
+                    .as("back to the broker holding it: nothing moves")
+                    .isEqualTo(OptionalInt.of(0));
             assertThat(pins.inProgress(tp -> true)).isEmpty();
 
             // Pinned to its holder: done at once; cancelling then only unpins.

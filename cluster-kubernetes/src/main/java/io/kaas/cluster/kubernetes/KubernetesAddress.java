@@ -57,7 +57,10 @@ public record KubernetesAddress(String namespace, String context) implements Sto
         try {
             config = Config.autoConfigure(context);
         } catch (RuntimeException e) {
-            throw new CoordinationException("cannot read the Kubernetes client configuration (kubeconfig or service account): " + e.getMessage(), e);
+            throw new CoordinationException(
+                    "cannot read the Kubernetes client configuration (kubeconfig or service account): "
+                            + e.getMessage(),
+                    e);
         }
         String ns = namespace != null ? namespace : config.getNamespace() != null ? config.getNamespace() : "default";
         return KubernetesClusterStore.connect(config, ns, clusterId, timeout);

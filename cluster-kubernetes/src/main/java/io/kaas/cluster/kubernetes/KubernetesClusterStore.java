@@ -82,7 +82,8 @@ public final class KubernetesClusterStore implements ClusterStore {
         this.namespace = namespace;
         this.prefix = namePrefix(clusterId);
         this.timeout = timeout;
-        this.campaigns = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-k8s-campaign", true));
+        this.campaigns =
+                Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("kaas-k8s-campaign", true));
     }
 
     /**
@@ -99,10 +100,13 @@ public final class KubernetesClusterStore implements ClusterStore {
     }
 
     /** A store over {@code client} (which it closes), in {@code namespace}; checked with one read. */
-    public static KubernetesClusterStore open(KubernetesClient client, String namespace, String clusterId, Duration timeout) {
+    public static KubernetesClusterStore open(
+            KubernetesClient client, String namespace, String clusterId, Duration timeout) {
         KubernetesClusterStore store = new KubernetesClusterStore(client, namespace, clusterId, timeout);
         try {
-            store.call(() -> store.stateMap().get(), "reach the Kubernetes API at " + client.getMasterUrl() + " (namespace " + namespace + ")");
+            store.call(
+                    () -> store.stateMap().get(),
+                    "reach the Kubernetes API at " + client.getMasterUrl() + " (namespace " + namespace + ")");
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -137,11 +141,25 @@ public final class KubernetesClusterStore implements ClusterStore {
         while (true) {
             long id = IDS.nextLong() & Long.MAX_VALUE;
             ZonedDateTime now = now();
-            Lease lease = new LeaseBuilder().withNewMetadata().withName(leaseName(id)).withLabels(labels("member")).endMetadata()
-                    .withNewSpec().withHolderIdentity(Long.toHexString(id)).withLeaseDurationSeconds((int) Math.max(1, ttl.toSeconds()))
-                    .withAcquireTime(now).withRenewTime(now).endSpec().build();
+            Lease lease = new LeaseBuilder()
+                    .withNewMetadata()
+                    .withName(leaseName(id))
+                    .withLabels(labels("member"))
+                    .endMetadata()
+                    .withNewSpec()
+                    .withHolderIdentity(Long.toHexString(id))
+                    .withLeaseDurationSeconds((int) Math.max(1, ttl.toSeconds()))
+                    .withAcquireTime(now)
+                    .withRenewTime(now)
+                    .endSpec()
+                    .build();
             try {
-                call(() -> client.leases().inNamespace(namespace).resource(lease).create(), "grant a lease");
+                call(
+                        () -> client.leases()
+                                .inNamespace(namespace)
+                                .resource(lease)
+                                .create(),
+                        "grant a lease");
                 return id;
             } catch (CoordinationException e) {
                 if (code(e) != 409) {
@@ -156,7 +174,12 @@ public final class KubernetesClusterStore implements ClusterStore {
     public Duration renewLease(long lease) {
         String hex = Long.toHexString(lease);
         for (int attempt = 0; attempt < 3; attempt++) {
-            Lease l = call(() -> client.leases().inNamespace(namespace).withName(leaseName(lease)).get(), "read lease " + hex);
+            Lease l = call(
+                    () -> client.leases()
+                            .inNamespace(namespace)
+                            .withName(leaseName(lease))
+                            .get(),
+                    "read lease " + hex);
             if (l == null || l.getSpec() == null || !hex.equals(l.getSpec().getHolderIdentity())) {
                 return Duration.ZERO; // revoked, or marked expired by an observer: gone for good
             }
@@ -179,7 +202,12 @@ public final class KubernetesClusterStore implements ClusterStore {
 
     @Override
     public void revokeLease(long lease) {
-        call(() -> client.leases().inNamespace(namespace).withName(leaseName(lease)).delete(), "revoke lease " + Long.toHexString(lease));
+        call(
+                () -> client.leases()
+                        .inNamespace(namespace)
+                        .withName(leaseName(lease))
+                        .delete(),
+                "revoke lease " + Long.toHexString(lease));
     }
 
     /**
@@ -189,8 +217,14 @@ public final class KubernetesClusterStore implements ClusterStore {
     private Set<Long> liveLeases() {
         Set<Long> live = new HashSet<>();
         Set<String> names = new HashSet<>();
-        for (Lease l : call(() -> client.leases().inNamespace(namespace).withLabel(CLUSTER_LABEL, prefix)
-                .withLabel(ROLE_LABEL, "member").list().getItems(), "list the leases")) {
+        for (Lease l : call(
+                () -> client.leases()
+                        .inNamespace(namespace)
+                        .withLabel(CLUSTER_LABEL, prefix)
+                        .withLabel(ROLE_LABEL, "member")
+                        .list()
+                        .getItems(),
+                "list the leases")) {
             String name = l.getMetadata().getName();
             names.add(name);
             String holder = l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
@@ -199,7 +233,9 @@ public final class KubernetesClusterStore implements ClusterStore {
                 deleteQuietly(name); // marked expired earlier: only its removal is left
                 continue;
             }
-            int duration = l.getSpec().getLeaseDurationSeconds() == null ? 1 : l.getSpec().getLeaseDurationSeconds();
+            int duration = l.getSpec().getLeaseDurationSeconds() == null
+                    ? 1
+                    : l.getSpec().getLeaseDurationSeconds();
             if (!observations.expired(name, l.getMetadata().getResourceVersion(), duration)) {
                 live.add(id);
                 continue;
@@ -222,7 +258,12 @@ public final class KubernetesClusterStore implements ClusterStore {
 
     private void deleteQuietly(String leaseName) {
         try {
-            call(() -> client.leases().inNamespace(namespace).withName(leaseName).delete(), "delete lease " + leaseName);
+            call(
+                    () -> client.leases()
+                            .inNamespace(namespace)
+                            .withName(leaseName)
+                            .delete(),
+                    "delete lease " + leaseName);
         } catch (CoordinationException e) {
             // Anyone may remove a dead lease; the next observer tries again.
         }
@@ -239,7 +280,8 @@ public final class KubernetesClusterStore implements ClusterStore {
             if (m != null && m.lease() != lease) {
                 return false;
             }
-            s.brokers.put(broker.brokerId(), new SharedState.Member(broker.host(), broker.port(), lease, broker.endpoints()));
+            s.brokers.put(
+                    broker.brokerId(), new SharedState.Member(broker.host(), broker.port(), lease, broker.endpoints()));
             return true;
         });
     }
@@ -263,49 +305,63 @@ public final class KubernetesClusterStore implements ClusterStore {
         pendingCampaigns.add(elected);
         ScheduledFuture<?>[] task = new ScheduledFuture<?>[1];
         synchronized (task) {
-            task[0] = campaigns.scheduleWithFixedDelay(() -> {
-                synchronized (task) {
-                    if (elected.isDone()) {
-                        task[0].cancel(false);
-                        return;
-                    }
-                }
-                try {
-                    switch (tryToLead(brokerId, lease)) {
-                        case LEADS -> {
-                            pendingCampaigns.remove(elected);
-                            elected.complete(null);
+            task[0] = campaigns.scheduleWithFixedDelay(
+                    () -> {
+                        synchronized (task) {
+                            if (elected.isDone()) {
+                                task[0].cancel(false);
+                                return;
+                            }
                         }
-                        case LEASE_GONE -> {
-                            // As etcd's campaign fails on a revoked lease: otherwise every lost lease would leave a
-                            // campaign polling the API server for good. A new membership campaigns anew.
+                        try {
+                            switch (tryToLead(brokerId, lease)) {
+                                case LEADS -> {
+                                    pendingCampaigns.remove(elected);
+                                    elected.complete(null);
+                                }
+                                case LEASE_GONE -> {
+                                    // As etcd's campaign fails on a revoked lease: otherwise every lost lease would
+                                    // leave a
+                                    // campaign polling the API server for good. A new membership campaigns anew.
+                                    pendingCampaigns.remove(elected);
+                                    elected.completeExceptionally(new CoordinationException("campaign of broker "
+                                            + brokerId + " ended: its lease " + Long.toHexString(lease) + " is gone"));
+                                }
+                                case WAITS -> {}
+                            }
+                        } catch (CoordinationException e) {
+                            // Unreachable for now: the next attempt retries, as etcd's campaign would keep waiting.
+                        } catch (RuntimeException | LinkageError e) {
+                            // A bug, not an outage: fail the campaign loudly rather than let the scheduler drop the
+                            // task silently.
                             pendingCampaigns.remove(elected);
-                            elected.completeExceptionally(new CoordinationException("campaign of broker " + brokerId
-                                    + " ended: its lease " + Long.toHexString(lease) + " is gone"));
+                            elected.completeExceptionally(e);
                         }
-                        case WAITS -> { }
-                    }
-                } catch (CoordinationException e) {
-                    // Unreachable for now: the next attempt retries, as etcd's campaign would keep waiting.
-                } catch (RuntimeException | LinkageError e) {
-                    // A bug, not an outage: fail the campaign loudly rather than let the scheduler drop the task silently.
-                    pendingCampaigns.remove(elected);
-                    elected.completeExceptionally(e);
-                }
-            }, 0, 500, TimeUnit.MILLISECONDS);
+                    },
+                    0,
+                    500,
+                    TimeUnit.MILLISECONDS);
         }
         return elected;
     }
 
-    private enum Attempt { LEADS, WAITS, LEASE_GONE }
+    private enum Attempt {
+        LEADS,
+        WAITS,
+        LEASE_GONE
+    }
 
     /** One attempt: take the controller Lease if it is free or names a dead membership lease. */
     private Attempt tryToLead(int brokerId, long lease) {
         String name = prefix + "-controller";
         String hex = Long.toHexString(lease);
-        Lease current = call(() -> client.leases().inNamespace(namespace).withName(name).get(), "read the controller lease");
-        if (current != null && hex.equals(current.getMetadata().getAnnotations() == null ? null
-                : current.getMetadata().getAnnotations().get(LEASE_ANNOTATION))) {
+        Lease current =
+                call(() -> client.leases().inNamespace(namespace).withName(name).get(), "read the controller lease");
+        if (current != null
+                && hex.equals(
+                        current.getMetadata().getAnnotations() == null
+                                ? null
+                                : current.getMetadata().getAnnotations().get(LEASE_ANNOTATION))) {
             return Attempt.LEADS;
         }
         Set<Long> live = liveLeases();
@@ -313,19 +369,35 @@ public final class KubernetesClusterStore implements ClusterStore {
             return Attempt.LEASE_GONE;
         }
         if (current != null) {
-            Long holder = parseHex(current.getMetadata().getAnnotations() == null ? null : current.getMetadata().getAnnotations().get(LEASE_ANNOTATION));
+            Long holder = parseHex(
+                    current.getMetadata().getAnnotations() == null
+                            ? null
+                            : current.getMetadata().getAnnotations().get(LEASE_ANNOTATION));
             if (holder != null && live.contains(holder)) {
                 return Attempt.WAITS;
             }
         }
         ZonedDateTime now = now();
-        int transitions = current == null || current.getSpec() == null || current.getSpec().getLeaseTransitions() == null
-                ? 0 : current.getSpec().getLeaseTransitions() + 1;
-        Lease next = new LeaseBuilder().withNewMetadata().withName(name).withLabels(labels("controller"))
+        int transitions = current == null
+                        || current.getSpec() == null
+                        || current.getSpec().getLeaseTransitions() == null
+                ? 0
+                : current.getSpec().getLeaseTransitions() + 1;
+        Lease next = new LeaseBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(labels("controller"))
                 .withAnnotations(Map.of(LEASE_ANNOTATION, hex))
-                .withResourceVersion(current == null ? null : current.getMetadata().getResourceVersion()).endMetadata()
-                .withNewSpec().withHolderIdentity("broker-" + brokerId).withAcquireTime(now).withRenewTime(now)
-                .withLeaseTransitions(transitions).endSpec().build();
+                .withResourceVersion(
+                        current == null ? null : current.getMetadata().getResourceVersion())
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity("broker-" + brokerId)
+                .withAcquireTime(now)
+                .withRenewTime(now)
+                .withLeaseTransitions(transitions)
+                .endSpec()
+                .build();
         try {
             if (current == null) {
                 call(() -> client.leases().inNamespace(namespace).resource(next).create(), "take the controller lease");
@@ -431,32 +503,40 @@ public final class KubernetesClusterStore implements ClusterStore {
      */
     @Override
     public AutoCloseable watch(Runnable onChange, Runnable onLost) {
-        Watch state = call(() -> stateMap().watch(new Watcher<ConfigMap>() {
-            @Override
-            public void eventReceived(Action action, ConfigMap resource) {
-                onChange.run();
-            }
-
-            @Override
-            public void onClose(WatcherException cause) {
-                onLost.run();
-            }
-        }), "watch the cluster state");
-        Watch leases;
-        try {
-            leases = call(() -> client.leases().inNamespace(namespace).withLabel(CLUSTER_LABEL, prefix).watch(new Watcher<Lease>() {
-                @Override
-                public void eventReceived(Action action, Lease resource) {
-                    if (action != Action.MODIFIED || resource.getMetadata().getName().endsWith("-controller")) {
+        Watch state = call(
+                () -> stateMap().watch(new Watcher<ConfigMap>() {
+                    @Override
+                    public void eventReceived(Action action, ConfigMap resource) {
                         onChange.run();
                     }
-                }
 
-                @Override
-                public void onClose(WatcherException cause) {
-                    onLost.run();
-                }
-            }), "watch the leases");
+                    @Override
+                    public void onClose(WatcherException cause) {
+                        onLost.run();
+                    }
+                }),
+                "watch the cluster state");
+        Watch leases;
+        try {
+            leases = call(
+                    () -> client.leases()
+                            .inNamespace(namespace)
+                            .withLabel(CLUSTER_LABEL, prefix)
+                            .watch(new Watcher<Lease>() {
+                                @Override
+                                public void eventReceived(Action action, Lease resource) {
+                                    if (action != Action.MODIFIED
+                                            || resource.getMetadata().getName().endsWith("-controller")) {
+                                        onChange.run();
+                                    }
+                                }
+
+                                @Override
+                                public void onClose(WatcherException cause) {
+                                    onLost.run();
+                                }
+                            }),
+                    "watch the leases");
         } catch (RuntimeException e) {
             state.close();
             throw e;
@@ -471,7 +551,8 @@ public final class KubernetesClusterStore implements ClusterStore {
     @Override
     public void close() {
         campaigns.shutdownNow();
-        pendingCampaigns.forEach(f -> f.completeExceptionally(new CoordinationException("the coordination store closed")));
+        pendingCampaigns.forEach(
+                f -> f.completeExceptionally(new CoordinationException("the coordination store closed")));
         client.close();
     }
 
@@ -483,7 +564,8 @@ public final class KubernetesClusterStore implements ClusterStore {
 
     private SharedState read() {
         ConfigMap cm = call(() -> stateMap().get(), "read the cluster state");
-        return SharedState.parse(cm == null || cm.getData() == null ? null : cm.getData().get(STATE_KEY), configMapName());
+        return SharedState.parse(
+                cm == null || cm.getData() == null ? null : cm.getData().get(STATE_KEY), configMapName());
     }
 
     /**
@@ -494,7 +576,8 @@ public final class KubernetesClusterStore implements ClusterStore {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             ConfigMap cm = call(() -> stateMap().get(), what);
-            String before = cm == null || cm.getData() == null ? null : cm.getData().get(STATE_KEY);
+            String before =
+                    cm == null || cm.getData() == null ? null : cm.getData().get(STATE_KEY);
             SharedState s = SharedState.parse(before, configMapName());
             T result = change.apply(s);
             String after = s.toJson();
@@ -503,12 +586,27 @@ public final class KubernetesClusterStore implements ClusterStore {
             }
             try {
                 if (cm == null) {
-                    ConfigMap created = new ConfigMapBuilder().withNewMetadata().withName(prefix).withLabels(labels("state")).endMetadata()
-                            .withData(Map.of(STATE_KEY, after)).build();
-                    call(() -> client.configMaps().inNamespace(namespace).resource(created).create(), what);
+                    ConfigMap created = new ConfigMapBuilder()
+                            .withNewMetadata()
+                            .withName(prefix)
+                            .withLabels(labels("state"))
+                            .endMetadata()
+                            .withData(Map.of(STATE_KEY, after))
+                            .build();
+                    call(
+                            () -> client.configMaps()
+                                    .inNamespace(namespace)
+                                    .resource(created)
+                                    .create(),
+                            what);
                 } else {
                     cm.setData(new java.util.HashMap<>(Map.of(STATE_KEY, after)));
-                    call(() -> client.configMaps().inNamespace(namespace).resource(cm).update(), what);
+                    call(
+                            () -> client.configMaps()
+                                    .inNamespace(namespace)
+                                    .resource(cm)
+                                    .update(),
+                            what);
                 }
                 return result;
             } catch (CoordinationException e) {
@@ -557,15 +655,19 @@ public final class KubernetesClusterStore implements ClusterStore {
         try {
             return request.get();
         } catch (KubernetesClientException e) {
-            String detail = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+            String detail = e.getStatus() != null && e.getStatus().getMessage() != null
+                    ? e.getStatus().getMessage()
+                    : e.getMessage();
             Throwable root = e;
             while (root.getCause() != null && root.getCause() != root) {
                 root = root.getCause();
             }
             if (root != e) {
-                detail += " (" + root + ")"; // fabric8's message names the operation; the cause says why (refused, TLS, timeout)
+                detail += " (" + root
+                        + ")"; // fabric8's message names the operation; the cause says why (refused, TLS, timeout)
             }
-            throw new CoordinationException("cannot " + what + ": " + (e.getCode() > 0 ? "HTTP " + e.getCode() + ": " : "") + detail, e);
+            throw new CoordinationException(
+                    "cannot " + what + ": " + (e.getCode() > 0 ? "HTTP " + e.getCode() + ": " : "") + detail, e);
         }
     }
 }

@@ -24,23 +24,45 @@ final class SharedState {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** A live broker's registration, under {@code lease}. */
-    record Member(@JsonProperty("host") String host, @JsonProperty("port") int port, @JsonProperty("lease") long lease,
-                  @JsonProperty("endpoints") java.util.List<String> endpoints) {}
+    record Member(
+            @JsonProperty("host") String host,
+            @JsonProperty("port") int port,
+            @JsonProperty("lease") long lease,
+            @JsonProperty("endpoints") java.util.List<String> endpoints) {}
 
     /** A partition's leader epoch and the revision that wrote it. */
-    record Epoch(@JsonProperty("epoch") int epoch, @JsonProperty("version") long version) {}
+    record Epoch(
+            @JsonProperty("epoch") int epoch,
+            @JsonProperty("version") long version) {}
 
     /** The broker that has a partition open, under {@code lease}. */
-    record Holder(@JsonProperty("broker") int broker, @JsonProperty("lease") long lease) {}
+    record Holder(
+            @JsonProperty("broker") int broker,
+            @JsonProperty("lease") long lease) {}
 
-    @JsonProperty long revision;
-    @JsonProperty Map<Integer, Member> brokers = new TreeMap<>();
-    @JsonProperty Assignment assignment = Assignment.EMPTY;
-    @JsonProperty long assignmentVersion;
-    @JsonProperty Map<String, Integer> topics = new TreeMap<>();
-    @JsonProperty Map<String, Epoch> epochs = new TreeMap<>();
-    @JsonProperty Map<String, Holder> holders = new TreeMap<>();
-    @JsonProperty long nextProducerId;
+    @JsonProperty
+    long revision;
+
+    @JsonProperty
+    Map<Integer, Member> brokers = new TreeMap<>();
+
+    @JsonProperty
+    Assignment assignment = Assignment.EMPTY;
+
+    @JsonProperty
+    long assignmentVersion;
+
+    @JsonProperty
+    Map<String, Integer> topics = new TreeMap<>();
+
+    @JsonProperty
+    Map<String, Epoch> epochs = new TreeMap<>();
+
+    @JsonProperty
+    Map<String, Holder> holders = new TreeMap<>();
+
+    @JsonProperty
+    long nextProducerId;
 
     /** The version a write made now gets. */
     long nextRevision() {

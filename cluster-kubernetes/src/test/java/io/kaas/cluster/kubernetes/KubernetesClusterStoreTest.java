@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 class KubernetesClusterStoreTest extends ClusterStoreContract {
     /** The mock logs every request at INFO through java.util.logging; held so the setting is not collected. */
     private static final java.util.logging.Logger MOCK_LOG = quiet();
+
     static KubernetesMockServer server;
     static KubernetesClient client;
 
@@ -46,22 +47,40 @@ class KubernetesClusterStoreTest extends ClusterStoreContract {
         String prefix = KubernetesClusterStore.namePrefix(cluster);
         try (ClusterStore s = store(cluster)) {
             long lease = s.grantLease(Duration.ofSeconds(4));
-            assertThat(s.register(new BrokerRegistration(3, "10.0.0.3", 9092), lease)).isTrue();
+            assertThat(s.register(new BrokerRegistration(3, "10.0.0.3", 9092), lease))
+                    .isTrue();
             s.campaign(3, lease).get(30, java.util.concurrent.TimeUnit.SECONDS);
-            Lease member = client.leases().inNamespace("kaas").withName(prefix + "-m-" + Long.toHexString(lease)).get();
+            Lease member = client.leases()
+                    .inNamespace("kaas")
+                    .withName(prefix + "-m-" + Long.toHexString(lease))
+                    .get();
             assertThat(member.getSpec().getHolderIdentity()).isEqualTo(Long.toHexString(lease));
             assertThat(member.getSpec().getLeaseDurationSeconds()).isEqualTo(4);
             assertThat(member.getSpec().getRenewTime()).isNotNull();
             assertThat(member.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "kaas");
-            Lease controller = client.leases().inNamespace("kaas").withName(prefix + "-controller").get();
+            Lease controller = client.leases()
+                    .inNamespace("kaas")
+                    .withName(prefix + "-controller")
+                    .get();
             assertThat(controller.getSpec().getHolderIdentity()).isEqualTo("broker-3");
-            assertThat(client.configMaps().inNamespace("kaas").withName(prefix).get().getData()).containsKey("state.json");
+            assertThat(client.configMaps()
+                            .inNamespace("kaas")
+                            .withName(prefix)
+                            .get()
+                            .getData())
+                    .containsKey("state.json");
 
             String before = member.getSpec().getRenewTime().toString();
             await().atMost(Duration.ofSeconds(5)).until(() -> {
                 s.renewLease(lease);
-                return !client.leases().inNamespace("kaas").withName(member.getMetadata().getName()).get()
-                        .getSpec().getRenewTime().toString().equals(before);
+                return !client.leases()
+                        .inNamespace("kaas")
+                        .withName(member.getMetadata().getName())
+                        .get()
+                        .getSpec()
+                        .getRenewTime()
+                        .toString()
+                        .equals(before);
             });
         }
     }
@@ -69,7 +88,8 @@ class KubernetesClusterStoreTest extends ClusterStoreContract {
     @Test
     void aCampaignEndsWhenItsLeaseIsGoneInsteadOfPollingForGood() throws Exception {
         String cluster = UUID.randomUUID().toString();
-        try (ClusterStore leader = store(cluster); ClusterStore waiter = store(cluster)) {
+        try (ClusterStore leader = store(cluster);
+                ClusterStore waiter = store(cluster)) {
             long first = leader.grantLease(Duration.ofSeconds(30));
             leader.campaign(1, first).get(30, java.util.concurrent.TimeUnit.SECONDS);
             long second = waiter.grantLease(Duration.ofSeconds(30));
@@ -77,51 +97,68 @@ class KubernetesClusterStoreTest extends ClusterStoreContract {
             assertThat(waiting).isNotDone(); // broker 1 leads
             waiter.revokeLease(second);
             await().atMost(Duration.ofSeconds(10)).until(waiting::isDone);
-            assertThat(waiting).failsWithin(Duration.ZERO).withThrowableOfType(java.util.concurrent.ExecutionException.class)
-                    .withCauseInstanceOf(CoordinationException.class).withMessageContaining("is gone");
+            assertThat(waiting)
+                    .failsWithin(Duration.ZERO)
+                    .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withCauseInstanceOf(CoordinationException.class)
+                    .withMessageContaining("is gone");
         }
     }
 
     @Test
     void anExpiredLeaseIsMarkedThenDeletedAndItsHolderCannotRenewIt() {
         String cluster = UUID.randomUUID().toString();
-        try (ClusterStore holder = store(cluster); ClusterStore observer = store(cluster)) {
+        try (ClusterStore holder = store(cluster);
+                ClusterStore observer = store(cluster)) {
             long lease = holder.grantLease(Duration.ofSeconds(2));
-            assertThat(holder.register(new BrokerRegistration(1, "h", 1), lease)).isTrue();
+            assertThat(holder.register(new BrokerRegistration(1, "h", 1), lease))
+                    .isTrue();
             // The holder is silent (as if SIGSTOPped); the observer judges by what it saw, on its own clock.
-            await().atMost(Duration.ofSeconds(10)).until(() -> observer.brokers().isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> observer.brokers().isEmpty());
             String name = KubernetesClusterStore.namePrefix(cluster) + "-m-" + Long.toHexString(lease);
             assertThat(client.leases().inNamespace("kaas").withName(name).get()).isNull();
-            assertThat(holder.renewLease(lease)).as("the late renewal finds it gone").isZero();
+            assertThat(holder.renewLease(lease))
+                    .as("the late renewal finds it gone")
+                    .isZero();
         }
     }
 
     @Test
     void clusterIdsBecomeDnsNamesThatNeverCollide() {
-        assertThat(KubernetesClusterStore.namePrefix("kaas-cluster-0000000001")).isEqualTo("kaas-kaas-cluster-0000000001");
+        assertThat(KubernetesClusterStore.namePrefix("kaas-cluster-0000000001"))
+                .isEqualTo("kaas-kaas-cluster-0000000001");
         assertThat(KubernetesClusterStore.namePrefix("Orders")).matches("kaas-orders-[0-9a-f]{8}");
-        assertThat(KubernetesClusterStore.namePrefix("orders_a")).isNotEqualTo(KubernetesClusterStore.namePrefix("orders.a"));
+        assertThat(KubernetesClusterStore.namePrefix("orders_a"))
+                .isNotEqualTo(KubernetesClusterStore.namePrefix("orders.a"));
         assertThat(KubernetesClusterStore.namePrefix("x".repeat(100))).hasSizeLessThanOrEqualTo(5 + 40 + 9);
     }
 
     @Test
     void theCoordinatorUriNamesANamespaceAndAContext() {
         assertThat(ClusterConfig.parse("k8s://kafka").store()).isEqualTo(new KubernetesAddress("kafka", null));
-        assertThat(ClusterConfig.parse("kubernetes://kafka/?context=prod").store()).isEqualTo(new KubernetesAddress("kafka", "prod"));
+        assertThat(ClusterConfig.parse("kubernetes://kafka/?context=prod").store())
+                .isEqualTo(new KubernetesAddress("kafka", "prod"));
         assertThat(ClusterConfig.parse("k8s://").store()).isEqualTo(new KubernetesAddress(null, null));
-        assertThatThrownBy(() -> ClusterConfig.parse("k8s://Kafka_NS")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ClusterConfig.parse("k8s://Kafka_NS"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not a Kubernetes namespace");
-        assertThatThrownBy(() -> ClusterConfig.parse("k8s://kafka?master=x")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ClusterConfig.parse("k8s://kafka?master=x"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("unknown parameter 'master=x'");
-        assertThatThrownBy(() -> ClusterConfig.parse("zk://h:1")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ClusterConfig.parse("zk://h:1"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("k8s://");
     }
 
     @Test
     void anUnreachableApiServerIsAClearError() {
-        io.fabric8.kubernetes.client.Config config = new io.fabric8.kubernetes.client.ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
-                .withMasterUrl("http://127.0.0.1:1").build();
+        io.fabric8.kubernetes.client.Config config = new io.fabric8.kubernetes.client.ConfigBuilder(
+                        io.fabric8.kubernetes.client.Config.empty())
+                .withMasterUrl("http://127.0.0.1:1")
+                .build();
         assertThatThrownBy(() -> KubernetesClusterStore.connect(config, "kaas", "x", Duration.ofMillis(500)))
-                .isInstanceOf(CoordinationException.class).hasMessageContaining("127.0.0.1:1");
+                .isInstanceOf(CoordinationException.class)
+                .hasMessageContaining("127.0.0.1:1");
     }
 }

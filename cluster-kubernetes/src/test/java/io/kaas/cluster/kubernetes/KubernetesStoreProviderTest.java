@@ -11,7 +11,8 @@ class KubernetesStoreProviderTest {
     @Test
     void k8sAndKubernetesUrisReachThisBackend() {
         assertThat(ClusterStoreProvider.installed()).hasExactlyElementsOfTypes(KubernetesStoreProvider.class);
-        assertThat(ClusterConfig.parse("k8s://kaas?context=dev").store()).isEqualTo(new KubernetesAddress("kaas", "dev"));
+        assertThat(ClusterConfig.parse("k8s://kaas?context=dev").store())
+                .isEqualTo(new KubernetesAddress("kaas", "dev"));
         assertThat(ClusterConfig.parse("kubernetes://").store()).isEqualTo(new KubernetesAddress(null, null));
     }
 }

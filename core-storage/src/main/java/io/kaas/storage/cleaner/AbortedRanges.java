@@ -60,7 +60,8 @@ final class AbortedRanges {
      * Whether one of the first {@code cleanable} segments lying wholly below {@code firstDirty} (cleaned before, copied
      * again by the next pass) holds a transactional or control batch: then the pass needs {@link #scan}.
      */
-    static boolean anyTransactional(Path dir, List<SegmentName> all, int cleanable, long firstDirty) throws IOException {
+    static boolean anyTransactional(Path dir, List<SegmentName> all, int cleanable, long firstDirty)
+            throws IOException {
         for (int i = 0; i < cleanable && all.get(i + 1).baseOffset() <= firstDirty; i++) {
             try (FileChannel ch = FileChannel.open(dir.resolve(all.get(i).logFileName()), StandardOpenOption.READ)) {
                 HeaderCursor cursor = new HeaderCursor(ch, 0, ch.size());

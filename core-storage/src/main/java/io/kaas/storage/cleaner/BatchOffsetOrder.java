@@ -24,6 +24,8 @@ final class BatchOffsetOrder {
 
     /** The base offset in a segment file's name, or {@link Long#MIN_VALUE} when it has none. */
     static long baseOffsetOf(Path log) {
-        return SegmentName.parse(log.getFileName().toString()).map(SegmentName::baseOffset).orElse(Long.MIN_VALUE);
+        return SegmentName.parse(log.getFileName().toString())
+                .map(SegmentName::baseOffset)
+                .orElse(Long.MIN_VALUE);
     }
 }

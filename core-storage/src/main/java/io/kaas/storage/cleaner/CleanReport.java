@@ -21,9 +21,22 @@ import java.nio.file.Path;
  * @param bytesBefore       bytes of the cleaned segments before
  * @param bytesAfter        and after
  */
-public record CleanReport(Path dir, long firstDirtyOffset, long endOffset, int segmentsCleaned, int segmentsAfter,
-                          long keysMapped, long recordsRead, long recordsRemoved, long supersededRemoved, long keysRemoved,
-                          long abortedRemoved, long markersRemoved, long unkeyedRemoved, long bytesBefore, long bytesAfter) {
+public record CleanReport(
+        Path dir,
+        long firstDirtyOffset,
+        long endOffset,
+        int segmentsCleaned,
+        int segmentsAfter,
+        long keysMapped,
+        long recordsRead,
+        long recordsRemoved,
+        long supersededRemoved,
+        long keysRemoved,
+        long abortedRemoved,
+        long markersRemoved,
+        long unkeyedRemoved,
+        long bytesBefore,
+        long bytesAfter) {
     static CleanReport nothing(Path dir, long firstDirtyOffset) {
         return new CleanReport(dir, firstDirtyOffset, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     }

@@ -17,14 +17,23 @@ import java.util.Map;
  * @param lastBatchOfProducer producer id → base offset of its last data batch (producer state): kept, even emptied
  * @param firstDirtyOffset    where the last pass stopped ({@code cleaner-checkpoint.json}), or -1 for none
  */
-public record CleanableLog(Path dir, List<SegmentName> segments, long logStartOffset, long lastStableOffset,
-                           Map<Long, Long> lastBatchOfProducer,
-                           long firstDirtyOffset) {
+public record CleanableLog(
+        Path dir,
+        List<SegmentName> segments,
+        long logStartOffset,
+        long lastStableOffset,
+        Map<Long, Long> lastBatchOfProducer,
+        long firstDirtyOffset) {
     /** A partition as the recovery scan found it (offline: {@code kaas compact} runs a dry scan first). */
     public static CleanableLog fromRecovered(Path dir, RecoveryScan.RecoveredState state) {
         RecoveryScan.Outcome o = state.outcome();
-        return new CleanableLog(dir, o.segments(), o.logStartOffset(), state.txns().lastStableOffset(o.logEndOffset()),
-                state.producers().lastBatchBaseOffsets(), LogCleaner.readCheckpoint(dir));
+        return new CleanableLog(
+                dir,
+                o.segments(),
+                o.logStartOffset(),
+                state.txns().lastStableOffset(o.logEndOffset()),
+                state.producers().lastBatchBaseOffsets(),
+                LogCleaner.readCheckpoint(dir));
     }
 
     public CleanableLog {

@@ -32,12 +32,15 @@ final class CleanedTransactions {
     private final ArrayDeque<TxnIndexSnapshot.Aborted> pending;
     /** Producer → whether a batch of its aborted transaction was seen in this pass. */
     private final Map<Long, Boolean> ongoingAborted = new HashMap<>();
+
     private final Set<Long> ongoingCommitted = new HashSet<>();
 
     /** @param aborted aborted ranges overlapping the offsets this pass walks, any order */
     CleanedTransactions(List<TxnIndexSnapshot.Aborted> aborted) {
-        this.pending = new ArrayDeque<>(aborted.stream().distinct()
-                .sorted(Comparator.comparingLong(TxnIndexSnapshot.Aborted::firstOffset)).toList());
+        this.pending = new ArrayDeque<>(aborted.stream()
+                .distinct()
+                .sorted(Comparator.comparingLong(TxnIndexSnapshot.Aborted::firstOffset))
+                .toList());
     }
 
     /** A data batch: true when it belongs to an aborted transaction (drop it). */

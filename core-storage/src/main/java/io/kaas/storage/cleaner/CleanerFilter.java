@@ -30,12 +30,19 @@ final class CleanerFilter extends MemoryRecords.RecordFilter {
     private final CleanedTransactions transactions;
     /** Producer id → base offset of its last data batch (kept, even empty). */
     private final Map<Long, Long> lastBatchOfProducer;
+
     private final long upperBoundOffset;
     private final CleanerCounts counts;
     private boolean discardBatchRecords;
 
-    CleanerFilter(long nowMs, long deleteRetentionMs, OffsetMap map, CleanedTransactions transactions,
-                  Map<Long, Long> lastBatchOfProducer, long upperBoundOffset, CleanerCounts counts) {
+    CleanerFilter(
+            long nowMs,
+            long deleteRetentionMs,
+            OffsetMap map,
+            CleanedTransactions transactions,
+            Map<Long, Long> lastBatchOfProducer,
+            long upperBoundOffset,
+            CleanerCounts counts) {
         super(nowMs, deleteRetentionMs);
         this.map = map;
         this.transactions = transactions;
@@ -46,9 +53,12 @@ final class CleanerFilter extends MemoryRecords.RecordFilter {
 
     @Override
     protected BatchRetentionResult checkBatchRetention(RecordBatch batch) {
-        boolean canDiscard = batch.isControlBatch() ? transactions.onControlBatch(batch) : transactions.onDataBatch(batch);
+        boolean canDiscard =
+                batch.isControlBatch() ? transactions.onControlBatch(batch) : transactions.onDataBatch(batch);
         if (batch.isControlBatch()) {
-            discardBatchRecords = canDiscard && batch.deleteHorizonMs().isPresent() && batch.deleteHorizonMs().getAsLong() <= currentTime;
+            discardBatchRecords = canDiscard
+                    && batch.deleteHorizonMs().isPresent()
+                    && batch.deleteHorizonMs().getAsLong() <= currentTime;
         } else {
             discardBatchRecords = canDiscard;
         }
@@ -103,7 +113,8 @@ final class CleanerFilter extends MemoryRecords.RecordFilter {
             counts.supersededRemoved++;
             return false;
         }
-        boolean keepTombstone = batch.deleteHorizonMs().isEmpty() || currentTime < batch.deleteHorizonMs().getAsLong();
+        boolean keepTombstone = batch.deleteHorizonMs().isEmpty()
+                || currentTime < batch.deleteHorizonMs().getAsLong();
         if (!record.hasValue() && !keepTombstone) {
             counts.keysRemoved++;
             return false;

@@ -16,8 +16,14 @@ import io.kaas.storage.segment.IndexPolicy;
  * @param ioBufferBytes      log.cleaner.io.buffer.size: read and write buffers (each), grown for a larger batch
  * @param indexPolicy        where the cleaned segment's index gets entries (the broker's rule)
  */
-public record CleanerOptions(long nowMs, long deleteRetentionMs, long minCompactionLagMs, long segmentBytes,
-                             long dedupeBufferBytes, int ioBufferBytes, IndexPolicy indexPolicy) {
+public record CleanerOptions(
+        long nowMs,
+        long deleteRetentionMs,
+        long minCompactionLagMs,
+        long segmentBytes,
+        long dedupeBufferBytes,
+        int ioBufferBytes,
+        IndexPolicy indexPolicy) {
     /** Apache's log.cleaner.dedupe.buffer.size default. */
     public static final long DEFAULT_DEDUPE_BUFFER_BYTES = 128L * 1024 * 1024;
     /** Apache's log.cleaner.io.buffer.size default. */
@@ -29,13 +35,22 @@ public record CleanerOptions(long nowMs, long deleteRetentionMs, long minCompact
      *
      * @param minCompactionLagOverrideMs {@code kaas compact --min-compaction-lag-ms}, or null for the topic's
      */
-    public static CleanerOptions forTopic(TopicConfig topic, long nowMs, long dedupeBufferBytes, Long minCompactionLagOverrideMs,
-                                          IndexPolicy indexPolicy) {
-        long lag = minCompactionLagOverrideMs != null ? minCompactionLagOverrideMs
-                : topic.minCompactionLagMs() != null ? topic.minCompactionLagMs() : TopicConfig.DEFAULT_MIN_COMPACTION_LAG_MS;
-        long retention = topic.deleteRetentionMs() != null ? topic.deleteRetentionMs() : TopicConfig.DEFAULT_DELETE_RETENTION_MS;
+    public static CleanerOptions forTopic(
+            TopicConfig topic,
+            long nowMs,
+            long dedupeBufferBytes,
+            Long minCompactionLagOverrideMs,
+            IndexPolicy indexPolicy) {
+        long lag = minCompactionLagOverrideMs != null
+                ? minCompactionLagOverrideMs
+                : topic.minCompactionLagMs() != null
+                        ? topic.minCompactionLagMs()
+                        : TopicConfig.DEFAULT_MIN_COMPACTION_LAG_MS;
+        long retention =
+                topic.deleteRetentionMs() != null ? topic.deleteRetentionMs() : TopicConfig.DEFAULT_DELETE_RETENTION_MS;
         long segmentBytes = topic.segmentBytes() != null ? topic.segmentBytes() : EngineConfig.DEFAULT_SEGMENT_BYTES;
-        return new CleanerOptions(nowMs, retention, lag, segmentBytes, dedupeBufferBytes, DEFAULT_IO_BUFFER_BYTES, indexPolicy);
+        return new CleanerOptions(
+                nowMs, retention, lag, segmentBytes, dedupeBufferBytes, DEFAULT_IO_BUFFER_BYTES, indexPolicy);
     }
 
     /** Largest batch the cleaner reads: a batch's length field is an int, and the buffers double up to this. */

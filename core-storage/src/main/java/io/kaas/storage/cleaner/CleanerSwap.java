@@ -50,7 +50,9 @@ public final class CleanerSwap {
      * caller's step 1, directory included).
      */
     public static void commit(Path dir, SegmentName segment, List<SegmentName> replaced) throws IOException {
-        CleanerSwapIntent intent = new CleanerSwapIntent(CleanerSwapIntent.VERSION, segment.logFileName(),
+        CleanerSwapIntent intent = new CleanerSwapIntent(
+                CleanerSwapIntent.VERSION,
+                segment.logFileName(),
                 replaced.stream().map(SegmentName::logFileName).toList());
         StateJson.write(dir.resolve(CleanerSwapIntent.FILE_NAME), intent);
         finish(dir, intent);
@@ -68,8 +70,12 @@ public final class CleanerSwap {
         try {
             Optional<CleanerSwapIntent> intent = StateJson.read(intentFile, CleanerSwapIntent.class);
             if (intent.isPresent()) {
-                actions.add(String.format("%s: %s the interrupted cleaner swap of %s (replacing %d segment(s))", intentFile,
-                        dryRun ? "would finish" : "finished", intent.get().segment(), intent.get().replaced().size()));
+                actions.add(String.format(
+                        "%s: %s the interrupted cleaner swap of %s (replacing %d segment(s))",
+                        intentFile,
+                        dryRun ? "would finish" : "finished",
+                        intent.get().segment(),
+                        intent.get().replaced().size()));
                 if (!dryRun) {
                     finish(dir, intent.get());
                 }
@@ -88,7 +94,8 @@ public final class CleanerSwap {
                 AtomicFile.fsyncDirectory(dir);
             }
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot finish a cleaner swap: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, dir + ": cannot finish a cleaner swap: " + e.getMessage(), e);
         }
         return actions;
     }
@@ -118,8 +125,11 @@ public final class CleanerSwap {
     }
 
     private static SegmentName parse(Path dir, String logFileName) {
-        return SegmentName.parse(logFileName).filter(n -> logFileName.endsWith(SegmentName.LOG_SUFFIX))
-                .orElseThrow(() -> new StorageException(StorageException.Kind.IO, dir.resolve(CleanerSwapIntent.FILE_NAME)
-                        + ": names " + logFileName + ", which is not a segment log file"));
+        return SegmentName.parse(logFileName)
+                .filter(n -> logFileName.endsWith(SegmentName.LOG_SUFFIX))
+                .orElseThrow(() -> new StorageException(
+                        StorageException.Kind.IO,
+                        dir.resolve(CleanerSwapIntent.FILE_NAME) + ": names " + logFileName
+                                + ", which is not a segment log file"));
     }
 }

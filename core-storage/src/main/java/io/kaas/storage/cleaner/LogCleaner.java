@@ -26,8 +26,8 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -90,7 +90,8 @@ public final class LogCleaner {
     /** The first dirty offset recorded by the last pass, or -1. */
     public static long readCheckpoint(Path dir) {
         return StateJson.read(dir.resolve(CleanerCheckpoint.FILE_NAME), CleanerCheckpoint.class)
-                .map(CleanerCheckpoint::firstDirtyOffset).orElse(-1L);
+                .map(CleanerCheckpoint::firstDirtyOffset)
+                .orElse(-1L);
     }
 
     /** Where a pass over {@code log} would clean up to, without reading a record: for the dirty ratio and dry reports. */
@@ -110,7 +111,8 @@ public final class LogCleaner {
                 if (all.get(i + 1).baseOffset() <= firstDirty) {
                     continue;
                 }
-                if (maxTimestamp(log.dir().resolve(all.get(i).logFileName())) > options.nowMs() - options.minCompactionLagMs()) {
+                if (maxTimestamp(log.dir().resolve(all.get(i).logFileName()))
+                        > options.nowMs() - options.minCompactionLagMs()) {
                     firstUncleanable = Math.min(firstUncleanable, all.get(i).baseOffset());
                     break;
                 }
@@ -175,8 +177,10 @@ public final class LogCleaner {
         // so the walk runs only once a transactional batch turns up: in the cleaned part below the first dirty
         // offset (walked here), in the map pass (which then starts over with them), or possibly in the part of
         // a segment the map did not reach when it filled.
-        List<TxnIndexSnapshot.Aborted> aborted = AbortedRanges.anyTransactional(dir, all, bounds.cleanableSegments(), firstDirty)
-                ? AbortedRanges.scan(dir, all, log.lastStableOffset()) : null;
+        List<TxnIndexSnapshot.Aborted> aborted =
+                AbortedRanges.anyTransactional(dir, all, bounds.cleanableSegments(), firstDirty)
+                        ? AbortedRanges.scan(dir, all, log.lastStableOffset())
+                        : null;
         OffsetMap map = newMap(cleanableEnd - firstDirty);
         // Segments whose every batch passed its CRC check in the map pass: the copy pass does not check them again.
         Set<SegmentName> verified = new HashSet<>();
@@ -209,20 +213,42 @@ public final class LogCleaner {
             toClean.add(all.get(i));
         }
         CleanerCounts counts = new CleanerCounts();
-        CleanedTransactions txns = new CleanedTransactions(overlapping(aborted, toClean.get(0).baseOffset(), endOffset));
-        CleanerFilter filter = new CleanerFilter(options.nowMs(), options.deleteRetentionMs(), map, txns,
-                log.lastBatchOfProducer(), cleanableEnd, counts);
+        CleanedTransactions txns =
+                new CleanedTransactions(overlapping(aborted, toClean.get(0).baseOffset(), endOffset));
+        CleanerFilter filter = new CleanerFilter(
+                options.nowMs(),
+                options.deleteRetentionMs(),
+                map,
+                txns,
+                log.lastBatchOfProducer(),
+                cleanableEnd,
+                counts);
         long retained = 0;
         List<List<SegmentName>> groups = group(dir, toClean, all, cleanableEnd);
         for (List<SegmentName> group : groups) {
             retained += cleanGroup(dir, group, filter, counts, verified, dryRun, progress);
         }
         if (!dryRun) {
-            StateJson.write(dir.resolve(CleanerCheckpoint.FILE_NAME), new CleanerCheckpoint(CleanerCheckpoint.VERSION, endOffset));
+            StateJson.write(
+                    dir.resolve(CleanerCheckpoint.FILE_NAME),
+                    new CleanerCheckpoint(CleanerCheckpoint.VERSION, endOffset));
         }
-        return new CleanReport(dir, firstDirty, endOffset, toClean.size(), groups.size(), map.size(), counts.recordsRead,
-                counts.recordsRead - retained, counts.supersededRemoved, counts.keysRemoved, counts.abortedRemoved,
-                counts.markersRemoved, counts.unkeyedRemoved, counts.bytesRead, counts.bytesWritten);
+        return new CleanReport(
+                dir,
+                firstDirty,
+                endOffset,
+                toClean.size(),
+                groups.size(),
+                map.size(),
+                counts.recordsRead,
+                counts.recordsRead - retained,
+                counts.supersededRemoved,
+                counts.keysRemoved,
+                counts.abortedRemoved,
+                counts.markersRemoved,
+                counts.unkeyedRemoved,
+                counts.bytesRead,
+                counts.bytesWritten);
     }
 
     private OffsetMap newMap(long offsetSpan) {
@@ -236,14 +262,24 @@ public final class LogCleaner {
         }
     }
 
-    private enum MapResult { MAPPED, FULL, TRANSACTIONAL }
+    private enum MapResult {
+        MAPPED,
+        FULL,
+        TRANSACTIONAL
+    }
 
     /**
      * The map pass over the dirty cleanable segments. With {@code aborted} null (not walked yet) it stops at the first
      * transactional or control batch and says so: the caller walks them and starts over.
      */
-    private MapResult mapDirty(Path dir, List<SegmentName> all, Bounds bounds, OffsetMap map,
-                               List<TxnIndexSnapshot.Aborted> aborted, Set<SegmentName> verified, LongConsumer progress)
+    private MapResult mapDirty(
+            Path dir,
+            List<SegmentName> all,
+            Bounds bounds,
+            OffsetMap map,
+            List<TxnIndexSnapshot.Aborted> aborted,
+            Set<SegmentName> verified,
+            LongConsumer progress)
             throws IOException {
         long firstDirty = bounds.firstDirtyOffset();
         CleanedTransactions txns = new CleanedTransactions(
@@ -254,8 +290,14 @@ public final class LogCleaner {
             if (next <= firstDirty) {
                 continue;
             }
-            MapResult r = mapSegment(dir.resolve(all.get(i).logFileName()), firstDirty, map, txns, aborted != null,
-                    maxDesired, progress);
+            MapResult r = mapSegment(
+                    dir.resolve(all.get(i).logFileName()),
+                    firstDirty,
+                    map,
+                    txns,
+                    aborted != null,
+                    maxDesired,
+                    progress);
             if (r != MapResult.MAPPED) {
                 return r;
             }
@@ -265,16 +307,26 @@ public final class LogCleaner {
         return MapResult.MAPPED;
     }
 
-    private static List<TxnIndexSnapshot.Aborted> overlapping(List<TxnIndexSnapshot.Aborted> aborted, long from, long to) {
-        return aborted.stream().filter(a -> a.lastOffset() >= from && a.firstOffset() < to).toList();
+    private static List<TxnIndexSnapshot.Aborted> overlapping(
+            List<TxnIndexSnapshot.Aborted> aborted, long from, long to) {
+        return aborted.stream()
+                .filter(a -> a.lastOffset() >= from && a.firstOffset() < to)
+                .toList();
     }
 
     /**
      * Adds {@code log}'s keys at or past {@code firstDirty} to the map, checking every batch's CRC: FULL when the map
      * filled up, TRANSACTIONAL when {@code !txnsKnown} and a transactional batch turned up.
      */
-    private MapResult mapSegment(Path log, long firstDirty, OffsetMap map, CleanedTransactions txns, boolean txnsKnown,
-                                 int maxDesired, LongConsumer progress) throws IOException {
+    private MapResult mapSegment(
+            Path log,
+            long firstDirty,
+            OffsetMap map,
+            CleanedTransactions txns,
+            boolean txnsKnown,
+            int maxDesired,
+            LongConsumer progress)
+            throws IOException {
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
             long size = ch.size();
             long position = 0;
@@ -295,11 +347,16 @@ public final class LogCleaner {
                         txns.onControlBatch(batch);
                     } else if (txns.onDataBatch(batch)) {
                         // aborted: its keys do not count
-                    } else if (batch.magic() >= RecordBatch.MAGIC_VALUE_V2 && batch.compressionType() == CompressionType.NONE) {
+                    } else if (batch.magic() >= RecordBatch.MAGIC_VALUE_V2
+                            && batch.compressionType() == CompressionType.NONE) {
                         boolean complete;
                         try {
-                            complete = keys.forEach((int) (position - start), batch.sizeInBytes(), batch.baseOffset(),
-                                    batch.countOrNull(), (key, offset) -> {
+                            complete = keys.forEach(
+                                    (int) (position - start),
+                                    batch.sizeInBytes(),
+                                    batch.baseOffset(),
+                                    batch.countOrNull(),
+                                    (key, offset) -> {
                                         if (offset < firstDirty) {
                                             return true;
                                         }
@@ -347,8 +404,15 @@ public final class LogCleaner {
     }
 
     /** Cleans {@code group} into one segment named as its first; returns the records kept. */
-    private long cleanGroup(Path dir, List<SegmentName> group, CleanerFilter filter, CleanerCounts counts,
-                            Set<SegmentName> verified, boolean dryRun, LongConsumer progress) throws IOException {
+    private long cleanGroup(
+            Path dir,
+            List<SegmentName> group,
+            CleanerFilter filter,
+            CleanerCounts counts,
+            Set<SegmentName> verified,
+            boolean dryRun,
+            LongConsumer progress)
+            throws IOException {
         SegmentName target = group.get(0);
         Path cleanedLog = CleanerSwap.cleanedLog(dir, target);
         Path cleanedIndex = CleanerSwap.cleanedIndex(dir, target);
@@ -364,7 +428,8 @@ public final class LogCleaner {
             }
             for (SegmentName source : group) {
                 Path log = dir.resolve(source.logFileName());
-                lastModified = Math.max(lastModified, Files.getLastModifiedTime(log).toMillis());
+                lastModified =
+                        Math.max(lastModified, Files.getLastModifiedTime(log).toMillis());
                 try (FileChannel in = FileChannel.open(log, StandardOpenOption.READ)) {
                     long size = in.size();
                     long position = 0;
@@ -379,11 +444,13 @@ public final class LogCleaner {
                             }
                         }
                         writeBuffer.clear();
-                        MemoryRecords.FilterResult result = records.filterTo(filter, writeBuffer, decompression, Integer.MAX_VALUE);
+                        MemoryRecords.FilterResult result =
+                                records.filterTo(filter, writeBuffer, decompression, Integer.MAX_VALUE);
                         retained += result.messagesRetained();
                         ByteBuffer output = result.outputBuffer();
                         output.flip();
-                        for (MutableRecordBatch kept : MemoryRecords.readableRecords(output.duplicate()).batches()) {
+                        for (MutableRecordBatch kept : MemoryRecords.readableRecords(output.duplicate())
+                                .batches()) {
                             IndexEntry last = entries.isEmpty() ? null : entries.get(entries.size() - 1);
                             if (options.indexPolicy().due(outPosition, last)) {
                                 entries.add(new IndexEntry(kept.lastOffset(), (int) outPosition));
@@ -413,7 +480,10 @@ public final class LogCleaner {
                 out.close();
                 out = null;
                 Files.setLastModifiedTime(cleanedLog, FileTime.fromMillis(lastModified));
-                try (FileChannel idx = FileChannel.open(cleanedIndex, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                try (FileChannel idx = FileChannel.open(
+                        cleanedIndex,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE,
                         StandardOpenOption.TRUNCATE_EXISTING)) {
                     ByteBuffer bytes = ByteBuffer.wrap(SparseIndex.encode(target.baseOffset(), entries));
                     while (bytes.hasRemaining()) {
@@ -445,8 +515,8 @@ public final class LogCleaner {
      * Groups consecutive segments up to segment.bytes in all and 2^31 offsets from the group's base (an
      * index entry holds a 32-bit relative offset), oldest first.
      */
-    private List<List<SegmentName>> group(Path dir, List<SegmentName> segments, List<SegmentName> all, long cleanableEnd)
-            throws IOException {
+    private List<List<SegmentName>> group(
+            Path dir, List<SegmentName> segments, List<SegmentName> all, long cleanableEnd) throws IOException {
         long maxBytes = Math.min(options.segmentBytes(), Integer.MAX_VALUE);
         List<List<SegmentName>> groups = new ArrayList<>();
         List<SegmentName> current = new ArrayList<>();
@@ -455,7 +525,8 @@ public final class LogCleaner {
             long size = Files.size(dir.resolve(s.logFileName()));
             int i = all.indexOf(s);
             long lastPossibleOffset = (i + 1 < all.size() ? all.get(i + 1).baseOffset() : cleanableEnd) - 1;
-            boolean fits = !current.isEmpty() && bytes + size <= maxBytes
+            boolean fits = !current.isEmpty()
+                    && bytes + size <= maxBytes
                     && lastPossibleOffset - current.get(0).baseOffset() <= Integer.MAX_VALUE;
             if (!current.isEmpty() && !fits) {
                 groups.add(current);
@@ -492,8 +563,10 @@ public final class LogCleaner {
     private void growFor(FileChannel ch, Path log, long position) throws IOException {
         HeaderCursor cursor = new HeaderCursor(ch, position, ch.size());
         if (cursor.next() != HeaderCursor.Framing.BATCH) {
-            throw new StorageException(StorageException.Kind.DAMAGED, log + ":" + position
-                    + ": no whole batch here (" + cursor.framing() + ") — run `kaas verify` / `kaas recover` on the partition");
+            throw new StorageException(
+                    StorageException.Kind.DAMAGED,
+                    log + ":" + position + ": no whole batch here (" + cursor.framing()
+                            + ") — run `kaas verify` / `kaas recover` on the partition");
         }
         int needed = (int) Math.min(cursor.sizeInBytes(), CleanerOptions.MAX_IO_BUFFER_BYTES);
         int size = readBuffer.capacity();
@@ -521,8 +594,11 @@ public final class LogCleaner {
     }
 
     private static StorageException damaged(MutableRecordBatch batch, Path log, long position, String what) {
-        return new StorageException(StorageException.Kind.DAMAGED, log + ":" + position + ": batch at offset " + batch.baseOffset()
-                + " (the batch at or after this byte): " + what + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
+        return new StorageException(
+                StorageException.Kind.DAMAGED,
+                log + ":" + position + ": batch at offset " + batch.baseOffset()
+                        + " (the batch at or after this byte): " + what
+                        + " — run `kaas verify` / `kaas recover`; nothing was cleaned");
     }
 
     private static long maxTimestamp(Path log) throws IOException {

@@ -47,8 +47,8 @@ final class RecordKeys {
                 int length = ByteUtils.readVarint(in);
                 int body = in.position();
                 if (length < 0 || length > end - body) {
-                    throw new IllegalArgumentException("record " + i + " of " + count + " has length " + length
-                            + ", past the batch's end");
+                    throw new IllegalArgumentException(
+                            "record " + i + " of " + count + " has length " + length + ", past the batch's end");
                 }
                 in.limit(body + length);
                 in.get(); // attributes: unused
@@ -56,7 +56,8 @@ final class RecordKeys {
                 long offset = baseOffset + ByteUtils.readVarint(in);
                 int keyLength = ByteUtils.readVarint(in);
                 if (keyLength > in.remaining()) {
-                    throw new IllegalArgumentException("record " + i + " has a key of " + keyLength + " bytes, past its end");
+                    throw new IllegalArgumentException(
+                            "record " + i + " has a key of " + keyLength + " bytes, past its end");
                 }
                 if (keyLength >= 0) {
                     key.limit(in.position() + keyLength).position(in.position());
@@ -70,7 +71,8 @@ final class RecordKeys {
             throw new IllegalArgumentException("a record's fields run past its length", e);
         }
         if (position != end) {
-            throw new IllegalArgumentException((end - position) + " bytes left after the batch's " + count + " records");
+            throw new IllegalArgumentException(
+                    (end - position) + " bytes left after the batch's " + count + " records");
         }
         return true;
     }

@@ -21,13 +21,18 @@ public final class BatchValidator {
     public static RecordBatchHeader validateStored(ByteBuffer buf, int pos, int limit, long filePosition) {
         int available = limit - pos;
         if (available < RecordBatchHeader.HEADER_SIZE) {
-            throw new CorruptBatchException(Reason.TRUNCATED, filePosition,
+            throw new CorruptBatchException(
+                    Reason.TRUNCATED,
+                    filePosition,
                     "batch header truncated: " + available + " of " + RecordBatchHeader.HEADER_SIZE + " bytes");
         }
         int batchLength = buf.getInt(pos + RecordBatchHeader.LENGTH_OFFSET);
         if (batchLength < RecordBatchHeader.HEADER_SIZE - RecordBatchHeader.LOG_OVERHEAD) {
-            throw new CorruptBatchException(Reason.BAD_LENGTH, filePosition, "batch length " + batchLength
-                    + " is smaller than the v2 header (" + (RecordBatchHeader.HEADER_SIZE - RecordBatchHeader.LOG_OVERHEAD) + ")");
+            throw new CorruptBatchException(
+                    Reason.BAD_LENGTH,
+                    filePosition,
+                    "batch length " + batchLength + " is smaller than the v2 header ("
+                            + (RecordBatchHeader.HEADER_SIZE - RecordBatchHeader.LOG_OVERHEAD) + ")");
         }
         byte magic = buf.get(pos + RecordBatchHeader.MAGIC_OFFSET);
         if (magic != RecordBatchHeader.MAGIC_V2) {
@@ -35,18 +40,20 @@ public final class BatchValidator {
         }
         long size = (long) batchLength + RecordBatchHeader.LOG_OVERHEAD;
         if (size > available) {
-            throw new CorruptBatchException(Reason.TRUNCATED, filePosition,
-                    "batch of " + size + " bytes but only " + available + " available");
+            throw new CorruptBatchException(
+                    Reason.TRUNCATED, filePosition, "batch of " + size + " bytes but only " + available + " available");
         }
         RecordBatchHeader header = RecordBatchHeader.peek(buf, pos);
         int actual = RecordBatchHeader.computeCrc(buf, pos, (int) size);
         if (actual != header.crc()) {
-            throw new CorruptBatchException(Reason.BAD_CRC, filePosition, String.format(
-                    "CRC mismatch: stored %08x, computed %08x", header.crc(), actual));
+            throw new CorruptBatchException(
+                    Reason.BAD_CRC,
+                    filePosition,
+                    String.format("CRC mismatch: stored %08x, computed %08x", header.crc(), actual));
         }
         if (header.lastOffsetDelta() < 0) {
-            throw new CorruptBatchException(Reason.BAD_OFFSET_RANGE, filePosition,
-                    "negative lastOffsetDelta " + header.lastOffsetDelta());
+            throw new CorruptBatchException(
+                    Reason.BAD_OFFSET_RANGE, filePosition, "negative lastOffsetDelta " + header.lastOffsetDelta());
         }
         return header;
     }
@@ -58,13 +65,17 @@ public final class BatchValidator {
             throw new CorruptBatchException(Reason.BAD_RECORD_COUNT, pos, "record count " + h.recordCount());
         }
         if ((long) h.lastOffsetDelta() + 1 != h.recordCount()) {
-            throw new CorruptBatchException(Reason.BAD_RECORD_COUNT, pos, "record count " + h.recordCount()
-                    + " disagrees with lastOffsetDelta " + h.lastOffsetDelta());
+            throw new CorruptBatchException(
+                    Reason.BAD_RECORD_COUNT,
+                    pos,
+                    "record count " + h.recordCount() + " disagrees with lastOffsetDelta " + h.lastOffsetDelta());
         }
         long recordBytes = h.sizeInBytes() - RecordBatchHeader.HEADER_SIZE;
         if (h.compressionCodec() == 0 && (long) h.recordCount() * RecordBatchHeader.MIN_RECORD_SIZE > recordBytes) {
-            throw new CorruptBatchException(Reason.BAD_RECORD_COUNT, pos, "record count " + h.recordCount()
-                    + " cannot fit in " + recordBytes + " bytes of records");
+            throw new CorruptBatchException(
+                    Reason.BAD_RECORD_COUNT,
+                    pos,
+                    "record count " + h.recordCount() + " cannot fit in " + recordBytes + " bytes of records");
         }
         return h;
     }

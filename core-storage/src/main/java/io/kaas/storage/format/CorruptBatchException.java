@@ -7,7 +7,14 @@ import io.kaas.storage.StorageException;
  * in its buffer or file (-1 when unknown), so a message can say {@code path:position}.
  */
 public final class CorruptBatchException extends StorageException {
-    public enum Reason { TRUNCATED, BAD_LENGTH, BAD_MAGIC, BAD_CRC, BAD_RECORD_COUNT, BAD_OFFSET_RANGE }
+    public enum Reason {
+        TRUNCATED,
+        BAD_LENGTH,
+        BAD_MAGIC,
+        BAD_CRC,
+        BAD_RECORD_COUNT,
+        BAD_OFFSET_RANGE
+    }
 
     private final Reason reason;
     private final long position;

@@ -20,10 +20,14 @@ public record ProducerStateSnapshot(int version, List<Entry> entries) {
      * ({@code coordinator_epoch}; -1 for none, and in snapshots written before it was kept).
      */
     @JsonPropertyOrder({"producer_id", "epoch", "recent", "coordinator_epoch"})
-    public record Entry(@JsonProperty("producer_id") long producerId, @JsonProperty("epoch") short epoch,
-                        @JsonProperty("recent") List<Batch> recent,
-                        @JsonProperty("coordinator_epoch") @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = NoCoordinatorEpoch.class)
-                        Integer coordinatorEpoch) {
+    public record Entry(
+            @JsonProperty("producer_id") long producerId,
+            @JsonProperty("epoch") short epoch,
+            @JsonProperty("recent") List<Batch> recent,
+
+            @JsonProperty("coordinator_epoch")
+            @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = NoCoordinatorEpoch.class)
+            Integer coordinatorEpoch) {
         public static final int NO_COORDINATOR_EPOCH = -1;
 
         public Entry {
@@ -46,6 +50,8 @@ public record ProducerStateSnapshot(int version, List<Entry> entries) {
     }
 
     @JsonPropertyOrder({"first_seq", "last_seq", "base_offset"})
-    public record Batch(@JsonProperty("first_seq") int firstSeq, @JsonProperty("last_seq") int lastSeq,
-                        @JsonProperty("base_offset") long baseOffset) {}
+    public record Batch(
+            @JsonProperty("first_seq") int firstSeq,
+            @JsonProperty("last_seq") int lastSeq,
+            @JsonProperty("base_offset") long baseOffset) {}
 }

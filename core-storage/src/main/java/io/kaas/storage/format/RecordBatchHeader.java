@@ -34,6 +34,7 @@ public record RecordBatchHeader(
     public static final int LENGTH_OFFSET = BASE_OFFSET_OFFSET + 8;
     /** Bytes before the length field's count starts: baseOffset + batchLength. */
     public static final int LOG_OVERHEAD = LENGTH_OFFSET + 4;
+
     public static final int PARTITION_LEADER_EPOCH_OFFSET = LOG_OVERHEAD;
     public static final int MAGIC_OFFSET = PARTITION_LEADER_EPOCH_OFFSET + 4;
     public static final int CRC_OFFSET = MAGIC_OFFSET + 1;

@@ -49,13 +49,16 @@ public final class StateJson {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file + ": cannot read: " + io.kaas.storage.io.IoFailure.describe(e), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, file + ": cannot read: " + io.kaas.storage.io.IoFailure.describe(e), e);
         }
         try {
             return Optional.of(fromBytes(bytes, type));
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO,
-                    file + ": not a valid " + type.getSimpleName() + ": " + originalMessage(e), e);
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    file + ": not a valid " + type.getSimpleName() + ": " + originalMessage(e),
+                    e);
         }
     }
 
@@ -64,7 +67,8 @@ public final class StateJson {
         try {
             AtomicFile.write(file, toBytes(value));
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file + ": cannot write: " + io.kaas.storage.io.IoFailure.describe(e), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, file + ": cannot write: " + io.kaas.storage.io.IoFailure.describe(e), e);
         }
     }
 

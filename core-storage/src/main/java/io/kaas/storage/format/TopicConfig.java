@@ -18,12 +18,27 @@ import java.util.TreeMap;
  * does not act on; the broker validates them before they get here. A file written before that map
  * existed has no {@code otherConfigs} key and loads as an empty map.
  */
-@JsonPropertyOrder({"retentionMs", "retentionBytes", "segmentBytes", "segmentMs", "cleanupPolicy",
-        "minCompactionLagMs", "deleteRetentionMs", "flushMessages", "otherConfigs"})
-public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentBytes, Long segmentMs,
-                          String cleanupPolicy, Long minCompactionLagMs, Long deleteRetentionMs,
-                          Long flushMessages,
-                          @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> otherConfigs) {
+@JsonPropertyOrder({
+    "retentionMs",
+    "retentionBytes",
+    "segmentBytes",
+    "segmentMs",
+    "cleanupPolicy",
+    "minCompactionLagMs",
+    "deleteRetentionMs",
+    "flushMessages",
+    "otherConfigs"
+})
+public record TopicConfig(
+        Long retentionMs,
+        Long retentionBytes,
+        Long segmentBytes,
+        Long segmentMs,
+        String cleanupPolicy,
+        Long minCompactionLagMs,
+        Long deleteRetentionMs,
+        Long flushMessages,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> otherConfigs) {
     public static final String FILE_NAME = ".config.json";
     public static final TopicConfig EMPTY = new TopicConfig(null, null, null, null, null, null, null, null);
 
@@ -32,14 +47,30 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
     }
 
     /** A config with only the typed (enforced) fields. */
-    public TopicConfig(Long retentionMs, Long retentionBytes, Long segmentBytes, Long segmentMs, String cleanupPolicy,
-                       Long minCompactionLagMs, Long deleteRetentionMs, Long flushMessages) {
-        this(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs,
-                flushMessages, Map.of());
+    public TopicConfig(
+            Long retentionMs,
+            Long retentionBytes,
+            Long segmentBytes,
+            Long segmentMs,
+            String cleanupPolicy,
+            Long minCompactionLagMs,
+            Long deleteRetentionMs,
+            Long flushMessages) {
+        this(
+                retentionMs,
+                retentionBytes,
+                segmentBytes,
+                segmentMs,
+                cleanupPolicy,
+                minCompactionLagMs,
+                deleteRetentionMs,
+                flushMessages,
+                Map.of());
     }
 
     /** Apache Kafka's broker defaults for unset topic configs (log.retention.hours, log.roll.hours = 168). */
     public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
+
     public static final long DEFAULT_RETENTION_BYTES = -1;
     public static final long DEFAULT_SEGMENT_MS = 7L * 24 * 60 * 60 * 1000;
     public static final long DEFAULT_DELETE_RETENTION_MS = 24L * 60 * 60 * 1000;
@@ -48,6 +79,7 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
 
     /** Apache Kafka 4.x's log.message.timestamp.after.max.ms (KIP-937): a CreateTime record at most an hour ahead. */
     public static final long DEFAULT_TIMESTAMP_AFTER_MAX_MS = 3_600_000L;
+
     public static final long DEFAULT_TIMESTAMP_BEFORE_MAX_MS = Long.MAX_VALUE;
 
     /** cleanup.policy holds {@code compact} (alone or with delete): the cleaner compacts it, and its logs may have offset gaps. */
@@ -81,10 +113,16 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
                 out.add(e.getMessage());
             }
         }
-        java.util.List<java.util.function.Supplier<Object>> parsed = java.util.List.of(this::minCleanableDirtyRatio,
-                this::maxCompactionLagMs, this::timestampBeforeMaxMs, this::timestampAfterMaxMs);
-        java.util.List<String> names = java.util.List.of("min.cleanable.dirty.ratio", "max.compaction.lag.ms",
-                "message.timestamp.before.max.ms", "message.timestamp.after.max.ms");
+        java.util.List<java.util.function.Supplier<Object>> parsed = java.util.List.of(
+                this::minCleanableDirtyRatio,
+                this::maxCompactionLagMs,
+                this::timestampBeforeMaxMs,
+                this::timestampAfterMaxMs);
+        java.util.List<String> names = java.util.List.of(
+                "min.cleanable.dirty.ratio",
+                "max.compaction.lag.ms",
+                "message.timestamp.before.max.ms",
+                "message.timestamp.after.max.ms");
         for (int i = 0; i < parsed.size(); i++) {
             try {
                 parsed.get(i).get();
@@ -121,8 +159,10 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
         } catch (java.nio.file.NoSuchFileException e) {
             return java.util.Optional.empty();
         } catch (java.io.IOException e) {
-            throw new io.kaas.storage.StorageException(io.kaas.storage.StorageException.Kind.IO,
-                    file + ": cannot read: " + io.kaas.storage.io.IoFailure.describe(e), e);
+            throw new io.kaas.storage.StorageException(
+                    io.kaas.storage.StorageException.Kind.IO,
+                    file + ": cannot read: " + io.kaas.storage.io.IoFailure.describe(e),
+                    e);
         }
         TopicConfig config;
         try {
@@ -160,9 +200,11 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
     }
 
     private static io.kaas.storage.StorageException damaged(java.nio.file.Path file, String what) {
-        return new io.kaas.storage.StorageException(io.kaas.storage.StorageException.Kind.DAMAGED, file + ":0: " + what
-                + "; the topic's cleanup policy is unknown, so its partitions stay untouched: restore or fix the file"
-                + " (without it the defaults apply, cleanup.policy=delete); recover --force does not change it");
+        return new io.kaas.storage.StorageException(
+                io.kaas.storage.StorageException.Kind.DAMAGED,
+                file + ":0: " + what
+                        + "; the topic's cleanup policy is unknown, so its partitions stay untouched: restore or fix the file"
+                        + " (without it the defaults apply, cleanup.policy=delete); recover --force does not change it");
     }
 
     private static java.util.Optional<String> unknownField(byte[] json) {
@@ -171,7 +213,8 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
             known.add(c.getName());
         }
         try {
-            com.fasterxml.jackson.databind.JsonNode tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+            com.fasterxml.jackson.databind.JsonNode tree =
+                    new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
             java.util.Iterator<String> names = tree.fieldNames();
             while (names.hasNext()) {
                 String name = names.next();
@@ -253,8 +296,16 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
         } else {
             others.put(name, value);
         }
-        return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs,
-                deleteRetentionMs, flushMessages, others);
+        return new TopicConfig(
+                retentionMs,
+                retentionBytes,
+                segmentBytes,
+                segmentMs,
+                cleanupPolicy,
+                minCompactionLagMs,
+                deleteRetentionMs,
+                flushMessages,
+                others);
     }
 
     /**
@@ -272,19 +323,104 @@ public record TopicConfig(Long retentionMs, Long retentionBytes, Long segmentByt
             }
         }
         switch (name) {
-            case "retention.ms": return new TopicConfig(n, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
-            case "retention.bytes": return new TopicConfig(retentionMs, n, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
-            case "segment.bytes": return new TopicConfig(retentionMs, retentionBytes, n, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
-            case "segment.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, n, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
+            case "retention.ms":
+                return new TopicConfig(
+                        n,
+                        retentionBytes,
+                        segmentBytes,
+                        segmentMs,
+                        cleanupPolicy,
+                        minCompactionLagMs,
+                        deleteRetentionMs,
+                        flushMessages,
+                        otherConfigs);
+            case "retention.bytes":
+                return new TopicConfig(
+                        retentionMs,
+                        n,
+                        segmentBytes,
+                        segmentMs,
+                        cleanupPolicy,
+                        minCompactionLagMs,
+                        deleteRetentionMs,
+                        flushMessages,
+                        otherConfigs);
+            case "segment.bytes":
+                return new TopicConfig(
+                        retentionMs,
+                        retentionBytes,
+                        n,
+                        segmentMs,
+                        cleanupPolicy,
+                        minCompactionLagMs,
+                        deleteRetentionMs,
+                        flushMessages,
+                        otherConfigs);
+            case "segment.ms":
+                return new TopicConfig(
+                        retentionMs,
+                        retentionBytes,
+                        segmentBytes,
+                        n,
+                        cleanupPolicy,
+                        minCompactionLagMs,
+                        deleteRetentionMs,
+                        flushMessages,
+                        otherConfigs);
             case "cleanup.policy":
-                if (value != null && !value.equals("delete") && !value.equals("compact") && !value.equals("compact,delete") && !value.equals("delete,compact")) {
-                    throw new IllegalArgumentException("cleanup.policy must be delete, compact or both, got '" + value + "'");
+                if (value != null
+                        && !value.equals("delete")
+                        && !value.equals("compact")
+                        && !value.equals("compact,delete")
+                        && !value.equals("delete,compact")) {
+                    throw new IllegalArgumentException(
+                            "cleanup.policy must be delete, compact or both, got '" + value + "'");
                 }
-                return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, value, minCompactionLagMs, deleteRetentionMs, flushMessages, otherConfigs);
-            case "min.compaction.lag.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, n, deleteRetentionMs, flushMessages, otherConfigs);
-            case "delete.retention.ms": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, n, flushMessages, otherConfigs);
-            case "flush.messages": return new TopicConfig(retentionMs, retentionBytes, segmentBytes, segmentMs, cleanupPolicy, minCompactionLagMs, deleteRetentionMs, n, otherConfigs);
-            default: throw new IllegalArgumentException("unknown topic config " + name);
+                return new TopicConfig(
+                        retentionMs,
+                        retentionBytes,
+                        segmentBytes,
+                        segmentMs,
+                        value,
+                        minCompactionLagMs,
+                        deleteRetentionMs,
+                        flushMessages,
+                        otherConfigs);
+            case "min.compaction.lag.ms":
+                return new TopicConfig(
+                        retentionMs,
+                        retentionBytes,
+                        segmentBytes,
+                        segmentMs,
+                        cleanupPolicy,
+                        n,
+                        deleteRetentionMs,
+                        flushMessages,
+                        otherConfigs);
+            case "delete.retention.ms":
+                return new TopicConfig(
+                        retentionMs,
+                        retentionBytes,
+                        segmentBytes,
+                        segmentMs,
+                        cleanupPolicy,
+                        minCompactionLagMs,
+                        n,
+                        flushMessages,
+                        otherConfigs);
+            case "flush.messages":
+                return new TopicConfig(
+                        retentionMs,
+                        retentionBytes,
+                        segmentBytes,
+                        segmentMs,
+                        cleanupPolicy,
+                        minCompactionLagMs,
+                        deleteRetentionMs,
+                        n,
+                        otherConfigs);
+            default:
+                throw new IllegalArgumentException("unknown topic config " + name);
         }
     }
 }

@@ -16,9 +16,13 @@ public record TxnIndexSnapshot(int version, List<Open> open, List<Aborted> abort
     }
 
     @JsonPropertyOrder({"producer_id", "first_offset"})
-    public record Open(@JsonProperty("producer_id") long producerId, @JsonProperty("first_offset") long firstOffset) {}
+    public record Open(
+            @JsonProperty("producer_id") long producerId,
+            @JsonProperty("first_offset") long firstOffset) {}
 
     @JsonPropertyOrder({"producer_id", "first_offset", "last_offset"})
-    public record Aborted(@JsonProperty("producer_id") long producerId, @JsonProperty("first_offset") long firstOffset,
-                          @JsonProperty("last_offset") long lastOffset) {}
+    public record Aborted(
+            @JsonProperty("producer_id") long producerId,
+            @JsonProperty("first_offset") long firstOffset,
+            @JsonProperty("last_offset") long lastOffset) {}
 }

@@ -35,6 +35,7 @@ public final class CachedFile {
     private final Owner owner;
     /** The open channel, or null. Written under this object's monitor; read without it on the fast path. */
     private volatile Handle current;
+
     private volatile boolean retired;
     private volatile long lastUsed;
 
@@ -48,7 +49,7 @@ public final class CachedFile {
     /** What the file's user tells eviction. */
     public interface Owner {
         /** An owner with nothing unsynced to care about (read-only files, the rebuildable index). */
-        Owner ANY = new Owner() { };
+        Owner ANY = new Owner() {};
 
         /** True when closing the channel loses nothing: every byte written through it was fsynced. */
         default boolean isClean() {
@@ -59,12 +60,10 @@ public final class CachedFile {
          * Called before eviction closes a channel that is not clean, with that channel (the descriptor
          * that wrote, so a writeback error is reported here); makes it clean or throws to keep it open.
          */
-        default void syncBeforeClose(FileChannel channel) throws IOException {
-        }
+        default void syncBeforeClose(FileChannel channel) throws IOException {}
 
         /** After eviction closed the channel (not after {@link CachedFile#retire}). */
-        default void evicted() {
-        }
+        default void evicted() {}
     }
 
     public Path path() {
@@ -217,7 +216,7 @@ public final class CachedFile {
         }
 
         private boolean retain() {
-            for (;;) {
+            for (; ; ) {
                 int r = refs.get();
                 if (r == CLOSED) {
                     return false;

@@ -30,6 +30,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class FileHandleCache {
     /** Used when the process limit cannot be read (not a Unix JVM). */
     static final int FALLBACK_CEILING = 4096;
+
     private static final int MIN_CEILING = 16;
 
     private final int ceiling;
@@ -37,6 +38,7 @@ public final class FileHandleCache {
     private final Set<CachedFile> openFiles = ConcurrentHashMap.newKeySet();
     /** Open channels, including those of retired files still held by a send. */
     private final AtomicInteger openChannels = new AtomicInteger();
+
     private final AtomicLong opens = new AtomicLong();
     private final AtomicLong evictions = new AtomicLong();
     private final AtomicInteger sends = new AtomicInteger();
@@ -44,7 +46,8 @@ public final class FileHandleCache {
 
     public FileHandleCache(int ceiling) {
         if (ceiling < MIN_CEILING) {
-            throw new IllegalArgumentException("the open-file ceiling must be at least " + MIN_CEILING + ", got " + ceiling);
+            throw new IllegalArgumentException(
+                    "the open-file ceiling must be at least " + MIN_CEILING + ", got " + ceiling);
         }
         this.ceiling = ceiling;
     }
@@ -85,7 +88,7 @@ public final class FileHandleCache {
      * of partitions cannot pin thousands of files). Every true is followed by one {@link #endSend}.
      */
     public boolean tryStartSend() {
-        for (;;) {
+        for (; ; ) {
             int n = sends.get();
             if (n >= ceiling / 2) {
                 return false;

@@ -72,12 +72,15 @@ public final class IoFailure {
         if (message == null) {
             return describe(io);
         }
-        return message.toLowerCase(Locale.ROOT).contains(cause.toLowerCase(Locale.ROOT)) ? message : message + " (" + cause + ")";
+        return message.toLowerCase(Locale.ROOT).contains(cause.toLowerCase(Locale.ROOT))
+                ? message
+                : message + " (" + cause + ")";
     }
 
     private static String lowerFirst(String s) {
         // "No space left on device" -> "no space left on device"; a message starting with a path stays as it is.
         return s.length() > 1 && Character.isUpperCase(s.charAt(0)) && Character.isLowerCase(s.charAt(1))
-                ? Character.toLowerCase(s.charAt(0)) + s.substring(1) : s;
+                ? Character.toLowerCase(s.charAt(0)) + s.substring(1)
+                : s;
     }
 }

@@ -28,6 +28,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class StateFileLock implements AutoCloseable {
     /** Longer than any one rewrite (a read, a write and two fsyncs) takes on a healthy disk. */
     public static final Duration DEFAULT_WAIT = Duration.ofSeconds(30);
+
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final FileChannel channel;
@@ -73,13 +74,16 @@ public final class StateFileLock implements AutoCloseable {
                     return new StateFileLock(ch, held);
                 }
                 if (System.nanoTime() - deadline >= 0) {
-                    throw new StorageException(StorageException.Kind.LOCKED, file + ": another writer held it for more than "
-                            + wait.toMillis() + " ms; " + stateFile.getFileName() + " was not changed");
+                    throw new StorageException(
+                            StorageException.Kind.LOCKED,
+                            file + ": another writer held it for more than " + wait.toMillis() + " ms; "
+                                    + stateFile.getFileName() + " was not changed");
                 }
                 LockSupport.parkNanos(POLL_NANOS);
                 if (Thread.interrupted()) {
                     Thread.currentThread().interrupt();
-                    throw new StorageException(StorageException.Kind.LOCKED, file + ": interrupted while waiting for it");
+                    throw new StorageException(
+                            StorageException.Kind.LOCKED, file + ": interrupted while waiting for it");
                 }
             }
         } catch (RuntimeException e) {

@@ -70,7 +70,8 @@ public final class OwnerLock implements AutoCloseable {
             FileLock held = tryLock(ch, dataLock.get());
             if (held == null) {
                 own.close();
-                throw new StorageException(StorageException.Kind.LOCKED, partitionDir + ": a running engine holds " + dataLock.get());
+                throw new StorageException(
+                        StorageException.Kind.LOCKED, partitionDir + ": a running engine holds " + dataLock.get());
             }
             closeQuietly(ch); // only checked: the partition's own lock is what this open holds
         }
@@ -149,8 +150,10 @@ public final class OwnerLock implements AutoCloseable {
         FileChannel ch = open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
         FileLock held = tryLock(ch, file);
         if (held == null) {
-            throw new StorageException(StorageException.Kind.LOCKED, dataDir + ": owned by a running broker (" + FILE_NAME
-                    + " held); stop it, or make the change online");
+            throw new StorageException(
+                    StorageException.Kind.LOCKED,
+                    dataDir + ": owned by a running broker (" + FILE_NAME
+                            + " held); stop it, or make the change online");
         }
         return new OwnerLock(ch, held, null);
     }
@@ -174,7 +177,10 @@ public final class OwnerLock implements AutoCloseable {
     static Optional<Path> dataDirLock(Path partitionDir) {
         Path abs = partitionDir.toAbsolutePath();
         Path topic = abs.getParent();
-        if (abs.getFileName() == null || topic == null || topic.getFileName() == null || topic.getParent() == null
+        if (abs.getFileName() == null
+                || topic == null
+                || topic.getFileName() == null
+                || topic.getParent() == null
                 || TopicDir.partitionIndex(abs.getFileName().toString()).isEmpty()
                 || !TopicDir.isTopic(topic.getFileName().toString())) {
             return Optional.empty();
@@ -187,7 +193,8 @@ public final class OwnerLock implements AutoCloseable {
         try {
             return FileChannel.open(file, options);
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file + ": cannot open: " + PartitionSegments.describe(e), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, file + ": cannot open: " + PartitionSegments.describe(e), e);
         }
     }
 
@@ -204,7 +211,8 @@ public final class OwnerLock implements AutoCloseable {
             return null;
         } catch (IOException e) {
             closeQuietly(ch);
-            throw new StorageException(StorageException.Kind.IO, file + ": cannot lock: " + PartitionSegments.describe(e), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, file + ": cannot lock: " + PartitionSegments.describe(e), e);
         }
     }
 

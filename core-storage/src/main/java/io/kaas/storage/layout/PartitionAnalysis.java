@@ -21,8 +21,13 @@ public final class PartitionAnalysis {
 
     /** The dry-run options: {@code recover --dry-run}'s (no --fast), with the newest segment's epoch for a missing manifest. */
     public static RecoveryOptions dryRunOptions(Path partitionDir) {
-        return new RecoveryOptions(true, RecoveryOptions.DamagePolicy.REFUSE, new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES),
-                false, PartitionSegments.newestEpoch(PartitionSegments.list(partitionDir)), true);
+        return new RecoveryOptions(
+                true,
+                RecoveryOptions.DamagePolicy.REFUSE,
+                new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES),
+                false,
+                PartitionSegments.newestEpoch(PartitionSegments.list(partitionDir)),
+                true);
     }
 
     /** Runs the analysis; changes no byte. @throws StorageException IO when the partition cannot be read */
@@ -39,7 +44,8 @@ public final class PartitionAnalysis {
     public static RecoveryScan.RecoveredState requireUndamaged(Path partitionDir, String nothingDone) {
         RecoveryScan.RecoveredState state = analyse(partitionDir);
         if (state.outcome().report().refused()) {
-            throw new PartitionDamagedException(partitionDir, state.outcome().report().damage(), nothingDone);
+            throw new PartitionDamagedException(
+                    partitionDir, state.outcome().report().damage(), nothingDone);
         }
         return state;
     }
@@ -59,7 +65,8 @@ public final class PartitionAnalysis {
 
         private static List<String> lines(Path partitionDir, List<String> damage, String nothingDone) {
             List<String> out = new ArrayList<>(damage);
-            out.add(partitionDir + ": damaged, refused as `kaas recover` refuses it (see `kaas recover --dry-run`, repair with"
+            out.add(partitionDir
+                    + ": damaged, refused as `kaas recover` refuses it (see `kaas recover --dry-run`, repair with"
                     + " `kaas recover --force`); " + nothingDone);
             return List.copyOf(out);
         }

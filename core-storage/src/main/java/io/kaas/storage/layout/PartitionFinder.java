@@ -47,8 +47,12 @@ public final class PartitionFinder {
     public static final String NO_DATA = "no kaas or Kafka partition data found";
 
     /** Apache Kafka writes these at the top of every log dir it formatted or used. */
-    private static final List<String> KAFKA_LOG_DIR_FILES = List.of("meta.properties", "recovery-point-offset-checkpoint",
-            "log-start-offset-checkpoint", "replication-offset-checkpoint", "cleaner-offset-checkpoint");
+    private static final List<String> KAFKA_LOG_DIR_FILES = List.of(
+            "meta.properties",
+            "recovery-point-offset-checkpoint",
+            "log-start-offset-checkpoint",
+            "replication-offset-checkpoint",
+            "cleaner-offset-checkpoint");
 
     /** A data dir with its cluster state, a topic dir with its config, or an Apache log dir: data, though no partition. */
     private static boolean holdsKaasOrKafkaState(Path root) {
@@ -88,7 +92,8 @@ public final class PartitionFinder {
         } catch (NoSuchFileException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": no such file or directory", e);
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot list: " + PartitionSegments.describe(e), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, dir + ": cannot list: " + PartitionSegments.describe(e), e);
         }
         for (Path child : children) {
             if (!child.getFileName().toString().equals(ClusterDir.NAME)) {

@@ -8,7 +8,9 @@ public final class PartitionLockedException extends StorageException {
     private final Path lockFile;
 
     public PartitionLockedException(Path lockFile) {
-        super(Kind.LOCKED, lockFile + ": partition is owned by a running broker (lock held); stop the broker or pass --force");
+        super(
+                Kind.LOCKED,
+                lockFile + ": partition is owned by a running broker (lock held); stop the broker or pass --force");
         this.lockFile = lockFile;
     }
 

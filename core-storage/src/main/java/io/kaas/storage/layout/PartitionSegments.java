@@ -35,7 +35,8 @@ public final class PartitionSegments {
      * unprefixed names have none), so it is not older than the files it describes.
      */
     public static int newestEpoch(List<SegmentFile> segments) {
-        return Math.max(0, segments.stream().mapToInt(s -> s.name().epoch()).max().orElse(0));
+        return Math.max(
+                0, segments.stream().mapToInt(s -> s.name().epoch()).max().orElse(0));
     }
 
     /** True when the directory holds segment files or a manifest: what a partition directory looks like. */

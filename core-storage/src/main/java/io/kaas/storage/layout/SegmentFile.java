@@ -17,13 +17,15 @@ public record SegmentFile(SegmentName name, Path log, Path index) {
         if (fileName == null) {
             return Optional.empty();
         }
-        return SegmentName.parse(fileName.toString()).map(n -> new SegmentFile(n,
-                file.resolveSibling(n.logFileName()), file.resolveSibling(n.indexFileName())));
+        return SegmentName.parse(fileName.toString())
+                .map(n -> new SegmentFile(
+                        n, file.resolveSibling(n.logFileName()), file.resolveSibling(n.indexFileName())));
     }
 
     /** The segment a {@code .log} or {@code .index} path names, or an IO error naming the file and the accepted names. */
     public static SegmentFile require(Path file) {
-        return of(file).orElseThrow(() -> new StorageException(StorageException.Kind.IO,
+        return of(file).orElseThrow(() -> new StorageException(
+                StorageException.Kind.IO,
                 file + ": not a segment file ({epoch:08x}-{base:020d}.log/.index or {base:020d}.log/.index)"));
     }
 }

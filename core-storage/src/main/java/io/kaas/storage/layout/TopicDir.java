@@ -6,12 +6,12 @@ import io.kaas.storage.io.AtomicFile;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -31,6 +31,7 @@ public final class TopicDir {
      * opens, publishes or recreates it; its directory goes once no broker holds a partition of it.
      */
     public static final String DELETED_MARKER = ".deleted";
+
     private static final Pattern PARTITION_INDEX = Pattern.compile("[0-9]+");
 
     private TopicDir() {}
@@ -49,7 +50,9 @@ public final class TopicDir {
 
     /** The partition index a directory name under a topic dir stands for; empty when it is not one. */
     public static OptionalInt partitionIndex(String dirName) {
-        return PARTITION_INDEX.matcher(dirName).matches() ? OptionalInt.of(Integer.parseInt(dirName)) : OptionalInt.empty();
+        return PARTITION_INDEX.matcher(dirName).matches()
+                ? OptionalInt.of(Integer.parseInt(dirName))
+                : OptionalInt.empty();
     }
 
     /** True when a directory directly under the data dir is a topic (not {@code __cluster}, not being deleted). */
@@ -95,7 +98,8 @@ public final class TopicDir {
         if (!isMarkedDeleted(dir)) {
             return;
         }
-        UUID id = StateJson.read(dir.resolve(TopicIdentity.FILE_NAME), TopicIdentity.class).map(TopicIdentity::topicId)
+        UUID id = StateJson.read(dir.resolve(TopicIdentity.FILE_NAME), TopicIdentity.class)
+                .map(TopicIdentity::topicId)
                 .orElse(new UUID(0, 0));
         Path doomed = deleting(dataDir, topic, id);
         try {

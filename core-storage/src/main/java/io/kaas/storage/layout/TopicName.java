@@ -32,7 +32,8 @@ public final class TopicName {
             return Optional.of("topic name '" + name + "' may only contain ASCII letters, digits, '.', '_' and '-'");
         }
         if (name.startsWith(".")) {
-            return Optional.of("topic name '" + name + "' cannot start with '.' (the data dir keeps topics being deleted there)");
+            return Optional.of(
+                    "topic name '" + name + "' cannot start with '.' (the data dir keeps topics being deleted there)");
         }
         if (name.equals(ClusterDir.NAME)) {
             return Optional.of("topic name '" + name + "' is reserved for cluster state");

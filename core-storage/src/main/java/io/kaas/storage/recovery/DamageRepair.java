@@ -58,8 +58,11 @@ final class DamageRepair {
             if (!active) {
                 evidence = "in a closed segment (fsynced whole when it rolled)";
             } else if (cp != null && cp.segmentBase() == p.name.baseOffset() && p.validEnd < cp.bytePos()) {
-                evidence = "below byte " + cp.bytePos() + ", which " + RecoveryCheckpoint.FILE_NAME + " says was fsynced";
-            } else if (before != null && offsetAtStop < before.highWatermark() && offsetAtStop >= before.logStartOffset()) {
+                evidence =
+                        "below byte " + cp.bytePos() + ", which " + RecoveryCheckpoint.FILE_NAME + " says was fsynced";
+            } else if (before != null
+                    && offsetAtStop < before.highWatermark()
+                    && offsetAtStop >= before.logStartOffset()) {
                 evidence = "offset " + offsetAtStop + " is below the high watermark " + before.highWatermark()
                         + " that " + Manifest.FILE_NAME + " says was fsynced";
             } else if (p.damaged) {
@@ -84,8 +87,9 @@ final class DamageRepair {
             }
             if (reached > next.name.baseOffset()) {
                 long at = firstBatchReaching(p, next.name.baseOffset());
-                found.add(String.format("%s:%d: offsets up to %d overlap the next segment %s, which starts at offset %d"
-                        + " (a duplicate or misnamed segment); move the wrong copy out by hand, --force does not choose",
+                found.add(String.format(
+                        "%s:%d: offsets up to %d overlap the next segment %s, which starts at offset %d"
+                                + " (a duplicate or misnamed segment); move the wrong copy out by hand, --force does not choose",
                         p.log, at, reached - 1, next.log.getFileName(), next.name.baseOffset()));
             }
         }
@@ -154,7 +158,8 @@ final class DamageRepair {
             return;
         }
         for (Path saved : quarantine.files()) {
-            actions.add(saved + ": " + (options.dryRun() ? "would be written" : "written") + " (quarantine of removed bytes)");
+            actions.add(saved + ": " + (options.dryRun() ? "would be written" : "written")
+                    + " (quarantine of removed bytes)");
         }
     }
 
@@ -164,7 +169,8 @@ final class DamageRepair {
         for (SegmentPlan later : plans.subList(first + 1, plans.size())) {
             cut += later.size;
         }
-        String truncation = String.format("; --force --truncate would cut %d bytes from here and remove %d later segment(s)",
+        String truncation = String.format(
+                "; --force --truncate would cut %d bytes from here and remove %d later segment(s)",
                 cut, plans.size() - first - 1);
         for (SegmentPlan p : plans) {
             if (!p.damaged) {
@@ -174,8 +180,15 @@ final class DamageRepair {
             for (SegmentLogScan.BadRange r : p.bad) {
                 String why = firstRange ? p.stop.getMessage() + " — " + p.evidence : r.why();
                 boolean keeps = r.end() < p.size;
-                damage.add(String.format("%s:%d: %s; --force would remove bytes %d-%d (%d bytes)%s%s", p.log, r.start(), why,
-                        r.start(), r.end(), r.length(), keeps ? " and keep the intact batches after them" : ", to the end of the file",
+                damage.add(String.format(
+                        "%s:%d: %s; --force would remove bytes %d-%d (%d bytes)%s%s",
+                        p.log,
+                        r.start(),
+                        why,
+                        r.start(),
+                        r.end(),
+                        r.length(),
+                        keeps ? " and keep the intact batches after them" : ", to the end of the file",
                         p == cutAt && firstRange ? truncation : ""));
                 firstRange = false;
             }
@@ -193,12 +206,15 @@ final class DamageRepair {
             for (SegmentLogScan.BadRange r : p.bad) {
                 count(p.log, r.start(), r.end());
                 long gapTo = r.gapTo() >= 0 ? r.gapTo() : nextBase;
-                quarantine.add(p.log, r.start(), r.end(), r.why(), gapTo < 0 ? null : r.gapFrom(), gapTo < 0 ? null : gapTo);
+                quarantine.add(
+                        p.log, r.start(), r.end(), r.why(), gapTo < 0 ? null : r.gapFrom(), gapTo < 0 ? null : gapTo);
             }
             long removed = p.badBytes();
             bytesRemoved += removed;
-            actions.add(String.format("%s: salvaged: removed %d damaged byte range(s), %d bytes; the batches after them are kept"
-                    + " (an offset gap, as compaction leaves)", p.log, p.bad.size(), removed));
+            actions.add(String.format(
+                    "%s: salvaged: removed %d damaged byte range(s), %d bytes; the batches after them are kept"
+                            + " (an offset gap, as compaction leaves)",
+                    p.log, p.bad.size(), removed));
             p.rewrite = true;
             p.unmovedEnd = p.bad.get(0).start();
             p.offsetAtUnmovedEnd = p.nextOffset >= 0 ? p.nextOffset : p.name.baseOffset();
@@ -216,7 +232,9 @@ final class DamageRepair {
         count(p.log, p.validEnd, p.size);
         quarantine.add(p.log, p.validEnd, p.size, p.stop.getMessage());
         bytesRemoved += p.size - p.validEnd;
-        actions.add(String.format("%s: truncated from damaged batch at byte %d, discarding %d bytes", p.log, p.validEnd, p.size - p.validEnd));
+        actions.add(String.format(
+                "%s: truncated from damaged batch at byte %d, discarding %d bytes",
+                p.log, p.validEnd, p.size - p.validEnd));
         for (SegmentPlan later : new ArrayList<>(plans.subList(first + 1, plans.size()))) {
             count(later.log, 0, later.size);
             quarantine.add(later.log, 0, later.size, "segment after the damage cut by --force --truncate");
@@ -226,7 +244,8 @@ final class DamageRepair {
             actions.add(later.log + ": removed (after forced truncation)");
             plans.remove(later);
         }
-        actions.add(String.format("%s: --force --truncate discarded %d batch(es), %d record(s)", dir, batchesDropped, recordsDropped));
+        actions.add(String.format(
+                "%s: --force --truncate discarded %d batch(es), %d record(s)", dir, batchesDropped, recordsDropped));
         // The damaged segment is now the active one; it keeps what was valid before the bad batch.
         if (p.nextOffset < 0) {
             p.nextOffset = p.name.baseOffset();
@@ -247,7 +266,8 @@ final class DamageRepair {
      */
     void acceptGap(SegmentPlan follows, long from, long to, String why) {
         Path saved = quarantine.add(follows.log, follows.size, follows.size, why, from, to);
-        actions.add(String.format("%s: offsets %d..%d missing after it, accepted (--force); the gap is recorded in %s",
+        actions.add(String.format(
+                "%s: offsets %d..%d missing after it, accepted (--force); the gap is recorded in %s",
                 follows.log, from, to - 1, saved.resolveSibling(Quarantine.NOTE)));
     }
 
@@ -264,8 +284,11 @@ final class DamageRepair {
     static void rewrite(SegmentPlan p) throws IOException {
         Path tmp = p.log.resolveSibling(p.log.getFileName() + ".salvage.tmp");
         try (FileChannel in = FileChannel.open(p.log, StandardOpenOption.READ);
-             FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                     StandardOpenOption.TRUNCATE_EXISTING)) {
+                FileChannel out = FileChannel.open(
+                        tmp,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE,
+                        StandardOpenOption.TRUNCATE_EXISTING)) {
             long at = 0;
             for (SegmentLogScan.BadRange r : p.bad) {
                 copy(in, out, at, r.start());

@@ -47,10 +47,12 @@ public final class DerivedStateRebuild {
     private final TxnIndex txns;
     /** Whether the file was unreadable, so its table starts empty and is replayed from the log start. */
     private final boolean rebuildProducers;
+
     private final boolean rebuildTxns;
     private final boolean checkpointUnreadable;
     /** What the tail replay of the scan goes onto: the tables themselves, or throwaway ones for a table being rebuilt. */
     private final ProducerStateTable tailProducers;
+
     private final TxnIndex tailTxns;
     private final List<String> actions = new ArrayList<>();
     /** A leader-epoch checkpoint that disagreed with the log, rebuilt: written after a scan that finds no damage. */
@@ -60,9 +62,12 @@ public final class DerivedStateRebuild {
         this.dir = dir;
         epochsOrRebuild(dir, dryRun, actions); // the scan fences late writes by it
         this.epochsToWrite = dryRun ? null : epochsToRewrite(dir);
-        this.checkpointUnreadable = !check(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class, new ArrayList<>());
-        Optional<ProducerStateSnapshot> p = tryRead(dir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class, actions);
-        Optional<TxnIndexSnapshot> t = tryRead(dir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class, actions);
+        this.checkpointUnreadable =
+                !check(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class, new ArrayList<>());
+        Optional<ProducerStateSnapshot> p =
+                tryRead(dir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class, actions);
+        Optional<TxnIndexSnapshot> t =
+                tryRead(dir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class, actions);
         this.rebuildProducers = p == null;
         this.rebuildTxns = t == null;
         this.producers = producersOf(p);
@@ -150,14 +155,16 @@ public final class DerivedStateRebuild {
         String problem;
         try {
             Optional<LeaderEpochCheckpoint> read = StateJson.read(file, LeaderEpochCheckpoint.class);
-            problem = read.map(e -> epochsDisagreement(e, PartitionSegments.list(partitionDir))).orElse(null);
+            problem = read.map(e -> epochsDisagreement(e, PartitionSegments.list(partitionDir)))
+                    .orElse(null);
             if (problem == null) {
                 return read.orElse(LeaderEpochCheckpoint.EMPTY);
             }
             // Readable but disagreeing: the scan fences by the derived epochs; the file is written only once the
             // scan finds no damage (afterScan), since segments that disagree with it may be the damage instead.
             LeaderEpochCheckpoint derived = epochsFromSegmentNames(PartitionSegments.list(partitionDir));
-            actions.add(file + ": " + problem + ", rebuilt from the segment names with " + derived.epochs().size() + " epoch(s)");
+            actions.add(file + ": " + problem + ", rebuilt from the segment names with "
+                    + derived.epochs().size() + " epoch(s)");
             return derived;
         } catch (StorageException e) {
             problem = "unreadable (" + e.getMessage() + ")";
@@ -166,16 +173,20 @@ public final class DerivedStateRebuild {
         if (!dryRun) {
             StateJson.write(file, derived);
         }
-        actions.add(file + ": " + problem + ", rebuilt from the segment names with " + derived.epochs().size() + " epoch(s)");
+        actions.add(file + ": " + problem + ", rebuilt from the segment names with "
+                + derived.epochs().size() + " epoch(s)");
         return derived;
     }
 
     /** The derived epochs to write after a scan that found no damage: the file disagrees with the log; else null. */
     private static LeaderEpochCheckpoint epochsToRewrite(Path partitionDir) {
         try {
-            Optional<LeaderEpochCheckpoint> read = StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
+            Optional<LeaderEpochCheckpoint> read =
+                    StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
             List<SegmentFile> segments = PartitionSegments.list(partitionDir);
-            return read.isPresent() && epochsDisagreement(read.get(), segments) != null ? epochsFromSegmentNames(segments) : null;
+            return read.isPresent() && epochsDisagreement(read.get(), segments) != null
+                    ? epochsFromSegmentNames(segments)
+                    : null;
         } catch (StorageException e) {
             return null;
         }
@@ -192,31 +203,38 @@ public final class DerivedStateRebuild {
             if (s.name().apacheStyle() || sizeOf(s.log()) == 0) {
                 continue;
             }
-            Optional<LeaderEpochCheckpoint.Entry> mine = epochs.epochs().stream().filter(e -> e.epoch() == s.name().epoch()).findFirst();
+            Optional<LeaderEpochCheckpoint.Entry> mine = epochs.epochs().stream()
+                    .filter(e -> e.epoch() == s.name().epoch())
+                    .findFirst();
             if (mine.isEmpty()) {
-                return "disagrees with the log: it does not record epoch " + s.name().epoch() + ", which wrote " + s.log().getFileName();
+                return "disagrees with the log: it does not record epoch "
+                        + s.name().epoch() + ", which wrote " + s.log().getFileName();
             }
             if (mine.get().startOffset() > s.baseOffset()) {
-                return "disagrees with the log: it says epoch " + s.name().epoch() + " began at offset " + mine.get().startOffset()
-                        + ", after " + s.log().getFileName() + " (which that epoch wrote) begins";
+                return "disagrees with the log: it says epoch " + s.name().epoch() + " began at offset "
+                        + mine.get().startOffset() + ", after " + s.log().getFileName()
+                        + " (which that epoch wrote) begins";
             }
             // A leader rolls a segment named after its epoch where the epoch begins, so a fenced ex-leader's late
             // segment always has a later epoch's segment at or below its base offset. One the checkpoint would fence
             // with no such segment before it holds the log's own batches: the checkpoint is wrong, not the segment.
             long end = epochs.endOf(s.name().epoch());
-            boolean laterBefore = segments.stream().anyMatch(o -> !o.name().apacheStyle() && o.name().epoch() > s.name().epoch()
-                    && o.baseOffset() <= s.baseOffset());
+            boolean laterBefore = segments.stream()
+                    .anyMatch(o -> !o.name().apacheStyle()
+                            && o.name().epoch() > s.name().epoch()
+                            && o.baseOffset() <= s.baseOffset());
             if (s.baseOffset() >= end && !laterBefore) {
-                return "disagrees with the log: it says a later epoch began at offset " + end + ", but no segment of a later"
-                        + " epoch begins at or before " + s.log().getFileName();
+                return "disagrees with the log: it says a later epoch began at offset " + end
+                        + ", but no segment of a later" + " epoch begins at or before "
+                        + s.log().getFileName();
             }
         }
         for (int i = 1; i < epochs.epochs().size(); i++) {
             LeaderEpochCheckpoint.Entry a = epochs.epochs().get(i - 1);
             LeaderEpochCheckpoint.Entry b = epochs.epochs().get(i);
             if (b.epoch() <= a.epoch() || b.startOffset() < a.startOffset()) {
-                return "disagrees with itself: epoch " + b.epoch() + " at offset " + b.startOffset() + " follows epoch " + a.epoch()
-                        + " at offset " + a.startOffset() + " (epochs and their start offsets only grow)";
+                return "disagrees with itself: epoch " + b.epoch() + " at offset " + b.startOffset() + " follows epoch "
+                        + a.epoch() + " at offset " + a.startOffset() + " (epochs and their start offsets only grow)";
             }
         }
         return null;
@@ -240,8 +258,8 @@ public final class DerivedStateRebuild {
      * @param logEnd              the offset after the log's last valid batch
      * @param resumeOffset        where the log resumes at its end: the log end, or a durable log start past it
      */
-    public static String checkpointDisagreement(RecoveryCheckpoint c, long validEnd, LongUnaryOperator nextOffsetEndingAt,
-                                                long logEnd, long resumeOffset) {
+    public static String checkpointDisagreement(
+            RecoveryCheckpoint c, long validEnd, LongUnaryOperator nextOffsetEndingAt, long logEnd, long resumeOffset) {
         if (c.bytePos() > validEnd) {
             return "bytePos " + c.bytePos() + " is past the valid end " + validEnd + " of segment " + c.segmentBase();
         }
@@ -249,11 +267,12 @@ public final class DerivedStateRebuild {
         if (expected == Long.MIN_VALUE || c.bytePos() < 0) {
             return "bytePos " + c.bytePos() + " is not a batch boundary of segment " + c.segmentBase();
         }
-        // At the log's end recovery writes the offset the log resumes at: the durable log start when that lies past the log.
+        // At the log's end recovery writes the offset the log resumes at: the durable log start when that lies past the
+        // log.
         boolean resumes = expected == logEnd && c.highWatermark() == resumeOffset;
         if (c.bytePos() > 0 && c.highWatermark() != expected && !resumes) {
-            return "highWatermark " + c.highWatermark() + " disagrees with the log: the batch ending at byte " + c.bytePos()
-                    + " is followed by offset " + expected;
+            return "highWatermark " + c.highWatermark() + " disagrees with the log: the batch ending at byte "
+                    + c.bytePos() + " is followed by offset " + expected;
         }
         return null;
     }
@@ -262,7 +281,8 @@ public final class DerivedStateRebuild {
      * {@link #checkpointDisagreement} for recovery: the segment's batches found by framing ({@code log} is the
      * segment it names); {@code durableLogStart} the log start its durable copies record (-1: none).
      */
-    static String checkpointDisagreement(RecoveryCheckpoint c, Path log, long size, long durableLogStart) throws IOException {
+    static String checkpointDisagreement(RecoveryCheckpoint c, Path log, long size, long durableLogStart)
+            throws IOException {
         java.util.Map<Long, Long> nextByEnd = new java.util.HashMap<>();
         long end = 0;
         long logEnd = c.segmentBase();
@@ -274,7 +294,8 @@ public final class DerivedStateRebuild {
                 nextByEnd.put(end, logEnd);
             }
         }
-        return checkpointDisagreement(c, end, pos -> nextByEnd.getOrDefault(pos, Long.MIN_VALUE), logEnd, Math.max(logEnd, durableLogStart));
+        return checkpointDisagreement(
+                c, end, pos -> nextByEnd.getOrDefault(pos, Long.MIN_VALUE), logEnd, Math.max(logEnd, durableLogStart));
     }
 
     /** The leader-epoch checkpoint the scan may fence by: the file, or (when it disagrees with the log) one derived from the names. */
@@ -287,7 +308,9 @@ public final class DerivedStateRebuild {
     static LeaderEpochCheckpoint epochsFromSegmentNames(List<SegmentFile> segments) {
         List<LeaderEpochCheckpoint.Entry> entries = new ArrayList<>();
         int last = -1;
-        for (SegmentFile s : segments.stream().sorted((a, b) -> Long.compare(a.baseOffset(), b.baseOffset())).toList()) {
+        for (SegmentFile s : segments.stream()
+                .sorted((a, b) -> Long.compare(a.baseOffset(), b.baseOffset()))
+                .toList()) {
             if (!s.name().apacheStyle() && s.name().epoch() > last) {
                 entries.add(new LeaderEpochCheckpoint.Entry(s.name().epoch(), s.baseOffset()));
                 last = s.name().epoch();
@@ -298,13 +321,17 @@ public final class DerivedStateRebuild {
 
     /** A snapshot as read (null: unreadable, empty: missing) as its table; an empty one unless readable. */
     private static ProducerStateTable producersOf(Optional<ProducerStateSnapshot> read) {
-        return ProducerStateTable.from(read == null || read.isEmpty()
-                ? new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, List.of()) : read.get());
+        return ProducerStateTable.from(
+                read == null || read.isEmpty()
+                        ? new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, List.of())
+                        : read.get());
     }
 
     private static TxnIndex txnsOf(Optional<TxnIndexSnapshot> read) {
-        return TxnIndex.from(read == null || read.isEmpty()
-                ? new TxnIndexSnapshot(TxnIndexSnapshot.VERSION, List.of(), List.of()) : read.get());
+        return TxnIndex.from(
+                read == null || read.isEmpty()
+                        ? new TxnIndexSnapshot(TxnIndexSnapshot.VERSION, List.of(), List.of())
+                        : read.get());
     }
 
     /**
@@ -317,7 +344,9 @@ public final class DerivedStateRebuild {
             Path log = dir.resolve(name.logFileName());
             try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
                 BatchScanner scanner = BatchScanner.ofWholeFile(ch, log, name.baseOffset());
-                for (ScannedBatch b = scanner.next(); b != null && b.header().baseOffset() < logEnd; b = scanner.next()) {
+                for (ScannedBatch b = scanner.next();
+                        b != null && b.header().baseOffset() < logEnd;
+                        b = scanner.next()) {
                     if (rebuildProducers) {
                         producers.replay(b.header(), b.bytes(), 0);
                     }
@@ -328,7 +357,8 @@ public final class DerivedStateRebuild {
                 }
             }
         }
-        String what = "rebuilt from the log (" + segments.size() + " segment(s), " + batches + " batch(es) replayed from the log start)";
+        String what = "rebuilt from the log (" + segments.size() + " segment(s), " + batches
+                + " batch(es) replayed from the log start)";
         if (rebuildProducers) {
             actions.add(dir.resolve(ProducerStateSnapshot.FILE_NAME) + ": " + what);
         }
@@ -343,12 +373,14 @@ public final class DerivedStateRebuild {
         int p = producers.dropAtOrAbove(logEnd);
         int t = txns.dropAtOrAbove(logEnd);
         if (p > 0) {
-            out.add(new Finding(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME), p + " batch(es) at or past the log end "
-                    + logEnd + ", which the log does not hold"));
+            out.add(new Finding(
+                    partitionDir.resolve(ProducerStateSnapshot.FILE_NAME),
+                    p + " batch(es) at or past the log end " + logEnd + ", which the log does not hold"));
         }
         if (t > 0) {
-            out.add(new Finding(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), t + " transaction entr(ies) at or past the log end "
-                    + logEnd + ", which the log does not hold"));
+            out.add(new Finding(
+                    partitionDir.resolve(TxnIndexSnapshot.FILE_NAME),
+                    t + " transaction entr(ies) at or past the log end " + logEnd + ", which the log does not hold"));
         }
         return out;
     }
@@ -356,8 +388,10 @@ public final class DerivedStateRebuild {
     /** What {@code kaas verify} reports of the readable snapshots: entries at or past {@code logEnd}, which recovery forgets. */
     public static List<Finding> pastLogEnd(Path partitionDir, long logEnd) {
         List<String> ignored = new ArrayList<>();
-        Optional<ProducerStateSnapshot> p = tryRead(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class, ignored);
-        Optional<TxnIndexSnapshot> t = tryRead(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class, ignored);
+        Optional<ProducerStateSnapshot> p =
+                tryRead(partitionDir.resolve(ProducerStateSnapshot.FILE_NAME), ProducerStateSnapshot.class, ignored);
+        Optional<TxnIndexSnapshot> t =
+                tryRead(partitionDir.resolve(TxnIndexSnapshot.FILE_NAME), TxnIndexSnapshot.class, ignored);
         return forgetPastLogEnd(partitionDir, producersOf(p), txnsOf(t), logEnd);
     }
 

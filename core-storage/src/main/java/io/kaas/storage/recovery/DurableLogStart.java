@@ -29,8 +29,8 @@ import java.util.List;
  * @param impossible each impossible copy: the file and what is wrong (byte 0: the whole JSON file is meant)
  * @param unreadable each copy that exists but cannot be read: the file and why
  */
-public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, List<Finding> impossible,
-                              List<Finding> unreadable) {
+public record DurableLogStart(
+        Manifest manifest, LogStart copy, long logStart, List<Finding> impossible, List<Finding> unreadable) {
     /** One copy's finding. */
     public record Finding(Path file, String what) {}
 
@@ -46,7 +46,9 @@ public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, L
 
     /** Each unreadable copy as an action line (recovery rewrites it). */
     public List<String> actions() {
-        return unreadable.stream().map(f -> f.file() + ": unreadable (" + f.what() + "), ignored and rewritten").toList();
+        return unreadable.stream()
+                .map(f -> f.file() + ": unreadable (" + f.what() + "), ignored and rewritten")
+                .toList();
     }
 
     public static DurableLogStart read(Path partitionDir) {
@@ -63,12 +65,16 @@ public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, L
             copy = null;
         }
         if (manifest != null && copy != null && manifest.logStartOffset() > copy.logStartOffset()) {
-            // The copy is written before the manifest at every move, so a manifest ahead of it is explained by no write.
-            damage.add(new Finding(manifestFile, "logStartOffset " + manifest.logStartOffset() + " is past the log start "
-                    + copy.logStartOffset() + " that " + LogStart.FILE_NAME + " records (written before every move of it)"));
+            // The copy is written before the manifest at every move, so a manifest ahead of it is explained by no
+            // write.
+            damage.add(new Finding(
+                    manifestFile,
+                    "logStartOffset " + manifest.logStartOffset() + " is past the log start " + copy.logStartOffset()
+                            + " that " + LogStart.FILE_NAME + " records (written before every move of it)"));
             manifest = null;
         }
-        long logStart = Math.max(manifest == null ? -1 : manifest.logStartOffset(), copy == null ? -1 : copy.logStartOffset());
+        long logStart =
+                Math.max(manifest == null ? -1 : manifest.logStartOffset(), copy == null ? -1 : copy.logStartOffset());
         return new DurableLogStart(manifest, copy, logStart, damage, actions);
     }
 
@@ -79,7 +85,8 @@ public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, L
      */
     public static String epochBehindSegments(Manifest manifest, int newestSegmentEpoch) {
         return manifest != null && newestSegmentEpoch >= 0 && manifest.epoch() < newestSegmentEpoch
-                ? "epoch " + manifest.epoch() + " is older than segment epoch " + newestSegmentEpoch : null;
+                ? "epoch " + manifest.epoch() + " is older than segment epoch " + newestSegmentEpoch
+                : null;
     }
 
     /** The high watermark recorded beside the winning log start (the log end when it was written); -1 when none. */
@@ -102,8 +109,10 @@ public record DurableLogStart(Manifest manifest, LogStart copy, long logStart, L
             return false;
         }
         if (logStart > highWatermark) {
-            damage.add(new Finding(file, "logStartOffset " + logStart + " is past the highWatermark " + highWatermark
-                    + " written with it (no writer leaves that)"));
+            damage.add(new Finding(
+                    file,
+                    "logStartOffset " + logStart + " is past the highWatermark " + highWatermark
+                            + " written with it (no writer leaves that)"));
             return false;
         }
         return true;

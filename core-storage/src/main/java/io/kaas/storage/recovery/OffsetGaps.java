@@ -42,7 +42,10 @@ public final class OffsetGaps {
         // compacted topic's gaps are no damage; a damaged one is damage of its own (TopicConfig.damageOf).
         Path topicDir = partitionDir.toAbsolutePath().getParent();
         try {
-            return topicDir == null || TopicConfig.readTopicDir(topicDir).map(TopicConfig::compacted).orElse(true);
+            return topicDir == null
+                    || TopicConfig.readTopicDir(topicDir)
+                            .map(TopicConfig::compacted)
+                            .orElse(true);
         } catch (StorageException e) {
             return true;
         }
@@ -64,10 +67,16 @@ public final class OffsetGaps {
             long from = Math.max(prevEnd, durableLogStart);
             long to = next.name.baseOffset();
             if (to > from && !Quarantine.salvagedGap(dir, from, to)) {
-                gaps.add(new Gap(next.log, prev, from, to, String.format("offsets %d..%d are missing: %s ends at offset %d and this"
-                        + " segment starts at %d (a closed segment was fsynced whole when it rolled: acknowledged records lost,"
-                        + " a segment file deleted or cut); --force accepts the gap (recorded in the quarantine note)",
-                        from, to - 1, prev.log.getFileName(), prevEnd - 1, to)));
+                gaps.add(new Gap(
+                        next.log,
+                        prev,
+                        from,
+                        to,
+                        String.format(
+                                "offsets %d..%d are missing: %s ends at offset %d and this"
+                                        + " segment starts at %d (a closed segment was fsynced whole when it rolled: acknowledged records lost,"
+                                        + " a segment file deleted or cut); --force accepts the gap (recorded in the quarantine note)",
+                                from, to - 1, prev.log.getFileName(), prevEnd - 1, to)));
             }
         }
         return gaps;
@@ -77,8 +86,13 @@ public final class OffsetGaps {
      * A log ending at {@code logEnd}, below the high watermark the sound manifest recorded as fsynced, or null. A
      * high watermark equal to the log start may be a DeleteRecords target, never fsynced (the log resumes there).
      */
-    static Gap missingTail(Path dir, Manifest manifest, long durableLogStart, SegmentPlan last, long logEnd,
-                           LeaderEpochCheckpoint epochs) {
+    static Gap missingTail(
+            Path dir,
+            Manifest manifest,
+            long durableLogStart,
+            SegmentPlan last,
+            long logEnd,
+            LeaderEpochCheckpoint epochs) {
         // Compaction too keeps the log end: the active segment is never cleaned, and its name keeps its base offset.
         if (manifest == null || last == null) {
             return null;
@@ -90,10 +104,16 @@ public final class OffsetGaps {
         if (Quarantine.salvagedGap(dir, logEnd, durable)) {
             return new Gap(dir.resolve(Manifest.FILE_NAME), last, logEnd, durable, null);
         }
-        return new Gap(dir.resolve(Manifest.FILE_NAME), last, logEnd, durable, String.format("highWatermark %d was fsynced, but the log"
-                + " ends at offset %d: offsets %d..%d are missing (acknowledged records lost: the last segment deleted or cut);"
-                + " --force resumes the log at %d (offsets are never handed out twice) and records the gap in the quarantine note",
-                durable, logEnd, logEnd, durable - 1, durable));
+        return new Gap(
+                dir.resolve(Manifest.FILE_NAME),
+                last,
+                logEnd,
+                durable,
+                String.format(
+                        "highWatermark %d was fsynced, but the log"
+                                + " ends at offset %d: offsets %d..%d are missing (acknowledged records lost: the last segment deleted or cut);"
+                                + " --force resumes the log at %d (offsets are never handed out twice) and records the gap in the quarantine note",
+                        durable, logEnd, logEnd, durable - 1, durable));
     }
 
     /**
@@ -126,8 +146,10 @@ public final class OffsetGaps {
             if (lastPos < 0 || lastBase <= before || lastNext <= nextBase || before > nextBase) {
                 continue; // not one jumped batch: the overlap check names it (a duplicate or misnamed segment)
             }
-            String why = String.format("base offset %d (outside the CRC) disagrees with its neighbours: the batch before ends"
-                    + " at offset %d, the next segment %s starts at %d", lastBase, before - 1, plans.get(i + 1).log.getFileName(), nextBase);
+            String why = String.format(
+                    "base offset %d (outside the CRC) disagrees with its neighbours: the batch before ends"
+                            + " at offset %d, the next segment %s starts at %d",
+                    lastBase, before - 1, plans.get(i + 1).log.getFileName(), nextBase);
             final long at = lastPos;
             p.stop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, at, why);
             p.validEnd = at;
@@ -152,7 +174,9 @@ public final class OffsetGaps {
         if (reached >= 0) {
             return reached;
         }
-        long from = p.existingEntries != null && p.existingEntries.length > 0 ? p.existingEntries[p.existingEntries.length - 1].position() : 0;
+        long from = p.existingEntries != null && p.existingEntries.length > 0
+                ? p.existingEntries[p.existingEntries.length - 1].position()
+                : 0;
         long end = framedEnd(p, from);
         if (end < 0 && from > 0) {
             // The index is a hint, not evidence: an entry that frames no walk to the end of the file is

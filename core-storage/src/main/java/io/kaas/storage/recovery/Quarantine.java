@@ -24,7 +24,8 @@ import java.util.List;
 public final class Quarantine {
     public static final String DIR_NAME = ".quarantine";
     public static final String NOTE = "note.json";
-    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
 
     /**
      * One removed byte range: {@code file} is the original file's name, {@code saved} the copy's. A salvage
@@ -92,13 +93,15 @@ public final class Quarantine {
             Entry e = entries.get(i);
             copy(sources.get(i), e.start(), e.end(), dir.resolve(e.saved()));
         }
-        AtomicFile.write(dir.resolve(NOTE), StateJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(new Note(entries)));
+        AtomicFile.write(
+                dir.resolve(NOTE),
+                StateJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(new Note(entries)));
         AtomicFile.fsyncDirectory(dir);
     }
 
     private static void copy(Path source, long start, long end, Path target) throws IOException {
         try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ);
-             FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer buf = ByteBuffer.allocate((int) Math.min(1 << 20, Math.max(1, end - start)));
             long at = start;
             while (at < end) {
@@ -106,7 +109,8 @@ public final class Quarantine {
                 buf.limit((int) Math.min(buf.capacity(), end - at));
                 int r = in.read(buf, at);
                 if (r < 0) {
-                    throw new IOException(source + ":" + at + ": file ended before byte " + end + " while quarantining it");
+                    throw new IOException(
+                            source + ":" + at + ": file ended before byte " + end + " while quarantining it");
                 }
                 buf.flip();
                 while (buf.hasRemaining()) {

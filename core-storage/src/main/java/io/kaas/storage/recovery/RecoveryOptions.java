@@ -12,10 +12,16 @@ import io.kaas.storage.segment.IndexPolicy;
  * @param leaderEpoch   epoch for a manifest created from nothing
  * @param scanAllSegments CRC-scan closed segments too (offline recover and verify), not only the active one
  */
-public record RecoveryOptions(boolean dryRun, DamagePolicy onDamage, IndexPolicy indexPolicy, boolean useCheckpoint,
-                              int leaderEpoch, boolean scanAllSegments) {
+public record RecoveryOptions(
+        boolean dryRun,
+        DamagePolicy onDamage,
+        IndexPolicy indexPolicy,
+        boolean useCheckpoint,
+        int leaderEpoch,
+        boolean scanAllSegments) {
     /** Open-time shape: closed segments are trusted unless their index is bad. */
-    public RecoveryOptions(boolean dryRun, DamagePolicy onDamage, IndexPolicy indexPolicy, boolean useCheckpoint, int leaderEpoch) {
+    public RecoveryOptions(
+            boolean dryRun, DamagePolicy onDamage, IndexPolicy indexPolicy, boolean useCheckpoint, int leaderEpoch) {
         this(dryRun, onDamage, indexPolicy, useCheckpoint, leaderEpoch, false);
     }
 

@@ -21,10 +21,20 @@ import java.util.List;
  * @param actions          one human-readable line per change
  * @param refused          true when damage stopped the scan from changing this partition
  */
-public record RecoveryReport(Path partitionDir, int segmentsScanned, long bytesScanned, long bytesTruncated,
-                             long batchesDropped, long recordsDropped, int segmentsRemoved, int indexesRebuilt,
-                             Manifest manifestBefore, Manifest manifestAfter, List<String> damage,
-                             List<String> actions, boolean refused) {
+public record RecoveryReport(
+        Path partitionDir,
+        int segmentsScanned,
+        long bytesScanned,
+        long bytesTruncated,
+        long batchesDropped,
+        long recordsDropped,
+        int segmentsRemoved,
+        int indexesRebuilt,
+        Manifest manifestBefore,
+        Manifest manifestAfter,
+        List<String> damage,
+        List<String> actions,
+        boolean refused) {
     public RecoveryReport {
         damage = List.copyOf(damage);
         actions = List.copyOf(actions);
@@ -37,8 +47,20 @@ public record RecoveryReport(Path partitionDir, int segmentsScanned, long bytesS
         }
         List<String> all = new java.util.ArrayList<>(actions);
         all.addAll(more);
-        return new RecoveryReport(partitionDir, segmentsScanned, bytesScanned, bytesTruncated, batchesDropped, recordsDropped,
-                segmentsRemoved, indexesRebuilt, manifestBefore, manifestAfter, damage, all, refused);
+        return new RecoveryReport(
+                partitionDir,
+                segmentsScanned,
+                bytesScanned,
+                bytesTruncated,
+                batchesDropped,
+                recordsDropped,
+                segmentsRemoved,
+                indexesRebuilt,
+                manifestBefore,
+                manifestAfter,
+                damage,
+                all,
+                refused);
     }
 
     public boolean changed() {

@@ -6,15 +6,15 @@ import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
-import io.kaas.storage.state.PartitionStateFiles;
-import io.kaas.storage.state.ProducerStateTable;
-import io.kaas.storage.state.TxnIndex;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.segment.IndexEntry;
 import io.kaas.storage.segment.ScannedBatch;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.segment.SparseIndex;
+import io.kaas.storage.state.PartitionStateFiles;
+import io.kaas.storage.state.ProducerStateTable;
+import io.kaas.storage.state.TxnIndex;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -54,8 +54,8 @@ public final class RecoveryScan {
     }
 
     /** The report plus what a partition open needs. */
-    public record Outcome(RecoveryReport report, List<SegmentName> segments, long logEndOffset, long logStartOffset,
-                          int epoch) {}
+    public record Outcome(
+            RecoveryReport report, List<SegmentName> segments, long logEndOffset, long logStartOffset, int epoch) {}
 
     private final Path dir;
     private final RecoveryOptions options;
@@ -74,9 +74,11 @@ public final class RecoveryScan {
     private LogStart logStartCopy;
     /** What the fields outside the CRC are checked against: the checkpoint and epochs as found. */
     private RecoveryCheckpoint checkpointFound;
+
     private LeaderEpochCheckpoint epochsFound = LeaderEpochCheckpoint.EMPTY;
     /** Bytes the scan cuts or removes outside the damage verdict (late writes, torn tails): saved too when forced. */
     private record Cut(Path file, long start, long end, String why, boolean wholeFile) {}
+
     private final List<Cut> cuts = new ArrayList<>();
     /** The highest log start a sound durable copy records (where an empty log resumes), -1 when none does. */
     private long durableLogStart = -1;
@@ -114,19 +116,29 @@ public final class RecoveryScan {
         }
         boolean stateRewritten;
         try {
-            stateRewritten = derived.afterScan(outcome.segments(), outcome.logEndOffset()) || outcome.report().bytesScanned() > 0;
+            stateRewritten = derived.afterScan(outcome.segments(), outcome.logEndOffset())
+                    || outcome.report().bytesScanned() > 0;
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, partitionDir + ": cannot replay the log: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, partitionDir + ": cannot replay the log: " + e.getMessage(), e);
         }
-        outcome = new Outcome(outcome.report().withActions(derived.actions()), outcome.segments(), outcome.logEndOffset(),
-                outcome.logStartOffset(), outcome.epoch());
+        outcome = new Outcome(
+                outcome.report().withActions(derived.actions()),
+                outcome.segments(),
+                outcome.logEndOffset(),
+                outcome.logStartOffset(),
+                outcome.epoch());
         if (!options.dryRun() && stateRewritten && !outcome.segments().isEmpty()) {
             SegmentName active = outcome.segments().get(outcome.segments().size() - 1);
             try {
                 long end = Files.size(partitionDir.resolve(active.logFileName()));
-                stateFiles.writeCheckpoint(producers, txns, new RecoveryCheckpoint(active.baseOffset(), end, outcome.logEndOffset()));
+                stateFiles.writeCheckpoint(
+                        producers, txns, new RecoveryCheckpoint(active.baseOffset(), end, outcome.logEndOffset()));
             } catch (IOException e) {
-                throw new StorageException(StorageException.Kind.IO, partitionDir + ": cannot write recovered state: " + e.getMessage(), e);
+                throw new StorageException(
+                        StorageException.Kind.IO,
+                        partitionDir + ": cannot write recovered state: " + e.getMessage(),
+                        e);
             }
         }
         return new RecoveredState(outcome, producers, txns);
@@ -136,7 +148,8 @@ public final class RecoveryScan {
         try {
             return new RecoveryScan(partitionDir, options, visitor).execute();
         } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, partitionDir + ": recovery failed: " + e.getMessage(), e);
+            throw new StorageException(
+                    StorageException.Kind.IO, partitionDir + ": recovery failed: " + e.getMessage(), e);
         }
     }
 
@@ -147,7 +160,8 @@ public final class RecoveryScan {
         // A damaged topic config refuses every partition of the topic, whatever the policy: its cleanup policy
         // is not derivable, and --force only removes log bytes, which cannot repair it.
         Path topicDir = dir.toAbsolutePath().getParent();
-        Optional<String> configDamage = topicDir == null ? Optional.empty() : io.kaas.storage.format.TopicConfig.damageOf(topicDir);
+        Optional<String> configDamage =
+                topicDir == null ? Optional.empty() : io.kaas.storage.format.TopicConfig.damageOf(topicDir);
         if (configDamage.isPresent()) {
             damage.add(configDamage.get());
             return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
@@ -169,7 +183,8 @@ public final class RecoveryScan {
         actions.addAll(CleanerSwap.recover(dir, options.dryRun()));
         RecoveryCheckpoint checkpoint = readState(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
         List<SegmentPlan> plans = listSegments();
-        LeaderEpochCheckpoint epochs = readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
+        LeaderEpochCheckpoint epochs =
+                readState(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
         // Only a checkpoint that agrees with the segment names fences late writes: one that disagrees is rebuilt
         // from the names (DerivedStateRebuild), and a derivable file, damaged or rebuilt from names a damaged
         // copy may carry, never removes CRC-valid batches without --force.
@@ -179,8 +194,11 @@ public final class RecoveryScan {
         }
         checkpoint = plausibleOrNull(checkpoint, plans);
         checkpointFound = checkpoint;
-        if (checkpoint != null && !plans.isEmpty() && checkpoint.segmentBase() > plans.get(plans.size() - 1).name.baseOffset()) {
-            // One naming an older segment is normal after a roll (ignored, rewritten quietly); past the active one, no writer leaves it.
+        if (checkpoint != null
+                && !plans.isEmpty()
+                && checkpoint.segmentBase() > plans.get(plans.size() - 1).name.baseOffset()) {
+            // One naming an older segment is normal after a roll (ignored, rewritten quietly); past the active one, no
+            // writer leaves it.
             actions.add(dir.resolve(RecoveryCheckpoint.FILE_NAME) + ": segmentBase " + checkpoint.segmentBase()
                     + " names no segment; ignored and rewritten");
         }
@@ -191,8 +209,11 @@ public final class RecoveryScan {
             loadIndex(p);
             if (active) {
                 analyseActive(p, checkpoint);
-            } else if (options.scanAllSegments() || p.rebuildIndex || p.offsetLimit != Long.MAX_VALUE
-                    || indexReachesNext(p, plans.get(i + 1)) || !OffsetGaps.lastEntryFramesToEnd(p)) {
+            } else if (options.scanAllSegments()
+                    || p.rebuildIndex
+                    || p.offsetLimit != Long.MAX_VALUE
+                    || indexReachesNext(p, plans.get(i + 1))
+                    || !OffsetGaps.lastEntryFramesToEnd(p)) {
                 scanWhole(p, false);
             } else {
                 p.entries = Arrays.asList(p.existingEntries);
@@ -237,8 +258,13 @@ public final class RecoveryScan {
                 if (options.onDamage() != RecoveryOptions.DamagePolicy.REFUSE) {
                     repair.quarantineRange(last.log, last.validEnd, last.size, "torn tail: " + last.stop.getMessage());
                 }
-                actions.add(String.format("%s: truncated %d bytes of %s at byte %d (%s)", last.log, cut,
-                        last.zeroTail ? "zero-filled torn tail" : "torn tail", last.validEnd, last.stop.getMessage()));
+                actions.add(String.format(
+                        "%s: truncated %d bytes of %s at byte %d (%s)",
+                        last.log,
+                        cut,
+                        last.zeroTail ? "zero-filled torn tail" : "torn tail",
+                        last.validEnd,
+                        last.stop.getMessage()));
             }
         }
 
@@ -246,12 +272,16 @@ public final class RecoveryScan {
             repair.listQuarantine();
         }
         int epoch = Math.max(before == null ? options.leaderEpoch() : before.epoch(), options.leaderEpoch());
-        int newestSegmentEpoch = plans.stream().filter(p -> !p.name.apacheStyle()).mapToInt(p -> p.name.epoch()).max().orElse(-1);
+        int newestSegmentEpoch = plans.stream()
+                .filter(p -> !p.name.apacheStyle())
+                .mapToInt(p -> p.name.epoch())
+                .max()
+                .orElse(-1);
         String staleEpoch = DurableLogStart.epochBehindSegments(before, newestSegmentEpoch);
         if (staleEpoch != null && !refused) {
             epoch = Math.max(epoch, newestSegmentEpoch);
-            actions.add(dir.resolve(Manifest.FILE_NAME) + ": " + staleEpoch + "; " + (options.dryRun() ? "would be rewritten" : "rewritten")
-                    + " with epoch " + epoch);
+            actions.add(dir.resolve(Manifest.FILE_NAME) + ": " + staleEpoch + "; "
+                    + (options.dryRun() ? "would be rewritten" : "rewritten") + " with epoch " + epoch);
         }
         if (refused) {
             return new Outcome(report(before, before, true), List.of(), -1, -1, epoch);
@@ -264,9 +294,11 @@ public final class RecoveryScan {
         } else {
             logEnd = last.nextOffset >= 0 ? last.nextOffset : last.name.baseOffset();
         }
-        OffsetGaps.Gap tail = OffsetGaps.missingTail(dir, durable.manifest(), durable.logStart(), last, logEnd, epochsFound);
+        OffsetGaps.Gap tail =
+                OffsetGaps.missingTail(dir, durable.manifest(), durable.logStart(), last, logEnd, epochsFound);
         if (tail != null && tail.what() == null) {
-            actions.add(String.format("%s: log end %d is below the highWatermark %d; a salvage recorded the gap, the log resumes at %d",
+            actions.add(String.format(
+                    "%s: log end %d is below the highWatermark %d; a salvage recorded the gap, the log resumes at %d",
                     dir, logEnd, tail.to(), tail.to()));
             logEnd = tail.to();
         } else if (tail != null && !forced) {
@@ -283,13 +315,15 @@ public final class RecoveryScan {
             plans.add(resumed);
             last = resumed;
             logEnd = tail.to();
-            actions.add(String.format("%s: created, empty: the log resumes at the highWatermark %d", resumed.log, logEnd));
+            actions.add(
+                    String.format("%s: created, empty: the log resumes at the highWatermark %d", resumed.log, logEnd));
         }
         if (durable.logStart() > logEnd) {
             // An acknowledged DeleteRecords (durable in the manifest) outran data that never reached the
             // disk (acks=1, lost in the crash). Log start must not move back, nor may the offsets below
             // it be handed out again: the log resumes, empty, at log start (as Kafka does).
-            actions.add(String.format("%s: log end %d is below the durable log start %d; the log resumes at %d",
+            actions.add(String.format(
+                    "%s: log end %d is below the durable log start %d; the log resumes at %d",
                     dir, logEnd, durable.logStart(), durable.logStart()));
             logEnd = durable.logStart();
         }
@@ -302,29 +336,46 @@ public final class RecoveryScan {
         boolean fresh = before == null && plans.isEmpty();
         // Only moved offsets are a repair worth a line: an epoch raised to options.leaderEpoch() is a new owner
         // taking over (the manifest is still rewritten, by apply), which used to be reported as "10 -> 10".
-        boolean offsetsMoved = before == null || before.highWatermark() != logEnd || before.logStartOffset() != logStart;
+        boolean offsetsMoved =
+                before == null || before.highWatermark() != logEnd || before.logStartOffset() != logStart;
         if (offsetsMoved && !fresh) {
-            actions.add(before == null
-                    ? String.format("%s: created (highWatermark %d, logStartOffset %d)", Manifest.FILE_NAME, logEnd, logStart)
-                    : String.format("%s: highWatermark %d -> %d, logStartOffset %d -> %d", Manifest.FILE_NAME,
-                    before.highWatermark(), logEnd, before.logStartOffset(), logStart));
+            actions.add(
+                    before == null
+                            ? String.format(
+                                    "%s: created (highWatermark %d, logStartOffset %d)",
+                                    Manifest.FILE_NAME, logEnd, logStart)
+                            : String.format(
+                                    "%s: highWatermark %d -> %d, logStartOffset %d -> %d",
+                                    Manifest.FILE_NAME,
+                                    before.highWatermark(),
+                                    logEnd,
+                                    before.logStartOffset(),
+                                    logStart));
         }
         for (SegmentPlan p : plans) {
             if (indexDiffers(p)) {
                 indexesRebuilt++;
-                actions.add(p.index + ": " + (p.rewrite ? "rewritten for the salvaged log" : p.existingEntries == null ? "missing, rebuilt" : "rewritten") + " with "
-                        + p.entries.size() + " entries");
+                actions.add(p.index + ": "
+                        + (p.rewrite
+                                ? "rewritten for the salvaged log"
+                                : p.existingEntries == null ? "missing, rebuilt" : "rewritten")
+                        + " with " + p.entries.size() + " entries");
             }
         }
         // The checkpoint may only claim what the producer-state and txn snapshots already cover (replay
         // resumes from it), and this scan cannot write those snapshots: so it never moves the checkpoint
         // forward (Partition.open does, after writing the snapshots). It only pulls it back when the log
         // was cut below it, so that it never points into bytes written after the cut.
-        // A salvaged segment's bytes moved after its first damaged range: the checkpoint may claim only what lies before it.
+        // A salvaged segment's bytes moved after its first damaged range: the checkpoint may claim only what lies
+        // before it.
         long unmoved = last == null ? 0 : last.rewrite ? last.unmovedEnd : last.validEnd;
-        RecoveryCheckpoint newCheckpoint = checkpoint != null && last != null && checkpoint.segmentBase() == last.name.baseOffset()
-                && checkpoint.bytePos() > unmoved ? new RecoveryCheckpoint(last.name.baseOffset(), unmoved,
-                last.rewrite ? last.offsetAtUnmovedEnd : logEnd) : null;
+        RecoveryCheckpoint newCheckpoint = checkpoint != null
+                        && last != null
+                        && checkpoint.segmentBase() == last.name.baseOffset()
+                        && checkpoint.bytePos() > unmoved
+                ? new RecoveryCheckpoint(
+                        last.name.baseOffset(), unmoved, last.rewrite ? last.offsetAtUnmovedEnd : logEnd)
+                : null;
 
         if (!options.dryRun()) {
             apply(plans, after, before, newCheckpoint, checkpoint, repair);
@@ -335,8 +386,20 @@ public final class RecoveryScan {
     }
 
     private RecoveryReport report(Manifest before, Manifest after, boolean refused) {
-        return new RecoveryReport(dir, segmentsScanned, bytesScanned, bytesTruncated, batchesDropped, recordsDropped,
-                segmentsRemoved, indexesRebuilt, before, after, damage, refused ? List.of() : actions, refused);
+        return new RecoveryReport(
+                dir,
+                segmentsScanned,
+                bytesScanned,
+                bytesTruncated,
+                batchesDropped,
+                recordsDropped,
+                segmentsRemoved,
+                indexesRebuilt,
+                before,
+                after,
+                damage,
+                refused ? List.of() : actions,
+                refused);
     }
 
     private <T> T readState(Path file, Class<T> type) {
@@ -364,10 +427,12 @@ public final class RecoveryScan {
                     continue;
                 }
                 if (!Files.isRegularFile(f)) {
-                    throw new StorageException(StorageException.Kind.IO, f + ": named like a segment file but is not a regular file");
+                    throw new StorageException(
+                            StorageException.Kind.IO, f + ": named like a segment file but is not a regular file");
                 }
                 if (n.endsWith(SegmentName.LOG_SUFFIX)) {
-                    byBase.computeIfAbsent(sn.get().baseOffset(), k -> new ArrayList<>()).add(sn.get());
+                    byBase.computeIfAbsent(sn.get().baseOffset(), k -> new ArrayList<>())
+                            .add(sn.get());
                 } else {
                     indexFiles.add(n);
                 }
@@ -383,7 +448,8 @@ public final class RecoveryScan {
                 removals.add(dir.resolve(loser.logFileName()));
                 removals.add(dir.resolve(loser.indexFileName()));
                 segmentsRemoved++;
-                actions.add(String.format("%s: removed, superseded by %s (same base offset %d, higher epoch %d)",
+                actions.add(String.format(
+                        "%s: removed, superseded by %s (same base offset %d, higher epoch %d)",
                         dir.resolve(loser.logFileName()), winner.logFileName(), loser.baseOffset(), winner.epoch()));
             }
             plans.add(new SegmentPlan(dir, winner, Files.size(dir.resolve(winner.logFileName()))));
@@ -414,13 +480,16 @@ public final class RecoveryScan {
                 removals.add(p.index);
                 segmentsRemoved++;
                 cuts.add(new Cut(p.log, 0, p.size, "written by a fenced ex-leader after a later epoch began", true));
-                actions.add(String.format("%s: removed, written by epoch %d at or past offset %d, where a later leader"
-                        + " epoch began (a fenced ex-leader's late writes)", p.log, p.name.epoch(), end));
+                actions.add(String.format(
+                        "%s: removed, written by epoch %d at or past offset %d, where a later leader"
+                                + " epoch began (a fenced ex-leader's late writes)",
+                        p.log, p.name.epoch(), end));
             }
         }
         for (int i = 0; i < plans.size(); i++) {
             SegmentPlan p = plans.get(i);
-            boolean lastOfItsEpoch = i == plans.size() - 1 || plans.get(i + 1).name.epoch() != p.name.epoch();
+            boolean lastOfItsEpoch =
+                    i == plans.size() - 1 || plans.get(i + 1).name.epoch() != p.name.epoch();
             if (!p.name.apacheStyle() && lastOfItsEpoch) {
                 p.offsetLimit = epochs.endOf(p.name.epoch());
             }
@@ -458,14 +527,21 @@ public final class RecoveryScan {
         if (cp.segmentBase() != base) {
             return cp; // names another segment: not used as the active segment's start, nor as a landmark
         }
-        boolean plausible = cp.bytePos() >= 0 && cp.bytePos() <= active.size
+        boolean plausible = cp.bytePos() >= 0
+                && cp.bytePos() <= active.size
                 && (cp.bytePos() == 0 ? cp.highWatermark() == base : cp.highWatermark() > base);
         if (plausible && !contradictedByTheLog(active, cp)) {
             return cp;
         }
-        actions.add(String.format("%s: bytePos %d, offset %d cannot describe %s (%d bytes, base offset %d); ignored, the"
-                + " active segment was scanned from byte 0 and the checkpoint is rewritten", dir.resolve(RecoveryCheckpoint.FILE_NAME),
-                cp.bytePos(), cp.highWatermark(), active.log.getFileName(), active.size, base));
+        actions.add(String.format(
+                "%s: bytePos %d, offset %d cannot describe %s (%d bytes, base offset %d); ignored, the"
+                        + " active segment was scanned from byte 0 and the checkpoint is rewritten",
+                dir.resolve(RecoveryCheckpoint.FILE_NAME),
+                cp.bytePos(),
+                cp.highWatermark(),
+                active.log.getFileName(),
+                active.size,
+                base));
         return null;
     }
 
@@ -492,7 +568,8 @@ public final class RecoveryScan {
         }
         try (FileChannel ch = FileChannel.open(active.log, StandardOpenOption.READ)) {
             for (long start : from > 0 ? new long[] {from, 0} : new long[] {0}) {
-                io.kaas.storage.segment.HeaderCursor batches = new io.kaas.storage.segment.HeaderCursor(ch, start, cp.bytePos());
+                io.kaas.storage.segment.HeaderCursor batches =
+                        new io.kaas.storage.segment.HeaderCursor(ch, start, cp.bytePos());
                 long before = -1;
                 long lastBase = -1;
                 long lastNext = -1;
@@ -502,7 +579,9 @@ public final class RecoveryScan {
                     lastNext = batches.nextOffset();
                 }
                 boolean neighbourSeen = before >= 0 || start == 0;
-                if (batches.framing() == io.kaas.storage.segment.HeaderCursor.Framing.END && lastNext >= 0 && neighbourSeen) {
+                if (batches.framing() == io.kaas.storage.segment.HeaderCursor.Framing.END
+                        && lastNext >= 0
+                        && neighbourSeen) {
                     return lastNext != cp.highWatermark() && before >= 0 && lastBase == before;
                 }
             }
@@ -526,15 +605,23 @@ public final class RecoveryScan {
         long start = 0;
         long startOffset = p.name.baseOffset();
         List<IndexEntry> kept = new ArrayList<>();
-        String disagreement = cp == null || cp.segmentBase() != p.name.baseOffset() ? null
+        String disagreement = cp == null || cp.segmentBase() != p.name.baseOffset()
+                ? null
                 : DerivedStateRebuild.checkpointDisagreement(cp, p.log, p.size, durableLogStart);
         if (disagreement != null) {
             // A derivable hint that disagrees with the log must never decide where it ends: scanned whole, rewritten.
-            actions.add(dir.resolve(RecoveryCheckpoint.FILE_NAME) + ": " + disagreement + "; the active segment is scanned"
-                    + " from byte 0 and the checkpoint rewritten");
+            actions.add(dir.resolve(RecoveryCheckpoint.FILE_NAME) + ": " + disagreement
+                    + "; the active segment is scanned" + " from byte 0 and the checkpoint rewritten");
         }
-        if (disagreement == null && options.useCheckpoint() && cp != null && !p.rebuildIndex && p.offsetLimit == Long.MAX_VALUE && cp.segmentBase() == p.name.baseOffset()
-                && cp.bytePos() >= 0 && cp.bytePos() <= p.size && cp.highWatermark() >= p.name.baseOffset()) {
+        if (disagreement == null
+                && options.useCheckpoint()
+                && cp != null
+                && !p.rebuildIndex
+                && p.offsetLimit == Long.MAX_VALUE
+                && cp.segmentBase() == p.name.baseOffset()
+                && cp.bytePos() >= 0
+                && cp.bytePos() <= p.size
+                && cp.highWatermark() >= p.name.baseOffset()) {
             start = cp.bytePos();
             startOffset = cp.highWatermark();
             for (IndexEntry e : p.existingEntries) {
@@ -554,8 +641,10 @@ public final class RecoveryScan {
             p.nextOffset = -1;
             scanWhole(p, true);
             if (p.validEnd != start) {
-                actions.add(String.format("%s: bytePos %d (offset %d) disagrees with the log; the active segment was scanned"
-                        + " from byte 0 and the checkpoint is rewritten", dir.resolve(RecoveryCheckpoint.FILE_NAME), start, startOffset));
+                actions.add(String.format(
+                        "%s: bytePos %d (offset %d) disagrees with the log; the active segment was scanned"
+                                + " from byte 0 and the checkpoint is rewritten",
+                        dir.resolve(RecoveryCheckpoint.FILE_NAME), start, startOffset));
             }
         }
     }
@@ -564,7 +653,8 @@ public final class RecoveryScan {
         scan(p, 0, p.name.baseOffset(), new ArrayList<>(), visit);
     }
 
-    private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit) throws IOException {
+    private void scan(SegmentPlan p, long start, long startOffset, List<IndexEntry> entries, boolean visit)
+            throws IOException {
         segmentsScanned += start < p.size ? 1 : 0;
         // Only the active segment (the one scan that visits): a closed segment the checkpoint still names
         // may have been cleaned since, moving its batches.
@@ -572,23 +662,40 @@ public final class RecoveryScan {
         // A checkpoint at the end of the file naming the durable log start is where a purge that outran
         // unsynced data resumed the log (see execute): it says nothing of the batch before it.
         boolean resumedAtLogStart = cp != null && cp.bytePos() == p.size && cp.highWatermark() == durableLogStart;
-        boolean landmark = visit && cp != null && cp.segmentBase() == p.name.baseOffset() && cp.bytePos() > start
-                && cp.bytePos() <= p.size && !resumedAtLogStart;
-        SegmentLogScan.Neighbours neighbours = new SegmentLogScan.Neighbours(landmark ? cp.bytePos() : -1,
-                landmark ? cp.highWatermark() : -1, epochsFound);
-        SegmentLogScan.Result r = SegmentLogScan.scan(p.log, start, p.size, startOffset, p.name.baseOffset(),
-                options.indexPolicy(), entries, visit ? visitor : null, p.offsetLimit, neighbours);
+        boolean landmark = visit
+                && cp != null
+                && cp.segmentBase() == p.name.baseOffset()
+                && cp.bytePos() > start
+                && cp.bytePos() <= p.size
+                && !resumedAtLogStart;
+        SegmentLogScan.Neighbours neighbours = new SegmentLogScan.Neighbours(
+                landmark ? cp.bytePos() : -1, landmark ? cp.highWatermark() : -1, epochsFound);
+        SegmentLogScan.Result r = SegmentLogScan.scan(
+                p.log,
+                start,
+                p.size,
+                startOffset,
+                p.name.baseOffset(),
+                options.indexPolicy(),
+                entries,
+                visit ? visitor : null,
+                p.offsetLimit,
+                neighbours);
         // The valid batches reach exactly where the next epoch began: whatever follows (whole batches, a
         // torn one, zeros and then batches where the file was cut under a stopped writer) is late writes.
         long reached = r.nextOffset() >= 0 ? r.nextOffset() : startOffset;
-        boolean fenceCut = p.offsetLimit != Long.MAX_VALUE && r.validEnd() < p.size && (r.stop() == null || reached == p.offsetLimit);
+        boolean fenceCut = p.offsetLimit != Long.MAX_VALUE
+                && r.validEnd() < p.size
+                && (r.stop() == null || reached == p.offsetLimit);
         if (fenceCut) {
             r = new SegmentLogScan.Result(r.validEnd(), r.nextOffset(), null, false, false, r.bytesRead());
             bytesTruncated += p.size - r.validEnd();
-            cuts.add(new Cut(p.log, r.validEnd(), p.size, "written by a fenced ex-leader after a later epoch began", false));
-            actions.add(String.format("%s: truncated %d bytes at byte %d: written by epoch %d at or past offset %d,"
-                    + " where a later leader epoch began (a fenced ex-leader's late writes)", p.log, p.size - r.validEnd(),
-                    r.validEnd(), p.name.epoch(), p.offsetLimit));
+            cuts.add(new Cut(
+                    p.log, r.validEnd(), p.size, "written by a fenced ex-leader after a later epoch began", false));
+            actions.add(String.format(
+                    "%s: truncated %d bytes at byte %d: written by epoch %d at or past offset %d,"
+                            + " where a later leader epoch began (a fenced ex-leader's late writes)",
+                    p.log, p.size - r.validEnd(), r.validEnd(), p.name.epoch(), p.offsetLimit));
         }
         if (r.nextOffset() >= 0) {
             p.nextOffset = r.nextOffset();
@@ -605,8 +712,14 @@ public final class RecoveryScan {
         p.entries = entries;
     }
 
-    private void apply(List<SegmentPlan> plans, Manifest after, Manifest before, RecoveryCheckpoint newCp,
-                       RecoveryCheckpoint oldCp, DamageRepair repair) throws IOException {
+    private void apply(
+            List<SegmentPlan> plans,
+            Manifest after,
+            Manifest before,
+            RecoveryCheckpoint newCp,
+            RecoveryCheckpoint oldCp,
+            DamageRepair repair)
+            throws IOException {
         repair.writeQuarantine();
         boolean dirChanged = false;
         for (Path f : removals) {
@@ -616,7 +729,8 @@ public final class RecoveryScan {
             SegmentPlan p = plans.get(i);
             boolean last = i == plans.size() - 1;
             if (p.create) {
-                try (FileChannel ch = FileChannel.open(p.log, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                try (FileChannel ch =
+                        FileChannel.open(p.log, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                     ch.force(true);
                 }
                 dirChanged = true;
@@ -642,7 +756,8 @@ public final class RecoveryScan {
             AtomicFile.fsyncDirectory(dir);
         }
         if (logStartCopy != null) {
-            StateJson.write(dir.resolve(LogStart.FILE_NAME), logStartCopy); // before the manifest, as every log start move
+            StateJson.write(
+                    dir.resolve(LogStart.FILE_NAME), logStartCopy); // before the manifest, as every log start move
         }
         if (!after.equals(before)) {
             StateJson.write(dir.resolve(Manifest.FILE_NAME), after);

@@ -3,7 +3,6 @@ package io.kaas.storage.recovery;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.RecoveryCheckpoint;
-import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.IndexEntry;
@@ -51,9 +50,23 @@ final class SegmentLogScan {
      * @param salvageNext      offset after the last batch a salvage keeps, -1 when it keeps none
      * @param salvageEntries   the index of the segment once the bad ranges are removed
      */
-    record Result(long validEnd, long nextOffset, CorruptBatchException stop, boolean zeroTail, boolean damaged,
-                  long bytesRead, List<BadRange> bad, long salvageNext, List<IndexEntry> salvageEntries) {
-        Result(long validEnd, long nextOffset, CorruptBatchException stop, boolean zeroTail, boolean damaged, long bytesRead) {
+    record Result(
+            long validEnd,
+            long nextOffset,
+            CorruptBatchException stop,
+            boolean zeroTail,
+            boolean damaged,
+            long bytesRead,
+            List<BadRange> bad,
+            long salvageNext,
+            List<IndexEntry> salvageEntries) {
+        Result(
+                long validEnd,
+                long nextOffset,
+                CorruptBatchException stop,
+                boolean zeroTail,
+                boolean damaged,
+                long bytesRead) {
             this(validEnd, nextOffset, stop, zeroTail, damaged, bytesRead, List.of(), nextOffset, List.of());
         }
     }
@@ -80,9 +93,13 @@ final class SegmentLogScan {
          * checkpoint, a derivable hint, is what is wrong (it is rewritten), not the batch.
          */
         String disagreement(ScannedBatch b, boolean contiguous) {
-            if (checkpointPos >= 0 && !contiguous && b.nextPosition() == checkpointPos && b.header().nextOffset() != checkpointOffset) {
+            if (checkpointPos >= 0
+                    && !contiguous
+                    && b.nextPosition() == checkpointPos
+                    && b.header().nextOffset() != checkpointOffset) {
                 return "base offset " + b.header().baseOffset() + " (outside the CRC) ends the batch at offset "
-                        + (b.header().nextOffset() - 1) + ", but " + RecoveryCheckpoint.FILE_NAME + " says the log ended at offset "
+                        + (b.header().nextOffset() - 1) + ", but " + RecoveryCheckpoint.FILE_NAME
+                        + " says the log ended at offset "
                         + (checkpointOffset - 1) + " at byte " + checkpointPos;
             }
             int inCharge = -1;
@@ -92,8 +109,10 @@ final class SegmentLogScan {
                 }
             }
             if (inCharge >= 0 && b.header().partitionLeaderEpoch() > inCharge) {
-                return "partition leader epoch " + b.header().partitionLeaderEpoch() + " (outside the CRC) is newer than epoch "
-                        + inCharge + ", which " + LeaderEpochCheckpoint.FILE_NAME + " puts in charge at offset " + b.header().baseOffset();
+                return "partition leader epoch " + b.header().partitionLeaderEpoch()
+                        + " (outside the CRC) is newer than epoch " + inCharge + ", which "
+                        + LeaderEpochCheckpoint.FILE_NAME + " puts in charge at offset "
+                        + b.header().baseOffset();
             }
             return null;
         }
@@ -104,9 +123,18 @@ final class SegmentLogScan {
      * {@code policy} says one is due and shows each valid batch to {@code visitor} (may be null).
      * Offsets must start at {@code startOffset}, increase, and fit an index based at {@code baseOffset}.
      */
-    static Result scan(Path log, long start, long size, long startOffset, long baseOffset, IndexPolicy policy,
-                       List<IndexEntry> entries, RecoveryScan.TailVisitor visitor) throws IOException {
-        return scan(log, start, size, startOffset, baseOffset, policy, entries, visitor, Long.MAX_VALUE, Neighbours.NONE);
+    static Result scan(
+            Path log,
+            long start,
+            long size,
+            long startOffset,
+            long baseOffset,
+            IndexPolicy policy,
+            List<IndexEntry> entries,
+            RecoveryScan.TailVisitor visitor)
+            throws IOException {
+        return scan(
+                log, start, size, startOffset, baseOffset, policy, entries, visitor, Long.MAX_VALUE, Neighbours.NONE);
     }
 
     /**
@@ -114,8 +142,17 @@ final class SegmentLogScan {
      * {@code offsetLimit}: where a newer leader epoch began, so that batch and all after it are a fenced
      * ex-leader's late writes ({@code validEnd} is that batch's position).
      */
-    static Result scan(Path log, long start, long size, long startOffset, long baseOffset, IndexPolicy policy,
-                       List<IndexEntry> entries, RecoveryScan.TailVisitor visitor, long offsetLimit, Neighbours neighbours)
+    static Result scan(
+            Path log,
+            long start,
+            long size,
+            long startOffset,
+            long baseOffset,
+            IndexPolicy policy,
+            List<IndexEntry> entries,
+            RecoveryScan.TailVisitor visitor,
+            long offsetLimit,
+            Neighbours neighbours)
             throws IOException {
         long maxLast = baseOffset + Integer.MAX_VALUE;
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
@@ -133,23 +170,29 @@ final class SegmentLogScan {
             long validEnd = walk.fieldStop != null ? walk.fieldStop.position() : scanner.position();
             // A CRC-valid batch whose base offset (outside the CRC) jumped past where the next batch
             // starts: the batch with the bad field is the one before the stop, not the stop.
-            if (walk.fieldStop == null && walk.lastPosition >= 0 && walk.jumped
+            if (walk.fieldStop == null
+                    && walk.lastPosition >= 0
+                    && walk.jumped
                     && stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE) {
                 long stoppedBase = baseAt(ch, validEnd);
                 // Or the batch after starts exactly where the jumped one would end had it followed the one
                 // before it (its offset count is inside the CRC): the jump is the bad field.
                 boolean fitsUnjumped = stoppedBase == walk.nextBeforeLast + (walk.nextOffset - walk.lastBase);
                 if (stoppedBase >= walk.nextBeforeLast && (stoppedBase < walk.lastBase || fitsUnjumped)) {
-                    stop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, walk.lastPosition,
-                            "base offset " + walk.lastBase + " (outside the CRC) disagrees with its neighbours: the batch"
-                                    + " before ends at offset " + (walk.nextBeforeLast - 1) + ", the batch after starts at "
+                    stop = new CorruptBatchException(
+                            CorruptBatchException.Reason.BAD_OFFSET_RANGE,
+                            walk.lastPosition,
+                            "base offset " + walk.lastBase
+                                    + " (outside the CRC) disagrees with its neighbours: the batch"
+                                    + " before ends at offset " + (walk.nextBeforeLast - 1)
+                                    + ", the batch after starts at "
                                     + stoppedBase);
                     validEnd = walk.lastPosition;
                     nextAtStop = walk.nextBeforeLast;
                     walk.undoLast();
                 }
             }
-            boolean zeroTail = HeaderCursor.zerosFrom(ch, validEnd, size, n -> { });
+            boolean zeroTail = HeaderCursor.zerosFrom(ch, validEnd, size, n -> {});
             List<IndexEntry> salvageEntries = new ArrayList<>(entries);
             walk.entries = salvageEntries;
             List<BadRange> bad = new ArrayList<>();
@@ -160,14 +203,17 @@ final class SegmentLogScan {
             // The stop is recorded in bad ranges from here on: a resumed walk reports only its own stops.
             walk.fieldStop = null;
             while (true) {
-                ResyncScan.Found found = zeroTail && bad.isEmpty() ? null : ResyncScan.find(ch, from + 1, size, expected, maxLast);
+                ResyncScan.Found found =
+                        zeroTail && bad.isEmpty() ? null : ResyncScan.find(ch, from + 1, size, expected, maxLast);
                 if (found == null || found.header().lastOffset() >= offsetLimit) {
                     bad.add(new BadRange(from, size, why, expected, -1));
                     break;
                 }
-                bad.add(new BadRange(from, found.position(), why, expected, found.header().baseOffset()));
+                bad.add(new BadRange(
+                        from, found.position(), why, expected, found.header().baseOffset()));
                 removed += found.position() - from;
-                BatchScanner resumed = new BatchScanner(ch, log, found.position(), size, expected).limitOffsets(maxLast);
+                BatchScanner resumed =
+                        new BatchScanner(ch, log, found.position(), size, expected).limitOffsets(maxLast);
                 boolean limited = walk.run(resumed, removed);
                 bytesRead += resumed.bytesRead();
                 CorruptBatchException resumedStop = walk.fieldStop != null ? walk.fieldStop : resumed.stopReason();
@@ -181,14 +227,17 @@ final class SegmentLogScan {
             }
             boolean damaged = bad.get(0).end() < size;
             bytesRead += size - validEnd;
-            return new Result(validEnd, nextAtStop, stop, zeroTail, damaged, bytesRead, bad, walk.nextOffset, salvageEntries);
+            return new Result(
+                    validEnd, nextAtStop, stop, zeroTail, damaged, bytesRead, bad, walk.nextOffset, salvageEntries);
         }
     }
 
     private static long baseAt(FileChannel ch, long position) throws IOException {
         HeaderCursor cursor = new HeaderCursor(ch, position, ch.size());
         HeaderCursor.Framing f = cursor.next();
-        return f == HeaderCursor.Framing.BATCH || f == HeaderCursor.Framing.BAD_MAGIC ? cursor.baseOffset() : Long.MIN_VALUE;
+        return f == HeaderCursor.Framing.BATCH || f == HeaderCursor.Framing.BAD_MAGIC
+                ? cursor.baseOffset()
+                : Long.MIN_VALUE;
     }
 
     /** One walk's running state: index entries, next offset, and the batch last kept (to undo it). */
@@ -201,6 +250,7 @@ final class SegmentLogScan {
         final boolean checkNeighbours;
         /** A batch whose fields outside the CRC disagree with {@link #neighbours}: the walk stopped before it. */
         CorruptBatchException fieldStop;
+
         List<IndexEntry> entries;
         IndexEntry lastEntry;
         long nextOffset = -1;
@@ -213,8 +263,13 @@ final class SegmentLogScan {
         /** The last batch's base offset is above the offset after the one before it (a gap, or a damaged field). */
         boolean jumped;
 
-        Walk(IndexPolicy policy, RecoveryScan.TailVisitor visitor, long offsetLimit, List<IndexEntry> entries, long floor,
-             Neighbours neighbours) {
+        Walk(
+                IndexPolicy policy,
+                RecoveryScan.TailVisitor visitor,
+                long offsetLimit,
+                List<IndexEntry> entries,
+                long floor,
+                Neighbours neighbours) {
             this.policy = policy;
             this.visitor = visitor;
             this.offsetLimit = offsetLimit;
@@ -230,14 +285,17 @@ final class SegmentLogScan {
             for (ScannedBatch b = scanner.next(); b != null; b = scanner.next()) {
                 // A fenced ex-leader's late write continues its own log; a batch whose base offset jumped there
                 // is a damaged base offset (outside the CRC), judged by its neighbours instead.
-                if (b.header().lastOffset() >= offsetLimit && b.header().baseOffset() <= (nextOffset >= 0 ? nextOffset : floor)) {
+                if (b.header().lastOffset() >= offsetLimit
+                        && b.header().baseOffset() <= (nextOffset >= 0 ? nextOffset : floor)) {
                     limitAt = b.position();
                     return true;
                 }
                 long before = nextOffset >= 0 ? nextOffset : floor;
-                String disagreement = checkNeighbours ? neighbours.disagreement(b, b.header().baseOffset() == before) : null;
+                String disagreement =
+                        checkNeighbours ? neighbours.disagreement(b, b.header().baseOffset() == before) : null;
                 if (disagreement != null) {
-                    fieldStop = new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, b.position(), disagreement);
+                    fieldStop = new CorruptBatchException(
+                            CorruptBatchException.Reason.BAD_OFFSET_RANGE, b.position(), disagreement);
                     return false;
                 }
                 long position = b.position() - shift;
@@ -279,8 +337,9 @@ final class SegmentLogScan {
         long records = 0;
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
             HeaderCursor cursor = new HeaderCursor(ch, from, end);
-            for (HeaderCursor.Framing f = cursor.next(); f == HeaderCursor.Framing.BATCH
-                    || f == HeaderCursor.Framing.BAD_MAGIC; f = cursor.next()) {
+            for (HeaderCursor.Framing f = cursor.next();
+                    f == HeaderCursor.Framing.BATCH || f == HeaderCursor.Framing.BAD_MAGIC;
+                    f = cursor.next()) {
                 if (f == HeaderCursor.Framing.BAD_MAGIC) {
                     cursor.stepOver();
                 }

@@ -20,23 +20,28 @@ final class SegmentPlan {
     boolean rebuildIndex;
     /** The index file ends in a partial entry: rewrite it even if its whole entries are right. */
     boolean partialIndexEntry;
+
     CorruptBatchException stop;
     /** The bytes at the stop are damage (durable, or intact data continues after them), not a torn tail. */
     boolean damaged;
     /** Why the stop is damage: the evidence, for the report. */
     String evidence;
+
     boolean zeroTail;
     /** Offsets at or past this belong to a later leader epoch ({@link LeaderEpochCheckpoint#endOf}). */
     long offsetLimit = Long.MAX_VALUE;
+
     long scanned;
     /** After a stop: the byte ranges a salvage removes, the offset after what it keeps, and its index. */
     List<SegmentLogScan.BadRange> bad = List.of();
+
     long salvageNext = -1;
     List<IndexEntry> salvageEntries = List.of();
     /** Apply rewrites the log without {@link #bad} (a salvage). */
     boolean rewrite;
     /** After a salvage: bytes before this kept their positions, and the offset there (a checkpoint may not claim more). */
     long unmovedEnd = -1;
+
     long offsetAtUnmovedEnd = -1;
     /** Apply creates this segment, empty (the log resumes at its base offset past a missing tail). */
     boolean create;

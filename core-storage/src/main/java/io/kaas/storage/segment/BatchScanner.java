@@ -39,7 +39,8 @@ public final class BatchScanner {
         this.end = end;
         this.position = start;
         this.minNextOffset = minBaseOffset;
-        this.buf = ByteBuffer.allocate((int) Math.max(RecordBatchHeader.HEADER_SIZE, Math.min(DEFAULT_BUFFER, end - start)));
+        this.buf = ByteBuffer.allocate(
+                (int) Math.max(RecordBatchHeader.HEADER_SIZE, Math.min(DEFAULT_BUFFER, end - start)));
         this.buf.limit(0);
         this.bufStart = start;
     }
@@ -73,12 +74,15 @@ public final class BatchScanner {
         }
         int rel = (int) (position - bufStart);
         if (remaining < RecordBatchHeader.HEADER_SIZE) {
-            return stopAt(new CorruptBatchException(CorruptBatchException.Reason.TRUNCATED, position,
+            return stopAt(new CorruptBatchException(
+                    CorruptBatchException.Reason.TRUNCATED,
+                    position,
                     "batch header truncated: " + remaining + " of " + RecordBatchHeader.HEADER_SIZE + " bytes"));
         }
         int batchLength = buf.getInt(rel + RecordBatchHeader.LENGTH_OFFSET);
         long size = (long) batchLength + RecordBatchHeader.LOG_OVERHEAD;
-        int needed = (int) Math.min(Math.max(size, RecordBatchHeader.HEADER_SIZE), Math.min(remaining, Integer.MAX_VALUE - 16));
+        int needed = (int)
+                Math.min(Math.max(size, RecordBatchHeader.HEADER_SIZE), Math.min(remaining, Integer.MAX_VALUE - 16));
         if (size > RecordBatchHeader.HEADER_SIZE && size <= remaining) {
             fill(position, needed);
             rel = (int) (position - bufStart);
@@ -91,12 +95,16 @@ public final class BatchScanner {
             return stopAt(e);
         }
         if (header.lastOffset() > maxLastOffset || header.lastOffset() < header.baseOffset()) {
-            return stopAt(new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, position,
+            return stopAt(new CorruptBatchException(
+                    CorruptBatchException.Reason.BAD_OFFSET_RANGE,
+                    position,
                     "offsets " + header.baseOffset() + ".." + header.lastOffset() + " do not fit the segment (at most "
                             + maxLastOffset + ")"));
         }
         if (header.baseOffset() < minNextOffset) {
-            return stopAt(new CorruptBatchException(CorruptBatchException.Reason.BAD_OFFSET_RANGE, position,
+            return stopAt(new CorruptBatchException(
+                    CorruptBatchException.Reason.BAD_OFFSET_RANGE,
+                    position,
                     "base offset " + header.baseOffset() + " is below the expected " + minNextOffset));
         }
         ScannedBatch b = new ScannedBatch(position, header, view(rel, header.sizeInBytes()));
@@ -173,7 +181,8 @@ public final class BatchScanner {
      * CRC, bad offsets, bad magic), because its length frames a whole batch inside the range.
      */
     public boolean canStepOver() throws IOException {
-        return stop != null && end - position >= RecordBatchHeader.HEADER_SIZE
+        return stop != null
+                && end - position >= RecordBatchHeader.HEADER_SIZE
                 && fill(position, RecordBatchHeader.HEADER_SIZE)
                 && HeaderCursor.framesWholeBatch(lengthAtStop(), end - position);
     }

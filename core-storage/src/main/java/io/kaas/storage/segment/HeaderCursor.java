@@ -43,6 +43,7 @@ public final class HeaderCursor {
     private long position;
     /** Where the batch last found at {@link #position} ends; -1 when the framing there did not hold. */
     private long nextPosition;
+
     private Framing framing;
 
     public HeaderCursor(FileChannel channel, long start, long end) {
@@ -169,7 +170,10 @@ public final class HeaderCursor {
 
     /** After a stop: true when every byte from there to the end of the range is zero. */
     public boolean tailIsZeros() throws IOException {
-        return framing != null && framing != Framing.BATCH && framing != Framing.END && zerosFrom(channel, position, end, n -> { });
+        return framing != null
+                && framing != Framing.BATCH
+                && framing != Framing.END
+                && zerosFrom(channel, position, end, n -> {});
     }
 
     /**
@@ -177,7 +181,8 @@ public final class HeaderCursor {
      * of preallocated or zero-filled pages rather than garbage. Reports each read's byte count to
      * {@code bytesRead}, so scans can account for what they read.
      */
-    public static boolean zerosFrom(FileChannel channel, long from, long end, LongConsumer bytesRead) throws IOException {
+    public static boolean zerosFrom(FileChannel channel, long from, long end, LongConsumer bytesRead)
+            throws IOException {
         ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(64 * 1024, Math.max(1, end - from)));
         long at = from;
         while (at < end) {

@@ -28,8 +28,10 @@ public final class ResyncScan {
      * base offset is at least {@code minBaseOffset} and whose last offset is at most {@code maxLastOffset};
      * null when there is none.
      */
-    public static Found find(FileChannel channel, long from, long end, long minBaseOffset, long maxLastOffset) throws IOException {
-        ByteBuffer chunk = ByteBuffer.allocate((int) Math.max(RecordBatchHeader.HEADER_SIZE, Math.min(CHUNK, end - from)));
+    public static Found find(FileChannel channel, long from, long end, long minBaseOffset, long maxLastOffset)
+            throws IOException {
+        ByteBuffer chunk =
+                ByteBuffer.allocate((int) Math.max(RecordBatchHeader.HEADER_SIZE, Math.min(CHUNK, end - from)));
         long chunkStart = from;
         while (chunkStart + RecordBatchHeader.HEADER_SIZE <= end) {
             int n = read(channel, chunk, chunkStart, (int) Math.min(chunk.capacity(), end - chunkStart));
@@ -45,7 +47,9 @@ public final class ResyncScan {
                     continue;
                 }
                 RecordBatchHeader header = validAt(channel, at, length + RecordBatchHeader.LOG_OVERHEAD);
-                if (header != null && header.lastOffset() <= maxLastOffset && header.lastOffset() >= header.baseOffset()) {
+                if (header != null
+                        && header.lastOffset() <= maxLastOffset
+                        && header.lastOffset() >= header.baseOffset()) {
                     return new Found(at, header);
                 }
             }

@@ -33,6 +33,7 @@ public final class Segment implements AutoCloseable {
     private final FileHandleCache cache;
     /** An fsync eviction ran for this log failed: every later flush fails with it. */
     private volatile IOException evictionSyncFailure;
+
     private final SparseIndex index;
     private final IndexPolicy indexPolicy;
     private final long createdMs;
@@ -41,13 +42,22 @@ public final class Segment implements AutoCloseable {
     private volatile long durableSize;
     /** Largest batch max timestamp and the base offset of its batch; -1 until known. */
     private volatile long maxTimestamp = RecordBatchHeader.NO_TIMESTAMP;
+
     private volatile long offsetOfMaxTimestamp = -1;
     private volatile boolean timestampsKnown;
     /** Set once roll has fsynced this segment (or it was opened as a closed one); it takes no more appends. */
     private volatile boolean sealed;
 
-    private Segment(Path dir, SegmentName name, FileHandleCache cache, IndexPolicy indexPolicy, SparseIndex index,
-                    long size, long createdMs, boolean timestampsKnown, boolean sealed) {
+    private Segment(
+            Path dir,
+            SegmentName name,
+            FileHandleCache cache,
+            IndexPolicy indexPolicy,
+            SparseIndex index,
+            long size,
+            long createdMs,
+            boolean timestampsKnown,
+            boolean sealed) {
         this.logFile = dir.resolve(name.logFileName());
         this.name = name;
         this.index = index;
@@ -110,11 +120,22 @@ public final class Segment implements AutoCloseable {
         Path logFile = dir.resolve(name.logFileName());
         Path indexFile = dir.resolve(name.indexFileName());
         long size = Files.size(logFile);
-        SparseIndex index = sealed ? SparseIndex.sealed(indexFile, name.baseOffset()) : SparseIndex.open(indexFile, name.baseOffset(), cache);
+        SparseIndex index = sealed
+                ? SparseIndex.sealed(indexFile, name.baseOffset())
+                : SparseIndex.open(indexFile, name.baseOffset(), cache);
         // segment.ms counts wall-clock time: a segment created by a roll is dated by the clock, a reopened one
         // by its file's last write. Never by client timestamps: Kafka dates by the first batch's, and a
         // producer sending old timestamps (a replay, a skewed clock) then rolls a segment per batch.
-        return new Segment(dir, name, cache, policy, index, size, Files.getLastModifiedTime(logFile).toMillis(), size == 0, sealed);
+        return new Segment(
+                dir,
+                name,
+                cache,
+                policy,
+                index,
+                size,
+                Files.getLastModifiedTime(logFile).toMillis(),
+                size == 0,
+                sealed);
     }
 
     /** Opens an existing segment as the active one, with a cache of its own (tools and tests). */
@@ -248,8 +269,11 @@ public final class Segment implements AutoCloseable {
             index.truncateToPosition(at);
         } catch (IOException e) {
             cause.addSuppressed(e);
-            throw new StorageException(StorageException.Kind.IO,
-                    logFile + ": append failed and the partial batch at byte " + at + " could not be cut off: " + e.getMessage(), cause);
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    logFile + ": append failed and the partial batch at byte " + at + " could not be cut off: "
+                            + e.getMessage(),
+                    cause);
         }
     }
 
@@ -274,7 +298,8 @@ public final class Segment implements AutoCloseable {
         }
         IOException failed = evictionSyncFailure;
         if (failed != null) {
-            throw new IOException(logFile + ": an fsync before closing an idle descriptor failed: " + failed.getMessage(), failed);
+            throw new IOException(
+                    logFile + ": an fsync before closing an idle descriptor failed: " + failed.getMessage(), failed);
         }
         if (covered > durableSize) {
             durableSize = covered;
@@ -327,9 +352,12 @@ public final class Segment implements AutoCloseable {
     private void throwIfBadFraming(HeaderCursor batches) {
         HeaderCursor.Framing f = batches.framing();
         if (f != HeaderCursor.Framing.BATCH && f != HeaderCursor.Framing.END) {
-            throw new StorageException(StorageException.Kind.CORRUPT_BATCH, logFile + ":" + batches.position()
-                    + ": the bytes there do not frame a batch (" + f + ", " + (batches.end() - batches.position())
-                    + " bytes to the end of the readable range): run `kaas verify` on the partition");
+            throw new StorageException(
+                    StorageException.Kind.CORRUPT_BATCH,
+                    logFile + ":" + batches.position()
+                            + ": the bytes there do not frame a batch (" + f + ", "
+                            + (batches.end() - batches.position())
+                            + " bytes to the end of the readable range): run `kaas verify` on the partition");
         }
     }
 
@@ -339,7 +367,8 @@ public final class Segment implements AutoCloseable {
      * (log start: its next offset is above it), or null. For ListOffsets by timestamp: the answer is a
      * record inside this batch, which the broker finds (core-storage never decodes records). Reads only batch heads.
      */
-    public RecordBatchHeader firstBatchWithMaxTimestampAtLeast(long timestamp, long minOffset, long fromPosition) throws IOException {
+    public RecordBatchHeader firstBatchWithMaxTimestampAtLeast(long timestamp, long minOffset, long fromPosition)
+            throws IOException {
         try (CachedFile.Handle h = log.acquire()) {
             HeaderCursor batches = new HeaderCursor(h.channel(), fromPosition, size);
             while (batches.next() == HeaderCursor.Framing.BATCH) {

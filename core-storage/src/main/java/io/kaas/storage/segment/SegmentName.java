@@ -24,7 +24,8 @@ public record SegmentName(int epoch, long baseOffset, boolean apacheStyle) imple
     public static Optional<SegmentName> parse(String fileName) {
         Matcher m = KAAS.matcher(fileName);
         if (m.matches()) {
-            return Optional.of(new SegmentName(Integer.parseUnsignedInt(m.group(1), 16), Long.parseLong(m.group(2)), false));
+            return Optional.of(
+                    new SegmentName(Integer.parseUnsignedInt(m.group(1), 16), Long.parseLong(m.group(2)), false));
         }
         m = APACHE.matcher(fileName);
         if (m.matches()) {

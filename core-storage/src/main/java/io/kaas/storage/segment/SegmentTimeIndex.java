@@ -23,9 +23,11 @@ public final class SegmentTimeIndex {
     private int[] positions = new int[8];
     /** {@code maxBefore[i]}: the largest batch max timestamp of the batches before {@code positions[i]}. */
     private long[] maxBefore = new long[8];
+
     private int count;
     /** Headers were walked up to here (a batch start). */
     private long indexedTo;
+
     private long maxSoFar = RecordBatchHeader.NO_TIMESTAMP;
 
     /**

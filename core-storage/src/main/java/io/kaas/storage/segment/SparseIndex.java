@@ -33,6 +33,7 @@ public final class SparseIndex implements AutoCloseable {
     private final long baseOffset;
     /** The file for appends and truncation; null for a sealed index, which is only read. */
     private final CachedFile channel;
+
     private volatile int[] relOffsets;
     private volatile int[] positions;
     private volatile int count;
@@ -41,7 +42,14 @@ public final class SparseIndex implements AutoCloseable {
     /** No more writes: the entries may be dropped from memory and read again. */
     private volatile boolean sealed;
 
-    private SparseIndex(Path file, long baseOffset, CachedFile channel, int[] relOffsets, int[] positions, int count, boolean loaded) {
+    private SparseIndex(
+            Path file,
+            long baseOffset,
+            CachedFile channel,
+            int[] relOffsets,
+            int[] positions,
+            int count,
+            boolean loaded) {
         this.file = file;
         this.baseOffset = baseOffset;
         this.channel = channel;
@@ -58,7 +66,8 @@ public final class SparseIndex implements AutoCloseable {
      */
     public static SparseIndex open(Path file, long baseOffset, FileHandleCache cache) throws IOException {
         Entries e;
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel ch =
+                FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             e = readEntries(ch, baseOffset);
             ch.truncate((long) e.count * ENTRY_SIZE);
         }
@@ -72,7 +81,8 @@ public final class SparseIndex implements AutoCloseable {
 
     /** Creates an empty index, replacing any file there. */
     public static SparseIndex create(Path file, long baseOffset, FileHandleCache cache) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel ch = FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             // created empty; appends go through the cache
         }
         return new SparseIndex(file, baseOffset, writable(file, cache), new int[16], new int[16], 0, true);
@@ -116,8 +126,10 @@ public final class SparseIndex implements AutoCloseable {
     private static int relative(long offset, long baseOffset, Path file) {
         long rel = offset - baseOffset;
         if (rel < 0 || rel > Integer.MAX_VALUE) {
-            throw new StorageException(StorageException.Kind.IO, (file == null ? "index" : file.toString())
-                    + ": offset " + offset + " does not fit an index based at " + baseOffset);
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    (file == null ? "index" : file.toString()) + ": offset " + offset
+                            + " does not fit an index based at " + baseOffset);
         }
         return (int) rel;
     }
@@ -194,10 +206,11 @@ public final class SparseIndex implements AutoCloseable {
         int rel = relative(offset, baseOffset, file);
         int n = count;
         if (n > 0 && (rel <= relOffsets[n - 1] || position <= positions[n - 1])) {
-            throw new IllegalStateException(file + ": index entries must increase: (" + offset + ", " + position + ") after ("
-                    + (baseOffset + relOffsets[n - 1]) + ", " + positions[n - 1] + ")");
+            throw new IllegalStateException(file + ": index entries must increase: (" + offset + ", " + position
+                    + ") after (" + (baseOffset + relOffsets[n - 1]) + ", " + positions[n - 1] + ")");
         }
-        ByteBuffer buf = ByteBuffer.allocate(ENTRY_SIZE).putInt(rel).putInt(position).flip();
+        ByteBuffer buf =
+                ByteBuffer.allocate(ENTRY_SIZE).putInt(rel).putInt(position).flip();
         long at = (long) n * ENTRY_SIZE;
         try (CachedFile.Handle h = channel.acquire()) {
             while (buf.hasRemaining()) {

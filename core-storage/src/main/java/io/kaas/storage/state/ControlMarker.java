@@ -22,7 +22,7 @@ public final class ControlMarker {
             if (keyLength < 4) {
                 return -1;
             }
-            b.getShort();         // key version
+            b.getShort(); // key version
             return b.getShort();
         } catch (RuntimeException e) {
             return -1;
@@ -45,7 +45,7 @@ public final class ControlMarker {
             if (valueLength < 6) {
                 return -1;
             }
-            b.getShort();         // value version
+            b.getShort(); // value version
             return b.getInt();
         } catch (RuntimeException e) {
             return -1;
@@ -56,10 +56,10 @@ public final class ControlMarker {
     private static ByteBuffer atKey(ByteBuffer batch, int pos) {
         ByteBuffer b = batch.duplicate();
         b.position(pos + RecordBatchHeader.RECORDS_OFFSET);
-        readVarint(b);        // record length
-        b.get();              // attributes
-        readVarlong(b);       // timestamp delta
-        readVarint(b);        // offset delta
+        readVarint(b); // record length
+        b.get(); // attributes
+        readVarlong(b); // timestamp delta
+        readVarint(b); // offset delta
         return b;
     }
 

@@ -20,7 +20,13 @@ import java.util.Map;
 public final class ProducerStateTable {
     public static final int WINDOW = 5;
 
-    public enum Verdict { APPEND, DUPLICATE, OUT_OF_ORDER, FENCED, COORDINATOR_FENCED }
+    public enum Verdict {
+        APPEND,
+        DUPLICATE,
+        OUT_OF_ORDER,
+        FENCED,
+        COORDINATOR_FENCED
+    }
 
     /** Classification result; {@code duplicateOf} is set for DUPLICATE. */
     public record Classification(Verdict verdict, ProducerStateSnapshot.Batch duplicateOf, String detail) {
@@ -33,6 +39,7 @@ public final class ProducerStateTable {
         long lastTimestamp = RecordBatchHeader.NO_TIMESTAMP;
         /** The coordinator epoch of the last transaction marker written for this producer (-1: none). */
         int coordinatorEpoch = ProducerStateSnapshot.Entry.NO_COORDINATOR_EPOCH;
+
         final ArrayDeque<ProducerStateSnapshot.Batch> recent = new ArrayDeque<>(WINDOW);
     }
 
@@ -65,12 +72,20 @@ public final class ProducerStateTable {
             return Classification.APPEND;
         }
         if (h.producerEpoch() < e.epoch) {
-            return new Classification(Verdict.FENCED, null, "producer " + h.producerId() + " epoch " + h.producerEpoch()
-                    + " is older than the current epoch " + e.epoch);
+            return new Classification(
+                    Verdict.FENCED,
+                    null,
+                    "producer " + h.producerId() + " epoch " + h.producerEpoch() + " is older than the current epoch "
+                            + e.epoch);
         }
         if (h.producerEpoch() > e.epoch) {
-            return h.baseSequence() == 0 ? Classification.APPEND : new Classification(Verdict.OUT_OF_ORDER, null,
-                    "producer " + h.producerId() + " bumped its epoch to " + h.producerEpoch() + " but starts at sequence " + h.baseSequence());
+            return h.baseSequence() == 0
+                    ? Classification.APPEND
+                    : new Classification(
+                            Verdict.OUT_OF_ORDER,
+                            null,
+                            "producer " + h.producerId() + " bumped its epoch to " + h.producerEpoch()
+                                    + " but starts at sequence " + h.baseSequence());
         }
         for (ProducerStateSnapshot.Batch b : e.recent) {
             if (b.firstSeq() == h.baseSequence() && b.lastSeq() == h.lastSequence()) {
@@ -84,8 +99,10 @@ public final class ProducerStateTable {
         if (h.baseSequence() == expected) {
             return Classification.APPEND;
         }
-        return new Classification(Verdict.OUT_OF_ORDER, null, "producer " + h.producerId() + " sent sequence "
-                + h.baseSequence() + ", expected " + expected);
+        return new Classification(
+                Verdict.OUT_OF_ORDER,
+                null,
+                "producer " + h.producerId() + " sent sequence " + h.baseSequence() + ", expected " + expected);
     }
 
     /**
@@ -98,8 +115,11 @@ public final class ProducerStateTable {
     private Classification classifyMarker(RecordBatchHeader h, int coordinatorEpoch) {
         Entry e = entries.get(h.producerId());
         if (e != null && e.coordinatorEpoch > coordinatorEpoch) {
-            return new Classification(Verdict.COORDINATOR_FENCED, null, "invalid coordinator epoch for producer " + h.producerId()
-                    + ": " + coordinatorEpoch + " (zombie), " + e.coordinatorEpoch + " (current)");
+            return new Classification(
+                    Verdict.COORDINATOR_FENCED,
+                    null,
+                    "invalid coordinator epoch for producer " + h.producerId() + ": " + coordinatorEpoch + " (zombie), "
+                            + e.coordinatorEpoch + " (current)");
         }
         return Classification.APPEND;
     }
@@ -173,8 +193,12 @@ public final class ProducerStateTable {
 
     public ProducerStateSnapshot snapshot() {
         List<ProducerStateSnapshot.Entry> out = new ArrayList<>(entries.size());
-        entries.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(en ->
-                out.add(new ProducerStateSnapshot.Entry(en.getKey(), en.getValue().epoch, new ArrayList<>(en.getValue().recent),
+        entries.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .forEach(en -> out.add(new ProducerStateSnapshot.Entry(
+                        en.getKey(),
+                        en.getValue().epoch,
+                        new ArrayList<>(en.getValue().recent),
                         en.getValue().coordinatorEpoch)));
         return new ProducerStateSnapshot(ProducerStateSnapshot.VERSION, out);
     }

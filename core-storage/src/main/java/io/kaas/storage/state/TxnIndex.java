@@ -90,7 +90,8 @@ public final class TxnIndex {
 
     public TxnIndexSnapshot snapshot() {
         List<TxnIndexSnapshot.Open> o = new ArrayList<>();
-        open.entrySet().stream().sorted(Map.Entry.comparingByKey())
+        open.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
                 .forEach(e -> o.add(new TxnIndexSnapshot.Open(e.getKey(), e.getValue())));
         return new TxnIndexSnapshot(TxnIndexSnapshot.VERSION, o, aborted);
     }

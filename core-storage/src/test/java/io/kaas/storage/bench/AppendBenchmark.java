@@ -61,7 +61,9 @@ public class AppendBenchmark {
         @Setup(Level.Trial)
         public void pick(AppendBenchmark b) {
             partition = b.parts[b.nextThread.getAndIncrement() % b.parts.length];
-            batch = ByteBuffer.allocate(b.template.limit()).put(b.template.duplicate()).flip();
+            batch = ByteBuffer.allocate(b.template.limit())
+                    .put(b.template.duplicate())
+                    .flip();
         }
     }
 
@@ -90,8 +92,9 @@ public class AppendBenchmark {
         for (Partition p : parts) {
             fsyncs += p.fsyncCount();
         }
-        System.out.printf("%nfsyncs/append: %d fsyncs / %d appends = %.3f (partitions=%d)%n", fsyncs, appends.get(),
-                (double) fsyncs / appends.get(), partitions);
+        System.out.printf(
+                "%nfsyncs/append: %d fsyncs / %d appends = %.3f (partitions=%d)%n",
+                fsyncs, appends.get(), (double) fsyncs / appends.get(), partitions);
         engine.close();
         try (Stream<Path> s = Files.walk(dir)) {
             s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

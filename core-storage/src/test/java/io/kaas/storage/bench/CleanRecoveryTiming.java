@@ -45,7 +45,8 @@ public final class CleanRecoveryTiming {
             }
             StateJson.write(dir.resolve(Manifest.FILE_NAME), new Manifest(0, offsets, 0));
         }
-        RecoveryOptions options = new RecoveryOptions(true, RecoveryOptions.DamagePolicy.REFUSE, new IndexPolicy(4096), false, 0, true);
+        RecoveryOptions options =
+                new RecoveryOptions(true, RecoveryOptions.DamagePolicy.REFUSE, new IndexPolicy(4096), false, 0, true);
         // CPU time of the scanning thread as well as wall time: on a shared machine the wall time mostly
         // measures the other tenants.
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
@@ -57,11 +58,14 @@ public final class CleanRecoveryTiming {
             RecoveryReport r = RecoveryScan.run(dir, options);
             cpuMs[i] = (threads.getCurrentThreadCpuTime() - c0) / 1_000_000;
             ms[i] = (System.nanoTime() - t0) / 1_000_000;
-            System.out.printf("run %d: %d ms (%d ms CPU), %d bytes scanned, refused=%s, damage=%s%n", i, ms[i], cpuMs[i],
-                    r.bytesScanned(), r.refused(), r.damage());
+            System.out.printf(
+                    "run %d: %d ms (%d ms CPU), %d bytes scanned, refused=%s, damage=%s%n",
+                    i, ms[i], cpuMs[i], r.bytesScanned(), r.refused(), r.damage());
         }
         Arrays.sort(ms);
         Arrays.sort(cpuMs);
-        System.out.printf("median %d ms, %d ms CPU over %d runs (%d MiB)%n", ms[runs / 2], cpuMs[runs / 2], runs, Files.size(log) >> 20);
+        System.out.printf(
+                "median %d ms, %d ms CPU over %d runs (%d MiB)%n",
+                ms[runs / 2], cpuMs[runs / 2], runs, Files.size(log) >> 20);
     }
 }

@@ -55,7 +55,7 @@ class ApacheCleanerCrossCheckTest {
         Path kaasDir = Files.createDirectories(tmp.resolve("kaas").resolve("t").resolve("0"));
         List<SegmentName> names = s.write(kaasDir);
         LogCleaner first = new LogCleaner(options(NOW));
-        first.clean(new CleanableLog(kaasDir, names, 0, s.activeBase(), s.lastBatchOfProducer, -1), false, b -> { });
+        first.clean(new CleanableLog(kaasDir, names, 0, s.activeBase(), s.lastBatchOfProducer, -1), false, b -> {});
         List<String> kaasFirst = survivors(CleanedLog.read(kaasDir));
 
         KafkaScheduler scheduler = new KafkaScheduler(1);
@@ -65,23 +65,46 @@ class ApacheCleanerCrossCheckTest {
         // (unlinking replaced files) be skipped rather than race the temp dir's removal.
         scheduler.shutdown();
         try {
-            Cleaner cleaner = new Cleaner(0, new SkimpyOffsetMap(1 << 20), 64 * 1024, 10 << 20, 0.9,
-                    new Throttler(Double.MAX_VALUE, 300, "cleaner-io", "bytes", Time.SYSTEM), Time.SYSTEM, tp -> { });
+            Cleaner cleaner = new Cleaner(
+                    0,
+                    new SkimpyOffsetMap(1 << 20),
+                    64 * 1024,
+                    10 << 20,
+                    0.9,
+                    new Throttler(Double.MAX_VALUE, 300, "cleaner-io", "bytes", Time.SYSTEM),
+                    Time.SYSTEM,
+                    tp -> {});
             cleaner.doClean(new LogToClean(apache, 0, s.activeBase(), false), NOW);
             assertThat(kaasFirst).as("after the first pass (seed %d)", seed).isEqualTo(survivors(apache));
 
-            new LogCleaner(options(NOW + RETENTION)).clean(
-                    new CleanableLog(kaasDir, CleanerProperties.segments(kaasDir), 0, s.activeBase(), s.lastBatchOfProducer, 0),
-                    false, b -> { });
+            new LogCleaner(options(NOW + RETENTION))
+                    .clean(
+                            new CleanableLog(
+                                    kaasDir,
+                                    CleanerProperties.segments(kaasDir),
+                                    0,
+                                    s.activeBase(),
+                                    s.lastBatchOfProducer,
+                                    0),
+                            false,
+                            b -> {});
             cleaner.doClean(new LogToClean(apache, 0, s.activeBase(), false), NOW + RETENTION);
-            assertThat(survivors(CleanedLog.read(kaasDir))).as("after the delete horizon (seed %d)", seed).isEqualTo(survivors(apache));
+            assertThat(survivors(CleanedLog.read(kaasDir)))
+                    .as("after the delete horizon (seed %d)", seed)
+                    .isEqualTo(survivors(apache));
         } finally {
             apache.close();
         }
     }
 
     private static CleanerOptions options(long now) {
-        return new CleanerOptions(now, RETENTION, 0, SEGMENT_BYTES, 1 << 20, 64 * 1024,
+        return new CleanerOptions(
+                now,
+                RETENTION,
+                0,
+                SEGMENT_BYTES,
+                1 << 20,
+                64 * 1024,
                 new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES));
     }
 
@@ -94,15 +117,30 @@ class ApacheCleanerCrossCheckTest {
         props.put("segment.bytes", Integer.toString(SEGMENT_BYTES));
         props.put("min.compaction.lag.ms", "0");
         LogConfig config = new LogConfig(props);
-        UnifiedLog log = UnifiedLog.create(dir.toFile(), config, 0L, 0L, scheduler, new BrokerTopicStats(), Time.SYSTEM, 300_000,
-                new ProducerStateManagerConfig(86_400_000, false), 600_000, new LogDirFailureChannel(10), true, Optional.empty());
+        UnifiedLog log = UnifiedLog.create(
+                dir.toFile(),
+                config,
+                0L,
+                0L,
+                scheduler,
+                new BrokerTopicStats(),
+                Time.SYSTEM,
+                300_000,
+                new ProducerStateManagerConfig(86_400_000, false),
+                600_000,
+                new LogDirFailureChannel(10),
+                true,
+                Optional.empty());
         for (int i = 0; i < s.segments.size(); i++) {
             if (i > 0) {
                 log.roll(Optional.empty());
             }
             for (ByteBuffer b : s.segments.get(i)) {
-                ByteBuffer copy = ByteBuffer.allocate(b.remaining()).put(b.duplicate()).flip();
-                copy.putInt(io.kaas.storage.format.RecordBatchHeader.PARTITION_LEADER_EPOCH_OFFSET, 0); // a follower's batches carry the leader's epoch
+                ByteBuffer copy =
+                        ByteBuffer.allocate(b.remaining()).put(b.duplicate()).flip();
+                copy.putInt(
+                        io.kaas.storage.format.RecordBatchHeader.PARTITION_LEADER_EPOCH_OFFSET,
+                        0); // a follower's batches carry the leader's epoch
                 log.appendAsFollower(MemoryRecords.readableRecords(copy), 0);
             }
         }
@@ -115,7 +153,10 @@ class ApacheCleanerCrossCheckTest {
         for (LogSegment segment : log.logSegments()) {
             for (RecordBatch b : segment.log().batches()) {
                 for (Record r : b) {
-                    out.add(b.isControlBatch() ? r.offset() + " marker" : r.offset() + " " + str(r.key()) + "=" + str(r.value()));
+                    out.add(
+                            b.isControlBatch()
+                                    ? r.offset() + " marker"
+                                    : r.offset() + " " + str(r.key()) + "=" + str(r.value()));
                 }
             }
         }

@@ -33,12 +33,15 @@ import org.apache.kafka.common.record.internal.MutableRecordBatch;
 class CleanerProperties {
     private static final long RETENTION = 1_000;
     static final long NOW = CleanerScenario.TIMESTAMP + 100_000;
-    private static final LongConsumer NO_PROGRESS = b -> { };
+    private static final LongConsumer NO_PROGRESS = b -> {};
 
     @Property(tries = 150)
-    void latestValuePerKeySurvivesWithItsOffsetAndTombstonesExpire(@ForAll long seed, @ForAll @IntRange(min = 1, max = 60) int steps,
-                                                                    @ForAll @IntRange(min = 1, max = 12) int keys,
-                                                                    @ForAll @IntRange(min = 1, max = 8) int segmentKiB) throws Exception {
+    void latestValuePerKeySurvivesWithItsOffsetAndTombstonesExpire(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 60) int steps,
+            @ForAll @IntRange(min = 1, max = 12) int keys,
+            @ForAll @IntRange(min = 1, max = 8) int segmentKiB)
+            throws Exception {
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix())) {
             Path dir = Files.createDirectories(fs.getPath("/data/t/0"));
             CleanerScenario s = CleanerScenario.generate(seed, steps, keys);
@@ -74,14 +77,23 @@ class CleanerProperties {
      * one. Once nothing is dirty the log is what one big pass makes.
      */
     @Property(tries = 60)
-    void passesResumingFromTheCheckpointEndAtTheLatestValuePerKey(@ForAll long seed, @ForAll @IntRange(min = 10, max = 60) int steps,
-                                                                   @ForAll @IntRange(min = 20, max = 40) int keys) throws Exception {
+    void passesResumingFromTheCheckpointEndAtTheLatestValuePerKey(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 10, max = 60) int steps,
+            @ForAll @IntRange(min = 20, max = 40) int keys)
+            throws Exception {
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix())) {
             Path dir = Files.createDirectories(fs.getPath("/data/t/0"));
             CleanerScenario s = CleanerScenario.generate(seed, steps, keys);
             s.write(dir);
             long active = s.activeBase();
-            LogCleaner small = new LogCleaner(new CleanerOptions(NOW, RETENTION, 0, 4 * 1024L, 24 * 16, 1024,
+            LogCleaner small = new LogCleaner(new CleanerOptions(
+                    NOW,
+                    RETENTION,
+                    0,
+                    4 * 1024L,
+                    24 * 16,
+                    1024,
                     new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES)));
             for (int pass = 0; pass < 1000; pass++) {
                 CleanableLog log = input(dir, segments(dir), s, LogCleaner.readCheckpoint(dir));
@@ -90,7 +102,9 @@ class CleanerProperties {
                 }
                 small.clean(log, false, NO_PROGRESS);
             }
-            assertThat(small.bounds(input(dir, segments(dir), s, LogCleaner.readCheckpoint(dir))).anythingDirty()).isFalse();
+            assertThat(small.bounds(input(dir, segments(dir), s, LogCleaner.readCheckpoint(dir)))
+                            .anythingDirty())
+                    .isFalse();
             CleanedLog after = CleanedLog.read(dir);
             assertSameRecordsAsWritten(after, s);
             assertLatestPerKey(after, s.latestBelow(active), active, true);
@@ -100,7 +114,8 @@ class CleanerProperties {
     }
 
     @Property(tries = 60)
-    void aDryRunChangesNoByteAndReportsWhatARealRunDoes(@ForAll long seed, @ForAll @IntRange(min = 1, max = 40) int steps) throws Exception {
+    void aDryRunChangesNoByteAndReportsWhatARealRunDoes(
+            @ForAll long seed, @ForAll @IntRange(min = 1, max = 40) int steps) throws Exception {
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix())) {
             Path dir = Files.createDirectories(fs.getPath("/data/t/0"));
             CleanerScenario s = CleanerScenario.generate(seed, steps, 5);
@@ -114,8 +129,14 @@ class CleanerProperties {
     }
 
     static LogCleaner cleaner(long now, int segmentKiB) {
-        return new LogCleaner(new CleanerOptions(now, RETENTION, 0, segmentKiB * 1024L, CleanerOptions.DEFAULT_DEDUPE_BUFFER_BYTES,
-                1024, new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES)));
+        return new LogCleaner(new CleanerOptions(
+                now,
+                RETENTION,
+                0,
+                segmentKiB * 1024L,
+                CleanerOptions.DEFAULT_DEDUPE_BUFFER_BYTES,
+                1024,
+                new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES)));
     }
 
     static CleanableLog input(Path dir, List<SegmentName> names, CleanerScenario s, long firstDirty) {
@@ -124,8 +145,11 @@ class CleanerProperties {
 
     static List<SegmentName> segments(Path dir) throws Exception {
         try (var files = Files.list(dir)) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".log"))
-                    .map(n -> SegmentName.parse(n).orElseThrow()).sorted().toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".log"))
+                    .map(n -> SegmentName.parse(n).orElseThrow())
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -152,20 +176,27 @@ class CleanerProperties {
     }
 
     /** Below the active segment, each key has exactly its model record left (tombstones only if {@code tombstonesKept}). */
-    static void assertLatestPerKey(CleanedLog log, Map<String, CleanerScenario.Written> model, long active, boolean tombstonesKept) {
+    static void assertLatestPerKey(
+            CleanedLog log, Map<String, CleanerScenario.Written> model, long active, boolean tombstonesKept) {
         Map<String, Long> left = new HashMap<>();
         for (CleanedLog.Read r : log.records) {
             if (r.control() || r.offset() >= active) {
                 continue;
             }
-            assertThat(left.put(r.key(), r.offset())).as("key %s left twice (at %d)", r.key(), r.offset()).isNull();
+            assertThat(left.put(r.key(), r.offset()))
+                    .as("key %s left twice (at %d)", r.key(), r.offset())
+                    .isNull();
             CleanerScenario.Written w = model.get(r.key());
             assertThat(w).isNotNull();
-            assertThat(r.offset()).as("key %s: the latest committed record is left", r.key()).isEqualTo(w.offset());
+            assertThat(r.offset())
+                    .as("key %s: the latest committed record is left", r.key())
+                    .isEqualTo(w.offset());
         }
         for (CleanerScenario.Written w : model.values()) {
             if (w.value() != null || tombstonesKept) {
-                assertThat(left).as("key %s's latest record (offset %d)", w.key(), w.offset()).containsEntry(w.key(), w.offset());
+                assertThat(left)
+                        .as("key %s's latest record (offset %d)", w.key(), w.offset())
+                        .containsEntry(w.key(), w.offset());
             } else {
                 assertThat(left).as("expired tombstone of %s", w.key()).doesNotContainKey(w.key());
             }
@@ -175,8 +206,11 @@ class CleanerProperties {
     /** Each producer's last data batch is still there, with its producer id, epoch, sequence and last offset. */
     static void assertIdempotenceStateKept(CleanedLog log, CleanerScenario s) {
         for (Map.Entry<Long, Long> e : s.lastBatchOfProducer.entrySet()) {
-            assertThat(log.batches.stream().filter(b -> b.baseOffset() == e.getValue()).map(MutableRecordBatch::producerId))
-                    .as("producer %d's last batch at %d", e.getKey(), e.getValue()).containsExactly(e.getKey());
+            assertThat(log.batches.stream()
+                            .filter(b -> b.baseOffset() == e.getValue())
+                            .map(MutableRecordBatch::producerId))
+                    .as("producer %d's last batch at %d", e.getKey(), e.getValue())
+                    .containsExactly(e.getKey());
         }
     }
 
@@ -185,8 +219,16 @@ class CleanerProperties {
     }
 
     static void assertRecoveryAccepts(Path dir, long logEnd) {
-        RecoveryScan.Outcome o = RecoveryScan.scan(dir, new RecoveryOptions(true, RecoveryOptions.DamagePolicy.REFUSE,
-                new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES), false, 0, true), b -> { });
+        RecoveryScan.Outcome o = RecoveryScan.scan(
+                dir,
+                new RecoveryOptions(
+                        true,
+                        RecoveryOptions.DamagePolicy.REFUSE,
+                        new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES),
+                        false,
+                        0,
+                        true),
+                b -> {});
         assertThat(o.report().damage()).isEmpty();
         assertThat(o.report().actions()).as("recovery finds nothing to fix").isEmpty();
         assertThat(o.logEndOffset()).isEqualTo(logEnd);

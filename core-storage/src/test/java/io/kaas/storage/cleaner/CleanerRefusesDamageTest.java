@@ -40,12 +40,16 @@ class CleanerRefusesDamageTest {
             }
             Map<String, byte[]> before = CleanerProperties.contents(dir);
             assertThatThrownBy(() -> CleanerProperties.cleaner(CleanerProperties.NOW, 4)
-                    .clean(CleanerProperties.input(dir, names, s, -1), false, n -> { }))
+                            .clean(CleanerProperties.input(dir, names, s, -1), false, n -> {}))
                     .isInstanceOfSatisfying(StorageException.class, e -> {
                         assertThat(e.kind()).isEqualTo(StorageException.Kind.DAMAGED);
-                        assertThat(e.getMessage()).startsWith(log + ":" + second + ": ").contains("base offset");
+                        assertThat(e.getMessage())
+                                .startsWith(log + ":" + second + ": ")
+                                .contains("base offset");
                     });
-            assertThat(CleanerProperties.contents(dir)).usingRecursiveComparison().isEqualTo(before);
+            assertThat(CleanerProperties.contents(dir))
+                    .usingRecursiveComparison()
+                    .isEqualTo(before);
         }
     }
 }

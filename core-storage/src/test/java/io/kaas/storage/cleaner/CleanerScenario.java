@@ -2,7 +2,6 @@ package io.kaas.storage.cleaner;
 
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
-
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.testing.LogFixture;
 import java.nio.ByteBuffer;
@@ -32,8 +31,17 @@ public final class CleanerScenario {
     private static final long IDEMPOTENT_PID = 300;
 
     /** One record as written: offset, key, value (null = tombstone), timestamp, and its batch's identity. */
-    public record Written(long offset, String key, String value, long timestamp, long producerId, short epoch,
-                          int baseSequence, long batchBase, byte codecId, boolean aborted) {}
+    public record Written(
+            long offset,
+            String key,
+            String value,
+            long timestamp,
+            long producerId,
+            short epoch,
+            int baseSequence,
+            long batchBase,
+            byte codecId,
+            boolean aborted) {}
 
     public final List<List<ByteBuffer>> segments = new ArrayList<>();
     public final List<Long> segmentBases = new ArrayList<>();
@@ -85,7 +93,8 @@ public final class CleanerScenario {
         }
         LogFixture.writeManifest(dir, 0, nextOffset, 0);
         // The cleaner's logs are a compacted topic's: recovery and verify allow its offset gaps by that config.
-        StateJson.write(dir.toAbsolutePath().getParent().resolve(TopicConfig.FILE_NAME),
+        StateJson.write(
+                dir.toAbsolutePath().getParent().resolve(TopicConfig.FILE_NAME),
                 new TopicConfig(null, null, null, null, "compact", null, null, null));
         return names;
     }
@@ -118,7 +127,9 @@ public final class CleanerScenario {
         Compression codec = codec();
         int n = 1 + random.nextInt(3);
         SimpleRecord[] records = records(n);
-        ByteBuffer b = MemoryRecords.withIdempotentRecords(nextOffset, codec, IDEMPOTENT_PID, (short) 0, idempotentSeq, 0, records).buffer();
+        ByteBuffer b = MemoryRecords.withIdempotentRecords(
+                        nextOffset, codec, IDEMPOTENT_PID, (short) 0, idempotentSeq, 0, records)
+                .buffer();
         lastBatchOfProducer.put(IDEMPOTENT_PID, nextOffset);
         note(records, IDEMPOTENT_PID, (short) 0, idempotentSeq, codec, false);
         idempotentSeq += n;
@@ -134,7 +145,8 @@ public final class CleanerScenario {
             Compression codec = codec();
             int n = 1 + random.nextInt(3);
             SimpleRecord[] records = records(n);
-            ByteBuffer b = MemoryRecords.withTransactionalRecords(nextOffset, codec, pid, (short) 1, seq, 0, records).buffer();
+            ByteBuffer b = MemoryRecords.withTransactionalRecords(nextOffset, codec, pid, (short) 1, seq, 0, records)
+                    .buffer();
             lastBatchOfProducer.put(pid, nextOffset);
             note(records, pid, (short) 1, seq, codec, !commit);
             seq += n;
@@ -144,8 +156,14 @@ public final class CleanerScenario {
             }
         }
         long markerOffset = nextOffset;
-        ByteBuffer marker = MemoryRecords.withEndTransactionMarker(markerOffset, TIMESTAMP, 0, pid, (short) 1,
-                new EndTransactionMarker(commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, 0)).buffer();
+        ByteBuffer marker = MemoryRecords.withEndTransactionMarker(
+                        markerOffset,
+                        TIMESTAMP,
+                        0,
+                        pid,
+                        (short) 1,
+                        new EndTransactionMarker(commit ? ControlRecordType.COMMIT : ControlRecordType.ABORT, 0))
+                .buffer();
         add(marker, 1);
     }
 
@@ -163,8 +181,19 @@ public final class CleanerScenario {
     private void note(SimpleRecord[] records, long pid, short epoch, int seq, Compression codec, boolean aborted) {
         for (int i = 0; i < records.length; i++) {
             long o = nextOffset + i;
-            byOffset.put(o, new Written(o, str(records[i].key()), str(records[i].value()), records[i].timestamp(), pid, epoch, seq,
-                    nextOffset, (byte) codec.type().id, aborted));
+            byOffset.put(
+                    o,
+                    new Written(
+                            o,
+                            str(records[i].key()),
+                            str(records[i].value()),
+                            records[i].timestamp(),
+                            pid,
+                            epoch,
+                            seq,
+                            nextOffset,
+                            (byte) codec.type().id,
+                            aborted));
         }
     }
 

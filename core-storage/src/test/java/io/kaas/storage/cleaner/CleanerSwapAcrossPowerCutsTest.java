@@ -51,11 +51,14 @@ class CleanerSwapAcrossPowerCutsTest {
             try {
                 Path dir = fs.getPath("/data/t/0");
                 FsyncGate gate = fs.faults().hangFsync(kth(k, Scope.under(dir)));
-                CompletableFuture<CleanReport> pass = CompletableFuture.supplyAsync(() ->
-                        CleanerProperties.cleaner(NOW, 2).clean(CleanerProperties.input(dir, names, s, -1), false, b -> { }));
+                CompletableFuture<CleanReport> pass =
+                        CompletableFuture.supplyAsync(() -> CleanerProperties.cleaner(NOW, 2)
+                                .clean(CleanerProperties.input(dir, names, s, -1), false, b -> {}));
                 if (!blocksOrCompletes(gate, pass)) {
                     // k is past the pass's last fsync: it ran to the end; every cut point was tried
-                    assertThat(cuts).as("the pass fsyncs at least once per swap").isGreaterThan(3);
+                    assertThat(cuts)
+                            .as("the pass fsyncs at least once per swap")
+                            .isGreaterThan(3);
                     fs.faults().clearFsyncHang();
                     assertCleaned(dir, s, model);
                     return;
@@ -78,8 +81,10 @@ class CleanerSwapAcrossPowerCutsTest {
     }
 
     /** The next pass (from scratch) leaves the log fully cleaned, whatever the cut left. */
-    private static void assertCleaned(Path dir, CleanerScenario s, Map<String, CleanerScenario.Written> model) throws Exception {
-        CleanerProperties.cleaner(NOW, 2).clean(CleanerProperties.input(dir, CleanerProperties.segments(dir), s, 0), false, b -> { });
+    private static void assertCleaned(Path dir, CleanerScenario s, Map<String, CleanerScenario.Written> model)
+            throws Exception {
+        CleanerProperties.cleaner(NOW, 2)
+                .clean(CleanerProperties.input(dir, CleanerProperties.segments(dir), s, 0), false, b -> {});
         CleanedLog log = CleanedLog.read(dir);
         CleanerProperties.assertSameRecordsAsWritten(log, s);
         CleanerProperties.assertLatestPerKey(log, model, s.activeBase(), true);
@@ -88,7 +93,8 @@ class CleanerSwapAcrossPowerCutsTest {
     }
 
     /** Each key's latest record is there (older ones may be too: the cut may have come before the swap). */
-    private static void assertLatestRecordsKept(CleanedLog log, Map<String, CleanerScenario.Written> model, long active) {
+    private static void assertLatestRecordsKept(
+            CleanedLog log, Map<String, CleanerScenario.Written> model, long active) {
         Map<String, Long> last = new HashMap<>();
         for (CleanedLog.Read r : log.records) {
             if (!r.control() && r.offset() < active) {
@@ -101,7 +107,8 @@ class CleanerSwapAcrossPowerCutsTest {
     private static void assertNoCleanerFiles(Path dir) throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(files.map(p -> p.getFileName().toString()))
-                    .noneMatch(n -> n.endsWith(CleanerSwap.CLEANED_SUFFIX) || n.startsWith(CleanerSwapIntent.FILE_NAME));
+                    .noneMatch(
+                            n -> n.endsWith(CleanerSwap.CLEANED_SUFFIX) || n.startsWith(CleanerSwapIntent.FILE_NAME));
         }
     }
 

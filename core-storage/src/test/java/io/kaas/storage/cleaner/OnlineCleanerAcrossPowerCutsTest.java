@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
  */
 class OnlineCleanerAcrossPowerCutsTest {
     private static final TopicPartition TP = new TopicPartition("c", 0);
-    private static final TopicConfig COMPACTED = new TopicConfig(null, null, 2048L, null, "compact", null, 60_000L, null);
+    private static final TopicConfig COMPACTED =
+            new TopicConfig(null, null, 2048L, null, "compact", null, 60_000L, null);
 
     @Test
     void aPowerCutAtAnyFsyncOfAnOnlinePassLosesNoLatestValue() throws Exception {
@@ -48,9 +49,12 @@ class OnlineCleanerAcrossPowerCutsTest {
                 for (int i = 0; i < 120; i++) {
                     String key = "k" + (i % 9);
                     String value = "v" + i + "-" + "x".repeat(60);
-                    ByteBuffer b = MemoryRecords.withRecords(0, Compression.NONE,
-                            new SimpleRecord(1_000L + i, bytes(key), bytes(value))).buffer();
-                    long offset = log.append(b, Acks.ALL, -1).get(10, TimeUnit.SECONDS).baseOffset();
+                    ByteBuffer b = MemoryRecords.withRecords(
+                                    0, Compression.NONE, new SimpleRecord(1_000L + i, bytes(key), bytes(value)))
+                            .buffer();
+                    long offset = log.append(b, Acks.ALL, -1)
+                            .get(10, TimeUnit.SECONDS)
+                            .baseOffset();
                     written.put(offset, key + "=" + value);
                     latest.put(key, offset);
                 }
@@ -58,8 +62,10 @@ class OnlineCleanerAcrossPowerCutsTest {
                 Scope partition = Scope.under(disk.partitionDir(TP));
                 AtomicInteger count = new AtomicInteger();
                 int cutAt = k;
-                FsyncGate kth = disk.fs().faults().hangFsync(p -> partition.includes(p) && count.incrementAndGet() == cutAt);
-                CompletableFuture<Integer> pass = CompletableFuture.supplyAsync(() -> disk.engine().runCleaner());
+                FsyncGate kth =
+                        disk.fs().faults().hangFsync(p -> partition.includes(p) && count.incrementAndGet() == cutAt);
+                CompletableFuture<Integer> pass =
+                        CompletableFuture.supplyAsync(() -> disk.engine().runCleaner());
                 boolean hung = false;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (System.nanoTime() < deadline && !pass.isDone()) {
@@ -76,7 +82,9 @@ class OnlineCleanerAcrossPowerCutsTest {
                     }
                 }
                 if (!hung) {
-                    assertThat(pass.get(30, TimeUnit.SECONDS)).as("the pass cleaned the partition").isEqualTo(1);
+                    assertThat(pass.get(30, TimeUnit.SECONDS))
+                            .as("the pass cleaned the partition")
+                            .isEqualTo(1);
                     assertThat(cuts).as("cut points tried").isGreaterThan(3);
                     disk.fs().faults().clearFsyncHang();
                     check(disk.engine().partition(TP), end, written, latest, true);
@@ -87,15 +95,18 @@ class OnlineCleanerAcrossPowerCutsTest {
                 pass.handle((r, e) -> null).get(30, TimeUnit.SECONDS);
                 check(disk.engine().partition(TP), end, written, latest, false);
                 try (var files = java.nio.file.Files.list(disk.partitionDir(TP))) {
-                    assertThat(files.map(f -> f.getFileName().toString())).as("the reopen finished or discarded the swap")
-                            .noneMatch(n -> n.endsWith(CleanerSwap.CLEANED_SUFFIX) || n.equals(io.kaas.storage.format.CleanerSwapIntent.FILE_NAME));
+                    assertThat(files.map(f -> f.getFileName().toString()))
+                            .as("the reopen finished or discarded the swap")
+                            .noneMatch(n -> n.endsWith(CleanerSwap.CLEANED_SUFFIX)
+                                    || n.equals(io.kaas.storage.format.CleanerSwapIntent.FILE_NAME));
                 }
             }
         }
     }
 
     /** Every record left is the one written at its offset; each key's latest is there (and alone, once fully cleaned). */
-    private static void check(PartitionLog log, long end, Map<Long, String> written, Map<String, Long> latest, boolean cleaned) {
+    private static void check(
+            PartitionLog log, long end, Map<Long, String> written, Map<String, Long> latest, boolean cleaned) {
         Map<String, Long> last = new HashMap<>();
         Map<String, Integer> count = new HashMap<>();
         long next = 0;
@@ -104,7 +115,8 @@ class OnlineCleanerAcrossPowerCutsTest {
             if (r.sizeInBytes() == 0) {
                 break;
             }
-            for (MutableRecordBatch b : MemoryRecords.readableRecords(r.records()).batches()) {
+            for (MutableRecordBatch b :
+                    MemoryRecords.readableRecords(r.records()).batches()) {
                 b.ensureValid();
                 for (Record rec : b) {
                     String kv = str(rec.key()) + "=" + str(rec.value());
@@ -117,7 +129,8 @@ class OnlineCleanerAcrossPowerCutsTest {
         }
         assertThat(last).isEqualTo(latest);
         if (cleaned) {
-            assertThat(count.values().stream().mapToInt(Integer::intValue).sum()).as("records left after a full pass")
+            assertThat(count.values().stream().mapToInt(Integer::intValue).sum())
+                    .as("records left after a full pass")
                     .isLessThan(written.size());
         }
     }

@@ -20,8 +20,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,7 +41,8 @@ import org.junit.jupiter.api.Test;
  */
 class OnlineCleanerTest {
     private static final TopicPartition TP = new TopicPartition("c", 0);
-    private static final TopicConfig COMPACTED = new TopicConfig(null, null, 4096L, null, "compact", null, 60_000L, null);
+    private static final TopicConfig COMPACTED =
+            new TopicConfig(null, null, 4096L, null, "compact", null, 60_000L, null);
 
     @Test
     void readersNeverSeeAWrongRecordWhileGroupsAreSwappedUnderThem() throws Exception {
@@ -58,17 +59,19 @@ class OnlineCleanerTest {
                 AtomicBoolean stop = new AtomicBoolean();
                 AtomicLong reads = new AtomicLong();
                 CompletableFuture<Void> reader = new CompletableFuture<>();
-                Thread readerThread = new Thread(() -> {
-                    try {
-                        while (!stop.get()) {
-                            readAll(log, end.get(), written);
-                            reads.incrementAndGet();
-                        }
-                        reader.complete(null);
-                    } catch (Throwable t) {
-                        reader.completeExceptionally(t);
-                    }
-                }, "online-cleaner-test-reader");
+                Thread readerThread = new Thread(
+                        () -> {
+                            try {
+                                while (!stop.get()) {
+                                    readAll(log, end.get(), written);
+                                    reads.incrementAndGet();
+                                }
+                                reader.complete(null);
+                            } catch (Throwable t) {
+                                reader.completeExceptionally(t);
+                            }
+                        },
+                        "online-cleaner-test-reader");
                 readerThread.setDaemon(true);
                 readerThread.start();
                 int cleaned = 0;
@@ -81,11 +84,15 @@ class OnlineCleanerTest {
                 long before = reads.get();
                 try {
                     // Or the reader ended: it only ends on a failure, which reader.get() then reports.
-                    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> reads.get() > before + 2 || reader.isDone());
+                    Awaitility.await()
+                            .atMost(Duration.ofSeconds(30))
+                            .until(() -> reads.get() > before + 2 || reader.isDone());
                 } catch (org.awaitility.core.ConditionTimeoutException e) {
                     stop.set(true);
-                    throw new AssertionError("the reader made no progress (" + reads.get() + " reads); it is at "
-                            + java.util.Arrays.toString(readerThread.getStackTrace()), e);
+                    throw new AssertionError(
+                            "the reader made no progress (" + reads.get() + " reads); it is at "
+                                    + java.util.Arrays.toString(readerThread.getStackTrace()),
+                            e);
                 }
                 stop.set(true);
                 reader.get(30, TimeUnit.SECONDS);
@@ -94,14 +101,17 @@ class OnlineCleanerTest {
             }
             try (DiskStorageEngine engine = new DiskStorageEngine(config)) {
                 io.kaas.storage.Partition log = engine.openPartition(TP);
-                assertThat(log.openReport().actions()).as("recovery finds the files as the engine left them").isEmpty();
+                assertThat(log.openReport().actions())
+                        .as("recovery finds the files as the engine left them")
+                        .isEmpty();
                 assertLatest(log, end.get(), written, latest);
             }
         }
     }
 
-    private static void append(PartitionLog log, Random random, Map<Long, String> written, Map<String, Long> latest,
-                               AtomicLong end) throws Exception {
+    private static void append(
+            PartitionLog log, Random random, Map<Long, String> written, Map<String, Long> latest, AtomicLong end)
+            throws Exception {
         int n = 1 + random.nextInt(4);
         SimpleRecord[] records = new SimpleRecord[n];
         String[] keys = new String[n];
@@ -111,7 +121,8 @@ class OnlineCleanerTest {
             values[i] = "v" + random.nextLong() + "x".repeat(random.nextInt(100));
             records[i] = new SimpleRecord(System.currentTimeMillis(), bytes(keys[i]), bytes(values[i]));
         }
-        Compression codec = random.nextBoolean() ? Compression.NONE : Compression.lz4().build();
+        Compression codec =
+                random.nextBoolean() ? Compression.NONE : Compression.lz4().build();
         ByteBuffer batch = MemoryRecords.withRecords(0, codec, records).buffer();
         long base = log.append(batch, Acks.ALL, -1).get(10, TimeUnit.SECONDS).baseOffset();
         for (int i = 0; i < n; i++) {
@@ -131,7 +142,8 @@ class OnlineCleanerTest {
             if (r.sizeInBytes() == 0) {
                 break;
             }
-            for (MutableRecordBatch b : MemoryRecords.readableRecords(r.records()).batches()) {
+            for (MutableRecordBatch b :
+                    MemoryRecords.readableRecords(r.records()).batches()) {
                 b.ensureValid();
                 for (Record rec : b) {
                     String kv = str(rec.key()) + "=" + str(rec.value());
@@ -140,7 +152,8 @@ class OnlineCleanerTest {
                 }
                 next = b.nextOffset();
             }
-            // A read returns the batches from the one holding its offset on: one that moved nothing would loop for ever.
+            // A read returns the batches from the one holding its offset on: one that moved nothing would loop for
+            // ever.
             assertThat(next).as("the read at offset %d moved past it", before).isGreaterThan(before);
         }
         return seen;

@@ -29,7 +29,10 @@ class RecordKeysProperties {
     @Property(tries = 300)
     void readsTheKeysKafkaClientsReads(@ForAll long seed, @ForAll @IntRange(min = 1, max = 40) int n) throws Exception {
         ByteBuffer batch = batch(new Random(seed), n);
-        MutableRecordBatch b = MemoryRecords.readableRecords(batch.duplicate()).batches().iterator().next();
+        MutableRecordBatch b = MemoryRecords.readableRecords(batch.duplicate())
+                .batches()
+                .iterator()
+                .next();
         List<KeyAt> expected = new ArrayList<>();
         for (Record r : b) {
             if (r.hasKey()) {
@@ -42,23 +45,29 @@ class RecordKeysProperties {
         buffer.put(batch.duplicate());
         buffer.clear();
         List<KeyAt> read = new ArrayList<>();
-        boolean complete = new RecordKeys(buffer).forEach(37, batch.remaining(), b.baseOffset(), b.countOrNull(), (key, offset) -> {
-            byte[] copy = new byte[key.remaining()];
-            key.duplicate().get(copy);
-            read.add(new KeyAt(ByteBuffer.wrap(copy), offset));
-            return true;
-        });
+        boolean complete = new RecordKeys(buffer)
+                .forEach(37, batch.remaining(), b.baseOffset(), b.countOrNull(), (key, offset) -> {
+                    byte[] copy = new byte[key.remaining()];
+                    key.duplicate().get(copy);
+                    read.add(new KeyAt(ByteBuffer.wrap(copy), offset));
+                    return true;
+                });
         assertThat(complete).isTrue();
         assertThat(read).isEqualTo(expected);
         assertThat(buffer.position()).isZero();
     }
 
     @Property(tries = 300)
-    void damagedBytesFailWithIllegalArgumentOnly(@ForAll long seed, @ForAll @IntRange(min = 1, max = 10) int n,
-                                                 @ForAll @IntRange(min = 1, max = 8) int flips) {
+    void damagedBytesFailWithIllegalArgumentOnly(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 10) int n,
+            @ForAll @IntRange(min = 1, max = 8) int flips) {
         Random random = new Random(seed);
         ByteBuffer batch = batch(random, n);
-        MutableRecordBatch b = MemoryRecords.readableRecords(batch.duplicate()).batches().iterator().next();
+        MutableRecordBatch b = MemoryRecords.readableRecords(batch.duplicate())
+                .batches()
+                .iterator()
+                .next();
         int size = batch.remaining();
         for (int i = 0; i < flips; i++) {
             int at = RecordKeys.RECORDS_OFFSET + random.nextInt(size - RecordKeys.RECORDS_OFFSET);
@@ -78,18 +87,24 @@ class RecordKeysProperties {
     }
 
     @Property(tries = 50)
-    void aSinkReturningFalseStopsTheWalk(@ForAll long seed, @ForAll @IntRange(min = 2, max = 20) int n) throws Exception {
+    void aSinkReturningFalseStopsTheWalk(@ForAll long seed, @ForAll @IntRange(min = 2, max = 20) int n)
+            throws Exception {
         ByteBuffer batch = batch(new Random(seed), n);
-        MutableRecordBatch b = MemoryRecords.readableRecords(batch.duplicate()).batches().iterator().next();
+        MutableRecordBatch b = MemoryRecords.readableRecords(batch.duplicate())
+                .batches()
+                .iterator()
+                .next();
         int[] seen = {0};
-        boolean complete = new RecordKeys(batch).forEach(0, batch.remaining(), b.baseOffset(), b.countOrNull(), (key, offset) -> {
-            seen[0]++;
-            return false;
-        });
+        boolean complete = new RecordKeys(batch)
+                .forEach(0, batch.remaining(), b.baseOffset(), b.countOrNull(), (key, offset) -> {
+                    seen[0]++;
+                    return false;
+                });
         assertThat(seen[0]).isLessThanOrEqualTo(1);
         assertThat(complete).as("stopped at the first keyed record, if any").isEqualTo(seen[0] == 0);
-        assertThatThrownBy(() -> new RecordKeys(batch).forEach(0, batch.remaining() - 1, b.baseOffset(), b.countOrNull(),
-                (key, offset) -> true)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RecordKeys(batch)
+                        .forEach(0, batch.remaining() - 1, b.baseOffset(), b.countOrNull(), (key, offset) -> true))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private static ByteBuffer batch(Random random, int n) {
@@ -103,7 +118,8 @@ class RecordKeysProperties {
             }
             records[i] = new SimpleRecord(1_700_000_000_000L + random.nextInt(1_000_000), key, value, headers);
         }
-        return MemoryRecords.withRecords(random.nextInt(1_000_000), Compression.NONE, records).buffer();
+        return MemoryRecords.withRecords(random.nextInt(1_000_000), Compression.NONE, records)
+                .buffer();
     }
 
     private static byte[] bytes(Random random, int n) {

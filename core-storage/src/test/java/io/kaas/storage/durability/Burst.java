@@ -30,7 +30,13 @@ final class Burst {
      * @param targets   picks the partition for an appender's next batch (by a random int)
      * @param producerIds a fresh producer id for each idempotent appender
      */
-    Burst(int appenders, int acksBeforeCut, long seed, int maxValueBytes, IntFunction<Target> targets, java.util.function.LongSupplier producerIds) {
+    Burst(
+            int appenders,
+            int acksBeforeCut,
+            long seed,
+            int maxValueBytes,
+            IntFunction<Target> targets,
+            java.util.function.LongSupplier producerIds) {
         this.acks = new CountDownLatch(acksBeforeCut);
         for (int i = 0; i < appenders; i++) {
             Random random = new Random(seed + i);
@@ -38,7 +44,8 @@ final class Burst {
             boolean idempotent = i % 2 == 0;
             Target fixed = targets.apply(random.nextInt(1 << 20));
             long pid = idempotent ? producerIds.getAsLong() : -1;
-            Thread t = new Thread(() -> run(random, idempotent, fixed, pid, targets, maxValueBytes), "durability-burst-" + i);
+            Thread t = new Thread(
+                    () -> run(random, idempotent, fixed, pid, targets, maxValueBytes), "durability-burst-" + i);
             t.setDaemon(true);
             threads.add(t);
         }
@@ -67,13 +74,19 @@ final class Burst {
         }
     }
 
-    private void run(Random random, boolean idempotent, Target fixed, long pid, IntFunction<Target> targets, int maxValueBytes) {
+    private void run(
+            Random random, boolean idempotent, Target fixed, long pid, IntFunction<Target> targets, int maxValueBytes) {
         int seq = 0;
         while (!stop) {
             Target target = idempotent ? fixed : targets.apply(random.nextInt(1 << 20));
             int records = 1 + random.nextInt(3);
-            ByteBuffer batch = RandomBatches.build(random, records, random.nextInt(maxValueBytes / records + 1),
-                    pid, idempotent ? (short) 0 : -1, idempotent ? seq : -1);
+            ByteBuffer batch = RandomBatches.build(
+                    random,
+                    records,
+                    random.nextInt(maxValueBytes / records + 1),
+                    pid,
+                    idempotent ? (short) 0 : -1,
+                    idempotent ? seq : -1);
             ByteBuffer sent = RandomBatches.copy(batch);
             Acks mode = random.nextInt(4) == 0 ? Acks.LEADER : Acks.ALL;
             if (idempotent) {

@@ -54,9 +54,13 @@ class DeleteRecordsAcrossPowerCutsTest {
         PartitionLog reopened = disk.powerCutAndReopen(TornTail.DROP, 0).partition(TP);
         assertThat(reopened.state().logStartOffset()).isEqualTo(purged);
         assertThat(reopened.state().highWatermark()).isEqualTo(purged);
-        assertThat(reopened.append(TestBatches.batch(1, 1_000L), Acks.ALL, -1).get(10, TimeUnit.SECONDS).baseOffset())
-                .as("offsets below an acknowledged purge are never handed out again").isEqualTo(purged);
-        assertThat(reopened.read(purged, 1 << 20, Long.MAX_VALUE).records().getLong(0)).isEqualTo(purged);
+        assertThat(reopened.append(TestBatches.batch(1, 1_000L), Acks.ALL, -1)
+                        .get(10, TimeUnit.SECONDS)
+                        .baseOffset())
+                .as("offsets below an acknowledged purge are never handed out again")
+                .isEqualTo(purged);
+        assertThat(reopened.read(purged, 1 << 20, Long.MAX_VALUE).records().getLong(0))
+                .isEqualTo(purged);
 
         // And the same state survives another reopen (full scan, no checkpoint help).
         DiskStorageEngine engine = disk.reopen();
@@ -77,10 +81,14 @@ class DeleteRecordsAcrossPowerCutsTest {
         java.nio.file.Path dir = disk.partitionDir(TP);
         assertThat(StateJson.read(dir.resolve(LogStart.FILE_NAME), LogStart.class))
                 .hasValueSatisfying(c -> assertThat(c.logStartOffset()).isEqualTo(purged));
-        java.nio.file.Files.write(dir.resolve(Manifest.FILE_NAME), "{\"epoch\":0,\"highWat".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        java.nio.file.Files.write(
+                dir.resolve(Manifest.FILE_NAME),
+                "{\"epoch\":0,\"highWat".getBytes(java.nio.charset.StandardCharsets.UTF_8));
 
         PartitionLog reopened = disk.open().partition(TP);
-        assertThat(reopened.state().logStartOffset()).as("deleted records never come back").isEqualTo(purged);
+        assertThat(reopened.state().logStartOffset())
+                .as("deleted records never come back")
+                .isEqualTo(purged);
         assertThat(reopened.state().highWatermark()).isEqualTo(6);
     }
 }

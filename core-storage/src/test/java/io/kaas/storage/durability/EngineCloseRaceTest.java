@@ -26,7 +26,8 @@ class EngineCloseRaceTest {
     void closingWhileTheCommitterDrainsLeavesNoUncaughtException() throws Exception {
         List<Throwable> uncaught = new CopyOnWriteArrayList<>();
         Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(new AssertionError(t.getName() + ": " + e, e)));
+        Thread.setDefaultUncaughtExceptionHandler(
+                (t, e) -> uncaught.add(new AssertionError(t.getName() + ": " + e, e)));
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix())) {
             for (int i = 0; i < 300; i++) {
                 DiskStorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(fs.getPath("/data" + i)));

@@ -23,6 +23,7 @@ public final class FaultyDisk implements AutoCloseable {
     private final UnaryOperator<EngineConfig> tune;
     /** The data directory in the first world; {@link FaultyFileSystem#pathOf} maps it into the current one. */
     private final Path data;
+
     private FaultyFileSystem fs;
     private DiskStorageEngine engine;
 

@@ -53,12 +53,16 @@ class FlippedBaseOffsetTest {
             Files.deleteIfExists(dir.resolve("recovery-checkpoint.json"));
 
             try (DiskStorageEngine engine = new DiskStorageEngine(config)) {
-                assertThatThrownBy(() -> engine.partition(TP)).isInstanceOfSatisfying(StorageException.class,
-                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.DAMAGED));
+                assertThatThrownBy(() -> engine.partition(TP))
+                        .isInstanceOfSatisfying(
+                                StorageException.class,
+                                e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.DAMAGED));
             }
             // recover --force: cut at the bad batch, keep the one before it.
-            RecoveryReport report = RecoveryScan.run(dir, new RecoveryOptions(false, RecoveryOptions.DamagePolicy.TRUNCATE,
-                    new IndexPolicy(0), true, 0, true));
+            RecoveryReport report = RecoveryScan.run(
+                    dir,
+                    new RecoveryOptions(
+                            false, RecoveryOptions.DamagePolicy.TRUNCATE, new IndexPolicy(0), true, 0, true));
             assertThat(report.damage()).anySatisfy(d -> assertThat(d).contains(segment + ":" + batchSize));
             assertThat(Files.size(segment)).isEqualTo(batchSize);
             try (DiskStorageEngine engine = new DiskStorageEngine(config)) {

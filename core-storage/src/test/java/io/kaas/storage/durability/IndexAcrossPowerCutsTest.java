@@ -60,7 +60,9 @@ class IndexAcrossPowerCutsTest {
         long entries = Files.size(closedIndex);
         assertThat(entries).isPositive();
         powerCut();
-        assertThat(Files.size(disk.fs().pathOf(closedIndex))).as("closed segment's index after the cut").isEqualTo(entries);
+        assertThat(Files.size(disk.fs().pathOf(closedIndex)))
+                .as("closed segment's index after the cut")
+                .isEqualTo(entries);
     }
 
     /**
@@ -70,7 +72,10 @@ class IndexAcrossPowerCutsTest {
      */
     @Test
     void anIndexWithAPartialEntryIsRewrittenDurably() throws Exception {
-        disk.engine().partition(TP).append(TestBatches.batch(3, 1_000L), Acks.ALL, -1).get(10, TimeUnit.SECONDS);
+        disk.engine()
+                .partition(TP)
+                .append(TestBatches.batch(3, 1_000L), Acks.ALL, -1)
+                .get(10, TimeUnit.SECONDS);
         disk.closeEngine();
         Path index = partitionDir().resolve("00000000-00000000000000000000.index");
         try (FileChannel ch = FileChannel.open(index, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
@@ -79,7 +84,9 @@ class IndexAcrossPowerCutsTest {
         }
         disk.open().partition(TP);
         powerCut();
-        assertThat(Files.size(disk.fs().pathOf(index)) % 8).as("index size after recovery and a cut").isZero();
+        assertThat(Files.size(disk.fs().pathOf(index)) % 8)
+                .as("index size after recovery and a cut")
+                .isZero();
     }
 
     private Stream<Path> segmentLogs() throws Exception {

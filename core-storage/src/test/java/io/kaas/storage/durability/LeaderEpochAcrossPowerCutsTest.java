@@ -45,12 +45,15 @@ class LeaderEpochAcrossPowerCutsTest {
                 zombie.createTopic("t", 1, TopicConfig.EMPTY);
                 zombie.takeOver(TP, 1);
                 for (int i = 0; i < ACKED; i++) {
-                    zombie.partition(TP).append(TestBatches.batch(1, 1_000L + i), Acks.ALL, -1).get(10, TimeUnit.SECONDS);
+                    zombie.partition(TP)
+                            .append(TestBatches.batch(1, 1_000L + i), Acks.ALL, -1)
+                            .get(10, TimeUnit.SECONDS);
                 }
                 Scope partition = Scope.under(disk.partitionDir(TP));
                 AtomicInteger count = new AtomicInteger();
                 int cutAt = k;
-                FsyncGate kth = disk.fs().faults().hangFsync(p -> partition.includes(p) && count.incrementAndGet() == cutAt);
+                FsyncGate kth =
+                        disk.fs().faults().hangFsync(p -> partition.includes(p) && count.incrementAndGet() == cutAt);
                 DiskStorageEngine owner = shared(disk);
                 CompletableFuture<Void> takeover = CompletableFuture.runAsync(() -> owner.takeOver(TP, 2));
                 if (!hangs(kth, takeover)) {
@@ -58,20 +61,28 @@ class LeaderEpochAcrossPowerCutsTest {
                     assertThat(cuts).as("cut points tried").isGreaterThanOrEqualTo(3);
                     disk.fs().faults().clearFsyncHang();
                     // Epoch 2 writes at offset 5; the fenced epoch-1 owner, unaware, writes on in its own segment.
-                    owner.partition(TP).append(TestBatches.batch(1, 2_000L), Acks.ALL, -1).get(10, TimeUnit.SECONDS);
-                    zombie.partition(TP).append(TestBatches.batch(1, 3_000L), Acks.ALL, -1).get(10, TimeUnit.SECONDS);
+                    owner.partition(TP)
+                            .append(TestBatches.batch(1, 2_000L), Acks.ALL, -1)
+                            .get(10, TimeUnit.SECONDS);
+                    zombie.partition(TP)
+                            .append(TestBatches.batch(1, 3_000L), Acks.ALL, -1)
+                            .get(10, TimeUnit.SECONDS);
                     disk.cutPower(TornTail.KEEP_RANDOM_PREFIX, k);
                     closeQuietly(zombie, owner);
                     List<long[]> batches = afterTheCut(disk);
                     assertThat(batches).hasSize(ACKED + 1);
-                    assertThat(batches.get(ACKED)).as("offset 5 is epoch 2's, never the zombie's").containsExactly(ACKED, 2, 2_000L);
+                    assertThat(batches.get(ACKED))
+                            .as("offset 5 is epoch 2's, never the zombie's")
+                            .containsExactly(ACKED, 2, 2_000L);
                     return;
                 }
                 cuts++;
                 disk.cutPower(TornTail.KEEP_RANDOM_PREFIX, k);
                 takeover.handle((v, e) -> null).get(30, TimeUnit.SECONDS);
                 closeQuietly(zombie, owner);
-                assertThat(afterTheCut(disk)).as("cut at fsync %d of the takeover", k).hasSize(ACKED);
+                assertThat(afterTheCut(disk))
+                        .as("cut at fsync %d of the takeover", k)
+                        .hasSize(ACKED);
             }
         }
     }
@@ -126,8 +137,9 @@ class LeaderEpochAcrossPowerCutsTest {
             for (int i = 0; i < ACKED; i++) {
                 assertThat(out.get(i)).as("acknowledged in epoch 1").containsExactly(i, 1, 1_000L + i);
             }
-            LeaderEpochCheckpoint epochs = StateJson.read(disk.partitionDir(TP).resolve(LeaderEpochCheckpoint.FILE_NAME),
-                    LeaderEpochCheckpoint.class).orElseThrow();
+            LeaderEpochCheckpoint epochs = StateJson.read(
+                            disk.partitionDir(TP).resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
+                    .orElseThrow();
             assertThat(epochs.latestEpoch()).isEqualTo(3);
             assertThat(epochs.endOf(2)).isEqualTo(hw);
             return out;

@@ -17,6 +17,7 @@ final class PartitionModel {
     private final List<Placed> placed = new ArrayList<>();
     /** Producer id → base sequences in the order they were sent (appended or not: a failed append may be on disk). */
     private final java.util.Map<Long, List<Integer>> sent = new java.util.HashMap<>();
+
     private long durableEnd;
     private long acknowledgedLogStart;
 

@@ -41,6 +41,7 @@ import net.jqwik.api.lifecycle.AfterProperty;
 class PowerCutProperties {
     /** Totals across all tries, for the summary line (jqwik makes one instance of this class per property). */
     private long tries;
+
     private long cuts;
     private long batchesVerified;
     private long retriesVerified;
@@ -65,7 +66,8 @@ class PowerCutProperties {
     record Setup(long segmentBytes, int indexIntervalBytes, long checkpointIntervalBytes, long seed) {}
 
     @Property(tries = 120)
-    void acknowledgedDataSurvivesPowerCuts(@ForAll("setups") Setup setup, @ForAll("operations") List<Op> ops) throws Exception {
+    void acknowledgedDataSurvivesPowerCuts(@ForAll("setups") Setup setup, @ForAll("operations") List<Op> ops)
+            throws Exception {
         tries++;
         try (Run run = new Run(setup)) {
             for (Op op : ops) {
@@ -80,37 +82,55 @@ class PowerCutProperties {
 
     @AfterProperty
     void summary() {
-        System.out.printf("durability: %d power-cut tries, %d cuts, %d acknowledged batches and %d idempotent retries verified%n",
+        System.out.printf(
+                "durability: %d power-cut tries, %d cuts, %d acknowledged batches and %d idempotent retries verified%n",
                 tries, cuts, batchesVerified, retriesVerified);
     }
 
     @Provide
     Arbitrary<Setup> setups() {
         return Combinators.combine(
-                Arbitraries.of(1024L, 2048L, 8192L),
-                Arbitraries.of(0, 256, 4096),
-                Arbitraries.of(1L, 700L, 4096L, EngineConfig.DEFAULT_CHECKPOINT_INTERVAL_BYTES),
-                Arbitraries.longs()).as(Setup::new);
+                        Arbitraries.of(1024L, 2048L, 8192L),
+                        Arbitraries.of(0, 256, 4096),
+                        Arbitraries.of(1L, 700L, 4096L, EngineConfig.DEFAULT_CHECKPOINT_INTERVAL_BYTES),
+                        Arbitraries.longs())
+                .as(Setup::new);
     }
 
     @Provide
     Arbitrary<List<Op>> operations() {
-        Arbitrary<Op> append = Combinators.combine(Arbitraries.integers().between(0, 1000), Arbitraries.of(true, true, false),
-                Arbitraries.of(true, false), Arbitraries.integers().between(1, 4), Arbitraries.integers().between(0, 400))
+        Arbitrary<Op> append = Combinators.combine(
+                        Arbitraries.integers().between(0, 1000),
+                        Arbitraries.of(true, true, false),
+                        Arbitraries.of(true, false),
+                        Arbitraries.integers().between(1, 4),
+                        Arbitraries.integers().between(0, 400))
                 .as(Append::new);
-        Arbitrary<Op> delete = Combinators.combine(Arbitraries.integers().between(0, 1000), Arbitraries.integers().between(0, 100))
+        Arbitrary<Op> delete = Combinators.combine(
+                        Arbitraries.integers().between(0, 1000),
+                        Arbitraries.integers().between(0, 100))
                 .as(DeleteRecords::new);
         Arbitrary<Op> retention = Arbitraries.of(true, false).map(Retention::new);
         Arbitrary<Op> reopen = Arbitraries.just(new CleanReopen());
         Arbitrary<Op> createTopic = Arbitraries.integers().between(1, 2).map(CreateTopic::new);
         Arbitrary<Op> createPartitions = Arbitraries.integers().between(0, 10).map(CreatePartitions::new);
-        Arbitrary<Op> cut = Combinators.combine(Arbitraries.of(TornTail.class), Arbitraries.longs(),
-                Arbitraries.of(0, 0, 2, 3), Arbitraries.integers().between(1, 60)).as(Cut::new);
+        Arbitrary<Op> cut = Combinators.combine(
+                        Arbitraries.of(TornTail.class),
+                        Arbitraries.longs(),
+                        Arbitraries.of(0, 0, 2, 3),
+                        Arbitraries.integers().between(1, 60))
+                .as(Cut::new);
         return Arbitraries.frequencyOf(
-                        net.jqwik.api.Tuple.of(30, append), net.jqwik.api.Tuple.of(3, delete), net.jqwik.api.Tuple.of(2, retention),
-                        net.jqwik.api.Tuple.of(2, reopen), net.jqwik.api.Tuple.of(1, createTopic),
-                        net.jqwik.api.Tuple.of(1, createPartitions), net.jqwik.api.Tuple.of(4, cut))
-                .list().ofMinSize(5).ofMaxSize(60);
+                        net.jqwik.api.Tuple.of(30, append),
+                        net.jqwik.api.Tuple.of(3, delete),
+                        net.jqwik.api.Tuple.of(2, retention),
+                        net.jqwik.api.Tuple.of(2, reopen),
+                        net.jqwik.api.Tuple.of(1, createTopic),
+                        net.jqwik.api.Tuple.of(1, createPartitions),
+                        net.jqwik.api.Tuple.of(4, cut))
+                .list()
+                .ofMinSize(5)
+                .ofMaxSize(60);
     }
 
     /** One try: a filesystem, an engine on it, the model of what it promised. */
@@ -121,6 +141,7 @@ class PowerCutProperties {
         private final Map<TopicPartition, PartitionModel> models = new LinkedHashMap<>();
         /** Producer id → next sequence, for idempotent appends between cuts (a cut retires every producer). */
         private final Map<TopicPartition, long[]> producers = new LinkedHashMap<>();
+
         final RecoveredLogCheck check = new RecoveredLogCheck();
         private final FaultyDisk disk;
         private long nextProducerId = 1000;
@@ -130,7 +151,8 @@ class PowerCutProperties {
             this.setup = setup;
             this.random = new Random(setup.seed());
             disk = FaultyDisk.create(c -> c.withSegmentBytes(setup.segmentBytes())
-                    .withIndexIntervalBytes(setup.indexIntervalBytes()).withCheckpointIntervalBytes(setup.checkpointIntervalBytes()));
+                    .withIndexIntervalBytes(setup.indexIntervalBytes())
+                    .withCheckpointIntervalBytes(setup.checkpointIntervalBytes()));
             disk.open();
             createTopic(2);
         }
@@ -146,11 +168,15 @@ class PowerCutProperties {
                 models.get(tp).logStartAcknowledged(log.deleteRecords(d.percentOfHighWatermark() == 100 ? -1 : target));
             } else if (op instanceof Retention r) {
                 disk.engine().runRetention(r.expireEverything() ? System.currentTimeMillis() : 0);
-                models.forEach((tp, m) -> m.logStartAcknowledged(disk.engine().partition(tp).state().logStartOffset()));
+                models.forEach((tp, m) -> m.logStartAcknowledged(
+                        disk.engine().partition(tp).state().logStartOffset()));
             } else if (op instanceof CleanReopen) {
-                models.forEach((tp, m) -> m.allDurableUpTo(disk.engine().partition(tp).state().highWatermark()));
+                models.forEach((tp, m) ->
+                        m.allDurableUpTo(disk.engine().partition(tp).state().highWatermark()));
                 disk.closeEngine();
-                assertThat(disk.fs().openFiles()).as("files left open by a clean close").isEmpty();
+                assertThat(disk.fs().openFiles())
+                        .as("files left open by a clean close")
+                        .isEmpty();
                 disk.open();
                 verify("after a clean reopen");
             } else if (op instanceof CreateTopic c) {
@@ -191,7 +217,8 @@ class PowerCutProperties {
             }
             // Keep a batch well inside a segment (a larger one is refused as RECORD_TOO_LARGE by design).
             int valueBytes = (int) Math.min(a.valueBytes(), setup.segmentBytes() / 2 / a.records());
-            ByteBuffer batch = RandomBatches.build(random, a.records(), valueBytes, pid, (short) (pid < 0 ? -1 : 0), seq);
+            ByteBuffer batch =
+                    RandomBatches.build(random, a.records(), valueBytes, pid, (short) (pid < 0 ? -1 : 0), seq);
             ByteBuffer sent = RandomBatches.copy(batch);
             Acks acks = a.acksAll() ? Acks.ALL : Acks.LEADER;
             if (pid >= 0) {
@@ -207,11 +234,18 @@ class PowerCutProperties {
             if (c.appenders() > 0) {
                 List<TopicPartition> tps = new ArrayList<>(models.keySet());
                 DiskStorageEngine e = disk.engine();
-                burst = new Burst(c.appenders(), c.acksBeforeCut(), c.seed(), (int) setup.segmentBytes() / 2,
-                        pick -> new Burst.Target(e.partition(tps.get(pick % tps.size())), models.get(tps.get(pick % tps.size()))),
+                burst = new Burst(
+                        c.appenders(),
+                        c.acksBeforeCut(),
+                        c.seed(),
+                        (int) setup.segmentBytes() / 2,
+                        pick -> new Burst.Target(
+                                e.partition(tps.get(pick % tps.size())), models.get(tps.get(pick % tps.size()))),
                         () -> nextProducerIdForBurst());
                 burst.start();
-                assertThat(burst.awaitAcks()).as("appenders acknowledged %d appends before the cut", c.acksBeforeCut()).isTrue();
+                assertThat(burst.awaitAcks())
+                        .as("appenders acknowledged %d appends before the cut", c.acksBeforeCut())
+                        .isTrue();
             }
             disk.cutPower(c.tail(), c.seed());
             cuts++;
@@ -225,10 +259,14 @@ class PowerCutProperties {
             for (TopicPartition tp : models.keySet()) {
                 Path dir = disk.partitionDir(tp);
                 RecoveredLogCheck.stateFilesParse(dir);
-                image.append(tp).append(' ').append(RecoveredLogCheck.describeDir(dir)).append('\n');
+                image.append(tp)
+                        .append(' ')
+                        .append(RecoveredLogCheck.describeDir(dir))
+                        .append('\n');
             }
             disk.open();
-            verify("after power cut " + cuts + " (" + c.tail() + ", seed " + c.seed() + "; image before reopen:\n" + image + ")");
+            verify("after power cut " + cuts + " (" + c.tail() + ", seed " + c.seed() + "; image before reopen:\n"
+                    + image + ")");
         }
 
         private synchronized long nextProducerIdForBurst() {
@@ -237,10 +275,17 @@ class PowerCutProperties {
 
         private void verify(String context) throws Exception {
             for (Map.Entry<String, Integer> t : topics.entrySet()) {
-                TopicInfo info = disk.engine().topic(t.getKey()).orElseThrow(() -> new AssertionError(context + ": topic " + t.getKey() + " is gone"));
-                assertThat(info.partitions()).as("%s: partitions of %s", context, t.getKey()).isEqualTo(t.getValue());
-                assertThat(StateJson.read(disk.dataDir().resolve(t.getKey()).resolve(TopicIdentity.FILE_NAME), TopicIdentity.class))
-                        .as("%s: topic id of %s", context, t.getKey()).isPresent();
+                TopicInfo info = disk.engine()
+                        .topic(t.getKey())
+                        .orElseThrow(() -> new AssertionError(context + ": topic " + t.getKey() + " is gone"));
+                assertThat(info.partitions())
+                        .as("%s: partitions of %s", context, t.getKey())
+                        .isEqualTo(t.getValue());
+                assertThat(StateJson.read(
+                                disk.dataDir().resolve(t.getKey()).resolve(TopicIdentity.FILE_NAME),
+                                TopicIdentity.class))
+                        .as("%s: topic id of %s", context, t.getKey())
+                        .isPresent();
             }
             for (Map.Entry<TopicPartition, PartitionModel> e : models.entrySet()) {
                 Path dir = disk.partitionDir(e.getKey());

@@ -57,9 +57,12 @@ class ProducerStateAcrossPowerCutsTest {
         disk.engine().partition(TP); // open = recovery
         powerCut();
         AppendResult retry = append(TestBatches.idempotent(PID, (short) 0, 0, 2));
-        assertThat(retry.duplicate()).as("retry after two crashes is a duplicate").isTrue();
+        assertThat(retry.duplicate())
+                .as("retry after two crashes is a duplicate")
+                .isTrue();
         assertThat(retry.baseOffset()).isEqualTo(original);
-        assertThat(append(TestBatches.idempotent(PID, (short) 0, 2, 2)).duplicate()).isFalse();
+        assertThat(append(TestBatches.idempotent(PID, (short) 0, 2, 2)).duplicate())
+                .isFalse();
         assertThat(disk.engine().partition(TP).state().highWatermark()).isEqualTo(4);
     }
 
@@ -81,7 +84,9 @@ class ProducerStateAcrossPowerCutsTest {
         }
         powerCut();
         AppendResult retry = append(TestBatches.idempotent(PID, (short) 0, 4, 2));
-        assertThat(retry.duplicate()).as("retry of the last acknowledged batch is a duplicate").isTrue();
+        assertThat(retry.duplicate())
+                .as("retry of the last acknowledged batch is a duplicate")
+                .isTrue();
         assertThat(retry.baseOffset()).isEqualTo(last.baseOffset());
         AppendResult next = append(TestBatches.idempotent(PID, (short) 0, 6, 2));
         assertThat(next.duplicate()).isFalse();
@@ -89,7 +94,8 @@ class ProducerStateAcrossPowerCutsTest {
 
     private int segmentCount() throws Exception {
         try (var s = Files.list(disk.partitionDir(TP))) {
-            return (int) s.filter(p -> p.getFileName().toString().endsWith(".log")).count();
+            return (int)
+                    s.filter(p -> p.getFileName().toString().endsWith(".log")).count();
         }
     }
 }

@@ -18,10 +18,21 @@ final class RandomBatches {
     private RandomBatches() {}
 
     /** A batch of {@code records} records of {@code valueBytes} random bytes each; producerId -1 for a plain one. */
-    static ByteBuffer build(Random random, int records, int valueBytes, long producerId, short epoch, int baseSequence) {
+    static ByteBuffer build(
+            Random random, int records, int valueBytes, long producerId, short epoch, int baseSequence) {
         ByteBuffer buf = ByteBuffer.allocate(1024 + records * (valueBytes + 64));
-        MemoryRecordsBuilder b = MemoryRecords.builder(buf, RecordBatch.MAGIC_VALUE_V2, Compression.NONE, TimestampType.CREATE_TIME,
-                0L, 1_000L, producerId, epoch, baseSequence, false, RecordBatch.NO_PARTITION_LEADER_EPOCH);
+        MemoryRecordsBuilder b = MemoryRecords.builder(
+                buf,
+                RecordBatch.MAGIC_VALUE_V2,
+                Compression.NONE,
+                TimestampType.CREATE_TIME,
+                0L,
+                1_000L,
+                producerId,
+                epoch,
+                baseSequence,
+                false,
+                RecordBatch.NO_PARTITION_LEADER_EPOCH);
         for (int i = 0; i < records; i++) {
             byte[] value = new byte[valueBytes];
             random.nextBytes(value);

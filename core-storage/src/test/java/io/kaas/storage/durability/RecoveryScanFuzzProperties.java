@@ -52,19 +52,32 @@ class RecoveryScanFuzzProperties {
     /** Cases run (jqwik makes one instance of this class per property). */
     private long cases;
 
-    enum DamageKind { TRUNCATE, FLIP, ZERO_FILL, GARBAGE_TAIL, ZERO_TAIL }
+    enum DamageKind {
+        TRUNCATE,
+        FLIP,
+        ZERO_FILL,
+        GARBAGE_TAIL,
+        ZERO_TAIL
+    }
 
     /** One damage: {@code where} and {@code length} are fractions (per mille) of the target file. */
     record Damage(DamageKind kind, int fileIndex, boolean index, int where, int length, long seed) {}
 
     record Written(int batches, long segmentBytes, int indexInterval, long seed) {}
 
-    record Options(boolean dryRun, RecoveryOptions.DamagePolicy policy, boolean useCheckpoint, boolean scanAll,
-                   boolean dropCheckpoint) {}
+    record Options(
+            boolean dryRun,
+            RecoveryOptions.DamagePolicy policy,
+            boolean useCheckpoint,
+            boolean scanAll,
+            boolean dropCheckpoint) {}
 
     @Property(tries = 300)
-    void recoveryNeverFailsAndKeepsEveryBatchBeforeTheDamage(@ForAll("written") Written written, @ForAll("damages") List<Damage> damages,
-                                                            @ForAll("options") Options options) throws Exception {
+    void recoveryNeverFailsAndKeepsEveryBatchBeforeTheDamage(
+            @ForAll("written") Written written,
+            @ForAll("damages") List<Damage> damages,
+            @ForAll("options") Options options)
+            throws Exception {
         cases++;
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix())) {
             Path data = fs.getPath("/data");
@@ -79,14 +92,23 @@ class RecoveryScanFuzzProperties {
             copyTree(data, openCopy);
             Map<String, byte[]> damaged = contents(dir);
 
-            RecoveryOptions ro = new RecoveryOptions(options.dryRun(), options.policy(), new IndexPolicy(written.indexInterval()),
-                    options.useCheckpoint(), 0, options.scanAll());
+            RecoveryOptions ro = new RecoveryOptions(
+                    options.dryRun(),
+                    options.policy(),
+                    new IndexPolicy(written.indexInterval()),
+                    options.useCheckpoint(),
+                    0,
+                    options.scanAll());
             RecoveryReport report = RecoveryScan.run(dir, ro);
             Map<String, byte[]> after = contents(dir);
 
             if (options.dryRun() || report.refused()) {
-                assertThat(after.keySet()).as("a dry run or refusal removes or adds no file").isEqualTo(damaged.keySet());
-                after.forEach((name, bytes) -> assertThat(bytes).as("%s unchanged by a dry run or refusal", name).isEqualTo(damaged.get(name)));
+                assertThat(after.keySet())
+                        .as("a dry run or refusal removes or adds no file")
+                        .isEqualTo(damaged.keySet());
+                after.forEach((name, bytes) -> assertThat(bytes)
+                        .as("%s unchanged by a dry run or refusal", name)
+                        .isEqualTo(damaged.get(name)));
             } else {
                 checkRecovered(dir, damaged, after, options, written, report);
             }
@@ -99,32 +121,49 @@ class RecoveryScanFuzzProperties {
         System.out.printf("durability: %d recovery-scan fuzz cases%n", cases);
     }
 
-    private static void checkRecovered(Path dir, Map<String, byte[]> damaged, Map<String, byte[]> after, Options options,
-                                       Written written, RecoveryReport report) throws Exception {
-        List<String> logs = after.keySet().stream().filter(SegmentName::isLogFile).sorted().toList();
+    private static void checkRecovered(
+            Path dir,
+            Map<String, byte[]> damaged,
+            Map<String, byte[]> after,
+            Options options,
+            Written written,
+            RecoveryReport report)
+            throws Exception {
+        List<String> logs =
+                after.keySet().stream().filter(SegmentName::isLogFile).sorted().toList();
         // The checkpoint is trusted: bytes before it are not rescanned, so damage there stays unseen by design.
         boolean checkpointTrusted = options.useCheckpoint() && damaged.containsKey(RecoveryCheckpoint.FILE_NAME);
         for (int i = 0; i < logs.size(); i++) {
             String name = logs.get(i);
             byte[] before = damaged.get(name);
             byte[] now = after.get(name);
-            if (before == null && options.policy() == RecoveryOptions.DamagePolicy.SALVAGE && now.length == 0
-                    && SegmentName.parse(name).orElseThrow().baseOffset() == report.manifestAfter().highWatermark()) {
+            if (before == null
+                    && options.policy() == RecoveryOptions.DamagePolicy.SALVAGE
+                    && now.length == 0
+                    && SegmentName.parse(name).orElseThrow().baseOffset()
+                            == report.manifestAfter().highWatermark()) {
                 // A salvage that found the log ending below the fsynced high watermark resumes it there, in a new
                 // empty segment, so that offsets are never handed out twice.
                 continue;
             }
-            assertThat(before).as("recovery never creates a log file (%s)", name).isNotNull();
+            assertThat(before)
+                    .as("recovery never creates a log file (%s)", name)
+                    .isNotNull();
             assertThat(now.length).as("%s only shrinks", name).isLessThanOrEqualTo(before.length);
             if (options.policy() == RecoveryOptions.DamagePolicy.SALVAGE) {
                 // what salvage keeps is what was there less the quarantined ranges; a torn tail after it may be cut
                 byte[] kept = lessQuarantined(dir, name, before);
-                assertThat(now.length).as("%s salvage shrinks only by ranges and a torn tail", name).isLessThanOrEqualTo(kept.length);
-                assertThat(Arrays.equals(now, 0, now.length, kept, 0, now.length)).as("%s is what it was less the quarantined"
-                        + " ranges (and a torn tail)", name).isTrue();
+                assertThat(now.length)
+                        .as("%s salvage shrinks only by ranges and a torn tail", name)
+                        .isLessThanOrEqualTo(kept.length);
+                assertThat(Arrays.equals(now, 0, now.length, kept, 0, now.length))
+                        .as("%s is what it was less the quarantined" + " ranges (and a torn tail)", name)
+                        .isTrue();
                 continue;
             }
-            assertThat(Arrays.equals(now, 0, now.length, before, 0, now.length)).as("%s keeps its bytes (a prefix of what was there)", name).isTrue();
+            assertThat(Arrays.equals(now, 0, now.length, before, 0, now.length))
+                    .as("%s keeps its bytes (a prefix of what was there)", name)
+                    .isTrue();
             boolean last = i == logs.size() - 1;
             boolean scanned = last || options.scanAll();
             if (!scanned || checkpointTrusted) {
@@ -134,9 +173,12 @@ class RecoveryScanFuzzProperties {
             long validEnd = validEnd(dir.resolve(name), before.length, base, before);
             // A CRC-valid batch whose base offset (outside the CRC) disagrees with its neighbours is itself the
             // damage: the cut may come one batch before where a scan that trusts base offsets stops.
-            boolean blamedEarlier = now.length < validEnd && report.damage().stream().anyMatch(d ->
-                    d.startsWith(dir.resolve(name) + ":" + now.length + ": ") && d.contains("outside the CRC"));
-            assertThat((long) now.length).as("%s ends at the last valid batch before the damage, not earlier and not later", name)
+            boolean blamedEarlier = now.length < validEnd
+                    && report.damage().stream()
+                            .anyMatch(d -> d.startsWith(dir.resolve(name) + ":" + now.length + ": ")
+                                    && d.contains("outside the CRC"));
+            assertThat((long) now.length)
+                    .as("%s ends at the last valid batch before the damage, not earlier and not later", name)
                     .isEqualTo(blamedEarlier ? now.length : validEnd);
         }
     }
@@ -151,11 +193,15 @@ class RecoveryScanFuzzProperties {
         long at = 0;
         try (Stream<Path> runs = Files.list(root)) {
             for (Path run : runs.toList()) {
-                List<io.kaas.storage.recovery.Quarantine.Entry> entries = io.kaas.storage.recovery.Quarantine.readNote(run).entries()
-                        .stream().filter(e -> e.file().equals(name)).sorted(java.util.Comparator.comparingLong(
-                                io.kaas.storage.recovery.Quarantine.Entry::start)).toList();
+                List<io.kaas.storage.recovery.Quarantine.Entry> entries =
+                        io.kaas.storage.recovery.Quarantine.readNote(run).entries().stream()
+                                .filter(e -> e.file().equals(name))
+                                .sorted(java.util.Comparator.comparingLong(
+                                        io.kaas.storage.recovery.Quarantine.Entry::start))
+                                .toList();
                 for (io.kaas.storage.recovery.Quarantine.Entry e : entries) {
-                    assertThat(Files.readAllBytes(run.resolve(e.saved()))).as("quarantined %s", e.saved())
+                    assertThat(Files.readAllBytes(run.resolve(e.saved())))
+                            .as("quarantined %s", e.saved())
                             .isEqualTo(Arrays.copyOfRange(before, (int) e.start(), (int) e.end()));
                     kept.write(before, (int) at, (int) (e.start() - at));
                     at = e.end();
@@ -186,7 +232,8 @@ class RecoveryScanFuzzProperties {
         DiskStorageEngine engine = new DiskStorageEngine(config(data, written));
         try {
             PartitionLog log = engine.partition(TP);
-            assertThat(log.state().highWatermark()).isGreaterThanOrEqualTo(log.state().logStartOffset());
+            assertThat(log.state().highWatermark())
+                    .isGreaterThanOrEqualTo(log.state().logStartOffset());
         } catch (StorageException e) {
             assertThat(e.kind()).as("open failed: %s", e.getMessage()).isEqualTo(StorageException.Kind.DAMAGED);
         } finally {
@@ -207,8 +254,13 @@ class RecoveryScanFuzzProperties {
             for (int i = 0; i < w.batches(); i++) {
                 int records = 1 + random.nextInt(3);
                 boolean idempotent = random.nextBoolean();
-                ByteBuffer b = RandomBatches.build(random, records, random.nextInt(200), idempotent ? 7 : -1,
-                        (short) (idempotent ? 0 : -1), idempotent ? seq : -1);
+                ByteBuffer b = RandomBatches.build(
+                        random,
+                        records,
+                        random.nextInt(200),
+                        idempotent ? 7 : -1,
+                        (short) (idempotent ? 0 : -1),
+                        idempotent ? seq : -1);
                 seq += idempotent ? records : 0;
                 log.append(b, random.nextBoolean() ? Acks.ALL : Acks.LEADER, -1).get(10, TimeUnit.SECONDS);
             }
@@ -219,8 +271,11 @@ class RecoveryScanFuzzProperties {
     private static void damage(Path dir, Damage d) throws Exception {
         List<Path> files;
         try (Stream<Path> s = Files.list(dir)) {
-            files = s.filter(p -> d.index() ? SegmentName.isIndexFile(p.getFileName().toString())
-                    : SegmentName.isLogFile(p.getFileName().toString())).sorted().toList();
+            files = s.filter(p -> d.index()
+                            ? SegmentName.isIndexFile(p.getFileName().toString())
+                            : SegmentName.isLogFile(p.getFileName().toString()))
+                    .sorted()
+                    .toList();
         }
         if (files.isEmpty()) {
             return;
@@ -238,7 +293,8 @@ class RecoveryScanFuzzProperties {
                     bytes[Math.min(at, bytes.length - 1)] ^= (byte) (1 << random.nextInt(8));
                 }
             }
-            case ZERO_FILL -> Arrays.fill(bytes, Math.min(at, bytes.length), Math.min(bytes.length, at + len), (byte) 0);
+            case ZERO_FILL ->
+                Arrays.fill(bytes, Math.min(at, bytes.length), Math.min(bytes.length, at + len), (byte) 0);
             case GARBAGE_TAIL -> {
                 byte[] garbage = new byte[len];
                 random.nextBytes(garbage);
@@ -282,21 +338,37 @@ class RecoveryScanFuzzProperties {
 
     @Provide
     Arbitrary<Written> written() {
-        return Combinators.combine(Arbitraries.integers().between(1, 40), Arbitraries.of(1024L, 2048L, 1L << 20),
-                Arbitraries.of(0, 200, 4096), Arbitraries.longs()).as(Written::new);
+        return Combinators.combine(
+                        Arbitraries.integers().between(1, 40),
+                        Arbitraries.of(1024L, 2048L, 1L << 20),
+                        Arbitraries.of(0, 200, 4096),
+                        Arbitraries.longs())
+                .as(Written::new);
     }
 
     @Provide
     Arbitrary<List<Damage>> damages() {
-        return Combinators.combine(Arbitraries.of(DamageKind.class), Arbitraries.integers().between(0, 100),
-                        Arbitraries.integers().between(0, 9).map(i -> i == 0), Arbitraries.integers().between(0, 1000),
-                        Arbitraries.integers().between(0, 300), Arbitraries.longs())
-                .as(Damage::new).list().ofMinSize(1).ofMaxSize(3);
+        return Combinators.combine(
+                        Arbitraries.of(DamageKind.class),
+                        Arbitraries.integers().between(0, 100),
+                        Arbitraries.integers().between(0, 9).map(i -> i == 0),
+                        Arbitraries.integers().between(0, 1000),
+                        Arbitraries.integers().between(0, 300),
+                        Arbitraries.longs())
+                .as(Damage::new)
+                .list()
+                .ofMinSize(1)
+                .ofMaxSize(3);
     }
 
     @Provide
     Arbitrary<Options> options() {
-        return Combinators.combine(Arbitraries.of(true, false), Arbitraries.of(RecoveryOptions.DamagePolicy.class),
-                Arbitraries.of(true, false), Arbitraries.of(true, false), Arbitraries.of(true, false)).as(Options::new);
+        return Combinators.combine(
+                        Arbitraries.of(true, false),
+                        Arbitraries.of(RecoveryOptions.DamagePolicy.class),
+                        Arbitraries.of(true, false),
+                        Arbitraries.of(true, false),
+                        Arbitraries.of(true, false))
+                .as(Options::new);
     }
 }

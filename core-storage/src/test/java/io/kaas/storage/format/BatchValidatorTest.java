@@ -20,7 +20,10 @@ class BatchValidatorTest {
     void headerFieldsMatchKafkasOwnReading() {
         ByteBuffer b = TestBatches.batch(5, 1234L, Compression.NONE, 42L, (short) 3, 7);
         RecordBatchHeader h = BatchValidator.validateProduced(b, 0, b.limit());
-        DefaultRecordBatch kafka = (DefaultRecordBatch) MemoryRecords.readableRecords(b.duplicate()).batches().iterator().next();
+        DefaultRecordBatch kafka = (DefaultRecordBatch) MemoryRecords.readableRecords(b.duplicate())
+                .batches()
+                .iterator()
+                .next();
         assertThat(h.sizeInBytes()).isEqualTo(kafka.sizeInBytes());
         assertThat(h.recordCount()).isEqualTo(kafka.countOrNull());
         assertThat(h.lastOffsetDelta()).isEqualTo((int) (kafka.lastOffset() - kafka.baseOffset()));
@@ -39,7 +42,12 @@ class BatchValidatorTest {
         RecordBatchHeader h = BatchValidator.validateStored(b, 0, b.limit(), 0);
         assertThat(h.baseOffset()).isEqualTo(12345L);
         assertThat(h.partitionLeaderEpoch()).isEqualTo(9);
-        assertThat(MemoryRecords.readableRecords(b.duplicate()).batches().iterator().next().isValid()).isTrue();
+        assertThat(MemoryRecords.readableRecords(b.duplicate())
+                        .batches()
+                        .iterator()
+                        .next()
+                        .isValid())
+                .isTrue();
     }
 
     @Test
@@ -47,7 +55,8 @@ class BatchValidatorTest {
         ByteBuffer b = TestBatches.batch(3, 1L);
         b.put(b.limit() - 2, (byte) (b.get(b.limit() - 2) ^ 0x40));
         assertThatThrownBy(() -> BatchValidator.validateProduced(b, 0, b.limit()))
-                .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_CRC));
+                .isInstanceOfSatisfying(
+                        CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_CRC));
     }
 
     @Test
@@ -55,15 +64,18 @@ class BatchValidatorTest {
         ByteBuffer magic = TestBatches.batch(1, 1L);
         magic.put(RecordBatchHeader.MAGIC_OFFSET, (byte) 1);
         assertThatThrownBy(() -> BatchValidator.validateProduced(magic, 0, magic.limit()))
-                .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_MAGIC));
+                .isInstanceOfSatisfying(
+                        CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_MAGIC));
         ByteBuffer longer = TestBatches.batch(1, 1L);
         longer.putInt(RecordBatchHeader.LENGTH_OFFSET, longer.getInt(RecordBatchHeader.LENGTH_OFFSET) + 10);
         assertThatThrownBy(() -> BatchValidator.validateProduced(longer, 0, longer.limit()))
-                .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.TRUNCATED));
+                .isInstanceOfSatisfying(
+                        CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.TRUNCATED));
         ByteBuffer tiny = TestBatches.batch(1, 1L);
         tiny.putInt(RecordBatchHeader.LENGTH_OFFSET, 3);
         assertThatThrownBy(() -> BatchValidator.validateProduced(tiny, 0, tiny.limit()))
-                .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_LENGTH));
+                .isInstanceOfSatisfying(
+                        CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_LENGTH));
     }
 
     @Test
@@ -73,12 +85,15 @@ class BatchValidatorTest {
         b.putInt(RecordBatchHeader.LAST_OFFSET_DELTA_OFFSET, 499);
         b.putInt(RecordBatchHeader.CRC_OFFSET, RecordBatchHeader.computeCrc(b, 0, b.limit()));
         assertThatThrownBy(() -> BatchValidator.validateProduced(b, 0, b.limit()))
-                .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_RECORD_COUNT));
+                .isInstanceOfSatisfying(
+                        CorruptBatchException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_RECORD_COUNT));
         ByteBuffer c = TestBatches.batch(2, 1L);
         c.putInt(RecordBatchHeader.RECORDS_COUNT_OFFSET, 3);
         c.putInt(RecordBatchHeader.CRC_OFFSET, RecordBatchHeader.computeCrc(c, 0, c.limit()));
         assertThatThrownBy(() -> BatchValidator.validateProduced(c, 0, c.limit()))
-                .isInstanceOfSatisfying(CorruptBatchException.class, e -> assertThat(e.getMessage()).contains("lastOffsetDelta"));
+                .isInstanceOfSatisfying(
+                        CorruptBatchException.class,
+                        e -> assertThat(e.getMessage()).contains("lastOffsetDelta"));
     }
 
     /** Fuzz: any bytes either validate or fail with CorruptBatchException, never anything else. */
@@ -94,10 +109,12 @@ class BatchValidatorTest {
 
     /** Fuzz: one flipped byte anywhere in a real batch is always caught. */
     @Property(tries = 500)
-    void anySingleByteFlipIsDetected(@ForAll @IntRange(min = 0, max = 10_000) int where, @ForAll @IntRange(min = 1, max = 255) int mask) {
+    void anySingleByteFlipIsDetected(
+            @ForAll @IntRange(min = 0, max = 10_000) int where, @ForAll @IntRange(min = 1, max = 255) int mask) {
         ByteBuffer b = TestBatches.batch(4, 99L, Compression.NONE, 5L, (short) 0, 0);
         int pos = RecordBatchHeader.MAGIC_OFFSET + where % (b.limit() - RecordBatchHeader.MAGIC_OFFSET);
         b.put(pos, (byte) (b.get(pos) ^ mask));
-        assertThatThrownBy(() -> BatchValidator.validateProduced(b, 0, b.limit())).isInstanceOf(CorruptBatchException.class);
+        assertThatThrownBy(() -> BatchValidator.validateProduced(b, 0, b.limit()))
+                .isInstanceOf(CorruptBatchException.class);
     }
 }

@@ -43,13 +43,16 @@ class FileHandleBudgetProperties {
     private static final String TOPIC = "t";
 
     @Property(tries = 6)
-    void evictionNeverClosesAChannelInUse(@ForAll @IntRange(min = 16, max = 24) int ceiling, @ForAll long seed) throws Exception {
+    void evictionNeverClosesAChannelInUse(@ForAll @IntRange(min = 16, max = 24) int ceiling, @ForAll long seed)
+            throws Exception {
         Path root = Files.createTempDirectory("kaas-handles");
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<FileSlice> inFlight = new ConcurrentLinkedQueue<>();
         try {
-            DiskStorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(root).withMaxOpenFiles(ceiling)
-                    .withSegmentBytes(2048).withIndexIntervalBytes(256));
+            DiskStorageEngine engine = new DiskStorageEngine(EngineConfig.defaults(root)
+                    .withMaxOpenFiles(ceiling)
+                    .withSegmentBytes(2048)
+                    .withIndexIntervalBytes(256));
             engine.createTopic(TOPIC, PARTITIONS, TopicConfig.EMPTY);
             CountDownLatch start = new CountDownLatch(1);
             List<Thread> threads = List.of(
@@ -90,19 +93,22 @@ class FileHandleBudgetProperties {
         void run(Random r) throws Exception;
     }
 
-    private static Thread worker(String name, CountDownLatch start, ConcurrentLinkedQueue<Throwable> errors, Step step) {
+    private static Thread worker(
+            String name, CountDownLatch start, ConcurrentLinkedQueue<Throwable> errors, Step step) {
         long seed = name.hashCode();
-        return new Thread(() -> {
-            Random r = new Random(seed);
-            try {
-                start.await();
-                for (int i = 0; i < 150; i++) {
-                    step.run(r);
-                }
-            } catch (Throwable t) {
-                errors.add(t);
-            }
-        }, "budget-" + name);
+        return new Thread(
+                () -> {
+                    Random r = new Random(seed);
+                    try {
+                        start.await();
+                        for (int i = 0; i < 150; i++) {
+                            step.run(r);
+                        }
+                    } catch (Throwable t) {
+                        errors.add(t);
+                    }
+                },
+                "budget-" + name);
     }
 
     private static PartitionLog partition(DiskStorageEngine engine, Random r) {
@@ -110,7 +116,9 @@ class FileHandleBudgetProperties {
     }
 
     private static void append(DiskStorageEngine engine, Random r) throws Exception {
-        partition(engine, r).append(TestBatches.batch(1 + r.nextInt(4), 1_000L + r.nextInt(1000)), Acks.ALL, -1).get();
+        partition(engine, r)
+                .append(TestBatches.batch(1 + r.nextInt(4), 1_000L + r.nextInt(1000)), Acks.ALL, -1)
+                .get();
     }
 
     /** A read may find its offset deleted (OFFSET_OUT_OF_RANGE); never a closed channel. */
@@ -124,7 +132,8 @@ class FileHandleBudgetProperties {
         try {
             FetchResult f = log.read(offset, 1 + r.nextInt(4096), s.highWatermark());
             if (f.sizeInBytes() > 0) {
-                RecordBatchHeader h = RecordBatchHeader.peek(f.records(), f.records().position());
+                RecordBatchHeader h =
+                        RecordBatchHeader.peek(f.records(), f.records().position());
                 assertThat(h.lastOffset()).isGreaterThanOrEqualTo(offset);
             }
         } catch (StorageException e) {
@@ -149,7 +158,8 @@ class FileHandleBudgetProperties {
     }
 
     /** Takes a slice, holds a few (so eviction and deletion run under them), and sends the oldest. */
-    private static void send(DiskStorageEngine engine, Random r, ConcurrentLinkedQueue<FileSlice> inFlight) throws IOException {
+    private static void send(DiskStorageEngine engine, Random r, ConcurrentLinkedQueue<FileSlice> inFlight)
+            throws IOException {
         FileSlice s = slice(engine, r);
         if (s != null) {
             inFlight.add(s);
@@ -213,7 +223,6 @@ class FileHandleBudgetProperties {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

@@ -87,17 +87,20 @@ class FileHandleCacheTest {
         AtomicBoolean dirty = new AtomicBoolean(true);
         Path p = dir.resolve("dirty");
         Files.write(p, new byte[] {7});
-        CachedFile unsynced = cache.file(p, new CachedFile.Owner() {
-            @Override
-            public boolean isClean() {
-                return !dirty.get();
-            }
+        CachedFile unsynced = cache.file(
+                p,
+                new CachedFile.Owner() {
+                    @Override
+                    public boolean isClean() {
+                        return !dirty.get();
+                    }
 
-            @Override
-            public void syncBeforeClose(java.nio.channels.FileChannel channel) throws IOException {
-                throw new IOException("not now");
-            }
-        }, StandardOpenOption.READ);
+                    @Override
+                    public void syncBeforeClose(java.nio.channels.FileChannel channel) throws IOException {
+                        throw new IOException("not now");
+                    }
+                },
+                StandardOpenOption.READ);
         readFirst(unsynced);
         List<CachedFile> others = files(cache, 40);
         others.forEach(f -> {
@@ -118,24 +121,28 @@ class FileHandleCacheTest {
     }
 
     @Test
-    void anUnsyncedChannelIsSyncedThroughItselfBeforeEvictionClosesItButOnlyWhenCleanOnesCannotMakeRoom() throws IOException {
+    void anUnsyncedChannelIsSyncedThroughItselfBeforeEvictionClosesItButOnlyWhenCleanOnesCannotMakeRoom()
+            throws IOException {
         FileHandleCache cache = new FileHandleCache(16);
         List<java.nio.channels.FileChannel> syncedThrough = new ArrayList<>();
         AtomicBoolean dirty = new AtomicBoolean(true);
         Path p = dir.resolve("unsynced");
         Files.write(p, new byte[] {9});
-        CachedFile unsynced = cache.file(p, new CachedFile.Owner() {
-            @Override
-            public boolean isClean() {
-                return !dirty.get();
-            }
+        CachedFile unsynced = cache.file(
+                p,
+                new CachedFile.Owner() {
+                    @Override
+                    public boolean isClean() {
+                        return !dirty.get();
+                    }
 
-            @Override
-            public void syncBeforeClose(java.nio.channels.FileChannel channel) {
-                syncedThrough.add(channel);
-                dirty.set(false);
-            }
-        }, StandardOpenOption.READ);
+                    @Override
+                    public void syncBeforeClose(java.nio.channels.FileChannel channel) {
+                        syncedThrough.add(channel);
+                        dirty.set(false);
+                    }
+                },
+                StandardOpenOption.READ);
         java.nio.channels.FileChannel wrote;
         try (CachedFile.Handle h = unsynced.acquire()) {
             wrote = h.channel();
@@ -176,12 +183,15 @@ class FileHandleCacheTest {
         AtomicInteger evicted = new AtomicInteger();
         Path p = dir.resolve("cold");
         Files.write(p, new byte[] {1});
-        CachedFile cold = cache.file(p, new CachedFile.Owner() {
-            @Override
-            public void evicted() {
-                evicted.incrementAndGet();
-            }
-        }, StandardOpenOption.READ);
+        CachedFile cold = cache.file(
+                p,
+                new CachedFile.Owner() {
+                    @Override
+                    public void evicted() {
+                        evicted.incrementAndGet();
+                    }
+                },
+                StandardOpenOption.READ);
         readFirst(cold);
         for (CachedFile f : files(cache, 20)) {
             readFirst(f);
@@ -195,7 +205,9 @@ class FileHandleCacheTest {
         CachedFile f = files(cache, 1).get(0);
         CachedFile.Handle sending = f.acquire();
         f.retire();
-        assertThat(sending.channel().isOpen()).as("a send in flight keeps its channel").isTrue();
+        assertThat(sending.channel().isOpen())
+                .as("a send in flight keeps its channel")
+                .isTrue();
         assertThatThrownBy(f::acquire).isInstanceOf(ClosedChannelException.class);
         assertThat(cache.openChannels()).isEqualTo(1);
         sending.close();

@@ -28,20 +28,24 @@ class IoFailureTest {
         assertThat(IoFailure.describe(new AccessDeniedException("/d/x.log"))).isEqualTo("/d/x.log: permission denied");
         assertThat(IoFailure.describe(new FileSystemException("/d/x.log", null, "No space left on device")))
                 .isEqualTo("/d/x.log: no space left on device");
-        assertThat(IoFailure.cause(new UncheckedIOException(new NoSuchFileException("/d")))).isEqualTo("no such file or directory");
-        assertThat(IoFailure.describe(new FileSystemException("/a", "/b", "Read-only file system"))).isEqualTo("/a -> /b: read-only file system");
+        assertThat(IoFailure.cause(new UncheckedIOException(new NoSuchFileException("/d"))))
+                .isEqualTo("no such file or directory");
+        assertThat(IoFailure.describe(new FileSystemException("/a", "/b", "Read-only file system")))
+                .isEqualTo("/a -> /b: read-only file system");
         assertThat(IoFailure.cause(new IOException())).isEqualTo("IOException");
     }
 
     @Test
     void aWrapperThatLostTheCauseGetsItBackOnce() {
-        StorageException lost = new StorageException(StorageException.Kind.IO, "/d: recovery failed: /d/x.log",
-                new AccessDeniedException("/d/x.log"));
-        assertThat(IoFailure.withCause(lost.getMessage(), lost)).isEqualTo("/d: recovery failed: /d/x.log (permission denied)");
-        StorageException kept = new StorageException(StorageException.Kind.IO, "/d: cannot list: /d: permission denied",
-                new AccessDeniedException("/d"));
+        StorageException lost = new StorageException(
+                StorageException.Kind.IO, "/d: recovery failed: /d/x.log", new AccessDeniedException("/d/x.log"));
+        assertThat(IoFailure.withCause(lost.getMessage(), lost))
+                .isEqualTo("/d: recovery failed: /d/x.log (permission denied)");
+        StorageException kept = new StorageException(
+                StorageException.Kind.IO, "/d: cannot list: /d: permission denied", new AccessDeniedException("/d"));
         assertThat(IoFailure.withCause(kept.getMessage(), kept)).isEqualTo(kept.getMessage());
-        assertThat(IoFailure.withCause("no io here", new StorageException(StorageException.Kind.DAMAGED, "x"))).isEqualTo("no io here");
+        assertThat(IoFailure.withCause("no io here", new StorageException(StorageException.Kind.DAMAGED, "x")))
+                .isEqualTo("no io here");
     }
 
     @Test

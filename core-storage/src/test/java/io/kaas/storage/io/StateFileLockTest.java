@@ -40,8 +40,12 @@ class StateFileLockTest {
         ExecutorService writers = Executors.newFixedThreadPool(2, r -> new Thread(r, "state-writer"));
         try {
             List<Future<?>> done = List.of(
-                    writers.submit(() -> { for (int i = 0; i < 150; i++) increment(file); }),
-                    writers.submit(() -> { for (int i = 0; i < 150; i++) increment(file); }));
+                    writers.submit(() -> {
+                        for (int i = 0; i < 150; i++) increment(file);
+                    }),
+                    writers.submit(() -> {
+                        for (int i = 0; i < 150; i++) increment(file);
+                    }));
             for (Future<?> f : done) {
                 f.get(60, TimeUnit.SECONDS);
             }
@@ -49,7 +53,9 @@ class StateFileLockTest {
             writers.shutdownNow();
         }
         assertThat(StateJson.read(file, Counter.class)).contains(new Counter(300));
-        assertThat(StateFileLock.lockFileOf(file)).hasFileName("counter.json.lock").exists();
+        assertThat(StateFileLock.lockFileOf(file))
+                .hasFileName("counter.json.lock")
+                .exists();
     }
 
     @Test
@@ -80,14 +86,21 @@ class StateFileLockTest {
     void anotherProcessHoldingTheLockMakesTheWriterWaitUntilItLetsGo() throws Exception {
         Path file = dir.resolve("credentials.json");
         Files.writeString(file, "{}");
-        Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), StateFileLockTest.class.getName(), file.toString())
-                .redirectErrorStream(true).start();
+        Process other = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        StateFileLockTest.class.getName(),
+                        file.toString())
+                .redirectErrorStream(true)
+                .start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
             assertThat(out.readLine()).isEqualTo("held");
             assertThatThrownBy(() -> StateFileLock.exclusive(file, Duration.ofMillis(200)))
-                    .isInstanceOf(StorageException.class).hasMessageContaining("another writer held it");
+                    .isInstanceOf(StorageException.class)
+                    .hasMessageContaining("another writer held it");
             other.getOutputStream().close();
             try (StateFileLock mine = StateFileLock.exclusive(file, Duration.ofSeconds(30))) {
                 assertThat(other.waitFor(30, TimeUnit.SECONDS)).isTrue();

@@ -28,9 +28,11 @@ class OwnerLockTest {
     void offlineHeldLockIsRefusedAndAFreeOneIsTakenUntilClosed() throws Exception {
         Path file = dir.resolve(OwnerLock.FILE_NAME);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock held = ch.lock()) {
-            assertThatThrownBy(() -> OwnerLock.acquireIfOwned(dir, false)).isInstanceOf(PartitionLockedException.class)
-                    .hasMessage(file + ": partition is owned by a running broker (lock held); stop the broker or pass --force");
+                FileLock held = ch.lock()) {
+            assertThatThrownBy(() -> OwnerLock.acquireIfOwned(dir, false))
+                    .isInstanceOf(PartitionLockedException.class)
+                    .hasMessage(file
+                            + ": partition is owned by a running broker (lock held); stop the broker or pass --force");
             assertThat(OwnerLock.acquireIfOwned(dir, true).held()).isFalse();
         }
         try (OwnerLock mine = OwnerLock.acquireIfOwned(dir, false)) {
@@ -48,9 +50,11 @@ class OwnerLockTest {
         try (OwnerLock engine = OwnerLock.acquire(dir)) {
             assertThat(engine.held()).isTrue();
             assertThat(dir.resolve(OwnerLock.FILE_NAME)).isRegularFile();
-            assertThatThrownBy(() -> OwnerLock.acquire(dir)).isInstanceOf(StorageException.class)
+            assertThatThrownBy(() -> OwnerLock.acquire(dir))
+                    .isInstanceOf(StorageException.class)
                     .hasMessage(dir + ": another process holds .lock")
-                    .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.LOCKED);
+                    .extracting(e -> ((StorageException) e).kind())
+                    .isEqualTo(StorageException.Kind.LOCKED);
             assertThatThrownBy(() -> OwnerLock.acquireIfOwned(dir, false)).isInstanceOf(PartitionLockedException.class);
         }
         try (OwnerLock again = OwnerLock.acquire(dir)) {
@@ -64,29 +68,43 @@ class OwnerLockTest {
         Path partition = data.resolve("orders").resolve("0");
         Files.createDirectories(partition);
         try (OwnerLock engine = OwnerLock.acquireDataDir(data)) {
-            assertThat(partition.resolve(OwnerLock.FILE_NAME)).as("no descriptor, nor file, per partition").doesNotExist();
-            assertThatThrownBy(() -> OwnerLock.acquireIfOwned(partition, false)).isInstanceOf(PartitionLockedException.class)
-                    .hasMessageStartingWith(data.resolve(OwnerLock.FILE_NAME) + ": partition is owned by a running broker");
-            assertThat(OwnerLock.acquireIfOwned(partition, true).held()).as("--force, --dry-run").isFalse();
-            assertThatThrownBy(() -> OwnerLock.acquire(partition)).isInstanceOf(StorageException.class)
-                    .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.LOCKED);
+            assertThat(partition.resolve(OwnerLock.FILE_NAME))
+                    .as("no descriptor, nor file, per partition")
+                    .doesNotExist();
+            assertThatThrownBy(() -> OwnerLock.acquireIfOwned(partition, false))
+                    .isInstanceOf(PartitionLockedException.class)
+                    .hasMessageStartingWith(
+                            data.resolve(OwnerLock.FILE_NAME) + ": partition is owned by a running broker");
+            assertThat(OwnerLock.acquireIfOwned(partition, true).held())
+                    .as("--force, --dry-run")
+                    .isFalse();
+            assertThatThrownBy(() -> OwnerLock.acquire(partition))
+                    .isInstanceOf(StorageException.class)
+                    .extracting(e -> ((StorageException) e).kind())
+                    .isEqualTo(StorageException.Kind.LOCKED);
             assertThatThrownBy(() -> OwnerLock.acquireDataDir(data))
-                    .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.LOCKED);
+                    .extracting(e -> ((StorageException) e).kind())
+                    .isEqualTo(StorageException.Kind.LOCKED);
         }
         try (OwnerLock tool = OwnerLock.acquireIfOwned(partition, false)) {
             assertThat(tool.held()).isTrue();
-            assertThatThrownBy(() -> OwnerLock.acquireDataDir(data)).as("no broker starts under a tool")
-                    .extracting(e -> ((StorageException) e).kind()).isEqualTo(StorageException.Kind.LOCKED);
+            assertThatThrownBy(() -> OwnerLock.acquireDataDir(data))
+                    .as("no broker starts under a tool")
+                    .extracting(e -> ((StorageException) e).kind())
+                    .isEqualTo(StorageException.Kind.LOCKED);
         }
         try (OwnerLock alone = OwnerLock.acquire(partition)) {
-            assertThatThrownBy(() -> OwnerLock.acquireIfOwned(partition, false)).isInstanceOf(PartitionLockedException.class)
+            assertThatThrownBy(() -> OwnerLock.acquireIfOwned(partition, false))
+                    .isInstanceOf(PartitionLockedException.class)
                     .hasMessageStartingWith(partition.resolve(OwnerLock.FILE_NAME) + ": partition is owned");
         }
         Path apacheStyle = dir.resolve("logs").resolve("orders-0");
         Files.createDirectories(apacheStyle);
         Files.createFile(dir.resolve("logs").resolve(OwnerLock.FILE_NAME));
         try (OwnerLock none = OwnerLock.acquireIfOwned(apacheStyle, false)) {
-            assertThat(none.held()).as("only <data>/<topic>/<n> is looked up in a data dir").isFalse();
+            assertThat(none.held())
+                    .as("only <data>/<topic>/<n> is looked up in a data dir")
+                    .isFalse();
         }
     }
 }

@@ -3,9 +3,9 @@ package io.kaas.storage.layout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.storage.testing.LogFixture;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.segment.SegmentName;
+import io.kaas.storage.testing.LogFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,7 +32,8 @@ class PartitionFinderTest {
 
     @Test
     void missingPathAndFileAreErrorsNamingThePath() throws Exception {
-        assertThatThrownBy(() -> PartitionFinder.find(data.resolve("nope"))).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> PartitionFinder.find(data.resolve("nope")))
+                .isInstanceOf(StorageException.class)
                 .hasMessage(data.resolve("nope") + ": no such file or directory");
         Path file = Files.writeString(data.resolve("f"), "x");
         assertThatThrownBy(() -> PartitionFinder.find(file)).hasMessage(file + ": not a directory");
@@ -41,11 +42,13 @@ class PartitionFinderTest {
     @Test
     void aPathWithNoKaasOrKafkaDataIsAnErrorSayingSo() throws Exception {
         Path empty = Files.createDirectory(data.resolve("empty"));
-        assertThatThrownBy(() -> PartitionFinder.find(empty)).isInstanceOf(StorageException.class)
+        assertThatThrownBy(() -> PartitionFinder.find(empty))
+                .isInstanceOf(StorageException.class)
                 .hasMessage(empty + ": no kaas or Kafka partition data found");
         Path etcLike = Files.createDirectories(data.resolve("etc/ssl/certs"));
         Files.writeString(etcLike.resolve("ca.pem"), "x");
-        assertThatThrownBy(() -> PartitionFinder.find(data.resolve("etc"))).hasMessageEndingWith(": " + PartitionFinder.NO_DATA);
+        assertThatThrownBy(() -> PartitionFinder.find(data.resolve("etc")))
+                .hasMessageEndingWith(": " + PartitionFinder.NO_DATA);
     }
 
     @Test

@@ -20,7 +20,8 @@ class TopicNameTest {
         assertThat(TopicName.problem(null)).contains("topic name is empty");
         assertThat(TopicName.problem(".")).contains("topic name cannot be '.' or '..'");
         assertThat(TopicName.problem("..")).contains("topic name cannot be '.' or '..'");
-        assertThat(TopicName.problem("x".repeat(TopicName.MAX_LENGTH + 1))).contains("topic name is longer than 249 characters");
+        assertThat(TopicName.problem("x".repeat(TopicName.MAX_LENGTH + 1)))
+                .contains("topic name is longer than 249 characters");
         assertThat(TopicName.problem("a/b")).get().asString().contains("may only contain");
         assertThat(TopicName.problem("é")).get().asString().contains("may only contain");
         assertThat(TopicName.problem(".hidden")).get().asString().contains("cannot start with '.'");
@@ -29,7 +30,8 @@ class TopicNameTest {
 
     @Test
     void requireLegalThrowsIllegalArgumentWithTheRule() {
-        assertThatThrownBy(() -> TopicName.requireLegal(".x")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> TopicName.requireLegal(".x"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("cannot start with '.'");
         TopicName.requireLegal("fine");
     }
@@ -38,7 +40,9 @@ class TopicNameTest {
     void topicDirScanSkipsTheClusterDirAndTopicsBeingDeleted() {
         assertThat(TopicDir.isTopic("orders")).isTrue();
         assertThat(TopicDir.isTopic(ClusterDir.NAME)).isFalse();
-        String deleting = TopicDir.deleting(java.nio.file.Path.of("data"), "orders", java.util.UUID.randomUUID()).getFileName().toString();
+        String deleting = TopicDir.deleting(java.nio.file.Path.of("data"), "orders", java.util.UUID.randomUUID())
+                .getFileName()
+                .toString();
         assertThat(TopicDir.isDeleting(deleting)).isTrue();
         assertThat(TopicDir.isTopic(deleting)).isFalse();
         assertThat(TopicDir.partitionIndex("12")).hasValue(12);

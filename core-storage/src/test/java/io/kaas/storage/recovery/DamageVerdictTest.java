@@ -41,6 +41,7 @@ class DamageVerdictTest {
 
     @TempDir
     Path root;
+
     final List<DiskStorageEngine> opened = new ArrayList<>();
 
     @AfterEach
@@ -51,19 +52,21 @@ class DamageVerdictTest {
     /** {@code batches} batches of 2 records in one segment (or segments of {@code segmentBytes}), closed cleanly. */
     Path write(String name, int batches, long segmentBytes) throws Exception {
         Path data = root.resolve(name);
-        try (DiskStorageEngine e = new DiskStorageEngine(EngineConfig.defaults(data).withSegmentBytes(segmentBytes)
-                .withIndexIntervalBytes(200))) {
+        try (DiskStorageEngine e = new DiskStorageEngine(
+                EngineConfig.defaults(data).withSegmentBytes(segmentBytes).withIndexIntervalBytes(200))) {
             e.createTopic("t", 1, TopicConfig.EMPTY);
             Partition p = e.openPartition(TP);
             for (int i = 0; i < batches; i++) {
-                p.append(TestBatches.idempotent(5, (short) 0, i * 2, 2), Acks.ALL, -1).get();
+                p.append(TestBatches.idempotent(5, (short) 0, i * 2, 2), Acks.ALL, -1)
+                        .get();
             }
             return p.dir();
         }
     }
 
     Partition reopen(Path dir) {
-        DiskStorageEngine e = new DiskStorageEngine(EngineConfig.defaults(dir.getParent().getParent()).withIndexIntervalBytes(200));
+        DiskStorageEngine e = new DiskStorageEngine(
+                EngineConfig.defaults(dir.getParent().getParent()).withIndexIntervalBytes(200));
         opened.add(e);
         return e.openPartition(TP);
     }
@@ -101,7 +104,7 @@ class DamageVerdictTest {
 
     @Test
     void aBadLengthMidActiveSegmentAfterACleanCloseIsRefusedSalvagedOrCut() throws Exception {
-        for (int length : new int[]{0x7fff0000, 10, BATCH - 12 - 40}) {
+        for (int length : new int[] {0x7fff0000, 10, BATCH - 12 - 40}) {
             Path dir = write("len" + length, 50, 1 << 30);
             Path log = dir.resolve(LOG0);
             long at = 20L * BATCH;
@@ -110,26 +113,35 @@ class DamageVerdictTest {
 
             RecoveryReport refused = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.REFUSE));
             assertThat(refused.refused()).as("length %d", length).isTrue();
-            assertThat(refused.damage().get(0)).startsWith(log + ":" + at + ": ").contains(RecoveryCheckpoint.FILE_NAME)
+            assertThat(refused.damage().get(0))
+                    .startsWith(log + ":" + at + ": ")
+                    .contains(RecoveryCheckpoint.FILE_NAME)
                     .contains("--force would remove bytes " + at + "-" + (at + BATCH));
             assertThat(Files.readAllBytes(log)).isEqualTo(damaged);
 
             RecoveryReport dry = RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.SALVAGE));
             assertThat(dry.refused()).isFalse();
-            assertThat(dry.actions()).anySatisfy(a -> assertThat(a).contains(Quarantine.DIR_NAME).contains(LOG0 + "." + at + "-"
-                    + (at + BATCH)).contains("would be written"));
+            assertThat(dry.actions())
+                    .anySatisfy(a -> assertThat(a)
+                            .contains(Quarantine.DIR_NAME)
+                            .contains(LOG0 + "." + at + "-" + (at + BATCH))
+                            .contains("would be written"));
             assertThat(Files.readAllBytes(log)).isEqualTo(damaged);
             assertThat(dir.resolve(Quarantine.DIR_NAME)).doesNotExist();
 
             RecoveryReport salvaged = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.SALVAGE));
             assertThat(salvaged.refused()).isFalse();
-            assertThat(salvaged.highWatermarkAfter()).as("offsets after the gap continue").isEqualTo(100);
+            assertThat(salvaged.highWatermarkAfter())
+                    .as("offsets after the gap continue")
+                    .isEqualTo(100);
             assertThat(Files.readAllBytes(log)).isEqualTo(without(damaged, (int) at, (int) at + BATCH));
             Path q = onlyQuarantine(dir);
             assertThat(Files.readAllBytes(q.resolve(LOG0 + "." + at + "-" + (at + BATCH))))
                     .isEqualTo(Arrays.copyOfRange(damaged, (int) at, (int) at + BATCH));
-            assertThat(Quarantine.readNote(q).entries()).singleElement()
-                    .satisfies(e -> assertThat(e.file()).isEqualTo(LOG0)).satisfies(e -> assertThat(e.start()).isEqualTo(at));
+            assertThat(Quarantine.readNote(q).entries())
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.file()).isEqualTo(LOG0))
+                    .satisfies(e -> assertThat(e.start()).isEqualTo(at));
             RecoveryReport again = RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE));
             assertThat(again.refused()).isFalse();
             assertThat(again.damage()).isEmpty();
@@ -172,15 +184,19 @@ class DamageVerdictTest {
                 }
             }
         }
-        Files.writeString(crashed.getParent().resolve(".topic-id.json"), Files.readString(dir.getParent().resolve(".topic-id.json")));
+        Files.writeString(
+                crashed.getParent().resolve(".topic-id.json"),
+                Files.readString(dir.getParent().resolve(".topic-id.json")));
         // The checkpoint still names the clean close's end: a tear past it, garbage length, nothing valid after.
-        RecoveryCheckpoint cp = io.kaas.storage.format.StateJson.read(crashed.resolve(RecoveryCheckpoint.FILE_NAME),
-                RecoveryCheckpoint.class).orElseThrow();
+        RecoveryCheckpoint cp = io.kaas.storage.format.StateJson.read(
+                        crashed.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class)
+                .orElseThrow();
         Path log = crashed.resolve(LOG0);
         long size = Files.size(log);
         long lastBatch = size - TestBatches.batch(2, 1).limit();
         assertThat(lastBatch).isGreaterThan(cp.bytePos());
-        io.kaas.storage.format.StateJson.write(crashed.resolve(RecoveryCheckpoint.FILE_NAME),
+        io.kaas.storage.format.StateJson.write(
+                crashed.resolve(RecoveryCheckpoint.FILE_NAME),
                 new RecoveryCheckpoint(cp.segmentBase(), 20L * BATCH, 40));
         putInt(log, lastBatch + 8, 0x7fff0000);
         RecoveryReport r = RecoveryScan.run(crashed, offline(false, RecoveryOptions.DamagePolicy.REFUSE));
@@ -188,20 +204,24 @@ class DamageVerdictTest {
         assertThat(r.damage()).isEmpty();
         assertThat(r.bytesTruncated()).isEqualTo(size - lastBatch);
         assertThat(Files.size(log)).isEqualTo(lastBatch);
-        assertThat(crashed.resolve(Quarantine.DIR_NAME)).as("a torn tail is not quarantined").doesNotExist();
+        assertThat(crashed.resolve(Quarantine.DIR_NAME))
+                .as("a torn tail is not quarantined")
+                .doesNotExist();
     }
 
     @Test
     void afterACrashTheOpenRefusesABadLengthWithIntactDataAfterIt() throws Exception {
         Path dir = write("crash", 30, 1 << 30);
         Files.delete(dir.resolve(RecoveryCheckpoint.FILE_NAME));
-        io.kaas.storage.format.StateJson.write(dir.resolve(io.kaas.storage.format.Manifest.FILE_NAME),
-                new io.kaas.storage.format.Manifest(0, 0, 0));
+        io.kaas.storage.format.StateJson.write(
+                dir.resolve(io.kaas.storage.format.Manifest.FILE_NAME), new io.kaas.storage.format.Manifest(0, 0, 0));
         long at = 10L * BATCH;
         putInt(dir.resolve(LOG0), at + 8, 0x7fff0000);
         assertThatThrownBy(() -> reopen(dir)).isInstanceOfSatisfying(StorageException.class, e -> {
             assertThat(e.kind()).isEqualTo(StorageException.Kind.DAMAGED);
-            assertThat(e.getMessage()).startsWith(dir.resolve(LOG0) + ":" + at + ": ").contains("CRC-valid batch continuing the log");
+            assertThat(e.getMessage())
+                    .startsWith(dir.resolve(LOG0) + ":" + at + ": ")
+                    .contains("CRC-valid batch continuing the log");
         });
     }
 
@@ -224,16 +244,21 @@ class DamageVerdictTest {
         Path dir = write("overlap", 40, 1024);
         List<Path> logs;
         try (Stream<Path> s = Files.list(dir)) {
-            logs = s.filter(f -> f.toString().endsWith(".log")).sorted(Comparator.naturalOrder()).toList();
+            logs = s.filter(f -> f.toString().endsWith(".log"))
+                    .sorted(Comparator.naturalOrder())
+                    .toList();
         }
         assertThat(logs.size()).isGreaterThan(3);
-        SegmentName second = SegmentName.parse(logs.get(2).getFileName().toString()).orElseThrow();
-        Path copy = dir.resolve(SegmentName.of(second.epoch(), second.baseOffset() - 1).logFileName());
+        SegmentName second =
+                SegmentName.parse(logs.get(2).getFileName().toString()).orElseThrow();
+        Path copy = dir.resolve(
+                SegmentName.of(second.epoch(), second.baseOffset() - 1).logFileName());
         Files.copy(logs.get(2), copy);
         for (RecoveryOptions.DamagePolicy policy : RecoveryOptions.DamagePolicy.values()) {
             RecoveryReport r = RecoveryScan.run(dir, offline(false, policy));
             assertThat(r.refused()).as(policy.name()).isTrue();
-            assertThat(r.damage()).anySatisfy(d -> assertThat(d).startsWith(copy + ":0: ").contains("overlap"));
+            assertThat(r.damage())
+                    .anySatisfy(d -> assertThat(d).startsWith(copy + ":0: ").contains("overlap"));
         }
         assertThat(copy).exists();
         assertThat(logs.get(2)).exists();
@@ -253,9 +278,12 @@ class DamageVerdictTest {
     @Test
     void aLeaderEpochNewerThanTheEpochCheckpointAllowsIsDamageAtThatBatch() throws Exception {
         Path dir = write("epoch", 10, 1 << 30);
-        io.kaas.storage.format.StateJson.write(dir.resolve(io.kaas.storage.format.LeaderEpochCheckpoint.FILE_NAME),
+        io.kaas.storage.format.StateJson.write(
+                dir.resolve(io.kaas.storage.format.LeaderEpochCheckpoint.FILE_NAME),
                 io.kaas.storage.format.LeaderEpochCheckpoint.EMPTY.with(0, 0));
-        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE)).refused()).isFalse();
+        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE))
+                        .refused())
+                .isFalse();
         Path log = dir.resolve(LOG0);
         long at = 3L * BATCH;
         putInt(log, at + 12, 77);

@@ -28,15 +28,21 @@ class DamagedHintsTest {
     void anEpochEntryNoSegmentNameBacksFencesNothing() {
         Path dir = LogFixture.partition(data, "t", 0, 2, 10);
         // epoch 2 "began" at offset 0, but no segment of epoch 2 starts there: a damaged file, not a takeover
-        StateJson.write(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), new LeaderEpochCheckpoint(LeaderEpochCheckpoint.VERSION,
-                List.of(new LeaderEpochCheckpoint.Entry(1, 0), new LeaderEpochCheckpoint.Entry(2, 0))));
+        StateJson.write(
+                dir.resolve(LeaderEpochCheckpoint.FILE_NAME),
+                new LeaderEpochCheckpoint(
+                        LeaderEpochCheckpoint.VERSION,
+                        List.of(new LeaderEpochCheckpoint.Entry(1, 0), new LeaderEpochCheckpoint.Entry(2, 0))));
 
         RecoveryReport r = RecoveryScan.run(dir, open(false));
 
         assertThat(r.refused()).as(r.toString()).isFalse();
         assertThat(r.segmentsRemoved()).isZero();
-        assertThat(Files.exists(dir.resolve(SegmentName.of(1, 0).logFileName()))).isTrue();
-        assertThat(StateJson.read(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class).orElseThrow().epochs())
+        assertThat(Files.exists(dir.resolve(SegmentName.of(1, 0).logFileName())))
+                .isTrue();
+        assertThat(StateJson.read(dir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
+                        .orElseThrow()
+                        .epochs())
                 .containsExactly(new LeaderEpochCheckpoint.Entry(1, 0));
     }
 
@@ -63,7 +69,8 @@ class DamagedHintsTest {
         Files.writeString(config, "{\"cleanupPolicy\":");
 
         for (RecoveryOptions.DamagePolicy policy : RecoveryOptions.DamagePolicy.values()) {
-            RecoveryReport r = RecoveryScan.run(dir, new RecoveryOptions(false, policy, new IndexPolicy(256), false, 1, true));
+            RecoveryReport r =
+                    RecoveryScan.run(dir, new RecoveryOptions(false, policy, new IndexPolicy(256), false, 1, true));
             assertThat(r.refused()).as(policy.toString()).isTrue();
             assertThat(r.damage()).singleElement().asString().startsWith(config + ":0: not a valid topic config");
         }

@@ -39,6 +39,7 @@ class OffsetGapsTest {
 
     @TempDir
     Path root;
+
     final List<DiskStorageEngine> opened = new ArrayList<>();
 
     @AfterEach
@@ -50,12 +51,13 @@ class OffsetGapsTest {
     /** 40 batches of 2 records (offsets 0..79) in segments of 1024 bytes, closed cleanly. */
     Path write(String name, TopicConfig config) {
         Path data = root.resolve(name);
-        try (DiskStorageEngine e = new DiskStorageEngine(EngineConfig.defaults(data).withSegmentBytes(1024)
-                .withIndexIntervalBytes(200))) {
+        try (DiskStorageEngine e = new DiskStorageEngine(
+                EngineConfig.defaults(data).withSegmentBytes(1024).withIndexIntervalBytes(200))) {
             e.createTopic("t", 1, config);
             Partition p = e.openPartition(TP);
             for (int i = 0; i < 40; i++) {
-                p.append(TestBatches.idempotent(5, (short) 0, i * 2, 2), Acks.ALL, -1).get();
+                p.append(TestBatches.idempotent(5, (short) 0, i * 2, 2), Acks.ALL, -1)
+                        .get();
             }
             return p.dir();
         } catch (Exception ex) {
@@ -64,7 +66,8 @@ class OffsetGapsTest {
     }
 
     Partition reopen(Path dir) {
-        DiskStorageEngine e = new DiskStorageEngine(EngineConfig.defaults(dir.getParent().getParent()).withIndexIntervalBytes(200));
+        DiskStorageEngine e = new DiskStorageEngine(
+                EngineConfig.defaults(dir.getParent().getParent()).withIndexIntervalBytes(200));
         opened.add(e);
         return e.openPartition(TP);
     }
@@ -75,7 +78,9 @@ class OffsetGapsTest {
 
     static List<Path> logs(Path dir) throws Exception {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(f -> f.getFileName().toString().endsWith(SegmentName.LOG_SUFFIX)).sorted().toList();
+            return s.filter(f -> f.getFileName().toString().endsWith(SegmentName.LOG_SUFFIX))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -96,14 +101,22 @@ class OffsetGapsTest {
         assertThat(logs).hasSizeGreaterThanOrEqualTo(3);
         Files.delete(logs.get(1));
         Files.deleteIfExists(dir.resolve(logs.get(1).getFileName().toString().replace(".log", ".index")));
-        long from = SegmentName.parse(logs.get(1).getFileName().toString()).orElseThrow().baseOffset();
-        long to = SegmentName.parse(logs.get(2).getFileName().toString()).orElseThrow().baseOffset();
+        long from = SegmentName.parse(logs.get(1).getFileName().toString())
+                .orElseThrow()
+                .baseOffset();
+        long to = SegmentName.parse(logs.get(2).getFileName().toString())
+                .orElseThrow()
+                .baseOffset();
 
         RecoveryReport refused = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.REFUSE));
         assertThat(refused.refused()).isTrue();
-        assertThat(refused.damage()).anySatisfy(d -> assertThat(d).startsWith(logs.get(2) + ":0: ")
-                .contains("offsets " + from + ".." + (to - 1) + " are missing"));
-        assertThatThrownBy(() -> reopen(dir)).isInstanceOf(StorageException.class).hasMessageContaining(logs.get(2) + ":0: ");
+        assertThat(refused.damage())
+                .anySatisfy(d -> assertThat(d)
+                        .startsWith(logs.get(2) + ":0: ")
+                        .contains("offsets " + from + ".." + (to - 1) + " are missing"));
+        assertThatThrownBy(() -> reopen(dir))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining(logs.get(2) + ":0: ");
         closeAll();
 
         RecoveryReport forced = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.SALVAGE));
@@ -113,8 +126,10 @@ class OffsetGapsTest {
             assertThat(e.gapTo()).isEqualTo(to);
             assertThat(e.start()).isEqualTo(e.end()); // no byte left the log
         });
-        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE)).refused())
-                .as("the recorded gap is a repair, not damage").isFalse();
+        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE))
+                        .refused())
+                .as("the recorded gap is a repair, not damage")
+                .isFalse();
         assertThat(reopen(dir).state().highWatermark()).isEqualTo(80);
     }
 
@@ -123,28 +138,45 @@ class OffsetGapsTest {
         Path dir = write("tail", TopicConfig.EMPTY);
         List<Path> logs = logs(dir);
         Path lastLog = logs.get(logs.size() - 1);
-        long lastBase = SegmentName.parse(lastLog.getFileName().toString()).orElseThrow().baseOffset();
+        long lastBase = SegmentName.parse(lastLog.getFileName().toString())
+                .orElseThrow()
+                .baseOffset();
         Files.delete(lastLog);
 
         RecoveryReport refused = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.REFUSE));
         assertThat(refused.refused()).isTrue();
-        assertThat(refused.damage()).anySatisfy(d -> assertThat(d).startsWith(dir.resolve(Manifest.FILE_NAME) + ":0: ")
-                .contains("highWatermark 80").contains("ends at offset " + lastBase));
-        assertThat(StateJson.read(dir.resolve(Manifest.FILE_NAME), Manifest.class).orElseThrow().highWatermark()).isEqualTo(80);
-        assertThatThrownBy(() -> reopen(dir)).isInstanceOf(StorageException.class).hasMessageContaining(Manifest.FILE_NAME + ":0: ");
+        assertThat(refused.damage())
+                .anySatisfy(d -> assertThat(d)
+                        .startsWith(dir.resolve(Manifest.FILE_NAME) + ":0: ")
+                        .contains("highWatermark 80")
+                        .contains("ends at offset " + lastBase));
+        assertThat(StateJson.read(dir.resolve(Manifest.FILE_NAME), Manifest.class)
+                        .orElseThrow()
+                        .highWatermark())
+                .isEqualTo(80);
+        assertThatThrownBy(() -> reopen(dir))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining(Manifest.FILE_NAME + ":0: ");
         closeAll();
 
         RecoveryReport forced = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.SALVAGE));
         assertThat(forced.refused()).isFalse();
-        assertThat(forced.manifestAfter().highWatermark()).as("offsets are never handed out twice").isEqualTo(80);
+        assertThat(forced.manifestAfter().highWatermark())
+                .as("offsets are never handed out twice")
+                .isEqualTo(80);
         assertThat(notes(dir)).anySatisfy(e -> {
             assertThat(e.gapFrom()).isEqualTo(lastBase);
             assertThat(e.gapTo()).isEqualTo(80);
         });
-        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE)).refused()).isFalse();
+        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE))
+                        .refused())
+                .isFalse();
         Partition p = reopen(dir);
         assertThat(p.state().highWatermark()).isEqualTo(80);
-        assertThat(p.append(TestBatches.idempotent(6, (short) 0, 0, 2), Acks.ALL, -1).get().baseOffset()).isEqualTo(80);
+        assertThat(p.append(TestBatches.idempotent(6, (short) 0, 0, 2), Acks.ALL, -1)
+                        .get()
+                        .baseOffset())
+                .isEqualTo(80);
     }
 
     @Test
@@ -152,7 +184,9 @@ class OffsetGapsTest {
         Path dir = write("purged", TopicConfig.EMPTY);
         reopen(dir).deleteRecords(25);
         closeAll();
-        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE)).refused()).isFalse();
+        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE))
+                        .refused())
+                .isFalse();
         assertThat(reopen(dir).state().logStartOffset()).isEqualTo(25);
     }
 
@@ -161,7 +195,9 @@ class OffsetGapsTest {
         Path dir = write("compacted", new TopicConfig(null, null, null, null, "compact", null, null, null));
         List<Path> logs = logs(dir);
         Files.delete(logs.get(1));
-        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE)).refused()).isFalse();
+        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE))
+                        .refused())
+                .isFalse();
     }
 
     @Test
@@ -175,12 +211,16 @@ class OffsetGapsTest {
         }
         RecoveryReport refused = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.REFUSE));
         assertThat(refused.refused()).isTrue();
-        assertThat(refused.damage().get(0)).startsWith(first + ":" + lastBatch + ": ").contains("base offset 16000");
+        assertThat(refused.damage().get(0))
+                .startsWith(first + ":" + lastBatch + ": ")
+                .contains("base offset 16000");
 
         RecoveryReport forced = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.SALVAGE));
         assertThat(forced.refused()).isFalse();
         assertThat(Files.size(first)).isEqualTo(lastBatch);
-        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE)).refused())
-                .as("the salvaged batch's offsets, up to the next segment, are a recorded gap").isFalse();
+        assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE))
+                        .refused())
+                .as("the salvaged batch's offsets, up to the next segment, are a recorded gap")
+                .isFalse();
     }
 }

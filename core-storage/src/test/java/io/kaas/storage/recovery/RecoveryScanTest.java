@@ -44,12 +44,14 @@ class RecoveryScanTest {
     /** Writes {@code batches} batches of 2 records, closes cleanly (or not), returns the partition dir. */
     Path write(int batches, long segmentBytes, boolean cleanClose) throws Exception {
         Path data = root.resolve("data");
-        EngineConfig cfg = EngineConfig.defaults(data).withSegmentBytes(segmentBytes).withIndexIntervalBytes(200);
+        EngineConfig cfg =
+                EngineConfig.defaults(data).withSegmentBytes(segmentBytes).withIndexIntervalBytes(200);
         DiskStorageEngine e = new DiskStorageEngine(cfg);
         e.createTopic("t", 1, TopicConfig.EMPTY);
         Partition p = e.openPartition(TP);
         for (int i = 0; i < batches; i++) {
-            p.append(TestBatches.idempotent(5, (short) 0, i * 2, 2), Acks.ALL, -1).get();
+            p.append(TestBatches.idempotent(5, (short) 0, i * 2, 2), Acks.ALL, -1)
+                    .get();
         }
         Path dir = p.dir();
         if (cleanClose) {
@@ -60,7 +62,8 @@ class RecoveryScanTest {
         Path crashed = root.resolve("crashed").resolve("t").resolve("0");
         copy(dir, crashed);
         e.close();
-        Files.writeString(root.resolve("crashed").resolve("t").resolve(".topic-id.json"),
+        Files.writeString(
+                root.resolve("crashed").resolve("t").resolve(".topic-id.json"),
                 Files.readString(dir.getParent().resolve(".topic-id.json")));
         return crashed;
     }
@@ -77,7 +80,8 @@ class RecoveryScanTest {
     }
 
     Partition reopen(Path partitionDir) {
-        EngineConfig cfg = EngineConfig.defaults(partitionDir.getParent().getParent()).withIndexIntervalBytes(200);
+        EngineConfig cfg =
+                EngineConfig.defaults(partitionDir.getParent().getParent()).withIndexIntervalBytes(200);
         // An engine holds its whole data directory: the one that opened it before lets go first.
         opened.removeIf(e -> {
             if (e.dataDir().equals(cfg.dataDir())) {
@@ -105,7 +109,9 @@ class RecoveryScanTest {
     @Test
     void aCleanCloseLeavesNothingToScan() throws Exception {
         Path dir = write(50, 1 << 30, true);
-        assertThat(StateJson.read(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class).orElseThrow().bytePos())
+        assertThat(StateJson.read(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class)
+                        .orElseThrow()
+                        .bytePos())
                 .isEqualTo(Files.size(dir.resolve(LOG0)));
         Partition p = reopen(dir);
         assertThat(p.openReport().bytesScanned()).isZero();
@@ -140,7 +146,8 @@ class RecoveryScanTest {
         assertThat(p.openReport().bytesTruncated()).isEqualTo(batch - batch / 2);
         assertThat(Files.size(dir.resolve(LOG0))).isEqualTo(size - batch);
         // The producer state forgot the lost batch: its retry is written, not answered as a duplicate.
-        var r = p.append(TestBatches.idempotent(5, (short) 0, 18, 2), Acks.ALL, -1).get();
+        var r = p.append(TestBatches.idempotent(5, (short) 0, 18, 2), Acks.ALL, -1)
+                .get();
         assertThat(r.duplicate()).isFalse();
         assertThat(r.baseOffset()).isEqualTo(18);
     }
@@ -182,7 +189,8 @@ class RecoveryScanTest {
         StateJson.write(dir.resolve(Manifest.FILE_NAME), new Manifest(0, 3, 0));
         Partition p = reopen(dir);
         assertThat(p.state().highWatermark()).isEqualTo(20);
-        assertThat(StateJson.read(dir.resolve(Manifest.FILE_NAME), Manifest.class)).contains(new Manifest(0, 20, 0));
+        assertThat(StateJson.read(dir.resolve(Manifest.FILE_NAME), Manifest.class))
+                .contains(new Manifest(0, 20, 0));
     }
 
     @Test
@@ -212,7 +220,8 @@ class RecoveryScanTest {
         Files.createFile(dir.resolve("00000000-00000000000000000020.log"));
         Partition p = reopen(dir);
         assertThat(p.state().highWatermark()).isEqualTo(20);
-        assertThat(p.append(TestBatches.batch(1, 1), Acks.ALL, -1).get().baseOffset()).isEqualTo(20);
+        assertThat(p.append(TestBatches.batch(1, 1), Acks.ALL, -1).get().baseOffset())
+                .isEqualTo(20);
         assertThat(p.read(5, 1, Long.MAX_VALUE).records().getLong(0)).isEqualTo(4);
     }
 
@@ -255,13 +264,18 @@ class RecoveryScanTest {
         Path dir = write(10, 1 << 30, false); // after a crash: the active segment is scanned, so the damage is found
         int batch = TestBatches.idempotent(5, (short) 0, 0, 2).limit();
         flip(dir.resolve(LOG0), 4L * batch + 70);
-        try (DiskStorageEngine e = new DiskStorageEngine(EngineConfig.defaults(dir.getParent().getParent()))) {
+        try (DiskStorageEngine e =
+                new DiskStorageEngine(EngineConfig.defaults(dir.getParent().getParent()))) {
             e.whenReady().get(30, java.util.concurrent.TimeUnit.SECONDS);
             assertThat(e.loadProgress()).isEqualTo(new StorageEngine.LoadProgress(1, 0, 1));
             assertThat(e.refusedPartitions()).containsOnlyKeys(TP);
-            assertThat(e.refusedPartitions().get(TP)).contains(LOG0 + ":" + (4L * batch)).contains("kaas recover --force");
+            assertThat(e.refusedPartitions().get(TP))
+                    .contains(LOG0 + ":" + (4L * batch))
+                    .contains("kaas recover --force");
             e.deleteTopic("t");
-            assertThat(e.refusedPartitions()).as("a deleted topic's refusal no longer counts").isEmpty();
+            assertThat(e.refusedPartitions())
+                    .as("a deleted topic's refusal no longer counts")
+                    .isEmpty();
         }
     }
 
@@ -270,7 +284,9 @@ class RecoveryScanTest {
         Path dir = write(40, 1024, true);
         List<Path> logs;
         try (Stream<Path> s = Files.list(dir)) {
-            logs = s.filter(f -> f.toString().endsWith(".log")).sorted(Comparator.naturalOrder()).toList();
+            logs = s.filter(f -> f.toString().endsWith(".log"))
+                    .sorted(Comparator.naturalOrder())
+                    .toList();
         }
         assertThat(logs.size()).isGreaterThan(3);
         flip(logs.get(1), 80);
@@ -282,7 +298,8 @@ class RecoveryScanTest {
         assertThat(forced.segmentsRemoved()).isEqualTo(logs.size() - 2);
         assertThat(Files.exists(logs.get(logs.size() - 1))).isFalse();
         Partition p = reopen(dir);
-        assertThat(p.state().highWatermark()).isEqualTo(Long.parseLong(logs.get(1).getFileName().toString().substring(9, 29)));
+        assertThat(p.state().highWatermark())
+                .isEqualTo(Long.parseLong(logs.get(1).getFileName().toString().substring(9, 29)));
     }
 
     @Test

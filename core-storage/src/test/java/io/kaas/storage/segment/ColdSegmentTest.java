@@ -12,8 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** A closed segment holds no file and no index entries until used, and gives both up when it goes cold. */
 class ColdSegmentTest {
     /** 40 batches of 1 to 4 records from offset 100: 100 records, an index entry every batch or so. */
-    private final SegmentBytes log = SegmentBytes.of(100, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4,
-            1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4);
+    private final SegmentBytes log = SegmentBytes.of(
+            100, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2,
+            3, 4, 1, 2, 3, 4);
 
     @TempDir
     Path dir;
@@ -36,7 +37,9 @@ class ColdSegmentTest {
 
         FileHandleCache cache = new FileHandleCache(16);
         Segment closed = Segment.open(dir, name, policy, true, cache);
-        assertThat(closed.logIsOpen()).as("opening a closed segment opens nothing").isFalse();
+        assertThat(closed.logIsOpen())
+                .as("opening a closed segment opens nothing")
+                .isFalse();
         assertThat(closed.index().isLoaded()).isFalse();
         assertThat(cache.openChannels()).isZero();
 
@@ -54,7 +57,9 @@ class ColdSegmentTest {
             cache.file(p, StandardOpenOption.READ).acquire().close();
         }
         assertThat(closed.logIsOpen()).isFalse();
-        assertThat(closed.index().isLoaded()).as("a cold segment's index leaves the heap").isFalse();
+        assertThat(closed.index().isLoaded())
+                .as("a cold segment's index leaves the heap")
+                .isFalse();
 
         assertThat(closed.positionOf(150, closed.size())).isEqualTo(expected);
         assertThat(closed.index().entryCount()).isEqualTo(loaded);

@@ -26,7 +26,14 @@ import net.jqwik.api.constraints.Size;
  * damage says; random byte damage never makes the cursor or the scanner throw or loop.
  */
 class HeaderCursorProperties {
-    enum Kind { NONE, CUT, ZEROS, MAGIC, SHORT_LENGTH, LONG_LENGTH }
+    enum Kind {
+        NONE,
+        CUT,
+        ZEROS,
+        MAGIC,
+        SHORT_LENGTH,
+        LONG_LENGTH
+    }
 
     record Damage(Kind kind, int batch, int amount) {}
 
@@ -35,14 +42,20 @@ class HeaderCursorProperties {
 
     @Provide
     Arbitrary<Damage> damages() {
-        return Combinators.combine(Arbitraries.of(Kind.class), Arbitraries.integers().between(0, 20),
-                Arbitraries.integers().between(1, 5000)).as(Damage::new);
+        return Combinators.combine(
+                        Arbitraries.of(Kind.class),
+                        Arbitraries.integers().between(0, 20),
+                        Arbitraries.integers().between(1, 5000))
+                .as(Damage::new);
     }
 
     @Property(tries = 300)
-    void theWalkStopsWhereTheDamageModelSays(@ForAll @Size(min = 1, max = 6) List<@IntRange(min = 1, max = 5) Integer> records,
-                                            @ForAll("damages") Damage damage) throws Exception {
-        SegmentBytes log = SegmentBytes.of(0, records.stream().mapToInt(Integer::intValue).toArray());
+    void theWalkStopsWhereTheDamageModelSays(
+            @ForAll @Size(min = 1, max = 6) List<@IntRange(min = 1, max = 5) Integer> records,
+            @ForAll("damages") Damage damage)
+            throws Exception {
+        SegmentBytes log =
+                SegmentBytes.of(0, records.stream().mapToInt(Integer::intValue).toArray());
         int k = damage.batch() % records.size();
         byte[] bytes = log.bytes.clone();
         List<Long> before = log.starts.subList(0, k);
@@ -57,23 +70,32 @@ class HeaderCursorProperties {
             case ZEROS -> {
                 int n = damage.amount();
                 bytes = Arrays.copyOf(bytes, bytes.length + n);
-                expected = new Walk(log.starts, n < RecordBatchHeader.HEADER_SIZE ? Framing.SHORT_HEADER : Framing.BAD_LENGTH, log.bytes.length);
+                expected = new Walk(
+                        log.starts,
+                        n < RecordBatchHeader.HEADER_SIZE ? Framing.SHORT_HEADER : Framing.BAD_LENGTH,
+                        log.bytes.length);
             }
             case MAGIC -> {
                 bytes[(int) log.start(k) + RecordBatchHeader.MAGIC_OFFSET] = (byte) (3 + damage.amount() % 200);
                 expected = new Walk(before, Framing.BAD_MAGIC, log.start(k));
             }
             case SHORT_LENGTH -> {
-                setLength(bytes, log.start(k), RecordBatchHeader.HEADER_SIZE - RecordBatchHeader.LOG_OVERHEAD - damage.amount());
+                setLength(
+                        bytes,
+                        log.start(k),
+                        RecordBatchHeader.HEADER_SIZE - RecordBatchHeader.LOG_OVERHEAD - damage.amount());
                 expected = new Walk(before, Framing.BAD_LENGTH, log.start(k));
             }
             default -> {
-                setLength(bytes, log.start(k), (int) (bytes.length - log.start(k)) + damage.amount() - RecordBatchHeader.LOG_OVERHEAD);
+                setLength(
+                        bytes,
+                        log.start(k),
+                        (int) (bytes.length - log.start(k)) + damage.amount() - RecordBatchHeader.LOG_OVERHEAD);
                 expected = new Walk(before, Framing.PAST_END, log.start(k));
             }
         }
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix());
-             FileChannel ch = log.withBytes(bytes).open(fs.getPath("/a.log"))) {
+                FileChannel ch = log.withBytes(bytes).open(fs.getPath("/a.log"))) {
             HeaderCursor c = new HeaderCursor(ch, 0, ch.size());
             List<Long> seen = new ArrayList<>();
             Framing f;
@@ -102,18 +124,21 @@ class HeaderCursorProperties {
     }
 
     @Property(tries = 300)
-    void randomDamageNeverThrowsNorLoops(@ForAll @Size(min = 1, max = 6) List<@IntRange(min = 1, max = 5) Integer> records,
-                                         @ForAll @Size(min = 1, max = 8) List<@IntRange(min = 0, max = 100_000) Integer> positions,
-                                         @ForAll @Size(min = 8, max = 8) List<@IntRange(min = 0, max = 255) Integer> values,
-                                         @ForAll @IntRange(min = 0, max = 100_000) int start) throws Exception {
-        SegmentBytes log = SegmentBytes.of(0, records.stream().mapToInt(Integer::intValue).toArray());
+    void randomDamageNeverThrowsNorLoops(
+            @ForAll @Size(min = 1, max = 6) List<@IntRange(min = 1, max = 5) Integer> records,
+            @ForAll @Size(min = 1, max = 8) List<@IntRange(min = 0, max = 100_000) Integer> positions,
+            @ForAll @Size(min = 8, max = 8) List<@IntRange(min = 0, max = 255) Integer> values,
+            @ForAll @IntRange(min = 0, max = 100_000) int start)
+            throws Exception {
+        SegmentBytes log =
+                SegmentBytes.of(0, records.stream().mapToInt(Integer::intValue).toArray());
         byte[] bytes = log.bytes.clone();
         for (int i = 0; i < positions.size(); i++) {
             bytes[positions.get(i) % bytes.length] = (byte) (int) values.get(i);
         }
         long from = start % (bytes.length + 1);
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix());
-             FileChannel ch = log.withBytes(bytes).open(fs.getPath("/a.log"))) {
+                FileChannel ch = log.withBytes(bytes).open(fs.getPath("/a.log"))) {
             HeaderCursor c = new HeaderCursor(ch, from, ch.size());
             long last = -1;
             int steps = 0;
@@ -152,7 +177,8 @@ class HeaderCursorProperties {
         for (int i = 0; i < log.starts.size(); i++) {
             if (log.end(i) > cut) {
                 long at = log.start(i);
-                Framing stop = at == cut ? Framing.END
+                Framing stop = at == cut
+                        ? Framing.END
                         : cut - at < RecordBatchHeader.HEADER_SIZE ? Framing.SHORT_HEADER : Framing.PAST_END;
                 return new Walk(whole, stop, at);
             }

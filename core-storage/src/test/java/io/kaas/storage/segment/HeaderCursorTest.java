@@ -139,11 +139,14 @@ class HeaderCursorTest {
     @Test
     void theStepRuleNeedsAWholeFrameInsideTheRange() {
         int min = RecordBatchHeader.HEADER_SIZE - RecordBatchHeader.LOG_OVERHEAD;
-        assertThat(HeaderCursor.framesWholeBatch(min, RecordBatchHeader.HEADER_SIZE)).isTrue();
+        assertThat(HeaderCursor.framesWholeBatch(min, RecordBatchHeader.HEADER_SIZE))
+                .isTrue();
         assertThat(HeaderCursor.framesWholeBatch(min - 1, 1_000)).isFalse();
-        assertThat(HeaderCursor.framesWholeBatch(min, RecordBatchHeader.HEADER_SIZE - 1)).isFalse();
+        assertThat(HeaderCursor.framesWholeBatch(min, RecordBatchHeader.HEADER_SIZE - 1))
+                .isFalse();
         assertThat(HeaderCursor.framesWholeBatch(-1, 1_000)).isFalse();
-        assertThat(HeaderCursor.framesWholeBatch(Integer.MAX_VALUE, Long.MAX_VALUE)).isFalse();
+        assertThat(HeaderCursor.framesWholeBatch(Integer.MAX_VALUE, Long.MAX_VALUE))
+                .isFalse();
     }
 
     private static HeaderCursor walkTo(FileChannel ch, int batches) throws Exception {

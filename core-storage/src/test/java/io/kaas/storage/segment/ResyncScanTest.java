@@ -47,8 +47,11 @@ class ResyncScanTest {
     void batchesWhoseOffsetsDoNotContinueTheLogAreNotEvidence() throws Exception {
         Path log = logWithBadLength(10);
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
-            assertThat(ResyncScan.find(ch, positionOf(3) + 1, ch.size(), 1_000, Integer.MAX_VALUE)).as("all below 1000").isNull();
-            assertThat(ResyncScan.find(ch, positionOf(3) + 1, ch.size(), 0, 40)).as("a batch past the limit is not one")
+            assertThat(ResyncScan.find(ch, positionOf(3) + 1, ch.size(), 1_000, Integer.MAX_VALUE))
+                    .as("all below 1000")
+                    .isNull();
+            assertThat(ResyncScan.find(ch, positionOf(3) + 1, ch.size(), 0, 40))
+                    .as("a batch past the limit is not one")
                     .satisfies(f -> assertThat(f.header().lastOffset()).isLessThanOrEqualTo(40));
         }
     }
@@ -60,7 +63,8 @@ class ResyncScanTest {
         Path log = dir.resolve("crc.log");
         Files.write(log, bytes);
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
-            assertThat(ResyncScan.find(ch, 1, ch.size(), 0, Integer.MAX_VALUE).position()).isEqualTo(positionOf(2));
+            assertThat(ResyncScan.find(ch, 1, ch.size(), 0, Integer.MAX_VALUE).position())
+                    .isEqualTo(positionOf(2));
         }
         Path zeros = dir.resolve("zeros.log");
         Files.write(zeros, new byte[3 << 20]);

@@ -28,7 +28,8 @@ class SegmentTimeIndexTest {
                 assertThat(fromHint).as("target %d", target).isEqualTo(fromStart);
             }
             assertThat(index.entries()).isEqualTo((int) ((log.bytes.length - 1) / SegmentTimeIndex.SPACING_BYTES) + 1);
-            assertThat(index.startFor(s, 4_000_000)).as("a late target skips most of the segment")
+            assertThat(index.startFor(s, 4_000_000))
+                    .as("a late target skips most of the segment")
                     .isGreaterThan(log.bytes.length - 2L * SegmentTimeIndex.SPACING_BYTES);
         }
     }

@@ -30,19 +30,24 @@ class SegmentWalkTest {
             assertThat(s.positionOf(103, s.size())).isEqualTo(log.start(1));
             assertThat(s.positionOf(108, s.size())).isEqualTo(log.start(2));
             assertThat(s.positionOf(109, s.size())).isEqualTo(-1);
-            assertThat(s.positionOf(104, log.end(1))).as("a limit hides the batches past it").isEqualTo(-1);
+            assertThat(s.positionOf(104, log.end(1)))
+                    .as("a limit hides the batches past it")
+                    .isEqualTo(-1);
         }
     }
 
     @Test
     void wholeBatchesEndKeepsTheFirstBatchAndStopsAtMaxBytesCapAndLimit() throws Exception {
         try (Segment s = open()) {
-            assertThat(s.wholeBatchesEnd(0, s.size(), Integer.MAX_VALUE, Long.MAX_VALUE)).isEqualTo(log.bytes.length);
+            assertThat(s.wholeBatchesEnd(0, s.size(), Integer.MAX_VALUE, Long.MAX_VALUE))
+                    .isEqualTo(log.bytes.length);
             assertThat(s.wholeBatchesEnd(0, s.size(), 1, Long.MAX_VALUE)).isEqualTo(log.end(0));
-            assertThat(s.wholeBatchesEnd(0, s.size(), (int) log.end(1), Long.MAX_VALUE)).isEqualTo(log.end(1));
+            assertThat(s.wholeBatchesEnd(0, s.size(), (int) log.end(1), Long.MAX_VALUE))
+                    .isEqualTo(log.end(1));
             assertThat(s.wholeBatchesEnd(0, s.size(), Integer.MAX_VALUE, 104)).isEqualTo(log.end(1));
             assertThat(s.wholeBatchesEnd(0, s.size(), Integer.MAX_VALUE, 100)).isEqualTo(0);
-            assertThat(s.wholeBatchesEnd(log.start(1), s.size() - 1, Integer.MAX_VALUE, Long.MAX_VALUE)).isEqualTo(log.end(1));
+            assertThat(s.wholeBatchesEnd(log.start(1), s.size() - 1, Integer.MAX_VALUE, Long.MAX_VALUE))
+                    .isEqualTo(log.end(1));
         }
     }
 
@@ -52,11 +57,18 @@ class SegmentWalkTest {
             RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(1_500, 0, 0);
             assertThat(h.baseOffset()).isEqualTo(103);
             assertThat(h.maxTimestamp()).isEqualTo(2_000);
-            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 0, 0).baseOffset()).isEqualTo(100);
-            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 103, 0).baseOffset()).as("below log start").isEqualTo(103);
-            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 102, 0).baseOffset()).as("holds log start").isEqualTo(100);
+            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 0, 0).baseOffset())
+                    .isEqualTo(100);
+            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 103, 0).baseOffset())
+                    .as("below log start")
+                    .isEqualTo(103);
+            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 102, 0).baseOffset())
+                    .as("holds log start")
+                    .isEqualTo(100);
             assertThat(s.firstBatchWithMaxTimestampAtLeast(3_005, 0, 0)).isNull();
-            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 0, log.start(1)).baseOffset()).as("from the second batch on").isEqualTo(103);
+            assertThat(s.firstBatchWithMaxTimestampAtLeast(0, 0, log.start(1)).baseOffset())
+                    .as("from the second batch on")
+                    .isEqualTo(103);
         }
     }
 

@@ -17,9 +17,11 @@ import net.jqwik.api.constraints.Size;
 /** Lookups agree with a TreeMap, before and after a reload from the file, and truncation drops exactly the tail. */
 class SparseIndexProperties {
     @Property(tries = 200)
-    void lookupMatchesTreeMap(@ForAll @Size(max = 200) List<@IntRange(min = 1, max = 50) Integer> gaps,
-                              @ForAll @IntRange(min = 0, max = 12_000) int target,
-                              @ForAll @IntRange(min = 0, max = 100_000) int cut) throws Exception {
+    void lookupMatchesTreeMap(
+            @ForAll @Size(max = 200) List<@IntRange(min = 1, max = 50) Integer> gaps,
+            @ForAll @IntRange(min = 0, max = 12_000) int target,
+            @ForAll @IntRange(min = 0, max = 100_000) int cut)
+            throws Exception {
         try (FileSystem fs = Jimfs.newFileSystem(Configuration.unix())) {
             Path file = fs.getPath("/x.index");
             long base = 1000;

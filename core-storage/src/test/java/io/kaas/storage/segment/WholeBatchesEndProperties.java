@@ -24,13 +24,16 @@ import net.jqwik.api.constraints.Size;
  */
 class WholeBatchesEndProperties {
     @Property(tries = 200)
-    void sameEndAsWalkingEveryHeader(@ForAll @Size(min = 1, max = 40) List<@IntRange(min = 1, max = 30) Integer> recordCounts,
-                                     @ForAll @IntRange(min = 1, max = 3000) int indexInterval,
-                                     @ForAll @IntRange(min = 0, max = 39) int startBatch,
-                                     @ForAll @IntRange(min = 1, max = 20_000) int maxBytes,
-                                     @ForAll @IntRange(min = 0, max = 1300) int capAbove,
-                                     @ForAll @IntRange(min = 0, max = 39) int limitBatches) throws Exception {
-        SegmentBytes bytes = SegmentBytes.of(100, recordCounts.stream().mapToInt(Integer::intValue).toArray());
+    void sameEndAsWalkingEveryHeader(
+            @ForAll @Size(min = 1, max = 40) List<@IntRange(min = 1, max = 30) Integer> recordCounts,
+            @ForAll @IntRange(min = 1, max = 3000) int indexInterval,
+            @ForAll @IntRange(min = 0, max = 39) int startBatch,
+            @ForAll @IntRange(min = 1, max = 20_000) int maxBytes,
+            @ForAll @IntRange(min = 0, max = 1300) int capAbove,
+            @ForAll @IntRange(min = 0, max = 39) int limitBatches)
+            throws Exception {
+        SegmentBytes bytes = SegmentBytes.of(
+                100, recordCounts.stream().mapToInt(Integer::intValue).toArray());
         int batches = recordCounts.size();
         long pos = bytes.start(Math.min(startBatch, batches - 1));
         // A limit at a batch end at or after pos (a reader's view of the size), or the whole segment.
@@ -42,7 +45,10 @@ class WholeBatchesEndProperties {
             try (Segment s = Segment.create(dir, name, new IndexPolicy(indexInterval), 0)) {
                 ByteBuffer all = ByteBuffer.wrap(bytes.bytes);
                 for (int i = 0; i < batches; i++) {
-                    ByteBuffer one = all.duplicate().position((int) bytes.start(i)).limit((int) bytes.end(i)).slice();
+                    ByteBuffer one = all.duplicate()
+                            .position((int) bytes.start(i))
+                            .limit((int) bytes.end(i))
+                            .slice();
                     s.append(one, List.of(RecordBatchHeader.peek(one, 0)), new int[] {0});
                 }
                 long expected;

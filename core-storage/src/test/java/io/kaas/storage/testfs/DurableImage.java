@@ -139,7 +139,9 @@ final class DurableImage {
             String name = target.getFileName().toString();
             if (moved == null) {
                 // Moved in from outside the tracked tree: nothing of it is durable here yet.
-                moved = Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS) ? scanDirectory(target) : FileNode.created();
+                moved = Files.isDirectory(target, LinkOption.NOFOLLOW_LINKS)
+                        ? scanDirectory(target)
+                        : FileNode.created();
             }
             parent.link(name, moved);
         }
@@ -179,9 +181,11 @@ final class DurableImage {
             if (child instanceof FileNode file) {
                 // A file durable under two names (a rename made durable in the target directory
                 // but not yet in the source) shows up under both, as it can on disk.
-                children.put(e.getKey(), file.unchangedAt(childLocation)
-                        ? new FilePlan(null, null)
-                        : new FilePlan(file.contentAfterCut(tail, random), file.modifiedTimeAfterCut()));
+                children.put(
+                        e.getKey(),
+                        file.unchangedAt(childLocation)
+                                ? new FilePlan(null, null)
+                                : new FilePlan(file.contentAfterCut(tail, random), file.modifiedTimeAfterCut()));
             } else if (child instanceof DirNode sub && !seen.containsKey(sub)) {
                 children.put(e.getKey(), plan(sub, childLocation, tail, random, seen));
             }

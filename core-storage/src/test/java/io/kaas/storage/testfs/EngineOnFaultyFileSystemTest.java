@@ -55,7 +55,9 @@ class EngineOnFaultyFileSystemTest {
         for (int i = 0; i < 40; i++) {
             append(log);
         }
-        assertThat(disk.fs().forceCounts().total() - forcesBefore).as("acks=all appends fsync").isGreaterThanOrEqualTo(40);
+        assertThat(disk.fs().forceCounts().total() - forcesBefore)
+                .as("acks=all appends fsync")
+                .isGreaterThanOrEqualTo(40);
         FetchResult read = log.read(0, 1 << 20, Long.MAX_VALUE);
         assertThat(read.records().remaining()).isPositive();
         disk.closeEngine();

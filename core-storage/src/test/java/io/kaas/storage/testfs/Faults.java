@@ -130,8 +130,8 @@ public final class Faults {
     void beforeRead(Path path, long position) throws IOException {
         ReadFailure failure = readFailure.get();
         if (failure != null && failure.scope().matches(path) && fires(failure.repeat(), failure.spent())) {
-            throw new FileSystemException(path.toString(), null,
-                    "read at byte " + position + " failed: Input/output error (injected)");
+            throw new FileSystemException(
+                    path.toString(), null, "read at byte " + position + " failed: Input/output error (injected)");
         }
     }
 
@@ -141,7 +141,9 @@ public final class Faults {
     WriteAllowance beforeWrite(Path path, int requested) {
         int limit = requested;
         ShortWrite shortOne = shortWrite.get();
-        if (shortOne != null && limit > shortOne.maxBytes() && shortOne.scope().matches(path)
+        if (shortOne != null
+                && limit > shortOne.maxBytes()
+                && shortOne.scope().matches(path)
                 && shortOne.spent().compareAndSet(false, true)) {
             limit = shortOne.maxBytes();
         }

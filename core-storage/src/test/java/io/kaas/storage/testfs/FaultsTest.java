@@ -6,8 +6,6 @@ import static java.nio.file.StandardOpenOption.WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.common.jimfs.Configuration;
-import com.google.common.jimfs.Jimfs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -60,10 +58,13 @@ class FaultsTest {
     @Test
     void fsyncFailsOnceThenSucceeds() throws IOException {
         fs.faults().failFsync(Scope.under(p0), Repeat.ONCE);
-        try (FileChannel ch = open(p0.resolve("a.log")); FileChannel other = open(p1.resolve("a.log"))) {
+        try (FileChannel ch = open(p0.resolve("a.log"));
+                FileChannel other = open(p1.resolve("a.log"))) {
             other.force(true); // out of scope
-            assertThatThrownBy(() -> ch.force(true)).isInstanceOf(IOException.class)
-                    .hasMessageContaining("/data/t/0/a.log").hasMessageContaining("fsync failed");
+            assertThatThrownBy(() -> ch.force(true))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("/data/t/0/a.log")
+                    .hasMessageContaining("fsync failed");
             ch.force(true);
         }
     }
@@ -71,7 +72,8 @@ class FaultsTest {
     @Test
     void fsyncFailsAlwaysUntilCleared() throws IOException {
         fs.faults().failFsync(Scope.fileNameEndsWith(".log"), Repeat.ALWAYS);
-        try (FileChannel log = open(p0.resolve("a.log")); FileChannel index = open(p0.resolve("a.index"))) {
+        try (FileChannel log = open(p0.resolve("a.log"));
+                FileChannel index = open(p0.resolve("a.index"))) {
             for (int i = 0; i < 3; i++) {
                 assertThatThrownBy(() -> log.force(false)).isInstanceOf(IOException.class);
             }
@@ -92,7 +94,8 @@ class FaultsTest {
 
     @Test
     void countsForceCallsPerPath() throws IOException {
-        try (FileChannel a = open(p0.resolve("a.log")); FileChannel b = open(p1.resolve("b.log"))) {
+        try (FileChannel a = open(p0.resolve("a.log"));
+                FileChannel b = open(p1.resolve("b.log"))) {
             a.force(true);
             a.force(false);
             b.force(true);
@@ -110,15 +113,18 @@ class FaultsTest {
     @Test
     void fsyncHangsUntilTheGateIsReleased() throws Exception {
         FsyncGate gate = fs.faults().hangFsync(Scope.under(p0));
-        try (FileChannel stuck = open(p0.resolve("a.log")); FileChannel free = open(p1.resolve("a.log"))) {
+        try (FileChannel stuck = open(p0.resolve("a.log"));
+                FileChannel free = open(p1.resolve("a.log"))) {
             stuck.write(bytes(10));
-            CompletableFuture<Void> fsync = CompletableFuture.runAsync(() -> {
-                try {
-                    stuck.force(true);
-                } catch (IOException e) {
-                    throw new RuntimeException(e);
-                }
-            }, pool);
+            CompletableFuture<Void> fsync = CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            stuck.force(true);
+                        } catch (IOException e) {
+                            throw new RuntimeException(e);
+                        }
+                    },
+                    pool);
             gate.awaitBlocked(1, Duration.ofSeconds(10));
             assertThat(fsync).isNotDone();
             assertThat(fs.forceCounts().of(p0.resolve("a.log"))).isEqualTo(1);
@@ -173,8 +179,10 @@ class FaultsTest {
         fs.faults().diskFullAfter(15, DiskFullMode.FAIL_WHOLE_WRITE);
         try (FileChannel ch = open(p0.resolve("a.log"))) {
             assertThat(ch.write(bytes(10))).isEqualTo(10);
-            assertThatThrownBy(() -> ch.write(bytes(10))).isInstanceOf(IOException.class)
-                    .hasMessageContaining("No space left on device").hasMessageContaining("a.log");
+            assertThatThrownBy(() -> ch.write(bytes(10)))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("No space left on device")
+                    .hasMessageContaining("a.log");
             assertThat(ch.size()).isEqualTo(10);
             assertThat(fs.faults().remainingSpace()).isEqualTo(5);
             assertThat(ch.write(bytes(5))).isEqualTo(5); // what fits still fits
@@ -188,7 +196,8 @@ class FaultsTest {
     @Test
     void diskFullCountsEveryFile() throws IOException {
         fs.faults().diskFullAfter(10, DiskFullMode.FAIL_WHOLE_WRITE);
-        try (FileChannel a = open(p0.resolve("a.log")); FileChannel b = open(p1.resolve("b.log"))) {
+        try (FileChannel a = open(p0.resolve("a.log"));
+                FileChannel b = open(p1.resolve("b.log"))) {
             a.write(bytes(6));
             assertThatThrownBy(() -> b.write(bytes(6))).isInstanceOf(IOException.class);
         }
@@ -221,8 +230,10 @@ class FaultsTest {
         Path bad = Files.write(p0.resolve("a.log"), bytes(8).array());
         Path good = Files.write(p1.resolve("a.log"), bytes(8).array());
         fs.faults().failReads(Scope.under(p0), Repeat.ALWAYS);
-        assertThatThrownBy(() -> Files.readAllBytes(bad)).isInstanceOf(IOException.class)
-                .hasMessageContaining("/data/t/0/a.log").hasMessageContaining("read at byte 0");
+        assertThatThrownBy(() -> Files.readAllBytes(bad))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("/data/t/0/a.log")
+                .hasMessageContaining("read at byte 0");
         try (FileChannel ch = FileChannel.open(bad, READ)) {
             assertThatThrownBy(() -> ch.read(ByteBuffer.allocate(4), 4)).hasMessageContaining("read at byte 4");
         }

@@ -20,9 +20,11 @@ final class FaultyFileChannel extends FileChannel {
     private final FaultyFileSystem fs;
     /** The path this channel was opened with (delegate path, absolute): what fault scopes match. */
     private final Path path;
+
     private final FileChannel delegate;
     /** Null when the file is outside the tracked trees: faults apply, durability is not modelled. */
     private final FileNode node;
+
     private final boolean append;
     private final Object writeLock;
 

@@ -155,8 +155,8 @@ public final class FaultyFileSystem extends FileSystem {
         }
         String lost = powerLost;
         if (lost != null) {
-            throw new PowerLostException("FaultyFileSystem lost power (" + lost
-                    + "); use the instance powerCut() returned");
+            throw new PowerLostException(
+                    "FaultyFileSystem lost power (" + lost + "); use the instance powerCut() returned");
         }
     }
 

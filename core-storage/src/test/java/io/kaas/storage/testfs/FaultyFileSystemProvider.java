@@ -83,10 +83,10 @@ final class FaultyFileSystemProvider extends FileSystemProvider {
         if (!writable && Files.isDirectory(target)) {
             return new DirectorySyncChannel(fs, target, fs.image().directory(target));
         }
-        DurableImage.OpenedFile opened = fs.image().open(target, options,
-                () -> delegate().newFileChannel(target, options, attrs));
-        FaultyFileChannel channel = new FaultyFileChannel(fs, target, opened.channel(), opened.node(),
-                options.contains(StandardOpenOption.APPEND));
+        DurableImage.OpenedFile opened =
+                fs.image().open(target, options, () -> delegate().newFileChannel(target, options, attrs));
+        FaultyFileChannel channel = new FaultyFileChannel(
+                fs, target, opened.channel(), opened.node(), options.contains(StandardOpenOption.APPEND));
         fs.channelOpened(channel);
         return channel;
     }
@@ -103,8 +103,8 @@ final class FaultyFileSystemProvider extends FileSystemProvider {
         fs.ensurePowered();
         unwrap(dir); // checks the provider
         // The path as given, so a relative directory lists relative entries, as the delegate does.
-        DirectoryStream<Path> listing = delegate().newDirectoryStream(((FaultyPath) dir).delegate(),
-                entry -> filter.accept(fs.wrapPath(entry)));
+        DirectoryStream<Path> listing = delegate()
+                .newDirectoryStream(((FaultyPath) dir).delegate(), entry -> filter.accept(fs.wrapPath(entry)));
         return new DirectoryStream<>() {
             @Override
             public Iterator<Path> iterator() {
@@ -159,7 +159,8 @@ final class FaultyFileSystemProvider extends FileSystemProvider {
             return;
         }
         try (FileChannel in = newFileChannel(source, Set.of(StandardOpenOption.READ));
-             FileChannel out = newFileChannel(target, Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW))) {
+                FileChannel out =
+                        newFileChannel(target, Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW))) {
             ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
             while (in.read(buffer) >= 0) {
                 buffer.flip();
@@ -237,8 +238,7 @@ final class FaultyFileSystemProvider extends FileSystemProvider {
     }
 
     @Override
-    public Map<String, Object> readAttributes(Path path, String attributes, LinkOption... options)
-            throws IOException {
+    public Map<String, Object> readAttributes(Path path, String attributes, LinkOption... options) throws IOException {
         fs.ensurePowered();
         return delegate().readAttributes(unwrap(path), attributes, options);
     }

@@ -137,7 +137,8 @@ class FaultyFileSystemTest {
         FileTime old = FileTime.fromMillis(1_000_000L);
         Files.setLastModifiedTime(file, old);
         assertThat(Files.getLastModifiedTime(file)).isEqualTo(old);
-        Files.getFileAttributeView(file, BasicFileAttributeView.class).setTimes(FileTime.fromMillis(2_000_000L), null, null);
+        Files.getFileAttributeView(file, BasicFileAttributeView.class)
+                .setTimes(FileTime.fromMillis(2_000_000L), null, null);
         assertThat(Files.getLastModifiedTime(file).toMillis()).isEqualTo(2_000_000L);
         assertThat(Files.getAttribute(file, "size")).isEqualTo(3L);
         fs.provider().checkAccess(file, AccessMode.READ);

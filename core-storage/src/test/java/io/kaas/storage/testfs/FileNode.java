@@ -29,6 +29,7 @@ final class FileNode extends Node {
     private final List<Change> unsynced = new ArrayList<>();
     /** Changes already applied to {@code durable}: sequence numbers of {@code unsynced} start here. */
     private long committed;
+
     private FileTime lastModified;
 
     private FileNode(ByteImage durable) {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 abstract class Node {
     /** Where the node is linked now; {@code parent == null} means unlinked (or a tracked root). */
     DirNode parent;
+
     String name;
     /** Set only on tracked roots: their delegate path. */
     Path rootPath;

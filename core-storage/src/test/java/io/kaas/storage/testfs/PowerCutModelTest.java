@@ -89,7 +89,8 @@ class PowerCutModelTest {
                         random.nextBytes(bytes);
                         boolean sync = random.nextBoolean();
                         int id = model.idOf(name);
-                        try (FileChannel ch = FileChannel.open(file, CREATE, WRITE, java.nio.file.StandardOpenOption.APPEND)) {
+                        try (FileChannel ch =
+                                FileChannel.open(file, CREATE, WRITE, java.nio.file.StandardOpenOption.APPEND)) {
                             ch.write(ByteBuffer.wrap(bytes));
                             if (sync) {
                                 ch.force(false);
@@ -135,7 +136,11 @@ class PowerCutModelTest {
                     case 5 -> { // rename over
                         String to = NAMES.get(random.nextInt(NAMES.size()));
                         if (model.names.containsKey(name) && !to.equals(name)) {
-                            Files.move(file, dir.resolve(to), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                            Files.move(
+                                    file,
+                                    dir.resolve(to),
+                                    StandardCopyOption.REPLACE_EXISTING,
+                                    StandardCopyOption.ATOMIC_MOVE);
                             model.names.put(to, model.names.remove(name));
                         }
                     }
@@ -148,12 +153,15 @@ class PowerCutModelTest {
                     case 7 -> { // power cut and reboot, then carry on
                         fs = fs.powerCut();
                         dir = fs.pathOf(dir);
-                        assertThat(contents(dir)).as("seed %d step %d", seed, step).isEqualTo(model.afterCut());
+                        assertThat(contents(dir))
+                                .as("seed %d step %d", seed, step)
+                                .isEqualTo(model.afterCut());
                         model.reboot();
                     }
                     default -> throw new AssertionError();
                 }
-                assertThat(contents(dir).keySet()).as("live names, seed %d step %d", seed, step)
+                assertThat(contents(dir).keySet())
+                        .as("live names, seed %d step %d", seed, step)
                         .isEqualTo(model.names.keySet());
             }
             fs = fs.powerCut();

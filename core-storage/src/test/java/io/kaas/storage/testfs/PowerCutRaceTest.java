@@ -47,8 +47,8 @@ class PowerCutRaceTest {
 
         AtomicLongArray acked = new AtomicLongArray(WRITERS);
         AtomicInteger threadNumber = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(WRITERS,
-                r -> new Thread(r, "power-cut-race-writer-" + threadNumber.getAndIncrement()));
+        ExecutorService pool = Executors.newFixedThreadPool(
+                WRITERS, r -> new Thread(r, "power-cut-race-writer-" + threadNumber.getAndIncrement()));
         List<Future<?>> writers = new ArrayList<>();
         for (int w = 0; w < WRITERS; w++) {
             int writer = w;
@@ -81,7 +81,9 @@ class PowerCutRaceTest {
 
         for (int w = 0; w < WRITERS; w++) {
             ByteBuffer survived = ByteBuffer.wrap(Files.readAllBytes(rebooted.pathOf(files.get(w))));
-            assertThat(survived.remaining()).as("writer %d bytes", w).isGreaterThanOrEqualTo((int) ackedAtCut[w] * RECORD);
+            assertThat(survived.remaining())
+                    .as("writer %d bytes", w)
+                    .isGreaterThanOrEqualTo((int) ackedAtCut[w] * RECORD);
             for (long seq = 0; seq < ackedAtCut[w]; seq++) {
                 assertThat(survived.getLong()).as("writer %d record %d", w, seq).isEqualTo(seq);
             }

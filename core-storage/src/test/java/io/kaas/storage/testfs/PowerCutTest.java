@@ -124,7 +124,7 @@ class PowerCutTest {
     void fsyncThroughAnyChannelMakesTheWholeFileDurable() throws IOException {
         Path file = dir.resolve("a.log");
         try (FileChannel writer = FileChannel.open(file, CREATE, WRITE);
-             FileChannel syncer = FileChannel.open(file, READ)) {
+                FileChannel syncer = FileChannel.open(file, READ)) {
             writer.write(ByteBuffer.wrap("one".getBytes(UTF_8)));
             syncer.force(true);
             writer.write(ByteBuffer.wrap("two".getBytes(UTF_8)));
@@ -348,7 +348,8 @@ class PowerCutTest {
         assertThatThrownBy(() -> Files.size(file)).isInstanceOf(PowerLostException.class);
         assertThatThrownBy(() -> Files.createDirectory(dir.resolve("x"))).isInstanceOf(PowerLostException.class);
         assertThatThrownBy(before::powerCut).isInstanceOf(PowerLostException.class);
-        assertThatThrownBy(() -> Files.setLastModifiedTime(dir, FileTime.fromMillis(0))).isInstanceOf(PowerLostException.class);
+        assertThatThrownBy(() -> Files.setLastModifiedTime(dir, FileTime.fromMillis(0)))
+                .isInstanceOf(PowerLostException.class);
         ch.close();
         assertThat(Files.exists(after(file))).isFalse(); // and nothing leaked into the new one
     }
@@ -362,16 +363,19 @@ class PowerCutTest {
         ExecutorService pool = Executors.newSingleThreadExecutor(r -> new Thread(r, "power-cut-test-fsync"));
         try (FileChannel ch = FileChannel.open(file, WRITE)) {
             ch.write(ByteBuffer.wrap("pending".getBytes(UTF_8)), 5);
-            CompletableFuture<Void> fsync = CompletableFuture.runAsync(() -> {
-                try {
-                    ch.force(true);
-                } catch (IOException e) {
-                    throw new RuntimeException(e);
-                }
-            }, pool);
+            CompletableFuture<Void> fsync = CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            ch.force(true);
+                        } catch (IOException e) {
+                            throw new RuntimeException(e);
+                        }
+                    },
+                    pool);
             gate.awaitBlocked(1, Duration.ofSeconds(10));
             cut();
-            assertThatThrownBy(() -> fsync.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            assertThatThrownBy(() -> fsync.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
                     .hasRootCauseInstanceOf(IOException.class);
         } finally {
             pool.shutdownNow();

@@ -30,8 +30,12 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  */
 public final class LogFixture {
     public static final long TIMESTAMP = 1_700_000_000_000L;
-    public static final List<Compression> CODECS = List.of(Compression.NONE, Compression.gzip().build(),
-            Compression.snappy().build(), Compression.lz4().build(), Compression.zstd().build());
+    public static final List<Compression> CODECS = List.of(
+            Compression.NONE,
+            Compression.gzip().build(),
+            Compression.snappy().build(),
+            Compression.lz4().build(),
+            Compression.zstd().build());
     public static final long PRODUCER_ID = 4242L;
 
     private LogFixture() {}
@@ -41,8 +45,8 @@ public final class LogFixture {
         SimpleRecord[] records = new SimpleRecord[count];
         for (int i = 0; i < count; i++) {
             long o = baseOffset + i;
-            records[i] = new SimpleRecord(TIMESTAMP + i, bytes("k" + o), bytes("v" + o),
-                    new Header[]{new RecordHeader("h", bytes("x"))});
+            records[i] = new SimpleRecord(
+                    TIMESTAMP + i, bytes("k" + o), bytes("v" + o), new Header[] {new RecordHeader("h", bytes("x"))});
         }
         return MemoryRecords.withRecords(baseOffset, codec, records).buffer();
     }
@@ -52,7 +56,9 @@ public final class LogFixture {
         for (int i = 0; i < count; i++) {
             records[i] = new SimpleRecord(TIMESTAMP + i, bytes("tk" + i), bytes("tv" + i));
         }
-        return MemoryRecords.withTransactionalRecords(baseOffset, codec, PRODUCER_ID, (short) 3, baseSequence, 0, records).buffer();
+        return MemoryRecords.withTransactionalRecords(
+                        baseOffset, codec, PRODUCER_ID, (short) 3, baseSequence, 0, records)
+                .buffer();
     }
 
     public static ByteBuffer idempotent(long baseOffset, Compression codec, int count, int baseSequence) {
@@ -60,12 +66,15 @@ public final class LogFixture {
         for (int i = 0; i < count; i++) {
             records[i] = new SimpleRecord(TIMESTAMP + i, null, bytes("iv" + i));
         }
-        return MemoryRecords.withIdempotentRecords(baseOffset, codec, PRODUCER_ID + 1, (short) 1, baseSequence, 0, records).buffer();
+        return MemoryRecords.withIdempotentRecords(
+                        baseOffset, codec, PRODUCER_ID + 1, (short) 1, baseSequence, 0, records)
+                .buffer();
     }
 
     public static ByteBuffer marker(long offset, ControlRecordType type) {
-        return MemoryRecords.withEndTransactionMarker(offset, TIMESTAMP, 0, PRODUCER_ID, (short) 3,
-                new EndTransactionMarker(type, 7)).buffer();
+        return MemoryRecords.withEndTransactionMarker(
+                        offset, TIMESTAMP, 0, PRODUCER_ID, (short) 3, new EndTransactionMarker(type, 7))
+                .buffer();
     }
 
     /**
@@ -201,8 +210,11 @@ public final class LogFixture {
                 if (Files.isDirectory(f)) {
                     out.put(key + "/", "dir");
                 } else {
-                    out.put(key, java.util.HexFormat.of().formatHex(
-                            java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(f))));
+                    out.put(
+                            key,
+                            java.util.HexFormat.of()
+                                    .formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                                            .digest(Files.readAllBytes(f))));
                 }
             }
         } catch (IOException e) {

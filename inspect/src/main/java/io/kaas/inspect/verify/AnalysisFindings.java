@@ -47,7 +47,8 @@ final class AnalysisFindings {
             return f;
         }
         if (r.refused()) {
-            List<Problem> problems = r.damage().stream().map(line -> parse(line, partitionDir)).toList();
+            List<Problem> problems =
+                    r.damage().stream().map(line -> parse(line, partitionDir)).toList();
             boolean someNameAByte = problems.stream().anyMatch(p -> p.position() >= 0);
             for (Problem p : problems) {
                 if (someNameAByte && p.position() < 0 && p.file().equals(partitionDir)) {

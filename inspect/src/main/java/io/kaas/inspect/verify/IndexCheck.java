@@ -28,7 +28,12 @@ final class IndexCheck {
      *                an error, when {@code live} says a broker holds the partition
      * @param active  the active segment, whose index may end in an entry being written while the partition is live
      */
-    void check(SegmentFile segment, BatchMap batches, long logSize, java.util.function.BooleanSupplier live, boolean active)
+    void check(
+            SegmentFile segment,
+            BatchMap batches,
+            long logSize,
+            java.util.function.BooleanSupplier live,
+            boolean active)
             throws IOException {
         Path index = segment.index();
         if (!Files.exists(index)) {
@@ -39,8 +44,10 @@ final class IndexCheck {
         }
         long size = Files.size(index);
         if (size % SparseIndex.ENTRY_SIZE != 0 && !(active && live.getAsBoolean())) {
-            report.problem(index, size - size % SparseIndex.ENTRY_SIZE, (size % SparseIndex.ENTRY_SIZE)
-                    + " trailing bytes are not a whole 8-byte entry");
+            report.problem(
+                    index,
+                    size - size % SparseIndex.ENTRY_SIZE,
+                    (size % SparseIndex.ENTRY_SIZE) + " trailing bytes are not a whole 8-byte entry");
         }
         IndexEntry[] entries = SparseIndex.readAll(index, segment.baseOffset());
         for (int i = 0; i < entries.length; i++) {
@@ -50,21 +57,34 @@ final class IndexCheck {
                 return; // Apache preallocates an active segment's index with zeros: the entries end here
             }
             if (i > 0 && (e.offset() <= entries[i - 1].offset() || e.position() <= entries[i - 1].position())) {
-                report.problem(index, at, "entry " + i + " (offset " + e.offset() + ", position " + e.position()
-                        + ") does not increase over entry " + (i - 1) + " (offset " + entries[i - 1].offset()
-                        + ", position " + entries[i - 1].position() + ")");
+                report.problem(
+                        index,
+                        at,
+                        "entry " + i + " (offset " + e.offset() + ", position " + e.position()
+                                + ") does not increase over entry " + (i - 1) + " (offset " + entries[i - 1].offset()
+                                + ", position " + entries[i - 1].position() + ")");
                 return; // the rest of a scrambled index only repeats the same news
             }
             int b = batches.batchAt(e.position());
-            if (b < 0 && (e.position() >= logSize || active && e.position() >= batches.endPosition()) && live.getAsBoolean()) {
+            if (b < 0
+                    && (e.position() >= logSize || active && e.position() >= batches.endPosition())
+                    && live.getAsBoolean()) {
                 return; // indexes bytes appended since verify started (or being appended): the rest are later still
             }
             if (b < 0) {
-                report.problem(index, at, "entry " + i + " (offset " + e.offset() + ") points at log position "
-                        + e.position() + ", which is not the start of a valid batch in " + segment.log().getFileName());
+                report.problem(
+                        index,
+                        at,
+                        "entry " + i + " (offset " + e.offset() + ") points at log position " + e.position()
+                                + ", which is not the start of a valid batch in "
+                                + segment.log().getFileName());
             } else if (e.offset() < batches.baseOffset(b) || e.offset() > batches.lastOffset(b)) {
-                report.problem(index, at, "entry " + i + " says offset " + e.offset() + " is at position " + e.position()
-                        + ", but the batch there holds offsets " + batches.baseOffset(b) + ".." + batches.lastOffset(b));
+                report.problem(
+                        index,
+                        at,
+                        "entry " + i + " says offset " + e.offset() + " is at position " + e.position()
+                                + ", but the batch there holds offsets " + batches.baseOffset(b) + ".."
+                                + batches.lastOffset(b));
             }
         }
     }

@@ -44,8 +44,12 @@ final class PartitionPrefix {
     private final Map<Path, Long> sizes;
     private Boolean live;
 
-    private PartitionPrefix(Path dir, DurableLogStart logStart, State<RecoveryCheckpoint> checkpoint,
-                            List<SegmentFile> segments, Map<Path, Long> sizes) {
+    private PartitionPrefix(
+            Path dir,
+            DurableLogStart logStart,
+            State<RecoveryCheckpoint> checkpoint,
+            List<SegmentFile> segments,
+            Map<Path, Long> sizes) {
         this.dir = dir;
         this.logStart = logStart;
         this.checkpoint = checkpoint;
@@ -56,7 +60,8 @@ final class PartitionPrefix {
     /** @throws StorageException IO when the directory cannot be listed or a segment cannot be sized */
     static PartitionPrefix capture(Path dir) {
         DurableLogStart logStart = DurableLogStart.read(dir);
-        State<RecoveryCheckpoint> checkpoint = State.read(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
+        State<RecoveryCheckpoint> checkpoint =
+                State.read(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class);
         List<SegmentFile> listed = PartitionSegments.list(dir);
         List<SegmentFile> segments = new ArrayList<>();
         Map<Path, Long> sizes = new HashMap<>();
@@ -67,7 +72,8 @@ final class PartitionPrefix {
             } catch (NoSuchFileException e) {
                 // removed between the listing and now (retention, the cleaner's swap): not part of the prefix
             } catch (IOException e) {
-                throw new StorageException(StorageException.Kind.IO, s.log() + ": cannot read: " + PartitionSegments.describe(e), e);
+                throw new StorageException(
+                        StorageException.Kind.IO, s.log() + ": cannot read: " + PartitionSegments.describe(e), e);
             }
         }
         return new PartitionPrefix(dir, logStart, checkpoint, List.copyOf(segments), sizes);

@@ -1,12 +1,11 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.recovery.OffsetGaps;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.recovery.DerivedStateRebuild;
-import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.recovery.OffsetGaps;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -52,22 +51,32 @@ final class PartitionVerifier {
         SegmentFile previous = null;
         LeaderEpochCheckpoint epochs = readEpochs(partitionDir);
         for (SegmentFile segment : segments) {
-            long epochEnd = segment.name().apacheStyle() ? Long.MAX_VALUE : epochs.endOf(segment.name().epoch());
+            long epochEnd = segment.name().apacheStyle()
+                    ? Long.MAX_VALUE
+                    : epochs.endOf(segment.name().epoch());
             if (segment.baseOffset() >= epochEnd) {
                 // Several brokers over one directory: a fenced ex-leader's segment, started after the takeover.
-                report.problem(segment.log(), -1, "written by epoch " + segment.name().epoch() + " at or past offset " + epochEnd
-                        + ", where a later leader epoch began (a fenced ex-leader's late writes; recover removes the file)");
+                report.problem(
+                        segment.log(),
+                        -1,
+                        "written by epoch " + segment.name().epoch() + " at or past offset " + epochEnd
+                                + ", where a later leader epoch began (a fenced ex-leader's late writes; recover removes the file)");
                 continue;
             }
             if (previous != null && previous.baseOffset() == segment.baseOffset()) {
-                report.problem(segment.log(), -1, "two segments share base offset " + segment.baseOffset() + ": "
-                        + previous.log().getFileName() + " (a stale leader's files; recover removes the older epoch)");
+                report.problem(
+                        segment.log(),
+                        -1,
+                        "two segments share base offset " + segment.baseOffset() + ": "
+                                + previous.log().getFileName()
+                                + " (a stale leader's files; recover removes the older epoch)");
             }
             previous = segment;
             maxEpoch = Math.max(maxEpoch, segment.name().epoch());
             try {
                 boolean active = prefix.isActive(segment);
-                SegmentCheck.Result r = segmentCheck.check(segment, expectedNext, prefix.size(segment), () -> active && prefix.live());
+                SegmentCheck.Result r =
+                        segmentCheck.check(segment, expectedNext, prefix.size(segment), () -> active && prefix.live());
                 indexCheck.check(segment, r.batches(), prefix.size(segment), prefix::live, active);
                 byBase.put(segment.baseOffset(), r.batches());
                 if (r.nextOffset() >= 0) {
@@ -75,9 +84,13 @@ final class PartitionVerifier {
                     logEnd = r.nextOffset();
                 }
                 if (r.nextOffset() > epochEnd) {
-                    report.problem(segment.log(), -1, "epoch " + segment.name().epoch() + " wrote offsets up to "
-                            + (r.nextOffset() - 1) + ", past offset " + epochEnd + " where a later leader epoch began"
-                            + " (a fenced ex-leader's late writes; recover cuts them)");
+                    report.problem(
+                            segment.log(),
+                            -1,
+                            "epoch " + segment.name().epoch() + " wrote offsets up to "
+                                    + (r.nextOffset() - 1) + ", past offset " + epochEnd
+                                    + " where a later leader epoch began"
+                                    + " (a fenced ex-leader's late writes; recover cuts them)");
                     expectedNext = epochEnd;
                     logEnd = epochEnd;
                 }
@@ -89,7 +102,8 @@ final class PartitionVerifier {
         if (!segments.isEmpty()) {
             logEnd = Math.max(logEnd, segments.get(segments.size() - 1).baseOffset());
         }
-        long activeBase = segments.isEmpty() ? -1 : segments.get(segments.size() - 1).baseOffset();
+        long activeBase =
+                segments.isEmpty() ? -1 : segments.get(segments.size() - 1).baseOffset();
         StateCheck stateCheck = new StateCheck(report);
         stateCheck.check(prefix, logEnd, maxEpoch, byBase, activeBase);
         // The topic's .config.json is judged by the analysis (damage to the topic, refused by every tool).
@@ -99,8 +113,10 @@ final class PartitionVerifier {
     private LeaderEpochCheckpoint readEpochs(Path partitionDir) {
         try {
             // Fenced by the epochs recovery trusts: one that disagrees with the segment names is rebuilt from them.
-            return DerivedStateRebuild.trustedEpochs(partitionDir, StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME),
-                    LeaderEpochCheckpoint.class).orElse(LeaderEpochCheckpoint.EMPTY));
+            return DerivedStateRebuild.trustedEpochs(
+                    partitionDir,
+                    StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
+                            .orElse(LeaderEpochCheckpoint.EMPTY));
         } catch (StorageException e) {
             return LeaderEpochCheckpoint.EMPTY; // reported with the other derivable files (StateCheck)
         }

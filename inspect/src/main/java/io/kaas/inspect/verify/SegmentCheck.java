@@ -1,8 +1,8 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.recovery.Quarantine;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.ScannedBatch;
@@ -57,7 +57,8 @@ final class SegmentCheck {
      * @param appendInProgress asked when the walk ends in bytes that do not frame a whole batch: true when that is a
      *                         writer's append under way (the active segment of a partition a broker holds), not a torn tail
      */
-    Result check(SegmentFile segment, long expectedNext, long limit, java.util.function.BooleanSupplier appendInProgress)
+    Result check(
+            SegmentFile segment, long expectedNext, long limit, java.util.function.BooleanSupplier appendInProgress)
             throws IOException {
         Path log = segment.log();
         BatchMap map = new BatchMap();
@@ -94,20 +95,29 @@ final class SegmentCheck {
                         break;
                     }
                     boolean zeros = scanner.tailIsZeros();
-                    report.problem(log, pos, (size - pos) + " invalid bytes at the end"
-                            + (zeros ? " (zero-filled torn tail)" : "") + ": " + stop.getMessage());
+                    report.problem(
+                            log,
+                            pos,
+                            (size - pos) + " invalid bytes at the end" + (zeros ? " (zero-filled torn tail)" : "")
+                                    + ": " + stop.getMessage());
                     break;
                 }
                 // In a file the analysis found damaged, offsets going back are the damaged batch's neighbours.
                 boolean offsetsOnly = stop.reason() == CorruptBatchException.Reason.BAD_OFFSET_RANGE;
                 if (!analysis.named(log, pos) && (judgeOffsets || !offsetsOnly)) {
-                    report.problem(log, pos, stop.getMessage() + (stop.reason() == CorruptBatchException.Reason.BAD_CRC
-                            ? " (the stored bytes are not the client's)" : ""));
+                    report.problem(
+                            log,
+                            pos,
+                            stop.getMessage()
+                                    + (stop.reason() == CorruptBatchException.Reason.BAD_CRC
+                                            ? " (the stored bytes are not the client's)"
+                                            : ""));
                 }
                 // kept in the map (offsets unverified) so index entries pointing at it are not reported twice
                 map.add(pos, damaged.header().baseOffset(), damaged.header().lastOffset(), damaged.nextPosition());
                 if (first < 0) {
-                    first = damaged.header().baseOffset(); // the file does start here; its name is not judged on unverified bytes
+                    first = damaged.header()
+                            .baseOffset(); // the file does start here; its name is not judged on unverified bytes
                 }
                 next = -1; // offsets after a damaged batch cannot be judged against it
             }
@@ -119,11 +129,16 @@ final class SegmentCheck {
     private void checkName(SegmentFile segment, RecordBatchHeader h, long expectedNext) {
         long base = segment.baseOffset();
         if (h.baseOffset() < base) {
-            report.problem(segment.log(), 0, "first batch starts at offset " + h.baseOffset()
-                    + ", below the base offset " + base + " in the file name");
+            report.problem(
+                    segment.log(),
+                    0,
+                    "first batch starts at offset " + h.baseOffset() + ", below the base offset " + base
+                            + " in the file name");
         } else if (h.baseOffset() > base && !compacted && !salvaged(base, h.baseOffset())) {
-            report.problem(segment.log(), 0, "first batch starts at offset " + h.baseOffset()
-                    + ", but the file name says " + base);
+            report.problem(
+                    segment.log(),
+                    0,
+                    "first batch starts at offset " + h.baseOffset() + ", but the file name says " + base);
         }
         checkContiguous(segment.log(), 0, h, expectedNext);
     }
@@ -133,8 +148,11 @@ final class SegmentCheck {
             return;
         }
         if (h.baseOffset() < expected) {
-            report.problem(log, position, "batch base offset " + h.baseOffset() + " goes back below "
-                    + expected + ", the offset after the previous batch");
+            report.problem(
+                    log,
+                    position,
+                    "batch base offset " + h.baseOffset() + " goes back below " + expected
+                            + ", the offset after the previous batch");
         } else if (h.baseOffset() > expected && !compacted && !salvaged(expected, h.baseOffset())) {
             report.problem(log, position, "offset gap: expected " + expected + ", batch starts at " + h.baseOffset());
         }

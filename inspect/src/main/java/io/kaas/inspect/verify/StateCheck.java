@@ -1,9 +1,7 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
-import io.kaas.storage.format.StateJson;
 import io.kaas.storage.recovery.DerivedStateRebuild;
 import io.kaas.storage.recovery.DurableLogStart;
 import io.kaas.storage.recovery.Quarantine;
@@ -48,8 +46,12 @@ final class StateCheck {
         // The log start's copies are judged by recovery's own rule: an impossible one is the damage recover refuses.
         DurableLogStart logStart = prefix.logStart;
         logStart.impossible().forEach(f -> report.problem(f.file(), 0, f.what()));
-        logStart.unreadable().forEach(f -> report.problem(f.file(), -1, "unreadable (" + strip(f.file(), f.what())
-                + "); recover rewrites it from the log and the other copy of the log start"));
+        logStart.unreadable()
+                .forEach(f -> report.problem(
+                        f.file(),
+                        -1,
+                        "unreadable (" + strip(f.file(), f.what())
+                                + "); recover rewrites it from the log and the other copy of the log start"));
         // A durable log start past the log's end is an acknowledged DeleteRecords that outran unsynced data
         // (DurableLogStart): the log resumes there, empty, as recovery leaves it.
         long reached = Math.max(logEnd, logStart.logStart());
@@ -58,8 +60,11 @@ final class StateCheck {
         long end = hw > reached && Quarantine.salvagedGap(partitionDir, reached, hw) ? hw : reached;
         Optional.ofNullable(logStart.manifest()).ifPresent(m -> {
             if (m.highWatermark() > end) {
-                report.problem(manifestFile, -1, "highWatermark " + m.highWatermark() + " is past the log end " + end
-                        + " (acknowledged records are missing from the log)");
+                report.problem(
+                        manifestFile,
+                        -1,
+                        "highWatermark " + m.highWatermark() + " is past the log end " + end
+                                + " (acknowledged records are missing from the log)");
             }
             String staleEpoch = DurableLogStart.epochBehindSegments(m, maxEpoch);
             if (staleEpoch != null) {
@@ -68,7 +73,8 @@ final class StateCheck {
         });
         // Derivable files: the broker and recover rebuild them from the log (DerivedStateRebuild names the same ones).
         for (DerivedStateRebuild.Finding u : DerivedStateRebuild.unreadable(partitionDir)) {
-            report.problem(u.file(), -1, "unreadable (" + strip(u.file(), u.what()) + "); would be rebuilt from the log");
+            report.problem(
+                    u.file(), -1, "unreadable (" + strip(u.file(), u.what()) + "); would be rebuilt from the log");
         }
         for (DerivedStateRebuild.Finding f : DerivedStateRebuild.pastLogEnd(partitionDir, end)) {
             report.problem(f.file(), -1, f.what() + "; recovery forgets them and rewrites the file");
@@ -84,16 +90,18 @@ final class StateCheck {
                 return;
             }
             // Recovery's own rule (it scans the segment whole and rewrites the checkpoint when this says why).
-            String why = DerivedStateRebuild.checkpointDisagreement(c, map.endPosition(), map::nextOffsetEndingAt, logEnd, end);
+            String why = DerivedStateRebuild.checkpointDisagreement(
+                    c, map.endPosition(), map::nextOffsetEndingAt, logEnd, end);
             if (why != null) {
                 report.problem(checkpointFile, -1, why);
             }
         });
     }
 
-
     /** The message without its leading {@code FILE: } (the problem names the file already). */
     private static String strip(Path file, String message) {
-        return message.startsWith(file + ": ") ? message.substring(file.toString().length() + 2) : message;
+        return message.startsWith(file + ": ")
+                ? message.substring(file.toString().length() + 2)
+                : message;
     }
 }

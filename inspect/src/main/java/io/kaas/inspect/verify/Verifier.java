@@ -1,8 +1,5 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.layout.PartitionFinder;
-import io.kaas.storage.layout.PartitionSegments;
-import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.LogStart;
@@ -10,6 +7,9 @@ import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TxnIndexSnapshot;
+import io.kaas.storage.layout.PartitionFinder;
+import io.kaas.storage.layout.PartitionSegments;
+import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,8 +23,13 @@ import java.util.function.LongConsumer;
  * Never writes. The report's exit code is 0 clean, 1 problems, 3 unreadable.
  */
 public final class Verifier {
-    private static final Set<String> STATE_FILES = Set.of(Manifest.FILE_NAME, RecoveryCheckpoint.FILE_NAME,
-            ProducerStateSnapshot.FILE_NAME, TxnIndexSnapshot.FILE_NAME, LogStart.FILE_NAME, LeaderEpochCheckpoint.FILE_NAME);
+    private static final Set<String> STATE_FILES = Set.of(
+            Manifest.FILE_NAME,
+            RecoveryCheckpoint.FILE_NAME,
+            ProducerStateSnapshot.FILE_NAME,
+            TxnIndexSnapshot.FILE_NAME,
+            LogStart.FILE_NAME,
+            LeaderEpochCheckpoint.FILE_NAME);
 
     private final VerifyReport report;
 
@@ -61,7 +66,7 @@ public final class Verifier {
         String name = file.getFileName().toString();
         if (STATE_FILES.contains(name)) {
             Path dir = file.toAbsolutePath().getParent();
-            new PartitionVerifier(report, b -> { }).verify(dir);
+            new PartitionVerifier(report, b -> {}).verify(dir);
             return;
         }
         SegmentFile segment;
@@ -80,10 +85,15 @@ public final class Verifier {
             Path partition = file.toAbsolutePath().getParent();
             // The partition's damage verdict, as recover gives it, for this segment's files only.
             AnalysisFindings analysis = PartitionSegments.isPartitionDir(partition)
-                    ? AnalysisFindings.of(partition, report, f -> f.toAbsolutePath().equals(segment.log().toAbsolutePath())
-                            || f.toAbsolutePath().equals(segment.index().toAbsolutePath()))
+                    ? AnalysisFindings.of(
+                            partition,
+                            report,
+                            f -> f.toAbsolutePath().equals(segment.log().toAbsolutePath())
+                                    || f.toAbsolutePath().equals(segment.index().toAbsolutePath()))
                     : AnalysisFindings.none();
-            SegmentCheck.Result r = new SegmentCheck(report, PartitionVerifier.isCompacted(partition), analysis, partition).check(segment, -1);
+            SegmentCheck.Result r = new SegmentCheck(
+                            report, PartitionVerifier.isCompacted(partition), analysis, partition)
+                    .check(segment, -1);
             new IndexCheck(report).check(segment, r.batches());
         } catch (IOException e) {
             report.unreadable(file + ": cannot read: " + PartitionVerifier.describe(e));
@@ -101,7 +111,8 @@ public final class Verifier {
                             } catch (IOException e) {
                                 return 0;
                             }
-                        }).sum();
+                        })
+                        .sum();
             } catch (IOException e) {
                 // counted as unreadable when the partition is verified
             }

@@ -111,7 +111,8 @@ public final class VerifyReport {
         }
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     public String summary() {
         return "verified " + partitions + " partition(s), " + segments + " segment(s), " + batches + " batch(es), "

@@ -54,6 +54,8 @@ class VerifyEpochChangesTest {
         zombie.abandon(TP);
         zombie.close();
         List<Problem> problems = verify();
-        assertThat(problems).isNotEmpty().allSatisfy(p -> assertThat(p.toString()).contains("late writes"));
+        assertThat(problems)
+                .isNotEmpty()
+                .allSatisfy(p -> assertThat(p.toString()).contains("late writes"));
     }
 }
