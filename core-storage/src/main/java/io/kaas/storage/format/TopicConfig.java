@@ -125,7 +125,8 @@ public record TopicConfig(
                 "message.timestamp.after.max.ms");
         for (int i = 0; i < parsed.size(); i++) {
             try {
-                parsed.get(i).get();
+                // Parsed only to see whether it parses: the value is read where it is used.
+                var unused = parsed.get(i).get();
             } catch (NumberFormatException e) {
                 out.add("config " + names.get(i) + " needs a number, got '" + otherConfigs.get(names.get(i)) + "'");
             }
