@@ -1,9 +1,9 @@
 package io.kaas.broker;
 
 import io.kaas.storage.EngineObserver;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.cleaner.CleanReport;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.recovery.RecoveryReport;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;

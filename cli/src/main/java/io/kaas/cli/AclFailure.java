@@ -1,6 +1,6 @@
 package io.kaas.cli;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import org.apache.kafka.common.errors.KafkaStorageException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;

@@ -1,7 +1,7 @@
 package io.kaas.cli;
 
 import io.kaas.broker.config.BrokerConfig;
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.nio.file.Path;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -1,6 +1,6 @@
 package io.kaas.cli;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;

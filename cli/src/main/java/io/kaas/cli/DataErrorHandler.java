@@ -1,8 +1,8 @@
 package io.kaas.cli;
 
 import io.kaas.storage.ExitCodes;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.io.IoFailure;
+import io.kaas.storage.io.StorageException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

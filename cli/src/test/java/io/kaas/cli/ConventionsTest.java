@@ -3,7 +3,7 @@ package io.kaas.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.storage.ExitCodes;
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;

@@ -2,7 +2,7 @@ package io.kaas.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;

@@ -1,9 +1,9 @@
 package io.kaas.cluster;
 
 import io.kaas.storage.StorageEngine;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.io.StorageException;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.kaas.cluster;
 
 import io.kaas.storage.StorageEngine;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.io.StorageException;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;

@@ -2,6 +2,7 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import java.util.List;
 
 /**

@@ -1,6 +1,7 @@
 package io.kaas.storage;
 
 import io.kaas.storage.format.RecoveryCheckpoint;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.Segment;
 import io.kaas.storage.state.PartitionStateFiles;
 import io.kaas.storage.state.ProducerStateTable;

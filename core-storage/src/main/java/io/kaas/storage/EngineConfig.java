@@ -1,6 +1,8 @@
 package io.kaas.storage;
 
+import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.FileHandleCache;
+import io.kaas.storage.segment.IndexPolicy;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,8 +33,8 @@ public record EngineConfig(
         Clock clock,
         int maxOpenFiles,
         CleanerSettings cleaner) {
-    public static final long DEFAULT_SEGMENT_BYTES = 1L << 30;
-    public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+    public static final long DEFAULT_SEGMENT_BYTES = TopicConfig.DEFAULT_SEGMENT_BYTES;
+    public static final int DEFAULT_INDEX_INTERVAL_BYTES = IndexPolicy.DEFAULT_INTERVAL_BYTES;
     public static final long DEFAULT_FLUSH_INTERVAL_MESSAGES = 1;
     public static final Duration DEFAULT_FSYNC_TIMEOUT = Duration.ofSeconds(30);
     public static final long DEFAULT_CHECKPOINT_INTERVAL_BYTES = 64L << 20;

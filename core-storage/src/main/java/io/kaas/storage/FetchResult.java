@@ -1,5 +1,6 @@
 package io.kaas.storage;
 
+import io.kaas.storage.segment.FileSlice;
 import java.nio.ByteBuffer;
 
 /**

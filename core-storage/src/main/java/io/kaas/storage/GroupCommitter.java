@@ -1,5 +1,6 @@
 package io.kaas.storage;
 
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.Segment;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;

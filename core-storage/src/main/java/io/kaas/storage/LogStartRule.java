@@ -1,6 +1,7 @@
 package io.kaas.storage;
 
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.Segment;
 import java.io.IOException;
 import java.util.List;

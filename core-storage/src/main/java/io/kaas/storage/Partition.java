@@ -2,13 +2,15 @@ package io.kaas.storage;
 
 import io.kaas.storage.cleaner.CleanReport;
 import io.kaas.storage.cleaner.CleanableLog;
-import io.kaas.storage.cleaner.CleanerSwap;
+import io.kaas.storage.format.AbortedTransaction;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.CachedFile;
+import io.kaas.storage.io.StorageException;
+import io.kaas.storage.layout.CleanerSwap;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.recovery.RecoveryReport;
 import io.kaas.storage.recovery.RecoveryScan;

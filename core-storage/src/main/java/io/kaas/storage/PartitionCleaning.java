@@ -4,6 +4,7 @@ import io.kaas.storage.cleaner.CleanReport;
 import io.kaas.storage.cleaner.CleanerOptions;
 import io.kaas.storage.cleaner.LogCleaner;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.Segment;
 import java.io.IOException;

@@ -6,6 +6,7 @@ import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.FileHandleCache;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.recovery.DerivedStateRebuild;
 import io.kaas.storage.recovery.RecoveryOptions;

@@ -1,5 +1,8 @@
 package io.kaas.storage;
 
+import io.kaas.storage.format.AbortedTransaction;
+import io.kaas.storage.io.StorageException;
+import io.kaas.storage.segment.FileSlice;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;

@@ -1,6 +1,8 @@
 package io.kaas.storage;
 
 import io.kaas.storage.format.RecordBatchHeader;
+import io.kaas.storage.io.StorageException;
+import io.kaas.storage.segment.FileSlice;
 import io.kaas.storage.segment.Segment;
 import io.kaas.storage.segment.SegmentTimeIndex;
 import java.io.IOException;

@@ -1,6 +1,7 @@
 package io.kaas.storage;
 
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.segment.FileSlice;
 import io.kaas.storage.segment.Segment;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package io.kaas.storage;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.FileHandleCache;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.Segment;
 import io.kaas.storage.segment.SegmentName;

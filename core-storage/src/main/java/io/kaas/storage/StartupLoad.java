@@ -1,5 +1,6 @@
 package io.kaas.storage;
 
+import io.kaas.storage.io.StorageException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;

@@ -1,6 +1,7 @@
 package io.kaas.storage;
 
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Map;

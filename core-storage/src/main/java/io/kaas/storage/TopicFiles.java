@@ -4,6 +4,7 @@ import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.format.TopicIdentity;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.TopicDir;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

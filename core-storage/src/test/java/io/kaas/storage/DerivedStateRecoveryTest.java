@@ -3,6 +3,7 @@ package io.kaas.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kaas.storage.format.AbortedTransaction;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
@@ -11,6 +12,7 @@ import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.format.TxnIndexSnapshot;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kaas.storage.durability.FaultyDisk;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.testfs.DiskFullMode;
 import io.kaas.storage.testfs.FaultyFileSystem;
 import io.kaas.storage.testfs.FsyncGate;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;

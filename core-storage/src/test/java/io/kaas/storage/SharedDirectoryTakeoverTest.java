@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,9 +2,11 @@ package io.kaas.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.storage.format.AbortedTransaction;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.format.TxnIndexSnapshot;
+import io.kaas.storage.io.StorageException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;

@@ -1,11 +1,11 @@
 package io.kaas.inspect;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.ScannedBatch;
 import io.kaas.storage.segment.SegmentName;

@@ -1,7 +1,7 @@
 package io.kaas.inspect;
 
 import io.kaas.storage.ExitCodes;
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;
 import java.io.PrintWriter;

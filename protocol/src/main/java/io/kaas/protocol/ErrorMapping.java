@@ -1,6 +1,6 @@
 package io.kaas.protocol;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.common.protocol.Errors;

@@ -1,6 +1,6 @@
 package io.kaas.protocol;
 
-import io.kaas.storage.FileSlice;
+import io.kaas.storage.segment.FileSlice;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.internal.BaseRecords;

@@ -1,6 +1,6 @@
 package io.kaas.protocol;
 
-import io.kaas.storage.FileSlice;
+import io.kaas.storage.segment.FileSlice;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.DefaultFileRegion;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.kaas.recovery;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.BatchScanner;

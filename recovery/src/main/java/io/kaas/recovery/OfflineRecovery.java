@@ -1,8 +1,8 @@
 package io.kaas.recovery;
 
 import io.kaas.storage.ExitCodes;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.io.IoFailure;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.layout.PartitionFinder;
 import io.kaas.storage.layout.PartitionSegments;

@@ -1,12 +1,12 @@
 package io.kaas.recovery;
 
 import io.kaas.storage.ExitCodes;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.io.IoFailure;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.OwnerLock;
-import io.kaas.storage.layout.PartitionAnalysis;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.layout.Targets;
+import io.kaas.storage.recovery.PartitionAnalysis;
 import io.kaas.storage.segment.IndexPolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;

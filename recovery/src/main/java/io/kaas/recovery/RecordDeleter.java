@@ -1,11 +1,11 @@
 package io.kaas.recovery;
 
 import io.kaas.storage.LogStartRule;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.io.AtomicFile;
-import io.kaas.storage.layout.PartitionAnalysis;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.PartitionSegments;
+import io.kaas.storage.recovery.PartitionAnalysis;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.state.PartitionStateFiles;

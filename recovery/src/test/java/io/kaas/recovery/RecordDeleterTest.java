@@ -3,9 +3,9 @@ package io.kaas.recovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.testing.LogFixture;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package io.kaas.security;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.StateFileLock;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
 import java.nio.file.Path;
 import java.util.ArrayList;

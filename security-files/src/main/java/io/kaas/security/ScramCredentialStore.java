@@ -1,9 +1,9 @@
 package io.kaas.security;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.FileStamp;
 import io.kaas.storage.io.StateFileLock;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.nio.file.Files;

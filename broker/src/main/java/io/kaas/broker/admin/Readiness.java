@@ -2,7 +2,7 @@ package io.kaas.broker.admin;
 
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.StorageEngine;
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

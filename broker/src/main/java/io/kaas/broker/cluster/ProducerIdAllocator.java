@@ -1,8 +1,8 @@
 package io.kaas.broker.cluster;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.nio.file.Path;

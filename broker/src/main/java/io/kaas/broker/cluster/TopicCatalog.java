@@ -2,10 +2,10 @@ package io.kaas.broker.cluster;
 
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.StorageEngine;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.TopicName;
 import java.util.Collection;
 import java.util.Map;

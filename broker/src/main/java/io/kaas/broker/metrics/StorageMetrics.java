@@ -1,9 +1,9 @@
 package io.kaas.broker.metrics;
 
 import io.kaas.storage.EngineObserver;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.cleaner.CleanReport;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.recovery.RecoveryReport;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;

@@ -5,7 +5,7 @@ import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.storage.Acks;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.ProducerStatus;
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,9 +1,9 @@
 package io.kaas.broker.txn;
 
 import io.kaas.cluster.CoordinatorSlots;
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,6 +1,5 @@
 package io.kaas.storage.cleaner;
 
-import io.kaas.storage.EngineConfig;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.segment.IndexPolicy;
 
@@ -48,7 +47,7 @@ public record CleanerOptions(
                         : TopicConfig.DEFAULT_MIN_COMPACTION_LAG_MS;
         long retention =
                 topic.deleteRetentionMs() != null ? topic.deleteRetentionMs() : TopicConfig.DEFAULT_DELETE_RETENTION_MS;
-        long segmentBytes = topic.segmentBytes() != null ? topic.segmentBytes() : EngineConfig.DEFAULT_SEGMENT_BYTES;
+        long segmentBytes = topic.segmentBytes() != null ? topic.segmentBytes() : TopicConfig.DEFAULT_SEGMENT_BYTES;
         return new CleanerOptions(
                 nowMs, retention, lag, segmentBytes, dedupeBufferBytes, DEFAULT_IO_BUFFER_BYTES, indexPolicy);
     }

@@ -1,11 +1,12 @@
 package io.kaas.storage.cleaner;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.CleanerCheckpoint;
 import io.kaas.storage.format.CleanerSwapIntent;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.StorageException;
+import io.kaas.storage.layout.CleanerSwap;
 import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.IndexEntry;
 import io.kaas.storage.segment.SegmentName;

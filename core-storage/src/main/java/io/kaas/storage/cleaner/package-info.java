@@ -5,6 +5,6 @@
  * through {@code MemoryRecords.filterTo}) with their offsets, timestamps, producer id, epoch, base
  * sequence and codec. cli's ArchitectureTest keeps kafka-clients' record classes out of the rest of
  * core-storage. The rules are Apache's ({@code LogCleaner}); the swap of cleaned segments and its
- * recovery are in {@link io.kaas.storage.cleaner.CleanerSwap}, the on-disk side in docs/on-disk-format.md.
+ * recovery are in {@link io.kaas.storage.layout.CleanerSwap}, the on-disk side in docs/on-disk-format.md.
  */
 package io.kaas.storage.cleaner;

@@ -1,6 +1,6 @@
 package io.kaas.storage.format;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 
 /**
  * A batch that fails framing or CRC validation. {@link #position()} is the byte position of the batch

@@ -69,6 +69,9 @@ public record TopicConfig(
     }
 
     /** Apache Kafka's broker defaults for unset topic configs (log.retention.hours, log.roll.hours = 168). */
+    /** Apache's segment.bytes default (1 GiB). */
+    public static final long DEFAULT_SEGMENT_BYTES = 1L << 30;
+
     public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
 
     public static final long DEFAULT_RETENTION_BYTES = -1;
@@ -137,7 +140,7 @@ public record TopicConfig(
     /**
      * The config of the topic a partition directory belongs to ({@code ../.config.json}); EMPTY when there is none.
      *
-     * @throws io.kaas.storage.StorageException DAMAGED when the file is damaged ({@link #readTopicDir}), IO when it cannot be read
+     * @throws io.kaas.storage.io.StorageException DAMAGED when the file is damaged ({@link #readTopicDir}), IO when it cannot be read
      */
     public static TopicConfig ofPartitionDir(java.nio.file.Path partitionDir) {
         java.nio.file.Path topicDir = partitionDir.toAbsolutePath().getParent();
@@ -150,7 +153,7 @@ public record TopicConfig(
      * topic, never guessed around: its cleanup policy is not derivable from the log, and a compacted topic
      * read as delete-policy would lose keys to retention. So every tool refuses the topic's partitions.
      *
-     * @throws io.kaas.storage.StorageException DAMAGED with {@code FILE:0: what}; IO when the file cannot be read
+     * @throws io.kaas.storage.io.StorageException DAMAGED with {@code FILE:0: what}; IO when the file cannot be read
      */
     public static java.util.Optional<TopicConfig> readTopicDir(java.nio.file.Path topicDir) {
         java.nio.file.Path file = topicDir.resolve(FILE_NAME);
@@ -160,8 +163,8 @@ public record TopicConfig(
         } catch (java.nio.file.NoSuchFileException e) {
             return java.util.Optional.empty();
         } catch (java.io.IOException e) {
-            throw new io.kaas.storage.StorageException(
-                    io.kaas.storage.StorageException.Kind.IO,
+            throw new io.kaas.storage.io.StorageException(
+                    io.kaas.storage.io.StorageException.Kind.IO,
                     file + ": cannot read: " + io.kaas.storage.io.IoFailure.describe(e),
                     e);
         }
@@ -192,17 +195,17 @@ public record TopicConfig(
         try {
             readTopicDir(topicDir);
             return java.util.Optional.empty();
-        } catch (io.kaas.storage.StorageException e) {
-            if (e.kind() == io.kaas.storage.StorageException.Kind.DAMAGED) {
+        } catch (io.kaas.storage.io.StorageException e) {
+            if (e.kind() == io.kaas.storage.io.StorageException.Kind.DAMAGED) {
                 return java.util.Optional.of(e.getMessage());
             }
             throw e;
         }
     }
 
-    private static io.kaas.storage.StorageException damaged(java.nio.file.Path file, String what) {
-        return new io.kaas.storage.StorageException(
-                io.kaas.storage.StorageException.Kind.DAMAGED,
+    private static io.kaas.storage.io.StorageException damaged(java.nio.file.Path file, String what) {
+        return new io.kaas.storage.io.StorageException(
+                io.kaas.storage.io.StorageException.Kind.DAMAGED,
                 file + ":0: " + what
                         + "; the topic's cleanup policy is unknown, so its partitions stay untouched: restore or fix the file"
                         + " (without it the defaults apply, cleanup.policy=delete); recover --force does not change it");

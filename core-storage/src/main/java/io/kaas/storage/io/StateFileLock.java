@@ -1,6 +1,5 @@
 package io.kaas.storage.io;
 
-import io.kaas.storage.StorageException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;

@@ -1,6 +1,6 @@
 package io.kaas.storage.layout;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;

@@ -1,6 +1,6 @@
 package io.kaas.storage.layout;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.nio.file.Path;
 
 /** A running broker holds {@code <partition>/.lock}: offline tools must not change that partition. */

@@ -1,6 +1,6 @@
 package io.kaas.storage.layout;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

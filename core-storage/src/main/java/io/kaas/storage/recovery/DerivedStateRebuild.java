@@ -1,11 +1,11 @@
 package io.kaas.storage.recovery;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TxnIndexSnapshot;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.BatchScanner;

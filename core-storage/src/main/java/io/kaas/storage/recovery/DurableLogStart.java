@@ -1,9 +1,9 @@
 package io.kaas.storage.recovery;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.StorageException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

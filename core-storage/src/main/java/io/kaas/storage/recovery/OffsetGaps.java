@@ -1,10 +1,10 @@
 package io.kaas.storage.recovery;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.IndexEntry;
 import java.io.IOException;

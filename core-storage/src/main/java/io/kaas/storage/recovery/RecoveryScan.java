@@ -1,13 +1,13 @@
 package io.kaas.storage.recovery;
 
-import io.kaas.storage.StorageException;
-import io.kaas.storage.cleaner.CleanerSwap;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.StorageException;
+import io.kaas.storage.layout.CleanerSwap;
 import io.kaas.storage.segment.IndexEntry;
 import io.kaas.storage.segment.ScannedBatch;
 import io.kaas.storage.segment.SegmentName;

@@ -9,6 +9,9 @@ package io.kaas.storage.segment;
  * when there is none), so a scan can resume it from any batch boundary.
  */
 public record IndexPolicy(int intervalBytes) {
+    /** Apache's index.interval.bytes default. */
+    public static final int DEFAULT_INTERVAL_BYTES = 4096;
+
     public boolean due(long position, IndexEntry lastEntry) {
         long since = lastEntry == null ? position : position - lastEntry.position();
         return since > intervalBytes;

@@ -1,9 +1,9 @@
 package io.kaas.storage.segment;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.CachedFile;
 import io.kaas.storage.io.FileHandleCache;
+import io.kaas.storage.io.StorageException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

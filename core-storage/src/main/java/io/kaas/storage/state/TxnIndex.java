@@ -1,6 +1,6 @@
 package io.kaas.storage.state;
 
-import io.kaas.storage.AbortedTransaction;
+import io.kaas.storage.format.AbortedTransaction;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import java.nio.ByteBuffer;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
 import io.kaas.storage.format.CleanerSwapIntent;
+import io.kaas.storage.layout.CleanerSwap;
 import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryScan;
 import io.kaas.storage.segment.IndexPolicy;

@@ -9,6 +9,7 @@ import io.kaas.storage.PartitionLog;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.durability.FaultyDisk;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.layout.CleanerSwap;
 import io.kaas.storage.testfs.FsyncGate;
 import io.kaas.storage.testfs.Scope;
 import io.kaas.storage.testfs.TornTail;

@@ -3,7 +3,7 @@ package io.kaas.storage.format;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -2,7 +2,6 @@ package io.kaas.storage.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kaas.storage.StorageException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;

@@ -3,7 +3,6 @@ package io.kaas.storage.io;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.StateJson;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

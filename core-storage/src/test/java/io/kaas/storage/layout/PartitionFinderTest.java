@@ -3,7 +3,7 @@ package io.kaas.storage.layout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.storage.StorageException;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.testing.LogFixture;
 import java.nio.file.Files;

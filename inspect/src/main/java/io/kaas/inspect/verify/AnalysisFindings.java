@@ -1,7 +1,7 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.StorageException;
-import io.kaas.storage.layout.PartitionAnalysis;
+import io.kaas.storage.io.StorageException;
+import io.kaas.storage.recovery.PartitionAnalysis;
 import io.kaas.storage.recovery.RecoveryReport;
 import java.nio.file.Path;
 import java.util.HashSet;

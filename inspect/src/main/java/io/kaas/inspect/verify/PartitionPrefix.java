@@ -1,8 +1,8 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;

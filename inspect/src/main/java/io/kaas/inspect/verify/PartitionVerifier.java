@@ -1,8 +1,8 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.StateJson;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.recovery.DerivedStateRebuild;
 import io.kaas.storage.recovery.OffsetGaps;

@@ -1,12 +1,12 @@
 package io.kaas.inspect.verify;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TxnIndexSnapshot;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.PartitionFinder;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;

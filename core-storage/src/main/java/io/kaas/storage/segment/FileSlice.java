@@ -1,4 +1,4 @@
-package io.kaas.storage;
+package io.kaas.storage.segment;
 
 import io.kaas.storage.io.CachedFile;
 import java.nio.channels.FileChannel;

@@ -1,4 +1,4 @@
-package io.kaas.storage;
+package io.kaas.storage.io;
 
 /**
  * Every error the engine reports. {@link #kind()} is what a caller branches on (the broker maps it to

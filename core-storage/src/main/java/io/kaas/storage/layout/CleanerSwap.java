@@ -1,9 +1,9 @@
-package io.kaas.storage.cleaner;
+package io.kaas.storage.layout;
 
-import io.kaas.storage.StorageException;
 import io.kaas.storage.format.CleanerSwapIntent;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -37,11 +37,11 @@ public final class CleanerSwap {
     private CleanerSwap() {}
 
     /** Where the cleaned copy of {@code name}'s log is written before the swap. */
-    static Path cleanedLog(Path dir, SegmentName name) {
+    public static Path cleanedLog(Path dir, SegmentName name) {
         return dir.resolve(name.logFileName() + CLEANED_SUFFIX);
     }
 
-    static Path cleanedIndex(Path dir, SegmentName name) {
+    public static Path cleanedIndex(Path dir, SegmentName name) {
         return dir.resolve(name.indexFileName() + CLEANED_SUFFIX);
     }
 

@@ -1,9 +1,7 @@
-package io.kaas.storage.layout;
+package io.kaas.storage.recovery;
 
-import io.kaas.storage.EngineConfig;
-import io.kaas.storage.StorageException;
-import io.kaas.storage.recovery.RecoveryOptions;
-import io.kaas.storage.recovery.RecoveryScan;
+import io.kaas.storage.io.StorageException;
+import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.segment.IndexPolicy;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,7 +22,7 @@ public final class PartitionAnalysis {
         return new RecoveryOptions(
                 true,
                 RecoveryOptions.DamagePolicy.REFUSE,
-                new IndexPolicy(EngineConfig.DEFAULT_INDEX_INTERVAL_BYTES),
+                new IndexPolicy(IndexPolicy.DEFAULT_INTERVAL_BYTES),
                 false,
                 PartitionSegments.newestEpoch(PartitionSegments.list(partitionDir)),
                 true);
