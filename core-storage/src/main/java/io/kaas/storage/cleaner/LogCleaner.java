@@ -9,8 +9,8 @@ import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.CleanerSwap;
 import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.IndexEntry;
+import io.kaas.storage.segment.IndexFileFormat;
 import io.kaas.storage.segment.SegmentName;
-import io.kaas.storage.segment.SparseIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -486,7 +486,7 @@ public final class LogCleaner {
                         StandardOpenOption.CREATE,
                         StandardOpenOption.WRITE,
                         StandardOpenOption.TRUNCATE_EXISTING)) {
-                    ByteBuffer bytes = ByteBuffer.wrap(SparseIndex.encode(target.baseOffset(), entries));
+                    ByteBuffer bytes = ByteBuffer.wrap(IndexFileFormat.encode(target.baseOffset(), entries));
                     while (bytes.hasRemaining()) {
                         idx.write(bytes);
                     }
