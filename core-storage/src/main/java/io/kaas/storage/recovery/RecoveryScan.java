@@ -161,7 +161,7 @@ public final class RecoveryScan {
         // is not derivable, and --force only removes log bytes, which cannot repair it.
         Path topicDir = dir.toAbsolutePath().getParent();
         Optional<String> configDamage =
-                topicDir == null ? Optional.empty() : io.kaas.storage.format.TopicConfig.damageOf(topicDir);
+                topicDir == null ? Optional.empty() : io.kaas.storage.format.TopicConfigFile.damageOf(topicDir);
         if (configDamage.isPresent()) {
             damage.add(configDamage.get());
             return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
