@@ -8,6 +8,7 @@ import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicDefaults;
 import io.kaas.storage.io.CachedFile;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.CleanerSwap;
@@ -289,7 +290,7 @@ public final class Partition implements PartitionLog {
     /** Holds lock. */
     private boolean rollDue(long incomingBytes) {
         long segmentBytes = topicConfig.segmentBytes() != null ? topicConfig.segmentBytes() : config.segmentBytes();
-        long segmentMs = topicConfig.segmentMs() != null ? topicConfig.segmentMs() : TopicConfig.DEFAULT_SEGMENT_MS;
+        long segmentMs = topicConfig.segmentMs() != null ? topicConfig.segmentMs() : TopicDefaults.DEFAULT_SEGMENT_MS;
         return log.rollDue(incomingBytes, segmentBytes, segmentMs, now());
     }
 
