@@ -32,7 +32,7 @@ import java.util.function.UnaryOperator;
  * by the caller. Topic metadata changes are serialised on this object's monitor; appends and reads
  * never take it.
  *
- * <p>Its parts: {@link TopicCatalog} (topics in memory and on disk), {@link OpenPartitions} (the
+ * <p>Its parts: {@link DiskTopics} (topics in memory and on disk), {@link OpenPartitions} (the
  * loaded partitions and their loads), {@link StartupLoad}, {@link LogCleanerThreads}, and one
  * {@link DirectoryOwnership}: {@link ExclusiveDirectory} (this process owns the directory) or
  * {@link SharedDirectory} (several brokers share it, see {@link #shared}), the one place the two differ.
@@ -47,7 +47,7 @@ public final class DiskStorageEngine implements StorageEngine {
     private final DirectoryOwnership ownership;
 
     private final OpenPartitions partitions;
-    private final TopicCatalog topics;
+    private final DiskTopics topics;
     private final StartupLoad startup;
     private final LogCleanerThreads cleaner;
     private volatile boolean closed;
@@ -93,7 +93,7 @@ public final class DiskStorageEngine implements StorageEngine {
             throw e;
         }
         this.partitions = new OpenPartitions(config, observer, executors, files, ownership, this::topicNamed);
-        this.topics = new TopicCatalog(config.dataDir(), ownership, partitions);
+        this.topics = new DiskTopics(config.dataDir(), ownership, partitions);
         try {
             topics.load();
         } catch (IOException | RuntimeException e) {

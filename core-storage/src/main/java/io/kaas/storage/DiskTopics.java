@@ -28,15 +28,15 @@ import org.slf4j.LoggerFactory;
  * <p>Thread rule: every change runs under {@link DiskStorageEngine}'s monitor (one topic change at a
  * time, never during close); {@link #get} and {@link #all} read a concurrent map and take no lock.
  */
-final class TopicCatalog {
-    private static final Logger LOG = LoggerFactory.getLogger(TopicCatalog.class);
+final class DiskTopics {
+    private static final Logger LOG = LoggerFactory.getLogger(DiskTopics.class);
 
     private final Path dataDir;
     private final DirectoryOwnership ownership;
     private final OpenPartitions partitions;
     private final Map<String, TopicInfo> topics = new ConcurrentHashMap<>();
 
-    TopicCatalog(Path dataDir, DirectoryOwnership ownership, OpenPartitions partitions) {
+    DiskTopics(Path dataDir, DirectoryOwnership ownership, OpenPartitions partitions) {
         this.dataDir = dataDir;
         this.ownership = ownership;
         this.partitions = partitions;
