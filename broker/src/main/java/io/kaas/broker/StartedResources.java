@@ -25,7 +25,7 @@ final class StartedResources {
         void stop() throws Exception;
     }
 
-    private record Started(String what, Stop stop) {}
+    private record Started(String what, Stop how) {}
 
     private final Deque<Started> started = new ArrayDeque<>();
 
@@ -66,7 +66,7 @@ final class StartedResources {
         while (!started.isEmpty()) {
             Started s = started.pop();
             try {
-                s.stop().stop();
+                s.how().stop();
             } catch (InterruptedException e) {
                 // Go on stopping the rest: whoever interrupted us wants the broker down, not half of it.
                 Thread.currentThread().interrupt();
