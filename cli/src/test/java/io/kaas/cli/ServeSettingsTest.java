@@ -161,6 +161,12 @@ class ServeSettingsTest {
         assertThat(v.get("num.io.threads")).isEqualTo(6);
         assertThat(v.get("log.segment.bytes")).isEqualTo(4096);
         assertThat(v.get("num.network.threads")).isNull();
+        // An empty variable (a manifest's placeholder) means "none", as it did when picocli read it.
+        assertThat(new BrokerLaunch(serve().getCommand(), Map.of("KAAS_ADVERTISED_LISTENERS", ""))
+                        .toSettings()
+                        .broker()
+                        .advertisedListeners())
+                .isEmpty();
         assertThat(v.source("num.network.threads")).isEqualTo(SettingValues.Source.DEFAULT);
     }
 

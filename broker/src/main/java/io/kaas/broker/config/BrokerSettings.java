@@ -21,7 +21,7 @@ import org.apache.kafka.server.config.QuotaConfig;
  * variables and the config file are all resolved from it by {@link SettingValues#resolve}, with one
  * precedence: flag, then variable, then file, then the row's default. The {@code --help} text, the man
  * page and {@code docs/settings.md} are rendered from it (cli's {@code ServeSettingsTest} keeps them
- * current). Immutable; rows in the order help lists them.
+ * current). Immutable; rows in the order docs/settings.md lists them.
  *
  * <p>Keys are Apache's where Apache has the setting ({@code log.segment.bytes}, {@code num.io.threads});
  * settings Apache does not have get a {@code kaas.*} key, as kaas's own security keys already do.
@@ -29,12 +29,8 @@ import org.apache.kafka.server.config.QuotaConfig;
 public final class BrokerSettings {
     private static final List<Setting> ROWS = new ArrayList<>();
 
-    private static final ConfigDef.Validator LISTENERS = check(
-            v -> {
-                Endpoint.parseListOrJson(v.toString());
-                return null;
-            },
-            "NAME://host:port[,NAME://host:port...], or the JSON form");
+    private static final ConfigDef.Validator LISTENERS =
+            check(BrokerSettings::listenersProblem, "NAME://host:port[,NAME://host:port...], or the JSON form");
     private static final ConfigDef.Validator BUFFER_SIZE =
             check(v -> SocketBuffers.problem((Integer) v), "positive, or -1 for the operating system's default");
 
@@ -45,7 +41,7 @@ public final class BrokerSettings {
                         "Where to listen, Kafka syntax: PLAINTEXT://host:port[,...]; the variable also takes the JSON form");
         row("advertised.listeners", "--advertised-listeners", Type.STRING, null)
                 .shown("the listeners")
-                .rule(nullOr(LISTENERS))
+                .rule(check(v -> v.toString().isBlank() ? null : listenersProblem(v), "LISTENERS, or empty"))
                 .doc("What clients are told to connect to");
         row("node.id", "--broker-id", Type.INT, 0)
                 .rule(Range.atLeast(0))
@@ -232,7 +228,7 @@ public final class BrokerSettings {
 
     private BrokerSettings() {}
 
-    /** Every row, in the order help lists them. */
+    /** Every row, in the order docs/settings.md lists them. */
     public static List<Setting> all() {
         return List.copyOf(ROWS);
     }
@@ -314,6 +310,11 @@ public final class BrokerSettings {
                     }
                 },
                 () -> rule);
+    }
+
+    private static String listenersProblem(Object v) {
+        Endpoint.parseListOrJson(v.toString());
+        return null;
     }
 
     /** {@code rule}, or unset. */
