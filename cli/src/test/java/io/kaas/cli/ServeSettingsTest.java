@@ -238,15 +238,18 @@ class ServeSettingsTest {
                         "`--config` file, then the default. Values are typed and checked by kafka-clients' `ConfigDef` ")
                 .append("whatever their source, so a bad one is a usage error (exit 2) naming where it came from, the ")
                 .append("key and the rule. Durations given as a flag or variable take a unit (`500ms`, `30s`, `5m`, ")
-                .append("`1h`; a bare number is seconds); the `*.ms` keys take milliseconds.\n\n")
+                .append("`1h`; a bare number is seconds); the `*.ms` keys take milliseconds. The Rule column is the ")
+                .append(
+                        "row's `ConfigDef` validator (`[1,...]`: at least 1); a row without one is checked where it is ")
+                .append("used (the security rows by `SecurityConfig`, the log rows by the logging setup).\n\n")
                 .append("The config file may also hold the listener security keys (`listener.security.protocol.map`, ")
                 .append("`ssl.*`, `sasl.enabled.mechanisms`, `listener.name.<listener>.<key>`, `max.connections*`; ")
                 .append("see [security.md](security.md)) and Apache's older names: `broker.id` (= `node.id`), ")
                 .append("`log.dir` (= `log.dirs`), `log.cleaner.enable=false` (= `log.cleaner.threads=0`), ")
                 .append("`controller.listener.names` (those listeners are left out). Any other key is named in one ")
                 .append("warning line and ignored.\n\n")
-                .append("| Key | Flag | Variable | Default | What |\n")
-                .append("|---|---|---|---|---|\n");
+                .append("| Key | Flag | Variable | Default | Rule | What |\n")
+                .append("|---|---|---|---|---|---|\n");
         for (Setting s : BrokerSettings.all()) {
             out.append("| `")
                     .append(s.key())
@@ -256,6 +259,11 @@ class ServeSettingsTest {
                     .append(s.env())
                     .append("` | ")
                     .append(s.defaultText())
+                    .append(" | ")
+                    .append(
+                            s.validator() == null
+                                    ? ""
+                                    : s.validator().toString().replace("|", "\\|"))
                     .append(" | ")
                     .append(s.doc().replace("|", "\\|"))
                     .append(" |\n");
