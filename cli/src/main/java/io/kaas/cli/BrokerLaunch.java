@@ -3,20 +3,20 @@ package io.kaas.cli;
 import io.kaas.broker.KaasBroker;
 import io.kaas.broker.ServerProperties;
 import io.kaas.broker.config.BrokerConfig;
+import io.kaas.broker.config.BrokerSettings;
+import io.kaas.broker.config.Setting;
+import io.kaas.broker.config.SettingValues;
 import io.kaas.broker.security.InterBrokerListener;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.cli.log.LogSetup;
 import io.kaas.cluster.ClusterConfig;
-import io.kaas.cluster.Endpoint;
-import io.kaas.protocol.SocketBuffers;
-import io.kaas.storage.CleanerSettings;
 import io.kaas.storage.ExitCodes;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.List;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.common.KafkaException;
@@ -25,6 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
 
 /**
  * What {@code kaas serve}'s options start: the broker configuration they describe (the config file as
@@ -34,9 +35,16 @@ import picocli.CommandLine.ParameterException;
  */
 final class BrokerLaunch {
     private final ServeCommand serve;
+    private final Map<String, String> environment;
 
     BrokerLaunch(ServeCommand serve) {
+        this(serve, System.getenv());
+    }
+
+    /** With {@code environment} as the process's variables (tests). */
+    BrokerLaunch(ServeCommand serve, Map<String, String> environment) {
         this.serve = serve;
+        this.environment = Map.copyOf(environment);
     }
 
     /**
@@ -48,123 +56,56 @@ final class BrokerLaunch {
             SecurityConfig security,
             TransactionConfig transactions,
             Optional<String> warning,
-            ClusterConfig cluster) {}
+            ClusterConfig cluster,
+            SettingValues values) {}
 
     /** The broker configuration these options describe. */
     BrokerConfig toConfig() {
         return toSettings().broker();
     }
 
-    /** The config file (if any) as the base; each option given as a flag or by its KAAS_* variable wins. */
+    /**
+     * Every setting of the table ({@code BrokerSettings}) from its flag, else its {@code KAAS_*} variable, else
+     * the config file, else its default ({@code SettingValues#resolve} decides); a bad value is a usage error.
+     */
     Settings toSettings() {
         try {
             ServerProperties file = serve.configFile == null ? null : ServerProperties.load(serve.configFile);
-            BrokerConfig c = BrokerConfig.defaults();
-            if (file != null) {
-                c = file.applyTo(c);
+            Map<String, String> flags = new HashMap<>();
+            Map<String, String> env = new HashMap<>();
+            ParseResult parsed = serve.spec.commandLine().getParseResult();
+            for (Setting s : BrokerSettings.all()) {
+                OptionSpec o = serve.spec.findOption(s.flag());
+                if (o == null) {
+                    throw new IllegalStateException(s.flag() + " is in the settings table but not an option");
+                }
+                if (parsed != null && parsed.hasMatchedOption(o)) {
+                    putKeyText(flags, s, o.getValue());
+                }
+                String variable = environment.get(s.env());
+                if (variable != null) {
+                    putKeyText(
+                            env,
+                            s,
+                            s.flagSyntax() == Setting.FlagSyntax.DURATION_MS
+                                    ? new ServeCommand.DurationConverter().convert(variable)
+                                    : variable);
+                }
             }
-            if (wins(
-                    "--listeners",
-                    "KAAS_LISTENERS",
-                    file != null && !file.listeners().isEmpty())) {
-                c = c.withListeners(Endpoint.parseListOrJson(serve.listeners));
-            }
-            if (wins(
-                    "--advertised-listeners",
-                    "KAAS_ADVERTISED_LISTENERS",
-                    file != null && file.sets("advertised.listeners"))) {
-                c = c.withAdvertisedListeners(
-                        serve.advertisedListeners == null || serve.advertisedListeners.isBlank()
-                                ? List.of()
-                                : Endpoint.parseListOrJson(serve.advertisedListeners));
-            }
-            if (wins(
-                    "--broker-id",
-                    "KAAS_BROKER_ID",
-                    file != null && (file.sets("node.id") || file.sets("broker.id")))) {
-                c = c.withBrokerId(serve.brokerId);
-            }
-            if (wins(
-                    "--data-dir",
-                    "KAAS_DATA_DIR",
-                    file != null && file.dataDir().isPresent())) {
-                c = c.withDataDir(serve.dataDir.dataDir());
-            }
-            if (wins(
-                    "--flush-interval-messages",
-                    "KAAS_FLUSH_INTERVAL_MESSAGES",
-                    fileSets(file, "log.flush.interval.messages"))) {
-                c = c.withFlushIntervalMessages(serve.flushIntervalMessages);
-            }
-            if (wins("--segment-bytes", "KAAS_SEGMENT_BYTES", fileSets(file, "log.segment.bytes"))) {
-                c = c.withSegmentBytes(serve.segmentBytes);
-            }
-            if (wins(
-                    "--retention-check-interval",
-                    "KAAS_RETENTION_CHECK_INTERVAL",
-                    fileSets(file, "log.retention.check.interval.ms"))) {
-                c = c.withRetentionCheckInterval(serve.retentionCheckInterval);
-            }
-            if (wins("--auto-create-topics", "KAAS_AUTO_CREATE_TOPICS", fileSets(file, "auto.create.topics.enable"))) {
-                c = c.withAutoCreateTopics(serve.autoCreateTopics);
-            }
-            if (wins("--num-partitions", "KAAS_NUM_PARTITIONS", fileSets(file, "num.partitions"))) {
-                c = c.withDefaultPartitions(serve.numPartitions);
-            }
-            if (wins(
-                    "--socket-request-max-bytes",
-                    "KAAS_SOCKET_REQUEST_MAX_BYTES",
-                    fileSets(file, "socket.request.max.bytes"))) {
-                c = c.withSocketRequestMaxBytes(serve.socketRequestMaxBytes);
-            }
-            int send = wins(
-                            "--socket-send-buffer-bytes",
-                            "KAAS_SOCKET_SEND_BUFFER_BYTES",
-                            fileSets(file, "socket.send.buffer.bytes"))
-                    ? serve.socketSendBufferBytes
-                    : c.socketBuffers().sendBytes();
-            int receive = wins(
-                            "--socket-receive-buffer-bytes",
-                            "KAAS_SOCKET_RECEIVE_BUFFER_BYTES",
-                            fileSets(file, "socket.receive.buffer.bytes"))
-                    ? serve.socketReceiveBufferBytes
-                    : c.socketBuffers().receiveBytes();
-            c = c.withSocketBuffers(new SocketBuffers(send, receive));
-            if (wins(
-                    "--max-incremental-fetch-session-cache-slots",
-                    "KAAS_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS",
-                    fileSets(file, "max.incremental.fetch.session.cache.slots"))) {
-                c = c.withFetchSessionCacheSlots(serve.fetchSessionCacheSlots);
-            }
-            if (wins("--num-io-threads", "KAAS_NUM_IO_THREADS", fileSets(file, "num.io.threads"))) {
-                c = c.withRequestHandlerThreads(serve.numIoThreads);
-            }
-            if (wins("--num-network-threads", "KAAS_NUM_NETWORK_THREADS", fileSets(file, "num.network.threads"))) {
-                c = c.withNetworkThreads(
-                        serve.numNetworkThreads == 0 ? BrokerConfig.defaultNetworkThreads() : serve.numNetworkThreads);
-            }
-            c = c.withCleaner(cleaner(c.cleaner(), file));
-            // Not server.properties keys: the flag or its KAAS_* variable, else the default.
-            c = c.withMaxOpenFiles(serve.maxOpenFiles)
-                    .withAdminListener(parseAdminListener(serve.adminListener))
-                    .withMetricsPerPartition(serve.metricsPerPartition);
-            c = c.withClusterId(
-                            serve.clusterId == null || serve.clusterId.isBlank()
-                                    ? BrokerConfig.DEFAULT_CLUSTER_ID
-                                    : serve.clusterId)
-                    .withInMemory(serve.inMemory);
-            SecurityConfig security = interBrokerOverFile(file == null ? SecurityConfig.none() : file.security())
-                    .with(securityOverrides());
+            SettingValues values = SettingValues.resolve(
+                    flags,
+                    env,
+                    file == null ? Map.of() : file.settings(),
+                    file == null ? "" : file.source().toString());
+            BrokerConfig c = values.brokerConfig();
+            SecurityConfig security =
+                    (file == null ? SecurityConfig.none() : file.security()).with(values.securitySettings());
             security.validate(c.listeners());
             ClusterConfig cluster = null;
-            if (serve.coordinator != null && !serve.coordinator.isBlank()) {
-                if (serve.coordinatorLeaseTtl.toSeconds() < 3) {
-                    throw new IllegalArgumentException(
-                            "--coordinator-lease-ttl must be at least 3s, got " + serve.coordinatorLeaseTtl);
-                }
-                Duration third = Duration.ofMillis(serve.coordinatorLeaseTtl.toMillis() / 3);
-                cluster = ClusterConfig.parse(serve.coordinator.trim())
-                        .withTimings(serve.coordinatorLeaseTtl, third, third);
+            if (values.coordinator() != null) {
+                Duration ttl = values.coordinatorLeaseTtl();
+                Duration third = Duration.ofMillis(ttl.toMillis() / 3);
+                cluster = ClusterConfig.parse(values.coordinator()).withTimings(ttl, third, third);
                 if (c.inMemory()) {
                     throw new IllegalArgumentException(
                             "--coordinator shares a data directory; it cannot be combined with --in-memory");
@@ -174,9 +115,10 @@ final class BrokerLaunch {
             return new Settings(
                     c,
                     security,
-                    transactions(file),
-                    file == null ? Optional.empty() : file.notAppliedWarning(),
-                    cluster);
+                    values.transactions(),
+                    file == null ? Optional.empty() : file.notAppliedWarning(security),
+                    cluster,
+                    values);
         } catch (IOException e) {
             throw new ParameterException(
                     serve.spec.commandLine(), "--config " + serve.configFile + ": cannot read: " + e.getMessage());
@@ -186,118 +128,20 @@ final class BrokerLaunch {
     }
 
     /**
-     * The config file's security keys, less the one of Apache's exclusive pair ({@code inter.broker.listener.name},
-     * {@code security.inter.broker.protocol}) that a flag or variable replaces with the other: a flag wins over the
-     * file, and Apache's "only one of" rule then holds between what the operator gave last.
+     * {@code value}, a flag's or a variable's, in its row's key syntax: a duration in milliseconds, and no entry
+     * for a 0 that means "the default".
      */
-    private SecurityConfig interBrokerOverFile(SecurityConfig fromFile) {
-        if (serve.interBrokerListenerName != null && serve.securityInterBrokerProtocol == null) {
-            return fromFile.without(InterBrokerListener.SECURITY_PROTOCOL);
+    private static void putKeyText(Map<String, String> out, Setting s, Object value) {
+        String text = value instanceof Duration d ? Long.toString(d.toMillis()) : String.valueOf(value);
+        if (s.flagSyntax() == Setting.FlagSyntax.ZERO_IS_DEFAULT && text.trim().equals("0")) {
+            return;
         }
-        if (serve.securityInterBrokerProtocol != null && serve.interBrokerListenerName == null) {
-            return fromFile.without(InterBrokerListener.LISTENER_NAME);
-        }
-        return fromFile;
-    }
-
-    /** The security and quota keys given as flags or KAAS_* variables: they win over the config file's. */
-    private java.util.Map<String, String> securityOverrides() {
-        java.util.Map<String, String> out = new java.util.HashMap<>();
-        if (serve.authorizerClassName != null) {
-            out.put(SecurityConfig.AUTHORIZER, serve.authorizerClassName.trim());
-        }
-        if (serve.superUsers != null) {
-            out.put(SecurityConfig.SUPER_USERS, serve.superUsers.trim());
-        }
-        if (serve.allowEveryoneIfNoAclFound != null) {
-            out.put(SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL, serve.allowEveryoneIfNoAclFound.toString());
-        }
-        if (serve.interBrokerListenerName != null) {
-            out.put(InterBrokerListener.LISTENER_NAME, serve.interBrokerListenerName.trim());
-        }
-        if (serve.securityInterBrokerProtocol != null) {
-            out.put(InterBrokerListener.SECURITY_PROTOCOL, serve.securityInterBrokerProtocol.trim());
-        }
-        if (serve.saslMechanismInterBrokerProtocol != null) {
-            out.put(InterBrokerListener.SASL_MECHANISM, serve.saslMechanismInterBrokerProtocol.trim());
-        }
-        if (serve.quotaWindowNum != null) {
-            out.put(
-                    org.apache.kafka.server.config.QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG,
-                    serve.quotaWindowNum.toString());
-        }
-        if (serve.quotaWindowSizeSeconds != null) {
-            out.put(
-                    org.apache.kafka.server.config.QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG,
-                    serve.quotaWindowSizeSeconds.toString());
-        }
-        return out;
-    }
-
-    private TransactionConfig transactions(ServerProperties file) {
-        TransactionConfig t = TransactionConfig.DEFAULTS.withVersion(serve.transactionVersion);
-        if (file != null) {
-            t = file.applyTo(t);
-        }
-        if (wins(
-                "--transaction-max-timeout",
-                "KAAS_TRANSACTION_MAX_TIMEOUT",
-                fileSets(file, "transaction.max.timeout.ms"))) {
-            t = t.withMaxTimeout(serve.transactionMaxTimeout);
-        }
-        if (wins(
-                "--transactional-id-expiration",
-                "KAAS_TRANSACTIONAL_ID_EXPIRATION",
-                fileSets(file, "transactional.id.expiration.ms"))) {
-            t = t.withIdExpiration(serve.transactionalIdExpiration);
-        }
-        return t;
-    }
-
-    /** The log.cleaner.* settings: each flag (or KAAS_* variable) over the config file's key. */
-    private CleanerSettings cleaner(CleanerSettings base, ServerProperties file) {
-        int threads = wins(
-                        "--log-cleaner-threads",
-                        "KAAS_LOG_CLEANER_THREADS",
-                        fileSets(file, "log.cleaner.threads") || fileSets(file, "log.cleaner.enable"))
-                ? serve.logCleanerThreads
-                : base.threads();
-        long dedupe = wins(
-                        "--log-cleaner-dedupe-buffer-size",
-                        "KAAS_LOG_CLEANER_DEDUPE_BUFFER_SIZE",
-                        fileSets(file, "log.cleaner.dedupe.buffer.size"))
-                ? serve.logCleanerDedupeBufferSize
-                : base.dedupeBufferBytes();
-        int io = wins(
-                        "--log-cleaner-io-buffer-size",
-                        "KAAS_LOG_CLEANER_IO_BUFFER_SIZE",
-                        fileSets(file, "log.cleaner.io.buffer.size"))
-                ? serve.logCleanerIoBufferSize
-                : base.ioBufferBytes();
-        Duration backoff = wins(
-                        "--log-cleaner-backoff-ms",
-                        "KAAS_LOG_CLEANER_BACKOFF_MS",
-                        fileSets(file, "log.cleaner.backoff.ms"))
-                ? Duration.ofMillis(serve.logCleanerBackoffMs)
-                : base.backoff();
-        return new CleanerSettings(threads, dedupe, io, backoff);
-    }
-
-    /**
-     * Does the option's value (flag, else its environment variable, else its default) apply? Yes unless
-     * the config file sets the key and neither the flag nor the variable was given.
-     */
-    private boolean wins(String option, String env, boolean fileSetsIt) {
-        OptionSpec o = serve.spec.findOption(option);
-        return !fileSetsIt || (o != null && !o.originalStringValues().isEmpty()) || System.getenv(env) != null;
-    }
-
-    private static boolean fileSets(ServerProperties file, String key) {
-        return file != null && file.sets(key);
+        out.put(s.key(), text);
     }
 
     /** The settings an operator checks first, on one line. */
-    private String summary(BrokerConfig c) {
+    private static String summary(Settings settings) {
+        BrokerConfig c = settings.broker();
         return "listeners " + c.listeners()
                 + (c.advertisedListeners().isEmpty() ? "" : ", advertised " + c.advertisedListeners())
                 + ", data "
@@ -316,36 +160,20 @@ final class BrokerLaunch {
                                 + c.adminListener().getPort())
                 + ", " + c.requestHandlerThreads() + " io / " + c.networkThreads() + " network threads"
                 + ", per-partition metrics " + (c.metricsPerPartition() ? "on" : "off")
-                + ", transaction.version " + serve.transactionVersion
+                + ", transaction.version " + settings.transactions().version()
                 + ", log cleaner "
                 + (c.cleaner().threads() == 0 ? "off" : c.cleaner().threads() + " thread(s)")
-                + ", log " + serve.logFormat + "/" + serve.logLevel.toLowerCase(Locale.ROOT);
-    }
-
-    /** {@code host:port}, {@code [v6]:port}, or {@code none} (null: no admin listener). */
-    static InetSocketAddress parseAdminListener(String value) {
-        String v = value.trim();
-        if (v.equalsIgnoreCase("none")) {
-            return null;
-        }
-        Endpoint e;
-        try {
-            // The Kafka listener syntax's host:port rules, [v6] included.
-            e = v.contains("://") ? null : Endpoint.parse("PLAINTEXT://" + v);
-        } catch (IllegalArgumentException bad) {
-            e = null;
-        }
-        if (e == null || e.host().isEmpty()) {
-            throw new IllegalArgumentException("--admin-listener '" + value + "' is not HOST:PORT or 'none'");
-        }
-        return InetSocketAddress.createUnresolved(e.host(), e.port());
+                + ", log " + settings.values().logFormat() + "/"
+                + settings.values().logLevel().toLowerCase(Locale.ROOT);
     }
 
     int run() throws InterruptedException {
         Settings settings = toSettings();
         BrokerConfig config = settings.broker();
         try {
-            LogSetup.apply(LogSetup.Format.parse(serve.logFormat), serve.logLevel);
+            LogSetup.apply(
+                    LogSetup.Format.parse(settings.values().logFormat()),
+                    settings.values().logLevel());
         } catch (IllegalArgumentException e) {
             throw new ParameterException(serve.spec.commandLine(), e.getMessage());
         }
@@ -353,7 +181,7 @@ final class BrokerLaunch {
         serve.spec.commandLine().getErr().flush();
         // Looked up here, not in a static field: building the command tree (kaas --version) must not start logging.
         Logger log = LoggerFactory.getLogger(ServeCommand.class);
-        log.info("kaas {} starting: {}", KaasVersion.version(), summary(config));
+        log.info("kaas {} starting: {}", KaasVersion.version(), summary(settings));
         KaasBroker broker;
         try {
             broker = KaasBroker.create(config, settings.security(), settings.cluster())

@@ -1,6 +1,5 @@
 package io.kaas.broker.config;
 
-import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.group.ConsumerGroupConfig;
 import io.kaas.cluster.Endpoint;
 import io.kaas.protocol.SocketBuffers;
@@ -12,7 +11,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Everything {@code kaas serve} decides before the broker starts.
+ * Everything {@code kaas serve} decides before the broker starts. Each value is a row of the settings table,
+ * {@link BrokerSettings} (key, flag, variable, default, rule), resolved by {@link SettingValues}; the checks
+ * here are the record's own invariants, for code that builds one directly (tests).
  *
  * @param listeners                where to accept connections
  * @param advertisedListeners      what Metadata tells clients (defaults to the bound listeners)
@@ -27,11 +28,9 @@ import java.util.Objects;
  * @param defaultPartitions        partitions of an auto-created topic (and CreateTopics with -1)
  * @param socketRequestMaxBytes    a frame larger than this closes the connection
  * @param requestHandlerThreads    Apache's num.io.threads: threads that run API handlers (never the event loop); they
- *                                 block in the kernel (page-cache writes under writeback, a roll's fsync, topic
- *                                 creation, coordinator state files), so the default is Apache's 8, not the cores
+ *                                 block in the kernel (writeback, a roll's fsync, coordinator state files)
  * @param networkThreads           Apache's num.network.threads: the event loops that read requests and write
- *                                 responses, shared by every listener; they never block, so more than one per core
- *                                 only adds thread switches (default: the cores, 1 to 4)
+ *                                 responses, shared by every listener; they never block
  * @param fetchSessionCacheSlots   Apache's max.incremental.fetch.session.cache.slots: how many incremental fetch
  *                                 sessions (KIP-227) the broker keeps; 0 turns them off
  * @param consumerGroups           the KIP-848 consumer group protocol's settings (group.consumer.*)
@@ -63,11 +62,6 @@ public record BrokerConfig(
         boolean metricsPerPartition,
         CleanerSettings cleaner,
         SocketBuffers socketBuffers) {
-    public static final int DEFAULT_SOCKET_REQUEST_MAX_BYTES = 100 * 1024 * 1024;
-    /** Apache's num.io.threads default. */
-    public static final int DEFAULT_REQUEST_HANDLER_THREADS = 8;
-
-    public static final Duration DEFAULT_RETENTION_CHECK_INTERVAL = Duration.ofSeconds(300);
     /** A fixed default so that restarts without --cluster-id keep the same cluster (what clients cache). */
     public static final String DEFAULT_CLUSTER_ID = "kaas-cluster-0000000001";
     /** Loopback only by default: metrics and health are for the host's agent, not the network. */
@@ -115,30 +109,12 @@ public record BrokerConfig(
         }
     }
 
-    /** {@code kaas serve} with no arguments: localhost:9092, data in ./kaas-data. */
+    /**
+     * {@code kaas serve} with no arguments: localhost:9092, data in ./kaas-data; every value is the default of
+     * its row in {@link BrokerSettings}.
+     */
     public static BrokerConfig defaults() {
-        return new BrokerConfig(
-                List.of(new Endpoint("PLAINTEXT", "localhost", 9092)),
-                List.of(),
-                0,
-                DEFAULT_CLUSTER_ID,
-                Path.of("kaas-data"),
-                false,
-                1,
-                1L << 30,
-                DEFAULT_RETENTION_CHECK_INTERVAL,
-                true,
-                1,
-                DEFAULT_SOCKET_REQUEST_MAX_BYTES,
-                DEFAULT_REQUEST_HANDLER_THREADS,
-                defaultNetworkThreads(),
-                FetchSessionCache.DEFAULT_SLOTS,
-                ConsumerGroupConfig.defaults(),
-                0,
-                DEFAULT_ADMIN_LISTENER,
-                true,
-                CleanerSettings.DEFAULTS,
-                SocketBuffers.OS_DEFAULTS);
+        return SettingValues.defaults().brokerConfig();
     }
 
     /** One event loop per core the JVM sees, at least 1 and at most 4. */
@@ -154,528 +130,271 @@ public record BrokerConfig(
                 .withAdminListener(null);
     }
 
+    /** A builder holding these values, to change several at once. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
     public BrokerConfig withListeners(List<Endpoint> v) {
-        return new BrokerConfig(
-                v,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().listeners(v).build();
     }
 
     public BrokerConfig withAdvertisedListeners(List<Endpoint> v) {
-        return new BrokerConfig(
-                listeners,
-                v,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().advertisedListeners(v).build();
     }
 
     public BrokerConfig withBrokerId(int v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                v,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().brokerId(v).build();
     }
 
     public BrokerConfig withClusterId(String v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                v,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().clusterId(v).build();
     }
 
     public BrokerConfig withDataDir(Path v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                v,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().dataDir(v).build();
     }
 
     public BrokerConfig withInMemory(boolean v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                v,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().inMemory(v).build();
     }
 
     public BrokerConfig withFlushIntervalMessages(long v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                v,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().flushIntervalMessages(v).build();
     }
 
     public BrokerConfig withSegmentBytes(long v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                v,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().segmentBytes(v).build();
     }
 
     public BrokerConfig withRetentionCheckInterval(Duration v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                v,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().retentionCheckInterval(v).build();
     }
 
     public BrokerConfig withAutoCreateTopics(boolean v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                v,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().autoCreateTopics(v).build();
     }
 
     public BrokerConfig withDefaultPartitions(int v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                v,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().defaultPartitions(v).build();
     }
 
     public BrokerConfig withSocketRequestMaxBytes(int v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                v,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().socketRequestMaxBytes(v).build();
     }
 
     public BrokerConfig withRequestHandlerThreads(int v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                v,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().requestHandlerThreads(v).build();
     }
 
     public BrokerConfig withNetworkThreads(int v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                v,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().networkThreads(v).build();
     }
 
     public BrokerConfig withFetchSessionCacheSlots(int v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                v,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().fetchSessionCacheSlots(v).build();
     }
 
     public BrokerConfig withConsumerGroups(ConsumerGroupConfig v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                v,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().consumerGroups(v).build();
     }
 
     public BrokerConfig withMaxOpenFiles(int v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                v,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().maxOpenFiles(v).build();
     }
 
     public BrokerConfig withAdminListener(InetSocketAddress v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                v,
-                metricsPerPartition,
-                cleaner,
-                socketBuffers);
+        return toBuilder().adminListener(v).build();
     }
 
     public BrokerConfig withMetricsPerPartition(boolean v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                v,
-                cleaner,
-                socketBuffers);
-    }
-
-    public BrokerConfig withSocketBuffers(SocketBuffers v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                cleaner,
-                v);
+        return toBuilder().metricsPerPartition(v).build();
     }
 
     public BrokerConfig withCleaner(CleanerSettings v) {
-        return new BrokerConfig(
-                listeners,
-                advertisedListeners,
-                brokerId,
-                clusterId,
-                dataDir,
-                inMemory,
-                flushIntervalMessages,
-                segmentBytes,
-                retentionCheckInterval,
-                autoCreateTopics,
-                defaultPartitions,
-                socketRequestMaxBytes,
-                requestHandlerThreads,
-                networkThreads,
-                fetchSessionCacheSlots,
-                consumerGroups,
-                maxOpenFiles,
-                adminListener,
-                metricsPerPartition,
-                v,
-                socketBuffers);
+        return toBuilder().cleaner(v).build();
+    }
+
+    public BrokerConfig withSocketBuffers(SocketBuffers v) {
+        return toBuilder().socketBuffers(v).build();
+    }
+
+    /** A mutable copy of a {@link BrokerConfig}; {@link #build} checks the values (the record's constructor). */
+    public static final class Builder {
+        private List<Endpoint> listeners;
+        private List<Endpoint> advertisedListeners;
+        private int brokerId;
+        private String clusterId;
+        private Path dataDir;
+        private boolean inMemory;
+        private long flushIntervalMessages;
+        private long segmentBytes;
+        private Duration retentionCheckInterval;
+        private boolean autoCreateTopics;
+        private int defaultPartitions;
+        private int socketRequestMaxBytes;
+        private int requestHandlerThreads;
+        private int networkThreads;
+        private int fetchSessionCacheSlots;
+        private ConsumerGroupConfig consumerGroups;
+        private int maxOpenFiles;
+        private InetSocketAddress adminListener;
+        private boolean metricsPerPartition;
+        private CleanerSettings cleaner;
+        private SocketBuffers socketBuffers;
+
+        private Builder(BrokerConfig c) {
+            listeners = c.listeners;
+            advertisedListeners = c.advertisedListeners;
+            brokerId = c.brokerId;
+            clusterId = c.clusterId;
+            dataDir = c.dataDir;
+            inMemory = c.inMemory;
+            flushIntervalMessages = c.flushIntervalMessages;
+            segmentBytes = c.segmentBytes;
+            retentionCheckInterval = c.retentionCheckInterval;
+            autoCreateTopics = c.autoCreateTopics;
+            defaultPartitions = c.defaultPartitions;
+            socketRequestMaxBytes = c.socketRequestMaxBytes;
+            requestHandlerThreads = c.requestHandlerThreads;
+            networkThreads = c.networkThreads;
+            fetchSessionCacheSlots = c.fetchSessionCacheSlots;
+            consumerGroups = c.consumerGroups;
+            maxOpenFiles = c.maxOpenFiles;
+            adminListener = c.adminListener;
+            metricsPerPartition = c.metricsPerPartition;
+            cleaner = c.cleaner;
+            socketBuffers = c.socketBuffers;
+        }
+
+        public Builder listeners(List<Endpoint> v) {
+            listeners = v;
+            return this;
+        }
+
+        public Builder advertisedListeners(List<Endpoint> v) {
+            advertisedListeners = v;
+            return this;
+        }
+
+        public Builder brokerId(int v) {
+            brokerId = v;
+            return this;
+        }
+
+        public Builder clusterId(String v) {
+            clusterId = v;
+            return this;
+        }
+
+        public Builder dataDir(Path v) {
+            dataDir = v;
+            return this;
+        }
+
+        public Builder inMemory(boolean v) {
+            inMemory = v;
+            return this;
+        }
+
+        public Builder flushIntervalMessages(long v) {
+            flushIntervalMessages = v;
+            return this;
+        }
+
+        public Builder segmentBytes(long v) {
+            segmentBytes = v;
+            return this;
+        }
+
+        public Builder retentionCheckInterval(Duration v) {
+            retentionCheckInterval = v;
+            return this;
+        }
+
+        public Builder autoCreateTopics(boolean v) {
+            autoCreateTopics = v;
+            return this;
+        }
+
+        public Builder defaultPartitions(int v) {
+            defaultPartitions = v;
+            return this;
+        }
+
+        public Builder socketRequestMaxBytes(int v) {
+            socketRequestMaxBytes = v;
+            return this;
+        }
+
+        public Builder requestHandlerThreads(int v) {
+            requestHandlerThreads = v;
+            return this;
+        }
+
+        public Builder networkThreads(int v) {
+            networkThreads = v;
+            return this;
+        }
+
+        public Builder fetchSessionCacheSlots(int v) {
+            fetchSessionCacheSlots = v;
+            return this;
+        }
+
+        public Builder consumerGroups(ConsumerGroupConfig v) {
+            consumerGroups = v;
+            return this;
+        }
+
+        public Builder maxOpenFiles(int v) {
+            maxOpenFiles = v;
+            return this;
+        }
+
+        public Builder adminListener(InetSocketAddress v) {
+            adminListener = v;
+            return this;
+        }
+
+        public Builder metricsPerPartition(boolean v) {
+            metricsPerPartition = v;
+            return this;
+        }
+
+        public Builder cleaner(CleanerSettings v) {
+            cleaner = v;
+            return this;
+        }
+
+        public Builder socketBuffers(SocketBuffers v) {
+            socketBuffers = v;
+            return this;
+        }
+
+        public BrokerConfig build() {
+            return new BrokerConfig(
+                    listeners,
+                    advertisedListeners,
+                    brokerId,
+                    clusterId,
+                    dataDir,
+                    inMemory,
+                    flushIntervalMessages,
+                    segmentBytes,
+                    retentionCheckInterval,
+                    autoCreateTopics,
+                    defaultPartitions,
+                    socketRequestMaxBytes,
+                    requestHandlerThreads,
+                    networkThreads,
+                    fetchSessionCacheSlots,
+                    consumerGroups,
+                    maxOpenFiles,
+                    adminListener,
+                    metricsPerPartition,
+                    cleaner,
+                    socketBuffers);
+        }
     }
 }

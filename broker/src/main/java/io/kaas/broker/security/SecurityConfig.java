@@ -15,10 +15,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.SaslConfigs;
-import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.config.internals.BrokerSecurityConfigs;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.server.config.QuotaConfig;
@@ -28,7 +26,10 @@ import org.apache.kafka.server.config.QuotaConfig;
  * {@code listener.security.protocol.map}, {@code ssl.*}, {@code sasl.enabled.mechanisms},
  * {@code listener.name.<listener>.<key>} overrides, {@code super.users}, plus kaas's own
  * {@value #LEGACY_SCRAM_NONCE}. Values are validated with Apache's own definitions
- * ({@link BrokerSecurityConfigs#CONFIG_DEF}), so a bad value is reported as Apache would.
+ * ({@link BrokerSecurityConfigs#CONFIG_DEF}), so a bad value is reported as Apache would. Which keys are
+ * its own is {@link SecurityKeys}'s to say; the settings that are also {@code kaas serve} flags
+ * ({@code super.users}, {@code authorizer.class.name}, the inter-broker and quota-window keys) reach it
+ * through the settings table ({@code config/BrokerSettings}).
  *
  * @param settings the raw keys (never logged: they hold passwords)
  */
@@ -50,37 +51,6 @@ public record SecurityConfig(Map<String, String> settings) {
     /** What kaas can authenticate; Apache's default (GSSAPI) is not among them. */
     public static final List<String> SUPPORTED_MECHANISMS =
             List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
-    /**
-     * OAUTHBEARER's broker keys (JWKS, expected audience/issuer, claim names), also as Apache's
-     * per-mechanism {@code listener.name.<name>.oauthbearer.<key>}; validated by kafka-clients'
-     * {@code OAuthBearerValidatorCallbackHandler}.
-     */
-    private static final Set<String> OAUTHBEARER_KEYS = Set.of(
-            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_URL,
-            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_REFRESH_MS,
-            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_RETRY_BACKOFF_MS,
-            SaslConfigs.SASL_OAUTHBEARER_JWKS_ENDPOINT_RETRY_BACKOFF_MAX_MS,
-            SaslConfigs.SASL_OAUTHBEARER_EXPECTED_AUDIENCE,
-            SaslConfigs.SASL_OAUTHBEARER_EXPECTED_ISSUER,
-            SaslConfigs.SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS,
-            SaslConfigs.SASL_OAUTHBEARER_SCOPE_CLAIM_NAME,
-            SaslConfigs.SASL_OAUTHBEARER_SUB_CLAIM_NAME,
-            "sasl.oauthbearer.allow.unverified.issuer",
-            "sasl.oauthbearer.allow.unverified.audience",
-            // Apache's broker OAUTHBEARER setup names these two; kaas always validates with the handler below.
-            SaslConfigs.SASL_JAAS_CONFIG,
-            BrokerSecurityConfigs.SASL_SERVER_CALLBACK_HANDLER_CLASS_CONFIG);
-
-    private static final String OAUTHBEARER_PREFIX = "oauthbearer.";
-    /**
-     * The broker's own login for inter-broker requests, Apache's {@code listener.name.<listener>.<mechanism>.sasl.jaas.config}
-     * ({@link InterBrokerListener}); never the listener's server side (a PLAIN entry's {@code user_*} list is not read:
-     * credentials are the SCRAM store's).
-     */
-    private static final Set<String> BROKER_LOGIN_KEYS = Set.of(
-            "plain." + SaslConfigs.SASL_JAAS_CONFIG,
-            "scram-sha-256." + SaslConfigs.SASL_JAAS_CONFIG,
-            "scram-sha-512." + SaslConfigs.SASL_JAAS_CONFIG);
 
     public static final String OAUTHBEARER_VALIDATOR =
             "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler";
@@ -102,16 +72,18 @@ public record SecurityConfig(Map<String, String> settings) {
      * inter-broker login ({@link InterBrokerListener#loginKey}): kaas reads no other JAAS entry (a listener's users are
      * the SCRAM store's), so these are reported as not applied.
      */
-    public java.util.Set<String> unusedLoginKeys() {
+    public Set<String> unusedLoginKeys() {
         String used = InterBrokerListener.loginKey(this);
         Set<String> out = new TreeSet<>();
-        settings.keySet().forEach(k -> {
-            int dot = k.startsWith("listener.name.") ? k.indexOf('.', "listener.name.".length()) : -1;
-            if (dot > 0 && BROKER_LOGIN_KEYS.contains(k.substring(dot + 1)) && !k.equals(used)) {
-                out.add(k);
-            }
-        });
+        settings.keySet().stream()
+                .filter(k -> SecurityKeys.isListenerLogin(k) && !k.equals(used))
+                .forEach(out::add);
         return out;
+    }
+
+    /** Does kaas apply {@code key} (globally, or as {@code listener.name.<listener>.<key>})? */
+    public static boolean isSecurityKey(String key) {
+        return SecurityKeys.isSecurityKey(key);
     }
 
     /** These settings without {@code key}. */
@@ -124,58 +96,6 @@ public record SecurityConfig(Map<String, String> settings) {
     /** Nothing configured: PLAINTEXT listeners only (the default map still names SSL and SASL). */
     public static SecurityConfig none() {
         return new SecurityConfig(Map.of());
-    }
-
-    /**
-     * The Apache keys kaas applies: the TLS keys of {@code SslConfigs} (except a pluggable engine
-     * factory), client auth, principal mapping, the SASL mechanism list, the pre-authentication
-     * frame limit and the re-authentication interval. Other broker security keys (principal builders,
-     * callback handlers, JAAS, Kerberos, OAUTHBEARER) are not applied and so are reported, not silently taken.
-     */
-    private static final Set<String> APPLIED = applied();
-
-    private static Set<String> applied() {
-        Set<String> keys = new TreeSet<>(new ConfigDef().withClientSslSupport().names());
-        keys.remove(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG);
-        keys.addAll(List.of(
-                BrokerSecurityConfigs.SSL_CLIENT_AUTH_CONFIG,
-                BrokerSecurityConfigs.SSL_PRINCIPAL_MAPPING_RULES_CONFIG,
-                BrokerSecurityConfigs.SASL_ENABLED_MECHANISMS_CONFIG,
-                BrokerSecurityConfigs.SASL_SERVER_MAX_RECEIVE_SIZE_CONFIG,
-                BrokerSecurityConfigs.CONNECTIONS_MAX_REAUTH_MS_CONFIG));
-        return Set.copyOf(keys);
-    }
-
-    /** Does kaas apply {@code key} (globally, or as {@code listener.name.<listener>.<key>})? */
-    public static boolean isSecurityKey(String key) {
-        if (key.equals(PROTOCOL_MAP)
-                || key.equals(SUPER_USERS)
-                || key.equals(AUTHORIZER)
-                || key.equals(ALLOW_EVERYONE_IF_NO_ACL)
-                || key.equals(LEGACY_SCRAM_NONCE)
-                || key.equals(SSL_RELOAD_INTERVAL)
-                || key.equals(ConnectionLimits.MAX_CONNECTIONS)
-                || key.equals(ConnectionLimits.MAX_PER_IP)
-                || key.equals(ConnectionLimits.PER_IP_OVERRIDES)
-                || key.equals(QuotaConfig.NUM_QUOTA_SAMPLES_CONFIG)
-                || key.equals(QuotaConfig.QUOTA_WINDOW_SIZE_SECONDS_CONFIG)
-                || InterBrokerListener.isKey(key)) {
-            return true;
-        }
-        if (key.startsWith("listener.name.")) {
-            int dot = key.indexOf('.', "listener.name.".length());
-            if (dot < 0) {
-                return false;
-            }
-            String rest = key.substring(dot + 1);
-            if (BROKER_LOGIN_KEYS.contains(rest)) {
-                return true;
-            }
-            return APPLIED.contains(rest)
-                    || (rest.startsWith(OAUTHBEARER_PREFIX)
-                            && OAUTHBEARER_KEYS.contains(rest.substring(OAUTHBEARER_PREFIX.length())));
-        }
-        return APPLIED.contains(key) || (OAUTHBEARER_KEYS.contains(key) && key.startsWith("sasl.oauthbearer."));
     }
 
     /** Apache's {@code listener.security.protocol.map}; unset means each protocol's own name. */
@@ -228,24 +148,25 @@ public record SecurityConfig(Map<String, String> settings) {
         String prefix = "listener.name." + listenerName.toLowerCase(Locale.ROOT) + ".";
         Map<String, Object> raw = new HashMap<>();
         settings.forEach((k, v) -> {
-            if (APPLIED.contains(k)) {
+            if (SecurityKeys.APPLIED.contains(k)) {
                 raw.put(k, v);
             }
         });
         settings.forEach((k, v) -> {
-            if (k.startsWith(prefix) && APPLIED.contains(k.substring(prefix.length()))) {
+            if (k.startsWith(prefix) && SecurityKeys.APPLIED.contains(k.substring(prefix.length()))) {
                 raw.put(k.substring(prefix.length()), v);
             }
         });
         // OAUTHBEARER keys: global, then listener.name.<name>.oauthbearer.<key> (Apache's per-mechanism spelling).
         settings.forEach((k, v) -> {
-            if (OAUTHBEARER_KEYS.contains(k) && k.startsWith("sasl.oauthbearer.")) {
+            if (SecurityKeys.OAUTHBEARER_KEYS.contains(k) && k.startsWith("sasl.oauthbearer.")) {
                 raw.put(k, v);
             }
         });
         settings.forEach((k, v) -> {
-            String mechanismPrefix = prefix + OAUTHBEARER_PREFIX;
-            if (k.startsWith(mechanismPrefix) && OAUTHBEARER_KEYS.contains(k.substring(mechanismPrefix.length()))) {
+            String mechanismPrefix = prefix + SecurityKeys.OAUTHBEARER_PREFIX;
+            if (k.startsWith(mechanismPrefix)
+                    && SecurityKeys.OAUTHBEARER_KEYS.contains(k.substring(mechanismPrefix.length()))) {
                 raw.put(k.substring(mechanismPrefix.length()), v);
             }
         });
