@@ -65,6 +65,8 @@ final class DamageRepair {
                     && offsetAtStop >= before.logStartOffset()) {
                 evidence = "offset " + offsetAtStop + " is below the high watermark " + before.highWatermark()
                         + " that " + Manifest.FILE_NAME + " says was fsynced";
+            } else if (p.damaged && p.pastTheLog != null) {
+                evidence = p.pastTheLog;
             } else if (p.damaged) {
                 SegmentLogScan.BadRange first = p.bad.get(0);
                 evidence = "a CRC-valid batch continuing the log follows at byte " + first.end()

@@ -684,9 +684,10 @@ public final class RecoveryScan {
         // The valid batches reach exactly where the next epoch began: whatever follows (whole batches, a
         // torn one, zeros and then batches where the file was cut under a stopped writer) is late writes.
         long reached = r.nextOffset() >= 0 ? r.nextOffset() : startOffset;
+        // Not where a CRC-valid batch past the log lies after the stop: no writer of this segment wrote it.
         boolean fenceCut = p.offsetLimit != Long.MAX_VALUE
                 && r.validEnd() < p.size
-                && (r.stop() == null || reached == p.offsetLimit);
+                && (r.stop() == null || (reached == p.offsetLimit && r.pastTheLog() == null));
         if (fenceCut) {
             r = new SegmentLogScan.Result(r.validEnd(), r.nextOffset(), null, false, false, r.bytesRead());
             bytesTruncated += p.size - r.validEnd();
@@ -704,6 +705,7 @@ public final class RecoveryScan {
         p.stop = r.stop();
         p.zeroTail = r.zeroTail();
         p.damaged = r.damaged();
+        p.pastTheLog = r.pastTheLog();
         p.bad = r.bad();
         p.salvageNext = r.salvageNext();
         p.salvageEntries = r.salvageEntries();

@@ -49,6 +49,9 @@ final class SegmentLogScan {
      * @param bad              the ranges a salvage removes (empty after a clean end); the last may run to the end
      * @param salvageNext      offset after the last batch a salvage keeps, -1 when it keeps none
      * @param salvageEntries   the index of the segment once the bad ranges are removed
+     * @param pastTheLog       where no batch continues the log: a CRC-valid batch across or after the stop
+     *                         whose offsets are past the log's, which no torn write leaves (so damage), in
+     *                         words; null when there is none
      */
     record Result(
             long validEnd,
@@ -59,7 +62,8 @@ final class SegmentLogScan {
             long bytesRead,
             List<BadRange> bad,
             long salvageNext,
-            List<IndexEntry> salvageEntries) {
+            List<IndexEntry> salvageEntries,
+            String pastTheLog) {
         Result(
                 long validEnd,
                 long nextOffset,
@@ -67,7 +71,7 @@ final class SegmentLogScan {
                 boolean zeroTail,
                 boolean damaged,
                 long bytesRead) {
-            this(validEnd, nextOffset, stop, zeroTail, damaged, bytesRead, List.of(), nextOffset, List.of());
+            this(validEnd, nextOffset, stop, zeroTail, damaged, bytesRead, List.of(), nextOffset, List.of(), null);
         }
     }
 
@@ -193,6 +197,7 @@ final class SegmentLogScan {
                 }
             }
             boolean zeroTail = HeaderCursor.zerosFrom(ch, validEnd, size, n -> {});
+            long keptStart = walk.keptPosition; // the resumed walks below move it
             List<IndexEntry> salvageEntries = new ArrayList<>(entries);
             walk.entries = salvageEntries;
             List<BadRange> bad = new ArrayList<>();
@@ -226,10 +231,63 @@ final class SegmentLogScan {
                 walk.fieldStop = null;
             }
             boolean damaged = bad.get(0).end() < size;
+            String pastTheLog = null;
+            if (!damaged) {
+                // No batch continues the log. A CRC-valid batch whose offsets are past the log's yet cannot be
+                // kept where it lies (it starts inside the batch before the stop, or its base offset no longer
+                // fits the segment) is no torn write either: damage, removed with the range by a salvage.
+                long searchFrom = keptStart >= 0 && keptStart < validEnd ? keptStart + 1 : validEnd;
+                ResyncScan.Found f = ResyncScan.findPastTheLog(
+                        ch,
+                        searchFrom,
+                        zeroTail ? validEnd : size,
+                        size,
+                        expectedAtStop(nextAtStop, startOffset),
+                        validEnd);
+                while (f != null && f.position() > validEnd && fits(f, maxLast)) {
+                    // the continuing search judged those (a fenced ex-leader's late writes): not evidence here
+                    f = ResyncScan.findPastTheLog(
+                            ch,
+                            f.position() + 1,
+                            zeroTail ? validEnd : size,
+                            size,
+                            expectedAtStop(nextAtStop, startOffset),
+                            validEnd);
+                }
+                if (f != null) {
+                    damaged = true;
+                    pastTheLog = "a CRC-valid batch at byte " + f.position() + " (offsets "
+                            + f.header().baseOffset()
+                            + ".." + f.header().lastOffset() + ") lies "
+                            + (f.position() < validEnd ? "across the stop, inside the batch before it," : "after it")
+                            + (fits(f, maxLast) ? "" : " with a base offset (outside the CRC) past the segment's")
+                            + "; no torn write leaves one (bit rot or a misplaced write, not a torn tail)";
+                }
+            }
             bytesRead += size - validEnd;
             return new Result(
-                    validEnd, nextAtStop, stop, zeroTail, damaged, bytesRead, bad, walk.nextOffset, salvageEntries);
+                    validEnd,
+                    nextAtStop,
+                    stop,
+                    zeroTail,
+                    damaged,
+                    bytesRead,
+                    bad,
+                    walk.nextOffset,
+                    salvageEntries,
+                    pastTheLog);
         }
+    }
+
+    private static long expectedAtStop(long nextAtStop, long startOffset) {
+        return nextAtStop >= 0 ? nextAtStop : startOffset;
+    }
+
+    /** Whether a found batch's offsets fit the segment (an index of 32-bit relative offsets). */
+    private static boolean fits(ResyncScan.Found f, long maxLast) {
+        return f.header().baseOffset() <= maxLast
+                && f.header().lastOffset() <= maxLast
+                && f.header().lastOffset() >= f.header().baseOffset();
     }
 
     private static long baseAt(FileChannel ch, long position) throws IOException {
@@ -257,6 +315,10 @@ final class SegmentLogScan {
         long limitAt = -1;
         long batches;
         long lastPosition = -1;
+        /** Where the last batch the walk keeps starts (-1: none); the one before it, to undo it. */
+        long keptPosition = -1;
+
+        long keptBeforeLast = -1;
         long lastBase;
         long nextBeforeLast = -1;
         int entriesBeforeLast;
@@ -301,6 +363,8 @@ final class SegmentLogScan {
                 long position = b.position() - shift;
                 jumped = b.header().baseOffset() > before;
                 lastPosition = b.position();
+                keptBeforeLast = keptPosition;
+                keptPosition = b.position();
                 lastBase = b.header().baseOffset();
                 nextBeforeLast = before;
                 entriesBeforeLast = entries.size();
@@ -323,6 +387,7 @@ final class SegmentLogScan {
             }
             lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
             nextOffset = nextBeforeLast;
+            keptPosition = keptBeforeLast;
             batches--;
         }
     }

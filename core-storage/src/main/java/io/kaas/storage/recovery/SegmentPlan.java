@@ -26,6 +26,8 @@ final class SegmentPlan {
     boolean damaged;
     /** Why the stop is damage: the evidence, for the report. */
     String evidence;
+    /** The scan's evidence when no batch continues the log ({@link SegmentLogScan.Result#pastTheLog}), or null. */
+    String pastTheLog;
 
     boolean zeroTail;
     /** Offsets at or past this belong to a later leader epoch ({@link LeaderEpochCheckpoint#endOf}). */
