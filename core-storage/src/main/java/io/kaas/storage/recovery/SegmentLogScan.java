@@ -1,8 +1,6 @@
 package io.kaas.storage.recovery;
 
 import io.kaas.storage.format.CorruptBatchException;
-import io.kaas.storage.format.LeaderEpochCheckpoint;
-import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.IndexEntry;
@@ -79,50 +77,6 @@ final class SegmentLogScan {
     record Counts(long batches, long records) {}
 
     /**
-     * What the fields outside the CRC are checked against besides the previous batch: the batch ending at
-     * {@code checkpointPos} must end at offset {@code checkpointOffset} (the recovery checkpoint; -1: none),
-     * and no batch may carry a leader epoch newer than the one {@code epochs} puts in charge at its offset.
-     */
-    record Neighbours(long checkpointPos, long checkpointOffset, LeaderEpochCheckpoint epochs) {
-        static final Neighbours NONE = new Neighbours(-1, -1, LeaderEpochCheckpoint.EMPTY);
-
-        /** Whether there is anything to check against (the per-batch cost of a clean scan stays a branch). */
-        boolean any() {
-            return checkpointPos >= 0 || !epochs.epochs().isEmpty();
-        }
-
-        /**
-         * Why {@code b}'s base offset or leader epoch disagrees with these neighbours, or null. A batch whose base
-         * offset continues the one before it ({@code contiguous}) is not judged by the checkpoint: then the
-         * checkpoint, a derivable hint, is what is wrong (it is rewritten), not the batch.
-         */
-        String disagreement(ScannedBatch b, boolean contiguous) {
-            if (checkpointPos >= 0
-                    && !contiguous
-                    && b.nextPosition() == checkpointPos
-                    && b.header().nextOffset() != checkpointOffset) {
-                return "base offset " + b.header().baseOffset() + " (outside the CRC) ends the batch at offset "
-                        + (b.header().nextOffset() - 1) + ", but " + RecoveryCheckpoint.FILE_NAME
-                        + " says the log ended at offset "
-                        + (checkpointOffset - 1) + " at byte " + checkpointPos;
-            }
-            int inCharge = -1;
-            for (LeaderEpochCheckpoint.Entry e : epochs.epochs()) {
-                if (e.startOffset() <= b.header().baseOffset()) {
-                    inCharge = Math.max(inCharge, e.epoch());
-                }
-            }
-            if (inCharge >= 0 && b.header().partitionLeaderEpoch() > inCharge) {
-                return "partition leader epoch " + b.header().partitionLeaderEpoch()
-                        + " (outside the CRC) is newer than epoch " + inCharge + ", which "
-                        + LeaderEpochCheckpoint.FILE_NAME + " puts in charge at offset "
-                        + b.header().baseOffset();
-            }
-            return null;
-        }
-    }
-
-    /**
      * Scans {@code [start, size)} of {@code log}: appends an index entry to {@code entries} wherever
      * {@code policy} says one is due and shows each valid batch to {@code visitor} (may be null).
      * Offsets must start at {@code startOffset}, increase, and fit an index based at {@code baseOffset}.
@@ -138,7 +92,16 @@ final class SegmentLogScan {
             RecoveryScan.TailVisitor visitor)
             throws IOException {
         return scan(
-                log, start, size, startOffset, baseOffset, policy, entries, visitor, Long.MAX_VALUE, Neighbours.NONE);
+                log,
+                start,
+                size,
+                startOffset,
+                baseOffset,
+                policy,
+                entries,
+                visitor,
+                Long.MAX_VALUE,
+                BatchNeighbours.NONE);
     }
 
     /**
@@ -156,7 +119,7 @@ final class SegmentLogScan {
             List<IndexEntry> entries,
             RecoveryScan.TailVisitor visitor,
             long offsetLimit,
-            Neighbours neighbours)
+            BatchNeighbours neighbours)
             throws IOException {
         long maxLast = baseOffset + Integer.MAX_VALUE;
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
@@ -304,7 +267,7 @@ final class SegmentLogScan {
         final RecoveryScan.TailVisitor visitor;
         final long offsetLimit;
         final long floor;
-        final Neighbours neighbours;
+        final BatchNeighbours neighbours;
         final boolean checkNeighbours;
         /** A batch whose fields outside the CRC disagree with {@link #neighbours}: the walk stopped before it. */
         CorruptBatchException fieldStop;
@@ -331,7 +294,7 @@ final class SegmentLogScan {
                 long offsetLimit,
                 List<IndexEntry> entries,
                 long floor,
-                Neighbours neighbours) {
+                BatchNeighbours neighbours) {
             this.policy = policy;
             this.visitor = visitor;
             this.offsetLimit = offsetLimit;
