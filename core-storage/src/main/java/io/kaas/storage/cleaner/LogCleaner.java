@@ -249,7 +249,8 @@ public final class LogCleaner {
                 counts.markersRemoved,
                 counts.unkeyedRemoved,
                 counts.bytesRead,
-                counts.bytesWritten);
+                counts.bytesWritten,
+                groups);
     }
 
     private OffsetMap newMap(long offsetSpan) {
