@@ -16,7 +16,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
+import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -157,6 +159,44 @@ class CompactCommandTest {
             assertThat(d.get(field)).as(field).isEqualTo(w.get(field));
         }
         assertThat(w.get("recordsRemoved").asLong()).isPositive();
+    }
+
+    @Test
+    void dryRunListsEveryFileTheRealRunChanges() {
+        SortedMap<String, String> before = LogFixture.snapshot(data);
+        CliRun dry = CliRun.run(new CompactCommand(), "--dry-run", p0.toString());
+        assertThat(dry.exit()).as(dry.toString()).isZero();
+        Set<String> listed = new TreeSet<>();
+        Set<String> removed = new TreeSet<>();
+        for (String line : dry.out().lines().map(String::strip).toList()) {
+            for (String verb : new String[] {"would replace ", "would remove ", "would write "}) {
+                if (line.startsWith(verb)) {
+                    String file = data.relativize(Path.of(line.substring(verb.length())))
+                            .toString();
+                    listed.add(file);
+                    if (verb.equals("would remove ")) {
+                        removed.add(file);
+                    }
+                }
+            }
+        }
+        assertThat(listed).as(dry.out()).contains("c/0/cleaner-checkpoint.json");
+
+        CliRun real = CliRun.run(new CompactCommand(), p0.toString());
+        assertThat(real.exit()).as(real.toString()).isZero();
+        SortedMap<String, String> after = LogFixture.snapshot(data);
+        Set<String> changed = new TreeSet<>();
+        before.forEach((f, hash) -> {
+            if (!hash.equals(after.get(f))) {
+                changed.add(f);
+            }
+        });
+        after.keySet().stream().filter(f -> !before.containsKey(f)).forEach(changed::add);
+        assertThat(listed)
+                .as("the dry run listed every file the real run changed")
+                .containsAll(changed);
+        assertThat(removed).allSatisfy(f -> assertThat(after).doesNotContainKey(f));
+        assertThat(real.out()).contains("  replaced ").contains("  wrote " + p0.resolve("cleaner-checkpoint.json"));
     }
 
     @Test

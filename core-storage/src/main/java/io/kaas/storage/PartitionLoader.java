@@ -8,7 +8,7 @@ import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.FileHandleCache;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.OwnerLock;
-import io.kaas.storage.recovery.DerivedStateRebuild;
+import io.kaas.storage.recovery.DerivedEpochs;
 import io.kaas.storage.recovery.RecoveryOptions;
 import io.kaas.storage.recovery.RecoveryReport;
 import io.kaas.storage.recovery.RecoveryScan;
@@ -113,7 +113,7 @@ final class PartitionLoader {
         try {
             IndexPolicy indexPolicy = new IndexPolicy(config.indexIntervalBytes());
             List<String> rebuilt = new ArrayList<>();
-            LeaderEpochCheckpoint epochs = DerivedStateRebuild.epochsOrRebuild(dir, false, rebuilt);
+            LeaderEpochCheckpoint epochs = DerivedEpochs.readOrRebuild(dir, false, rebuilt);
             rebuilt.forEach(a -> LOG.warn("{}: recovery: {}", id, a));
             if (newEpoch && epochs.latestEpoch() >= config.leaderEpoch()) {
                 throw new StorageException(

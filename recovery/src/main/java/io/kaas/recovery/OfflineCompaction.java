@@ -74,6 +74,8 @@ public final class OfflineCompaction {
         long bytesRemoved = 0;
         for (Path partition : partitions) {
             long budget = 2 * closedBytes(partition);
+            // what a pass that fails half-way already changed is told by comparing the directory with this
+            DirectoryChanges before = options.dryRun() ? null : DirectoryChanges.of(partition);
             long[] fed = {0};
             LongConsumer partitionProgress = b -> {
                 if (b > 0) {
@@ -122,9 +124,10 @@ public final class OfflineCompaction {
                     bytesRemoved += r.bytesRemoved();
                 }
             } catch (StorageException e) {
-                String message = IoFailure.withCause(e.getMessage(), e);
-                err.println(message);
                 boolean damaged = e.kind() == StorageException.Kind.DAMAGED;
+                String message =
+                        IoFailure.withCause(e.getMessage(), e) + (damaged || before == null ? "" : before.describe());
+                err.println(message);
                 if (options.json()) {
                     print(
                             partition,
@@ -189,6 +192,9 @@ public final class OfflineCompaction {
                 m.put("bytesAfter", r.bytesAfter());
                 m.put("bytesRemoved", r.bytesRemoved());
                 m.put("durationMs", lastPassMs);
+                m.put(options.dryRun() ? "wouldReplace" : "replaced", names(r.replacedFiles()));
+                m.put(options.dryRun() ? "wouldRemove" : "removed", names(r.removedFiles()));
+                m.put(options.dryRun() ? "wouldWrite" : "written", names(r.writtenFiles()));
             }
             out.println(JsonLine.of(m));
             return;
@@ -211,6 +217,20 @@ public final class OfflineCompaction {
                 + " key(s) deleted (tombstones past delete.retention.ms), " + r.abortedRemoved() + " aborted, "
                 + r.markersRemoved() + " transaction marker(s), " + r.unkeyedRemoved() + " without a key; "
                 + r.bytesRemoved() + " bytes");
+        // every file the pass changes (or, dry, would), so a dry run says exactly what the real run writes
+        files(options.dryRun() ? "would replace" : "replaced", r.replacedFiles());
+        files(options.dryRun() ? "would remove" : "removed", r.removedFiles());
+        files(options.dryRun() ? "would write" : "wrote", r.writtenFiles());
+    }
+
+    private void files(String verb, List<Path> files) {
+        for (Path f : files) {
+            out.println("  " + verb + " " + f);
+        }
+    }
+
+    private static List<String> names(List<Path> files) {
+        return files.stream().map(Path::toString).toList();
     }
 
     /** With --json, the last line: {"type":"summary",...}. */

@@ -19,7 +19,7 @@ import java.util.Optional;
 
 /**
  * Gauges computed at scrape time from lock-free snapshots only: {@link PartitionLog#state()} and
- * {@link PartitionLog#failure()} (volatile reads), the offset store's immutable per-group maps, the
+ * {@link PartitionLog#failure()} (volatile reads), the engine's refused partitions (a concurrent map), the offset store's immutable per-group maps, the
  * server's connection counters. Nothing here takes a partition or group lock, so a partition whose
  * fsync hangs cannot stall a scrape. Only partitions already open are read: a scrape never opens one.
  */
@@ -55,6 +55,15 @@ final class StateGauges {
                     cb.call(stalled, "stalled");
                     cb.call(failed, "failed");
                 })
+                .register(registry);
+        // The refusal names file and byte (FILE:BYTE: what), as the log and /readyz do: an alert can say where to look.
+        GaugeWithCallback.builder()
+                .name("kaas_partition_refused")
+                .help("1 for each partition the broker refused to open (damage: offline until `kaas recover`),"
+                        + " with why: the damaged file and byte")
+                .labelNames("topic", "partition", "damage")
+                .callback(cb -> engine.refusedPartitions()
+                        .forEach((tp, why) -> cb.call(1, tp.topic(), Integer.toString(tp.partition()), why)))
                 .register(registry);
         GaugeWithCallback.builder()
                 .name("kaas_connections")

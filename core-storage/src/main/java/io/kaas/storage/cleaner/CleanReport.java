@@ -1,6 +1,10 @@
 package io.kaas.storage.cleaner;
 
+import io.kaas.storage.format.CleanerCheckpoint;
+import io.kaas.storage.segment.SegmentName;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What one pass did (or, dry, would do) to one partition.
@@ -20,6 +24,8 @@ import java.nio.file.Path;
  * @param unkeyedRemoved    records without a key (a compacted topic cannot keep them)
  * @param bytesBefore       bytes of the cleaned segments before
  * @param bytesAfter        and after
+ * @param groups            the segments each cleaned segment is made of, oldest first: a group is rewritten under
+ *                          its first segment's name, the others' files removed (empty: nothing cleanable)
  */
 public record CleanReport(
         Path dir,
@@ -36,9 +42,41 @@ public record CleanReport(
         long markersRemoved,
         long unkeyedRemoved,
         long bytesBefore,
-        long bytesAfter) {
+        long bytesAfter,
+        List<List<SegmentName>> groups) {
+    public CleanReport {
+        groups = groups.stream().map(List::copyOf).toList();
+    }
+
     static CleanReport nothing(Path dir, long firstDirtyOffset) {
-        return new CleanReport(dir, firstDirtyOffset, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        return new CleanReport(dir, firstDirtyOffset, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
+    }
+
+    /** The files the pass replaces (did, or would): each group's first segment's log and index, rewritten. */
+    public List<Path> replacedFiles() {
+        List<Path> out = new ArrayList<>();
+        for (List<SegmentName> g : groups) {
+            out.add(dir.resolve(g.get(0).logFileName()));
+            out.add(dir.resolve(g.get(0).indexFileName()));
+        }
+        return out;
+    }
+
+    /** The files the pass removes: the log and index of every other segment of a group (merged into its first). */
+    public List<Path> removedFiles() {
+        List<Path> out = new ArrayList<>();
+        for (List<SegmentName> g : groups) {
+            for (SegmentName s : g.subList(1, g.size())) {
+                out.add(dir.resolve(s.logFileName()));
+                out.add(dir.resolve(s.indexFileName()));
+            }
+        }
+        return out;
+    }
+
+    /** The files the pass writes besides the segments: cleaner-checkpoint.json, when it cleaned anything. */
+    public List<Path> writtenFiles() {
+        return endOffset < 0 ? List.of() : List.of(dir.resolve(CleanerCheckpoint.FILE_NAME));
     }
 
     public long bytesRemoved() {

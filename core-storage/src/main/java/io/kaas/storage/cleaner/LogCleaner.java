@@ -232,7 +232,8 @@ public final class LogCleaner {
                 counts.markersRemoved,
                 counts.unkeyedRemoved,
                 counts.bytesRead,
-                counts.bytesWritten);
+                counts.bytesWritten,
+                groups);
     }
 
     private static long maxTimestamp(Path log) throws IOException {

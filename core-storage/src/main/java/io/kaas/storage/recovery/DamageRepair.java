@@ -2,14 +2,11 @@ package io.kaas.storage.recovery;
 
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
-import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.segment.HeaderCursor;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,6 +62,8 @@ final class DamageRepair {
                     && offsetAtStop >= before.logStartOffset()) {
                 evidence = "offset " + offsetAtStop + " is below the high watermark " + before.highWatermark()
                         + " that " + Manifest.FILE_NAME + " says was fsynced";
+            } else if (p.damaged && p.pastTheLog != null) {
+                evidence = p.pastTheLog;
             } else if (p.damaged) {
                 SegmentLogScan.BadRange first = p.bad.get(0);
                 evidence = "a CRC-valid batch continuing the log follows at byte " + first.end()
@@ -271,54 +270,8 @@ final class DamageRepair {
                 follows.log, from, to - 1, saved.resolveSibling(Quarantine.NOTE)));
     }
 
-    /** Apply, first step: the quarantine, durable before anything it saves is removed. */
-    void writeQuarantine() throws IOException {
-        quarantine.write();
-    }
-
-    /**
-     * Apply: rewrites a salvaged segment without its bad ranges (tmp, fsync, rename, directory fsync). Its
-     * index goes first: a crash after the rename must not leave an index pointing at the old positions (a
-     * missing index is rebuilt; the caller writes the new one after this).
-     */
-    static void rewrite(SegmentPlan p) throws IOException {
-        Path tmp = p.log.resolveSibling(p.log.getFileName() + ".salvage.tmp");
-        try (FileChannel in = FileChannel.open(p.log, StandardOpenOption.READ);
-                FileChannel out = FileChannel.open(
-                        tmp,
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE,
-                        StandardOpenOption.TRUNCATE_EXISTING)) {
-            long at = 0;
-            for (SegmentLogScan.BadRange r : p.bad) {
-                copy(in, out, at, r.start());
-                at = r.end();
-            }
-            copy(in, out, at, p.size);
-            out.force(true);
-        }
-        if (Files.deleteIfExists(p.index)) {
-            AtomicFile.fsyncDirectory(p.log.getParent());
-        }
-        Files.move(tmp, p.log, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        AtomicFile.fsyncDirectory(p.log.getParent());
-    }
-
-    private static void copy(FileChannel in, FileChannel out, long from, long to) throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate((int) Math.min(1 << 20, Math.max(1, to - from)));
-        long at = from;
-        while (at < to) {
-            buf.clear();
-            buf.limit((int) Math.min(buf.capacity(), to - at));
-            int r = in.read(buf, at);
-            if (r < 0) {
-                throw new IOException("file ended at byte " + at + ", before " + to);
-            }
-            buf.flip();
-            while (buf.hasRemaining()) {
-                out.write(buf);
-            }
-            at += r;
-        }
+    /** The quarantine this repair plans (written by {@link PlanApply}, before anything it saves is removed). */
+    Quarantine quarantine() {
+        return quarantine;
     }
 }

@@ -7,9 +7,7 @@ import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.PartitionSegments;
-import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.BatchScanner;
-import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.ScannedBatch;
 import io.kaas.storage.segment.SegmentName;
 import io.kaas.storage.state.ProducerStateTable;
@@ -21,7 +19,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.LongUnaryOperator;
 
 /**
  * The partition's derivable JSON state — {@code producer-state.snapshot}, {@code txn-index.snapshot},
@@ -60,8 +57,8 @@ public final class DerivedStateRebuild {
 
     private DerivedStateRebuild(Path dir, boolean dryRun) {
         this.dir = dir;
-        epochsOrRebuild(dir, dryRun, actions); // the scan fences late writes by it
-        this.epochsToWrite = dryRun ? null : epochsToRewrite(dir);
+        DerivedEpochs.readOrRebuild(dir, dryRun, actions); // the scan fences late writes by it
+        this.epochsToWrite = dryRun ? null : DerivedEpochs.toRewrite(dir);
         this.checkpointUnreadable =
                 !check(dir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class, new ArrayList<>());
         Optional<ProducerStateSnapshot> p =
@@ -139,184 +136,11 @@ public final class DerivedStateRebuild {
         Path epochsFile = partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME);
         if (check(epochsFile, LeaderEpochCheckpoint.class, out)) {
             StateJson.read(epochsFile, LeaderEpochCheckpoint.class)
-                    .map(e -> epochsDisagreement(e, PartitionSegments.list(partitionDir)))
+                    .map(e -> DerivedEpochs.disagreement(e, PartitionSegments.list(partitionDir)))
                     .ifPresent(why -> out.add(new Finding(epochsFile, why)));
         }
         check(partitionDir.resolve(RecoveryCheckpoint.FILE_NAME), RecoveryCheckpoint.class, out);
         return out;
-    }
-
-    /**
-     * The leader-epoch checkpoint; one that cannot be read is derived from the segment names and (unless
-     * {@code dryRun}) written back before anything reads it, with a line in {@code actions}.
-     */
-    public static LeaderEpochCheckpoint epochsOrRebuild(Path partitionDir, boolean dryRun, List<String> actions) {
-        Path file = partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME);
-        String problem;
-        try {
-            Optional<LeaderEpochCheckpoint> read = StateJson.read(file, LeaderEpochCheckpoint.class);
-            problem = read.map(e -> epochsDisagreement(e, PartitionSegments.list(partitionDir)))
-                    .orElse(null);
-            if (problem == null) {
-                return read.orElse(LeaderEpochCheckpoint.EMPTY);
-            }
-            // Readable but disagreeing: the scan fences by the derived epochs; the file is written only once the
-            // scan finds no damage (afterScan), since segments that disagree with it may be the damage instead.
-            LeaderEpochCheckpoint derived = epochsFromSegmentNames(PartitionSegments.list(partitionDir));
-            actions.add(file + ": " + problem + ", rebuilt from the segment names with "
-                    + derived.epochs().size() + " epoch(s)");
-            return derived;
-        } catch (StorageException e) {
-            problem = "unreadable (" + e.getMessage() + ")";
-        }
-        LeaderEpochCheckpoint derived = epochsFromSegmentNames(PartitionSegments.list(partitionDir));
-        if (!dryRun) {
-            StateJson.write(file, derived);
-        }
-        actions.add(file + ": " + problem + ", rebuilt from the segment names with "
-                + derived.epochs().size() + " epoch(s)");
-        return derived;
-    }
-
-    /** The derived epochs to write after a scan that found no damage: the file disagrees with the log; else null. */
-    private static LeaderEpochCheckpoint epochsToRewrite(Path partitionDir) {
-        try {
-            Optional<LeaderEpochCheckpoint> read =
-                    StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class);
-            List<SegmentFile> segments = PartitionSegments.list(partitionDir);
-            return read.isPresent() && epochsDisagreement(read.get(), segments) != null
-                    ? epochsFromSegmentNames(segments)
-                    : null;
-        } catch (StorageException e) {
-            return null;
-        }
-    }
-
-    /**
-     * Why a readable leader-epoch checkpoint disagrees with the log, or null: a leader names each segment
-     * it creates after its epoch, which it recorded before writing, so an epoch that wrote a segment (not
-     * empty) and is missing from the checkpoint, or recorded as beginning after that segment's base offset,
-     * is a damaged checkpoint. Fencing by it would remove intact batches; it is rebuilt instead.
-     */
-    static String epochsDisagreement(LeaderEpochCheckpoint epochs, List<SegmentFile> segments) {
-        for (SegmentFile s : segments) {
-            if (s.name().apacheStyle() || sizeOf(s.log()) == 0) {
-                continue;
-            }
-            Optional<LeaderEpochCheckpoint.Entry> mine = epochs.epochs().stream()
-                    .filter(e -> e.epoch() == s.name().epoch())
-                    .findFirst();
-            if (mine.isEmpty()) {
-                return "disagrees with the log: it does not record epoch "
-                        + s.name().epoch() + ", which wrote " + s.log().getFileName();
-            }
-            if (mine.get().startOffset() > s.baseOffset()) {
-                return "disagrees with the log: it says epoch " + s.name().epoch() + " began at offset "
-                        + mine.get().startOffset() + ", after " + s.log().getFileName()
-                        + " (which that epoch wrote) begins";
-            }
-            // A leader rolls a segment named after its epoch where the epoch begins, so a fenced ex-leader's late
-            // segment always has a later epoch's segment at or below its base offset. One the checkpoint would fence
-            // with no such segment before it holds the log's own batches: the checkpoint is wrong, not the segment.
-            long end = epochs.endOf(s.name().epoch());
-            boolean laterBefore = segments.stream()
-                    .anyMatch(o -> !o.name().apacheStyle()
-                            && o.name().epoch() > s.name().epoch()
-                            && o.baseOffset() <= s.baseOffset());
-            if (s.baseOffset() >= end && !laterBefore) {
-                return "disagrees with the log: it says a later epoch began at offset " + end
-                        + ", but no segment of a later" + " epoch begins at or before "
-                        + s.log().getFileName();
-            }
-        }
-        for (int i = 1; i < epochs.epochs().size(); i++) {
-            LeaderEpochCheckpoint.Entry a = epochs.epochs().get(i - 1);
-            LeaderEpochCheckpoint.Entry b = epochs.epochs().get(i);
-            if (b.epoch() <= a.epoch() || b.startOffset() < a.startOffset()) {
-                return "disagrees with itself: epoch " + b.epoch() + " at offset " + b.startOffset() + " follows epoch "
-                        + a.epoch() + " at offset " + a.startOffset() + " (epochs and their start offsets only grow)";
-            }
-        }
-        return null;
-    }
-
-    private static long sizeOf(Path file) {
-        try {
-            return java.nio.file.Files.size(file);
-        } catch (IOException e) {
-            return 0;
-        }
-    }
-
-    /**
-     * Why {@code recovery-checkpoint.json} disagrees with the active segment it names, or null: its byte must lie
-     * in the segment's valid part, on a batch boundary, with its offset the one after that boundary. Recovery
-     * then scans the segment whole and rewrites it; verify reports it (one rule, both tools).
-     *
-     * @param validEnd            where the segment's valid part ends
-     * @param nextOffsetEndingAt  the offset after the batch ending at a byte, {@link Long#MIN_VALUE} when none ends there
-     * @param logEnd              the offset after the log's last valid batch
-     * @param resumeOffset        where the log resumes at its end: the log end, or a durable log start past it
-     */
-    public static String checkpointDisagreement(
-            RecoveryCheckpoint c, long validEnd, LongUnaryOperator nextOffsetEndingAt, long logEnd, long resumeOffset) {
-        if (c.bytePos() > validEnd) {
-            return "bytePos " + c.bytePos() + " is past the valid end " + validEnd + " of segment " + c.segmentBase();
-        }
-        long expected = c.bytePos() == 0 ? c.segmentBase() : nextOffsetEndingAt.applyAsLong(c.bytePos());
-        if (expected == Long.MIN_VALUE || c.bytePos() < 0) {
-            return "bytePos " + c.bytePos() + " is not a batch boundary of segment " + c.segmentBase();
-        }
-        // At the log's end recovery writes the offset the log resumes at: the durable log start when that lies past the
-        // log.
-        boolean resumes = expected == logEnd && c.highWatermark() == resumeOffset;
-        if (c.bytePos() > 0 && c.highWatermark() != expected && !resumes) {
-            return "highWatermark " + c.highWatermark() + " disagrees with the log: the batch ending at byte "
-                    + c.bytePos() + " is followed by offset " + expected;
-        }
-        return null;
-    }
-
-    /**
-     * {@link #checkpointDisagreement} for recovery: the segment's batches found by framing ({@code log} is the
-     * segment it names); {@code durableLogStart} the log start its durable copies record (-1: none).
-     */
-    static String checkpointDisagreement(RecoveryCheckpoint c, Path log, long size, long durableLogStart)
-            throws IOException {
-        java.util.Map<Long, Long> nextByEnd = new java.util.HashMap<>();
-        long end = 0;
-        long logEnd = c.segmentBase();
-        try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
-            HeaderCursor cursor = new HeaderCursor(ch, 0, size);
-            for (HeaderCursor.Framing f = cursor.next(); f == HeaderCursor.Framing.BATCH; f = cursor.next()) {
-                end = cursor.position() + cursor.sizeInBytes();
-                logEnd = cursor.nextOffset();
-                nextByEnd.put(end, logEnd);
-            }
-        }
-        return checkpointDisagreement(
-                c, end, pos -> nextByEnd.getOrDefault(pos, Long.MIN_VALUE), logEnd, Math.max(logEnd, durableLogStart));
-    }
-
-    /** The leader-epoch checkpoint the scan may fence by: the file, or (when it disagrees with the log) one derived from the names. */
-    public static LeaderEpochCheckpoint trustedEpochs(Path partitionDir, LeaderEpochCheckpoint read) {
-        List<SegmentFile> segments = PartitionSegments.list(partitionDir);
-        return epochsDisagreement(read, segments) == null ? read : epochsFromSegmentNames(segments);
-    }
-
-    /** Each epoch's first segment, in offset order, is where it began; an epoch lower than one already seen adds nothing. */
-    static LeaderEpochCheckpoint epochsFromSegmentNames(List<SegmentFile> segments) {
-        List<LeaderEpochCheckpoint.Entry> entries = new ArrayList<>();
-        int last = -1;
-        for (SegmentFile s : segments.stream()
-                .sorted((a, b) -> Long.compare(a.baseOffset(), b.baseOffset()))
-                .toList()) {
-            if (!s.name().apacheStyle() && s.name().epoch() > last) {
-                entries.add(new LeaderEpochCheckpoint.Entry(s.name().epoch(), s.baseOffset()));
-                last = s.name().epoch();
-            }
-        }
-        return new LeaderEpochCheckpoint(LeaderEpochCheckpoint.VERSION, entries);
     }
 
     /** A snapshot as read (null: unreadable, empty: missing) as its table; an empty one unless readable. */

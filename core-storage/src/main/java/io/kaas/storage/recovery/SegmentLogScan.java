@@ -1,8 +1,6 @@
 package io.kaas.storage.recovery;
 
 import io.kaas.storage.format.CorruptBatchException;
-import io.kaas.storage.format.LeaderEpochCheckpoint;
-import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.IndexEntry;
@@ -49,6 +47,9 @@ final class SegmentLogScan {
      * @param bad              the ranges a salvage removes (empty after a clean end); the last may run to the end
      * @param salvageNext      offset after the last batch a salvage keeps, -1 when it keeps none
      * @param salvageEntries   the index of the segment once the bad ranges are removed
+     * @param pastTheLog       where no batch continues the log: a CRC-valid batch across or after the stop
+     *                         whose offsets are past the log's, which no torn write leaves (so damage), in
+     *                         words; null when there is none
      */
     record Result(
             long validEnd,
@@ -59,7 +60,8 @@ final class SegmentLogScan {
             long bytesRead,
             List<BadRange> bad,
             long salvageNext,
-            List<IndexEntry> salvageEntries) {
+            List<IndexEntry> salvageEntries,
+            String pastTheLog) {
         Result(
                 long validEnd,
                 long nextOffset,
@@ -67,56 +69,12 @@ final class SegmentLogScan {
                 boolean zeroTail,
                 boolean damaged,
                 long bytesRead) {
-            this(validEnd, nextOffset, stop, zeroTail, damaged, bytesRead, List.of(), nextOffset, List.of());
+            this(validEnd, nextOffset, stop, zeroTail, damaged, bytesRead, List.of(), nextOffset, List.of(), null);
         }
     }
 
     /** What a framing-only walk counts. */
     record Counts(long batches, long records) {}
-
-    /**
-     * What the fields outside the CRC are checked against besides the previous batch: the batch ending at
-     * {@code checkpointPos} must end at offset {@code checkpointOffset} (the recovery checkpoint; -1: none),
-     * and no batch may carry a leader epoch newer than the one {@code epochs} puts in charge at its offset.
-     */
-    record Neighbours(long checkpointPos, long checkpointOffset, LeaderEpochCheckpoint epochs) {
-        static final Neighbours NONE = new Neighbours(-1, -1, LeaderEpochCheckpoint.EMPTY);
-
-        /** Whether there is anything to check against (the per-batch cost of a clean scan stays a branch). */
-        boolean any() {
-            return checkpointPos >= 0 || !epochs.epochs().isEmpty();
-        }
-
-        /**
-         * Why {@code b}'s base offset or leader epoch disagrees with these neighbours, or null. A batch whose base
-         * offset continues the one before it ({@code contiguous}) is not judged by the checkpoint: then the
-         * checkpoint, a derivable hint, is what is wrong (it is rewritten), not the batch.
-         */
-        String disagreement(ScannedBatch b, boolean contiguous) {
-            if (checkpointPos >= 0
-                    && !contiguous
-                    && b.nextPosition() == checkpointPos
-                    && b.header().nextOffset() != checkpointOffset) {
-                return "base offset " + b.header().baseOffset() + " (outside the CRC) ends the batch at offset "
-                        + (b.header().nextOffset() - 1) + ", but " + RecoveryCheckpoint.FILE_NAME
-                        + " says the log ended at offset "
-                        + (checkpointOffset - 1) + " at byte " + checkpointPos;
-            }
-            int inCharge = -1;
-            for (LeaderEpochCheckpoint.Entry e : epochs.epochs()) {
-                if (e.startOffset() <= b.header().baseOffset()) {
-                    inCharge = Math.max(inCharge, e.epoch());
-                }
-            }
-            if (inCharge >= 0 && b.header().partitionLeaderEpoch() > inCharge) {
-                return "partition leader epoch " + b.header().partitionLeaderEpoch()
-                        + " (outside the CRC) is newer than epoch " + inCharge + ", which "
-                        + LeaderEpochCheckpoint.FILE_NAME + " puts in charge at offset "
-                        + b.header().baseOffset();
-            }
-            return null;
-        }
-    }
 
     /**
      * Scans {@code [start, size)} of {@code log}: appends an index entry to {@code entries} wherever
@@ -134,7 +92,16 @@ final class SegmentLogScan {
             RecoveryScan.TailVisitor visitor)
             throws IOException {
         return scan(
-                log, start, size, startOffset, baseOffset, policy, entries, visitor, Long.MAX_VALUE, Neighbours.NONE);
+                log,
+                start,
+                size,
+                startOffset,
+                baseOffset,
+                policy,
+                entries,
+                visitor,
+                Long.MAX_VALUE,
+                BatchNeighbours.NONE);
     }
 
     /**
@@ -152,7 +119,7 @@ final class SegmentLogScan {
             List<IndexEntry> entries,
             RecoveryScan.TailVisitor visitor,
             long offsetLimit,
-            Neighbours neighbours)
+            BatchNeighbours neighbours)
             throws IOException {
         long maxLast = baseOffset + Integer.MAX_VALUE;
         try (FileChannel ch = FileChannel.open(log, StandardOpenOption.READ)) {
@@ -193,6 +160,7 @@ final class SegmentLogScan {
                 }
             }
             boolean zeroTail = HeaderCursor.zerosFrom(ch, validEnd, size, n -> {});
+            long keptStart = walk.keptPosition; // the resumed walks below move it
             List<IndexEntry> salvageEntries = new ArrayList<>(entries);
             walk.entries = salvageEntries;
             List<BadRange> bad = new ArrayList<>();
@@ -226,10 +194,63 @@ final class SegmentLogScan {
                 walk.fieldStop = null;
             }
             boolean damaged = bad.get(0).end() < size;
+            String pastTheLog = null;
+            if (!damaged) {
+                // No batch continues the log. A CRC-valid batch whose offsets are past the log's yet cannot be
+                // kept where it lies (it starts inside the batch before the stop, or its base offset no longer
+                // fits the segment) is no torn write either: damage, removed with the range by a salvage.
+                long searchFrom = keptStart >= 0 && keptStart < validEnd ? keptStart + 1 : validEnd;
+                ResyncScan.Found f = ResyncScan.findPastTheLog(
+                        ch,
+                        searchFrom,
+                        zeroTail ? validEnd : size,
+                        size,
+                        expectedAtStop(nextAtStop, startOffset),
+                        validEnd);
+                while (f != null && f.position() > validEnd && fits(f, maxLast)) {
+                    // the continuing search judged those (a fenced ex-leader's late writes): not evidence here
+                    f = ResyncScan.findPastTheLog(
+                            ch,
+                            f.position() + 1,
+                            zeroTail ? validEnd : size,
+                            size,
+                            expectedAtStop(nextAtStop, startOffset),
+                            validEnd);
+                }
+                if (f != null) {
+                    damaged = true;
+                    pastTheLog = "a CRC-valid batch at byte " + f.position() + " (offsets "
+                            + f.header().baseOffset()
+                            + ".." + f.header().lastOffset() + ") lies "
+                            + (f.position() < validEnd ? "across the stop, inside the batch before it," : "after it")
+                            + (fits(f, maxLast) ? "" : " with a base offset (outside the CRC) past the segment's")
+                            + "; no torn write leaves one (bit rot or a misplaced write, not a torn tail)";
+                }
+            }
             bytesRead += size - validEnd;
             return new Result(
-                    validEnd, nextAtStop, stop, zeroTail, damaged, bytesRead, bad, walk.nextOffset, salvageEntries);
+                    validEnd,
+                    nextAtStop,
+                    stop,
+                    zeroTail,
+                    damaged,
+                    bytesRead,
+                    bad,
+                    walk.nextOffset,
+                    salvageEntries,
+                    pastTheLog);
         }
+    }
+
+    private static long expectedAtStop(long nextAtStop, long startOffset) {
+        return nextAtStop >= 0 ? nextAtStop : startOffset;
+    }
+
+    /** Whether a found batch's offsets fit the segment (an index of 32-bit relative offsets). */
+    private static boolean fits(ResyncScan.Found f, long maxLast) {
+        return f.header().baseOffset() <= maxLast
+                && f.header().lastOffset() <= maxLast
+                && f.header().lastOffset() >= f.header().baseOffset();
     }
 
     private static long baseAt(FileChannel ch, long position) throws IOException {
@@ -246,7 +267,7 @@ final class SegmentLogScan {
         final RecoveryScan.TailVisitor visitor;
         final long offsetLimit;
         final long floor;
-        final Neighbours neighbours;
+        final BatchNeighbours neighbours;
         final boolean checkNeighbours;
         /** A batch whose fields outside the CRC disagree with {@link #neighbours}: the walk stopped before it. */
         CorruptBatchException fieldStop;
@@ -257,6 +278,10 @@ final class SegmentLogScan {
         long limitAt = -1;
         long batches;
         long lastPosition = -1;
+        /** Where the last batch the walk keeps starts (-1: none); the one before it, to undo it. */
+        long keptPosition = -1;
+
+        long keptBeforeLast = -1;
         long lastBase;
         long nextBeforeLast = -1;
         int entriesBeforeLast;
@@ -269,7 +294,7 @@ final class SegmentLogScan {
                 long offsetLimit,
                 List<IndexEntry> entries,
                 long floor,
-                Neighbours neighbours) {
+                BatchNeighbours neighbours) {
             this.policy = policy;
             this.visitor = visitor;
             this.offsetLimit = offsetLimit;
@@ -301,6 +326,8 @@ final class SegmentLogScan {
                 long position = b.position() - shift;
                 jumped = b.header().baseOffset() > before;
                 lastPosition = b.position();
+                keptBeforeLast = keptPosition;
+                keptPosition = b.position();
                 lastBase = b.header().baseOffset();
                 nextBeforeLast = before;
                 entriesBeforeLast = entries.size();
@@ -323,6 +350,7 @@ final class SegmentLogScan {
             }
             lastEntry = entries.isEmpty() ? null : entries.get(entries.size() - 1);
             nextOffset = nextBeforeLast;
+            keptPosition = keptBeforeLast;
             batches--;
         }
     }

@@ -5,6 +5,7 @@ import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.segment.IndexEntry;
 import io.kaas.storage.segment.SegmentName;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 /** Per-segment findings of a {@link RecoveryScan}'s analyse pass, and what its apply pass does to the segment. */
@@ -26,6 +27,8 @@ final class SegmentPlan {
     boolean damaged;
     /** Why the stop is damage: the evidence, for the report. */
     String evidence;
+    /** The scan's evidence when no batch continues the log ({@link SegmentLogScan.Result#pastTheLog}), or null. */
+    String pastTheLog;
 
     boolean zeroTail;
     /** Offsets at or past this belong to a later leader epoch ({@link LeaderEpochCheckpoint#endOf}). */
@@ -57,6 +60,13 @@ final class SegmentPlan {
     /** Offset after the last batch a scan accepted, counting what lies past a damaged range. */
     long reachedOffset() {
         return Math.max(nextOffset, salvageNext);
+    }
+
+    /** Whether apply rewrites the index: missing, ending in a partial entry, or other entries than the scan's. */
+    boolean indexDiffers() {
+        // A partial trailing entry left in place would later be cut and overwritten without an fsync,
+        // and a power cut can then mix its old bytes with the new entry's into a wrong entry.
+        return existingEntries == null || partialIndexEntry || !entries.equals(Arrays.asList(existingEntries));
     }
 
     long badBytes() {

@@ -30,12 +30,38 @@ public final class ResyncScan {
      */
     public static Found find(FileChannel channel, long from, long end, long minBaseOffset, long maxLastOffset)
             throws IOException {
+        return search(channel, from, end - RecordBatchHeader.HEADER_SIZE, end, minBaseOffset, maxLastOffset, -1);
+    }
+
+    /**
+     * The first position in {@code [from, lastStart]} holding a CRC-valid batch (framed inside {@code end})
+     * that ends past {@code endsAfter} and whose base offset is at least {@code minBaseOffset}, however far
+     * past it: any batch of the log's bytes whose offsets are past what the log holds before a stop,
+     * including one that starts inside the last batch before it or whose base offset (outside the CRC) no
+     * longer fits the segment. A torn write leaves a prefix of what was written, zeros or stale garbage:
+     * never such a batch, so it is evidence of damage even where no batch continues the log. Null when none.
+     */
+    public static Found findPastTheLog(
+            FileChannel channel, long from, long lastStart, long end, long minBaseOffset, long endsAfter)
+            throws IOException {
+        return search(channel, from, lastStart, end, minBaseOffset, Long.MAX_VALUE, endsAfter);
+    }
+
+    private static Found search(
+            FileChannel channel,
+            long from,
+            long lastStart,
+            long end,
+            long minBaseOffset,
+            long maxLastOffset,
+            long endsAfter)
+            throws IOException {
         ByteBuffer chunk =
                 ByteBuffer.allocate((int) Math.max(RecordBatchHeader.HEADER_SIZE, Math.min(CHUNK, end - from)));
         long chunkStart = from;
-        while (chunkStart + RecordBatchHeader.HEADER_SIZE <= end) {
+        while (chunkStart + RecordBatchHeader.HEADER_SIZE <= end && chunkStart <= lastStart) {
             int n = read(channel, chunk, chunkStart, (int) Math.min(chunk.capacity(), end - chunkStart));
-            int lastCandidate = n - RecordBatchHeader.HEADER_SIZE;
+            int lastCandidate = (int) Math.min(n - RecordBatchHeader.HEADER_SIZE, lastStart - chunkStart);
             for (int i = 0; i <= lastCandidate; i++) {
                 if (chunk.get(i + RecordBatchHeader.MAGIC_OFFSET) != RecordBatchHeader.MAGIC_V2) {
                     continue;
@@ -43,13 +69,19 @@ public final class ResyncScan {
                 long at = chunkStart + i;
                 int length = chunk.getInt(i + RecordBatchHeader.LENGTH_OFFSET);
                 long base = chunk.getLong(i + RecordBatchHeader.BASE_OFFSET_OFFSET);
-                if (!HeaderCursor.framesWholeBatch(length, end - at) || base < minBaseOffset || base > maxLastOffset) {
+                if (!HeaderCursor.framesWholeBatch(length, end - at)
+                        || base < minBaseOffset
+                        || base > maxLastOffset
+                        || at + length + RecordBatchHeader.LOG_OVERHEAD <= endsAfter) {
                     continue;
                 }
                 RecordBatchHeader header = validAt(channel, at, length + RecordBatchHeader.LOG_OVERHEAD);
-                if (header != null
-                        && header.lastOffset() <= maxLastOffset
-                        && header.lastOffset() >= header.baseOffset()) {
+                // past the log, a last offset that overflows is a damaged base offset too
+                boolean fits = maxLastOffset == Long.MAX_VALUE
+                        || (header != null
+                                && header.lastOffset() <= maxLastOffset
+                                && header.lastOffset() >= header.baseOffset());
+                if (header != null && fits) {
                     return new Found(at, header);
                 }
             }
@@ -57,7 +89,7 @@ public final class ResyncScan {
                 break;
             }
             // The next chunk starts at the first position this one could not test as a whole header.
-            chunkStart += lastCandidate + 1;
+            chunkStart += n - RecordBatchHeader.HEADER_SIZE + 1;
         }
         return null;
     }

@@ -291,4 +291,58 @@ class DamageVerdictTest {
         assertThat(r.refused()).isTrue();
         assertThat(r.damage().get(0)).startsWith(log + ":" + at + ": ").contains("partition leader epoch 77");
     }
+
+    /**
+     * Past the checkpoint, no batch continues the log, but a CRC-valid batch lies across or after the stop with
+     * offsets past the log's: its base offset (outside the CRC) no longer fits the segment, or it starts inside
+     * the last valid batch (a write duplicated over the end). No torn write leaves one: damage, never cut
+     * without --force; a salvage quarantines it with the bad bytes.
+     */
+    @Test
+    void aCrcValidBatchPastTheLogAfterTheStopIsDamageEvenWhenNothingContinuesTheLog() throws Exception {
+        for (boolean inside : new boolean[] {false, true}) {
+            Path dir = write("past" + inside, 10, 1 << 30);
+            Path log = dir.resolve(LOG0);
+            byte[] clean = Files.readAllBytes(log);
+            int last = 9 * BATCH;
+            // the last batch's bytes from its length field on, after 8 bytes standing for its base offset: at the
+            // end of the file with a base offset past the segment's, or where its own last 8 bytes are that base
+            byte[] tail = Arrays.copyOfRange(clean, last + 8, clean.length);
+            ByteBuffer grown = ByteBuffer.allocate(clean.length + (inside ? 0 : 8) + tail.length);
+            grown.put(clean);
+            if (!inside) {
+                grown.putLong(1L << 60);
+            }
+            grown.put(tail);
+            Files.write(log, grown.array());
+            long batchAt = inside ? clean.length - 8 : clean.length;
+            if (inside) {
+                assertThat(ByteBuffer.wrap(clean).getLong((int) batchAt))
+                        .as("the batch's base offset, read from the last valid batch's bytes, is past the log's")
+                        .isGreaterThan(20);
+            }
+            byte[] damaged = Files.readAllBytes(log);
+
+            RecoveryReport refused = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.REFUSE));
+            assertThat(refused.refused()).as("inside %s", inside).isTrue();
+            assertThat(refused.damage().get(0))
+                    .startsWith(log + ":" + clean.length + ": ")
+                    .contains("CRC-valid batch at byte " + batchAt)
+                    .contains(inside ? "inside the batch before it" : "past the segment's");
+            assertThat(Files.readAllBytes(log)).isEqualTo(damaged);
+            assertThatThrownBy(() -> reopen(dir))
+                    .isInstanceOfSatisfying(
+                            StorageException.class, e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.DAMAGED));
+
+            RecoveryReport salvaged = RecoveryScan.run(dir, offline(false, RecoveryOptions.DamagePolicy.SALVAGE));
+            assertThat(salvaged.refused()).isFalse();
+            assertThat(Files.readAllBytes(log)).isEqualTo(clean);
+            assertThat(Files.readAllBytes(
+                            onlyQuarantine(dir).resolve(LOG0 + "." + clean.length + "-" + damaged.length)))
+                    .isEqualTo(Arrays.copyOfRange(damaged, clean.length, damaged.length));
+            assertThat(RecoveryScan.run(dir, offline(true, RecoveryOptions.DamagePolicy.REFUSE))
+                            .changed())
+                    .isFalse();
+        }
+    }
 }

@@ -110,21 +110,17 @@ class ForcedRecoveryRulesTest {
         segment("00000002-00000000000000000010.log");
         var segments = PartitionSegments.list(scratch);
 
-        assertThat(DerivedStateRebuild.epochsDisagreement(epochs(1, 0, 2, 10), segments))
-                .isNull();
-        assertThat(DerivedStateRebuild.epochsDisagreement(epochs(0, 0, 2, 10), segments))
-                .contains("does not record epoch 1");
-        assertThat(DerivedStateRebuild.epochsDisagreement(epochs(1, 0, 2, 0), segments))
+        assertThat(DerivedEpochs.disagreement(epochs(1, 0, 2, 10), segments)).isNull();
+        assertThat(DerivedEpochs.disagreement(epochs(0, 0, 2, 10), segments)).contains("does not record epoch 1");
+        assertThat(DerivedEpochs.disagreement(epochs(1, 0, 2, 0), segments))
                 .as("it would fence the log's first segment, which no later epoch's segment precedes")
                 .contains("later epoch began at offset 0");
-        assertThat(DerivedStateRebuild.epochsDisagreement(epochs(2, 0, 1, 10), segments))
-                .isNotNull();
+        assertThat(DerivedEpochs.disagreement(epochs(2, 0, 1, 10), segments)).isNotNull();
 
         segment("00000001-00000000000000000020.log"); // a fenced ex-leader's late segment, after the takeover at 10
-        assertThat(DerivedStateRebuild.epochsDisagreement(epochs(1, 0, 2, 10), PartitionSegments.list(scratch)))
+        assertThat(DerivedEpochs.disagreement(epochs(1, 0, 2, 10), PartitionSegments.list(scratch)))
                 .isNull();
-        assertThat(DerivedStateRebuild.trustedEpochs(scratch, epochs(0, 0, 2, 0))
-                        .epochs())
+        assertThat(DerivedEpochs.trusted(scratch, epochs(0, 0, 2, 0)).epochs())
                 .containsExactly(new LeaderEpochCheckpoint.Entry(1, 0), new LeaderEpochCheckpoint.Entry(2, 10));
     }
 
@@ -133,16 +129,16 @@ class ForcedRecoveryRulesTest {
         Map<Long, Long> nextByEnd = Map.of(141L, 84L);
         java.util.function.LongUnaryOperator next = pos -> nextByEnd.getOrDefault(pos, Long.MIN_VALUE);
 
-        assertThat(DerivedStateRebuild.checkpointDisagreement(new RecoveryCheckpoint(79, 141, 84), 141, next, 84, 84))
+        assertThat(CheckpointHint.disagreement(new RecoveryCheckpoint(79, 141, 84), 141, next, 84, 84))
                 .isNull();
-        assertThat(DerivedStateRebuild.checkpointDisagreement(new RecoveryCheckpoint(79, 141, 0), 141, next, 84, 84))
+        assertThat(CheckpointHint.disagreement(new RecoveryCheckpoint(79, 141, 0), 141, next, 84, 84))
                 .isEqualTo(
                         "highWatermark 0 disagrees with the log: the batch ending at byte 141 is followed by offset 84");
-        assertThat(DerivedStateRebuild.checkpointDisagreement(new RecoveryCheckpoint(79, 100, 84), 141, next, 84, 84))
+        assertThat(CheckpointHint.disagreement(new RecoveryCheckpoint(79, 100, 84), 141, next, 84, 84))
                 .contains("not a batch boundary");
-        assertThat(DerivedStateRebuild.checkpointDisagreement(new RecoveryCheckpoint(79, 200, 84), 141, next, 84, 84))
+        assertThat(CheckpointHint.disagreement(new RecoveryCheckpoint(79, 200, 84), 141, next, 84, 84))
                 .contains("past the valid end 141");
-        assertThat(DerivedStateRebuild.checkpointDisagreement(new RecoveryCheckpoint(79, 141, 90), 141, next, 84, 90))
+        assertThat(CheckpointHint.disagreement(new RecoveryCheckpoint(79, 141, 90), 141, next, 84, 90))
                 .as("the log resumes at a durable log start past its end")
                 .isNull();
     }

@@ -4,7 +4,7 @@ import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.SegmentFile;
-import io.kaas.storage.recovery.DerivedStateRebuild;
+import io.kaas.storage.recovery.DerivedEpochs;
 import io.kaas.storage.recovery.OffsetGaps;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -113,7 +113,7 @@ final class PartitionVerifier {
     private LeaderEpochCheckpoint readEpochs(Path partitionDir) {
         try {
             // Fenced by the epochs recovery trusts: one that disagrees with the segment names is rebuilt from them.
-            return DerivedStateRebuild.trustedEpochs(
+            return DerivedEpochs.trusted(
                     partitionDir,
                     StateJson.read(partitionDir.resolve(LeaderEpochCheckpoint.FILE_NAME), LeaderEpochCheckpoint.class)
                             .orElse(LeaderEpochCheckpoint.EMPTY));

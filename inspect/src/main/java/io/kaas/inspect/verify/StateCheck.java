@@ -2,6 +2,7 @@ package io.kaas.inspect.verify;
 
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.RecoveryCheckpoint;
+import io.kaas.storage.recovery.CheckpointHint;
 import io.kaas.storage.recovery.DerivedStateRebuild;
 import io.kaas.storage.recovery.DurableLogStart;
 import io.kaas.storage.recovery.Quarantine;
@@ -90,8 +91,7 @@ final class StateCheck {
                 return;
             }
             // Recovery's own rule (it scans the segment whole and rewrites the checkpoint when this says why).
-            String why = DerivedStateRebuild.checkpointDisagreement(
-                    c, map.endPosition(), map::nextOffsetEndingAt, logEnd, end);
+            String why = CheckpointHint.disagreement(c, map.endPosition(), map::nextOffsetEndingAt, logEnd, end);
             if (why != null) {
                 report.problem(checkpointFile, -1, why);
             }
