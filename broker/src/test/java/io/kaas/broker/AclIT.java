@@ -51,7 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  * transactions, Admin) are allowed or refused with Apache's errors; ACLs live in
  * {@code __cluster/acls.json} across a restart.
  */
-class AclTest {
+class AclIT {
     @TempDir
     static Path dir;
 

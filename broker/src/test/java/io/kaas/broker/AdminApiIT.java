@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The AdminClient surface Kafka's tools use, against a real broker; then a restart keeps it all. */
-class AdminApiTest {
+class AdminApiIT {
     @TempDir
     Path dir;
 
@@ -204,10 +204,10 @@ class AdminApiTest {
                                 .offset())
                         .isEqualTo(123);
             }
-            assertThat(ProduceConsumeTest.consumeAll(b, "kept", 2, 500))
+            assertThat(ProduceConsumeIT.consumeAll(b, "kept", 2, 500))
                     .hasSize(500)
                     .doesNotHaveDuplicates();
-            assertThat(Set.copyOf(ProduceConsumeTest.consumeAll(b, "kept", 2, 500)))
+            assertThat(Set.copyOf(ProduceConsumeIT.consumeAll(b, "kept", 2, 500)))
                     .contains("v0", "v499");
         }
     }

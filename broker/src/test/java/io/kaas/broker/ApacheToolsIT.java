@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Apache Kafka's own command-line tools (the kafka-tools artifact), each run as its shell script runs
  * it: its main class in a child JVM. In 4.4 all of them, ConfigCommand included, live in kafka-tools.
  */
-class ApacheToolsTest {
+class ApacheToolsIT {
     @TempDir
     Path dir;
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Fetch returns, for every codec. Only the two broker-owned header fields (baseOffset @0 and
  * partitionLeaderEpoch @12, outside the CRC) may differ from what the client sent.
  */
-class ByteOpacityTest {
+class ByteOpacityIT {
     @TempDir
     Path dir;
 

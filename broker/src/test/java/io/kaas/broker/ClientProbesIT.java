@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What 4.x clients and tools ask a broker besides data: telemetry subscriptions (KIP-714) and feature levels (KIP-584). */
-class ClientProbesTest {
+class ClientProbesIT {
     @TempDir
     static Path dir;
 

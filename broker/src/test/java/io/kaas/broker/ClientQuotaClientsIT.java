@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Client quotas with Apache's kafka-configs and a real producer: the quota'd client id is held to
  * about its byte rate by throttle_time_ms and the muted connection (KIP-219); another is not.
  */
-class ClientQuotaClientsTest {
+class ClientQuotaClientsIT {
     private static final int QUOTA = 200 * 1024;
     private static final int RECORD = 1024;
     /**

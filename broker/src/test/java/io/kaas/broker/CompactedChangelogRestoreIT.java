@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * empty state directory restores every count from the compacted changelog, reading far fewer records
  * than were written to it.
  */
-class CompactedChangelogRestoreTest {
+class CompactedChangelogRestoreIT {
     private static final String APP = "counter";
     private static final String INPUT = "events";
     private static final String STORE = "totals";

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * writing to it: segments shrink, a consumer reading from the start gets each key's latest value at its
  * original offset, and the producer's sequence state survives the swaps (no OutOfOrderSequence).
  */
-class CompactionTest {
+class CompactionIT {
     @TempDir
     Path dir;
 

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A real consumer group of three, one member leaving and another joining while records flow. */
-class ConsumerGroupTest {
+class ConsumerGroupIT {
     @TempDir
     Path dir;
 

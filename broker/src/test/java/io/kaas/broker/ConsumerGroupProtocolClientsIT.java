@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** kafka-clients with group.protocol=consumer (KIP-848) against kaas: rebalances, exact resume, both group kinds. */
-class ConsumerGroupProtocolClientsTest {
+class ConsumerGroupProtocolClientsIT {
     @TempDir
     Path dir;
 
@@ -38,8 +38,8 @@ class ConsumerGroupProtocolClientsTest {
                 .withConsumerGroups(ConsumerGroupConfig.defaults().withTimeouts(200, 10_000)));
     }
 
-    private static ConsumerGroupTest.Member member(TestBroker b, String name, String group, Collection<String> seen) {
-        return new ConsumerGroupTest.Member(
+    private static ConsumerGroupIT.Member member(TestBroker b, String name, String group, Collection<String> seen) {
+        return new ConsumerGroupIT.Member(
                 b, name, group, seen, Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"));
     }
 
@@ -52,33 +52,33 @@ class ConsumerGroupProtocolClientsTest {
                     .all()
                     .get();
             ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
-            List<ConsumerGroupTest.Member> members = new ArrayList<>();
+            List<ConsumerGroupIT.Member> members = new ArrayList<>();
             members.add(member(b, "m0", "billing", seen));
-            int total = ConsumerGroupTest.produce(producer, 0, 300);
+            int total = ConsumerGroupIT.produce(producer, 0, 300);
             await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() >= 100);
             members.add(member(b, "m1", "billing", seen));
-            total = ConsumerGroupTest.produce(producer, total, 300);
+            total = ConsumerGroupIT.produce(producer, total, 300);
             members.add(member(b, "m2", "billing", seen));
-            total = ConsumerGroupTest.produce(producer, total, 300);
+            total = ConsumerGroupIT.produce(producer, total, 300);
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> describe(admin, "billing").members().size() == 3
                             && describe(admin, "billing").members().stream()
                                     .allMatch(m ->
                                             !m.assignment().topicPartitions().isEmpty()));
             members.remove(0).close();
-            total = ConsumerGroupTest.produce(producer, total, 300);
+            total = ConsumerGroupIT.produce(producer, total, 300);
             int expected = total;
             await().atMost(Duration.ofSeconds(90)).until(() -> new HashSet<>(seen).size() >= expected);
             ConsumerGroupDescription d = describe(admin, "billing");
             assertThat(d.type()).isEqualTo(GroupType.CONSUMER);
             assertThat(d.members()).hasSize(2);
-            for (ConsumerGroupTest.Member m : members) {
+            for (ConsumerGroupIT.Member m : members) {
                 m.close();
             }
             assertThat(new HashSet<>(seen)).hasSize(total);
             assertThat(seen).doesNotHaveDuplicates();
 
-            ConsumerGroupTest.assertANewMemberResumesExactly(
+            ConsumerGroupIT.assertANewMemberResumesExactly(
                     producer, total, seenByIt -> member(b, "m3", "billing", seenByIt));
         }
     }
@@ -91,12 +91,12 @@ class ConsumerGroupProtocolClientsTest {
             admin.createTopics(List.of(new NewTopic("orders", 2, (short) 1)))
                     .all()
                     .get();
-            ConsumerGroupTest.produce(producer, 0, 20);
+            ConsumerGroupIT.produce(producer, 0, 20);
             ConcurrentLinkedQueue<String> newSeen = new ConcurrentLinkedQueue<>();
             ConcurrentLinkedQueue<String> oldSeen = new ConcurrentLinkedQueue<>();
-            try (ConsumerGroupTest.Member modern = member(b, "modern", "new-group", newSeen);
-                    ConsumerGroupTest.Member classic =
-                            new ConsumerGroupTest.Member(b, "classic", "old-group", oldSeen, Map.of())) {
+            try (ConsumerGroupIT.Member modern = member(b, "modern", "new-group", newSeen);
+                    ConsumerGroupIT.Member classic =
+                            new ConsumerGroupIT.Member(b, "classic", "old-group", oldSeen, Map.of())) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> newSeen.size() >= 20 && oldSeen.size() >= 20);
 
                 Map<String, GroupType> types = new HashMap<>();

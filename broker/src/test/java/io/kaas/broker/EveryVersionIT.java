@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * set version-specific fields only where the version has them (old clients such as librdkafka use
  * old versions). Requests carry real topics and partitions where that exercises per-partition fields.
  */
-class EveryVersionTest {
+class EveryVersionIT {
     @TempDir
     Path dir;
 

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and its connection is not read until the throttle is over; a real consumer still reads everything, in
  * order. A request_percentage throttle is at most one sample long.
  */
-class FetchQuotaTest {
+class FetchQuotaIT {
     private static final int RATE = 64 * 1024;
     private static final int RECORD = 1024;
     private static final int RECORDS = 400;

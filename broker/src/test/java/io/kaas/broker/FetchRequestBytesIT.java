@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * sessions off ({@code max.incremental.fetch.session.cache.slots=0}: every fetch names all 1,000 partitions,
  * as kaas did before) and once with the default cache. Figures go to the test's output file.
  */
-class FetchRequestBytesTest {
+class FetchRequestBytesIT {
     private static final int PARTITIONS = 1000;
     private static final int FETCHES = 30;
 

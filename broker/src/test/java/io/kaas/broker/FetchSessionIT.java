@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Incremental fetch sessions (KIP-227) on the wire, with Apache's errors; sessions are found by id from any connection. */
-class FetchSessionTest {
+class FetchSessionIT {
     private static final short V12 = 12, V13 = 13;
 
     @TempDir

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The classic group protocol step by step over a raw connection: member ids, generations, fencing, session expiry. */
-class GroupProtocolTest {
+class GroupProtocolIT {
     private static final short JOIN_V = 9, SYNC_V = 5, HB_V = 4;
 
     @TempDir

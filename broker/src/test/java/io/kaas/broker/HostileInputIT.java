@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Hostile bytes over raw sockets. Each case checks what the offending connection gets (a typed error,
  * or a close) and that a second connection is then still served.
  */
-class HostileInputTest {
+class HostileInputIT {
     @TempDir
     Path dir;
 

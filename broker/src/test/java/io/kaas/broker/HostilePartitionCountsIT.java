@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * limit, the first test's request made the broker create a million partition directories without
  * answering (found while choosing the fuzzer's valid frames: a byte flip in a count does this).
  */
-class HostilePartitionCountsTest {
+class HostilePartitionCountsIT {
     @TempDir
     Path dir;
 

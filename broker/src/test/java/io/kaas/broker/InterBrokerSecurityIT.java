@@ -51,7 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  * certificates are rotated.
  */
 @ExtendWith(EtcdServer.Shared.class)
-class InterBrokerSecurityTest {
+class InterBrokerSecurityIT {
     private static final Duration TTL = Duration.ofSeconds(2);
     private static final String ALICE = "alice-Secret-1";
     private static final String BROKER = "broker-Secret-1";

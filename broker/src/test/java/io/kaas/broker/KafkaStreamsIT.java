@@ -47,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * be right, then right again after the app restarts with an empty state directory (the store restored
  * from its changelog) and after the broker restarts.
  */
-class KafkaStreamsTest {
+class KafkaStreamsIT {
     private static final String APP = "wordcount";
     private static final String INPUT = "text-lines";
     private static final String OUTPUT = "word-counts";

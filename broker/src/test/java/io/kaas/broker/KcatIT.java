@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** librdkafka through kcat: metadata, produce, consume and a balanced consumer group. */
-class KcatTest {
+class KcatIT {
     @TempDir
     Path dir;
 

@@ -28,10 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Three brokers in this JVM over one data directory, coordinated through the Kubernetes backend against
  * fabric8's API server mock (CRUD mode): they split a topic's partitions, serve produce and consume across
- * brokers, and a clean stop hands a broker's partitions to the others, as with etcd (MultiBrokerTest).
+ * brokers, and a clean stop hands a broker's partitions to the others, as with etcd (MultiBrokerIT).
  */
 @EnableKubernetesMockClient(crud = true)
-class KubernetesMultiBrokerTest {
+class KubernetesMultiBrokerIT {
     private static final java.util.logging.Logger MOCK_LOG = quiet();
     static KubernetesMockServer server;
 
@@ -98,10 +98,10 @@ class KubernetesMultiBrokerTest {
             admin.createTopics(List.of(new NewTopic("t", 6, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
         awaitHolding(List.of(b0, b1, b2), 2);
-        Set<String> sent = new HashSet<>(MultiBrokerTest.produce(b1, "a", 60));
+        Set<String> sent = new HashSet<>(MultiBrokerIT.produce(b1, "a", 60));
         b2.stop(); // revokes its lease: its partitions move after the grace period
         awaitHolding(List.of(b0, b1), 3);
-        sent.addAll(MultiBrokerTest.produce(b0, "b", 60));
-        assertThat(MultiBrokerTest.consumeAll(b1, 6)).containsExactlyInAnyOrderElementsOf(sent);
+        sent.addAll(MultiBrokerIT.produce(b0, "b", 60));
+        assertThat(MultiBrokerIT.consumeAll(b1, 6)).containsExactlyInAnyOrderElementsOf(sent);
     }
 }

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @ParameterizedClass(name = "transaction.version={0}")
 @ValueSource(shorts = {1, 2})
-class LibrdkafkaTransactionsTest {
+class LibrdkafkaTransactionsIT {
     /** Debian's interpreter, where the Debian package installs the module (not a pyenv or venv python3 on PATH). */
     static final Path PYTHON = Path.of("/usr/bin/python3");
 
@@ -51,7 +51,7 @@ class LibrdkafkaTransactionsTest {
                 confluentKafkaInstalled(dir),
                 "python3-confluent-kafka is not installed (the Debian package is installed by .ci/run); skipping");
         Path script = dir.resolve("librdkafka_transactions.py");
-        try (InputStream in = LibrdkafkaTransactionsTest.class.getResourceAsStream("librdkafka_transactions.py")) {
+        try (InputStream in = LibrdkafkaTransactionsIT.class.getResourceAsStream("librdkafka_transactions.py")) {
             Files.copy(in, script);
         }
         try (TestBroker b = new TestBroker(

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code FileRecords.searchForTimestamp} run over the very segment file kaas wrote. Then again after
  * DeleteRecords moved log start into the middle of a batch.
  */
-class ListOffsetsExactTest {
+class ListOffsetsExactIT {
     private static final List<String> CODECS = List.of("none", "gzip", "snappy", "lz4", "zstd");
     private static final int BATCHES = 5, PER_BATCH = 40;
 

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and no file descriptor leak across connection churn. Raw frames, not kafka-clients: 200 clients'
  * worth of client threads and buffers would measure the clients, not the broker.
  */
-class LoadTest {
+class LoadIT {
     private static final int PRODUCERS = 100;
     private static final int FETCHERS = 100;
     private static final int PARTITIONS = 8;

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * process's open descriptors ({@code /proc/self/fd}), sampled throughout, never pass the budget plus a
  * fixed slack over what the JVM held before the broker started.
  */
-class ManyPartitionsTest {
+class ManyPartitionsIT {
     private static final int TOPICS = 200;
     private static final int PER_TOPIC = 10;
     private static final int PARTITIONS = TOPICS * PER_TOPIC;
@@ -93,7 +93,7 @@ class ManyPartitionsTest {
             fds.stop();
         }
         System.out.printf(
-                "ManyPartitionsTest: %d partitions, budget %d: open descriptors baseline %d, max %d%n",
+                "ManyPartitionsIT: %d partitions, budget %d: open descriptors baseline %d, max %d%n",
                 PARTITIONS, MAX_OPEN_FILES, baseline, fds.max());
         assertThat(fds.max())
                 .as("open descriptors (baseline %d)", baseline)

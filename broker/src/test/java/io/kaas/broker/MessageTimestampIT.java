@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * topic's batches come back stamped by the broker (type, time, and a CRC the consumer checks), the
  * producer learns the append time from the response; timestamps outside the bounds get INVALID_TIMESTAMP.
  */
-class MessageTimestampTest {
+class MessageTimestampIT {
     @TempDir
     static Path dir;
 

@@ -54,7 +54,7 @@ import org.junit.jupiter.api.io.TempDir;
  * partitions to the others, a second broker with a live id is refused.
  */
 @ExtendWith(EtcdServer.Shared.class)
-class MultiBrokerTest {
+class MultiBrokerIT {
     private static final Duration TTL = Duration.ofSeconds(2);
 
     @TempDir

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * validated by kafka-clients' broker-side validator; the principal is the token's subject. A token
  * signed by another key is refused.
  */
-class OAuthBearerTest {
+class OAuthBearerIT {
     /** kafka-clients 4.x only reads JWKS/token URLs an operator allowed (a JVM system property). */
     private static final String ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls";
 

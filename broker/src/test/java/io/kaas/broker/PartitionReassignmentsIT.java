@@ -34,9 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  * AlterPartitionReassignments / ListPartitionReassignments on a broker on its own (no --coordinator): it answers as a
  * one-broker Apache cluster does (a move to itself changes nothing, any other broker is unknown, nothing to cancel or
  * list), with Apache's checks; and the broker-level replication throttles kafka-reassign-partitions clears.
- * The shared-cluster side is {@code ReassignPartitionsToolTest}.
+ * The shared-cluster side is {@code ReassignPartitionsToolIT}.
  */
-class PartitionReassignmentsTest {
+class PartitionReassignmentsIT {
     @TempDir
     static Path dir;
 

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * One producer connection with several acks=all requests in flight: the broker appends request N+1
  * while N's fsync is still running, so they share fsyncs, and still answers strictly in order.
  */
-class PipelinedProduceTest {
+class PipelinedProduceIT {
     static final short PRODUCE_V9 = 9;
     FaultyDisk disk;
     DiskStorageEngine engine;

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class ProduceConsumeTest {
+class ProduceConsumeIT {
     @TempDir
     Path dir;
 

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * and the broker still answers other requests. (Appended on handler threads, each appending handler
  * would run its partition's hung fsync itself and the pool would be gone after eight partitions.)
  */
-class ProduceOnEventLoopTest {
+class ProduceOnEventLoopIT {
     static final short PRODUCE_V9 = 9;
     static final int PARTITIONS = 12;
     FaultyDisk disk;

@@ -39,13 +39,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Apache's {@code kafka-reassign-partitions} (kafka-tools' ReassignPartitionsCommand, run in a child JVM as its
  * script runs it) against three kaas brokers sharing a directory, coordinated by a real etcd (the JVM's shared one,
- * as {@link MultiBrokerTest}): --generate, --execute moves a partition to another broker, --verify reports it
+ * as {@link MultiBrokerIT}): --generate, --execute moves a partition to another broker, --verify reports it
  * complete and clears the throttles, Metadata names the new leader, records produced before and after are all
  * read back; a target of two brokers is refused saying why; a move whose target broker went away stays in progress
  * (--list) until --cancel calls it off.
  */
 @ExtendWith(EtcdServer.Shared.class)
-class ReassignPartitionsToolTest {
+class ReassignPartitionsToolIT {
     private static final String TOOL = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand";
 
     @TempDir
@@ -105,7 +105,7 @@ class ReassignPartitionsToolTest {
                     .until(() -> b0.engine().taken().size() == 2
                             && b1.engine().taken().size() == 2
                             && b2.engine().taken().size() == 2);
-            Set<String> sent = new HashSet<>(MultiBrokerTest.produce(b0, "a", 12));
+            Set<String> sent = new HashSet<>(MultiBrokerIT.produce(b0, "a", 12));
 
             String generated = tool(
                             "--bootstrap-server",
@@ -149,8 +149,8 @@ class ReassignPartitionsToolTest {
             assertThat(metadataLeader(b2, p))
                     .as("Metadata names the new leader")
                     .isEqualTo(1);
-            sent.addAll(MultiBrokerTest.produce(b2, "b", 12));
-            assertThat(MultiBrokerTest.consumeAll(b2, 6)).containsExactlyInAnyOrderElementsOf(sent);
+            sent.addAll(MultiBrokerIT.produce(b2, "b", 12));
+            assertThat(MultiBrokerIT.consumeAll(b2, 6)).containsExactlyInAnyOrderElementsOf(sent);
 
             // Two brokers: refused by the broker, saying why; nothing moves.
             ExternalProcess twice = run(
@@ -226,8 +226,8 @@ class ReassignPartitionsToolTest {
             assertThat(metadataLeader(b2, p))
                     .as("served by a live broker, not moved back to broker 1")
                     .isIn(0, 2);
-            sent.addAll(MultiBrokerTest.produce(b0, "c", 12));
-            assertThat(MultiBrokerTest.consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
+            sent.addAll(MultiBrokerIT.produce(b0, "c", 12));
+            assertThat(MultiBrokerIT.consumeAll(b0, 6)).containsExactlyInAnyOrderElementsOf(sent);
         }
     }
 

@@ -66,7 +66,7 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
  * <p>Cases go round-robin over the API versions, so each gets tries / versions cases; shrinking is
  * off because a case's target comes from its position. A failure prints the target and the frame.
  */
-class RequestFuzzThroughServerProperties {
+class RequestFuzzThroughServerPropertiesIT {
     private static final int ANSWER_BOUND_MS = 5_000;
     private static final int TRIES = 3_000;
 

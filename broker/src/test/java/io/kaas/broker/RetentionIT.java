@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The broker's retention timer applies a topic's retention.bytes: old segments go, log start moves. */
-class RetentionTest {
+class RetentionIT {
     @TempDir
     Path dir;
 

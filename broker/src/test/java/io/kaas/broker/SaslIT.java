@@ -40,7 +40,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (checked against the SCRAM store), wrong passwords, the pre-authentication gate, credentials
  * managed through the Admin API, and librdkafka 2.0.2 (kcat) with its legacy SCRAM nonce.
  */
-class SaslTest {
+class SaslIT {
     private static final String ALICE_PASSWORD = "alice-Secret-1";
     private static final long REAUTH_MS = 1000;
 
@@ -279,7 +279,7 @@ class SaslTest {
      */
     @Test
     void kcatWithScramSha256OverSaslSsl() throws Exception {
-        assumeTrue(KcatTest.kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run)");
+        assumeTrue(KcatIT.kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run)");
         try (CapturedLog log = new CapturedLog()) {
             ExternalProcess p = kcatScram(b, "a\nb\nc\n", "-P", "-t", "kcat-scram");
             assertThat(p.exitCode()).as(p.toString()).isZero();
@@ -296,7 +296,7 @@ class SaslTest {
     /** The same kcat against a broker with the legacy form turned off fails: the acceptance is what made it work. */
     @Test
     void legacyNonceOffRefusesOldLibrdkafka() throws Exception {
-        assumeTrue(KcatTest.kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run)");
+        assumeTrue(KcatIT.kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run)");
         assumeTrue(legacyLibrdkafka(), "kcat's librdkafka is 2.6.1 or newer: it sends the RFC 5802 nonce");
         Path data = dir.resolve("strict");
         ScramCredentialStore.inDataDir(data)

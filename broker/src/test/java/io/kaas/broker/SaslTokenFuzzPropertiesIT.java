@@ -35,7 +35,7 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
  * SCRAM client-first, a challenge) and a failed connection is closed; nothing ever reaches Netty's
  * pipeline tail, and a fresh connection is served after every case.
  */
-class SaslTokenFuzzProperties {
+class SaslTokenFuzzPropertiesIT {
     private Path dir;
     private TestBroker broker;
     private CapturedLog log;

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * other (Apache brokers learn both from the metadata log; kaas brokers from the shared files).
  */
 @ExtendWith(EtcdServer.Shared.class)
-class SharedDirectoryStateTest {
+class SharedDirectoryStateIT {
     @TempDir
     Path dir;
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * socket.send.buffer.bytes and socket.receive.buffer.bytes reach the kernel: the broker's side of a connection, as
  * {@code ss -tm} shows it (Linux doubles what setsockopt asks for, to leave room for its bookkeeping).
  */
-class SocketBuffersTest {
+class SocketBuffersIT {
     private static final Pattern SKMEM = Pattern.compile("rb(\\d+),.*tb(\\d+)");
 
     @TempDir

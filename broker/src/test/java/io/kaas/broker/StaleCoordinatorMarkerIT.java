@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * transactions that late marker would end the producer's next transaction. Raw WriteTxnMarkers, as coordinators in two
  * coordinator epochs would send them.
  */
-class StaleCoordinatorMarkerTest {
+class StaleCoordinatorMarkerIT {
     @TempDir
     Path dir;
 

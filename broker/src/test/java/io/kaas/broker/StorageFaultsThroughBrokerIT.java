@@ -57,7 +57,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * partition's disk and checks what its clients are told (KAFKA_STORAGE_ERROR), that nothing was
  * acknowledged that the disk does not hold, and that the other partitions never notice.
  */
-class StorageFaultsThroughBrokerTest {
+class StorageFaultsThroughBrokerIT {
     /** Short, so the stall test takes a second; long enough that a healthy jimfs fsync never trips it. */
     private static final Duration FSYNC_TIMEOUT = Duration.ofMillis(500);
 

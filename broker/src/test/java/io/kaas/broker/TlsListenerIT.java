@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * that requires client certificates whose principal comes from ssl.principal.mapping.rules, and
  * hostile bytes on a TLS port closing only their own connection.
  */
-class TlsListenerTest {
+class TlsListenerIT {
     @TempDir
     static Path dir;
 

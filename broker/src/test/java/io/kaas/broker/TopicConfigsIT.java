@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Apache's defaults (read from Apache's own LogConfig, so a drift fails here), every alter operation,
  * the legacy AlterConfigs, and all of it across a restart. One broker for the class.
  */
-class TopicConfigsTest {
+class TopicConfigsIT {
     @TempDir
     static Path dir;
 

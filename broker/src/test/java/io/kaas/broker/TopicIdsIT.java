@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Topic ids through real clients: describe and delete by id, a re-created topic's new id, ids across a restart. */
-class TopicIdsTest {
+class TopicIdsIT {
     @TempDir
     static Path dir;
 

@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and nothing is created on disk. Among them names Apache itself accepts but the data-dir layout cannot
  * hold ({@code __cluster}, a leading dot), which once got a different answer on each path.
  */
-class TopicNameRulesTest {
+class TopicNameRulesIT {
     @TempDir
     Path dir;
 

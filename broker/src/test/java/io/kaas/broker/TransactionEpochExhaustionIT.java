@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * which EndTxn v5 answers; a retry of that EndTxn with the old id and epoch gets the same answer. The slot file
  * is edited while the broker is down to put the id at epoch 32766 (reaching it by requests would take 32766 ends).
  */
-class TransactionEpochExhaustionTest {
+class TransactionEpochExhaustionIT {
     @TempDir
     Path dir;
 

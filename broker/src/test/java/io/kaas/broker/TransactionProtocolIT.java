@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The coordinator's answers to calls out of order, stale epochs and unknown ids, and Produce's
  * transaction gate, request by request (what a well-behaved client never shows).
  */
-class TransactionProtocolTest {
+class TransactionProtocolIT {
     @TempDir
     static Path dir;
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @ParameterizedClass(name = "transaction.version={0}")
 @ValueSource(shorts = {1, 2})
-class TransactionToolsTest {
+class TransactionToolsIT {
     @Parameter
     short transactionVersion;
 

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code kaas serve}'s log lines, from a real child JVM: the events an operator needs, as text or one JSON object per line. */
-class ServeLogTest {
+class ServeLogIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static List<String> serveUntilStopped(Path dir, String... logOptions) throws Exception {

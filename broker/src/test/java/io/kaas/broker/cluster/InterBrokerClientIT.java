@@ -47,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * by it, the next request goes over a connection made by a new channel builder, and the old connection is closed
  * once its request is answered.
  */
-class InterBrokerClientTest {
+class InterBrokerClientIT {
     @TempDir
     Path dir;
 

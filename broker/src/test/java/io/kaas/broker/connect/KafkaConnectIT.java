@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * worker, after the first stopped, finds the connectors in the config topic and resumes the source from
  * the offset it committed: the lines added meanwhile come out once, the old ones are not sent again.
  */
-class KafkaConnectTest {
+class KafkaConnectIT {
     private static final String TOPIC = "connect-lines";
     private static final String CONFIGS = "connect-configs", OFFSETS = "connect-offsets", STATUS = "connect-status";
 

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /healthz}, {@code /readyz}, 404s, and a taken port. One broker for the class: the traffic test
  * uses its own topic, so the others do not disturb its counts.
  */
-class MetricsEndpointTest {
+class MetricsEndpointIT {
     private static final InetSocketAddress ANY_LOOPBACK_PORT = InetSocketAddress.createUnresolved("127.0.0.1", 0);
 
     @TempDir

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * recovery is held at its first fsync by a gate, so the test sees the 503 for certain and awaits the
  * 200 after releasing it: no sleeps, no timing luck.
  */
-class ScrapeUnderFaultsTest {
+class ScrapeUnderFaultsIT {
     private static final InetSocketAddress ANY_LOOPBACK_PORT = InetSocketAddress.createUnresolved("127.0.0.1", 0);
     /** Long enough for the scrapes to happen while the fsync hangs; short enough to see the stall in a second. */
     private static final Duration FSYNC_TIMEOUT = Duration.ofMillis(1_000);

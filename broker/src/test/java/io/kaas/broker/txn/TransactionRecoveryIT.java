@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @ParameterizedClass(name = "transaction.version={0}")
 @ValueSource(shorts = {1, 2})
-class TransactionRecoveryTest {
+class TransactionRecoveryIT {
     @TempDir
     Path dir;
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code transactional.id.expiration.ms} (Apache's semantics): an id idle that long with nothing open is removed
  * from its slot file and forgotten; one with a transaction open is kept however long it idles.
  */
-class TransactionalIdExpirationTest {
+class TransactionalIdExpirationIT {
     @Test
     void anIdleIdIsRemovedFromItsSlotFileAndAnOpenOneIsKept(@TempDir Path dir) throws Exception {
         TransactionConfig quick = new TransactionConfig(Duration.ofMinutes(15), Duration.ofMillis(100))

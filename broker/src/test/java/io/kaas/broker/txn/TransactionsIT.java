@@ -45,7 +45,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @ParameterizedClass(name = "transaction.version={0}")
 @ValueSource(shorts = {1, 2})
-class TransactionsTest {
+class TransactionsIT {
     @TempDir
     static Path dir;
 

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the other partitions out around the pin and never moves it back; unpin, list and bad input.
  */
 @ExtendWith(EtcdServer.Shared.class)
-class AssignCommandTest {
+class AssignCommandIT {
     @TempDir
     Path dir;
 

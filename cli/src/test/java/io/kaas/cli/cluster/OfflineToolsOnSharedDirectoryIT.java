@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The offline tools refuse a partition a live broker sharing the directory owns: the lease in etcd, not an OS lock. */
 @ExtendWith(EtcdServer.Shared.class)
-class OfflineToolsOnSharedDirectoryTest {
+class OfflineToolsOnSharedDirectoryIT {
     @TempDir
     Path dir;
 

@@ -64,7 +64,7 @@ import org.junit.jupiter.api.io.TempDir;
  * write never becomes visible.
  */
 @ExtendWith(EtcdServer.Shared.class)
-class SharedVolumeFailoverTest {
+class SharedVolumeFailoverIT {
     private static final Pattern LISTENING =
             Pattern.compile("listening on .*advertised PLAINTEXT://127\\.0\\.0\\.1:(\\d+)");
     private static final String TOPIC = "t";

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * restart every answered change is in force (DescribeAcls), the one in flight is whole or absent, and
  * the file parses. {@code -Dkaas.crash.seed=S} replays one run.
  */
-class AclCrashTest {
+class AclCrashIT {
     private static final int CYCLES = 3;
 
     private static AclBinding acl(int i) {

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * acknowledged offset (so no key lost its latest value); offsets increase; {@code kaas verify} is clean.
  * {@code -Dkaas.crash.cycles=N} for a long soak, {@code -Dkaas.crash.seed=S} to replay one.
  */
-class CompactionCrashHarnessTest {
+class CompactionCrashHarnessIT {
     private static final String TOPIC = "table";
     private static final int PARTITIONS = 2;
     private static final int KEYS = 40;

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -Dkaas.crash.cycles=N} for a long soak,
  * {@code -Dkaas.crash.seed=S} to replay one.
  */
-class CrashHarnessTest {
+class CrashHarnessIT {
     private static final String TOPIC = "crash";
     private static final int PARTITIONS = 3;
     private static final String GROUP = "crash-group";

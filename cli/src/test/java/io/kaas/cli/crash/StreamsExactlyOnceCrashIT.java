@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * no gap, ending at the number of times the word was sent. Seconds, not minutes: a small vocabulary,
  * transaction.timeout.ms 5 s, static membership so the restarted app rejoins at once.
  */
-class StreamsExactlyOnceCrashTest {
+class StreamsExactlyOnceCrashIT {
     private static final int VOCABULARY = 17, WORDS_PER_LINE = 5;
 
     /** Words of every acknowledged line, counted. */

@@ -47,7 +47,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @ParameterizedClass(name = "transaction.version={0}")
 @ValueSource(shorts = {1, 2})
-class TransactionalCrashHarnessTest {
+class TransactionalCrashHarnessIT {
     private static final String TOPIC = "crash-txn";
     private static final int PARTITIONS = 3;
     private static final int RECORDS_PER_TXN = 6;

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The etcd backend of the coordination seam against a real etcd: the shared contract, and etcd's own errors. */
 @ExtendWith(EtcdServer.Shared.class)
-class EtcdClusterStoreTest extends ClusterStoreContract {
+class EtcdClusterStoreIT extends ClusterStoreContract {
     private EtcdServer etcd;
 
     @BeforeEach

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * holder (it does not move), cancelling a finished one only unpins.
  */
 @ExtendWith(EtcdServer.Shared.class)
-class PartitionPinsTest {
+class PartitionPinsIT {
     private static final TopicPartition TP = new TopicPartition("t", 1);
     private static final Map<String, Integer> TOPICS = Map.of("t", 2);
 
