@@ -2,12 +2,11 @@ package io.kaas.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.CleanerSettings;
 import io.kaas.storage.format.CleanerCheckpoint;
-import java.io.File;
+import io.kaas.storage.testing.ExternalTool;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,20 +30,9 @@ class KcatIT {
 
     TestBroker b;
 
-    static boolean kcatInstalled() {
-        for (String p : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (new File(p, "kcat").canExecute()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     @BeforeEach
     void start() {
-        assumeTrue(
-                kcatInstalled(),
-                "kcat is not on PATH (the Debian package is installed by .ci/run); skipping kcat tests");
+        ExternalTool.KCAT.assumePresent();
         b = new TestBroker(dir.resolve("data"));
     }
 

@@ -1,13 +1,13 @@
 package io.kaas.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.testing.ExternalTool;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,27 +29,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 @ParameterizedClass(name = "transaction.version={0}")
 @ValueSource(shorts = {1, 2})
 class LibrdkafkaTransactionsIT {
-    /** Debian's interpreter, where the Debian package installs the module (not a pyenv or venv python3 on PATH). */
-    static final Path PYTHON = Path.of("/usr/bin/python3");
-
     @TempDir
     Path dir;
 
     @Parameter
     short transactionVersion;
 
-    static boolean confluentKafkaInstalled(Path workDir) throws Exception {
-        return Files.isExecutable(PYTHON)
-                && ExternalProcess.run(workDir, null, List.of(PYTHON.toString(), "-c", "import confluent_kafka"))
-                                .exitCode()
-                        == 0;
-    }
-
     @Test
     void commitAbortCommitAndReadCommittedSeesExactlyTheCommitted() throws Exception {
-        assumeTrue(
-                confluentKafkaInstalled(dir),
-                "python3-confluent-kafka is not installed (the Debian package is installed by .ci/run); skipping");
+        ExternalTool.PYTHON3_CONFLUENT_KAFKA.assumePresent();
         Path script = dir.resolve("librdkafka_transactions.py");
         try (InputStream in = LibrdkafkaTransactionsIT.class.getResourceAsStream("librdkafka_transactions.py")) {
             Files.copy(in, script);
@@ -59,7 +47,9 @@ class LibrdkafkaTransactionsIT {
                 TransactionConfig.DEFAULTS.withVersion(transactionVersion))) {
             b.broker().engine().createTopic("rdk-txn", 3, TopicConfig.EMPTY);
             ExternalProcess p = ExternalProcess.run(
-                    dir, null, List.of(PYTHON.toString(), script.toString(), b.bootstrap(), "rdk-txn", "3"));
+                    dir,
+                    null,
+                    List.of(ExternalTool.DEBIAN_PYTHON.toString(), script.toString(), b.bootstrap(), "rdk-txn", "3"));
             assertThat(p.exitCode()).as(p.toString()).isZero();
             JsonNode result = new ObjectMapper().readTree(p.out());
             assertThat(strings(result.get("sent_committed"))).hasSize(18);

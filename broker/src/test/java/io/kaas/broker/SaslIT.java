@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kaas.security.ScramCredentialStore;
+import io.kaas.storage.testing.ExternalTool;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -279,7 +280,7 @@ class SaslIT {
      */
     @Test
     void kcatWithScramSha256OverSaslSsl() throws Exception {
-        assumeTrue(KcatIT.kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run)");
+        ExternalTool.KCAT.assumePresent();
         try (CapturedLog log = new CapturedLog()) {
             ExternalProcess p = kcatScram(b, "a\nb\nc\n", "-P", "-t", "kcat-scram");
             assertThat(p.exitCode()).as(p.toString()).isZero();
@@ -296,7 +297,7 @@ class SaslIT {
     /** The same kcat against a broker with the legacy form turned off fails: the acceptance is what made it work. */
     @Test
     void legacyNonceOffRefusesOldLibrdkafka() throws Exception {
-        assumeTrue(KcatIT.kcatInstalled(), "kcat is not on PATH (the Debian package is installed by .ci/run)");
+        ExternalTool.KCAT.assumePresent();
         assumeTrue(legacyLibrdkafka(), "kcat's librdkafka is 2.6.1 or newer: it sends the RFC 5802 nonce");
         Path data = dir.resolve("strict");
         ScramCredentialStore.inDataDir(data)

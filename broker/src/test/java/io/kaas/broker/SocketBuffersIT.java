@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.kaas.broker.config.BrokerConfig;
 import io.kaas.protocol.SocketBuffers;
+import io.kaas.storage.testing.ExternalTool;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,7 @@ class SocketBuffersIT {
 
     @Test
     void acceptedConnectionsGetTheConfiguredBuffers() throws Exception {
+        ExternalTool.SS.assumePresent();
         BrokerConfig config = BrokerConfig.forTest(dir).withSocketBuffers(new SocketBuffers(65536, 49152));
         try (TestBroker b = new TestBroker(config);
                 Socket client = new Socket("127.0.0.1", b.broker().boundPort())) {

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 
 /** The parser the metrics tests rely on says no to what Prometheus would refuse, so their scrapes can fail. */
-class PrometheusTextTest {
+class PrometheusTextIT {
     @Test
     void readsCountersAndHistograms() {
         PrometheusText m = PrometheusText.parse("""
