@@ -9,7 +9,7 @@
 #    and the other does not.
 # 2. Fetch-session request size: one consumer of 1000 partitions (records arriving on ten), its
 #    Fetch frames sized on the wire by a proxy (FetchProxy): the first fetch and the average after it.
-# 3. Apache's tool scripts: the invocations ApacheToolsTest and TransactionToolsTest run against kaas,
+# 3. Apache's tool scripts: the invocations ApacheToolsIT and TransactionToolsIT run against kaas,
 #    plus MetadataQuorumCommand, run in the same order against both; exit code and a check on output.
 #
 # Tunables (environment): BENCH_TMP (where data dirs go), BENCH_SKIP_BUILD=1, BENCH_KEEP=1,

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every {@link ClusterStore} backend promises, run against each: etcd ({@code EtcdClusterStoreTest}, a
+ * What every {@link ClusterStore} backend promises, run against each: etcd ({@code EtcdClusterStoreIT}, a
  * real etcd) and Kubernetes ({@code KubernetesClusterStoreTest}, fabric8's API server mock). Two stores made
  * by {@link #store} for the same cluster id see one another's writes.
  */

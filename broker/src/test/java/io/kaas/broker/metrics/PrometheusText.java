@@ -2,6 +2,7 @@ package io.kaas.broker.metrics;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kaas.storage.testing.ExternalTool;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -26,9 +27,6 @@ import java.util.concurrent.TimeUnit;
  * {@code _total} suffix (its samples keep it).
  */
 final class PrometheusText {
-    /** Debian's interpreter: the package installs into the system Python, not into a pyenv on the PATH. */
-    private static final Path PYTHON = Path.of("/usr/bin/python3");
-
     record Sample(String name, Map<String, String> labels, double value) {}
 
     record Family(String name, String type, String help, List<Sample> samples) {}
@@ -52,13 +50,15 @@ final class PrometheusText {
     }
 
     private static PrometheusText run(String format, String exposition) {
+        ExternalTool.PYTHON3_PROMETHEUS_CLIENT.assumePresent();
         try {
             Path script = Files.createTempFile("parse_exposition", ".py");
             try (InputStream in = PrometheusText.class.getResourceAsStream("parse_exposition.py")) {
                 Files.write(script, in.readAllBytes());
             }
             try {
-                Process p = new ProcessBuilder(PYTHON.toString(), script.toString(), format).start();
+                Process p =
+                        new ProcessBuilder(ExternalTool.DEBIAN_PYTHON.toString(), script.toString(), format).start();
                 try (var stdin = p.getOutputStream()) {
                     stdin.write(exposition.getBytes(StandardCharsets.UTF_8));
                 }
@@ -69,10 +69,6 @@ final class PrometheusText {
                     throw new IllegalStateException("the exposition parser did not finish");
                 }
                 if (p.exitValue() != 0) {
-                    if (err.contains("No module named 'prometheus_client'")) {
-                        throw new IllegalStateException(
-                                "python3-prometheus-client is not installed (.ci/run installs it): " + err);
-                    }
                     throw new IllegalArgumentException(err.strip());
                 }
                 List<ParsedFamily> parsed = new ObjectMapper().readValue(out, new TypeReference<>() {});
@@ -92,7 +88,9 @@ final class PrometheusText {
             }
         } catch (IOException e) {
             throw new UncheckedIOException(
-                    "could not run " + PYTHON + " (Debian's python3 with python3-prometheus-client)", e);
+                    "could not run " + ExternalTool.DEBIAN_PYTHON
+                            + " (Debian's python3 with python3-prometheus-client)",
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

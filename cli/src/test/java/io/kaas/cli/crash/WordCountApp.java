@@ -19,7 +19,7 @@ import org.apache.kafka.streams.state.Stores;
 
 /**
  * An unmodified-style Kafka Streams word count with {@code processing.guarantee=exactly_once_v2}, run as a child
- * JVM by {@link StreamsExactlyOnceCrashTest} so that it can be killed with {@code kill -9}. Args: bootstrap
+ * JVM by {@link StreamsExactlyOnceCrashIT} so that it can be killed with {@code kill -9}. Args: bootstrap
  * servers, state directory. Runs until killed. A stream thread that dies (the broker vanished under it) is
  * replaced, as an application meant to outlive broker crashes would configure it.
  */

@@ -24,9 +24,9 @@ import picocli.codegen.docgen.manpage.ManPageGenerator;
 
 /**
  * Renders the checked-in {@code man/} (troff man pages, one per command) and {@code completions/}
- * (bash, and zsh through bashcompinit) from the very command tree {@code kaas} runs. The build runs
- * {@link #main} at the package phase; {@code DocsUpToDateTest} compares {@link #render} with the
- * checked-in files.
+ * (bash, and zsh through bashcompinit) from the very command tree {@code kaas} runs. Every build's
+ * {@code DocsUpToDateTest} compares {@link #render} with the checked-in files; {@link #main} rewrites
+ * them, run by the cli's {@code regenerate-docs} profile ({@link #REGENERATE}).
  *
  * <p>Output is a pure function of the command tree and the project version: no dates, no generator
  * versions of the build machine, no environment (hence {@link Terminal#PLAIN} and the fixed
@@ -38,7 +38,7 @@ public final class DocsGenerator {
     public static final List<String> OWNED_DIRS = List.of("man", "completions");
 
     /** The command that regenerates them; error messages tell people to run it. */
-    public static final String REGENERATE = "mvn -q -B package -pl cli -am -DskipTests";
+    public static final String REGENERATE = "mvn -q -B package -pl cli -am -Pregenerate-docs -DskipTests";
 
     private DocsGenerator() {}
 

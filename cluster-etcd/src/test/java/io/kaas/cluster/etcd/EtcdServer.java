@@ -1,5 +1,6 @@
 package io.kaas.cluster.etcd;
 
+import io.kaas.storage.testing.ExternalTool;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -124,8 +126,17 @@ public final class EtcdServer implements AutoCloseable, ExtensionContext.Store.C
         }
     }
 
-    /** {@code @ExtendWith(EtcdServer.Shared.class)}: an {@link EtcdServer} parameter, one server per test JVM. */
-    public static final class Shared implements ParameterResolver {
+    /**
+     * {@code @ExtendWith(EtcdServer.Shared.class)}: an {@link EtcdServer} parameter, one server per test JVM.
+     * Each test is skipped, saying why, where there is no {@code etcd} to start ({@link ExternalTool#ETCD}):
+     * per test, not per class, so that the reports list every skipped test.
+     */
+    public static final class Shared implements BeforeEachCallback, ParameterResolver {
+        @Override
+        public void beforeEach(ExtensionContext c) {
+            ExternalTool.ETCD.assumePresent();
+        }
+
         @Override
         public boolean supportsParameter(ParameterContext p, ExtensionContext c) {
             return p.getParameter().getType() == EtcdServer.class;
@@ -141,8 +152,7 @@ public final class EtcdServer implements AutoCloseable, ExtensionContext.Store.C
                                 try {
                                     return start();
                                 } catch (IOException e) {
-                                    throw new IllegalStateException(
-                                            "cannot start etcd (is Debian's etcd-server installed?)", e);
+                                    throw new IllegalStateException("cannot start etcd", e);
                                 }
                             },
                             EtcdServer.class);

@@ -1,0 +1,545 @@
+package io.kaas.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kaas.broker.config.BrokerConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Apache Kafka's own command-line tools (the kafka-tools artifact), each run as its shell script runs
+ * it: its main class in a child JVM. In 4.4 all of them, ConfigCommand included, live in kafka-tools.
+ */
+class ApacheToolsIT {
+    @TempDir
+    Path dir;
+
+    TestBroker b;
+
+    @BeforeEach
+    void start() {
+        b = new TestBroker(dir.resolve("data"));
+    }
+
+    @AfterEach
+    void stop() {
+        b.close();
+    }
+
+    private ExternalProcess tool(String stdin, String mainClass, String... args) throws Exception {
+        ExternalProcess p = ExternalProcess.java(dir, stdin, mainClass, args);
+        assertThat(p.exitCode()).as("%s %s%n%s", mainClass, List.of(args), p).isZero();
+        return p;
+    }
+
+    @Test
+    void kafkaTopicsConsoleClientsGroupsOffsetsAndRecords() throws Exception {
+        String bs = b.bootstrap();
+        tool(
+                null,
+                "org.apache.kafka.tools.TopicCommand",
+                "--bootstrap-server",
+                bs,
+                "--create",
+                "--topic",
+                "tools",
+                "--partitions",
+                "2");
+        assertThat(tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--list")
+                        .out()
+                        .lines())
+                .contains("tools");
+        tool(
+                null,
+                "org.apache.kafka.tools.TopicCommand",
+                "--bootstrap-server",
+                bs,
+                "--alter",
+                "--topic",
+                "tools",
+                "--partitions",
+                "3");
+        String described = tool(
+                        null,
+                        "org.apache.kafka.tools.TopicCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--describe",
+                        "--topic",
+                        "tools")
+                .out();
+        assertThat(described).contains("PartitionCount: 3", "Leader: 0");
+
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 30; i++) {
+            lines.append("line-").append(i).append('\n');
+        }
+        tool(lines.toString(), "org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", bs, "--topic", "tools");
+        String consumed = tool(
+                        null,
+                        "org.apache.kafka.tools.consumer.ConsoleConsumer",
+                        "--bootstrap-server",
+                        bs,
+                        "--topic",
+                        "tools",
+                        "--from-beginning",
+                        "--max-messages",
+                        "30",
+                        "--group",
+                        "console-group",
+                        "--timeout-ms",
+                        "30000")
+                .out();
+        assertThat(consumed.lines().filter(l -> l.startsWith("line-"))).hasSize(30);
+
+        String groups = tool(
+                        null,
+                        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--describe",
+                        "--group",
+                        "console-group")
+                .out();
+        assertThat(groups).contains("console-group", "tools");
+        assertThat(tool(
+                                null,
+                                "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                                "--bootstrap-server",
+                                bs,
+                                "--list")
+                        .out())
+                .contains("console-group");
+        String reset = tool(
+                        null,
+                        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--reset-offsets",
+                        "--group",
+                        "console-group",
+                        "--topic",
+                        "tools",
+                        "--to-earliest",
+                        "--execute")
+                .out();
+        assertThat(reset).contains("tools");
+        String afterReset = tool(
+                        null,
+                        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--describe",
+                        "--group",
+                        "console-group")
+                .out();
+        assertThat(afterReset.lines().filter(l -> l.contains("tools")).toList())
+                .allMatch(l -> l.split("\\s+")[3].equals("0"));
+
+        String offsets = tool(
+                        null, "org.apache.kafka.tools.GetOffsetShell", "--bootstrap-server", bs, "--topic", "tools")
+                .out();
+        long total = offsets.lines()
+                .mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf(':') + 1)))
+                .sum();
+        assertThat(total).isEqualTo(30);
+
+        // The console producer's sticky partitioner may leave partitions empty: delete in the fullest one.
+        String fullest = offsets.lines()
+                .max(java.util.Comparator.comparingLong(l -> Long.parseLong(l.substring(l.lastIndexOf(':') + 1))))
+                .orElseThrow();
+        int partition = Integer.parseInt(fullest.split(":")[1]);
+        Path json = dir.resolve("delete.json");
+        Files.writeString(
+                json,
+                "{\"partitions\":[{\"topic\":\"tools\",\"partition\":" + partition + ",\"offset\":2}],\"version\":1}");
+        String deleted = tool(
+                        null,
+                        "org.apache.kafka.tools.DeleteRecordsCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--offset-json-file",
+                        json.toString())
+                .out();
+        assertThat(deleted).contains("low_watermark: 2");
+        String earliest = tool(
+                        null,
+                        "org.apache.kafka.tools.GetOffsetShell",
+                        "--bootstrap-server",
+                        bs,
+                        "--topic",
+                        "tools",
+                        "--partitions",
+                        Integer.toString(partition),
+                        "--time",
+                        "-2")
+                .out();
+        assertThat(earliest.trim()).isEqualTo("tools:" + partition + ":2");
+
+        tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--delete", "--topic", "tools");
+        assertThat(tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--list")
+                        .out()
+                        .lines())
+                .doesNotContain("tools");
+    }
+
+    @Test
+    void kafkaConfigsAndBrokerApiVersions() throws Exception {
+        String bs = b.bootstrap();
+        tool(
+                null,
+                "org.apache.kafka.tools.TopicCommand",
+                "--bootstrap-server",
+                bs,
+                "--create",
+                "--topic",
+                "cfg",
+                "--partitions",
+                "1");
+        tool(
+                null,
+                "org.apache.kafka.tools.ConfigCommand",
+                "--bootstrap-server",
+                bs,
+                "--alter",
+                "--entity-type",
+                "topics",
+                "--entity-name",
+                "cfg",
+                "--add-config",
+                "retention.ms=60000,segment.bytes=1048576");
+        String described = tool(
+                        null,
+                        "org.apache.kafka.tools.ConfigCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--describe",
+                        "--entity-type",
+                        "topics",
+                        "--entity-name",
+                        "cfg")
+                .out();
+        assertThat(described).contains("retention.ms=60000", "segment.bytes=1048576");
+        tool(
+                null,
+                "org.apache.kafka.tools.ConfigCommand",
+                "--bootstrap-server",
+                bs,
+                "--alter",
+                "--entity-type",
+                "topics",
+                "--entity-name",
+                "cfg",
+                "--delete-config",
+                "retention.ms");
+        assertThat(tool(
+                                null,
+                                "org.apache.kafka.tools.ConfigCommand",
+                                "--bootstrap-server",
+                                bs,
+                                "--describe",
+                                "--entity-type",
+                                "topics",
+                                "--entity-name",
+                                "cfg")
+                        .out())
+                .doesNotContain("retention.ms=60000");
+        assertThat(b.broker().engine().topic("cfg").orElseThrow().config().segmentBytes())
+                .isEqualTo(1048576L);
+        String all = tool(
+                        null,
+                        "org.apache.kafka.tools.ConfigCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--describe",
+                        "--all",
+                        "--entity-type",
+                        "topics",
+                        "--entity-name",
+                        "cfg")
+                .out();
+        java.util.List<String> listed = all.lines()
+                .map(String::trim)
+                .filter(l -> l.contains("=") && l.contains(" sensitive="))
+                .map(l -> l.substring(0, l.indexOf('=')))
+                .toList();
+        assertThat(listed)
+                .containsExactlyInAnyOrderElementsOf(
+                        org.apache.kafka.storage.internals.log.LogConfig.nonInternalConfigNames());
+        assertThat(all)
+                .contains("segment.bytes=1048576 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:segment.bytes=1048576");
+        String broker = tool(
+                        null,
+                        "org.apache.kafka.tools.ConfigCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--describe",
+                        "--all",
+                        "--entity-type",
+                        "brokers",
+                        "--entity-name",
+                        "0")
+                .out();
+        assertThat(broker)
+                .contains(
+                        "log.retention.hours=168 sensitive=false synonyms={DEFAULT_CONFIG:log.retention.hours=168}",
+                        "message.max.bytes=1048588",
+                        "num.partitions=");
+
+        String versions = tool(null, "org.apache.kafka.tools.BrokerApiVersionsCommand", "--bootstrap-server", bs)
+                .out();
+        assertThat(versions).contains("Produce(0): 3 to 13", "Fetch(1): 4 to 18", "ApiVersions(18)");
+    }
+
+    @Test
+    void verifiableProducerAndConsumer() throws Exception {
+        String bs = b.bootstrap();
+        String produced = tool(
+                        null,
+                        "org.apache.kafka.tools.VerifiableProducer",
+                        "--bootstrap-server",
+                        bs,
+                        "--topic",
+                        "verified",
+                        "--max-messages",
+                        "200",
+                        "--acks",
+                        "-1")
+                .out();
+        assertThat(produced).contains("\"name\":\"tool_data\"", "\"sent\":200", "\"acked\":200");
+        String consumed = tool(
+                        null,
+                        "org.apache.kafka.tools.VerifiableConsumer",
+                        "--bootstrap-server",
+                        bs,
+                        "--topic",
+                        "verified",
+                        "--group-id",
+                        "verifiers",
+                        "--max-messages",
+                        "200",
+                        "--reset-policy",
+                        "earliest")
+                .out();
+        assertThat(consumed).contains("\"name\":\"offsets_committed\"", "\"success\":true");
+        long records = consumed.lines()
+                .filter(l -> l.contains("\"name\":\"records_consumed\""))
+                .mapToLong(l -> Long.parseLong(l.replaceAll(".*\"count\":(\\d+).*", "$1")))
+                .sum();
+        assertThat(records).isEqualTo(200);
+    }
+
+    @Test
+    void performanceTools() throws Exception {
+        String bs = b.bootstrap();
+        tool(
+                null,
+                "org.apache.kafka.tools.TopicCommand",
+                "--bootstrap-server",
+                bs,
+                "--create",
+                "--topic",
+                "perf",
+                "--partitions",
+                "2");
+        String produced = tool(
+                        null,
+                        "org.apache.kafka.tools.ProducerPerformance",
+                        "--topic",
+                        "perf",
+                        "--num-records",
+                        "2000",
+                        "--record-size",
+                        "100",
+                        "--throughput",
+                        "-1",
+                        "--bootstrap-server",
+                        bs,
+                        "--command-property",
+                        "acks=all")
+                .out();
+        assertThat(produced).contains("2000 records sent");
+        String consumed = tool(
+                        null,
+                        "org.apache.kafka.tools.ConsumerPerformance",
+                        "--bootstrap-server",
+                        bs,
+                        "--topic",
+                        "perf",
+                        "--num-records",
+                        "2000",
+                        "--group",
+                        "perf-group",
+                        "--timeout",
+                        "30000")
+                .out();
+        // The data row's fifth column is data.consumed.in.nMsg.
+        assertThat(consumed.lines().filter(l -> l.matches("^\\d{4}-.*")).map(l -> l.split(",\\s*")[4].trim()))
+                .containsExactly("2000");
+        String latency = tool(
+                        null,
+                        "org.apache.kafka.tools.EndToEndLatency",
+                        "--bootstrap-server",
+                        bs,
+                        "--topic",
+                        "perf",
+                        "--num-records",
+                        "100",
+                        "--producer-acks",
+                        "all",
+                        "--record-size",
+                        "100")
+                .out();
+        assertThat(latency).contains("Avg latency:", "Percentiles:");
+    }
+
+    @Test
+    void logDirsFeaturesClusterIdOffsetsByTimeGroupDeletionAndStreamsReset() throws Exception {
+        String bs = b.bootstrap();
+        tool(
+                null,
+                "org.apache.kafka.tools.TopicCommand",
+                "--bootstrap-server",
+                bs,
+                "--create",
+                "--topic",
+                "times",
+                "--partitions",
+                "1");
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> p = b.producer(java.util.Map.of())) {
+            for (int i = 0; i < 10; i++) {
+                p.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                        "times", 0, 1_000_000L + i * 1000, null, new byte[] {(byte) i}));
+            }
+            p.flush();
+        }
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c =
+                b.consumer(java.util.Map.of("group.id", "app"))) {
+            org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition("times", 0);
+            c.commitSync(java.util.Map.of(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(7)));
+        }
+        tool(
+                null,
+                "org.apache.kafka.tools.TopicCommand",
+                "--bootstrap-server",
+                bs,
+                "--create",
+                "--topic",
+                "app-store-changelog",
+                "--partitions",
+                "1");
+
+        // By time (one batch of ten records: the answer is the record, not the batch), max timestamp, earliest local.
+        assertThat(tool(
+                                null,
+                                "org.apache.kafka.tools.GetOffsetShell",
+                                "--bootstrap-server",
+                                bs,
+                                "--topic",
+                                "times",
+                                "--time",
+                                "1004500")
+                        .out()
+                        .trim())
+                .isEqualTo("times:0:5");
+        assertThat(tool(
+                                null,
+                                "org.apache.kafka.tools.GetOffsetShell",
+                                "--bootstrap-server",
+                                bs,
+                                "--topic",
+                                "times",
+                                "--time",
+                                "-3")
+                        .out()
+                        .trim())
+                .isEqualTo("times:0:9");
+        assertThat(tool(
+                                null,
+                                "org.apache.kafka.tools.GetOffsetShell",
+                                "--bootstrap-server",
+                                bs,
+                                "--topic",
+                                "times",
+                                "--time",
+                                "-4")
+                        .out()
+                        .trim())
+                .isEqualTo("times:0:0");
+
+        String logDirs = tool(
+                        null,
+                        "org.apache.kafka.tools.LogDirsCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--describe",
+                        "--topic-list",
+                        "times")
+                .out();
+        assertThat(logDirs).contains("\"partition\":\"times-0\"", "\"logDir\":\"" + b.dataDir());
+        assertThat(tool(null, "org.apache.kafka.tools.FeatureCommand", "--bootstrap-server", bs, "describe")
+                        .out())
+                .contains("Feature: metadata.version", "FinalizedVersionLevel: 4.4");
+        assertThat(tool(null, "org.apache.kafka.tools.ClusterTool", "cluster-id", "--bootstrap-server", bs)
+                        .out())
+                .contains("Cluster ID: " + BrokerConfig.DEFAULT_CLUSTER_ID);
+        assertThat(tool(null, "org.apache.kafka.tools.GroupsCommand", "--bootstrap-server", bs, "--list")
+                        .out())
+                .contains("app");
+
+        // Streams' reset tool: input offsets back to earliest, internal topics of the application deleted.
+        String reset = tool(
+                        null,
+                        "org.apache.kafka.tools.StreamsResetter",
+                        "--bootstrap-server",
+                        bs,
+                        "--application-id",
+                        "app",
+                        "--input-topics",
+                        "times",
+                        "--to-earliest")
+                .out();
+        assertThat(reset).contains("Topic: times Partition: 0 Offset: 0", "app-store-changelog");
+        assertThat(tool(null, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bs, "--list")
+                        .out()
+                        .lines())
+                .contains("times")
+                .doesNotContain("app-store-changelog");
+
+        String deletedOffsets = tool(
+                        null,
+                        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--delete-offsets",
+                        "--group",
+                        "app",
+                        "--topic",
+                        "times")
+                .out();
+        assertThat(deletedOffsets).contains("Successful");
+        String deleted = tool(
+                        null,
+                        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                        "--bootstrap-server",
+                        bs,
+                        "--delete",
+                        "--group",
+                        "app")
+                .out();
+        assertThat(deleted).contains("Deletion of requested consumer groups ('app') was successful.");
+        assertThat(tool(
+                                null,
+                                "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                                "--bootstrap-server",
+                                bs,
+                                "--list")
+                        .out())
+                .doesNotContain("app");
+    }
+}
