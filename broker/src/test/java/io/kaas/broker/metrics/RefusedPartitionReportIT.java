@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /readyz} answers 503 and {@code /metrics} has {@code kaas_partition_refused}, both naming the damaged
  * file and byte ({@code FILE:BYTE: what}), as the log does; the undamaged partition beside it is served.
  */
-class RefusedPartitionReportTest {
+class RefusedPartitionReportIT {
     private static final InetSocketAddress ANY_LOOPBACK_PORT = InetSocketAddress.createUnresolved("127.0.0.1", 0);
     private static final int BATCHES = 20;
 

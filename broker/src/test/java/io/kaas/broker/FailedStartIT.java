@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * live broker holds the id (after the listeners were bound too).
  */
 @EnableKubernetesMockClient(crud = true)
-class FailedStartTest {
+class FailedStartIT {
     private static final java.util.logging.Logger MOCK_LOG = quiet();
     static KubernetesMockServer server;
 
