@@ -25,8 +25,8 @@ final class BatchLocator {
 
     /** See {@link Segment#positionOf}. */
     long positionOf(long offset, long limit) throws IOException {
-        long from = index.lookup(offset).position();
         try (CachedFile.Handle h = log.acquire()) {
+            long from = startAt(h, index.lookup(offset), 0, limit);
             HeaderCursor batches = new HeaderCursor(h.channel(), from, limit);
             while (batches.next() == HeaderCursor.Framing.BATCH) {
                 if (batches.lastOffset() >= offset) {
@@ -36,6 +36,23 @@ final class BatchLocator {
             throwIfBadFraming(batches);
             return -1;
         }
+    }
+
+    /**
+     * Where a walk may start for {@code entry}: its position when the batch there holds the entry's offset,
+     * else {@code fallback}. Index entries are not evidence (the index is flushed lazily, and the open
+     * checks only that its last entry frames the log's end), so a damaged entry that points into the middle
+     * of a batch must cost a longer walk, not a read of bytes that are not a batch.
+     */
+    private static long startAt(CachedFile.Handle h, IndexEntry entry, long fallback, long limit) throws IOException {
+        if (entry.position() <= fallback) {
+            return fallback;
+        }
+        HeaderCursor at = new HeaderCursor(h.channel(), entry.position(), limit);
+        boolean holds = at.next() == HeaderCursor.Framing.BATCH
+                && at.baseOffset() <= entry.offset()
+                && entry.offset() <= at.lastOffset();
+        return holds ? entry.position() : fallback;
     }
 
     /** Where {@link #positionOf} starts walking for {@code offset}: the index's nearest entry at or below it. */
@@ -81,8 +98,8 @@ final class BatchLocator {
         // cap) are taken without reading their headers, one pread each, and the walk goes on from there.
         // Same answer as walking from pos (appends are validated, so the framing in between holds).
         IndexEntry within = index.lastBatchStartWithin(pos, Math.min(limit, pos + (long) maxBytes), cap);
-        long from = within == null ? pos : within.position();
         try (CachedFile.Handle h = log.acquire()) {
+            long from = within == null ? pos : startAt(h, within, pos, limit);
             HeaderCursor batches = new HeaderCursor(h.channel(), from, limit);
             long end = from;
             long expected = -1;

@@ -52,6 +52,24 @@ class SegmentWalkTest {
     }
 
     @Test
+    void anIndexEntryThatPointsIntoABatchCostsALongerWalkNotAWrongRead() throws Exception {
+        // The index is a hint, not evidence: its first entry is damaged (one byte past the batch holding 103),
+        // its last one is right, so the open's check of the last entry lets the file through.
+        SegmentName name = SegmentName.of(1, 100);
+        Files.write(dir.resolve(name.logFileName()), log.bytes);
+        java.nio.ByteBuffer index = java.nio.ByteBuffer.allocate(16);
+        index.putInt(3).putInt((int) log.start(1) + 1).putInt(8).putInt((int) log.start(2));
+        Files.write(dir.resolve(name.indexFileName()), index.array());
+        try (Segment s = Segment.open(dir, name, new IndexPolicy(4096))) {
+            assertThat(s.positionOf(103, s.size())).isEqualTo(log.start(1));
+            assertThat(s.positionOf(108, s.size())).isEqualTo(log.start(2));
+            assertThat(s.wholeBatchesEnd(0, s.size(), (int) log.end(1) + 1, Long.MAX_VALUE))
+                    .as("whole batches only, walked from the read's own position")
+                    .isEqualTo(log.end(1));
+        }
+    }
+
+    @Test
     void firstBatchWithMaxTimestampAtLeastFindsTheSpanningBatchFromAPosition() throws Exception {
         try (Segment s = open()) {
             RecordBatchHeader h = s.firstBatchWithMaxTimestampAtLeast(1_500, 0, 0);
