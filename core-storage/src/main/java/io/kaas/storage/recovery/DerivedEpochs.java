@@ -102,6 +102,10 @@ public final class DerivedEpochs {
                         + s.log().getFileName();
             }
         }
+        String misplaced = startInsideAnOlderEpoch(epochs, segments);
+        if (misplaced != null) {
+            return misplaced;
+        }
         for (int i = 1; i < epochs.epochs().size(); i++) {
             LeaderEpochCheckpoint.Entry a = epochs.epochs().get(i - 1);
             LeaderEpochCheckpoint.Entry b = epochs.epochs().get(i);
@@ -111,6 +115,58 @@ public final class DerivedEpochs {
             }
         }
         return null;
+    }
+
+    /**
+     * An epoch recorded as beginning before its first segment, inside a segment of an older epoch whose batch
+     * there an older leader wrote: a leader starts a segment named after its epoch exactly where the epoch
+     * begins, so its start is its first segment's base, unless compaction merged that segment into an older
+     * one, and then the batches there carry the new epoch in their headers. Neither holds: the checkpoint is
+     * wrong (fencing by it would cut an older leader's intact batches). Reads one segment's batch heads, only
+     * when a start and a segment name differ.
+     */
+    private static String startInsideAnOlderEpoch(LeaderEpochCheckpoint epochs, List<SegmentFile> segments) {
+        for (LeaderEpochCheckpoint.Entry e : epochs.epochs()) {
+            Optional<SegmentFile> first = segments.stream()
+                    .filter(s -> !s.name().apacheStyle() && s.name().epoch() == e.epoch())
+                    .min((a, b) -> Long.compare(a.baseOffset(), b.baseOffset()));
+            if (first.isEmpty() || first.get().baseOffset() <= e.startOffset()) {
+                continue;
+            }
+            Optional<SegmentFile> holder = segments.stream()
+                    .filter(s -> s.baseOffset() <= e.startOffset()
+                            && s.baseOffset() < first.get().baseOffset())
+                    .max((a, b) -> Long.compare(a.baseOffset(), b.baseOffset()));
+            if (holder.isEmpty()
+                    || holder.get().name().apacheStyle()
+                    || holder.get().name().epoch() >= e.epoch()) {
+                continue;
+            }
+            int writer = epochOfBatchReaching(holder.get().log(), e.startOffset());
+            if (writer >= 0 && writer < e.epoch()) {
+                return "disagrees with the log: it says epoch " + e.epoch() + " began at offset " + e.startOffset()
+                        + ", but epoch " + writer + " wrote the batch there in "
+                        + holder.get().log().getFileName()
+                        + " and epoch " + e.epoch() + "'s first segment begins at "
+                        + first.get().baseOffset();
+            }
+        }
+        return null;
+    }
+
+    /** The leader epoch of the first batch of {@code log} whose last offset reaches {@code offset}, or -1. */
+    private static int epochOfBatchReaching(Path log, long offset) {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(log)) {
+            io.kaas.storage.segment.HeaderCursor batches = new io.kaas.storage.segment.HeaderCursor(ch, 0, ch.size());
+            while (batches.next() == io.kaas.storage.segment.HeaderCursor.Framing.BATCH) {
+                if (batches.lastOffset() >= offset) {
+                    return batches.header().partitionLeaderEpoch();
+                }
+            }
+            return -1;
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     private static long sizeOf(Path file) {
