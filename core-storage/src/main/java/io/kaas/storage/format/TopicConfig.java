@@ -216,15 +216,16 @@ public record TopicConfig(
         for (java.lang.reflect.RecordComponent c : TopicConfig.class.getRecordComponents()) {
             known.add(c.getName());
         }
-        try {
-            com.fasterxml.jackson.databind.JsonNode tree =
-                    new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
-            java.util.Iterator<String> names = tree.fieldNames();
-            while (names.hasNext()) {
-                String name = names.next();
+        // The top-level keys in file order, streamed: no jackson-databind on kaas verify's path (StateJson).
+        try (com.fasterxml.jackson.core.JsonParser parser =
+                new com.fasterxml.jackson.core.JsonFactory().createParser(json)) {
+            parser.nextToken();
+            for (String name = parser.nextFieldName(); name != null; name = parser.nextFieldName()) {
                 if (!known.contains(name)) {
                     return java.util.Optional.of(name);
                 }
+                parser.nextToken();
+                parser.skipChildren();
             }
             return java.util.Optional.empty();
         } catch (java.io.IOException e) {
