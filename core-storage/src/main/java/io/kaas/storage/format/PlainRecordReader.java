@@ -15,7 +15,6 @@ import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +33,7 @@ import java.util.UUID;
  * {@code String}, {@code UUID} (its 8-4-4-4-12 form), a record, {@code List} or {@code Map<String, String>}; and a file that is not a
  * well-formed object whose values have exactly those JSON types (no coercion), a missing primitive, a
  * duplicate key, or a record constructor that refuses the values. Unknown keys are skipped, as StateJson's
- * mapper does. Stateless: one parser per call, any thread.
+ * mapper does. Any thread: one parser per call; what it learns of a type (its {@link Shape}) is immutable.
  */
 final class PlainRecordReader {
     private static final JsonFactory FACTORY = new JsonFactory();
@@ -148,40 +147,15 @@ final class PlainRecordReader {
     }
 
     private static Object readRecord(JsonParser parser, JsonToken token, Class<?> type) throws Exception {
-        if (token != JsonToken.START_OBJECT) {
+        Shape shape = SHAPES.get(type);
+        if (token != JsonToken.START_OBJECT || shape == null) {
             throw new NotPlain();
         }
-        RecordComponent[] components = type.getRecordComponents();
-        Class<?>[] types = new Class<?>[components.length];
-        for (int i = 0; i < components.length; i++) {
-            types[i] = components[i].getType();
-        }
-        Constructor<?> canonical = type.getDeclaredConstructor(types);
-        requirePlain(type.getAnnotations());
-        for (Constructor<?> other : type.getDeclaredConstructors()) {
-            requirePlain(other.getAnnotations());
-        }
-        for (Method m : type.getDeclaredMethods()) {
-            // @JsonIgnore on a derived getter only keeps it out of the file; anything else may feed databind's reading.
-            boolean accessor = m.getParameterCount() == 0
-                    && Arrays.stream(components).anyMatch(c -> c.getName().equals(m.getName()));
-            if (accessor || !m.isAnnotationPresent(JsonIgnore.class)) {
-                requirePlain(m.getAnnotations());
-            }
-        }
-        Map<String, Integer> byName = new HashMap<>();
-        Parameter[] parameters = canonical.getParameters();
-        for (int i = 0; i < components.length; i++) {
-            requirePlain(parameters[i].getAnnotations());
-            JsonProperty renamed = parameters[i].getAnnotation(JsonProperty.class);
-            String name = renamed != null && !renamed.value().isEmpty() ? renamed.value() : components[i].getName();
-            byName.put(name, i);
-        }
-        Object[] values = new Object[components.length];
-        boolean[] seen = new boolean[components.length];
+        Object[] values = new Object[shape.types.length];
+        boolean[] seen = new boolean[shape.types.length];
         for (String key = parser.nextFieldName(); key != null; key = parser.nextFieldName()) {
             JsonToken value = parser.nextToken();
-            Integer i = byName.get(key);
+            Integer i = shape.byName.get(key);
             if (i == null) {
                 parser.skipChildren(); // unknown: a newer writer's key
                 continue;
@@ -190,19 +164,79 @@ final class PlainRecordReader {
                 throw new NotPlain();
             }
             seen[i] = true;
-            values[i] = readValue(parser, value, components[i].getGenericType());
+            values[i] = readValue(parser, value, shape.types[i]);
         }
         if (parser.currentToken() != JsonToken.END_OBJECT) {
             throw new NotPlain();
         }
-        for (int i = 0; i < components.length; i++) {
-            if (!seen[i] && types[i].isPrimitive()) {
+        for (int i = 0; i < shape.types.length; i++) {
+            if (!seen[i] && shape.types[i] instanceof Class<?> c && c.isPrimitive()) {
                 throw new NotPlain();
             }
         }
-        canonical.setAccessible(true);
-        return canonical.newInstance(values);
+        return shape.canonical.newInstance(values);
     }
+
+    /**
+     * What reading a record type needs, worked out once per type (annotations are parsed, interpreted, at each
+     * look-up): its canonical constructor, each component's JSON name and type. Absent for a type databind
+     * must read (see the class comment). Immutable once built.
+     */
+    private record Shape(Constructor<?> canonical, Map<String, Integer> byName, Type[] types) {
+        static Shape of(Class<?> type) throws ReflectiveOperationException, NotPlain {
+            RecordComponent[] components = type.getRecordComponents();
+            Class<?>[] raw = new Class<?>[components.length];
+            Type[] types = new Type[components.length];
+            for (int i = 0; i < components.length; i++) {
+                raw[i] = components[i].getType();
+                types[i] = components[i].getGenericType();
+            }
+            Constructor<?> canonical = type.getDeclaredConstructor(raw);
+            requirePlain(type.getAnnotations());
+            for (Constructor<?> other : type.getDeclaredConstructors()) {
+                requirePlain(other.getAnnotations());
+            }
+            for (Method m : type.getDeclaredMethods()) {
+                // @JsonIgnore on a derived getter only keeps it out of the file; anything else may feed reading.
+                if (isAccessor(m, components) || !m.isAnnotationPresent(JsonIgnore.class)) {
+                    requirePlain(m.getAnnotations());
+                }
+            }
+            Map<String, Integer> byName = new HashMap<>();
+            Parameter[] parameters = canonical.getParameters();
+            for (int i = 0; i < components.length; i++) {
+                requirePlain(parameters[i].getAnnotations());
+                JsonProperty renamed = parameters[i].getAnnotation(JsonProperty.class);
+                String name = renamed != null && !renamed.value().isEmpty() ? renamed.value() : components[i].getName();
+                byName.put(name, i);
+            }
+            canonical.setAccessible(true);
+            return new Shape(canonical, Map.copyOf(byName), types);
+        }
+
+        private static boolean isAccessor(Method m, RecordComponent[] components) {
+            if (m.getParameterCount() == 0) {
+                for (RecordComponent c : components) {
+                    if (c.getName().equals(m.getName())) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    /** Each record type's {@link Shape}, or null for one databind must read. */
+    private static final ClassValue<Shape> SHAPES = new ClassValue<>() {
+        @Override
+        protected Shape computeValue(Class<?> type) {
+            try {
+                return Shape.of(type);
+            } catch (ReflectiveOperationException | NotPlain | RuntimeException e) {
+                return null;
+            }
+        }
+    };
 
     /** The 8-4-4-4-12 hex form, the one databind reads as {@link UUID#fromString} does (which takes shorter groups too). */
     private static boolean isCanonicalUuid(String s) {
