@@ -30,9 +30,9 @@ import java.util.UUID;
  * its own value or its own error message: a type with a Jackson annotation beyond
  * {@code @JsonProperty("name")}, {@code @JsonPropertyOrder} and {@code @JsonInclude} (which only writing
  * uses), a component not of {@code int}, {@code long}, {@code short}, {@code boolean}, their boxes,
- * {@code String}, {@code UUID} (its 8-4-4-4-12 form), a record, {@code List} or {@code Map<String, String>}; and a file that is not a
- * well-formed object whose values have exactly those JSON types (no coercion), a missing primitive, a
- * duplicate key, or a record constructor that refuses the values. Unknown keys are skipped, as StateJson's
+ * {@code String}, {@code UUID} (its 8-4-4-4-12 form), a record, {@code List} or {@code Map<String, String>};
+ * and a file that is not a well-formed object whose values have exactly those JSON types (no coercion), a
+ * missing primitive, a duplicate key, or a record constructor that refuses the values. Unknown keys are skipped, as StateJson's
  * mapper does. Any thread: one parser per call; what it learns of a type (its {@link Shape}) is immutable.
  */
 final class PlainRecordReader {
