@@ -3,7 +3,7 @@ package io.kaas.broker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicDefaults;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -121,9 +121,9 @@ class MessageTimestampTest {
 
     @Test
     void theEnginesDefaultBoundsAreApaches() {
-        assertThat(TopicConfig.DEFAULT_TIMESTAMP_AFTER_MAX_MS)
+        assertThat(TopicDefaults.DEFAULT_TIMESTAMP_AFTER_MAX_MS)
                 .isEqualTo(ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT);
-        assertThat(TopicConfig.DEFAULT_TIMESTAMP_BEFORE_MAX_MS)
+        assertThat(TopicDefaults.DEFAULT_TIMESTAMP_BEFORE_MAX_MS)
                 .isEqualTo(ServerLogConfigs.LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT);
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.broker.config.BrokerConfig;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicDefaults;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -241,13 +242,13 @@ class TopicConfigsTest {
 
     @Test
     void theEnginesOwnDefaultsAreApaches() {
-        assertThat(TopicConfig.DEFAULT_RETENTION_MS).isEqualTo(LogConfig.DEFAULT_RETENTION_MS);
-        assertThat(TopicConfig.DEFAULT_SEGMENT_MS).isEqualTo(LogConfig.DEFAULT_SEGMENT_MS);
-        assertThat(TopicConfig.DEFAULT_DELETE_RETENTION_MS).isEqualTo(LogConfig.DEFAULT_DELETE_RETENTION_MS);
-        assertThat(TopicConfig.DEFAULT_MIN_COMPACTION_LAG_MS).isEqualTo(LogConfig.DEFAULT_MIN_COMPACTION_LAG_MS);
-        assertThat(Long.toString(TopicConfig.DEFAULT_RETENTION_BYTES))
+        assertThat(TopicDefaults.DEFAULT_RETENTION_MS).isEqualTo(LogConfig.DEFAULT_RETENTION_MS);
+        assertThat(TopicDefaults.DEFAULT_SEGMENT_MS).isEqualTo(LogConfig.DEFAULT_SEGMENT_MS);
+        assertThat(TopicDefaults.DEFAULT_DELETE_RETENTION_MS).isEqualTo(LogConfig.DEFAULT_DELETE_RETENTION_MS);
+        assertThat(TopicDefaults.DEFAULT_MIN_COMPACTION_LAG_MS).isEqualTo(LogConfig.DEFAULT_MIN_COMPACTION_LAG_MS);
+        assertThat(Long.toString(TopicDefaults.DEFAULT_RETENTION_BYTES))
                 .isEqualTo(ApacheTopicConfigs.defaultValue("retention.bytes"));
-        assertThat(TopicConfig.DEFAULT_CLEANUP_POLICY).isEqualTo(ApacheTopicConfigs.defaultValue("cleanup.policy"));
+        assertThat(TopicDefaults.DEFAULT_CLEANUP_POLICY).isEqualTo(ApacheTopicConfigs.defaultValue("cleanup.policy"));
         assertThat(BrokerConfig.defaults().segmentBytes()).isEqualTo(LogConfig.DEFAULT_SEGMENT_BYTES);
     }
 

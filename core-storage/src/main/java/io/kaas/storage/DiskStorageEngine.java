@@ -1,6 +1,5 @@
 package io.kaas.storage;
 
-import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.FileHandleCache;
@@ -9,7 +8,6 @@ import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.layout.TopicDir;
 import io.kaas.storage.layout.TopicName;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,13 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Topics and partitions under one data directory, laid out as {@link TopicDir} says:
@@ -38,32 +31,27 @@ import org.slf4j.LoggerFactory;
  * bounded loader pool; {@link #ready} says when that is done. A partition asked for earlier is loaded
  * by the caller. Topic metadata changes are serialised on this object's monitor; appends and reads
  * never take it.
+ *
+ * <p>Its parts: {@link DiskTopics} (topics in memory and on disk), {@link OpenPartitions} (the
+ * loaded partitions and their loads), {@link StartupLoad}, {@link LogCleanerThreads}, and one
+ * {@link DirectoryOwnership}: {@link ExclusiveDirectory} (this process owns the directory) or
+ * {@link SharedDirectory} (several brokers share it, see {@link #shared}), the one place the two differ.
  */
 public final class DiskStorageEngine implements StorageEngine {
-    private static final Logger LOG = LoggerFactory.getLogger(DiskStorageEngine.class);
-
     private final EngineConfig config;
     private final EngineObserver observer;
     private final EngineExecutors executors;
     private final FileHandleCache files;
     private final OwnerLock owner;
-    private final Map<String, TopicInfo> topics = new ConcurrentHashMap<>();
-    /** Loaded partitions, and those being loaded (the future completes when the load ends). */
-    private final Map<TopicPartition, CompletableFuture<Partition>> open = new ConcurrentHashMap<>();
+    /** Exclusive or shared: the one place the two differ. */
+    private final DirectoryOwnership ownership;
 
+    private final OpenPartitions partitions;
+    private final DiskTopics topics;
     private final StartupLoad startup;
-    /** Partitions whose load failed once: the start-up load leaves them to callers (see {@link #loadAtStartup}). */
-    /** Partitions whose last load was refused (damage), with why: for readiness, and so the start-up load does not retry them. */
-    private final Map<TopicPartition, String> refused = new ConcurrentHashMap<>();
-
     private final LogCleanerThreads cleaner;
     private volatile boolean closed;
-    /** Several brokers over this directory: no directory lock, no start-up load, only partitions taken over open. */
-    private final boolean shared;
-    /** With {@link #shared}: the partitions taken over here and the epoch each was taken in. */
-    private final Map<TopicPartition, Integer> taken = new ConcurrentHashMap<>();
-    /** With {@link #shared}: topic configs other brokers may change, see {@link SharedTopicConfigs}. */
-    private final SharedTopicConfigs sharedConfigs = new SharedTopicConfigs();
+    private volatile boolean fencedAtClose;
 
     public DiskStorageEngine(EngineConfig config) {
         this(config, EngineObserver.NONE);
@@ -71,7 +59,7 @@ public final class DiskStorageEngine implements StorageEngine {
 
     /** An engine that reports fsyncs, partition opens and failures to {@code observer}. */
     public DiskStorageEngine(EngineConfig config, EngineObserver observer) {
-        this(config, observer, false);
+        this(config, observer, new ExclusiveDirectory());
     }
 
     /**
@@ -82,11 +70,11 @@ public final class DiskStorageEngine implements StorageEngine {
      * {@link StorageException.Kind#NOT_OWNED} without touching its files.
      */
     public static DiskStorageEngine shared(EngineConfig config, EngineObserver observer) {
-        return new DiskStorageEngine(config, observer, true);
+        return new DiskStorageEngine(config, observer, new SharedDirectory());
     }
 
-    private DiskStorageEngine(EngineConfig config, EngineObserver observer, boolean shared) {
-        this.shared = shared;
+    private DiskStorageEngine(EngineConfig config, EngineObserver observer, DirectoryOwnership ownership) {
+        this.ownership = ownership;
         this.config = config;
         this.executors = new EngineExecutors(config.fsyncTimeout());
         this.files = new FileHandleCache(config.maxOpenFiles());
@@ -99,13 +87,15 @@ public final class DiskStorageEngine implements StorageEngine {
                     StorageException.Kind.IO, config.dataDir() + ": cannot open data directory: " + e.getMessage(), e);
         }
         try {
-            this.owner = shared ? OwnerLock.none() : OwnerLock.acquireDataDir(config.dataDir());
+            this.owner = ownership.lockDirectory(config.dataDir());
         } catch (RuntimeException e) {
             executors.close();
             throw e;
         }
+        this.partitions = new OpenPartitions(config, observer, executors, files, ownership, this::topicNamed);
+        this.topics = new DiskTopics(config.dataDir(), ownership, partitions);
         try {
-            loadTopics();
+            topics.load();
         } catch (IOException | RuntimeException e) {
             owner.close();
             executors.close();
@@ -117,22 +107,14 @@ public final class DiskStorageEngine implements StorageEngine {
                     : (RuntimeException) e;
         }
         List<TopicPartition> all = new ArrayList<>();
-        for (TopicInfo t : shared ? List.<TopicInfo>of() : topics.values()) {
+        for (TopicInfo t : ownership.loadsEveryPartition() ? topics.all() : List.<TopicInfo>of()) {
             for (int p = 0; p < t.partitions(); p++) {
                 all.add(new TopicPartition(t.name(), p));
             }
         }
-        this.startup = StartupLoad.start(all, this::loadAtStartup, executors.loaders());
-        this.cleaner = new LogCleanerThreads(config.cleaner(), this::loadedPartitions, config.clock());
+        this.startup = StartupLoad.start(all, partitions::loadAtStartup, executors.loaders());
+        this.cleaner = new LogCleanerThreads(config.cleaner(), partitions::loaded, config.clock());
         cleaner.start();
-    }
-
-    private List<Partition> loadedPartitions() {
-        List<Partition> out = new ArrayList<>();
-        for (CompletableFuture<Partition> f : open.values()) {
-            loaded(f, false).ifPresent(out::add);
-        }
-        return out;
     }
 
     /**
@@ -143,225 +125,65 @@ public final class DiskStorageEngine implements StorageEngine {
         return cleaner.runOnce();
     }
 
-    private void loadTopics() throws IOException {
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        for (Path d : TopicFiles.list(config.dataDir(), shared)) {
-            String name = d.getFileName().toString();
-            seen.add(name);
-            TopicInfo known = topics.get(name);
-            if (known == null) {
-                TopicFiles.read(d, shared).ifPresent(info -> topics.put(name, info));
-                if (shared) {
-                    sharedConfigs.remember(d);
-                }
-            } else if (shared) {
-                // Another broker added partitions: a known topic only grows.
-                int n = TopicDir.partitionCount(d);
-                if (n > known.partitions()) {
-                    known = new TopicInfo(name, known.topicId(), n, known.config());
-                    topics.put(name, known);
-                }
-                // Another broker altered its config: in force here too.
-                TopicInfo before = known;
-                sharedConfigs
-                        .changedSinceRead(d)
-                        .filter(c -> !c.equals(before.config()))
-                        .ifPresent(c -> applyConfig(before, c));
-            }
-        }
-        if (shared) {
-            for (String known : List.copyOf(topics.keySet())) {
-                if (!seen.contains(known)) {
-                    forget(known);
-                }
-            }
-        }
-    }
-
-    /** Shared: {@code name} is another broker's to delete: drop it, closing (cleanly) what this engine held of it. */
-    private void forget(String name) {
-        sharedConfigs.forget(name);
-        TopicInfo info = topics.remove(name);
-        if (info != null) {
-            LOG.info("topic {} is being deleted: closing its partitions here", name);
-            for (int p = 0; p < info.partitions(); p++) {
-                drop(new TopicPartition(name, p), false);
-            }
-        }
-    }
-
     @Override
     public synchronized void markTopicDeleted(String name) {
         ensureOpen();
-        if (!shared) {
-            throw new UnsupportedOperationException(config.dataDir() + ": this engine does not share its directory");
-        }
-        if (!topics.containsKey(name)) {
-            throw new StorageException(
-                    StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
-        }
-        Path dir = TopicDir.of(config.dataDir(), name);
-        try {
-            TopicFiles.markDeleted(dir);
-        } catch (IOException e) {
-            throw new StorageException(
-                    StorageException.Kind.IO, dir + ": cannot mark the topic deleted: " + e.getMessage(), e);
-        }
-        forget(name);
+        topics.markDeleted(name);
     }
 
     @Override
     public Map<String, Integer> topicsBeingDeleted() {
-        try {
-            return TopicDir.markedDeleted(config.dataDir());
-        } catch (IOException e) {
-            throw new StorageException(
-                    StorageException.Kind.IO, config.dataDir() + ": cannot list topics: " + e.getMessage(), e);
-        }
+        return topics.beingDeleted();
     }
 
     @Override
     public synchronized void removeDeletedTopic(String name) {
         ensureOpen();
-        try {
-            TopicDir.removeMarkedDeleted(config.dataDir(), name);
-        } catch (IOException e) {
-            throw new StorageException(
-                    StorageException.Kind.IO,
-                    TopicDir.of(config.dataDir(), name) + ": cannot delete topic: " + e.getMessage(),
-                    e);
-        }
+        topics.removeDeleted(name);
     }
 
     @Override
     public TopicInfo createTopic(String name, int partitions, TopicConfig topicConfig) {
-        TopicInfo info = createTopicFiles(name, partitions, topicConfig);
-        if (!shared) {
-            loadAll(name, 0, partitions);
+        TopicInfo info;
+        synchronized (this) {
+            ensureOpen();
+            info = topics.create(name, partitions, topicConfig);
+        }
+        if (ownership.loadsEveryPartition()) {
+            this.partitions.loadAll(name, 0, partitions);
         }
         return info;
-    }
-
-    private synchronized TopicInfo createTopicFiles(String name, int partitions, TopicConfig topicConfig) {
-        ensureOpen();
-        TopicName.requireLegal(name);
-        if (partitions < 1) {
-            throw new IllegalArgumentException("a topic needs at least one partition, got " + partitions);
-        }
-        if (topics.containsKey(name)) {
-            throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists");
-        }
-        Path dir = TopicDir.of(config.dataDir(), name);
-        TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
-        try {
-            TopicFiles.create(config.dataDir(), info, shared);
-            topics.put(name, info);
-            if (shared) {
-                sharedConfigs.remember(dir);
-            }
-            return info;
-        } catch (java.nio.file.FileAlreadyExistsException e) {
-            if (shared && dir.toString().equals(e.getFile())) {
-                // Another broker sharing the directory created it first: one of two creators wins the mkdir.
-                throw new StorageException(
-                        StorageException.Kind.TOPIC_EXISTS,
-                        "topic " + name + " already exists (created by another broker)");
-            }
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot create topic: " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot create topic: " + e.getMessage(), e);
-        }
     }
 
     @Override
     public synchronized void deleteTopic(String name) {
         ensureOpen();
-        TopicInfo info = topics.remove(name);
-        if (info == null) {
-            throw new StorageException(
-                    StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
-        }
-        for (int p = 0; p < info.partitions(); p++) {
-            CompletableFuture<Partition> part = open.remove(new TopicPartition(name, p));
-            if (part != null) {
-                loaded(part, true).ifPresent(Partition::close);
-            }
-        }
-        try {
-            TopicFiles.delete(config.dataDir(), info);
-        } catch (IOException e) {
-            throw new StorageException(
-                    StorageException.Kind.IO,
-                    TopicDir.of(config.dataDir(), name) + ": cannot delete topic: " + e.getMessage(),
-                    e);
-        }
+        topics.delete(name);
     }
 
     @Override
     public TopicInfo createPartitions(String name, int totalPartitions) {
         int before = topic(name).map(TopicInfo::partitions).orElse(0);
-        TopicInfo grown = createPartitionFiles(name, totalPartitions);
-        if (!shared) {
-            loadAll(name, before, grown.partitions());
+        TopicInfo grown;
+        synchronized (this) {
+            ensureOpen();
+            grown = topics.addPartitions(name, totalPartitions);
         }
-        return grown;
-    }
-
-    private synchronized TopicInfo createPartitionFiles(String name, int totalPartitions) {
-        ensureOpen();
-        TopicInfo info = topicOrThrow(name);
-        if (totalPartitions <= info.partitions()) {
-            throw new IllegalArgumentException("topic " + name + " has " + info.partitions()
-                    + " partitions; the new count must be larger, got " + totalPartitions);
+        if (ownership.loadsEveryPartition()) {
+            partitions.loadAll(name, before, grown.partitions());
         }
-        Path dir = TopicDir.of(config.dataDir(), name);
-        try {
-            for (int p = info.partitions(); p < totalPartitions; p++) {
-                Files.createDirectories(TopicDir.partition(dir, p));
-            }
-            AtomicFile.fsyncDirectory(dir);
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot add partitions: " + e.getMessage(), e);
-        }
-        TopicInfo grown = new TopicInfo(name, info.topicId(), totalPartitions, info.config());
-        topics.put(name, grown);
         return grown;
     }
 
     @Override
     public synchronized TopicInfo alterTopicConfig(String name, UnaryOperator<TopicConfig> change) {
         ensureOpen();
-        TopicInfo info = topicOrThrow(name);
-        Path dir = TopicDir.of(config.dataDir(), name);
-        TopicConfig next;
-        if (shared) {
-            next = sharedConfigs.alter(dir, info.config(), change); // from the file: another broker may have changed it
-        } else {
-            next = change.apply(info.config());
-            StateJson.write(dir.resolve(TopicConfig.FILE_NAME), next);
-        }
-        return applyConfig(info, next);
+        return topics.alterConfig(name, change);
     }
 
-    /** Puts {@code next} in force for the topic and its open partitions. */
-    private TopicInfo applyConfig(TopicInfo info, TopicConfig next) {
-        TopicInfo updated = new TopicInfo(info.name(), info.topicId(), info.partitions(), next);
-        topics.put(info.name(), updated);
-        open.forEach((tp, p) -> {
-            if (tp.topic().equals(info.name())) {
-                loaded(p, false).ifPresent(part -> part.updateTopicConfig(next));
-            }
-        });
-        return updated;
-    }
-
-    private TopicInfo topicOrThrow(String name) {
-        TopicInfo info = topics.get(name);
-        if (info == null) {
-            throw new StorageException(
-                    StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
-        }
-        return info;
+    /** For {@link OpenPartitions}, which is made before {@link #topics}. */
+    private TopicInfo topicNamed(String name) {
+        return topics.get(name);
     }
 
     @Override
@@ -371,7 +193,7 @@ public final class DiskStorageEngine implements StorageEngine {
 
     @Override
     public Collection<TopicInfo> topics() {
-        return List.copyOf(topics.values());
+        return topics.all();
     }
 
     @Override
@@ -381,11 +203,7 @@ public final class DiskStorageEngine implements StorageEngine {
 
     @Override
     public Optional<PartitionLog> partitionIfOpen(TopicPartition tp) {
-        CompletableFuture<Partition> f = closed ? null : open.get(tp);
-        if (f == null || (shared && !taken.containsKey(tp))) {
-            return Optional.empty();
-        }
-        return loaded(f, false).map(p -> p);
+        return closed ? Optional.empty() : partitions.ifOpen(tp).map(p -> p);
     }
 
     @Override
@@ -399,118 +217,27 @@ public final class DiskStorageEngine implements StorageEngine {
     }
 
     /**
-     * The concrete partition, loaded on first use (tests and benchmarks read its fsync count). One
-     * caller loads, outside any map lock; others asking meanwhile wait for it. A refused load is
-     * forgotten, so the next call tries again.
+     * The concrete partition, loaded on first use (tests and benchmarks read its fsync count); see
+     * {@link OpenPartitions#open}.
      */
     public Partition openPartition(TopicPartition tp) {
         ensureOpen();
-        CompletableFuture<Partition> f = open.get(tp);
-        if (f == null && shared && !taken.containsKey(tp)) {
-            throw new StorageException(StorageException.Kind.NOT_OWNED, tp + " is not owned by this broker");
-        }
-        if (f == null) {
-            TopicInfo info = topics.get(tp.topic());
-            if (info == null || tp.partition() < 0 || tp.partition() >= info.partitions()) {
-                throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "unknown partition " + tp);
-            }
-            CompletableFuture<Partition> mine = new CompletableFuture<>();
-            f = open.putIfAbsent(tp, mine);
-            if (f == null) {
-                f = mine;
-                load(tp, info, mine);
-            }
-        }
-        try {
-            return f.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : e;
-        }
-    }
-
-    /**
-     * The start-up load of one partition, unless a caller already tried and was refused: the queued
-     * load must not try again behind its back (a refused partition waits for the operator, and each
-     * try is a recovery scan).
-     */
-    private void loadAtStartup(TopicPartition tp) {
-        if (refused.containsKey(tp)) {
-            throw new StorageException(StorageException.Kind.DAMAGED, tp + ": refused earlier");
-        }
-        openPartition(tp);
-    }
-
-    private void load(TopicPartition tp, TopicInfo info, CompletableFuture<Partition> slot) {
-        Partition p;
-        long start = System.nanoTime();
-        try {
-            Path dir = TopicDir.partition(config.dataDir(), tp.topic(), tp.partition());
-            Integer epoch = taken.get(tp);
-            p = shared && epoch != null
-                    ? PartitionLoader.takeOver(dir, tp, config, info.config(), executors, files, observer, epoch)
-                    : PartitionLoader.load(dir, tp, config, info.config(), executors, files, observer);
-            observer.partitionOpened(tp, p.openReport(), System.nanoTime() - start);
-        } catch (RuntimeException e) {
-            if (e instanceof StorageException se) {
-                observer.partitionOpenFailed(tp, se);
-            }
-            refused.put(tp, String.valueOf(e.getMessage()));
-            open.remove(tp, slot);
-            slot.completeExceptionally(e);
-            return;
-        }
-        refused.remove(tp);
-        // A config change that raced with the load is applied now; a close that raced with it closes what it made.
-        TopicInfo now = topics.get(tp.topic());
-        if (now != null) {
-            p.updateTopicConfig(now.config());
-        }
-        slot.complete(p);
-        if (closed || open.get(tp) != slot) {
-            p.close();
-        }
-    }
-
-    /** Loads partitions {@code [from, to)} of a new topic (or new partitions) on the loader pool and waits. */
-    private void loadAll(String topic, int from, int to) {
-        List<CompletableFuture<Void>> loads = new ArrayList<>();
-        for (int p = from; p < to; p++) {
-            TopicPartition tp = new TopicPartition(topic, p);
-            loads.add(CompletableFuture.runAsync(() -> openPartition(tp), executors.loaders()));
-        }
-        try {
-            CompletableFuture.allOf(loads.toArray(new CompletableFuture[0])).join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : e;
-        }
-    }
-
-    private static Optional<Partition> loaded(CompletableFuture<Partition> f, boolean wait) {
-        if (!wait && !f.isDone()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(f.join());
-        } catch (CompletionException | java.util.concurrent.CancellationException e) {
-            return Optional.empty();
-        }
+        return partitions.open(tp);
     }
 
     @Override
     public void takeOver(TopicPartition tp, int epoch) {
-        if (!shared) {
-            throw new UnsupportedOperationException(config.dataDir() + ": this engine does not share its directory");
-        }
         ensureOpen();
-        if (!topics.containsKey(tp.topic()) || topics.get(tp.topic()).partitions() <= tp.partition()) {
+        TopicInfo known = topics.get(tp.topic());
+        if (known == null || known.partitions() <= tp.partition()) {
             refreshTopics();
         }
         release(tp);
-        taken.put(tp, epoch);
+        ownership.taking(tp, epoch);
         try {
             openPartition(tp);
         } catch (RuntimeException e) {
-            taken.remove(tp, epoch);
+            ownership.takeOverFailed(tp, epoch);
             throw e;
         }
     }
@@ -526,29 +253,20 @@ public final class DiskStorageEngine implements StorageEngine {
     }
 
     private void drop(TopicPartition tp, boolean fenced) {
-        taken.remove(tp);
-        CompletableFuture<Partition> f = open.remove(tp);
-        if (f != null) {
-            loaded(f, true).ifPresent(p -> {
-                if (fenced) {
-                    p.abandon();
-                } else {
-                    p.close();
-                }
-            });
-        }
+        ownership.released(tp);
+        partitions.drop(tp, fenced);
     }
 
     @Override
     public Map<TopicPartition, Integer> taken() {
-        return Map.copyOf(taken);
+        return ownership.taken();
     }
 
     @Override
     public synchronized void refreshTopics() {
         ensureOpen();
         try {
-            loadTopics();
+            topics.load();
         } catch (IOException e) {
             throw new StorageException(
                     StorageException.Kind.IO, config.dataDir() + ": cannot list topics: " + e.getMessage(), e);
@@ -574,7 +292,7 @@ public final class DiskStorageEngine implements StorageEngine {
     public Map<TopicPartition, String> refusedPartitions() {
         Map<TopicPartition, String> out =
                 new TreeMap<>(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
-        refused.forEach((tp, why) -> {
+        partitions.refused().forEach((tp, why) -> {
             TopicInfo info = topics.get(tp.topic());
             if (info != null && tp.partition() < info.partitions()) { // a deleted topic's refusal is moot
                 out.put(tp, why);
@@ -595,21 +313,14 @@ public final class DiskStorageEngine implements StorageEngine {
 
     @Override
     public Collection<PartitionLog> openPartitions() {
-        List<PartitionLog> out = new ArrayList<>();
-        for (CompletableFuture<Partition> f : open.values()) {
-            loaded(f, false).ifPresent(out::add);
-        }
-        return out;
+        return List.copyOf(partitions.loaded());
     }
 
     @Override
     public int runRetention(long nowMs) {
         int removed = 0;
-        for (CompletableFuture<Partition> f : open.values()) {
-            Optional<Partition> p = loaded(f, false);
-            if (p.isPresent()) {
-                removed += p.get().runRetention(nowMs);
-            }
+        for (Partition p : partitions.loaded()) {
+            removed += p.runRetention(nowMs);
         }
         return removed;
     }
@@ -630,7 +341,7 @@ public final class DiskStorageEngine implements StorageEngine {
     }
 
     /**
-     * With {@link #shared}: the next {@link #close} gives every partition up without writing to its files
+     * Shared: the next {@link #close} gives every partition up without writing to its files
      * ({@link Partition#abandon}): this broker was fenced, and another may own them already.
      */
     public void closeFenced() {
@@ -638,36 +349,17 @@ public final class DiskStorageEngine implements StorageEngine {
         close();
     }
 
-    private volatile boolean fencedAtClose;
-
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
+        partitions.closing();
         // No load may finish after the partitions are closed, and no cleaning pass run on a closed one.
         executors.stopLoaders();
         cleaner.close();
-        List<CompletableFuture<Partition>> all = new ArrayList<>(open.values());
-        open.clear();
-        // Tens of thousands of partitions each fsync and write state files: several at once, as at load.
-        List<Runnable> closes = new ArrayList<>();
-        for (CompletableFuture<Partition> f : all) {
-            loaded(f, true)
-                    .ifPresent(p -> closes.add(() -> {
-                        if (shared && fencedAtClose) {
-                            p.abandon();
-                            return;
-                        }
-                        try {
-                            p.close();
-                        } catch (RuntimeException e) {
-                            LOG.error("{}: close failed: {}", p.id(), e.toString());
-                        }
-                    }));
-        }
-        EngineExecutors.runInParallel(closes);
+        partitions.closeAll(ownership.abandonsAtClose(fencedAtClose));
         executors.close();
         owner.close();
     }

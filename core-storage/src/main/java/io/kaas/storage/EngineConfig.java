@@ -1,6 +1,6 @@
 package io.kaas.storage;
 
-import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicDefaults;
 import io.kaas.storage.io.FileHandleCache;
 import io.kaas.storage.segment.IndexPolicy;
 import java.nio.file.Path;
@@ -33,7 +33,7 @@ public record EngineConfig(
         Clock clock,
         int maxOpenFiles,
         CleanerSettings cleaner) {
-    public static final long DEFAULT_SEGMENT_BYTES = TopicConfig.DEFAULT_SEGMENT_BYTES;
+    public static final long DEFAULT_SEGMENT_BYTES = TopicDefaults.DEFAULT_SEGMENT_BYTES;
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = IndexPolicy.DEFAULT_INTERVAL_BYTES;
     public static final long DEFAULT_FLUSH_INTERVAL_MESSAGES = 1;
     public static final Duration DEFAULT_FSYNC_TIMEOUT = Duration.ofSeconds(30);

@@ -1,6 +1,7 @@
 package io.kaas.storage;
 
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicDefaults;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.Segment;
 import java.io.IOException;
@@ -57,7 +58,7 @@ public final class LogStartRule {
         if (policy != null && !policy.contains("delete")) {
             return logStartOffset;
         }
-        Long retentionMs = topic.retentionMs() != null ? topic.retentionMs() : TopicConfig.DEFAULT_RETENTION_MS;
+        Long retentionMs = topic.retentionMs() != null ? topic.retentionMs() : TopicDefaults.DEFAULT_RETENTION_MS;
         Long retentionBytes = topic.retentionBytes();
         long total = 0;
         for (Segment s : segments) {

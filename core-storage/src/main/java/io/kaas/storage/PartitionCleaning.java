@@ -20,13 +20,14 @@ import org.slf4j.LoggerFactory;
  * Online compaction of one partition: whether a pass is due (Apache's trigger), where the last pass
  * stopped, and one pass at a time. The pass itself is {@link LogCleaner}'s and runs on the calling
  * cleaner thread, reading and writing outside the partition's lock; the partition hands it a consistent
- * starting point ({@link Partition#cleaningInput}) and swaps each cleaned group in under its lock
- * ({@link Partition#swapCleaned}).
+ * starting point ({@link CleanedGroupSwap#cleaningInput}) and swaps each cleaned group in under its lock
+ * ({@link CleanedGroupSwap#swap}).
  */
 final class PartitionCleaning {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionCleaning.class);
 
-    private final Partition partition;
+    private final CleanedGroupSwap swap;
+    private final BooleanSupplier closed;
     private final TopicPartition id;
     private final int indexIntervalBytes;
     private final EngineObserver observer;
@@ -36,8 +37,14 @@ final class PartitionCleaning {
     private volatile long firstDirtyOffset;
 
     PartitionCleaning(
-            Partition partition, TopicPartition id, Path dir, int indexIntervalBytes, EngineObserver observer) {
-        this.partition = partition;
+            CleanedGroupSwap swap,
+            BooleanSupplier closed,
+            TopicPartition id,
+            Path dir,
+            int indexIntervalBytes,
+            EngineObserver observer) {
+        this.swap = swap;
+        this.closed = closed;
         this.id = id;
         this.indexIntervalBytes = indexIntervalBytes;
         this.observer = observer;
@@ -64,7 +71,7 @@ final class PartitionCleaning {
             return Optional.empty();
         }
         try {
-            Optional<Partition.CleaningInput> input = partition.cleaningInput(firstDirtyOffset);
+            Optional<CleanedGroupSwap.CleaningInput> input = swap.cleaningInput(firstDirtyOffset);
             if (input.isEmpty()) {
                 return Optional.empty();
             }
@@ -79,8 +86,8 @@ final class PartitionCleaning {
                     o.dedupeBufferBytes(),
                     settings.ioBufferBytes(),
                     o.indexPolicy());
-            LogCleaner cleaner = new LogCleaner(
-                    options, partition::swapCleaned, () -> stopped.getAsBoolean() || partition.isClosed());
+            LogCleaner cleaner =
+                    new LogCleaner(options, swap::swap, () -> stopped.getAsBoolean() || closed.getAsBoolean());
             LogCleaner.Bounds bounds = cleaner.bounds(input.get().log());
             if (!bounds.anythingDirty() || !due(bounds, input.get().segments(), topic, nowMs)) {
                 return Optional.empty();
@@ -93,7 +100,7 @@ final class PartitionCleaning {
             observer.cleaned(id, report, System.nanoTime() - start);
             return Optional.of(report);
         } catch (IOException | StorageException e) {
-            if (!partition.isClosed() && !stopped.getAsBoolean()) {
+            if (!closed.getAsBoolean() && !stopped.getAsBoolean()) {
                 LOG.warn(
                         "{}: cleaning pass failed (the log is as it was before the failed group): {}",
                         id,

@@ -3,10 +3,6 @@ package io.kaas.storage;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.state.ProducerStateTable;
 import io.kaas.storage.state.TxnIndex;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 
 /**
  * What a partition knows of one producer (DescribeProducers, KIP-664; and the transaction
@@ -27,23 +23,21 @@ public record ProducerStatus(
         long currentTxnStartOffset,
         int coordinatorEpoch) {
 
-    /** Every producer {@code producers} remembers, with its open transaction from {@code txns}. Holds the partition lock. */
-    static List<ProducerStatus> of(ProducerStateTable producers, TxnIndex txns) {
-        Map<Long, Long> open = new HashMap<>();
-        txns.snapshot().open().forEach(o -> open.put(o.producerId(), o.firstOffset()));
-        List<ProducerStatus> out = new ArrayList<>();
-        for (ProducerStateSnapshot.Entry e : producers.snapshot().entries()) {
-            int lastSeq = e.recent().isEmpty()
-                    ? -1
-                    : e.recent().get(e.recent().size() - 1).lastSeq();
-            out.add(new ProducerStatus(
-                    e.producerId(),
-                    e.epoch(),
-                    lastSeq,
-                    producers.lastTimestamp(e.producerId()),
-                    open.getOrDefault(e.producerId(), -1L),
-                    e.coordinatorEpoch()));
+    /** {@code producerId} as {@code producers} and {@code txns} know it, or null when unknown. Holds the partition lock. */
+    static ProducerStatus of(long producerId, ProducerStateTable producers, TxnIndex txns) {
+        ProducerStateSnapshot.Entry e = producers.entry(producerId);
+        if (e == null) {
+            return null;
         }
-        return out;
+        int lastSeq = e.recent().isEmpty()
+                ? -1
+                : e.recent().get(e.recent().size() - 1).lastSeq();
+        return new ProducerStatus(
+                producerId,
+                e.epoch(),
+                lastSeq,
+                producers.lastTimestamp(producerId),
+                txns.openTransactionStart(producerId),
+                e.coordinatorEpoch());
     }
 }

@@ -2,6 +2,7 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicConfigFile;
 import io.kaas.storage.format.TopicIdentity;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StorageException;
@@ -86,7 +87,7 @@ final class TopicFiles {
         }
         TopicConfig cfg;
         try {
-            cfg = TopicConfig.readTopicDir(dir).orElse(TopicConfig.EMPTY);
+            cfg = TopicConfigFile.readTopicDir(dir).orElse(TopicConfig.EMPTY);
         } catch (StorageException e) {
             if (e.kind() != StorageException.Kind.DAMAGED) {
                 throw e;

@@ -2,8 +2,8 @@ package io.kaas.inspect;
 
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.segment.IndexEntry;
+import io.kaas.storage.segment.IndexFileFormat;
 import io.kaas.storage.segment.SegmentName;
-import io.kaas.storage.segment.SparseIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -32,15 +32,15 @@ final class IndexDumper {
                         index + ": not a segment index name ({epoch:08x}-{base:020d}.index or {base:020d}.index)"));
         Path log = index.resolveSibling(name.logFileName());
         long fileSize = Files.size(index);
-        IndexEntry[] entries = SparseIndex.readAll(index, name.baseOffset());
+        IndexEntry[] entries = IndexFileFormat.readAll(index, name.baseOffset());
         int problems = 0;
-        if (fileSize % SparseIndex.ENTRY_SIZE != 0) {
+        if (fileSize % IndexFileFormat.ENTRY_SIZE != 0) {
             problems++;
             out.emit(new Events.Message(
                     "warning",
                     index,
-                    index + ":" + (fileSize - fileSize % SparseIndex.ENTRY_SIZE) + ": "
-                            + (fileSize % SparseIndex.ENTRY_SIZE) + " trailing bytes are not a whole entry",
+                    index + ":" + (fileSize - fileSize % IndexFileFormat.ENTRY_SIZE) + ": "
+                            + (fileSize % IndexFileFormat.ENTRY_SIZE) + " trailing bytes are not a whole entry",
                     true));
         }
         if (entries.length == 0) {
@@ -53,7 +53,7 @@ final class IndexDumper {
         }
         long logSize = Files.isRegularFile(log) ? Files.size(log) : Long.MAX_VALUE;
         if (options.indexSanityOnly()) {
-            Optional<String> bad = SparseIndex.sanityCheck(index, entries, logSize, name.baseOffset());
+            Optional<String> bad = IndexFileFormat.sanityCheck(index, entries, logSize, name.baseOffset());
             if (bad.isPresent()) {
                 out.emit(new Events.Message("sanity_failed", index, bad.get(), true));
                 return problems + 1;

@@ -1,7 +1,7 @@
 package io.kaas.inspect;
 
 import io.kaas.storage.segment.IndexEntry;
-import io.kaas.storage.segment.SparseIndex;
+import io.kaas.storage.segment.IndexFileFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +21,7 @@ final class IndexSeek {
         }
         IndexEntry[] entries;
         try {
-            entries = SparseIndex.readAll(index, baseOffset);
+            entries = IndexFileFormat.readAll(index, baseOffset);
         } catch (IOException e) {
             return 0;
         }

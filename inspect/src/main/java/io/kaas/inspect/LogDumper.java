@@ -4,7 +4,7 @@ import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicConfigFile;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.ScannedBatch;
@@ -72,7 +72,8 @@ final class LogDumper {
     private static boolean compacted(Path log) {
         Path partition = log.toAbsolutePath().getParent();
         try {
-            return partition != null && TopicConfig.ofPartitionDir(partition).compacted();
+            return partition != null
+                    && TopicConfigFile.ofPartitionDir(partition).compacted();
         } catch (StorageException e) {
             return false;
         }

@@ -5,9 +5,9 @@ import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.BatchScanner;
 import io.kaas.storage.segment.IndexEntry;
+import io.kaas.storage.segment.IndexFileFormat;
 import io.kaas.storage.segment.IndexPolicy;
 import io.kaas.storage.segment.ScannedBatch;
-import io.kaas.storage.segment.SparseIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -20,9 +20,9 @@ import java.util.List;
 
 /**
  * Rewrites a segment's {@code .index} from its log with the broker's own rule ({@link IndexPolicy})
- * and encoding ({@link SparseIndex#encode}), so the bytes are the ones the broker writes. Only the valid
+ * and encoding ({@link IndexFileFormat#encode}), so the bytes are the ones the broker writes. Only the valid
  * prefix of the log is indexed (the part {@link BatchScanner} accepts); the log itself is never touched.
- * The new index is written with {@link SparseIndex#writeAtomically}, as recovery writes it.
+ * The new index is written with {@link IndexFileFormat#writeAtomically}, as recovery writes it.
  */
 public final class IndexRebuilder {
     private final IndexPolicy policy;
@@ -68,11 +68,11 @@ public final class IndexRebuilder {
         try {
             long[] validAndSize = new long[2];
             List<IndexEntry> entries = compute(segment, validAndSize);
-            byte[] expected = SparseIndex.encode(segment.baseOffset(), entries);
+            byte[] expected = IndexFileFormat.encode(segment.baseOffset(), entries);
             String difference = difference(segment, expected);
             boolean written = false;
             if (difference != null && write) {
-                SparseIndex.writeAtomically(segment.index(), segment.baseOffset(), entries);
+                IndexFileFormat.writeAtomically(segment.index(), segment.baseOffset(), entries);
                 written = true;
             }
             return new Result(
@@ -92,26 +92,26 @@ public final class IndexRebuilder {
     private static String difference(SegmentFile segment, byte[] expected) throws IOException {
         Path index = segment.index();
         if (!Files.exists(index)) {
-            return "missing (" + expected.length / SparseIndex.ENTRY_SIZE + " entries expected)";
+            return "missing (" + expected.length / IndexFileFormat.ENTRY_SIZE + " entries expected)";
         }
         byte[] actual = Files.readAllBytes(index);
         if (Arrays.equals(actual, expected)) {
             return null;
         }
-        int i = Arrays.mismatch(actual, expected) / SparseIndex.ENTRY_SIZE;
-        return actual.length / SparseIndex.ENTRY_SIZE + " entries (" + actual.length + " bytes) on disk, "
-                + expected.length / SparseIndex.ENTRY_SIZE + " expected; first difference at entry " + i
-                + " (byte " + (long) i * SparseIndex.ENTRY_SIZE + "): on disk "
+        int i = Arrays.mismatch(actual, expected) / IndexFileFormat.ENTRY_SIZE;
+        return actual.length / IndexFileFormat.ENTRY_SIZE + " entries (" + actual.length + " bytes) on disk, "
+                + expected.length / IndexFileFormat.ENTRY_SIZE + " expected; first difference at entry " + i
+                + " (byte " + (long) i * IndexFileFormat.ENTRY_SIZE + "): on disk "
                 + describe(actual, i, segment.baseOffset())
                 + ", expected " + describe(expected, i, segment.baseOffset());
     }
 
     private static String describe(byte[] index, int entry, long base) {
-        int at = entry * SparseIndex.ENTRY_SIZE;
-        if (at + SparseIndex.ENTRY_SIZE > index.length) {
+        int at = entry * IndexFileFormat.ENTRY_SIZE;
+        if (at + IndexFileFormat.ENTRY_SIZE > index.length) {
             return index.length > at ? (index.length - at) + " stray bytes" : "nothing";
         }
-        ByteBuffer b = ByteBuffer.wrap(index, at, SparseIndex.ENTRY_SIZE);
+        ByteBuffer b = ByteBuffer.wrap(index, at, IndexFileFormat.ENTRY_SIZE);
         return "(offset " + (base + b.getInt()) + ", position " + b.getInt() + ")";
     }
 }

@@ -7,6 +7,7 @@ import io.kaas.storage.cleaner.CleanableLog;
 import io.kaas.storage.cleaner.CleanerOptions;
 import io.kaas.storage.cleaner.LogCleaner;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicConfigFile;
 import io.kaas.storage.io.IoFailure;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.CleanerSwap;
@@ -82,7 +83,7 @@ public final class OfflineCompaction {
                 }
             };
             try (OwnerLock lock = OwnerLock.acquireIfOwned(partition, options.dryRun())) {
-                TopicConfig topic = TopicConfig.ofPartitionDir(partition);
+                TopicConfig topic = TopicConfigFile.ofPartitionDir(partition);
                 if (!topic.compacted()) {
                     print(
                             partition,

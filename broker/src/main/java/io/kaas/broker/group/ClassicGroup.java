@@ -4,14 +4,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
@@ -35,55 +33,52 @@ import org.slf4j.LoggerFactory;
  */
 final class ClassicGroup {
     private static final Logger LOG = LoggerFactory.getLogger(ClassicGroup.class);
-    static final int MIN_SESSION_TIMEOUT_MS = 6_000;
-    static final int MAX_SESSION_TIMEOUT_MS = 1_800_000;
     /** JoinGroup v4+ makes a new dynamic member rejoin with the id we hand out (KIP-394). */
     private static final short FIRST_MEMBER_ID_REQUIRED_VERSION = 4;
 
     final String groupId;
-    private final ScheduledExecutorService timer;
+    private final ClassicGroupTimers timers;
     GroupState state = GroupState.EMPTY;
     int generation;
     String protocolType;
     String protocolName;
     String leaderId;
     final Map<String, Member> members = new LinkedHashMap<>();
-    private final Map<String, String> staticMembers = new HashMap<>();
+    private final StaticMembers staticMembers = new StaticMembers();
     private final Set<String> pendingMemberIds = new HashSet<>();
-    private ScheduledFuture<?> rebalanceDeadline;
 
     ClassicGroup(String groupId, ScheduledExecutorService timer) {
         this.groupId = groupId;
-        this.timer = timer;
+        this.timers = new ClassicGroupTimers(timer, this::sessionExpired, this::rebalanceTimedOut);
     }
 
     synchronized CompletableFuture<JoinGroupResponseData> join(
             JoinGroupRequestData req, short version, String clientId, String host) {
         String memberId = req.memberId();
         if (state == GroupState.DEAD) {
-            return joinError(Errors.COORDINATOR_NOT_AVAILABLE, memberId);
+            return ClassicResponses.joinError(Errors.COORDINATOR_NOT_AVAILABLE, memberId);
         }
         if (req.protocolType().isEmpty() || req.protocols().isEmpty()) {
-            return joinError(Errors.INCONSISTENT_GROUP_PROTOCOL, memberId);
+            return ClassicResponses.joinError(Errors.INCONSISTENT_GROUP_PROTOCOL, memberId);
         }
-        if (req.sessionTimeoutMs() < MIN_SESSION_TIMEOUT_MS || req.sessionTimeoutMs() > MAX_SESSION_TIMEOUT_MS) {
-            return joinError(Errors.INVALID_SESSION_TIMEOUT, memberId);
+        if (!ClassicGroupTimers.validSessionTimeout(req.sessionTimeoutMs())) {
+            return ClassicResponses.joinError(Errors.INVALID_SESSION_TIMEOUT, memberId);
         }
         Member existing = members.get(memberId);
-        if (!members.isEmpty() && !compatible(req, existing)) {
-            return joinError(Errors.INCONSISTENT_GROUP_PROTOCOL, memberId);
+        if (!members.isEmpty() && !ClassicProtocols.compatible(req, protocolType, members.values(), existing)) {
+            return ClassicResponses.joinError(Errors.INCONSISTENT_GROUP_PROTOCOL, memberId);
         }
         String instanceId = req.groupInstanceId();
         Member member;
         if (memberId.isEmpty()) {
             String newId = (instanceId != null ? instanceId : clientId) + "-" + UUID.randomUUID();
             if (instanceId != null) {
-                String old = staticMembers.get(instanceId);
+                String old = staticMembers.memberOf(instanceId);
                 Member previous = old == null ? null : members.get(old);
                 if (previous != null
                         && state == GroupState.STABLE
                         && !old.equals(leaderId)
-                        && sameProtocols(previous, req)) {
+                        && ClassicProtocols.sameProtocols(previous, req)) {
                     return CompletableFuture.completedFuture(
                             replaceStaticFollower(previous, newId, clientId, host, req));
                 }
@@ -93,54 +88,38 @@ final class ClassicGroup {
                 }
             } else if (version >= FIRST_MEMBER_ID_REQUIRED_VERSION) {
                 pendingMemberIds.add(newId);
-                return joinError(Errors.MEMBER_ID_REQUIRED, newId);
+                return ClassicResponses.joinError(Errors.MEMBER_ID_REQUIRED, newId);
             }
             member = add(newId, instanceId, clientId, host);
         } else if (existing == null) {
             if (!pendingMemberIds.remove(memberId)) {
-                return joinError(Errors.UNKNOWN_MEMBER_ID, memberId);
+                return ClassicResponses.joinError(Errors.UNKNOWN_MEMBER_ID, memberId);
             }
             member = add(memberId, instanceId, clientId, host);
         } else {
-            if (instanceId != null && !memberId.equals(staticMembers.get(instanceId))) {
-                return joinError(Errors.FENCED_INSTANCE_ID, memberId);
+            if (staticMembers.check(memberId, instanceId, true) != Errors.NONE) {
+                return ClassicResponses.joinError(Errors.FENCED_INSTANCE_ID, memberId);
             }
             member = existing;
         }
-        member.sessionTimeoutMs = req.sessionTimeoutMs();
-        member.rebalanceTimeoutMs = req.rebalanceTimeoutMs() > 0 ? req.rebalanceTimeoutMs() : req.sessionTimeoutMs();
-        Map<String, byte[]> protocols = new LinkedHashMap<>();
-        req.protocols().forEach(p -> protocols.put(p.name(), p.metadata()));
-        member.protocols = protocols;
+        member.timeoutsOf(req);
+        member.protocols = Member.protocolsOf(req);
         if (protocolType == null) {
             protocolType = req.protocolType();
         }
         if (member.pendingJoin != null) {
-            member.pendingJoin.complete(errorJoinResponse(Errors.REBALANCE_IN_PROGRESS, member.memberId));
+            member.pendingJoin.complete(ClassicResponses.joinFailed(Errors.REBALANCE_IN_PROGRESS, member.memberId));
         }
         CompletableFuture<JoinGroupResponseData> f = new CompletableFuture<>();
         member.pendingJoin = f;
         // A member waiting in JoinGroup cannot heartbeat; the rebalance deadline bounds it instead.
-        cancelSession(member);
+        ClassicGroupTimers.cancelSession(member);
         if (state == GroupState.PREPARING_REBALANCE) {
             maybeCompleteJoin();
         } else {
             prepareRebalance("member " + member.memberId + " joined");
         }
         return f;
-    }
-
-    private static boolean sameProtocols(Member m, JoinGroupRequestData req) {
-        if (m.protocols.size() != req.protocols().size()) {
-            return false;
-        }
-        for (JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols()) {
-            byte[] mine = m.protocols.get(p.name());
-            if (mine == null || !java.util.Arrays.equals(mine, p.metadata())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -153,54 +132,20 @@ final class ClassicGroup {
         Member m = add(newId, previous.groupInstanceId, clientId, host);
         m.protocols = previous.protocols;
         m.assignment = previous.assignment;
-        m.sessionTimeoutMs = req.sessionTimeoutMs();
-        m.rebalanceTimeoutMs = req.rebalanceTimeoutMs() > 0 ? req.rebalanceTimeoutMs() : req.sessionTimeoutMs();
-        resetSession(m);
+        m.timeoutsOf(req);
+        timers.resetSession(m);
         LOG.info(
                 "group {}: static member {} rejoined as {} without a rebalance",
                 groupId,
                 previous.groupInstanceId,
                 newId);
-        return new JoinGroupResponseData()
-                .setGenerationId(generation)
-                .setProtocolType(protocolType)
-                .setProtocolName(protocolName)
-                .setLeader(leaderId)
-                .setMemberId(newId);
-    }
-
-    private boolean compatible(JoinGroupRequestData req, Member self) {
-        if (!req.protocolType().equals(protocolType)) {
-            return false;
-        }
-        Set<String> common = null;
-        for (Member m : members.values()) {
-            if (m == self) {
-                continue;
-            }
-            if (common == null) {
-                common = new HashSet<>(m.protocols.keySet());
-            } else {
-                common.retainAll(m.protocols.keySet());
-            }
-        }
-        if (common == null) {
-            return true;
-        }
-        for (JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols()) {
-            if (common.contains(p.name())) {
-                return true;
-            }
-        }
-        return false;
+        return ClassicResponses.joined(m, generation, protocolType, protocolName, leaderId, List.of());
     }
 
     private Member add(String memberId, String instanceId, String clientId, String host) {
         Member m = new Member(memberId, instanceId, clientId, host);
         members.put(memberId, m);
-        if (instanceId != null) {
-            staticMembers.put(instanceId, memberId);
-        }
+        staticMembers.bind(m);
         return m;
     }
 
@@ -213,14 +158,10 @@ final class ClassicGroup {
                 m.pendingSync = null;
             }
         }
-        if (rebalanceDeadline != null) {
-            rebalanceDeadline.cancel(false);
-        }
-        int timeout = members.values().stream()
+        timers.startRebalanceDeadline(members.values().stream()
                 .mapToInt(m -> m.rebalanceTimeoutMs)
                 .max()
-                .orElse(0);
-        rebalanceDeadline = timer.schedule(this::rebalanceTimedOut, Math.max(timeout, 1), TimeUnit.MILLISECONDS);
+                .orElse(0));
         maybeCompleteJoin();
     }
 
@@ -253,10 +194,7 @@ final class ClassicGroup {
     }
 
     private void completeJoin() {
-        if (rebalanceDeadline != null) {
-            rebalanceDeadline.cancel(false);
-            rebalanceDeadline = null;
-        }
+        timers.cancelRebalanceDeadline();
         generation++;
         if (members.isEmpty()) {
             state = GroupState.EMPTY;
@@ -269,7 +207,7 @@ final class ClassicGroup {
         if (leaderId == null || !members.containsKey(leaderId)) {
             leaderId = members.keySet().iterator().next();
         }
-        protocolName = selectProtocol();
+        protocolName = ClassicProtocols.select(members.get(leaderId), members.values());
         state = GroupState.COMPLETING_REBALANCE;
         LOG.info(
                 "group {} generation {}: {} members, leader {}, protocol {}",
@@ -279,35 +217,13 @@ final class ClassicGroup {
                 leaderId,
                 protocolName);
         for (Member m : members.values()) {
-            JoinGroupResponseData r = new JoinGroupResponseData()
-                    .setGenerationId(generation)
-                    .setProtocolType(protocolType)
-                    .setProtocolName(protocolName)
-                    .setLeader(leaderId)
-                    .setMemberId(m.memberId);
-            if (m.memberId.equals(leaderId)) {
-                for (Member other : members.values()) {
-                    r.members()
-                            .add(new JoinGroupResponseData.JoinGroupResponseMember()
-                                    .setMemberId(other.memberId)
-                                    .setGroupInstanceId(other.groupInstanceId)
-                                    .setMetadata(other.protocols.get(protocolName)));
-                }
-            }
+            JoinGroupResponseData r =
+                    ClassicResponses.joined(m, generation, protocolType, protocolName, leaderId, members.values());
             CompletableFuture<JoinGroupResponseData> f = m.pendingJoin;
             m.pendingJoin = null;
-            resetSession(m);
+            timers.resetSession(m);
             f.complete(r);
         }
-    }
-
-    /** The leader's most preferred protocol that every member supports. */
-    private String selectProtocol() {
-        Set<String> common = new LinkedHashSet<>(members.get(leaderId).protocols.keySet());
-        members.values().forEach(m -> common.retainAll(m.protocols.keySet()));
-        return common.isEmpty()
-                ? members.get(leaderId).protocols.keySet().iterator().next()
-                : common.iterator().next();
     }
 
     synchronized CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData req) {
@@ -324,10 +240,10 @@ final class ClassicGroup {
             case PREPARING_REBALANCE:
                 return CompletableFuture.completedFuture(syncResponse(Errors.REBALANCE_IN_PROGRESS, new byte[0]));
             case STABLE:
-                resetSession(m);
+                timers.resetSession(m);
                 return CompletableFuture.completedFuture(syncResponse(Errors.NONE, m.assignment));
             case COMPLETING_REBALANCE:
-                resetSession(m);
+                timers.resetSession(m);
                 CompletableFuture<SyncGroupResponseData> f = new CompletableFuture<>();
                 m.pendingSync = f;
                 if (m.memberId.equals(leaderId)) {
@@ -354,7 +270,7 @@ final class ClassicGroup {
         if (e != Errors.NONE) {
             return e;
         }
-        resetSession(members.get(memberId));
+        timers.resetSession(members.get(memberId));
         return state == GroupState.PREPARING_REBALANCE ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
     }
 
@@ -373,7 +289,7 @@ final class ClassicGroup {
             return Errors.REBALANCE_IN_PROGRESS;
         }
         if (members.get(memberId).pendingJoin == null) {
-            resetSession(members.get(memberId));
+            timers.resetSession(members.get(memberId));
         }
         return Errors.NONE;
     }
@@ -382,14 +298,9 @@ final class ClassicGroup {
         if (state == GroupState.DEAD) {
             return Errors.COORDINATOR_NOT_AVAILABLE;
         }
-        Member m = members.get(memberId);
-        if (m == null) {
-            return instanceId != null && staticMembers.containsKey(instanceId)
-                    ? Errors.FENCED_INSTANCE_ID
-                    : Errors.UNKNOWN_MEMBER_ID;
-        }
-        if (instanceId != null && !memberId.equals(staticMembers.get(instanceId))) {
-            return Errors.FENCED_INSTANCE_ID;
+        Errors identity = staticMembers.check(memberId, instanceId, members.containsKey(memberId));
+        if (identity != Errors.NONE) {
+            return identity;
         }
         if (generationId != generation) {
             return Errors.ILLEGAL_GENERATION;
@@ -401,7 +312,7 @@ final class ClassicGroup {
     synchronized Errors leave(String memberId, String instanceId) {
         String id = memberId;
         if (instanceId != null) {
-            String known = staticMembers.get(instanceId);
+            String known = staticMembers.memberOf(instanceId);
             if (known == null) {
                 return Errors.UNKNOWN_MEMBER_ID;
             }
@@ -431,19 +342,10 @@ final class ClassicGroup {
         if (m == null) {
             return;
         }
-        cancelSession(m);
+        ClassicGroupTimers.cancelSession(m);
         members.remove(m.memberId);
-        if (m.groupInstanceId != null && m.memberId.equals(staticMembers.get(m.groupInstanceId))) {
-            staticMembers.remove(m.groupInstanceId);
-        }
-        if (m.pendingJoin != null) {
-            m.pendingJoin.complete(errorJoinResponse(toWaiters, m.memberId));
-            m.pendingJoin = null;
-        }
-        if (m.pendingSync != null) {
-            m.pendingSync.complete(syncResponse(toWaiters, new byte[0]));
-            m.pendingSync = null;
-        }
+        staticMembers.unbind(m);
+        answerWaiters(m, toWaiters);
         if (!rebalance) {
             return;
         }
@@ -454,34 +356,13 @@ final class ClassicGroup {
         }
     }
 
-    private void resetSession(Member m) {
-        cancelSession(m);
-        m.sessionExpiry = timer.schedule(() -> sessionExpired(m), m.sessionTimeoutMs, TimeUnit.MILLISECONDS);
-    }
-
-    private static void cancelSession(Member m) {
-        if (m.sessionExpiry != null) {
-            m.sessionExpiry.cancel(false);
-            m.sessionExpiry = null;
-        }
-    }
-
     /** Answers every parked JoinGroup/SyncGroup with COORDINATOR_NOT_AVAILABLE; membership is kept. */
     synchronized void releaseWaiters() {
         for (Member m : members.values()) {
-            if (m.pendingJoin != null) {
-                m.pendingJoin.complete(errorJoinResponse(Errors.COORDINATOR_NOT_AVAILABLE, m.memberId));
-                m.pendingJoin = null;
-            }
-            if (m.pendingSync != null) {
-                m.pendingSync.complete(syncResponse(Errors.COORDINATOR_NOT_AVAILABLE, new byte[0]));
-                m.pendingSync = null;
-            }
-            cancelSession(m);
+            answerWaiters(m, Errors.COORDINATOR_NOT_AVAILABLE);
+            ClassicGroupTimers.cancelSession(m);
         }
-        if (rebalanceDeadline != null) {
-            rebalanceDeadline.cancel(false);
-        }
+        timers.cancelRebalanceDeadline();
     }
 
     /** Marks the group deleted; every waiter is told the coordinator moved (it will find an empty group). */
@@ -489,45 +370,28 @@ final class ClassicGroup {
         for (Member m : new ArrayList<>(members.values())) {
             remove(m, Errors.COORDINATOR_NOT_AVAILABLE, false);
         }
-        if (rebalanceDeadline != null) {
-            rebalanceDeadline.cancel(false);
-        }
+        timers.cancelRebalanceDeadline();
         state = GroupState.DEAD;
     }
 
     /** The topics members subscribed to, when the group runs the consumer protocol (for OffsetDelete). */
     synchronized Set<String> subscribedTopics() {
-        Set<String> topics = new HashSet<>();
-        if (!"consumer".equals(protocolType) || protocolName == null) {
-            return topics;
-        }
-        for (Member m : members.values()) {
-            byte[] meta = m.protocols.get(protocolName);
-            if (meta != null) {
-                topics.addAll(ConsumerSubscriptions.topics(meta));
-            }
-        }
-        return topics;
+        return ClassicProtocols.subscribedTopics(protocolType, protocolName, members.values());
     }
 
-    private static CompletableFuture<JoinGroupResponseData> joinError(Errors e, String memberId) {
-        return CompletableFuture.completedFuture(errorJoinResponse(e, memberId));
-    }
-
-    private static JoinGroupResponseData errorJoinResponse(Errors e, String memberId) {
-        return new JoinGroupResponseData()
-                .setErrorCode(e.code())
-                .setGenerationId(-1)
-                .setMemberId(memberId)
-                .setLeader("")
-                .setProtocolName(null);
+    /** Answers the member's parked JoinGroup and SyncGroup, if any, with {@code e}. */
+    private void answerWaiters(Member m, Errors e) {
+        if (m.pendingJoin != null) {
+            m.pendingJoin.complete(ClassicResponses.joinFailed(e, m.memberId));
+            m.pendingJoin = null;
+        }
+        if (m.pendingSync != null) {
+            m.pendingSync.complete(syncResponse(e, new byte[0]));
+            m.pendingSync = null;
+        }
     }
 
     private SyncGroupResponseData syncResponse(Errors e, byte[] assignment) {
-        return new SyncGroupResponseData()
-                .setErrorCode(e.code())
-                .setAssignment(assignment)
-                .setProtocolType(protocolType)
-                .setProtocolName(protocolName);
+        return ClassicResponses.sync(e, assignment, protocolType, protocolName);
     }
 }

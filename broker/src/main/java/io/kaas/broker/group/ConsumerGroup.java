@@ -11,7 +11,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
@@ -44,8 +43,9 @@ final class ConsumerGroup {
     static final int STATIC_LEAVE_EPOCH = -2;
 
     final String groupId;
-    private final ScheduledExecutorService timer;
     private final ConsumerGroupConfig config;
+    private final ConsumerMemberTimers timers;
+    private final MemberReconciliation reconciliation;
     private final Supplier<Map<String, TopicInfo>> topics;
     final Map<String, ConsumerGroupMember> members = new LinkedHashMap<>();
     int groupEpoch;
@@ -62,8 +62,9 @@ final class ConsumerGroup {
             ConsumerGroupConfig config,
             Supplier<Map<String, TopicInfo>> topics) {
         this.groupId = groupId;
-        this.timer = timer;
         this.config = config;
+        this.timers = new ConsumerMemberTimers(timer, config, this::sessionExpired, this::revocationTimedOut);
+        this.reconciliation = new MemberReconciliation(timers);
         this.topics = topics;
         this.assignorName = config.assignors().get(0);
     }
@@ -105,7 +106,7 @@ final class ConsumerGroup {
                 return error(
                         Errors.UNKNOWN_MEMBER_ID, "Member " + req.memberId() + " is not a member of group " + groupId);
             }
-            if (!epochAccepted(m, epoch, req.topicPartitions())) {
+            if (!MemberReconciliation.epochAccepted(m, epoch, req.topicPartitions())) {
                 return error(
                         Errors.FENCED_MEMBER_EPOCH,
                         "The consumer group member has a smaller or larger member epoch (" + epoch
@@ -137,8 +138,9 @@ final class ConsumerGroup {
             bumpAndAssign(now);
         }
         Map<Uuid, Set<Integer>> before = m.assigned;
-        reconcile(m, req.topicPartitions());
-        resetSession(m);
+        reconciliation.reconcile(
+                m, req.topicPartitions(), groupEpoch, target.getOrDefault(m.memberId, Map.of()), members.values());
+        timers.resetSession(m);
         ConsumerGroupHeartbeatResponseData r = new ConsumerGroupHeartbeatResponseData()
                 .setMemberId(m.memberId)
                 .setMemberEpoch(m.memberEpoch)
@@ -160,7 +162,7 @@ final class ConsumerGroup {
             LOG.info("consumer group {}: static member {} ({}) left for now", groupId, m.memberId, m.instanceId);
             m.previousMemberEpoch = m.memberEpoch; // the epoch a rejoining instance takes back
             m.memberEpoch = STATIC_LEAVE_EPOCH;
-            resetSession(m);
+            timers.resetSession(m);
         } else {
             LOG.info("consumer group {}: member {} left", groupId, m.memberId);
             remove(m);
@@ -169,25 +171,6 @@ final class ConsumerGroup {
                 .setMemberId(req.memberId())
                 .setMemberEpoch(req.memberEpoch())
                 .setHeartbeatIntervalMs(0);
-    }
-
-    /** Apache's rule: an older epoch is accepted only as the previous one, from a member owning no more than we gave it. */
-    private static boolean epochAccepted(
-            ConsumerGroupMember m, int epoch, List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned) {
-        if (epoch == m.memberEpoch) {
-            return true;
-        }
-        if (epoch > m.memberEpoch || epoch != m.previousMemberEpoch || owned == null) {
-            return false;
-        }
-        for (ConsumerGroupHeartbeatRequestData.TopicPartitions tp : owned) {
-            for (int p : tp.partitions()) {
-                if (!ConsumerGroupMember.contains(m.assigned, tp.topicId(), p)) {
-                    return false;
-                }
-            }
-        }
-        return true;
     }
 
     private ConsumerGroupMember staticMember(String instanceId) {
@@ -201,7 +184,7 @@ final class ConsumerGroup {
 
     /** KIP-848: a static member rejoining under a new member id takes over its predecessor's assignment and epoch. */
     private ConsumerGroupMember replaceStatic(ConsumerGroupMember previous, String memberId) {
-        cancelTimers(previous);
+        ConsumerMemberTimers.cancelAll(previous);
         members.remove(previous.memberId);
         ConsumerGroupMember m = new ConsumerGroupMember(memberId);
         m.instanceId = previous.instanceId;
@@ -260,96 +243,6 @@ final class ConsumerGroup {
         return out;
     }
 
-    /** One step of Apache's CurrentAssignmentBuilder for {@code m}; {@code owned} is what its heartbeat reported, if anything. */
-    private void reconcile(ConsumerGroupMember m, List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned) {
-        switch (m.state) {
-            case STABLE -> {
-                if (m.memberEpoch != groupEpoch) {
-                    computeNext(m);
-                }
-            }
-            case UNREVOKED_PARTITIONS -> {
-                if (owned != null && !ownsAny(owned, m.pendingRevocation)) {
-                    m.pendingRevocation = Map.of();
-                    computeNext(m);
-                }
-            }
-            case UNRELEASED_PARTITIONS -> computeNext(m);
-        }
-    }
-
-    private void computeNext(ConsumerGroupMember m) {
-        Map<Uuid, Set<Integer>> targetOfM = target.getOrDefault(m.memberId, Map.of());
-        Map<Uuid, Set<Integer>> kept = new TreeMap<>();
-        Map<Uuid, Set<Integer>> revoke = new TreeMap<>();
-        m.assigned.forEach((id, ps) -> ps.forEach(
-                p -> ConsumerGroupMember.add(ConsumerGroupMember.contains(targetOfM, id, p) ? kept : revoke, id, p)));
-        if (!revoke.isEmpty()) {
-            m.assigned = kept;
-            m.pendingRevocation = revoke;
-            m.state = ConsumerGroupMember.State.UNREVOKED_PARTITIONS;
-            startRevocationDeadline(m);
-            return;
-        }
-        cancelRevocationDeadline(m);
-        boolean unreleased = false;
-        Map<Uuid, Set<Integer>> next = ConsumerGroupMember.copy(kept);
-        for (Map.Entry<Uuid, Set<Integer>> e : targetOfM.entrySet()) {
-            for (int p : e.getValue()) {
-                if (ConsumerGroupMember.contains(kept, e.getKey(), p)) {
-                    continue;
-                }
-                if (ownedByAnother(m, e.getKey(), p)) {
-                    unreleased = true;
-                } else {
-                    ConsumerGroupMember.add(next, e.getKey(), p);
-                }
-            }
-        }
-        m.assigned = next;
-        m.pendingRevocation = Map.of();
-        m.state = unreleased ? ConsumerGroupMember.State.UNRELEASED_PARTITIONS : ConsumerGroupMember.State.STABLE;
-        if (m.memberEpoch != groupEpoch) {
-            m.previousMemberEpoch = m.memberEpoch;
-            m.memberEpoch = groupEpoch;
-        }
-    }
-
-    private boolean ownedByAnother(ConsumerGroupMember self, Uuid topicId, int partition) {
-        for (ConsumerGroupMember other : members.values()) {
-            if (other != self && other.owns(topicId, partition)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean ownsAny(
-            List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned, Map<Uuid, Set<Integer>> partitions) {
-        for (ConsumerGroupHeartbeatRequestData.TopicPartitions tp : owned) {
-            for (int p : tp.partitions()) {
-                if (ConsumerGroupMember.contains(partitions, tp.topicId(), p)) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /** KIP-848: a member has its rebalance timeout to revoke; one that does not is fenced (removed). */
-    private void startRevocationDeadline(ConsumerGroupMember m) {
-        cancelRevocationDeadline(m);
-        int timeoutMs = m.rebalanceTimeoutMs > 0 ? m.rebalanceTimeoutMs : config.sessionTimeoutMs();
-        m.revocationDeadline = timer.schedule(() -> revocationTimedOut(m), timeoutMs, TimeUnit.MILLISECONDS);
-    }
-
-    private static void cancelRevocationDeadline(ConsumerGroupMember m) {
-        if (m.revocationDeadline != null) {
-            m.revocationDeadline.cancel(false);
-            m.revocationDeadline = null;
-        }
-    }
-
     private synchronized void revocationTimedOut(ConsumerGroupMember m) {
         if (members.get(m.memberId) != m || m.state != ConsumerGroupMember.State.UNREVOKED_PARTITIONS) {
             return;
@@ -364,7 +257,7 @@ final class ConsumerGroup {
     }
 
     private void remove(ConsumerGroupMember m) {
-        cancelTimers(m);
+        ConsumerMemberTimers.cancelAll(m);
         members.remove(m.memberId);
         target.remove(m.memberId);
         bumpAndAssign(topics.get());
@@ -380,23 +273,6 @@ final class ConsumerGroup {
                 m.memberId,
                 config.sessionTimeoutMs());
         remove(m);
-    }
-
-    private void resetSession(ConsumerGroupMember m) {
-        cancelSession(m);
-        m.sessionExpiry = timer.schedule(() -> sessionExpired(m), config.sessionTimeoutMs(), TimeUnit.MILLISECONDS);
-    }
-
-    private static void cancelSession(ConsumerGroupMember m) {
-        if (m.sessionExpiry != null) {
-            m.sessionExpiry.cancel(false);
-            m.sessionExpiry = null;
-        }
-    }
-
-    private static void cancelTimers(ConsumerGroupMember m) {
-        cancelSession(m);
-        cancelRevocationDeadline(m);
     }
 
     /**
@@ -464,7 +340,7 @@ final class ConsumerGroup {
 
     /** The group is deleted or taken over by a classic group; members still heartbeating are told to rediscover. */
     synchronized void markDead() {
-        members.values().forEach(ConsumerGroup::cancelTimers);
+        members.values().forEach(ConsumerMemberTimers::cancelAll);
         members.clear();
         dead = true;
     }
@@ -475,7 +351,7 @@ final class ConsumerGroup {
 
     /** Broker shutdown: no session timer outlives the broker. */
     synchronized void shutdown() {
-        members.values().forEach(ConsumerGroup::cancelTimers);
+        members.values().forEach(ConsumerMemberTimers::cancelAll);
     }
 
     static ConsumerGroupHeartbeatResponseData.Assignment assignment(Map<Uuid, Set<Integer>> partitions) {

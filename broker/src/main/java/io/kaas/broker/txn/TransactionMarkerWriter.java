@@ -7,6 +7,7 @@ import io.kaas.storage.PartitionLog;
 import io.kaas.storage.ProducerStatus;
 import io.kaas.storage.io.StorageException;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -49,22 +50,26 @@ public final class TransactionMarkerWriter {
     private final Executor syncer;
     private final ScheduledExecutorService retries;
     private final TransactionPeers peers;
+    private final Clock clock;
 
     /**
      * {@code syncer} runs the explicit fsync after each marker (it may block on the disk) and the WriteTxnMarkers
-     * sent to other brokers; {@code retries} schedules the next try; {@code peers} is null for a broker on its own.
+     * sent to other brokers; {@code retries} schedules the next try; {@code peers} is null for a broker on its own;
+     * {@code clock} stamps the control batches.
      */
     TransactionMarkerWriter(
             TopicCatalog topics,
             GroupCoordinator groups,
             Executor syncer,
             ScheduledExecutorService retries,
-            TransactionPeers peers) {
+            TransactionPeers peers,
+            Clock clock) {
         this.topics = topics;
         this.groups = groups;
         this.syncer = syncer;
         this.retries = retries;
         this.peers = peers;
+        this.clock = clock;
     }
 
     /**
@@ -203,7 +208,7 @@ public final class TransactionMarkerWriter {
             return CompletableFuture.completedFuture(null);
         }
         MemoryRecords marker = MemoryRecords.withEndTransactionMarker(
-                System.currentTimeMillis(),
+                clock.millis(),
                 producerId,
                 epoch,
                 new EndTransactionMarker(

@@ -114,6 +114,15 @@ public record TransactionRecord(
     }
 
     /**
+     * PREPARE_ABORT with the epoch bumped (kept when exhausted), so the markers fence the old session everywhere: the
+     * abort of a transaction past its timeout, or of one open when InitProducerId starts a new session.
+     */
+    TransactionRecord fencingAbort(long now) {
+        short epoch = producerEpoch >= Short.MAX_VALUE - 1 ? producerEpoch : (short) (producerEpoch + 1);
+        return prepared(false, epoch, (short) -1, now);
+    }
+
+    /**
      * COMPLETE_COMMIT or COMPLETE_ABORT: the markers are written, nothing is pending. A v2 transaction that
      * bumped its epoch to {@link Short#MAX_VALUE} continues under {@code nextProducerId} at epoch 0
      * (Apache's {@code prepareComplete} with a next producer id); {@code nextProducerId} is -1 otherwise.

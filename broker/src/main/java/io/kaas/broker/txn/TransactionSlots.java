@@ -1,5 +1,6 @@
 package io.kaas.broker.txn;
 
+import io.kaas.broker.coordinator.SlotOwnership;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,15 +13,19 @@ import java.util.function.Predicate;
  * The coordinator's transactional ids in memory, slot by slot, each slot behind its file
  * ({@link TransactionStateStore}): a change is written to the slot's file before it becomes current. Each slot has
  * a monitor ({@link #lock}); the methods marked so are called with it held, so files are written in change order.
+ * A change is written only while the slot is coordinated here ({@link SlotOwnership}: the caller holds the slot, and
+ * {@link #put} checks it once more).
  */
 final class TransactionSlots {
     private final TransactionStateStore store;
+    private final SlotOwnership ownership;
     private final Object[] locks = new Object[TransactionStateStore.SLOTS];
     /** Per slot, guarded by its lock. */
     private final List<Map<String, TransactionRecord>> slots = new ArrayList<>();
 
-    TransactionSlots(Path clusterDir) {
+    TransactionSlots(Path clusterDir, SlotOwnership ownership) {
         this.store = new TransactionStateStore(clusterDir);
+        this.ownership = ownership;
         for (int i = 0; i < TransactionStateStore.SLOTS; i++) {
             locks[i] = new Object();
             slots.add(new TreeMap<>());
@@ -41,8 +46,13 @@ final class TransactionSlots {
         return new ArrayList<>(slots.get(slot).values());
     }
 
-    /** Writes the slot with {@code next} in it, then makes {@code next} current. Holds the slot lock. */
+    /** Writes the slot with {@code next} in it, then makes {@code next} current. Holds a hold of the slot and its lock. */
     void put(int slot, TransactionRecord next) {
+        if (!ownership.active(slot)) {
+            // Last line of defence: the callers answer NOT_COORDINATOR before anything is changed.
+            throw new IllegalStateException(
+                    "transaction " + next.transactionalId() + ": this broker no longer coordinates it");
+        }
         Map<String, TransactionRecord> updated = new TreeMap<>(slots.get(slot));
         updated.put(next.transactionalId(), next);
         store.write(slot, updated.values());
@@ -63,7 +73,7 @@ final class TransactionSlots {
         return removed;
     }
 
-    /** Replaces the slot's records in memory with what its file holds (another broker may have written it); returns them. Holds the slot lock. */
+    /** Replaces the slot's records in memory with what its file holds (another broker may have written it); returns them. */
     List<TransactionRecord> reload(int slot) {
         List<TransactionRecord> loaded = store.load(slot);
         synchronized (locks[slot]) {
@@ -71,6 +81,22 @@ final class TransactionSlots {
             loaded.forEach(r -> slots.get(slot).put(r.transactionalId(), r));
         }
         return loaded;
+    }
+
+    /** Forgets the slot's records in memory (another broker coordinates it now; its file stays). */
+    void unload(int slot) {
+        synchronized (locks[slot]) {
+            slots.get(slot).clear();
+        }
+    }
+
+    /** The slot's records left in PREPARE_COMMIT or PREPARE_ABORT. */
+    List<TransactionRecord> prepared(int slot) {
+        synchronized (locks[slot]) {
+            return slots.get(slot).values().stream()
+                    .filter(r -> r.state().isPrepare())
+                    .toList();
+        }
     }
 
     List<TransactionRecord> all() {

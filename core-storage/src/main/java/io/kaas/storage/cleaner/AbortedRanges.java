@@ -85,4 +85,11 @@ final class AbortedRanges {
         batch.flip();
         return ControlMarker.type(batch, 0);
     }
+
+    /** The ranges of {@code aborted} that reach into {@code [from, to)}. */
+    static List<TxnIndexSnapshot.Aborted> overlapping(List<TxnIndexSnapshot.Aborted> aborted, long from, long to) {
+        return aborted.stream()
+                .filter(a -> a.lastOffset() >= from && a.firstOffset() < to)
+                .toList();
+    }
 }

@@ -1,6 +1,7 @@
 package io.kaas.storage.cleaner;
 
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicDefaults;
 import io.kaas.storage.segment.IndexPolicy;
 
 /**
@@ -44,10 +45,11 @@ public record CleanerOptions(
                 ? minCompactionLagOverrideMs
                 : topic.minCompactionLagMs() != null
                         ? topic.minCompactionLagMs()
-                        : TopicConfig.DEFAULT_MIN_COMPACTION_LAG_MS;
-        long retention =
-                topic.deleteRetentionMs() != null ? topic.deleteRetentionMs() : TopicConfig.DEFAULT_DELETE_RETENTION_MS;
-        long segmentBytes = topic.segmentBytes() != null ? topic.segmentBytes() : TopicConfig.DEFAULT_SEGMENT_BYTES;
+                        : TopicDefaults.DEFAULT_MIN_COMPACTION_LAG_MS;
+        long retention = topic.deleteRetentionMs() != null
+                ? topic.deleteRetentionMs()
+                : TopicDefaults.DEFAULT_DELETE_RETENTION_MS;
+        long segmentBytes = topic.segmentBytes() != null ? topic.segmentBytes() : TopicDefaults.DEFAULT_SEGMENT_BYTES;
         return new CleanerOptions(
                 nowMs, retention, lag, segmentBytes, dedupeBufferBytes, DEFAULT_IO_BUFFER_BYTES, indexPolicy);
     }

@@ -17,6 +17,9 @@ import java.util.TreeMap;
  * topic config a client set (Kafka name → value as given), which the engine stores and reports but
  * does not act on; the broker validates them before they get here. A file written before that map
  * existed has no {@code otherConfigs} key and loads as an empty map.
+ *
+ * <p>The parts around it: {@link TopicConfigFile} reads the file and says when it is damage,
+ * {@link TopicDefaults} holds the values an unset field means. Immutable; any thread.
  */
 @JsonPropertyOrder({
     "retentionMs",
@@ -68,23 +71,6 @@ public record TopicConfig(
                 Map.of());
     }
 
-    /** Apache Kafka's broker defaults for unset topic configs (log.retention.hours, log.roll.hours = 168). */
-    /** Apache's segment.bytes default (1 GiB). */
-    public static final long DEFAULT_SEGMENT_BYTES = 1L << 30;
-
-    public static final long DEFAULT_RETENTION_MS = 7L * 24 * 60 * 60 * 1000;
-
-    public static final long DEFAULT_RETENTION_BYTES = -1;
-    public static final long DEFAULT_SEGMENT_MS = 7L * 24 * 60 * 60 * 1000;
-    public static final long DEFAULT_DELETE_RETENTION_MS = 24L * 60 * 60 * 1000;
-    public static final long DEFAULT_MIN_COMPACTION_LAG_MS = 0;
-    public static final String DEFAULT_CLEANUP_POLICY = "delete";
-
-    /** Apache Kafka 4.x's log.message.timestamp.after.max.ms (KIP-937): a CreateTime record at most an hour ahead. */
-    public static final long DEFAULT_TIMESTAMP_AFTER_MAX_MS = 3_600_000L;
-
-    public static final long DEFAULT_TIMESTAMP_BEFORE_MAX_MS = Long.MAX_VALUE;
-
     /** cleanup.policy holds {@code compact} (alone or with delete): the cleaner compacts it, and its logs may have offset gaps. */
     public boolean compacted() {
         return cleanupPolicy != null && cleanupPolicy.contains("compact");
@@ -102,141 +88,6 @@ public record TopicConfig(
         return v == null ? Long.MAX_VALUE : Long.parseLong(v.trim());
     }
 
-    /**
-     * What in this config (as read from a file) the engine could not apply: a cleanup.policy outside
-     * Apache's values, or a number-valued config that does not parse. Empty when it is sound.
-     */
-    @JsonIgnore
-    public java.util.List<String> problems() {
-        java.util.List<String> out = new java.util.ArrayList<>();
-        if (cleanupPolicy != null) {
-            try {
-                EMPTY.withKafkaConfig("cleanup.policy", cleanupPolicy);
-            } catch (IllegalArgumentException e) {
-                out.add(e.getMessage());
-            }
-        }
-        java.util.List<java.util.function.Supplier<Object>> parsed = java.util.List.of(
-                this::minCleanableDirtyRatio,
-                this::maxCompactionLagMs,
-                this::timestampBeforeMaxMs,
-                this::timestampAfterMaxMs);
-        java.util.List<String> names = java.util.List.of(
-                "min.cleanable.dirty.ratio",
-                "max.compaction.lag.ms",
-                "message.timestamp.before.max.ms",
-                "message.timestamp.after.max.ms");
-        for (int i = 0; i < parsed.size(); i++) {
-            try {
-                // Parsed only to see whether it parses: the value is read where it is used.
-                var unused = parsed.get(i).get();
-            } catch (NumberFormatException e) {
-                out.add("config " + names.get(i) + " needs a number, got '" + otherConfigs.get(names.get(i)) + "'");
-            }
-        }
-        return out;
-    }
-
-    /**
-     * The config of the topic a partition directory belongs to ({@code ../.config.json}); EMPTY when there is none.
-     *
-     * @throws io.kaas.storage.io.StorageException DAMAGED when the file is damaged ({@link #readTopicDir}), IO when it cannot be read
-     */
-    public static TopicConfig ofPartitionDir(java.nio.file.Path partitionDir) {
-        java.nio.file.Path topicDir = partitionDir.toAbsolutePath().getParent();
-        return topicDir == null ? EMPTY : readTopicDir(topicDir).orElse(EMPTY);
-    }
-
-    /**
-     * The topic's {@code .config.json}; empty when there is none (an Apache log dir, an older data dir: the
-     * defaults apply). A file that does not parse, or holds values the engine cannot apply, is damage to the
-     * topic, never guessed around: its cleanup policy is not derivable from the log, and a compacted topic
-     * read as delete-policy would lose keys to retention. So every tool refuses the topic's partitions.
-     *
-     * @throws io.kaas.storage.io.StorageException DAMAGED with {@code FILE:0: what}; IO when the file cannot be read
-     */
-    public static java.util.Optional<TopicConfig> readTopicDir(java.nio.file.Path topicDir) {
-        java.nio.file.Path file = topicDir.resolve(FILE_NAME);
-        byte[] bytes;
-        try {
-            bytes = java.nio.file.Files.readAllBytes(file);
-        } catch (java.nio.file.NoSuchFileException e) {
-            return java.util.Optional.empty();
-        } catch (java.io.IOException e) {
-            throw new io.kaas.storage.io.StorageException(
-                    io.kaas.storage.io.StorageException.Kind.IO,
-                    file + ": cannot read: " + io.kaas.storage.io.IoFailure.describe(e),
-                    e);
-        }
-        TopicConfig config;
-        try {
-            config = StateJson.fromBytes(bytes, TopicConfig.class);
-        } catch (java.io.IOException | RuntimeException e) {
-            throw damaged(file, "not a valid topic config (" + firstLine(e.getMessage()) + ")");
-        }
-        if (config == null) {
-            throw damaged(file, "not a valid topic config (no value)");
-        }
-        java.util.Optional<String> unknown = unknownField(bytes);
-        if (unknown.isPresent()) {
-            // no version of the file has other fields: a damaged name (a flipped bit in "cleanupPolicy") would
-            // otherwise read as unset, turning a compacted topic into a delete-policy one
-            throw damaged(file, "unknown field \"" + unknown.get() + "\"");
-        }
-        java.util.List<String> problems = config.problems();
-        if (!problems.isEmpty()) {
-            throw damaged(file, String.join("; ", problems));
-        }
-        return java.util.Optional.of(config);
-    }
-
-    /** The damage line of the topic's {@code .config.json} ({@code FILE:0: what}, see {@link #readTopicDir}), or empty. */
-    public static java.util.Optional<String> damageOf(java.nio.file.Path topicDir) {
-        try {
-            readTopicDir(topicDir);
-            return java.util.Optional.empty();
-        } catch (io.kaas.storage.io.StorageException e) {
-            if (e.kind() == io.kaas.storage.io.StorageException.Kind.DAMAGED) {
-                return java.util.Optional.of(e.getMessage());
-            }
-            throw e;
-        }
-    }
-
-    private static io.kaas.storage.io.StorageException damaged(java.nio.file.Path file, String what) {
-        return new io.kaas.storage.io.StorageException(
-                io.kaas.storage.io.StorageException.Kind.DAMAGED,
-                file + ":0: " + what
-                        + "; the topic's cleanup policy is unknown, so its partitions stay untouched: restore or fix the file"
-                        + " (without it the defaults apply, cleanup.policy=delete); recover --force does not change it");
-    }
-
-    private static java.util.Optional<String> unknownField(byte[] json) {
-        java.util.Set<String> known = new java.util.HashSet<>();
-        for (java.lang.reflect.RecordComponent c : TopicConfig.class.getRecordComponents()) {
-            known.add(c.getName());
-        }
-        // The top-level keys in file order, streamed: no jackson-databind on kaas verify's path (StateJson).
-        try (com.fasterxml.jackson.core.JsonParser parser =
-                new com.fasterxml.jackson.core.JsonFactory().createParser(json)) {
-            parser.nextToken();
-            for (String name = parser.nextFieldName(); name != null; name = parser.nextFieldName()) {
-                if (!known.contains(name)) {
-                    return java.util.Optional.of(name);
-                }
-                parser.nextToken();
-                parser.skipChildren();
-            }
-            return java.util.Optional.empty();
-        } catch (java.io.IOException e) {
-            return java.util.Optional.of("?"); // parsed as a config just before: not reached
-        }
-    }
-
-    private static String firstLine(String message) {
-        return message == null ? "unparseable" : message.lines().findFirst().orElse(message);
-    }
-
     /** message.timestamp.type=LogAppendTime: the broker stamps the batches it appends. */
     public boolean logAppendTime() {
         return "LogAppendTime".equals(otherConfigs.get("message.timestamp.type"));
@@ -245,13 +96,13 @@ public record TopicConfig(
     /** message.timestamp.before.max.ms: how far behind the broker's clock a CreateTime timestamp may be. */
     public long timestampBeforeMaxMs() {
         String v = otherConfigs.get("message.timestamp.before.max.ms");
-        return v == null ? DEFAULT_TIMESTAMP_BEFORE_MAX_MS : Long.parseLong(v.trim());
+        return v == null ? TopicDefaults.DEFAULT_TIMESTAMP_BEFORE_MAX_MS : Long.parseLong(v.trim());
     }
 
     /** message.timestamp.after.max.ms: how far ahead of the broker's clock a CreateTime timestamp may be. */
     public long timestampAfterMaxMs() {
         String v = otherConfigs.get("message.timestamp.after.max.ms");
-        return v == null ? DEFAULT_TIMESTAMP_AFTER_MAX_MS : Long.parseLong(v.trim());
+        return v == null ? TopicDefaults.DEFAULT_TIMESTAMP_AFTER_MAX_MS : Long.parseLong(v.trim());
     }
 
     /** Kafka config name → field, in file order. */

@@ -4,6 +4,7 @@ import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.LeaderEpochCheckpoint;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.format.TopicConfigFile;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.segment.HeaderCursor;
 import io.kaas.storage.segment.IndexEntry;
@@ -39,11 +40,11 @@ public final class OffsetGaps {
     /** The one rule for whether offset gaps are normal in a partition: its topic is compacted (cleanup.policy). */
     public static boolean compactionMayLeaveGaps(Path partitionDir) {
         // No .config.json (an Apache log dir, an older data dir, a lost file): the policy is unknown, and a
-        // compacted topic's gaps are no damage; a damaged one is damage of its own (TopicConfig.damageOf).
+        // compacted topic's gaps are no damage; a damaged one is damage of its own (TopicConfigFile.damageOf).
         Path topicDir = partitionDir.toAbsolutePath().getParent();
         try {
             return topicDir == null
-                    || TopicConfig.readTopicDir(topicDir)
+                    || TopicConfigFile.readTopicDir(topicDir)
                             .map(TopicConfig::compacted)
                             .orElse(true);
         } catch (StorageException e) {

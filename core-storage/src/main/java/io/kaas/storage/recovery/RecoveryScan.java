@@ -9,9 +9,9 @@ import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.CleanerSwap;
 import io.kaas.storage.segment.IndexEntry;
+import io.kaas.storage.segment.IndexFileFormat;
 import io.kaas.storage.segment.ScannedBatch;
 import io.kaas.storage.segment.SegmentName;
-import io.kaas.storage.segment.SparseIndex;
 import io.kaas.storage.state.PartitionStateFiles;
 import io.kaas.storage.state.ProducerStateTable;
 import io.kaas.storage.state.TxnIndex;
@@ -161,7 +161,7 @@ public final class RecoveryScan {
         // is not derivable, and --force only removes log bytes, which cannot repair it.
         Path topicDir = dir.toAbsolutePath().getParent();
         Optional<String> configDamage =
-                topicDir == null ? Optional.empty() : io.kaas.storage.format.TopicConfig.damageOf(topicDir);
+                topicDir == null ? Optional.empty() : io.kaas.storage.format.TopicConfigFile.damageOf(topicDir);
         if (configDamage.isPresent()) {
             damage.add(configDamage.get());
             return new Outcome(report(null, null, true), List.of(), -1, -1, options.leaderEpoch());
@@ -498,14 +498,14 @@ public final class RecoveryScan {
 
     private void loadIndex(SegmentPlan p) throws IOException {
         try {
-            p.existingEntries = SparseIndex.readAll(p.index, p.name.baseOffset());
+            p.existingEntries = IndexFileFormat.readAll(p.index, p.name.baseOffset());
         } catch (NoSuchFileException e) {
             p.existingEntries = null;
             p.rebuildIndex = true;
             return;
         }
-        Optional<String> problem = SparseIndex.sanityCheck(p.index, p.existingEntries, p.size, p.name.baseOffset());
-        p.partialIndexEntry = Files.size(p.index) % SparseIndex.ENTRY_SIZE != 0;
+        Optional<String> problem = IndexFileFormat.sanityCheck(p.index, p.existingEntries, p.size, p.name.baseOffset());
+        p.partialIndexEntry = Files.size(p.index) % IndexFileFormat.ENTRY_SIZE != 0;
         if (problem.isPresent() || p.partialIndexEntry) {
             p.rebuildIndex = true;
             actions.add(problem.orElse(p.index + ": size is not a multiple of 8") + "; rebuilding");
@@ -558,7 +558,7 @@ public final class RecoveryScan {
         }
         long from = 0;
         try {
-            for (IndexEntry e : SparseIndex.readAll(active.index, active.name.baseOffset())) {
+            for (IndexEntry e : IndexFileFormat.readAll(active.index, active.name.baseOffset())) {
                 if (e.position() < cp.bytePos()) {
                     from = Math.max(from, e.position());
                 }
@@ -749,7 +749,7 @@ public final class RecoveryScan {
                 }
             }
             if (indexDiffers(p)) {
-                SparseIndex.writeAtomically(p.index, p.name.baseOffset(), p.entries);
+                IndexFileFormat.writeAtomically(p.index, p.name.baseOffset(), p.entries);
             }
         }
         if (dirChanged) {

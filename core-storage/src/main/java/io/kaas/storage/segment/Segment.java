@@ -9,41 +9,32 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 /**
- * One {@code .log} + {@code .index} pair. The log holds v2 batches exactly as the client sent them
- * (baseOffset and partitionLeaderEpoch assigned); the index is sparse and rebuildable.
+ * One {@code .log} + {@code .index} pair: its life (create, open, seal, close, unlink) and its append, which
+ * keeps the log, the index and the max timestamp in step. The log holds v2 batches exactly as the client sent
+ * them (baseOffset and partitionLeaderEpoch assigned); the index is sparse and rebuildable. The parts:
+ * {@link SegmentLogFile} (the log through the handle cache and its fsync rule), {@link SparseIndex} (the
+ * index, its entries in memory), {@link BatchLocator} (reads that walk batch heads), {@link
+ * SegmentMaxTimestamp}.
  *
- * <p>Neither file is held open: the log is a {@link CachedFile} of the engine's {@link FileHandleCache},
- * opened on demand and closed by eviction when idle, except while it holds bytes not yet fsynced
- * (an fsync must go through a descriptor that saw every write, or a writeback error could go
- * unreported). A sealed segment's index entries are read on the first lookup and dropped again when
- * its log is evicted.
+ * <p>Neither file is held open: the log is opened on demand and closed by eviction when idle, except while it
+ * holds bytes not yet fsynced. A sealed segment's index entries are read on the first lookup and dropped
+ * again when its log is evicted.
  *
- * <p>Writers hold Partition.lock. Readers use positional reads and only look at bytes below
- * {@link #size()}, which is published after the bytes are written, so they never see a partial batch.
+ * <p>Writers ({@link #append}, {@link #seal}, {@link #holdForSwap}) hold Partition.lock; {@link #flush} runs
+ * on a committer outside it. Readers use positional reads and only look at bytes below {@link #size()},
+ * which is published after the bytes are written, so they never see a partial batch.
  */
 public final class Segment implements AutoCloseable {
-    private final Path logFile;
     private final SegmentName name;
-    private final CachedFile log;
-    private final FileHandleCache cache;
-    /** An fsync eviction ran for this log failed: every later flush fails with it. */
-    private volatile IOException evictionSyncFailure;
-
+    private final SegmentLogFile log;
     private final SparseIndex index;
     private final IndexPolicy indexPolicy;
+    private final BatchLocator batches;
+    private final SegmentMaxTimestamp timestamps;
     private final long createdMs;
-    private volatile long size;
-    /** Bytes known fsynced: the log channel may be evicted only when this reaches {@link #size}. */
-    private volatile long durableSize;
-    /** Largest batch max timestamp and the base offset of its batch; -1 until known. */
-    private volatile long maxTimestamp = RecordBatchHeader.NO_TIMESTAMP;
-
-    private volatile long offsetOfMaxTimestamp = -1;
-    private volatile boolean timestampsKnown;
     /** Set once roll has fsynced this segment (or it was opened as a closed one); it takes no more appends. */
     private volatile boolean sealed;
 
@@ -57,43 +48,14 @@ public final class Segment implements AutoCloseable {
             long createdMs,
             boolean timestampsKnown,
             boolean sealed) {
-        this.logFile = dir.resolve(name.logFileName());
         this.name = name;
         this.index = index;
         this.indexPolicy = indexPolicy;
-        this.size = size;
-        this.durableSize = size;
         this.createdMs = createdMs;
-        this.timestampsKnown = timestampsKnown;
         this.sealed = sealed;
-        this.cache = cache;
-        this.log = cache.file(logFile, new LogOwner(), StandardOpenOption.READ, StandardOpenOption.WRITE);
-    }
-
-    /** What eviction must know of the log: unsynced bytes are fsynced through the channel that wrote them. */
-    private final class LogOwner implements CachedFile.Owner {
-        @Override
-        public boolean isClean() {
-            return durableSize >= size;
-        }
-
-        @Override
-        public void syncBeforeClose(FileChannel channel) throws IOException {
-            long covered = size;
-            try {
-                channel.force(false);
-            } catch (IOException e) {
-                // The next flush must fail, not fsync a fresh descriptor that may not hear of the lost pages.
-                evictionSyncFailure = e;
-                throw e;
-            }
-            durableSize = Math.max(durableSize, covered);
-        }
-
-        @Override
-        public void evicted() {
-            index.unloadIfSealed();
-        }
+        this.log = new SegmentLogFile(dir.resolve(name.logFileName()), size, cache, index::unloadIfSealed);
+        this.batches = new BatchLocator(log, index);
+        this.timestamps = new SegmentMaxTimestamp(log, timestampsKnown);
     }
 
     /** Creates empty log and index files (fails if the log exists). The caller fsyncs the directory. */
@@ -151,7 +113,7 @@ public final class Segment implements AutoCloseable {
     }
 
     public Path logFile() {
-        return logFile;
+        return log.path();
     }
 
     public SparseIndex index() {
@@ -159,7 +121,7 @@ public final class Segment implements AutoCloseable {
     }
 
     public long size() {
-        return size;
+        return log.size();
     }
 
     public long createdMs() {
@@ -171,11 +133,11 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * Holds the channels an {@link #append} of these batches ({@code count} of them, at {@code starts}) will write open while it runs, if they are
-     * open now: the log's, and the index's when an index entry is due; null when one is not open (the
-     * append would have to open it, and opening may make the handle cache evict, which may fsync another
-     * file). While held, eviction cannot close them, so the append's own {@code acquire}s find them open.
-     * Close the hold after the append.
+     * Holds the channels an {@link #append} of these batches ({@code count} of them, at {@code starts}) will
+     * write open while it runs, if they are open now: the log's, and the index's when an index entry is due;
+     * null when one is not open (the append would have to open it, and opening may make the handle cache
+     * evict, which may fsync another file). While held, eviction cannot close them, so the append's own
+     * {@code acquire}s find them open. Close the hold after the append.
      */
     public ChannelHold holdChannelsIfOpen(ByteBuffer batches, int[] starts, int count) {
         CachedFile.Handle l = log.acquireIfOpen();
@@ -203,7 +165,7 @@ public final class Segment implements AutoCloseable {
     private boolean indexEntryDue(ByteBuffer batches, int[] starts, int count) {
         int origin = batches.position();
         for (int i = 0; i < count; i++) {
-            if (indexPolicy.due(size + starts[i] - origin, index.lastEntry())) {
+            if (indexPolicy.due(log.size() + starts[i] - origin, index.lastEntry())) {
                 return true;
             }
         }
@@ -229,9 +191,9 @@ public final class Segment implements AutoCloseable {
      */
     public void append(ByteBuffer batches, List<RecordBatchHeader> headers, int[] starts) throws IOException {
         if (sealed) {
-            throw new IllegalStateException(logFile + " is sealed");
+            throw new IllegalStateException(log.path() + " is sealed");
         }
-        long at = size;
+        long at = log.size();
         ByteBuffer src = batches.duplicate();
         int origin = src.position();
         try (CachedFile.Handle h = log.acquire()) {
@@ -251,14 +213,14 @@ public final class Segment implements AutoCloseable {
                     if (indexPolicy.due(batchPos, index.lastEntry())) {
                         index.append(headers.get(i).lastOffset(), batchPos);
                     }
-                    noteTimestamp(headers.get(i));
+                    timestamps.note(headers.get(i));
                 }
             } catch (IOException e) {
                 undo(ch, at, e);
                 throw e;
             }
             // Published before the handle is let go: eviction then sees unsynced bytes and keeps the channel.
-            size = at + (batches.limit() - origin);
+            log.publishSize(at + (batches.limit() - origin));
         }
     }
 
@@ -270,16 +232,9 @@ public final class Segment implements AutoCloseable {
             cause.addSuppressed(e);
             throw new StorageException(
                     StorageException.Kind.IO,
-                    logFile + ": append failed and the partial batch at byte " + at + " could not be cut off: "
+                    log.path() + ": append failed and the partial batch at byte " + at + " could not be cut off: "
                             + e.getMessage(),
                     cause);
-        }
-    }
-
-    private void noteTimestamp(RecordBatchHeader h) {
-        if (timestampsKnown && h.maxTimestamp() > maxTimestamp) {
-            maxTimestamp = h.maxTimestamp();
-            offsetOfMaxTimestamp = h.baseOffset();
         }
     }
 
@@ -288,21 +243,7 @@ public final class Segment implements AutoCloseable {
      * readable). Nothing to do when every byte is known fsynced: an idle partition's close opens no file.
      */
     public void flush() throws IOException {
-        long covered = size;
-        if (covered <= durableSize && evictionSyncFailure == null) {
-            return;
-        }
-        try (CachedFile.Handle h = log.acquire()) {
-            h.channel().force(false);
-        }
-        IOException failed = evictionSyncFailure;
-        if (failed != null) {
-            throw new IOException(
-                    logFile + ": an fsync before closing an idle descriptor failed: " + failed.getMessage(), failed);
-        }
-        if (covered > durableSize) {
-            durableSize = covered;
-        }
+        log.flush();
     }
 
     /**
@@ -310,7 +251,7 @@ public final class Segment implements AutoCloseable {
      * syncs them all. Called at open, before the segment is shared.
      */
     public void assumeUnsynced() {
-        durableSize = 0;
+        log.assumeUnsynced();
     }
 
     /** Roll: fsync, then refuse further appends. Holds Partition.lock. */
@@ -324,40 +265,12 @@ public final class Segment implements AutoCloseable {
      * below {@code limit}. Reads only batch heads, starting from the index's nearest entry.
      */
     public long positionOf(long offset, long limit) throws IOException {
-        long from = index.lookup(offset).position();
-        try (CachedFile.Handle h = log.acquire()) {
-            HeaderCursor batches = new HeaderCursor(h.channel(), from, limit);
-            while (batches.next() == HeaderCursor.Framing.BATCH) {
-                if (batches.lastOffset() >= offset) {
-                    return batches.position();
-                }
-            }
-            throwIfBadFraming(batches);
-            return -1;
-        }
+        return batches.positionOf(offset, limit);
     }
 
     /** Where {@link #positionOf} starts walking for {@code offset}: the index's nearest entry at or below it. */
     public long walkStartFor(long offset) {
-        return index.lookup(offset).position();
-    }
-
-    /**
-     * A walk over batch heads that stopped before the end of its range met bytes that do not frame a
-     * batch: damage in bytes the open trusted (a closed segment is not scanned at open), refused as a
-     * corrupt batch naming file and byte (the broker answers CORRUPT_MESSAGE) rather than read as data.
-     * Only the length fields the walk reads anyway are checked: a read never checks CRCs (the consumer does).
-     */
-    private void throwIfBadFraming(HeaderCursor batches) {
-        HeaderCursor.Framing f = batches.framing();
-        if (f != HeaderCursor.Framing.BATCH && f != HeaderCursor.Framing.END) {
-            throw new StorageException(
-                    StorageException.Kind.CORRUPT_BATCH,
-                    logFile + ":" + batches.position()
-                            + ": the bytes there do not frame a batch (" + f + ", "
-                            + (batches.end() - batches.position())
-                            + " bytes to the end of the readable range): run `kaas verify` on the partition");
-        }
+        return batches.walkStartFor(offset);
     }
 
     /**
@@ -368,22 +281,12 @@ public final class Segment implements AutoCloseable {
      */
     public RecordBatchHeader firstBatchWithMaxTimestampAtLeast(long timestamp, long minOffset, long fromPosition)
             throws IOException {
-        try (CachedFile.Handle h = log.acquire()) {
-            HeaderCursor batches = new HeaderCursor(h.channel(), fromPosition, size);
-            while (batches.next() == HeaderCursor.Framing.BATCH) {
-                if (batches.maxTimestamp() >= timestamp && batches.nextOffset() > minOffset) {
-                    return batches.header();
-                }
-            }
-            return null;
-        }
+        return batches.firstBatchWithMaxTimestampAtLeast(timestamp, minOffset, fromPosition);
     }
 
     /** Reads a whole-batch header at {@code pos}. */
     public RecordBatchHeader headerAt(long pos) throws IOException {
-        ByteBuffer head = ByteBuffer.allocate(RecordBatchHeader.HEADER_SIZE);
-        readFully(head, pos);
-        return RecordBatchHeader.peek(head, 0);
+        return log.headerAt(pos);
     }
 
     /**
@@ -393,33 +296,7 @@ public final class Segment implements AutoCloseable {
      * within {@code maxBytes}. Reads only batch heads.
      */
     public long wholeBatchesEnd(long pos, long limit, int maxBytes, long cap) throws IOException {
-        // The index's entries are batch starts: the batches up to the last one within reach (bytes and
-        // cap) are taken without reading their headers, one pread each, and the walk goes on from there.
-        // Same answer as walking from pos (appends are validated, so the framing in between holds).
-        IndexEntry within = index.lastBatchStartWithin(pos, Math.min(limit, pos + (long) maxBytes), cap);
-        long from = within == null ? pos : within.position();
-        try (CachedFile.Handle h = log.acquire()) {
-            HeaderCursor batches = new HeaderCursor(h.channel(), from, limit);
-            long end = from;
-            long expected = -1;
-            while (batches.next() == HeaderCursor.Framing.BATCH) {
-                long next = batches.position() + batches.sizeInBytes();
-                if (batches.baseOffset() >= cap || (end > pos && next - pos > maxBytes)) {
-                    return end;
-                }
-                if (batches.baseOffset() < expected) {
-                    // A base offset (outside the CRC) going back below the previous batch's end is damage the open did
-                    // not scan: the read ends before it; the next read from the offset after passes it by.
-                    return end;
-                }
-                expected = batches.nextOffset();
-                end = next;
-            }
-            if (end == pos) {
-                throwIfBadFraming(batches); // nothing whole to return before the bad bytes: refuse, don't answer empty
-            }
-            return end;
-        }
+        return batches.wholeBatchesEnd(pos, limit, maxBytes, cap);
     }
 
     /**
@@ -428,77 +305,26 @@ public final class Segment implements AutoCloseable {
      * the caller copies instead. The slice holds the channel open until {@link FileSlice#release}.
      */
     public FileSlice sliceOrNull(long pos, int length) throws IOException {
-        if (!cache.tryStartSend()) {
-            return null;
-        }
-        try {
-            return new FileSlice(log.acquire(), pos, length, cache::endSend);
-        } catch (IOException | RuntimeException e) {
-            cache.endSend();
-            throw e;
-        }
+        return log.sliceOrNull(pos, length);
     }
 
     /** Copies {@code [pos, pos+length)} of the log. */
     public ByteBuffer read(long pos, int length) throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate(length);
-        readFully(buf, pos);
-        buf.flip();
-        return buf;
-    }
-
-    private void readFully(ByteBuffer buf, long pos) throws IOException {
-        try (CachedFile.Handle h = log.acquire()) {
-            long at = pos;
-            while (buf.hasRemaining()) {
-                int r = h.channel().read(buf, at);
-                if (r < 0) {
-                    throw new IOException(logFile + ": unexpected end of file at byte " + at);
-                }
-                at += r;
-            }
-        }
+        return log.read(pos, length);
     }
 
     /** Largest batch max timestamp (scanning heads once for segments opened from disk); -1 if none. */
     public long maxTimestamp() throws IOException {
-        ensureTimestamps();
-        return maxTimestamp;
+        return timestamps.maxTimestamp();
     }
 
     public long offsetOfMaxTimestamp() throws IOException {
-        ensureTimestamps();
-        return offsetOfMaxTimestamp;
-    }
-
-    private void ensureTimestamps() throws IOException {
-        if (timestampsKnown) {
-            return;
-        }
-        synchronized (this) {
-            if (timestampsKnown) {
-                return;
-            }
-            long max = RecordBatchHeader.NO_TIMESTAMP;
-            long at = -1;
-            try (CachedFile.Handle h = log.acquire()) {
-                HeaderCursor batches = new HeaderCursor(h.channel(), 0, size);
-                while (batches.next() == HeaderCursor.Framing.BATCH) {
-                    if (batches.maxTimestamp() > max) {
-                        max = batches.maxTimestamp();
-                        at = batches.baseOffset();
-                    }
-                }
-            }
-            maxTimestamp = max;
-            offsetOfMaxTimestamp = at;
-            timestampsKnown = true;
-        }
+        return timestamps.offsetOfMaxTimestamp();
     }
 
     /** Last-modified time of the log file (segment age when no batch carries a timestamp). */
     public long lastModifiedMs() throws IOException {
-        return Files.getLastModifiedTime(logFile).toMillis();
+        return Files.getLastModifiedTime(log.path()).toMillis();
     }
 
     /**
@@ -532,12 +358,12 @@ public final class Segment implements AutoCloseable {
      */
     public void closeAndUnlink() throws IOException {
         close();
-        Files.deleteIfExists(logFile);
+        Files.deleteIfExists(log.path());
         Files.deleteIfExists(index.file());
     }
 
     @Override
     public String toString() {
-        return logFile.toString();
+        return log.path().toString();
     }
 }

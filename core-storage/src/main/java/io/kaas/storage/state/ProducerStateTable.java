@@ -223,6 +223,14 @@ public final class ProducerStateTable {
         return out;
     }
 
+    /** One producer as the snapshot would hold it (its window copied), or null when this table does not know it. */
+    public ProducerStateSnapshot.Entry entry(long producerId) {
+        Entry e = entries.get(producerId);
+        return e == null
+                ? null
+                : new ProducerStateSnapshot.Entry(producerId, e.epoch, new ArrayList<>(e.recent), e.coordinatorEpoch);
+    }
+
     public int producerCount() {
         return entries.size();
     }

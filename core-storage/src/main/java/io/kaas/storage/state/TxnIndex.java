@@ -11,16 +11,22 @@ import java.util.Map;
 
 /**
  * Open transactions and aborted ranges, for the last stable offset and read_committed Fetch.
- * Holds Partition.lock for writes; {@link #aborted(long, long)} copies under the same lock.
+ *
+ * <p>Not thread-safe: a partition's index is changed and read under its lock. The one exception is
+ * {@link #abortedRanges()}: an immutable list, replaced whenever a range is added or dropped (an abort
+ * marker, a log start move: rare next to appends), which the partition publishes in its view so a
+ * read_committed Fetch reads it without the lock.
  */
 public final class TxnIndex {
     private final Map<Long, Long> open = new HashMap<>();
     private final List<TxnIndexSnapshot.Aborted> aborted = new ArrayList<>();
+    private List<AbortedTransaction> abortedRanges = List.of();
 
     public static TxnIndex from(TxnIndexSnapshot s) {
         TxnIndex t = new TxnIndex();
         s.open().forEach(o -> t.open.put(o.producerId(), o.firstOffset()));
         t.aborted.addAll(s.aborted());
+        t.abortedChanged();
         return t;
     }
 
@@ -33,6 +39,7 @@ public final class TxnIndex {
             Long first = open.remove(h.producerId());
             if (first != null && ControlMarker.type(buf, pos) == ControlMarker.ABORT) {
                 aborted.add(new TxnIndexSnapshot.Aborted(h.producerId(), first, h.lastOffset()));
+                abortedChanged();
             }
         } else {
             open.putIfAbsent(h.producerId(), h.baseOffset());
@@ -57,7 +64,9 @@ public final class TxnIndex {
     public int dropAtOrAbove(long logEndOffset) {
         int before = open.size() + aborted.size();
         open.values().removeIf(first -> first >= logEndOffset);
-        aborted.removeIf(a -> a.lastOffset() >= logEndOffset);
+        if (aborted.removeIf(a -> a.lastOffset() >= logEndOffset)) {
+            abortedChanged();
+        }
         return before - open.size() - aborted.size();
     }
 
@@ -66,7 +75,14 @@ public final class TxnIndex {
      * them any more, and without this the index and its snapshot would grow with every abort, forever.
      */
     public void dropAbortedBelow(long logStartOffset) {
-        aborted.removeIf(a -> a.lastOffset() < logStartOffset);
+        if (aborted.removeIf(a -> a.lastOffset() < logStartOffset)) {
+            abortedChanged();
+        }
+    }
+
+    /** First offset of {@code producerId}'s open transaction, or -1 when it has none open. */
+    public long openTransactionStart(long producerId) {
+        return open.getOrDefault(producerId, -1L);
     }
 
     /** First offset of the oldest open transaction, or {@code highWatermark}. */
@@ -78,14 +94,34 @@ public final class TxnIndex {
         return lso;
     }
 
-    public List<AbortedTransaction> aborted(long from, long upperBound) {
+    /**
+     * Every aborted range this index holds, in the order their markers were written (so by last offset),
+     * as an immutable list that is replaced, never changed: safe to hand to readers on other threads.
+     */
+    public List<AbortedTransaction> abortedRanges() {
+        return abortedRanges;
+    }
+
+    /**
+     * The ranges of {@code ranges} overlapping [{@code from}, {@code upperBound}): what a read_committed
+     * Fetch of those offsets must be told, so the consumer drops the aborted batches among them.
+     */
+    public static List<AbortedTransaction> overlapping(List<AbortedTransaction> ranges, long from, long upperBound) {
         List<AbortedTransaction> out = new ArrayList<>();
-        for (TxnIndexSnapshot.Aborted a : aborted) {
+        for (AbortedTransaction a : ranges) {
             if (a.lastOffset() >= from && a.firstOffset() < upperBound) {
-                out.add(new AbortedTransaction(a.producerId(), a.firstOffset(), a.lastOffset()));
+                out.add(a);
             }
         }
         return out;
+    }
+
+    private void abortedChanged() {
+        List<AbortedTransaction> ranges = new ArrayList<>(aborted.size());
+        for (TxnIndexSnapshot.Aborted a : aborted) {
+            ranges.add(new AbortedTransaction(a.producerId(), a.firstOffset(), a.lastOffset()));
+        }
+        abortedRanges = List.copyOf(ranges);
     }
 
     public TxnIndexSnapshot snapshot() {

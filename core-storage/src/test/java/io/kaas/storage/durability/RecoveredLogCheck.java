@@ -154,7 +154,8 @@ final class RecoveredLogCheck {
                 if (!java.nio.file.Files.exists(index)) {
                     continue;
                 }
-                for (io.kaas.storage.segment.IndexEntry e : io.kaas.storage.segment.SparseIndex.readAll(index, base)) {
+                for (io.kaas.storage.segment.IndexEntry e :
+                        io.kaas.storage.segment.IndexFileFormat.readAll(index, base)) {
                     long[] range = batches.get((long) e.position());
                     assertThat(range != null && range[0] <= e.offset() && e.offset() <= range[1])
                             .as(

@@ -15,8 +15,8 @@ import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.StorageException;
+import io.kaas.storage.segment.IndexFileFormat;
 import io.kaas.storage.segment.IndexPolicy;
-import io.kaas.storage.segment.SparseIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -321,7 +321,7 @@ class RecoveryScanTest {
     @Test
     void theIndexFollowsApachesRule() throws Exception {
         Path dir = write(30, 1 << 30, true);
-        var entries = SparseIndex.readAll(dir.resolve(INDEX0), 0);
+        var entries = IndexFileFormat.readAll(dir.resolve(INDEX0), 0);
         int batch = TestBatches.idempotent(5, (short) 0, 0, 2).limit();
         // An entry once more than 200 bytes were appended since the last; it holds the batch's last offset.
         int every = 200 / batch + 1;

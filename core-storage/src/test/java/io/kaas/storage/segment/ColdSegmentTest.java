@@ -33,7 +33,7 @@ class ColdSegmentTest {
             }
             offset += 1 + i % 4;
         }
-        SparseIndex.writeAtomically(dir.resolve(name.indexFileName()), 100, entries);
+        IndexFileFormat.writeAtomically(dir.resolve(name.indexFileName()), 100, entries);
 
         FileHandleCache cache = new FileHandleCache(16);
         Segment closed = Segment.open(dir, name, policy, true, cache);

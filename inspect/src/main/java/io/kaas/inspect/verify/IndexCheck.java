@@ -2,7 +2,7 @@ package io.kaas.inspect.verify;
 
 import io.kaas.storage.layout.SegmentFile;
 import io.kaas.storage.segment.IndexEntry;
-import io.kaas.storage.segment.SparseIndex;
+import io.kaas.storage.segment.IndexFileFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,16 +43,16 @@ final class IndexCheck {
             return;
         }
         long size = Files.size(index);
-        if (size % SparseIndex.ENTRY_SIZE != 0 && !(active && live.getAsBoolean())) {
+        if (size % IndexFileFormat.ENTRY_SIZE != 0 && !(active && live.getAsBoolean())) {
             report.problem(
                     index,
-                    size - size % SparseIndex.ENTRY_SIZE,
-                    (size % SparseIndex.ENTRY_SIZE) + " trailing bytes are not a whole 8-byte entry");
+                    size - size % IndexFileFormat.ENTRY_SIZE,
+                    (size % IndexFileFormat.ENTRY_SIZE) + " trailing bytes are not a whole 8-byte entry");
         }
-        IndexEntry[] entries = SparseIndex.readAll(index, segment.baseOffset());
+        IndexEntry[] entries = IndexFileFormat.readAll(index, segment.baseOffset());
         for (int i = 0; i < entries.length; i++) {
             IndexEntry e = entries[i];
-            long at = (long) i * SparseIndex.ENTRY_SIZE;
+            long at = (long) i * IndexFileFormat.ENTRY_SIZE;
             if (i > 0 && e.offset() == segment.baseOffset() && e.position() == 0) {
                 return; // Apache preallocates an active segment's index with zeros: the entries end here
             }

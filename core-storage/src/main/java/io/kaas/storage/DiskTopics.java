@@ -1,0 +1,212 @@
+package io.kaas.storage;
+
+import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.StorageException;
+import io.kaas.storage.layout.TopicDir;
+import io.kaas.storage.layout.TopicName;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A disk engine's topics, in memory and on disk: read at start-up and at each refresh, created, grown,
+ * altered, deleted. The files are {@link TopicFiles}'s; what differs when several brokers share the
+ * directory is the {@link DirectoryOwnership}'s; a change reaches the topic's loaded partitions
+ * through {@link OpenPartitions}.
+ *
+ * <p>Thread rule: every change runs under {@link DiskStorageEngine}'s monitor (one topic change at a
+ * time, never during close); {@link #get} and {@link #all} read a concurrent map and take no lock.
+ */
+final class DiskTopics {
+    private static final Logger LOG = LoggerFactory.getLogger(DiskTopics.class);
+
+    private final Path dataDir;
+    private final DirectoryOwnership ownership;
+    private final OpenPartitions partitions;
+    private final Map<String, TopicInfo> topics = new ConcurrentHashMap<>();
+
+    DiskTopics(Path dataDir, DirectoryOwnership ownership, OpenPartitions partitions) {
+        this.dataDir = dataDir;
+        this.ownership = ownership;
+        this.partitions = partitions;
+    }
+
+    /** The topic, or null. Lock-free. */
+    TopicInfo get(String name) {
+        return topics.get(name);
+    }
+
+    /** Every topic known now. Lock-free. */
+    Collection<TopicInfo> all() {
+        return List.copyOf(topics.values());
+    }
+
+    /** Reads the topics on disk: new ones, and what another broker changed or deleted of known ones. */
+    void load() throws IOException {
+        Set<String> seen = new HashSet<>();
+        for (Path d : ownership.listTopics(dataDir)) {
+            String name = d.getFileName().toString();
+            seen.add(name);
+            TopicInfo known = topics.get(name);
+            if (known == null) {
+                ownership.readTopic(d).ifPresent(info -> topics.put(name, info));
+                continue;
+            }
+            TopicInfo now = ownership.refreshTopic(d, known);
+            if (!now.config().equals(known.config())) {
+                applyConfig(now, now.config());
+            } else if (now != known) {
+                topics.put(name, now);
+            }
+        }
+        if (ownership.forgetsVanishedTopics()) {
+            for (String known : List.copyOf(topics.keySet())) {
+                if (!seen.contains(known)) {
+                    forget(known);
+                }
+            }
+        }
+    }
+
+    /** Shared: {@code name} is another broker's to delete: drop it, closing (cleanly) what this engine held of it. */
+    private void forget(String name) {
+        ownership.topicForgotten(name);
+        TopicInfo info = topics.remove(name);
+        if (info != null) {
+            LOG.info("topic {} is being deleted: closing its partitions here", name);
+            for (int p = 0; p < info.partitions(); p++) {
+                TopicPartition tp = new TopicPartition(name, p);
+                ownership.released(tp);
+                partitions.drop(tp, false);
+            }
+        }
+    }
+
+    void markDeleted(String name) {
+        ownership.checkMayMarkDeleted(dataDir);
+        if (!topics.containsKey(name)) {
+            throw new StorageException(
+                    StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
+        }
+        Path dir = TopicDir.of(dataDir, name);
+        try {
+            TopicFiles.markDeleted(dir);
+        } catch (IOException e) {
+            throw new StorageException(
+                    StorageException.Kind.IO, dir + ": cannot mark the topic deleted: " + e.getMessage(), e);
+        }
+        forget(name);
+    }
+
+    Map<String, Integer> beingDeleted() {
+        try {
+            return TopicDir.markedDeleted(dataDir);
+        } catch (IOException e) {
+            throw new StorageException(
+                    StorageException.Kind.IO, dataDir + ": cannot list topics: " + e.getMessage(), e);
+        }
+    }
+
+    void removeDeleted(String name) {
+        try {
+            TopicDir.removeMarkedDeleted(dataDir, name);
+        } catch (IOException e) {
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    TopicDir.of(dataDir, name) + ": cannot delete topic: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    TopicInfo create(String name, int partitions, TopicConfig topicConfig) {
+        TopicName.requireLegal(name);
+        if (partitions < 1) {
+            throw new IllegalArgumentException("a topic needs at least one partition, got " + partitions);
+        }
+        if (topics.containsKey(name)) {
+            throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists");
+        }
+        Path dir = TopicDir.of(dataDir, name);
+        TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
+        try {
+            ownership.createTopic(dataDir, info);
+            topics.put(name, info);
+            return info;
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, dir + ": cannot create topic: " + e.getMessage(), e);
+        }
+    }
+
+    void delete(String name) {
+        TopicInfo info = topics.remove(name);
+        if (info == null) {
+            throw new StorageException(
+                    StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
+        }
+        for (int p = 0; p < info.partitions(); p++) {
+            partitions.drop(new TopicPartition(name, p), false);
+        }
+        try {
+            TopicFiles.delete(dataDir, info);
+        } catch (IOException e) {
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    TopicDir.of(dataDir, name) + ": cannot delete topic: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    TopicInfo addPartitions(String name, int totalPartitions) {
+        TopicInfo info = require(name);
+        if (totalPartitions <= info.partitions()) {
+            throw new IllegalArgumentException("topic " + name + " has " + info.partitions()
+                    + " partitions; the new count must be larger, got " + totalPartitions);
+        }
+        Path dir = TopicDir.of(dataDir, name);
+        try {
+            for (int p = info.partitions(); p < totalPartitions; p++) {
+                Files.createDirectories(TopicDir.partition(dir, p));
+            }
+            AtomicFile.fsyncDirectory(dir);
+        } catch (IOException e) {
+            throw new StorageException(StorageException.Kind.IO, dir + ": cannot add partitions: " + e.getMessage(), e);
+        }
+        TopicInfo grown = new TopicInfo(name, info.topicId(), totalPartitions, info.config());
+        topics.put(name, grown);
+        return grown;
+    }
+
+    TopicInfo alterConfig(String name, UnaryOperator<TopicConfig> change) {
+        TopicInfo info = require(name);
+        Path dir = TopicDir.of(dataDir, name);
+        return applyConfig(info, ownership.alterTopicConfig(dir, info.config(), change));
+    }
+
+    /** Puts {@code next} in force for the topic and its open partitions. */
+    private TopicInfo applyConfig(TopicInfo info, TopicConfig next) {
+        TopicInfo updated = new TopicInfo(info.name(), info.topicId(), info.partitions(), next);
+        topics.put(info.name(), updated);
+        partitions.applyConfig(info.name(), next);
+        return updated;
+    }
+
+    TopicInfo require(String name) {
+        TopicInfo info = topics.get(name);
+        if (info == null) {
+            throw new StorageException(
+                    StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "topic " + name + " does not exist");
+        }
+        return info;
+    }
+}
