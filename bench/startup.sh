@@ -12,8 +12,10 @@
 #
 # Tunables (environment): STARTUP_RUNS=20 (runs per command, after 3 warm-ups), BENCH_SKIP_BUILD=1 (use
 # the built cli/target/kaas-*.tar.gz), KAAS_ARCHIVE=PATH (time another build's release archive, e.g.
-# main's, for a before/after), BENCH_TMP (work dir). Needs python3 and kcat.
-# Output: a table (median wall time, mean CPU user+sys, ratio to `java -version`; the kaas commands with the
+# main's), STARTUP_BEFORE_ARCHIVE=PATH (also time that build's `--version` and `verify`, in the same
+# round-robin, as "before:" rows: a before/after that a busy machine hits alike), BENCH_TMP (work dir).
+# Needs python3 and kcat.
+# Output: a table (median wall time, mean CPU user+sys, both as ratios to `java -version`; the kaas commands with the
 # CDS archive lib/kaas.jsa, and two without it, KAAS_CDS=off) on stdout and in bench/results/startup-<UTC time>/report.txt. Goals: `kaas --version`
 # within 3x `java -version` and `kaas verify` of the small partition within 6x (median wall, with the
 # archive). Exit 0 when both hold, 1 when one misses, 2 when setup failed.
@@ -79,12 +81,21 @@ partition="$work/kaas/startup/0"
 segment="$(ls "$partition"/*.log | head -1)"
 "$kaas" verify "$partition" >"$results/verify.out" || die "kaas verify of the partition failed; see $results/verify.out"
 [[ -f "$home/lib/kaas.jsa" ]] || die "the first offline command did not record lib/kaas.jsa"
+before="${STARTUP_BEFORE_ARCHIVE:-}"
+if [[ -n "$before" ]]; then
+    [[ -f "$before" ]] || die "no archive $before (STARTUP_BEFORE_ARCHIVE)"
+    mkdir -p "$work/before"
+    tar -xzf "$before" -C "$work/before"
+    before="$(ls -d "$work"/before/kaas-*)/bin/kaas"
+    "$before" verify "$partition" >"$results/verify-before.out" \
+        || die "the before build's kaas verify failed; see $results/verify-before.out"
+fi
 
 load="$(cut -d' ' -f1-3 /proc/loadavg)"
 say "timing ($RUNS runs of each command, round-robin, after 3 warm-ups)"
-python3 - "$RUNS" "$load" "$java" "$kaas" "$partition" "$segment" <<'EOF' | tee "$results/report.txt"
+python3 - "$RUNS" "$load" "$java" "$kaas" "$partition" "$segment" "$before" <<'EOF' | tee "$results/report.txt"
 import os, resource, statistics, subprocess, sys, time
-runs, load, java, kaas, partition, segment = int(sys.argv[1]), sys.argv[2], *sys.argv[3:]
+runs, load, java, kaas, partition, segment, before = int(sys.argv[1]), sys.argv[2], *sys.argv[3:]
 commands = [
     ("java -version", [java, "-version"], {}),
     ("kaas --version", [kaas, "--version"], {}),
@@ -93,6 +104,11 @@ commands = [
     ("kaas --version, no kaas.jsa", [kaas, "--version"], {"KAAS_CDS": "off"}),
     ("kaas verify small, no kaas.jsa", [kaas, "verify", partition], {"KAAS_CDS": "off"}),
 ]
+if before:
+    commands += [
+        ("before: kaas --version", [before, "--version"], {}),
+        ("before: kaas verify small", [before, "verify", partition], {}),
+    ]
 wall = {name: [] for name, _, _ in commands}
 cpu = {name: [] for name, _, _ in commands}
 def once(argv, env):
@@ -111,11 +127,13 @@ for _ in range(runs):  # round-robin: a busy moment hits every command alike
         wall[name].append(w)
         cpu[name].append(c)
 base = statistics.median(wall["java -version"])
+base_cpu = statistics.mean(cpu["java -version"])
 print(f"load average before the run: {load}; {runs} runs each")
-print(f"{'command':<28} {'median wall':>12} {'mean CPU':>10} {'/ java -version':>16}")
+print(f"{'command':<31} {'median wall':>12} {'mean CPU':>10} {'/ java -version':>16} {'CPU / java':>11}")
 for name, _, _ in commands:
     m = statistics.median(wall[name])
-    print(f"{name:<28} {m * 1000:>9.0f} ms {statistics.mean(cpu[name]) * 1000:>7.0f} ms {m / base:>15.1f}x")
+    c = statistics.mean(cpu[name])
+    print(f"{name:<31} {m * 1000:>9.0f} ms {c * 1000:>7.0f} ms {m / base:>15.1f}x {c / base_cpu:>10.1f}x")
 goals = {"kaas --version": 3.0, "kaas verify small": 6.0}
 missed = False
 for name, goal in goals.items():

@@ -91,6 +91,21 @@ class LeanLauncherIT {
         }
     }
 
+    /**
+     * A plain {@code kaas verify} reads every state file of the partition (manifest, checkpoint, snapshots, the
+     * topic's config and id) through core-storage's streaming reader: jackson-databind's set-up was most of its
+     * start ({@code StateJson}).
+     */
+    @Test
+    void verifyLoadsNoJacksonDatabind(@TempDir Path dir) throws Exception {
+        Path training = copy(root.resolve("cli/src/cds/training"), dir.resolve("training"));
+        Run run = kaas(List.of("verify", training.toString()), "-Xlog:class+load=info");
+        assertThat(run.exitCode).as(run.output).isZero();
+        assertThat(run.output)
+                .contains("verified 1 partition(s)", "io.kaas.storage.format.PlainRecordReader")
+                .doesNotContainPattern("\\[class,load\\s*\\] com\\.fasterxml\\.jackson\\.databind\\.");
+    }
+
     @Test
     void aCommandNamingACoordinationStoreGetsTheBrokersJars() throws Exception {
         Run run = kaas(

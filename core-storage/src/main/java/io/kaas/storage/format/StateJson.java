@@ -18,27 +18,35 @@ import java.util.Optional;
  * unknown fields ignored (a newer writer's extra keys must not make an older reader fail).
  */
 public final class StateJson {
-    private static final ObjectMapper MAPPER = JsonMapper.builder()
-            .serializationInclusion(JsonInclude.Include.NON_NULL)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .build();
+    /**
+     * Built at first use: a read that {@link PlainRecordReader} answers never loads jackson-databind, which
+     * an offline command that only reads (kaas verify in a shell loop) would otherwise set up at every start.
+     */
+    private static final class Databind {
+        static final ObjectMapper MAPPER = JsonMapper.builder()
+                .serializationInclusion(JsonInclude.Include.NON_NULL)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .build();
+    }
 
     private StateJson() {}
 
     public static ObjectMapper mapper() {
-        return MAPPER;
+        return Databind.MAPPER;
     }
 
     public static byte[] toBytes(Object value) {
         try {
-            return MAPPER.writeValueAsBytes(value);
+            return Databind.MAPPER.writeValueAsBytes(value);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot encode " + value, e);
         }
     }
 
+    /** Databind's value of {@code json}, through {@link PlainRecordReader} where that gives the same. */
     public static <T> T fromBytes(byte[] json, Class<T> type) throws IOException {
-        return MAPPER.readValue(json, type);
+        Optional<T> plain = PlainRecordReader.read(json, type);
+        return plain.isPresent() ? plain.get() : Databind.MAPPER.readValue(json, type);
     }
 
     /** Reads {@code file}; empty when it does not exist. A file that exists but does not parse is an error naming it. */

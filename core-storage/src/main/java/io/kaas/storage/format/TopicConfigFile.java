@@ -1,7 +1,7 @@
 package io.kaas.storage.format;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import io.kaas.storage.io.IoFailure;
 import io.kaas.storage.io.StorageException;
 import java.io.IOException;
@@ -11,7 +11,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -139,14 +138,15 @@ public final class TopicConfigFile {
         for (RecordComponent c : TopicConfig.class.getRecordComponents()) {
             known.add(c.getName());
         }
-        try {
-            JsonNode tree = new ObjectMapper().readTree(json);
-            Iterator<String> names = tree.fieldNames();
-            while (names.hasNext()) {
-                String name = names.next();
+        // The top-level keys in file order, streamed: no jackson-databind on kaas verify's path (StateJson).
+        try (JsonParser parser = new JsonFactory().createParser(json)) {
+            parser.nextToken();
+            for (String name = parser.nextFieldName(); name != null; name = parser.nextFieldName()) {
                 if (!known.contains(name)) {
                     return Optional.of(name);
                 }
+                parser.nextToken();
+                parser.skipChildren();
             }
             return Optional.empty();
         } catch (IOException e) {

@@ -24,8 +24,11 @@ import java.util.List;
 public final class Quarantine {
     public static final String DIR_NAME = ".quarantine";
     public static final String NOTE = "note.json";
-    private static final DateTimeFormatter STAMP =
-            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
+    /** Built when a quarantine is made, not when {@link #salvagedGap} is asked (each verify asks; java.time's set-up costs). */
+    private static final class Stamp {
+        static final DateTimeFormatter FORMAT =
+                DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
+    }
 
     /**
      * One removed byte range: {@code file} is the original file's name, {@code saved} the copy's. A salvage
@@ -51,7 +54,7 @@ public final class Quarantine {
 
     /** A quarantine (not yet written) under {@code partitionDir}, stamped with {@code at}. */
     public Quarantine(Path partitionDir, Instant at) {
-        this.dir = partitionDir.resolve(DIR_NAME).resolve(STAMP.format(at));
+        this.dir = partitionDir.resolve(DIR_NAME).resolve(Stamp.FORMAT.format(at));
     }
 
     public Path dir() {

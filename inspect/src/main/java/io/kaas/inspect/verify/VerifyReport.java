@@ -105,14 +105,17 @@ public final class VerifyReport {
 
     private static String write(Object value) {
         try {
-            return JSON.writeValueAsString(value);
+            return Json.MAPPER.writeValueAsString(value);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
-            new com.fasterxml.jackson.databind.ObjectMapper();
+    /** Built at the first --json line only: plain verify output loads no jackson-databind (LeanLauncherIT). */
+    private static final class Json {
+        static final com.fasterxml.jackson.databind.ObjectMapper MAPPER =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+    }
 
     public String summary() {
         return "verified " + partitions + " partition(s), " + segments + " segment(s), " + batches + " batch(es), "
