@@ -168,7 +168,9 @@ final class ApiHandlers {
                         p.metrics().traffic(),
                         p.throttling()));
         invoker.register(
-                ApiKeys.LIST_OFFSETS, ApiKeys.LIST_OFFSETS.latestVersion(), new ListOffsetsHandler(p.topics()));
+                ApiKeys.LIST_OFFSETS,
+                ApiKeys.LIST_OFFSETS.latestVersion(),
+                new ListOffsetsHandler(p.topics(), p.metrics().codec()));
         invoker.register(
                 ApiKeys.INIT_PRODUCER_ID,
                 ApiKeys.INIT_PRODUCER_ID.latestVersion(),

@@ -3,6 +3,7 @@ package io.kaas.broker;
 import io.kaas.storage.EngineObserver;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.cleaner.CleanReport;
+import io.kaas.storage.format.CodecSite;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.recovery.RecoveryReport;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +27,11 @@ final class EngineEventLog implements EngineObserver {
     @Override
     public void fsynced(TopicPartition partition, long durationNanos, long appendsCovered) {
         next.fsynced(partition, durationNanos, appendsCovered);
+    }
+
+    @Override
+    public void tripped(CodecSite site, long count) {
+        next.tripped(site, count);
     }
 
     @Override

@@ -6,19 +6,27 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Runs a command (kcat, or an Apache tool's main class in a child JVM) with a timeout; output goes to files. */
+/** Runs a command (kcat, node, or an Apache tool's main class in a child JVM) with a timeout; output goes to files. */
 record ExternalProcess(int exitCode, String out, String err) {
 
     static ExternalProcess run(Path workDir, String stdin, List<String> command)
+            throws IOException, InterruptedException {
+        return run(workDir, stdin, command, Map.of());
+    }
+
+    /** As {@link #run(Path, String, List)}, with {@code environment} added to this JVM's. */
+    static ExternalProcess run(Path workDir, String stdin, List<String> command, Map<String, String> environment)
             throws IOException, InterruptedException {
         Path out = Files.createTempFile(workDir, "out", ".txt");
         Path err = Files.createTempFile(workDir, "err", ".txt");
         Path in = Files.createTempFile(workDir, "in", ".txt");
         Files.writeString(in, stdin == null ? "" : stdin);
-        Process p = new ProcessBuilder(command)
-                .redirectInput(in.toFile())
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(environment);
+        Process p = builder.redirectInput(in.toFile())
                 .redirectOutput(out.toFile())
                 .redirectError(err.toFile())
                 .start();

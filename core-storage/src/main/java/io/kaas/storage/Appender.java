@@ -1,5 +1,7 @@
 package io.kaas.storage;
 
+import io.kaas.storage.format.CodecSite;
+import io.kaas.storage.format.CodecTripwire;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.TopicConfig;
@@ -26,11 +28,13 @@ final class Appender {
     private final TopicPartition id;
     private final EngineConfig config;
     private final PartitionCore core;
+    private final CodecTripwire tripwire;
 
-    Appender(TopicPartition id, EngineConfig config, PartitionCore core) {
+    Appender(TopicPartition id, EngineConfig config, PartitionCore core, CodecTripwire tripwire) {
         this.id = id;
         this.config = config;
         this.core = core;
+        this.tripwire = tripwire;
     }
 
     /**
@@ -126,6 +130,9 @@ final class Appender {
         } catch (StorageException e) {
             core.fail(e);
             throw e;
+        }
+        if (logAppendTimeMs != RecordBatchHeader.NO_TIMESTAMP) {
+            tripwire.tripped(CodecSite.LOG_APPEND_TIME, stamped.size());
         }
         for (int i = 0; i < stamped.size(); i++) {
             RecordBatchHeader h = stamped.get(i);

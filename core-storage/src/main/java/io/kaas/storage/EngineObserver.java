@@ -1,5 +1,7 @@
 package io.kaas.storage;
 
+import io.kaas.storage.format.CodecSite;
+import io.kaas.storage.format.CodecTripwire;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.recovery.RecoveryReport;
 
@@ -8,9 +10,10 @@ import io.kaas.storage.recovery.RecoveryReport;
  * who that is: core-storage stays free of any metrics library. Every method has a no-op default.
  *
  * <p>Callbacks run on the engine's own threads (a committer right after an fsync, the thread opening a
- * partition): they must be cheap and must never block or throw.
+ * partition): they must be cheap and must never block or throw. As a {@link CodecTripwire} it hears every
+ * engine site that decodes records or rewrites a batch ({@link CodecSite}): LogAppendTime and the cleaner.
  */
-public interface EngineObserver {
+public interface EngineObserver extends CodecTripwire {
     /** Watches nothing. */
     EngineObserver NONE = new EngineObserver() {};
 
@@ -37,4 +40,7 @@ public interface EngineObserver {
 
     /** A cleaning pass of a compacted partition ended (swapped in what it cleaned); {@code report} says what it removed. */
     default void cleaned(TopicPartition partition, io.kaas.storage.cleaner.CleanReport report, long durationNanos) {}
+
+    @Override
+    default void tripped(CodecSite site, long count) {}
 }

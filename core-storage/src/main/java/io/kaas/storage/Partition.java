@@ -78,7 +78,7 @@ public final class Partition implements PartitionLog {
                         recovered.outcome().epoch(),
                         recovered.outcome().logStartOffset(),
                         topicConfig));
-        this.appender = new Appender(id, config, core);
+        this.appender = new Appender(id, config, core, observer);
         this.commits = new CommitterBridge(id, core, executors, observer);
         this.logStart = new LogStartMover(id, dir, core);
         CleanedGroupSwap swap = new CleanedGroupSwap(id, dir, core, observer);

@@ -86,8 +86,8 @@ final class PartitionCleaning {
                     o.dedupeBufferBytes(),
                     settings.ioBufferBytes(),
                     o.indexPolicy());
-            LogCleaner cleaner =
-                    new LogCleaner(options, swap::swap, () -> stopped.getAsBoolean() || closed.getAsBoolean());
+            LogCleaner cleaner = new LogCleaner(
+                    options, swap::swap, () -> stopped.getAsBoolean() || closed.getAsBoolean(), observer);
             LogCleaner.Bounds bounds = cleaner.bounds(input.get().log());
             if (!bounds.anythingDirty() || !due(bounds, input.get().segments(), topic, nowMs)) {
                 return Optional.empty();

@@ -10,6 +10,7 @@ import io.kaas.storage.PartitionState;
 import io.kaas.storage.StoredBatch;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.format.CodecTripwire;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.IsolationLevel;
@@ -42,9 +43,12 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
     private static final short FIRST_LEADER_EPOCH_VERSION = 4;
 
     private final TopicCatalog topics;
+    private final RecordTimestampSearch search;
 
-    public ListOffsetsHandler(TopicCatalog topics) {
+    /** @param tripwire hears the records that lookups by timestamp decode */
+    public ListOffsetsHandler(TopicCatalog topics, CodecTripwire tripwire) {
         this.topics = topics;
+        this.search = new RecordTimestampSearch(tripwire);
     }
 
     @Override
@@ -90,7 +94,7 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
                         int maxDecompressed = maxDecompressedBytes(topic.get());
                         Optional<RecordTimestampSearch.Found> found = ts == MAX_TIMESTAMP
                                 ? log.firstBatchWithMaxTimestamp()
-                                        .flatMap(b -> RecordTimestampSearch.firstWithMaxTimestamp(b, maxDecompressed))
+                                        .flatMap(b -> search.firstWithMaxTimestamp(b, maxDecompressed))
                                 : byTimestamp(log, ts, maxDecompressed);
                         // Apache answers only with records a consumer may read.
                         found.filter(f -> f.offset() < lastFetchable).ifPresent(f -> {
@@ -112,7 +116,7 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
      * KIP-79: the first record whose timestamp is ≥ {@code ts}. The first batch whose max timestamp reaches it
      * holds that record, unless log start cuts into the batch after the records that qualify: then the next one.
      */
-    private static Optional<RecordTimestampSearch.Found> byTimestamp(PartitionLog log, long ts, int maxDecompressed) {
+    private Optional<RecordTimestampSearch.Found> byTimestamp(PartitionLog log, long ts, int maxDecompressed) {
         long from = 0;
         while (true) {
             Optional<StoredBatch> batch = log.firstBatchWithMaxTimestampAtLeast(ts, from);
@@ -121,7 +125,7 @@ public final class ListOffsetsHandler implements ApiHandler<ListOffsetsRequestDa
             }
             StoredBatch b = batch.get();
             Optional<RecordTimestampSearch.Found> found =
-                    RecordTimestampSearch.firstAtLeast(b, ts, b.logStartOffset(), maxDecompressed);
+                    search.firstAtLeast(b, ts, b.logStartOffset(), maxDecompressed);
             if (found.isPresent()) {
                 return found;
             }

@@ -1,6 +1,8 @@
 package io.kaas.broker.api;
 
 import io.kaas.storage.StoredBatch;
+import io.kaas.storage.format.CodecSite;
+import io.kaas.storage.format.CodecTripwire;
 import java.util.Iterator;
 import java.util.Optional;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -19,18 +21,25 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  *
  * <p>LogAppendTime batches carry one timestamp for all their records (the batch's max timestamp), so they
  * are answered from the header alone, as Apache's iterator would answer them.
+ *
+ * <p>Each batch it reads records of trips {@link CodecSite#LIST_OFFSETS_TIMESTAMP} with the batch's record
+ * count, so the one decode on the request path is counted where it happens.
  */
 final class RecordTimestampSearch {
     /** A record a lookup found: its timestamp, offset and the leader epoch of its batch (-1 when unknown). */
     record Found(long timestamp, long offset, int leaderEpoch) {}
 
-    private RecordTimestampSearch() {}
+    private final CodecTripwire tripwire;
+
+    RecordTimestampSearch(CodecTripwire tripwire) {
+        this.tripwire = tripwire;
+    }
 
     /**
      * The first record of the batch whose timestamp is ≥ {@code target} and whose offset is ≥ {@code minOffset}
      * (log start); empty when none is (the caller goes on to the next batch).
      */
-    static Optional<Found> firstAtLeast(StoredBatch stored, long target, long minOffset, int maxDecompressedBytes) {
+    Optional<Found> firstAtLeast(StoredBatch stored, long target, long minOffset, int maxDecompressedBytes) {
         if (stored.header().isLogAppendTime()) {
             return stored.header().lastOffset() < minOffset || stored.header().maxTimestamp() < target
                     ? Optional.empty()
@@ -51,7 +60,7 @@ final class RecordTimestampSearch {
     }
 
     /** KIP-734: the first record of the batch whose timestamp equals the batch's max timestamp. */
-    static Optional<Found> firstWithMaxTimestamp(StoredBatch stored, int maxDecompressedBytes) {
+    Optional<Found> firstWithMaxTimestamp(StoredBatch stored, int maxDecompressedBytes) {
         long max = stored.header().maxTimestamp();
         if (stored.header().isLogAppendTime()) {
             return Optional.of(found(stored, max, stored.header().baseOffset()));
@@ -68,12 +77,15 @@ final class RecordTimestampSearch {
     }
 
     /** Records without their keys and values: only offsets and timestamps are needed. */
-    private static CloseableIterator<Record> records(StoredBatch stored, int maxDecompressedBytes) {
+    private CloseableIterator<Record> records(StoredBatch stored, int maxDecompressedBytes) {
         Iterator<MutableRecordBatch> batches = MemoryRecords.readableRecords(
                         stored.bytes().duplicate())
                 .batches()
                 .iterator();
         MutableRecordBatch batch = batches.next();
+        tripwire.tripped(
+                CodecSite.LIST_OFFSETS_TIMESTAMP,
+                stored.header().lastOffset() - stored.header().baseOffset() + 1);
         return batch.skipKeyValueIterator(BufferSupplier.NO_CACHING, maxDecompressedBytes);
     }
 

@@ -6,6 +6,7 @@ import io.kaas.protocol.KafkaServer;
 import io.kaas.protocol.RequestObserver;
 import io.kaas.storage.EngineObserver;
 import io.kaas.storage.StorageEngine;
+import io.kaas.storage.format.CodecTripwire;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -21,12 +22,14 @@ public final class BrokerMetrics {
     private final TopicTraffic traffic;
     private final RequestMetrics requests;
     private final StorageMetrics storage;
+    private final CodecMetrics codec;
 
     public BrokerMetrics(boolean perPartition) {
         this.perPartition = perPartition;
         this.traffic = new TopicTraffic(registry);
         this.requests = new RequestMetrics(registry);
-        this.storage = new StorageMetrics(registry);
+        this.codec = new CodecMetrics(registry);
+        this.storage = new StorageMetrics(registry, codec);
         JvmMetrics.builder().register(registry);
     }
 
@@ -36,6 +39,11 @@ public final class BrokerMetrics {
 
     public EngineObserver engine() {
         return storage;
+    }
+
+    /** The byte-opacity tripwires, for the broker's own decode sites (the engine's reach them through {@link #engine()}). */
+    public CodecTripwire codec() {
+        return codec;
     }
 
     public RequestObserver requests() {

@@ -3,6 +3,8 @@ package io.kaas.broker.metrics;
 import io.kaas.storage.EngineObserver;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.cleaner.CleanReport;
+import io.kaas.storage.format.CodecSite;
+import io.kaas.storage.format.CodecTripwire;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.recovery.RecoveryReport;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -12,7 +14,8 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 /**
  * The engine's side of the metrics, fed through core-storage's {@link EngineObserver} seam (the engine
  * knows nothing of Prometheus): fsync latency and appends per fsync (how well group commit coalesces),
- * partition opens and the bytes their recovery scanned, storage errors by kind, retention passes.
+ * partition opens and the bytes their recovery scanned, storage errors by kind, retention passes, and the engine's
+ * codec sites (passed on to {@link CodecMetrics}).
  */
 final class StorageMetrics implements EngineObserver {
     /** 50 µs (page-cache-only disks, jimfs) to 30 s (the stall watchdog's default). */
@@ -32,8 +35,10 @@ final class StorageMetrics implements EngineObserver {
     private final Counter cleanerRuns;
     private final Counter cleanerBytesRemoved;
     private final Counter cleanerRecordsRemoved;
+    private final CodecTripwire codec;
 
-    StorageMetrics(PrometheusRegistry registry) {
+    StorageMetrics(PrometheusRegistry registry, CodecTripwire codec) {
+        this.codec = codec;
         fsyncDuration = Histogram.builder()
                 .name("kaas_fsync_duration_seconds")
                 .help("Duration of one partition fsync issued by its group committer")
@@ -118,6 +123,11 @@ final class StorageMetrics implements EngineObserver {
     @Override
     public void partitionFailed(TopicPartition partition, StorageException failure) {
         storageErrors.labelValues(failure.kind().name()).inc();
+    }
+
+    @Override
+    public void tripped(CodecSite site, long count) {
+        codec.tripped(site, count);
     }
 
     void retentionRan(int segmentsRemoved) {

@@ -1,6 +1,8 @@
 package io.kaas.storage.cleaner;
 
 import io.kaas.storage.format.CleanerSwapIntent;
+import io.kaas.storage.format.CodecSite;
+import io.kaas.storage.format.CodecTripwire;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.layout.CleanerSwap;
 import io.kaas.storage.segment.IndexEntry;
@@ -14,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongConsumer;
@@ -34,11 +37,14 @@ final class CleanedGroupWriter {
     private final CleanerOptions options;
     private final CleanerBuffers buffers;
     private final LogCleaner.SwapCommit swap;
+    private final CodecTripwire tripwire;
 
-    CleanedGroupWriter(CleanerOptions options, CleanerBuffers buffers, LogCleaner.SwapCommit swap) {
+    CleanedGroupWriter(
+            CleanerOptions options, CleanerBuffers buffers, LogCleaner.SwapCommit swap, CodecTripwire tripwire) {
         this.options = options;
         this.buffers = buffers;
         this.swap = swap;
+        this.tripwire = tripwire;
     }
 
     /**
@@ -108,14 +114,20 @@ final class CleanedGroupWriter {
                     long minBase = source.baseOffset();
                     while (position < size) {
                         MemoryRecords records = MemoryRecords.readableRecords(buffers.fill(in, position));
-                        if (!verified.contains(source)) {
-                            for (MutableRecordBatch batch : records.batches()) {
+                        Set<Long> inputChecksums = new HashSet<>();
+                        for (MutableRecordBatch batch : records.batches()) {
+                            if (!verified.contains(source)) {
                                 BatchIntegrity.checkCrc(batch, log, position);
                                 minBase = BatchIntegrity.checkOffsets(batch, log, position, minBase);
                             }
+                            inputChecksums.add(batch.checksum());
                         }
+                        long decodedBefore = counts.recordsRead;
                         MemoryRecords.FilterResult result = records.filterTo(
                                 filter, buffers.clearedWriteBuffer(), buffers.decompression(), Integer.MAX_VALUE);
+                        if (counts.recordsRead > decodedBefore) {
+                            tripwire.tripped(CodecSite.CLEANER_FILTER, counts.recordsRead - decodedBefore);
+                        }
                         retained += result.messagesRetained();
                         ByteBuffer output = result.outputBuffer();
                         output.flip();
@@ -126,6 +138,11 @@ final class CleanedGroupWriter {
                                 entries.add(new IndexEntry(kept.lastOffset(), (int) outPosition));
                             }
                             outPosition += kept.sizeInBytes();
+                            // filterTo copies a batch it keeps whole verbatim (same CRC); any other
+                            // batch in its output is one it rebuilt from the records it kept.
+                            if (!inputChecksums.contains(kept.checksum())) {
+                                tripwire.tripped(CodecSite.CLEANER_REBUILD, 1);
+                            }
                         }
                         if (out != null) {
                             while (output.hasRemaining()) {

@@ -1,5 +1,7 @@
 package io.kaas.storage.cleaner;
 
+import io.kaas.storage.format.CodecSite;
+import io.kaas.storage.format.CodecTripwire;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import java.util.ArrayDeque;
 import java.util.Comparator;
@@ -34,9 +36,14 @@ final class CleanedTransactions {
     private final Map<Long, Boolean> ongoingAborted = new HashMap<>();
 
     private final Set<Long> ongoingCommitted = new HashSet<>();
+    private final CodecTripwire tripwire;
 
-    /** @param aborted aborted ranges overlapping the offsets this pass walks, any order */
-    CleanedTransactions(List<TxnIndexSnapshot.Aborted> aborted) {
+    /**
+     * @param aborted aborted ranges overlapping the offsets this pass walks, any order
+     * @param tripwire hears each marker record read
+     */
+    CleanedTransactions(List<TxnIndexSnapshot.Aborted> aborted, CodecTripwire tripwire) {
+        this.tripwire = tripwire;
         this.pending = new ArrayDeque<>(aborted.stream()
                 .distinct()
                 .sorted(Comparator.comparingLong(TxnIndexSnapshot.Aborted::firstOffset))
@@ -66,6 +73,7 @@ final class CleanedTransactions {
                 return true;
             }
             type = ControlRecordType.parse(records.next().key());
+            tripwire.tripped(CodecSite.CLEANER_TRANSACTION_MARKER, 1);
         }
         long producerId = batch.producerId();
         switch (type) {

@@ -1,6 +1,7 @@
 package io.kaas.storage.cleaner;
 
 import io.kaas.storage.format.CleanerCheckpoint;
+import io.kaas.storage.format.CodecTripwire;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.io.StorageException;
@@ -46,6 +47,7 @@ import org.apache.kafka.storage.internals.log.OffsetMap;
 public final class LogCleaner {
     private final CleanerOptions options;
     private final CleanerBuffers buffers;
+    private final CodecTripwire tripwire;
     private final OffsetMapBuilder mapPass;
     private final CleanedGroupWriter copyPass;
 
@@ -58,18 +60,20 @@ public final class LogCleaner {
 
     /** The offline cleaner: swaps files only ({@link CleanerSwap#commit}), never stopped. */
     public LogCleaner(CleanerOptions options) {
-        this(options, CleanerSwap::commit, () -> false);
+        this(options, CleanerSwap::commit, () -> false, CodecTripwire.NONE);
     }
 
     /**
      * @param swap    how a cleaned group is put in place
      * @param stopped checked between reads: true abandons the pass (nothing half-swapped; the next pass starts over)
+     * @param tripwire hears the records this cleaner decodes and the batches it rebuilds
      */
-    public LogCleaner(CleanerOptions options, SwapCommit swap, BooleanSupplier stopped) {
+    public LogCleaner(CleanerOptions options, SwapCommit swap, BooleanSupplier stopped, CodecTripwire tripwire) {
         this.options = options;
+        this.tripwire = tripwire;
         this.buffers = new CleanerBuffers(options.ioBufferBytes(), stopped);
-        this.mapPass = new OffsetMapBuilder(buffers);
-        this.copyPass = new CleanedGroupWriter(options, buffers, swap);
+        this.mapPass = new OffsetMapBuilder(buffers, tripwire);
+        this.copyPass = new CleanedGroupWriter(options, buffers, swap, tripwire);
     }
 
     /** The first dirty offset recorded by the last pass, or -1. */
@@ -198,7 +202,7 @@ public final class LogCleaner {
         }
         CleanerCounts counts = new CleanerCounts();
         CleanedTransactions txns = new CleanedTransactions(
-                AbortedRanges.overlapping(aborted, toClean.get(0).baseOffset(), endOffset));
+                AbortedRanges.overlapping(aborted, toClean.get(0).baseOffset(), endOffset), tripwire);
         CleanerFilter filter = new CleanerFilter(
                 options.nowMs(),
                 options.deleteRetentionMs(),

@@ -1,5 +1,7 @@
 package io.kaas.storage.cleaner;
 
+import io.kaas.storage.format.CodecSite;
+import io.kaas.storage.format.CodecTripwire;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.segment.SegmentName;
 import java.io.IOException;
@@ -42,9 +44,17 @@ final class OffsetMapBuilder {
     }
 
     private final CleanerBuffers buffers;
+    private final CodecTripwire tripwire;
 
-    OffsetMapBuilder(CleanerBuffers buffers) {
+    OffsetMapBuilder(CleanerBuffers buffers, CodecTripwire tripwire) {
         this.buffers = buffers;
+        this.tripwire = tripwire;
+    }
+
+    /** The records a batch's header says it holds (what a site reading its keys reads). */
+    static long recordCount(RecordBatch batch) {
+        Integer count = batch.countOrNull();
+        return count != null ? count : batch.lastOffset() - batch.baseOffset() + 1;
     }
 
     /** An empty map within log.cleaner.dedupe.buffer.size, no larger than {@code offsetSpan} offsets need. */
@@ -75,7 +85,8 @@ final class OffsetMapBuilder {
             throws IOException {
         long firstDirty = bounds.firstDirtyOffset();
         CleanedTransactions txns = new CleanedTransactions(
-                aborted == null ? List.of() : AbortedRanges.overlapping(aborted, firstDirty, bounds.cleanableEnd()));
+                aborted == null ? List.of() : AbortedRanges.overlapping(aborted, firstDirty, bounds.cleanableEnd()),
+                tripwire);
         int maxDesired = (int) (map.slots() * CleanerOptions.LOAD_FACTOR);
         for (int i = 0; i < bounds.cleanableSegments(); i++) {
             long next = all.get(i + 1).baseOffset();
@@ -135,6 +146,7 @@ final class OffsetMapBuilder {
                     } else if (batch.magic() >= RecordBatch.MAGIC_VALUE_V2
                             && batch.compressionType() == CompressionType.NONE) {
                         boolean complete;
+                        tripwire.tripped(CodecSite.CLEANER_KEY_MAP, recordCount(batch));
                         try {
                             complete = keys.forEach(
                                     (int) (position - start),
@@ -159,6 +171,7 @@ final class OffsetMapBuilder {
                             return Result.FULL;
                         }
                     } else {
+                        tripwire.tripped(CodecSite.CLEANER_KEY_MAP, recordCount(batch));
                         try (CloseableIterator<Record> it = batch.streamingIterator(buffers.decompression())) {
                             while (it.hasNext()) {
                                 Record r = it.next();

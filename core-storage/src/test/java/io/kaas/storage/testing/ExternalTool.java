@@ -9,8 +9,8 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The programs outside the JVM that some integration tests run, each with the Debian package that
- * provides it: the one place that says whether a tool is here and, when it is not, why a test skips.
+ * The programs outside the JVM that some integration tests run, each with the package that
+ * provides it (Debian's, or npm's where Debian has none): the one place that says whether a tool is here and, when it is not, why a test skips.
  * A test calls {@link #assumePresent()} before it needs the tool; where the tool is missing the test
  * is skipped with {@link #reason()}. {@code .ci/run} installs every package listed here and fails the
  * run if any test was still skipped for one (it looks for {@link #SKIP_MARKER} in the reports), so a
@@ -31,7 +31,12 @@ public enum ExternalTool {
             "/usr/bin/python3 with confluent_kafka", "python3-confluent-kafka", () -> imports("confluent_kafka")),
     /** The Prometheus project's own exposition parsers, run by Debian's python3. */
     PYTHON3_PROMETHEUS_CLIENT(
-            "/usr/bin/python3 with prometheus_client", "python3-prometheus-client", () -> imports("prometheus_client"));
+            "/usr/bin/python3 with prometheus_client", "python3-prometheus-client", () -> imports("prometheus_client")),
+    /** KafkaJS, a Kafka client written from scratch in JavaScript (no librdkafka), run by Node.js. */
+    KAFKAJS(
+            "node with kafkajs in " + nodeModules(),
+            "npm package kafkajs 2.2.4",
+            () -> onPath("node") && Files.isDirectory(nodeModules().resolve("kafkajs")));
 
     /**
      * Debian's interpreter, where Debian's python3-* packages install their modules (not a pyenv or venv
@@ -39,16 +44,27 @@ public enum ExternalTool {
      */
     public static final Path DEBIAN_PYTHON = Path.of("/usr/bin/python3");
 
+    /**
+     * Where {@code .ci/run} installs the npm packages the tests use ({@code KAAS_NODE_MODULES} overrides it);
+     * a test runs {@code node} with {@code NODE_PATH} set to it.
+     */
+    public static Path nodeModules() {
+        String set = System.getenv("KAAS_NODE_MODULES");
+        return set != null
+                ? Path.of(set)
+                : Path.of(System.getProperty("user.home"), ".cache/kaas-test-npm/node_modules");
+    }
+
     /** Ends every {@link #reason()}: {@code .ci/run} finds skips for a missing tool by it. */
     public static final String SKIP_MARKER = "which .ci/run installs)";
 
     private final String needs;
-    private final String debianPackage;
+    private final String installedAs;
     private final BooleanSupplier probe;
 
-    ExternalTool(String needs, String debianPackage, BooleanSupplier probe) {
+    ExternalTool(String needs, String installedAs, BooleanSupplier probe) {
         this.needs = needs;
-        this.debianPackage = debianPackage;
+        this.installedAs = installedAs.startsWith("npm ") ? installedAs : "Debian package " + installedAs;
         this.probe = probe;
     }
 
@@ -59,7 +75,7 @@ public enum ExternalTool {
 
     /** Why a test skips without it, e.g. "needs etcd on PATH (Debian package etcd-server, which .ci/run installs)". */
     public String reason() {
-        return "needs " + needs + " (Debian package " + debianPackage + ", " + SKIP_MARKER;
+        return "needs " + needs + " (" + installedAs + ", " + SKIP_MARKER;
     }
 
     /** Skips the calling test (or the class, from a before-all) with {@link #reason()} when the tool is missing. */
