@@ -126,8 +126,9 @@ class FetchMaxBytesIT {
         assertThat(b).isBetween(VALUE_BYTES, VALUE_BYTES + 200);
         long[] start = {0, 0, 0};
         // The issue's case: max_bytes 1,000,000 < 2 batches: the first batch of partition 0 only.
-        assertThat(recordBytes(memory, 1_000_000, 1 << 20, start)).containsExactly(b, 0, 0);
-        assertThat(responseBytes).isLessThanOrEqualTo(1_000_000);
+        Fetched issue = fetch(memory, 1_000_000, 1 << 20, start);
+        assertThat(issue.records()).containsExactly(b, 0, 0);
+        assertThat(issue.bodyBytes()).isLessThanOrEqualTo(1_000_000);
         // Room for two batches in the response, one per partition.
         assertThat(recordBytes(memory, 2_000_000, 1 << 20, start)).containsExactly(b, b, 0);
         // partition_max_bytes below one batch: the first partition's first batch, nothing from the others.
@@ -137,8 +138,9 @@ class FetchMaxBytesIT {
                 .containsExactly(0, b, 0);
         // Several batches per partition, the last partition getting what is left of the response.
         assertThat(recordBytes(memory, 5 * b - 100, 2 * b + 100, start)).containsExactly(2 * b, 2 * b, 0);
-        assertThat(recordBytes(memory, 5 * b + 100, 2 * b + 100, start)).containsExactly(2 * b, 2 * b, b);
-        assertThat(responseBytes).isBetween(5L * b, 5L * b + 100 + RESPONSE_OVERHEAD);
+        Fetched five = fetch(memory, 5 * b + 100, 2 * b + 100, start);
+        assertThat(five.records()).containsExactly(2 * b, 2 * b, b);
+        assertThat(five.bodyBytes()).isBetween(5 * b, 5 * b + 100 + RESPONSE_OVERHEAD);
         // max_bytes 0: no limit but the partitions'.
         assertThat(recordBytes(memory, 0, b, start)).containsExactly(b, b, b);
     }
@@ -221,12 +223,16 @@ class FetchMaxBytesIT {
         assertThat(sizes).as("within fetch.max.bytes").allMatch(s -> s <= Math.min(1_000_000, b + RESPONSE_OVERHEAD));
     }
 
-    /** Body size of the last response {@link #recordBytes} read. */
-    private static long responseBytes;
+    /** One raw Fetch's answer: the records bytes of each partition, and the response body's size. */
+    record Fetched(List<Integer> records, int bodyBytes) {}
 
-    /** One raw Fetch (v12, by name) of the 3 partitions from {@code offsets}; the records bytes of each. */
     private static List<Integer> recordBytes(boolean memory, int maxBytes, int partitionMaxBytes, long[] offsets)
             throws Exception {
+        return fetch(memory, maxBytes, partitionMaxBytes, offsets).records();
+    }
+
+    /** One raw Fetch (v12, by name) of the 3 partitions from {@code offsets}. */
+    private static Fetched fetch(boolean memory, int maxBytes, int partitionMaxBytes, long[] offsets) throws Exception {
         FetchRequestData fetch = new FetchRequestData()
                 .setMaxWaitMs(0)
                 .setMinBytes(1)
@@ -246,7 +252,7 @@ class FetchMaxBytesIT {
                 new RawKafkaConnection(broker(memory).broker().boundPort())) {
             int id = c.send(ApiKeys.FETCH, (short) 12, fetch);
             java.nio.ByteBuffer body = c.receive(ApiKeys.FETCH, (short) 12, id);
-            responseBytes = body.remaining();
+            int bodyBytes = body.remaining();
             FetchResponseData response = new FetchResponseData();
             response.read(new org.apache.kafka.common.protocol.ByteBufferAccessor(body), (short) 12);
             List<Integer> out = new ArrayList<>();
@@ -254,7 +260,7 @@ class FetchMaxBytesIT {
                 assertThat(p.errorCode()).isZero();
                 out.add(p.records() == null ? 0 : ((BaseRecords) p.records()).sizeInBytes());
             }
-            return out;
+            return new Fetched(out, bodyBytes);
         }
     }
 }
