@@ -188,13 +188,13 @@ public final class Partition implements PartitionLog {
     // ---------------------------------------------------------------- reads: the published view, no lock
 
     @Override
-    public FetchResult read(long fetchOffset, int maxBytes, long readCap) {
-        return reads.read(fetchOffset, maxBytes, readCap, false);
+    public FetchResult read(long fetchOffset, ReadLimit limit, long readCap) {
+        return reads.read(fetchOffset, limit, readCap, false);
     }
 
     @Override
-    public FetchResult readForTransfer(long fetchOffset, int maxBytes, long readCap) {
-        return reads.read(fetchOffset, maxBytes, readCap, true);
+    public FetchResult readForTransfer(long fetchOffset, ReadLimit limit, long readCap) {
+        return reads.read(fetchOffset, limit, readCap, true);
     }
 
     @Override

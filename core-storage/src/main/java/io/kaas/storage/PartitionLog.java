@@ -46,7 +46,17 @@ public interface PartitionLog extends AutoCloseable {
      *
      * @throws StorageException OFFSET_OUT_OF_RANGE if fetchOffset is below log start or above the high watermark
      */
-    FetchResult read(long fetchOffset, int maxBytes, long readCap);
+    default FetchResult read(long fetchOffset, int maxBytes, long readCap) {
+        return read(fetchOffset, ReadLimit.atLeastOneBatch(maxBytes), readCap);
+    }
+
+    /**
+     * Whole batches from the one containing {@code fetchOffset}, within {@code limit}, none whose last
+     * offset is at or beyond {@code readCap}.
+     *
+     * @throws StorageException OFFSET_OUT_OF_RANGE if fetchOffset is below log start or above the high watermark
+     */
+    FetchResult read(long fetchOffset, ReadLimit limit, long readCap);
 
     /**
      * The same batches as {@link #read}, chosen by the same rules, but as a {@link FileSlice} of the
@@ -54,7 +64,12 @@ public interface PartitionLog extends AutoCloseable {
      * copied bytes otherwise (the in-memory engine). A result's {@code file} is null when it copied.
      */
     default FetchResult readForTransfer(long fetchOffset, int maxBytes, long readCap) {
-        return read(fetchOffset, maxBytes, readCap);
+        return readForTransfer(fetchOffset, ReadLimit.atLeastOneBatch(maxBytes), readCap);
+    }
+
+    /** {@link #read(long, ReadLimit, long)} as a {@link FileSlice} when it can be: see {@link #readForTransfer}. */
+    default FetchResult readForTransfer(long fetchOffset, ReadLimit limit, long readCap) {
+        return read(fetchOffset, limit, readCap);
     }
 
     /** Lock-free snapshot of the offsets. */

@@ -38,7 +38,7 @@ final class PartitionReads {
     }
 
     /** See {@link PartitionLog#read} and {@link PartitionLog#readForTransfer}. */
-    FetchResult read(long fetchOffset, int maxBytes, long readCap, boolean forTransfer) {
+    FetchResult read(long fetchOffset, ReadLimit limit, long readCap, boolean forTransfer) {
         boolean asSlice = forTransfer && slicesSupported;
         for (int attempt = 0; ; attempt++) {
             PartitionView v = view.get();
@@ -52,7 +52,7 @@ final class PartitionReads {
             }
             long cap = Math.min(readCap, s.highWatermark());
             try {
-                return readFrom(v.segments(), fetchOffset, maxBytes, cap, s, asSlice);
+                return readFrom(v.segments(), fetchOffset, limit, cap, s, asSlice);
             } catch (ClosedChannelException e) {
                 if (attempt > 0 || closed.getAsBoolean()) {
                     throw new StorageException(
@@ -72,15 +72,15 @@ final class PartitionReads {
 
     /** The one read rule, for both copies and slices: see {@link Segment#wholeBatchesEnd}. */
     private static FetchResult readFrom(
-            List<Segment> segs, long fetchOffset, int maxBytes, long cap, PartitionState state, boolean asSlice)
+            List<Segment> segs, long fetchOffset, ReadLimit limit, long cap, PartitionState state, boolean asSlice)
             throws IOException {
         if (fetchOffset >= cap) {
             return new FetchResult(EMPTY, state);
         }
         for (int i = floorSegment(segs, fetchOffset); i < segs.size(); i++) {
             Segment seg = segs.get(i);
-            long limit = seg.size();
-            long pos = seg.positionOf(fetchOffset, limit);
+            long end = seg.size();
+            long pos = seg.positionOf(fetchOffset, end);
             if (pos < 0 && i == segs.size() - 1) {
                 // Below the high watermark the log holds the offset: a last segment without it has offsets
                 // damaged in bytes the open trusted (it scans only the active segment's tail).
@@ -94,10 +94,13 @@ final class PartitionReads {
             if (pos < 0) {
                 continue; // an offset gap after the segment's last batch (compaction): the next segment has it
             }
-            int length = (int) (seg.wholeBatchesEnd(pos, limit, maxBytes, cap) - pos);
+            int length = (int) (seg.wholeBatchesEnd(pos, end, limit.maxBytes(), cap) - pos);
             if (length == 0) {
                 refuseImpossibleBase(segs, i, pos, fetchOffset, cap, state);
                 return new FetchResult(EMPTY, state);
+            }
+            if (length > limit.maxBytes() && !limit.firstBatchMayExceed()) {
+                return new FetchResult(EMPTY, state); // only the first batch, alone, is ever over maxBytes
             }
             FileSlice slice = asSlice ? seg.sliceOrNull(pos, length) : null;
             return slice != null ? new FetchResult(EMPTY, slice, state) : new FetchResult(seg.read(pos, length), state);

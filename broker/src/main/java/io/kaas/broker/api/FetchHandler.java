@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.fetch.FetchBudget;
 import io.kaas.broker.fetch.FetchContext;
 import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.quota.Throttling;
@@ -11,6 +12,7 @@ import io.kaas.protocol.RequestContext;
 import io.kaas.storage.FetchResult;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
+import io.kaas.storage.ReadLimit;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.format.AbortedTransaction;
 import java.util.ArrayList;
@@ -37,7 +39,7 @@ import org.apache.kafka.common.resource.ResourceType;
  * Fetch, with incremental fetch sessions (KIP-227, {@link FetchSessionCache}): a request names only the
  * partitions whose position changed and the response carries only partitions with something new. Reads
  * whole batches up to the read cap (high watermark, or last stable offset for read_committed), never
- * decoding them. When fewer than min_bytes are available it long-polls without parking a thread:
+ * decoding them, within the request's byte limits as {@link FetchBudget} counts them (KIP-74). When fewer than min_bytes are available it long-polls without parking a thread:
  * it subscribes to {@link PartitionLog#awaitHighWatermarkAbove} for every partition it read and arms
  * a timer on the broker's scheduler for max_wait_ms; whichever fires first re-runs the read on the
  * request-handler pool.
@@ -207,7 +209,7 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
 
     private void fill(Attempt a, RequestContext ctx, Poll poll, List<FetchRequestData.FetchTopic> fetchTopics) {
         boolean readCommitted = poll.request.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
-        long responseBudget = poll.maxBytes;
+        FetchBudget budget = new FetchBudget(poll.maxBytes);
         for (FetchRequestData.FetchTopic fetchTopic : fetchTopics) {
             FetchResponseData.FetchableTopicResponse topicResponse = new FetchResponseData.FetchableTopicResponse()
                     .setTopic(fetchTopic.topic())
@@ -255,15 +257,15 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                         a.hadError = true;
                         continue;
                     }
-                    int maxBytes = (int) Math.min(fp.partitionMaxBytes(), responseBudget);
-                    if (maxBytes <= 0 && a.bytes > 0) {
+                    Optional<ReadLimit> limit = budget.next(fp.partitionMaxBytes());
+                    if (limit.isEmpty()) {
                         continue;
                     }
                     // Plaintext listeners send batches as file regions (sendfile) when the engine can; TLS
                     // must encrypt every byte, so its listeners copy (sendfile cannot encrypt).
                     FetchResult result = ctx.session().listener().zeroCopyFetch()
-                            ? log.readForTransfer(fp.fetchOffset(), Math.max(maxBytes, 1), readCap)
-                            : log.read(fp.fetchOffset(), Math.max(maxBytes, 1), readCap);
+                            ? log.readForTransfer(fp.fetchOffset(), limit.get(), readCap)
+                            : log.read(fp.fetchOffset(), limit.get(), readCap);
                     fillOffsets(out, result.state());
                     int n = result.sizeInBytes();
                     if (n > 0) {
@@ -273,7 +275,7 @@ public final class FetchHandler implements ApiHandler<FetchRequestData> {
                                         : MemoryRecords.readableRecords(result.records()));
                         a.bytes += n;
                         a.sent.merge(topic.get().name(), (long) n, Long::sum);
-                        responseBudget -= n;
+                        budget.took(n);
                         if (readCommitted) {
                             out.setAbortedTransactions(aborted(log, fp.fetchOffset(), readCap));
                         }

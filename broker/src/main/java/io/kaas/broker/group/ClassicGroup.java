@@ -36,6 +36,8 @@ final class ClassicGroup {
     /** JoinGroup v4+ makes a new dynamic member rejoin with the id we hand out (KIP-394). */
     private static final short FIRST_MEMBER_ID_REQUIRED_VERSION = 4;
 
+    private static final short FIRST_SKIP_ASSIGNMENT_VERSION = 9;
+
     final String groupId;
     private final ClassicGroupTimers timers;
     GroupState state = GroupState.EMPTY;
@@ -75,12 +77,12 @@ final class ClassicGroup {
             if (instanceId != null) {
                 String old = staticMembers.memberOf(instanceId);
                 Member previous = old == null ? null : members.get(old);
-                if (previous != null
-                        && state == GroupState.STABLE
-                        && !old.equals(leaderId)
-                        && ClassicProtocols.sameProtocols(previous, req)) {
-                    return CompletableFuture.completedFuture(
-                            replaceStaticFollower(previous, newId, clientId, host, req));
+                if (previous != null && state == GroupState.STABLE) {
+                    JoinGroupResponseData kept = rejoinStable(previous, newId, clientId, host, req, version);
+                    if (kept != null) {
+                        return CompletableFuture.completedFuture(kept);
+                    }
+                    old = null; // replaced, and the group rebalances for the protocols it brought
                 }
                 if (old != null) {
                     // A restarted static member takes over its old identity; the old instance is fenced.
@@ -123,23 +125,38 @@ final class ClassicGroup {
     }
 
     /**
-     * KIP-345: a restarted static follower with unchanged subscription takes over its old identity
-     * without a rebalance: new member id, same assignment, same generation; the old incarnation is fenced.
+     * KIP-345 and KIP-814: a restarted static member (leader or follower) takes over its old identity under a new
+     * member id, and the old incarnation is fenced. When the group's protocol stays the one selected, there is no
+     * rebalance: the member keeps its assignment and the generation, and is answered at once (a leader on JoinGroup
+     * v9+ with {@code skip_assignment}; on older versions a leader is named the old member id, so the client acts
+     * as a follower and asks SyncGroup for its assignment). Otherwise the group rebalances and null is returned.
      */
-    private JoinGroupResponseData replaceStaticFollower(
-            Member previous, String newId, String clientId, String host, JoinGroupRequestData req) {
+    private JoinGroupResponseData rejoinStable(
+            Member previous, String newId, String clientId, String host, JoinGroupRequestData req, short version) {
+        boolean wasLeader = previous.memberId.equals(leaderId);
         remove(previous, Errors.FENCED_INSTANCE_ID, false);
         Member m = add(newId, previous.groupInstanceId, clientId, host);
-        m.protocols = previous.protocols;
+        m.protocols = Member.protocolsOf(req);
         m.assignment = previous.assignment;
         m.timeoutsOf(req);
+        if (wasLeader) {
+            leaderId = newId;
+        }
+        if (!ClassicProtocols.select(members.get(leaderId), members.values()).equals(protocolName)) {
+            return null;
+        }
         timers.resetSession(m);
         LOG.info(
                 "group {}: static member {} rejoined as {} without a rebalance",
                 groupId,
                 previous.groupInstanceId,
                 newId);
-        return ClassicResponses.joined(m, generation, protocolType, protocolName, leaderId, List.of());
+        if (wasLeader && version >= FIRST_SKIP_ASSIGNMENT_VERSION) {
+            return ClassicResponses.joined(m, generation, protocolType, protocolName, leaderId, members.values())
+                    .setSkipAssignment(true);
+        }
+        String named = wasLeader ? previous.memberId : leaderId;
+        return ClassicResponses.joined(m, generation, protocolType, protocolName, named, List.of());
     }
 
     private Member add(String memberId, String instanceId, String clientId, String host) {

@@ -1,6 +1,5 @@
 package io.kaas.broker.group;
 
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -40,20 +39,6 @@ final class ClassicProtocols {
             }
         }
         return false;
-    }
-
-    /** Whether {@code req} names exactly the protocols and metadata {@code m} joined with (KIP-345's rejoin test). */
-    static boolean sameProtocols(Member m, JoinGroupRequestData req) {
-        if (m.protocols.size() != req.protocols().size()) {
-            return false;
-        }
-        for (JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols()) {
-            byte[] mine = m.protocols.get(p.name());
-            if (mine == null || !Arrays.equals(mine, p.metadata())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The leader's most preferred protocol that every member supports (its first, if none is common). */
