@@ -47,6 +47,8 @@ import io.kaas.broker.api.OffsetForLeaderEpochHandler;
 import io.kaas.broker.api.ProduceHandler;
 import io.kaas.broker.api.SaslAuthenticateHandler;
 import io.kaas.broker.api.SaslHandshakeHandler;
+import io.kaas.broker.api.StreamsGroupDescribeHandler;
+import io.kaas.broker.api.StreamsGroupHeartbeatHandler;
 import io.kaas.broker.api.SyncGroupHandler;
 import io.kaas.broker.api.TxnOffsetCommitHandler;
 import io.kaas.broker.api.WriteTxnMarkersHandler;
@@ -282,6 +284,14 @@ final class ApiHandlers {
                 ApiKeys.CONSUMER_GROUP_DESCRIBE,
                 ApiKeys.CONSUMER_GROUP_DESCRIBE.latestVersion(),
                 new ConsumerGroupDescribeHandler(p.groups()));
+        invoker.register(
+                ApiKeys.STREAMS_GROUP_HEARTBEAT,
+                ApiKeys.STREAMS_GROUP_HEARTBEAT.latestVersion(),
+                new StreamsGroupHeartbeatHandler(p.groups(), p.topics()));
+        invoker.register(
+                ApiKeys.STREAMS_GROUP_DESCRIBE,
+                ApiKeys.STREAMS_GROUP_DESCRIBE.latestVersion(),
+                new StreamsGroupDescribeHandler(p.groups()));
     }
 
     /**

@@ -77,7 +77,11 @@ class EveryVersionIT {
                             "CONSUMER_GROUP_HEARTBEAT v0",
                             "CONSUMER_GROUP_HEARTBEAT v1",
                             "CONSUMER_GROUP_DESCRIBE v0",
-                            "CONSUMER_GROUP_DESCRIBE v1");
+                            "CONSUMER_GROUP_DESCRIBE v1",
+                            "STREAMS_GROUP_HEARTBEAT v0",
+                            "STREAMS_GROUP_HEARTBEAT v1",
+                            "STREAMS_GROUP_DESCRIBE v0",
+                            "STREAMS_GROUP_DESCRIBE v1");
         }
     }
 
@@ -161,6 +165,26 @@ class EveryVersionIT {
                         .setTopicPartitions(List.of());
             case CONSUMER_GROUP_DESCRIBE ->
                 (v, id) -> new ConsumerGroupDescribeRequestData().setGroupIds(List.of("cg", "g", "missing"));
+            case STREAMS_GROUP_HEARTBEAT ->
+                (v, id) -> new org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData()
+                        .setGroupId("sg")
+                        .setMemberId("member-v" + v)
+                        .setMemberEpoch(0)
+                        .setRebalanceTimeoutMs(30_000)
+                        .setProcessId("process-v" + v)
+                        .setTopology(new org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData.Topology()
+                                .setEpoch(0)
+                                .setSubtopologies(List.of(
+                                        new org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData
+                                                        .Subtopology()
+                                                .setSubtopologyId("0")
+                                                .setSourceTopics(List.of("v")))))
+                        .setActiveTasks(List.of())
+                        .setStandbyTasks(List.of())
+                        .setWarmupTasks(List.of());
+            case STREAMS_GROUP_DESCRIBE ->
+                (v, id) -> new org.apache.kafka.common.message.StreamsGroupDescribeRequestData()
+                        .setGroupIds(List.of("sg", "cg", "missing"));
             default -> (v, id) -> api.messageType.newRequest();
         };
         return f.apply(version, topicId);

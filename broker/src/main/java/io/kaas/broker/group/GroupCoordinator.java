@@ -1,6 +1,9 @@
 package io.kaas.broker.group;
 
 import io.kaas.broker.coordinator.SlotOwnership;
+import io.kaas.broker.group.streams.StreamsGroupConfig;
+import io.kaas.broker.group.streams.StreamsGroups;
+import io.kaas.broker.group.streams.StreamsHeartbeat;
 import io.kaas.cluster.CoordinatorSlots;
 import io.kaas.storage.TopicInfo;
 import java.nio.file.Path;
@@ -19,6 +22,8 @@ import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.StreamsGroupDescribeResponseData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -62,8 +67,21 @@ public final class GroupCoordinator {
             ScheduledExecutorService timer,
             ConsumerGroupConfig consumerConfig,
             Supplier<Map<String, TopicInfo>> topics) {
+        this(clusterDir, timer, consumerConfig, StreamsGroupConfig.defaults(), topics);
+    }
+
+    /** {@code topics}: every topic by name, now (consumer and streams groups assign their partitions). */
+    public GroupCoordinator(
+            Path clusterDir,
+            ScheduledExecutorService timer,
+            ConsumerGroupConfig consumerConfig,
+            StreamsGroupConfig streamsConfig,
+            Supplier<Map<String, TopicInfo>> topics) {
         this.offsets = new OffsetStore(clusterDir);
-        this.groups = new LiveGroups(timer, new ConsumerGroups(timer, consumerConfig, topics));
+        this.groups = new LiveGroups(
+                timer,
+                new ConsumerGroups(timer, consumerConfig, topics),
+                new StreamsGroups(timer, streamsConfig, topics));
         this.slots = new SlotOwnership(CoordinatorSlots.GROUP, new SlotOwnership.SlotState() {
             @Override
             public void load(int slot) {
@@ -162,6 +180,30 @@ public final class GroupCoordinator {
         return g.error() != null ? g.error() : g.group().heartbeat(req, clientId, host);
     }
 
+    /**
+     * StreamsGroupHeartbeat (KIP-1071): the answer, and the internal topics the group's topology misses, which the
+     * caller creates (as Apache's request handler does).
+     */
+    public StreamsHeartbeat streamsHeartbeat(
+            StreamsGroupHeartbeatRequestData req, short version, String clientId, String host) {
+        Optional<StreamsHeartbeat> invalid = groups.streamsGroups().invalid(req);
+        if (invalid.isPresent()) {
+            return invalid.get();
+        }
+        if (!active(req.groupId())) {
+            return StreamsHeartbeat.error(Errors.NOT_COORDINATOR, null);
+        }
+        LiveGroups.StreamsGroupOrError g = groups.forStreamsHeartbeat(req.groupId(), req.memberId(), req.memberEpoch());
+        return g.error() != null
+                ? g.error()
+                : groups.streamsGroups().heartbeat(g.group(), req, version, clientId, host);
+    }
+
+    /** StreamsGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown groups and groups of another kind. */
+    public StreamsGroupDescribeResponseData.DescribedGroup streamsDescribe(String groupId) {
+        return descriptions.streamsDescribe(groupId);
+    }
+
     /** ConsumerGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown and classic groups, as Apache. */
     public ConsumerGroupDescribeResponseData.DescribedGroup consumerDescribe(String groupId, short version) {
         return descriptions.consumerDescribe(groupId, version);
@@ -174,6 +216,10 @@ public final class GroupCoordinator {
     public Errors validateOffsetFetch(String groupId, String memberId, int memberEpoch) {
         if (!active(groupId)) {
             return Errors.NOT_COORDINATOR;
+        }
+        Optional<io.kaas.broker.group.streams.LiveStreamsGroup> streams = groups.streams(groupId);
+        if (streams.isPresent()) {
+            return streams.get().validateFetch(memberId, memberEpoch);
         }
         return groups.consumer(groupId)
                 .map(g -> g.validateFetch(memberId, memberEpoch))

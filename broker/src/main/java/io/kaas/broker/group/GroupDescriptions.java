@@ -1,6 +1,8 @@
 package io.kaas.broker.group;
 
 import io.kaas.broker.coordinator.SlotOwnership;
+import io.kaas.broker.group.streams.LiveStreamsGroup;
+import io.kaas.broker.group.streams.StreamsGroups;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -8,6 +10,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.StreamsGroupDescribeResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -44,7 +47,11 @@ final class GroupDescriptions {
             }
             Optional<ClassicGroup> g = groups.classic(id);
             Optional<ConsumerGroup> consumer = groups.consumer(id);
-            if (consumer.isPresent()) {
+            Optional<LiveStreamsGroup> streams = groups.streams(id);
+            if (streams.isPresent()) {
+                out.add(new GroupCoordinator.Listing(
+                        id, "streams", streams.get().stateName(), "streams"));
+            } else if (consumer.isPresent()) {
                 out.add(new GroupCoordinator.Listing(
                         id, "consumer", consumer.get().stateName(), "consumer"));
             } else if (g.isEmpty()) {
@@ -65,8 +72,9 @@ final class GroupDescriptions {
         if (!slots.activeFor(groupId)) {
             return Optional.of(emptyDescription(groupId, "").setErrorCode(Errors.NOT_COORDINATOR.code()));
         }
-        if (groups.consumer(groupId).isPresent()) {
-            // As Apache 4.x: DescribeGroups describes classic groups only; ConsumerGroupDescribe the others.
+        if (groups.consumer(groupId).isPresent() || groups.streams(groupId).isPresent()) {
+            // As Apache 4.x: DescribeGroups describes classic groups only; ConsumerGroupDescribe and
+            // StreamsGroupDescribe the others.
             return Optional.of(emptyDescription(groupId, "Dead")
                     .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                     .setErrorMessage("Group " + groupId + " is not a classic group."));
@@ -124,8 +132,9 @@ final class GroupDescriptions {
         if (g.isPresent()) {
             return groups.consumerGroups().describe(g.get(), version);
         }
-        boolean classic =
-                groups.classic(groupId).isPresent() || offsets.groups().contains(groupId);
+        boolean classic = groups.classic(groupId).isPresent()
+                || groups.streams(groupId).isPresent()
+                || offsets.groups().contains(groupId);
         return new ConsumerGroupDescribeResponseData.DescribedGroup()
                 .setGroupId(groupId)
                 .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
@@ -133,5 +142,22 @@ final class GroupDescriptions {
                         classic
                                 ? "Group " + groupId + " is not a consumer group."
                                 : "Group " + groupId + " not found.");
+    }
+
+    /** StreamsGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown groups and groups of another kind. */
+    StreamsGroupDescribeResponseData.DescribedGroup streamsDescribe(String groupId) {
+        if (!slots.activeFor(groupId)) {
+            return new StreamsGroupDescribeResponseData.DescribedGroup()
+                    .setGroupId(groupId)
+                    .setErrorCode(Errors.NOT_COORDINATOR.code());
+        }
+        Optional<LiveStreamsGroup> g = groups.streams(groupId);
+        if (g.isPresent()) {
+            return groups.streamsGroups().describe(g.get());
+        }
+        boolean otherKind = groups.classic(groupId).isPresent()
+                || groups.consumer(groupId).isPresent()
+                || offsets.groups().contains(groupId);
+        return StreamsGroups.notFound(groupId, otherKind);
     }
 }

@@ -1,6 +1,7 @@
 package io.kaas.broker.group;
 
 import io.kaas.broker.coordinator.SlotOwnership;
+import io.kaas.broker.group.streams.LiveStreamsGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,9 @@ import org.apache.kafka.common.protocol.Errors;
  * <p>Thread-safe: lock order is the group's monitor, then the slot's hold, then the file's lock in {@link OffsetStore}.
  */
 final class GroupOffsetCommits {
+    /** The OffsetCommit version streams-group commits are checked as (any version is accepted). */
+    private static final short COMMIT_VERSION = 9;
+
     private final LiveGroups groups;
     private final OffsetStore offsets;
     private final SlotOwnership slots;
@@ -35,6 +39,27 @@ final class GroupOffsetCommits {
         }
         if (!slots.activeFor(groupId)) {
             return Errors.NOT_COORDINATOR;
+        }
+        Optional<LiveStreamsGroup> streams = groups.streams(groupId);
+        if (streams.isPresent()) {
+            synchronized (streams.get()) {
+                Errors e = streams.get()
+                        .validateCommit(
+                                memberId,
+                                instanceId,
+                                generation,
+                                false,
+                                COMMIT_VERSION,
+                                commits.stream()
+                                        .map(OffsetStore.Committed::topic)
+                                        .toList(),
+                                commits.stream()
+                                        .map(OffsetStore.Committed::partition)
+                                        .toList());
+                return e == Errors.NONE && !commits.isEmpty() && !write(groupId, () -> offsets.commit(groupId, commits))
+                        ? Errors.NOT_COORDINATOR
+                        : e;
+            }
         }
         Optional<ConsumerGroup> consumer = groups.consumer(groupId);
         Object lock = consumer.isPresent() ? consumer.get() : groups.classicOrNew(groupId);
@@ -73,6 +98,32 @@ final class GroupOffsetCommits {
             return Errors.NOT_COORDINATOR;
         }
         boolean unchecked = generation < 0 && (memberId == null || memberId.isEmpty());
+        Optional<LiveStreamsGroup> streams = groups.streams(groupId);
+        if (streams.isPresent()) {
+            synchronized (streams.get()) {
+                Errors e = unchecked
+                        ? Errors.NONE
+                        : streams.get()
+                                .validateCommit(
+                                        memberId,
+                                        instanceId,
+                                        generation,
+                                        true,
+                                        COMMIT_VERSION,
+                                        commits.stream()
+                                                .map(OffsetStore.Committed::topic)
+                                                .toList(),
+                                        commits.stream()
+                                                .map(OffsetStore.Committed::partition)
+                                                .toList());
+                if (e == Errors.NONE
+                        && !commits.isEmpty()
+                        && !write(groupId, () -> offsets.stagePending(groupId, producerId, producerEpoch, commits))) {
+                    return Errors.NOT_COORDINATOR;
+                }
+                return e;
+            }
+        }
         Optional<ConsumerGroup> consumer = groups.consumer(groupId);
         Object lock = consumer.isPresent() ? consumer.get() : groups.classicOrNew(groupId);
         synchronized (lock) {
@@ -125,17 +176,24 @@ final class GroupOffsetCommits {
         }
         Optional<ClassicGroup> g = groups.classic(groupId);
         Optional<ConsumerGroup> consumer = groups.consumer(groupId);
-        if (g.isEmpty() && consumer.isEmpty() && !offsets.groups().contains(groupId)) {
+        Optional<LiveStreamsGroup> streams = groups.streams(groupId);
+        if (g.isEmpty()
+                && consumer.isEmpty()
+                && streams.isEmpty()
+                && !offsets.groups().contains(groupId)) {
             return Errors.GROUP_ID_NOT_FOUND;
         }
-        Object lock = consumer.isPresent() ? consumer.get() : g.isPresent() ? g.get() : this;
+        Object lock = streams.isPresent()
+                ? streams.get()
+                : consumer.isPresent() ? consumer.get() : g.isPresent() ? g.get() : this;
         synchronized (lock) {
             Set<String> subscribed = consumer.isPresent()
                     ? consumer.get().subscribedTopics()
                     : g.isPresent() ? g.get().subscribedTopics() : Set.of();
             List<OffsetStore.PartitionKey> deletable = new ArrayList<>();
             for (OffsetStore.PartitionKey k : partitions) {
-                if (subscribed.contains(k.topic())) {
+                if (subscribed.contains(k.topic())
+                        || streams.map(s -> s.readsTopic(k.topic())).orElse(false)) {
                     results.put(k, Errors.GROUP_SUBSCRIBED_TO_TOPIC);
                 } else {
                     results.put(k, Errors.NONE);

@@ -1,5 +1,8 @@
 package io.kaas.broker.group;
 
+import io.kaas.broker.group.streams.LiveStreamsGroup;
+import io.kaas.broker.group.streams.StreamsGroups;
+import io.kaas.broker.group.streams.StreamsHeartbeat;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.Optional;
@@ -13,10 +16,10 @@ import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * The groups in memory, classic ({@link ClassicGroup}) and KIP-848 ({@link ConsumerGroups}), by id, and which kind a
- * group id is. A group id is one kind or the other: an empty group of one kind becomes the other kind when a member of
- * the other protocol arrives; a non-empty one refuses it as Apache does (JoinGroup: INCONSISTENT_GROUP_PROTOCOL,
- * ConsumerGroupHeartbeat: GROUP_ID_NOT_FOUND).
+ * The groups in memory, classic ({@link ClassicGroup}), KIP-848 ({@link ConsumerGroups}) and streams
+ * ({@link StreamsGroups}), by id, and which kind a group id is. A group id is one kind at a time: an empty group of one
+ * kind becomes another kind when a member of another protocol arrives; a non-empty one refuses it as Apache does
+ * (JoinGroup: INCONSISTENT_GROUP_PROTOCOL, ConsumerGroupHeartbeat and StreamsGroupHeartbeat: GROUP_ID_NOT_FOUND).
  *
  * <p>Thread-safe: the maps are concurrent; every change of a group id's kind, and every removal, is decided under one
  * lock ({@code kinds}), taken before any group's monitor.
@@ -25,11 +28,81 @@ final class LiveGroups {
     private final ScheduledExecutorService timer;
     private final Map<String, ClassicGroup> classic = new ConcurrentHashMap<>();
     private final ConsumerGroups consumer;
+    private final StreamsGroups streams;
     private final Object kinds = new Object();
 
-    LiveGroups(ScheduledExecutorService timer, ConsumerGroups consumer) {
+    LiveGroups(ScheduledExecutorService timer, ConsumerGroups consumer, StreamsGroups streams) {
         this.timer = timer;
         this.consumer = consumer;
+        this.streams = streams;
+    }
+
+    StreamsGroups streamsGroups() {
+        return streams;
+    }
+
+    Optional<LiveStreamsGroup> streams(String groupId) {
+        return streams.get(groupId);
+    }
+
+    /**
+     * An empty streams group of {@code groupId} is dropped for a member of another protocol; false when a non-empty
+     * one holds the id. Called under {@code kinds}.
+     */
+    private boolean streamsGroupGiven(String groupId) {
+        Optional<LiveStreamsGroup> s = streams.get(groupId);
+        if (s.isEmpty()) {
+            return true;
+        }
+        synchronized (s.get()) {
+            if (!s.get().isEmpty()) {
+                return false;
+            }
+            streams.remove(s.get());
+            return true;
+        }
+    }
+
+    /**
+     * The streams group a StreamsGroupHeartbeat reaches, or its answer: an empty classic or consumer group of that id
+     * is dropped for it; a non-empty one refuses it; a member with an epoch but no group is unknown.
+     */
+    StreamsGroupOrError forStreamsHeartbeat(String groupId, String memberId, int memberEpoch) {
+        synchronized (kinds) {
+            ClassicGroup c = classic.get(groupId);
+            if (c != null) {
+                synchronized (c) {
+                    if (!c.members.isEmpty()) {
+                        return StreamsGroupOrError.error(StreamsHeartbeat.error(
+                                Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " is not a streams group."));
+                    }
+                    c.markDead();
+                    classic.remove(groupId, c);
+                }
+            }
+            Optional<ConsumerGroup> k = consumer.get(groupId);
+            if (k.isPresent()) {
+                synchronized (k.get()) {
+                    if (!k.get().isEmpty()) {
+                        return StreamsGroupOrError.error(StreamsHeartbeat.error(
+                                Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " is not a streams group."));
+                    }
+                }
+                consumer.remove(k.get());
+            }
+            if (memberEpoch != 0 && streams.get(groupId).isEmpty()) {
+                return StreamsGroupOrError.error(StreamsHeartbeat.error(
+                        Errors.UNKNOWN_MEMBER_ID, "Member " + memberId + " is not a member of group " + groupId + "."));
+            }
+            return new StreamsGroupOrError(streams.getOrCreate(groupId), null);
+        }
+    }
+
+    /** A StreamsGroupHeartbeat's group, or its answer. */
+    record StreamsGroupOrError(LiveStreamsGroup group, StreamsHeartbeat error) {
+        static StreamsGroupOrError error(StreamsHeartbeat e) {
+            return new StreamsGroupOrError(null, e);
+        }
     }
 
     ConsumerGroups consumerGroups() {
@@ -62,6 +135,9 @@ final class LiveGroups {
                 }
                 consumer.remove(c.get());
             }
+            if (!streamsGroupGiven(groupId)) {
+                return Optional.empty();
+            }
             return Optional.of(classicOrNew(groupId));
         }
     }
@@ -83,6 +159,10 @@ final class LiveGroups {
                     c.markDead();
                     classic.remove(req.groupId(), c);
                 }
+            }
+            if (!streamsGroupGiven(req.groupId())) {
+                return ConsumerGroupOrError.error(ConsumerGroup.error(
+                        Errors.GROUP_ID_NOT_FOUND, "Group " + req.groupId() + " is not a consumer group."));
             }
             if (req.memberEpoch() != 0 && consumer.get(req.groupId()).isEmpty()) {
                 return ConsumerGroupOrError.error(ConsumerGroup.error(
@@ -106,6 +186,17 @@ final class LiveGroups {
      */
     Errors deleteIfEmpty(String groupId, Runnable deleteFiles) {
         synchronized (kinds) {
+            Optional<LiveStreamsGroup> s = streams.get(groupId);
+            if (s.isPresent()) {
+                synchronized (s.get()) {
+                    if (!s.get().isEmpty()) {
+                        return Errors.NON_EMPTY_GROUP;
+                    }
+                    streams.remove(s.get());
+                    deleteFiles.run();
+                }
+                return Errors.NONE;
+            }
             Optional<ConsumerGroup> c = consumer.get(groupId);
             if (c.isPresent()) {
                 synchronized (c.get()) {
@@ -149,6 +240,10 @@ final class LiveGroups {
                     .stream()
                             .filter(g -> slots.test(GroupCoordinator.slotFor(g.groupId)))
                             .forEach(consumer::remove);
+            new ArrayList<>(streams.all().values())
+                    .stream()
+                            .filter(g -> slots.test(GroupCoordinator.slotFor(g.groupId())))
+                            .forEach(streams::remove);
         }
     }
 
@@ -163,6 +258,7 @@ final class LiveGroups {
             }
         });
         ids.addAll(consumer.all().keySet());
+        ids.addAll(streams.all().keySet());
         return ids;
     }
 
@@ -170,5 +266,6 @@ final class LiveGroups {
     void shutdown() {
         classic.values().forEach(ClassicGroup::releaseWaiters);
         consumer.shutdown();
+        streams.shutdown();
     }
 }
