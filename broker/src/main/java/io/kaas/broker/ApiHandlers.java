@@ -28,6 +28,7 @@ import io.kaas.broker.api.DescribeProducersHandler;
 import io.kaas.broker.api.DescribeTopicPartitionsHandler;
 import io.kaas.broker.api.DescribeTransactionsHandler;
 import io.kaas.broker.api.DescribeUserScramCredentialsHandler;
+import io.kaas.broker.api.ElectLeadersHandler;
 import io.kaas.broker.api.EndTxnHandler;
 import io.kaas.broker.api.ExpireDelegationTokenHandler;
 import io.kaas.broker.api.FetchHandler;
@@ -140,6 +141,10 @@ final class ApiHandlers {
                 ApiKeys.ALTER_PARTITION_REASSIGNMENTS.latestVersion(),
                 new AlterPartitionReassignmentsHandler(
                         p.pins(), p.topics(), p.config().brokerId()));
+        invoker.register(
+                ApiKeys.ELECT_LEADERS,
+                ApiKeys.ELECT_LEADERS.latestVersion(),
+                new ElectLeadersHandler(p.topics(), p.leaders(), p.nodeFor()));
         invoker.register(
                 ApiKeys.LIST_PARTITION_REASSIGNMENTS,
                 ApiKeys.LIST_PARTITION_REASSIGNMENTS.latestVersion(),
