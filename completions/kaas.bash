@@ -525,7 +525,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--allow-everyone-if-no-acl-found' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--socket-send-buffer-bytes' '--socket-receive-buffer-bytes' '--num-io-threads' '--num-network-threads' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--authorizer-class-name' '--super-users' '--quota-window-num' '--quota-window-size-seconds' '--coordinator' '--inter-broker-listener-name' '--security-inter-broker-protocol' '--sasl-mechanism-inter-broker-protocol' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--socket-send-buffer-bytes' '--socket-receive-buffer-bytes' '--num-io-threads' '--num-network-threads' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--authorizer-class-name' '--super-users' '--quota-window-num' '--quota-window-size-seconds' '--coordinator' '--inter-broker-listener-name' '--security-inter-broker-protocol' '--sasl-mechanism-inter-broker-protocol' '--delegation-token-secret-key' '--delegation-token-max-lifetime' '--delegation-token-expiry-time' '--delegation-token-expiry-check-interval' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -618,6 +618,18 @@ function _picocli_kaas_serve() {
       return
       ;;
     '--sasl-mechanism-inter-broker-protocol')
+      return
+      ;;
+    '--delegation-token-secret-key')
+      return
+      ;;
+    '--delegation-token-max-lifetime')
+      return
+      ;;
+    '--delegation-token-expiry-time')
+      return
+      ;;
+    '--delegation-token-expiry-check-interval')
       return
       ;;
     '--coordinator-lease-ttl')

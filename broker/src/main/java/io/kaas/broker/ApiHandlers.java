@@ -10,6 +10,7 @@ import io.kaas.broker.api.ApiVersionsHandler;
 import io.kaas.broker.api.ConsumerGroupDescribeHandler;
 import io.kaas.broker.api.ConsumerGroupHeartbeatHandler;
 import io.kaas.broker.api.CreateAclsHandler;
+import io.kaas.broker.api.CreateDelegationTokenHandler;
 import io.kaas.broker.api.CreatePartitionsHandler;
 import io.kaas.broker.api.CreateTopicsHandler;
 import io.kaas.broker.api.DeleteAclsHandler;
@@ -20,13 +21,16 @@ import io.kaas.broker.api.DescribeAclsHandler;
 import io.kaas.broker.api.DescribeClientQuotasHandler;
 import io.kaas.broker.api.DescribeClusterHandler;
 import io.kaas.broker.api.DescribeConfigsHandler;
+import io.kaas.broker.api.DescribeDelegationTokenHandler;
 import io.kaas.broker.api.DescribeGroupsHandler;
 import io.kaas.broker.api.DescribeLogDirsHandler;
 import io.kaas.broker.api.DescribeProducersHandler;
 import io.kaas.broker.api.DescribeTopicPartitionsHandler;
 import io.kaas.broker.api.DescribeTransactionsHandler;
 import io.kaas.broker.api.DescribeUserScramCredentialsHandler;
+import io.kaas.broker.api.ElectLeadersHandler;
 import io.kaas.broker.api.EndTxnHandler;
+import io.kaas.broker.api.ExpireDelegationTokenHandler;
 import io.kaas.broker.api.FetchHandler;
 import io.kaas.broker.api.FindCoordinatorHandler;
 import io.kaas.broker.api.GetTelemetrySubscriptionsHandler;
@@ -45,6 +49,7 @@ import io.kaas.broker.api.OffsetDeleteHandler;
 import io.kaas.broker.api.OffsetFetchHandler;
 import io.kaas.broker.api.OffsetForLeaderEpochHandler;
 import io.kaas.broker.api.ProduceHandler;
+import io.kaas.broker.api.RenewDelegationTokenHandler;
 import io.kaas.broker.api.SaslAuthenticateHandler;
 import io.kaas.broker.api.SaslHandshakeHandler;
 import io.kaas.broker.api.StreamsGroupDescribeHandler;
@@ -61,6 +66,7 @@ import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.metrics.BrokerMetrics;
 import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.broker.quota.Throttling;
+import io.kaas.broker.security.DelegationTokens;
 import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.txn.TransactionConfig;
@@ -73,11 +79,13 @@ import io.kaas.cluster.PartitionLeaders;
 import io.kaas.cluster.PartitionPins;
 import io.kaas.protocol.RequestContext;
 import io.kaas.protocol.RequestInvoker;
+import io.kaas.security.DelegationTokenStore;
 import io.kaas.security.ScramCredentialStore;
 import io.kaas.storage.layout.ClusterDir;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -135,6 +143,10 @@ final class ApiHandlers {
                 ApiKeys.ALTER_PARTITION_REASSIGNMENTS.latestVersion(),
                 new AlterPartitionReassignmentsHandler(
                         p.pins(), p.topics(), p.config().brokerId()));
+        invoker.register(
+                ApiKeys.ELECT_LEADERS,
+                ApiKeys.ELECT_LEADERS.latestVersion(),
+                new ElectLeadersHandler(p.topics(), p.leaders(), p.nodeFor()));
         invoker.register(
                 ApiKeys.LIST_PARTITION_REASSIGNMENTS,
                 ApiKeys.LIST_PARTITION_REASSIGNMENTS.latestVersion(),
@@ -300,8 +312,9 @@ final class ApiHandlers {
      */
     private static void security(RequestInvoker invoker, Parts p) {
         ScramCredentialStore credentials = new ScramCredentialStore(ClusterDir.credentials(p.clusterDir()));
+        DelegationTokens tokens = delegationTokens(invoker, p);
         SaslAuthentication sasl =
-                new SaslAuthentication(credentials, p.security().acceptLegacyScramNonce());
+                new SaslAuthentication(credentials, tokens, p.security().acceptLegacyScramNonce());
         invoker.register(
                 ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_HANDSHAKE.latestVersion(), new SaslHandshakeHandler(sasl));
         invoker.register(
@@ -319,5 +332,47 @@ final class ApiHandlers {
                 ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
                 ApiKeys.ALTER_USER_SCRAM_CREDENTIALS.latestVersion(),
                 new AlterUserScramCredentialsHandler(credentials, p.security().superUsers()));
+    }
+
+    /**
+     * The delegation-token APIs over {@code __cluster/delegation-tokens.json}, and the sweep that deletes expired
+     * tokens every {@code delegation.token.expiry.check.interval.ms} on the broker's timer (stopped with it).
+     */
+    private static DelegationTokens delegationTokens(RequestInvoker invoker, Parts p) {
+        DelegationTokens tokens = new DelegationTokens(
+                p.security().delegationTokenSettings(),
+                new DelegationTokenStore(ClusterDir.delegationTokens(p.clusterDir())),
+                System::currentTimeMillis);
+        invoker.register(
+                ApiKeys.CREATE_DELEGATION_TOKEN,
+                ApiKeys.CREATE_DELEGATION_TOKEN.latestVersion(),
+                new CreateDelegationTokenHandler(tokens));
+        invoker.register(
+                ApiKeys.RENEW_DELEGATION_TOKEN,
+                ApiKeys.RENEW_DELEGATION_TOKEN.latestVersion(),
+                new RenewDelegationTokenHandler(tokens));
+        invoker.register(
+                ApiKeys.EXPIRE_DELEGATION_TOKEN,
+                ApiKeys.EXPIRE_DELEGATION_TOKEN.latestVersion(),
+                new ExpireDelegationTokenHandler(tokens));
+        invoker.register(
+                ApiKeys.DESCRIBE_DELEGATION_TOKEN,
+                ApiKeys.DESCRIBE_DELEGATION_TOKEN.latestVersion(),
+                new DescribeDelegationTokenHandler(tokens));
+        if (tokens.enabled()) {
+            long every = tokens.sweepIntervalMs();
+            p.timer().scheduleWithFixedDelay(() -> sweep(tokens), every, every, TimeUnit.MILLISECONDS);
+        }
+        return tokens;
+    }
+
+    private static void sweep(DelegationTokens tokens) {
+        try {
+            tokens.sweep();
+        } catch (RuntimeException e) {
+            // A disk fault: logged, and the next sweep tries again (expired tokens cannot log in meanwhile).
+            org.slf4j.LoggerFactory.getLogger(ApiHandlers.class)
+                    .warn("delegation token sweep failed: {}", e.getMessage());
+        }
     }
 }

@@ -145,6 +145,21 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--sasl-mechanism-inter-broker-protocol", paramLabel = "MECHANISM")
     String saslMechanismInterBrokerProtocol;
 
+    @Option(names = "--delegation-token-secret-key", paramLabel = "KEY")
+    String delegationTokenSecretKey;
+
+    @Option(names = "--delegation-token-max-lifetime", paramLabel = "DURATION", converter = DurationConverter.class)
+    Duration delegationTokenMaxLifetime;
+
+    @Option(names = "--delegation-token-expiry-time", paramLabel = "DURATION", converter = DurationConverter.class)
+    Duration delegationTokenExpiryTime;
+
+    @Option(
+            names = "--delegation-token-expiry-check-interval",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class)
+    Duration delegationTokenExpiryCheckInterval;
+
     @Option(names = "--coordinator-lease-ttl", paramLabel = "DURATION", converter = DurationConverter.class)
     Duration coordinatorLeaseTtl;
 

@@ -32,6 +32,8 @@ public final class ClientSession implements MutableConnection {
     private volatile boolean closeAfterResponse;
     /** The SASL user once authenticated; kept while it re-authenticates (KIP-368). */
     private volatile String saslUser;
+    /** Logged in with a delegation token (SCRAM {@code tokenauth}): such a connection may not manage tokens. */
+    private volatile boolean tokenAuthenticated;
     /** When the SASL session ends unless re-authenticated ({@code connections.max.reauth.ms}); 0 = never. */
     private volatile long expiresAtNanos;
     /** KIP-219: not read from until then (System.nanoTime), after a response that throttled it; 0 = not muted. */
@@ -72,6 +74,10 @@ public final class ClientSession implements MutableConnection {
     /** The SASL user, or null before SASL succeeded. */
     public String saslUser() {
         return saslUser;
+    }
+
+    public boolean tokenAuthenticated() {
+        return tokenAuthenticated;
     }
 
     /** KIP-368: the session lifetime passed without a re-authentication. */
@@ -116,6 +122,12 @@ public final class ClientSession implements MutableConnection {
 
     /** SASL succeeded; with {@code lifetimeMs} > 0 the client must re-authenticate within it. */
     public void authenticatedAs(String user, long lifetimeMs) {
+        authenticatedAs(user, lifetimeMs, false);
+    }
+
+    /** SASL succeeded, with a delegation token when {@code token}. */
+    public void authenticatedAs(String user, long lifetimeMs, boolean token) {
+        this.tokenAuthenticated = token;
         this.principal = "User:" + user;
         this.saslUser = user;
         this.saslServer = null;

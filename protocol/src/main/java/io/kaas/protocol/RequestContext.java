@@ -86,7 +86,10 @@ public record RequestContext(
 
     @Override
     public KafkaPrincipal principal() {
-        return SecurityUtils.parseKafkaPrincipal(session == null ? ClientSession.ANONYMOUS : session.principal());
+        KafkaPrincipal p =
+                SecurityUtils.parseKafkaPrincipal(session == null ? ClientSession.ANONYMOUS : session.principal());
+        p.tokenAuthenticated(session != null && session.tokenAuthenticated());
+        return p;
     }
 
     @Override

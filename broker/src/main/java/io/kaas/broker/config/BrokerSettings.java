@@ -13,6 +13,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.server.config.DelegationTokenManagerConfigs;
 import org.apache.kafka.server.config.QuotaConfig;
 
 /**
@@ -174,6 +175,35 @@ public final class BrokerSettings {
                         "With a SASL inter-broker listener: the mechanism brokers log in to each other with, enabled on that "
                                 + "listener; the broker's own user and password are its JAAS entry, "
                                 + "listener.name.<listener>.<mechanism>.sasl.jaas.config in the config file");
+        apacheRow(
+                        DelegationTokenManagerConfigs.CONFIG_DEF,
+                        DelegationTokenManagerConfigs.DELEGATION_TOKEN_SECRET_KEY_CONFIG,
+                        "--delegation-token-secret-key")
+                .shown("none: delegation tokens off")
+                .doc("Delegation tokens (kafka-delegation-tokens) are served when set: the key their HMACs are made "
+                        + "with, the same on every broker; changing it voids every token");
+        apacheRow(
+                        DelegationTokenManagerConfigs.CONFIG_DEF,
+                        DelegationTokenManagerConfigs.DELEGATION_TOKEN_MAX_LIFETIME_CONFIG,
+                        "--delegation-token-max-lifetime")
+                .shown("168h, 7 days, Apache's")
+                .syntax(FlagSyntax.DURATION_MS)
+                .doc("A delegation token can be renewed up to this long after it was made, never past it");
+        apacheRow(
+                        DelegationTokenManagerConfigs.CONFIG_DEF,
+                        DelegationTokenManagerConfigs.DELEGATION_TOKEN_EXPIRY_TIME_MS_CONFIG,
+                        "--delegation-token-expiry-time")
+                .shown("24h, Apache's")
+                .syntax(FlagSyntax.DURATION_MS)
+                .doc("A delegation token expires this long after it was made or last renewed");
+        apacheRow(
+                        DelegationTokenManagerConfigs.CONFIG_DEF,
+                        DelegationTokenManagerConfigs.DELEGATION_TOKEN_EXPIRY_CHECK_INTERVAL_MS_CONFIG,
+                        "--delegation-token-expiry-check-interval")
+                .shown("1h, Apache's")
+                .syntax(FlagSyntax.DURATION_MS)
+                .doc(
+                        "How often expired delegation tokens are deleted (an expired one cannot log in before that either)");
         row("kaas.coordinator.lease.ttl.ms", "--coordinator-lease-ttl", Type.LONG, 6_000L)
                 .shown("6s")
                 .rule(check(

@@ -40,7 +40,11 @@ public final class SettingValues {
             "quota.window.size.seconds",
             "inter.broker.listener.name",
             "security.inter.broker.protocol",
-            "sasl.mechanism.inter.broker.protocol");
+            "sasl.mechanism.inter.broker.protocol",
+            "delegation.token.secret.key",
+            "delegation.token.max.lifetime.ms",
+            "delegation.token.expiry.time.ms",
+            "delegation.token.expiry.check.interval.ms");
 
     private final Map<String, Object> values;
     private final Map<String, Source> sources;
@@ -169,7 +173,9 @@ public final class SettingValues {
         Map<String, String> out = new HashMap<>();
         for (String key : SECURITY_KEYS) {
             Object v = get(key);
-            if (v != null) {
+            if (v instanceof org.apache.kafka.common.config.types.Password secret) {
+                out.put(key, secret.value());
+            } else if (v != null) {
                 out.put(key, v.toString().trim());
             }
         }

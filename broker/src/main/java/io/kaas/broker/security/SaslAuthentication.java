@@ -12,7 +12,8 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 
 /**
  * SaslHandshake and SaslAuthenticate for one broker: picks the mechanism's server (kafka-clients'
- * {@link PlainSaslServer} with {@link PlainAgainstScram}, or {@link ScramServer}), feeds it the
+ * {@link PlainSaslServer} with {@link PlainAgainstScram}, or {@link ScramServer}, which also logs in
+ * with {@link DelegationTokens}), feeds it the
  * client's tokens, and moves the connection's {@link ClientSession} along. Any failure — wrong
  * password, unknown user, a token that does not parse — answers SASL_AUTHENTICATION_FAILED and closes
  * that one connection, as Apache does; it is logged (rate-limited) without the token.
@@ -26,11 +27,13 @@ public final class SaslAuthentication {
     }
 
     private final ScramCredentialStore store;
+    private final DelegationTokens tokens;
     private final boolean acceptLegacyNonce;
     private final AuthenticationFailureLog log = new AuthenticationFailureLog();
 
-    public SaslAuthentication(ScramCredentialStore store, boolean acceptLegacyNonce) {
+    public SaslAuthentication(ScramCredentialStore store, DelegationTokens tokens, boolean acceptLegacyNonce) {
         this.store = store;
+        this.tokens = tokens;
         this.acceptLegacyNonce = acceptLegacyNonce;
     }
 
@@ -75,6 +78,7 @@ public final class SaslAuthentication {
         return new ScramServer(
                 ScramMechanism.forMechanismName(mechanism),
                 store::lookup,
+                tokens::login,
                 acceptLegacyNonce,
                 user -> log.legacyNonce(session, user));
     }
@@ -104,7 +108,8 @@ public final class SaslAuthentication {
                     throw new SaslException("re-authentication as User:" + user + " on a connection of User:" + before);
                 }
                 lifetimeMs = version >= 1 ? lifetime(session, server) : 0;
-                session.authenticatedAs(user, lifetimeMs);
+                boolean withToken = Boolean.TRUE.equals(server.getNegotiatedProperty("tokenauth"));
+                session.authenticatedAs(user, lifetimeMs, withToken);
             }
             return new Outcome(Errors.NONE, null, challenge == null ? new byte[0] : challenge, lifetimeMs);
         } catch (SaslException | RuntimeException e) {

@@ -3,7 +3,9 @@ package io.kaas.broker.security;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import javax.security.sasl.SaslException;
 import javax.security.sasl.SaslServer;
@@ -42,13 +44,30 @@ public final class ScramServer implements SaslServer {
         Optional<ScramCredential> lookup(String user, ScramMechanism mechanism);
     }
 
+    /** Looks a delegation token up by its id for a {@code tokenauth=true} login; empty when unknown or expired. */
+    @FunctionalInterface
+    public interface Tokens {
+        Tokens NONE = (id, mechanism) -> Optional.empty();
+
+        Optional<DelegationTokens.Login> lookup(String tokenId, ScramMechanism mechanism);
+    }
+
+    /** Apache's only SCRAM extension: log in with a delegation token (its id as user name, its HMAC as password). */
+    private static final String TOKEN_AUTH = "tokenauth";
+
     private final ScramMechanism mechanism;
     private final ScramFormatter formatter;
     private final Credentials credentials;
+    private final Tokens tokens;
     private final boolean acceptLegacyNonce;
     private final Consumer<String> legacyNonceSeen;
     private State state = State.CLIENT_FIRST;
     private String username;
+    /** Who the exchange authenticates: the user, or a token's owner. */
+    private String authorizationId;
+
+    private boolean tokenAuthenticated;
+    private long tokenExpiryTimestamp;
     private ScramCredential credential;
     private ClientFirstMessage clientFirst;
     private ServerFirstMessage serverFirst;
@@ -58,8 +77,18 @@ public final class ScramServer implements SaslServer {
             Credentials credentials,
             boolean acceptLegacyNonce,
             Consumer<String> legacyNonceSeen) {
+        this(mechanism, credentials, Tokens.NONE, acceptLegacyNonce, legacyNonceSeen);
+    }
+
+    public ScramServer(
+            ScramMechanism mechanism,
+            Credentials credentials,
+            Tokens tokens,
+            boolean acceptLegacyNonce,
+            Consumer<String> legacyNonceSeen) {
         this.mechanism = mechanism;
         this.credentials = credentials;
+        this.tokens = tokens;
         this.acceptLegacyNonce = acceptLegacyNonce;
         this.legacyNonceSeen = legacyNonceSeen;
         try {
@@ -93,13 +122,25 @@ public final class ScramServer implements SaslServer {
 
     private byte[] clientFirst(byte[] response) throws SaslException {
         clientFirst = new ClientFirstMessage(response);
-        if (!clientFirst.extensions().map().isEmpty()) {
-            // Apache accepts only the delegation-token extension, which kaas does not serve.
-            throw new SaslException("Unsupported SCRAM extensions");
+        Map<String, String> extensions = clientFirst.extensions().map();
+        if (!Set.of(TOKEN_AUTH).containsAll(extensions.keySet())) {
+            throw new SaslException("Unsupported SCRAM extensions " + extensions.keySet());
         }
         username = ScramFormatter.username(clientFirst.saslName());
         String authzId = clientFirst.authorizationId();
-        credential = credentials.lookup(username, mechanism).orElse(null);
+        if (clientFirst.extensions().tokenAuthenticated()) {
+            DelegationTokens.Login token = tokens.lookup(username, mechanism).orElse(null);
+            if (token == null) {
+                throw new SaslAuthenticationException("Token Authentication failed: Invalid tokenId : " + username);
+            }
+            credential = token.credential();
+            authorizationId = token.owner();
+            tokenAuthenticated = true;
+            tokenExpiryTimestamp = token.expiryTimestamp();
+        } else {
+            credential = credentials.lookup(username, mechanism).orElse(null);
+            authorizationId = username;
+        }
         if (credential == null) {
             throw new SaslAuthenticationException("Authentication failed: Invalid user credentials");
         }
@@ -160,11 +201,21 @@ public final class ScramServer implements SaslServer {
         if (!isComplete()) {
             throw new IllegalStateException("Authentication exchange has not completed");
         }
-        return username;
+        return authorizationId;
     }
 
     @Override
     public Object getNegotiatedProperty(String propName) {
+        if (!isComplete()) {
+            throw new IllegalStateException("Authentication exchange has not completed");
+        }
+        if (propName.equals(TOKEN_AUTH)) {
+            return tokenAuthenticated;
+        }
+        // SaslInternalConfigs' key: a token's session must not outlive the token (KIP-368).
+        if (propName.equals("CREDENTIAL.LIFETIME.MS") && tokenAuthenticated) {
+            return tokenExpiryTimestamp;
+        }
         return null;
     }
 

@@ -93,6 +93,19 @@ public record SecurityConfig(Map<String, String> settings) {
         return new SecurityConfig(left);
     }
 
+    /** Apache's {@code delegation.token.*} keys as set (its {@code DelegationTokenManagerConfigs} reads them). */
+    public Map<String, String> delegationTokenSettings() {
+        Map<String, String> out = new HashMap<>();
+        settings.forEach((k, v) -> {
+            if (org.apache.kafka.server.config.DelegationTokenManagerConfigs.CONFIG_DEF
+                    .names()
+                    .contains(k)) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
     /** Nothing configured: PLAINTEXT listeners only (the default map still names SSL and SASL). */
     public static SecurityConfig none() {
         return new SecurityConfig(Map.of());

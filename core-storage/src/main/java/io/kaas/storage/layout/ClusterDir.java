@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * {@code <data>/__cluster/}: the broker's cluster-wide state beside the topics (committed offsets,
- * producer-id blocks, SCRAM credentials, ACLs, client quotas, transaction state). It is never a topic ({@link TopicName}) and never holds partitions
+ * producer-id blocks, SCRAM credentials, delegation tokens, ACLs, client quotas, transaction state). It is never a topic ({@link TopicName}) and never holds partitions
  * ({@link PartitionFinder} skips it).
  */
 public final class ClusterDir {
@@ -17,6 +17,8 @@ public final class ClusterDir {
     public static final String CREDENTIALS = "credentials.json";
     /** {@code <cluster>/acls.json}, the access-control list (Apache's ACL bindings, each with its id), rewritten atomically. */
     public static final String ACLS = "acls.json";
+    /** {@code <cluster>/delegation-tokens.json}, delegation tokens: their owners and times and a hash of each HMAC, never the HMAC. */
+    public static final String DELEGATION_TOKENS = "delegation-tokens.json";
     /** {@code <cluster>/client-quotas.json}, client quotas by user and/or client id (Apache's entities and keys). */
     public static final String CLIENT_QUOTAS = "client-quotas.json";
     /** {@code <cluster>/txn_state/slot-NN.json}, the transaction coordinator's state, one file per slot. */
@@ -42,6 +44,10 @@ public final class ClusterDir {
 
     public static Path acls(Path clusterDir) {
         return clusterDir.resolve(ACLS);
+    }
+
+    public static Path delegationTokens(Path clusterDir) {
+        return clusterDir.resolve(DELEGATION_TOKENS);
     }
 
     public static Path clientQuotas(Path clusterDir) {
