@@ -278,7 +278,8 @@ final class ApiHandlers {
                 ApiKeys.OFFSET_COMMIT,
                 OffsetCommitHandler.MAX_VERSION,
                 new OffsetCommitHandler(p.groups(), p.topics()));
-        invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(p.groups()));
+        invoker.register(
+                ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(p.groups(), p.topics()));
         invoker.register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), new ListGroupsHandler(p.groups()));
         invoker.register(
                 ApiKeys.DESCRIBE_GROUPS,

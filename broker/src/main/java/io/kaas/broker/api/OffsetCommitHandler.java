@@ -18,12 +18,14 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
 /**
- * OffsetCommit (served up to v9: v10 names topics by id). Partitions of unknown topics get
- * UNKNOWN_TOPIC_OR_PARTITION; the rest are validated against the group's membership and written
+ * OffsetCommit; v10 names topics by id (an id no topic has: UNKNOWN_TOPIC_ID). Partitions of unknown
+ * topics get UNKNOWN_TOPIC_OR_PARTITION; the rest are validated against the group's membership and written
  * durably before the response.
  */
 public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequestData> {
-    public static final int MAX_VERSION = 9;
+    public static final int MAX_VERSION = 10;
+    /** v10+ names topics by id (KIP-848), resolved by {@link TopicIdLookup}. */
+    private static final int FIRST_TOPIC_ID_VERSION = 10;
 
     private final GroupCoordinator groups;
     private final TopicCatalog topics;
@@ -39,17 +41,25 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
         OffsetCommitResponseData response = new OffsetCommitResponseData();
         List<OffsetStore.Committed> commits = new ArrayList<>();
         List<OffsetCommitResponseData.OffsetCommitResponsePartition> accepted = new ArrayList<>();
+        boolean byId = ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION;
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : request.topics()) {
+            String name = byId ? TopicIdLookup.name(topics, t.topicId()).orElse(null) : t.name();
             OffsetCommitResponseData.OffsetCommitResponseTopic tr =
-                    new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
+                    new OffsetCommitResponseData.OffsetCommitResponseTopic()
+                            .setName(name == null ? "" : name)
+                            .setTopicId(t.topicId());
             response.topics().add(tr);
-            Optional<TopicInfo> topic = topics.topic(t.name());
-            boolean allowed = ctx.allowed(AclOperation.READ, ResourceType.TOPIC, t.name());
+            Optional<TopicInfo> topic = name == null ? Optional.empty() : topics.topic(name);
+            boolean allowed = name != null && ctx.allowed(AclOperation.READ, ResourceType.TOPIC, name);
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 OffsetCommitResponseData.OffsetCommitResponsePartition pr =
                         new OffsetCommitResponseData.OffsetCommitResponsePartition()
                                 .setPartitionIndex(p.partitionIndex());
                 tr.partitions().add(pr);
+                if (name == null) {
+                    pr.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
+                    continue;
+                }
                 if (!allowed) {
                     pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
                     continue;
@@ -59,7 +69,7 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
                     continue;
                 }
                 commits.add(new OffsetStore.Committed(
-                        t.name(),
+                        name,
                         p.partitionIndex(),
                         p.committedOffset(),
                         p.committedLeaderEpoch(),

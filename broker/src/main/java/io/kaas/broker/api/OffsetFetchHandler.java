@@ -1,5 +1,6 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.OffsetStore;
 import io.kaas.protocol.ApiHandler;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
@@ -17,19 +19,24 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
 /**
- * OffsetFetch, one group (v1-7) or many (v8+); served up to v9 (v10 names topics by id). A partition
+ * OffsetFetch, one group (v1-7) or many (v8+); v10 names topics by id (KIP-848), resolved through the
+ * topic catalog: an id no topic has answers UNKNOWN_TOPIC_ID for its partitions, and the all-offsets
+ * answer leaves out committed topics that no longer exist. A partition
  * without a commit answers offset -1, as Kafka does; a null topic list means every committed partition.
  * With require_stable (v7+, KIP-447) a partition whose offset a transaction has staged answers
  * UNSTABLE_OFFSET_COMMIT (retriable) until that transaction ends.
  */
 public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestData> {
-    public static final int MAX_VERSION = 9;
+    public static final int MAX_VERSION = 10;
     private static final short FIRST_BATCHED_VERSION = 8;
+    private static final short FIRST_TOPIC_ID_VERSION = 10;
 
     private final GroupCoordinator groups;
+    private final TopicCatalog topics;
 
-    public OffsetFetchHandler(GroupCoordinator groups) {
+    public OffsetFetchHandler(GroupCoordinator groups, TopicCatalog topics) {
         this.groups = groups;
+        this.topics = topics;
     }
 
     private short stability(boolean requireStable, String groupId, OffsetStore.Committed c) {
@@ -77,12 +84,19 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
             }
             return CompletableFuture.completedFuture(response);
         }
+        boolean byId = ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION;
         for (OffsetFetchRequestData.OffsetFetchRequestGroup g : request.groups()) {
             Map<String, List<Integer>> wanted = null;
+            List<OffsetFetchResponseData.OffsetFetchResponseTopics> unknownIds = new ArrayList<>();
             if (g.topics() != null) {
                 wanted = new TreeMap<>();
                 for (OffsetFetchRequestData.OffsetFetchRequestTopics t : g.topics()) {
-                    wanted.put(t.name(), t.partitionIndexes());
+                    String name = byId ? TopicIdLookup.name(topics, t.topicId()).orElse(null) : t.name();
+                    if (name == null) {
+                        unknownIds.add(unknownTopicId(t.topicId(), t.partitionIndexes()));
+                    } else {
+                        wanted.put(name, t.partitionIndexes());
+                    }
                 }
             }
             OffsetFetchResponseData.OffsetFetchResponseGroup gr =
@@ -100,8 +114,14 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
             }
             for (Map.Entry<String, List<OffsetStore.Committed>> e :
                     lookup(ctx, g.groupId(), wanted).entrySet()) {
+                Uuid topicId = TopicIdLookup.id(topics, e.getKey());
+                if (byId && topicId.equals(Uuid.ZERO_UUID)) {
+                    continue; // a topic deleted since its commit has no id to answer with
+                }
                 OffsetFetchResponseData.OffsetFetchResponseTopics tr =
-                        new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(e.getKey());
+                        new OffsetFetchResponseData.OffsetFetchResponseTopics()
+                                .setName(e.getKey())
+                                .setTopicId(topicId);
                 boolean topicDenied = !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, e.getKey());
                 for (OffsetStore.Committed c : e.getValue()) {
                     tr.partitions()
@@ -117,9 +137,25 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 }
                 gr.topics().add(tr);
             }
+            gr.topics().addAll(unknownIds);
             response.groups().add(gr);
         }
         return CompletableFuture.completedFuture(response);
+    }
+
+    private static OffsetFetchResponseData.OffsetFetchResponseTopics unknownTopicId(Uuid id, List<Integer> partitions) {
+        OffsetFetchResponseData.OffsetFetchResponseTopics tr =
+                new OffsetFetchResponseData.OffsetFetchResponseTopics().setTopicId(id);
+        for (int p : partitions) {
+            tr.partitions()
+                    .add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                            .setPartitionIndex(p)
+                            .setCommittedOffset(-1)
+                            .setCommittedLeaderEpoch(-1)
+                            .setMetadata("")
+                            .setErrorCode(Errors.UNKNOWN_TOPIC_ID.code()));
+        }
+        return tr;
     }
 
     /**

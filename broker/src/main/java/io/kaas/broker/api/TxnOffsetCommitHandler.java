@@ -25,10 +25,13 @@ import org.apache.kafka.common.resource.ResourceType;
  * in the group's state, durably ({@link GroupCoordinator#stageTransactional}); the transaction's COMMIT marker makes
  * them the group's committed offsets, its ABORT marker drops them. v3+ carries the consumer's group metadata (KIP-447),
  * which exactly_once_v2 relies on to fence zombies. v5 is transaction protocol v2 (KIP-890 part 2): the
- * group joins the transaction with its first TxnOffsetCommit. Served up to v5 (v6 names topics by id).
+ * group joins the transaction with its first TxnOffsetCommit. v6 names topics by id (KIP-1319; an id no
+ * topic has: UNKNOWN_TOPIC_ID).
  */
 public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitRequestData> {
-    public static final int MAX_VERSION = 5;
+    public static final int MAX_VERSION = 6;
+    /** v6+ names topics by id (KIP-1319), resolved by {@link TopicIdLookup}. */
+    private static final int FIRST_TOPIC_ID_VERSION = 6;
     /** v5+: transaction protocol v2, the group joins the transaction here (no AddOffsetsToTxn). */
     private static final int FIRST_V2_VERSION = 5;
 
@@ -50,17 +53,25 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
         List<OffsetStore.Committed> staged = new ArrayList<>();
         List<TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition> accepted = new ArrayList<>();
+        boolean byId = ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION;
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic t : request.topics()) {
+            String name = byId ? TopicIdLookup.name(topics, t.topicId()).orElse(null) : t.name();
             TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic tr =
-                    new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic().setName(t.name());
+                    new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic()
+                            .setName(name == null ? "" : name)
+                            .setTopicId(t.topicId());
             response.topics().add(tr);
-            Optional<TopicInfo> topic = topics.topic(t.name());
-            boolean allowed = ctx.allowed(AclOperation.READ, ResourceType.TOPIC, t.name());
+            Optional<TopicInfo> topic = name == null ? Optional.empty() : topics.topic(name);
+            boolean allowed = name != null && ctx.allowed(AclOperation.READ, ResourceType.TOPIC, name);
             for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition p : t.partitions()) {
                 TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition pr =
                         new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition()
                                 .setPartitionIndex(p.partitionIndex());
                 tr.partitions().add(pr);
+                if (name == null) {
+                    pr.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
+                    continue;
+                }
                 if (!allowed) {
                     pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
                     continue;
@@ -70,7 +81,7 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
                     continue;
                 }
                 staged.add(new OffsetStore.Committed(
-                        t.name(),
+                        name,
                         p.partitionIndex(),
                         p.committedOffset(),
                         p.committedLeaderEpoch(),
