@@ -219,17 +219,20 @@ final class ApiHandlers {
         invoker.register(
                 ApiKeys.DESCRIBE_CONFIGS,
                 ApiKeys.DESCRIBE_CONFIGS.latestVersion(),
-                new DescribeConfigsHandler(p.topics(), p.topicConfigs(), p.config()));
+                new DescribeConfigsHandler(
+                        p.topics(), p.topicConfigs(), p.config(), p.groups().configs()));
         invoker.register(
                 ApiKeys.INCREMENTAL_ALTER_CONFIGS,
                 ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(),
-                new IncrementalAlterConfigsHandler(p.topics()));
+                new IncrementalAlterConfigsHandler(p.topics(), p.groups().configs()));
         invoker.register(
                 ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS,
                 ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(),
                 new GetTelemetrySubscriptionsHandler());
         invoker.register(
-                ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), new AlterConfigsHandler(p.topics()));
+                ApiKeys.ALTER_CONFIGS,
+                ApiKeys.ALTER_CONFIGS.latestVersion(),
+                new AlterConfigsHandler(p.topics(), p.groups().configs()));
         invoker.register(
                 ApiKeys.DESCRIBE_CLUSTER,
                 ApiKeys.DESCRIBE_CLUSTER.latestVersion(),
