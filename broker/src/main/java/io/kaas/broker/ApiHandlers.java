@@ -47,6 +47,10 @@ import io.kaas.broker.api.OffsetForLeaderEpochHandler;
 import io.kaas.broker.api.ProduceHandler;
 import io.kaas.broker.api.SaslAuthenticateHandler;
 import io.kaas.broker.api.SaslHandshakeHandler;
+import io.kaas.broker.api.ShareAcknowledgeHandler;
+import io.kaas.broker.api.ShareFetchHandler;
+import io.kaas.broker.api.ShareGroupDescribeHandler;
+import io.kaas.broker.api.ShareGroupHeartbeatHandler;
 import io.kaas.broker.api.SyncGroupHandler;
 import io.kaas.broker.api.TxnOffsetCommitHandler;
 import io.kaas.broker.api.WriteTxnMarkersHandler;
@@ -61,6 +65,8 @@ import io.kaas.broker.quota.ClientQuotas;
 import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.broker.share.ShareFetches;
+import io.kaas.broker.share.ShareGroups;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionPeers;
@@ -108,6 +114,7 @@ final class ApiHandlers {
             TransactionCoordinator transactions,
             TransactionPeers transactionPeers,
             GroupCoordinator groups,
+            ShareGroups shares,
             PartitionLeaders leaders,
             BooleanSupplier mayAcknowledge,
             Function<RequestContext, BrokerNode> nodeFor,
@@ -119,6 +126,7 @@ final class ApiHandlers {
     static void registerAll(RequestInvoker invoker, Parts p) {
         data(invoker, p);
         groups(invoker, p);
+        shareGroups(invoker, p);
         security(invoker, p);
         invoker.register(
                 ApiKeys.DESCRIBE_CLIENT_QUOTAS,
@@ -266,7 +274,10 @@ final class ApiHandlers {
                 OffsetCommitHandler.MAX_VERSION,
                 new OffsetCommitHandler(p.groups(), p.topics()));
         invoker.register(ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(p.groups()));
-        invoker.register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), new ListGroupsHandler(p.groups()));
+        invoker.register(
+                ApiKeys.LIST_GROUPS,
+                ApiKeys.LIST_GROUPS.latestVersion(),
+                new ListGroupsHandler(p.groups(), p.shares()));
         invoker.register(
                 ApiKeys.DESCRIBE_GROUPS,
                 ApiKeys.DESCRIBE_GROUPS.latestVersion(),
@@ -283,6 +294,27 @@ final class ApiHandlers {
                 ApiKeys.CONSUMER_GROUP_DESCRIBE,
                 ApiKeys.CONSUMER_GROUP_DESCRIBE.latestVersion(),
                 new ConsumerGroupDescribeHandler(p.groups()));
+    }
+
+    /** Share groups (KIP-932): heartbeat, describe, fetch and acknowledge. */
+    private static void shareGroups(RequestInvoker invoker, Parts p) {
+        ShareFetches fetches = new ShareFetches(p.shares(), p.topics());
+        invoker.register(
+                ApiKeys.SHARE_GROUP_HEARTBEAT,
+                ApiKeys.SHARE_GROUP_HEARTBEAT.latestVersion(),
+                new ShareGroupHeartbeatHandler(p.shares()));
+        invoker.register(
+                ApiKeys.SHARE_GROUP_DESCRIBE,
+                ApiKeys.SHARE_GROUP_DESCRIBE.latestVersion(),
+                new ShareGroupDescribeHandler(p.shares()));
+        invoker.register(
+                ApiKeys.SHARE_FETCH,
+                ApiKeys.SHARE_FETCH.latestVersion(),
+                new ShareFetchHandler(fetches, p.timer(), p.handlerPool()));
+        invoker.register(
+                ApiKeys.SHARE_ACKNOWLEDGE,
+                ApiKeys.SHARE_ACKNOWLEDGE.latestVersion(),
+                new ShareAcknowledgeHandler(fetches));
     }
 
     /**
