@@ -5,6 +5,7 @@ import io.kaas.broker.api.AddPartitionsToTxnHandler;
 import io.kaas.broker.api.AlterClientQuotasHandler;
 import io.kaas.broker.api.AlterConfigsHandler;
 import io.kaas.broker.api.AlterPartitionReassignmentsHandler;
+import io.kaas.broker.api.AlterShareGroupOffsetsHandler;
 import io.kaas.broker.api.AlterUserScramCredentialsHandler;
 import io.kaas.broker.api.ApiVersionsHandler;
 import io.kaas.broker.api.ConsumerGroupDescribeHandler;
@@ -15,6 +16,7 @@ import io.kaas.broker.api.CreateTopicsHandler;
 import io.kaas.broker.api.DeleteAclsHandler;
 import io.kaas.broker.api.DeleteGroupsHandler;
 import io.kaas.broker.api.DeleteRecordsHandler;
+import io.kaas.broker.api.DeleteShareGroupOffsetsHandler;
 import io.kaas.broker.api.DeleteTopicsHandler;
 import io.kaas.broker.api.DescribeAclsHandler;
 import io.kaas.broker.api.DescribeClientQuotasHandler;
@@ -23,6 +25,7 @@ import io.kaas.broker.api.DescribeConfigsHandler;
 import io.kaas.broker.api.DescribeGroupsHandler;
 import io.kaas.broker.api.DescribeLogDirsHandler;
 import io.kaas.broker.api.DescribeProducersHandler;
+import io.kaas.broker.api.DescribeShareGroupOffsetsHandler;
 import io.kaas.broker.api.DescribeTopicPartitionsHandler;
 import io.kaas.broker.api.DescribeTransactionsHandler;
 import io.kaas.broker.api.DescribeUserScramCredentialsHandler;
@@ -66,6 +69,7 @@ import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.share.ShareFetches;
+import io.kaas.broker.share.ShareGroupOffsets;
 import io.kaas.broker.share.ShareGroups;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
@@ -296,7 +300,7 @@ final class ApiHandlers {
                 new ConsumerGroupDescribeHandler(p.groups()));
     }
 
-    /** Share groups (KIP-932): heartbeat, describe, fetch and acknowledge. */
+    /** Share groups (KIP-932): heartbeat, describe, fetch, acknowledge and the share-group offset APIs. */
     private static void shareGroups(RequestInvoker invoker, Parts p) {
         ShareFetches fetches = new ShareFetches(p.shares(), p.topics());
         invoker.register(
@@ -315,6 +319,19 @@ final class ApiHandlers {
                 ApiKeys.SHARE_ACKNOWLEDGE,
                 ApiKeys.SHARE_ACKNOWLEDGE.latestVersion(),
                 new ShareAcknowledgeHandler(fetches));
+        ShareGroupOffsets offsets = new ShareGroupOffsets(p.shares(), p.topics());
+        invoker.register(
+                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
+                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS.latestVersion(),
+                new DescribeShareGroupOffsetsHandler(offsets, p.topics()));
+        invoker.register(
+                ApiKeys.ALTER_SHARE_GROUP_OFFSETS,
+                ApiKeys.ALTER_SHARE_GROUP_OFFSETS.latestVersion(),
+                new AlterShareGroupOffsetsHandler(offsets, p.topics()));
+        invoker.register(
+                ApiKeys.DELETE_SHARE_GROUP_OFFSETS,
+                ApiKeys.DELETE_SHARE_GROUP_OFFSETS.latestVersion(),
+                new DeleteShareGroupOffsetsHandler(offsets, p.topics()));
     }
 
     /**

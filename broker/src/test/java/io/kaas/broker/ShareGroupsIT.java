@@ -277,4 +277,40 @@ class ShareGroupsIT {
             c.commitSync();
         }
     }
+
+    private static ExternalProcess shareGroups(String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("--bootstrap-server", b.bootstrap()));
+        all.addAll(List.of(args));
+        ExternalProcess p = ExternalProcess.java(
+                dir, null, "org.apache.kafka.tools.consumer.group.ShareGroupCommand", all.toArray(String[]::new));
+        assertThat(p.exitCode()).as("kafka-share-groups %s%n%s", all, p).isZero();
+        return p;
+    }
+
+    @Test
+    void kafkaShareGroupsDescribesResetsAndDeletesOffsets() throws Exception {
+        String topic = "share-tool";
+        topic(topic);
+        groupConfigs("tool", Map.of("share.auto.offset.reset", "earliest"));
+        produce(topic, 0, 4);
+        try (KafkaShareConsumer<String, String> c = consumer("tool", true)) {
+            c.subscribe(List.of(topic));
+            List<ConsumerRecord<String, String>> got = pollFor(c, 4);
+            assertThat(got).hasSize(4);
+            got.forEach(r -> c.acknowledge(r, AcknowledgeType.ACCEPT));
+            c.commitSync();
+        }
+        java.util.regex.Pattern started = java.util.regex.Pattern.compile("share-tool\\s+0\\s+4\\s+0");
+        assertThat(shareGroups("--describe", "--group", "tool").out()).containsPattern(started);
+        shareGroups("--reset-offsets", "--group", "tool", "--topic", topic, "--to-earliest", "--execute");
+        try (KafkaShareConsumer<String, String> c = consumer("tool", true)) {
+            c.subscribe(List.of(topic));
+            List<ConsumerRecord<String, String>> again = pollFor(c, 4);
+            assertThat(again).extracting(ConsumerRecord::value).containsExactly("v0", "v1", "v2", "v3");
+            again.forEach(r -> c.acknowledge(r, AcknowledgeType.ACCEPT));
+            c.commitSync();
+        }
+        shareGroups("--delete-offsets", "--group", "tool", "--topic", topic);
+        assertThat(shareGroups("--describe", "--group", "tool").out()).doesNotContainPattern(started);
+    }
 }

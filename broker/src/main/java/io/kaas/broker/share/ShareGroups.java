@@ -84,6 +84,15 @@ public final class ShareGroups implements AutoCloseable {
         return Optional.ofNullable(groups.get(groupId));
     }
 
+    /** The group, also when it had no heartbeat since the broker started but has stored state. */
+    Optional<ShareGroup> groupOrStored(String groupId) {
+        ShareGroup g = groups.get(groupId);
+        if (g != null || !java.nio.file.Files.exists(store.fileOf(groupId))) {
+            return Optional.ofNullable(g);
+        }
+        return Optional.of(groups.computeIfAbsent(groupId, id -> new ShareGroup(id, store)));
+    }
+
     public Set<String> groupIds() {
         return Set.copyOf(groups.keySet());
     }

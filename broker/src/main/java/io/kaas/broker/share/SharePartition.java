@@ -97,6 +97,13 @@ public final class SharePartition {
         return r == null ? 0 : r.deliveryCount;
     }
 
+    /** How many records between start and end are done with (acknowledged or archived) already. */
+    public long doneAheadOfStart() {
+        return inFlight.values().stream()
+                .filter(r -> r.state == RecordState.ACKNOWLEDGED || r.state == RecordState.ARCHIVED)
+                .count();
+    }
+
     /** Where the next fetch should read from: the first available in-flight record, else the end offset. */
     public long nextFetchOffset() {
         for (Map.Entry<Long, InFlight> e : inFlight.entrySet()) {
