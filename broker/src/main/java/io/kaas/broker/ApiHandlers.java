@@ -5,6 +5,7 @@ import io.kaas.broker.api.AddPartitionsToTxnHandler;
 import io.kaas.broker.api.AlterClientQuotasHandler;
 import io.kaas.broker.api.AlterConfigsHandler;
 import io.kaas.broker.api.AlterPartitionReassignmentsHandler;
+import io.kaas.broker.api.AlterShareGroupOffsetsHandler;
 import io.kaas.broker.api.AlterUserScramCredentialsHandler;
 import io.kaas.broker.api.ApiVersionsHandler;
 import io.kaas.broker.api.ConsumerGroupDescribeHandler;
@@ -16,6 +17,7 @@ import io.kaas.broker.api.CreateTopicsHandler;
 import io.kaas.broker.api.DeleteAclsHandler;
 import io.kaas.broker.api.DeleteGroupsHandler;
 import io.kaas.broker.api.DeleteRecordsHandler;
+import io.kaas.broker.api.DeleteShareGroupOffsetsHandler;
 import io.kaas.broker.api.DeleteTopicsHandler;
 import io.kaas.broker.api.DescribeAclsHandler;
 import io.kaas.broker.api.DescribeClientQuotasHandler;
@@ -25,6 +27,7 @@ import io.kaas.broker.api.DescribeDelegationTokenHandler;
 import io.kaas.broker.api.DescribeGroupsHandler;
 import io.kaas.broker.api.DescribeLogDirsHandler;
 import io.kaas.broker.api.DescribeProducersHandler;
+import io.kaas.broker.api.DescribeShareGroupOffsetsHandler;
 import io.kaas.broker.api.DescribeTopicPartitionsHandler;
 import io.kaas.broker.api.DescribeTransactionsHandler;
 import io.kaas.broker.api.DescribeUserScramCredentialsHandler;
@@ -52,6 +55,10 @@ import io.kaas.broker.api.ProduceHandler;
 import io.kaas.broker.api.RenewDelegationTokenHandler;
 import io.kaas.broker.api.SaslAuthenticateHandler;
 import io.kaas.broker.api.SaslHandshakeHandler;
+import io.kaas.broker.api.ShareAcknowledgeHandler;
+import io.kaas.broker.api.ShareFetchHandler;
+import io.kaas.broker.api.ShareGroupDescribeHandler;
+import io.kaas.broker.api.ShareGroupHeartbeatHandler;
 import io.kaas.broker.api.StreamsGroupDescribeHandler;
 import io.kaas.broker.api.StreamsGroupHeartbeatHandler;
 import io.kaas.broker.api.SyncGroupHandler;
@@ -69,6 +76,9 @@ import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.DelegationTokens;
 import io.kaas.broker.security.SaslAuthentication;
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.broker.share.ShareFetches;
+import io.kaas.broker.share.ShareGroupOffsets;
+import io.kaas.broker.share.ShareGroups;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionPeers;
@@ -118,6 +128,7 @@ final class ApiHandlers {
             TransactionCoordinator transactions,
             TransactionPeers transactionPeers,
             GroupCoordinator groups,
+            ShareGroups shares,
             PartitionLeaders leaders,
             BooleanSupplier mayAcknowledge,
             Function<RequestContext, BrokerNode> nodeFor,
@@ -129,6 +140,7 @@ final class ApiHandlers {
     static void registerAll(RequestInvoker invoker, Parts p) {
         data(invoker, p);
         groups(invoker, p);
+        shareGroups(invoker, p);
         security(invoker, p);
         invoker.register(
                 ApiKeys.DESCRIBE_CLIENT_QUOTAS,
@@ -235,17 +247,20 @@ final class ApiHandlers {
         invoker.register(
                 ApiKeys.DESCRIBE_CONFIGS,
                 ApiKeys.DESCRIBE_CONFIGS.latestVersion(),
-                new DescribeConfigsHandler(p.topics(), p.topicConfigs(), p.config()));
+                new DescribeConfigsHandler(
+                        p.topics(), p.topicConfigs(), p.config(), p.groups().configs()));
         invoker.register(
                 ApiKeys.INCREMENTAL_ALTER_CONFIGS,
                 ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(),
-                new IncrementalAlterConfigsHandler(p.topics()));
+                new IncrementalAlterConfigsHandler(p.topics(), p.groups().configs()));
         invoker.register(
                 ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS,
                 ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(),
                 new GetTelemetrySubscriptionsHandler());
         invoker.register(
-                ApiKeys.ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS.latestVersion(), new AlterConfigsHandler(p.topics()));
+                ApiKeys.ALTER_CONFIGS,
+                ApiKeys.ALTER_CONFIGS.latestVersion(),
+                new AlterConfigsHandler(p.topics(), p.groups().configs()));
         invoker.register(
                 ApiKeys.DESCRIBE_CLUSTER,
                 ApiKeys.DESCRIBE_CLUSTER.latestVersion(),
@@ -280,7 +295,10 @@ final class ApiHandlers {
                 new OffsetCommitHandler(p.groups(), p.topics()));
         invoker.register(
                 ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(p.groups(), p.topics()));
-        invoker.register(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.latestVersion(), new ListGroupsHandler(p.groups()));
+        invoker.register(
+                ApiKeys.LIST_GROUPS,
+                ApiKeys.LIST_GROUPS.latestVersion(),
+                new ListGroupsHandler(p.groups(), p.shares()));
         invoker.register(
                 ApiKeys.DESCRIBE_GROUPS,
                 ApiKeys.DESCRIBE_GROUPS.latestVersion(),
@@ -305,6 +323,40 @@ final class ApiHandlers {
                 ApiKeys.STREAMS_GROUP_DESCRIBE,
                 ApiKeys.STREAMS_GROUP_DESCRIBE.latestVersion(),
                 new StreamsGroupDescribeHandler(p.groups()));
+    }
+
+    /** Share groups (KIP-932): heartbeat, describe, fetch, acknowledge and the share-group offset APIs. */
+    private static void shareGroups(RequestInvoker invoker, Parts p) {
+        ShareFetches fetches = new ShareFetches(p.shares(), p.topics());
+        invoker.register(
+                ApiKeys.SHARE_GROUP_HEARTBEAT,
+                ApiKeys.SHARE_GROUP_HEARTBEAT.latestVersion(),
+                new ShareGroupHeartbeatHandler(p.shares()));
+        invoker.register(
+                ApiKeys.SHARE_GROUP_DESCRIBE,
+                ApiKeys.SHARE_GROUP_DESCRIBE.latestVersion(),
+                new ShareGroupDescribeHandler(p.shares()));
+        invoker.register(
+                ApiKeys.SHARE_FETCH,
+                ApiKeys.SHARE_FETCH.latestVersion(),
+                new ShareFetchHandler(fetches, p.timer(), p.handlerPool()));
+        invoker.register(
+                ApiKeys.SHARE_ACKNOWLEDGE,
+                ApiKeys.SHARE_ACKNOWLEDGE.latestVersion(),
+                new ShareAcknowledgeHandler(fetches));
+        ShareGroupOffsets offsets = new ShareGroupOffsets(p.shares(), p.topics());
+        invoker.register(
+                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS,
+                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS.latestVersion(),
+                new DescribeShareGroupOffsetsHandler(offsets, p.topics()));
+        invoker.register(
+                ApiKeys.ALTER_SHARE_GROUP_OFFSETS,
+                ApiKeys.ALTER_SHARE_GROUP_OFFSETS.latestVersion(),
+                new AlterShareGroupOffsetsHandler(offsets, p.topics()));
+        invoker.register(
+                ApiKeys.DELETE_SHARE_GROUP_OFFSETS,
+                ApiKeys.DELETE_SHARE_GROUP_OFFSETS.latestVersion(),
+                new DeleteShareGroupOffsetsHandler(offsets, p.topics()));
     }
 
     /**

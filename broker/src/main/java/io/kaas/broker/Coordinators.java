@@ -8,6 +8,7 @@ import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.security.InterBrokerListener;
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.broker.share.ShareGroups;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionPeers;
@@ -36,6 +37,7 @@ import org.slf4j.LoggerFactory;
  */
 record Coordinators(
         GroupCoordinator groups,
+        ShareGroups shares,
         ProducerIdAllocator producerIds,
         TransactionCoordinator transactions,
         TransactionPeers transactionPeers,
@@ -68,6 +70,12 @@ record Coordinators(
                 timer,
                 s.config().consumerGroups(),
                 () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)));
+        ShareGroups shares = new ShareGroups(
+                clusterDir,
+                groups.configs(),
+                () -> topics.topics().stream().collect(Collectors.toMap(TopicInfo::name, t -> t)),
+                timer);
+        started.add("the share groups", shares::close);
         ProducerIdAllocator producerIds = store == null
                 ? new ProducerIdAllocator(clusterDir)
                 : new ProducerIdAllocator(store::allocateProducerIdBlock);
@@ -95,7 +103,7 @@ record Coordinators(
         started.add("the transaction coordinator", transactions::stop);
         // Before any listener: transactions left prepared by a crash are completed before anything is served.
         transactions.start();
-        return new Coordinators(groups, producerIds, transactions, transactionPeers, peers);
+        return new Coordinators(groups, shares, producerIds, transactions, transactionPeers, peers);
     }
 
     /** The broker's coordinators learn from {@code m} which coordinator slots this broker gained or lost. */

@@ -250,6 +250,7 @@ public final class KaasBroker implements AutoCloseable {
                         c.transactions(),
                         c.transactionPeers(),
                         c.groups(),
+                        c.shares(),
                         member == null ? PartitionLeaders.single() : member,
                         member == null ? () -> true : member::mayAcknowledge,
                         this::nodeFor,

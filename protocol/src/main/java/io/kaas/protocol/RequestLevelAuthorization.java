@@ -23,6 +23,9 @@ import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
+import org.apache.kafka.common.message.ShareFetchRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -66,6 +69,9 @@ public final class RequestLevelAuthorization {
             case OFFSET_COMMIT -> group(ctx, READ, ((OffsetCommitRequestData) body).groupId());
             case OFFSET_DELETE -> group(ctx, DELETE, ((OffsetDeleteRequestData) body).groupId());
             case CONSUMER_GROUP_HEARTBEAT -> group(ctx, READ, ((ConsumerGroupHeartbeatRequestData) body).groupId());
+            case SHARE_GROUP_HEARTBEAT -> group(ctx, READ, ((ShareGroupHeartbeatRequestData) body).groupId());
+            case SHARE_FETCH -> groupIfNamed(ctx, ((ShareFetchRequestData) body).groupId());
+            case SHARE_ACKNOWLEDGE -> groupIfNamed(ctx, ((ShareAcknowledgeRequestData) body).groupId());
             case DESCRIBE_LOG_DIRS, DESCRIBE_ACLS, DESCRIBE_USER_SCRAM_CREDENTIALS -> cluster(ctx, DESCRIBE);
             case CREATE_ACLS, DELETE_ACLS -> cluster(ctx, ALTER);
             // Apache's ControllerApis: ALTER on the cluster to move partitions, DESCRIBE to list the moves.
@@ -106,6 +112,11 @@ public final class RequestLevelAuthorization {
 
     private static Errors group(RequestContext ctx, AclOperation op, String groupId) {
         return ctx.allowed(op, GROUP, groupId) ? Errors.NONE : Errors.GROUP_AUTHORIZATION_FAILED;
+    }
+
+    /** READ on the group; a request naming none is refused by its handler (INVALID_REQUEST). */
+    private static Errors groupIfNamed(RequestContext ctx, String groupId) {
+        return groupId == null ? Errors.NONE : group(ctx, READ, groupId);
     }
 
     private static Errors cluster(RequestContext ctx, AclOperation op) {

@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.group.GroupConfigs;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import java.util.LinkedHashMap;
@@ -15,13 +16,15 @@ import org.apache.kafka.common.requests.ApiError;
 /**
  * The legacy AlterConfigs (API 33, deprecated by KIP-339 but still sent by older tools and
  * Admin.alterConfigs): the request's configs replace the topic's whole set, so a config it does not
- * name goes back to its default. See {@link TopicConfigAlterer}.
+ * name goes back to its default. See {@link TopicConfigAlterer}; groups, {@link GroupConfigAlterer}.
  */
 public final class AlterConfigsHandler implements ApiHandler<AlterConfigsRequestData> {
     private final TopicConfigAlterer alterer;
+    private final GroupConfigAlterer groups;
 
-    public AlterConfigsHandler(TopicCatalog topics) {
+    public AlterConfigsHandler(TopicCatalog topics, GroupConfigs groupConfigs) {
         this.alterer = new TopicConfigAlterer(topics);
+        this.groups = new GroupConfigAlterer(groupConfigs);
     }
 
     @Override
@@ -34,8 +37,13 @@ public final class AlterConfigsHandler implements ApiHandler<AlterConfigsRequest
                     ctx.configAccess(AclOperation.ALTER_CONFIGS, res.resourceType(), res.resourceName());
             ApiError error = denied != org.apache.kafka.common.protocol.Errors.NONE
                     ? new ApiError(denied, denied.message())
-                    : alterer.alter(
-                            res.resourceType(), res.resourceName(), current -> replacement, request.validateOnly());
+                    : res.resourceType() == org.apache.kafka.common.config.ConfigResource.Type.GROUP.id()
+                            ? groups.alter(res.resourceName(), current -> replacement, request.validateOnly())
+                            : alterer.alter(
+                                    res.resourceType(),
+                                    res.resourceName(),
+                                    current -> replacement,
+                                    request.validateOnly());
             response.responses()
                     .add(new AlterConfigsResponseData.AlterConfigsResourceResponse()
                             .setResourceType(res.resourceType())

@@ -4,6 +4,8 @@ import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.config.BrokerConfigView;
 import io.kaas.broker.config.TopicConfigView;
+import io.kaas.broker.group.ApacheGroupConfigs;
+import io.kaas.broker.group.GroupConfigs;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
@@ -21,18 +23,22 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * DescribeConfigs for TOPIC (every config Apache's LogConfig defines, with source, synonyms and
  * documentation as Apache reports them; see {@link TopicConfigView}) and BROKER (this broker's
- * settings over Apache's log defaults, read-only; see {@link BrokerConfigView}). Other resource types
+ * settings over Apache's log defaults, read-only; see {@link BrokerConfigView}) and GROUP (Apache's
+ * group configs, see {@link ApacheGroupConfigs}). Other resource types
  * are INVALID_REQUEST.
  */
 public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsRequestData> {
     private final TopicCatalog topics;
     private final TopicConfigView topicConfigs;
     private final BrokerConfig broker;
+    private final GroupConfigs groupConfigs;
 
-    public DescribeConfigsHandler(TopicCatalog topics, TopicConfigView topicConfigs, BrokerConfig broker) {
+    public DescribeConfigsHandler(
+            TopicCatalog topics, TopicConfigView topicConfigs, BrokerConfig broker, GroupConfigs groupConfigs) {
         this.topics = topics;
         this.topicConfigs = topicConfigs;
         this.broker = broker;
+        this.groupConfigs = groupConfigs;
     }
 
     @Override
@@ -75,6 +81,17 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
                         r.configs().add(brokerEntry(e, request.includeSynonyms()));
                     }
                 }
+            } else if (type == ConfigResource.Type.GROUP) {
+                if (res.resourceName().isEmpty()) {
+                    r.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("Group name must not be empty");
+                    continue;
+                }
+                for (ApacheGroupConfigs.Entry e :
+                        groupConfigs.apache().describe(groupConfigs.overrides(res.resourceName()))) {
+                    if (keys == null || keys.contains(e.name())) {
+                        r.configs().add(groupEntry(e, request.includeSynonyms(), request.includeDocumentation()));
+                    }
+                }
             } else {
                 r.setErrorCode(Errors.INVALID_REQUEST.code())
                         .setErrorMessage("resource type " + type + " has no configs here");
@@ -97,6 +114,30 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
                         .setDocumentation(documentation ? e.documentation() : null);
         if (synonyms) {
             for (TopicConfigView.Synonym s : e.synonyms()) {
+                out.synonyms()
+                        .add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
+                                .setName(s.name())
+                                .setValue(s.value())
+                                .setSource(s.source()));
+            }
+        }
+        return out;
+    }
+
+    private static DescribeConfigsResponseData.DescribeConfigsResourceResult groupEntry(
+            ApacheGroupConfigs.Entry e, boolean synonyms, boolean documentation) {
+        DescribeConfigsResponseData.DescribeConfigsResourceResult out =
+                new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                        .setName(e.name())
+                        .setValue(e.value())
+                        .setReadOnly(false)
+                        .setConfigSource(e.source())
+                        .setIsSensitive(false)
+                        .setConfigType(e.type())
+                        .setSynonyms(new ArrayList<>())
+                        .setDocumentation(documentation ? e.documentation() : null);
+        if (synonyms) {
+            for (ApacheGroupConfigs.Synonym s : e.synonyms()) {
                 out.synonyms()
                         .add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
                                 .setName(s.name())

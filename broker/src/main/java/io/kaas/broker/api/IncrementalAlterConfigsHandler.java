@@ -2,6 +2,7 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
+import io.kaas.broker.group.GroupConfigs;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import java.util.List;
@@ -14,14 +15,17 @@ import org.apache.kafka.common.requests.ApiError;
 
 /**
  * IncrementalAlterConfigs (KIP-339) on topics: SET, DELETE, and APPEND/SUBTRACT on list configs such
- * as cleanup.policy, over every topic config Apache defines. See {@link TopicConfigAlterer}. On a broker, only
+ * as cleanup.policy, over every topic config Apache defines. See {@link TopicConfigAlterer}. On groups,
+ * Apache's group configs ({@link GroupConfigAlterer}). On a broker, only
  * clearing the replication throttles {@code kafka-reassign-partitions} clears ({@link ReplicationThrottles}).
  */
 public final class IncrementalAlterConfigsHandler implements ApiHandler<IncrementalAlterConfigsRequestData> {
     private final TopicConfigAlterer alterer;
+    private final GroupConfigAlterer groups;
 
-    public IncrementalAlterConfigsHandler(TopicCatalog topics) {
+    public IncrementalAlterConfigsHandler(TopicCatalog topics, GroupConfigs groupConfigs) {
         this.alterer = new TopicConfigAlterer(topics);
+        this.groups = new GroupConfigAlterer(groupConfigs);
     }
 
     @Override
@@ -35,14 +39,24 @@ public final class IncrementalAlterConfigsHandler implements ApiHandler<Incremen
                     ctx.configAccess(AclOperation.ALTER_CONFIGS, res.resourceType(), res.resourceName());
             ApiError error = denied != org.apache.kafka.common.protocol.Errors.NONE
                     ? new ApiError(denied, denied.message())
-                    : res.resourceType() == org.apache.kafka.common.config.ConfigResource.Type.BROKER.id()
-                                    && ReplicationThrottles.onlyThrottles(ops)
-                            ? ReplicationThrottles.answer(ops)
-                            : alterer.alter(
-                                    res.resourceType(),
+                    : res.resourceType() == org.apache.kafka.common.config.ConfigResource.Type.GROUP.id()
+                            ? groups.alter(
                                     res.resourceName(),
-                                    current -> TopicConfigChanges.apply(current, ops),
-                                    request.validateOnly());
+                                    current -> GroupConfigAlterer.apply(
+                                            current,
+                                            res.configs().stream()
+                                                    .map(c -> new GroupConfigAlterer.Operation(
+                                                            c.name(), c.configOperation(), c.value()))
+                                                    .toList()),
+                                    request.validateOnly())
+                            : res.resourceType() == org.apache.kafka.common.config.ConfigResource.Type.BROKER.id()
+                                            && ReplicationThrottles.onlyThrottles(ops)
+                                    ? ReplicationThrottles.answer(ops)
+                                    : alterer.alter(
+                                            res.resourceType(),
+                                            res.resourceName(),
+                                            current -> TopicConfigChanges.apply(current, ops),
+                                            request.validateOnly());
             response.responses()
                     .add(new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
                             .setResourceType(res.resourceType())

@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.share.ShareGroups;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import java.util.Locale;
@@ -13,12 +14,14 @@ import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.resource.ResourceType;
 
-/** ListGroups with the state (v4+) and type (v5+) filters; groups are of type "classic" or "consumer" (KIP-848). */
+/** ListGroups with the state (v4+) and type (v5+) filters; groups are of type "classic", "consumer" (KIP-848) or "share" (KIP-932). */
 public final class ListGroupsHandler implements ApiHandler<ListGroupsRequestData> {
     private final GroupCoordinator groups;
+    private final ShareGroups shares;
 
-    public ListGroupsHandler(GroupCoordinator groups) {
+    public ListGroupsHandler(GroupCoordinator groups, ShareGroups shares) {
         this.groups = groups;
+        this.shares = shares;
     }
 
     @Override
@@ -32,7 +35,9 @@ public final class ListGroupsHandler implements ApiHandler<ListGroupsRequestData
         ListGroupsResponseData response = new ListGroupsResponseData();
         // Apache: DESCRIBE on the cluster lists every group; otherwise only groups the principal may DESCRIBE.
         boolean all = ctx.allowedOnCluster(AclOperation.DESCRIBE);
-        for (GroupCoordinator.Listing l : groups.list()) {
+        java.util.List<GroupCoordinator.Listing> listings = new java.util.ArrayList<>(groups.list());
+        shares.states().forEach((id, state) -> listings.add(new GroupCoordinator.Listing(id, "share", state, "share")));
+        for (GroupCoordinator.Listing l : listings) {
             if (!all && !ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, l.groupId())) {
                 continue;
             }

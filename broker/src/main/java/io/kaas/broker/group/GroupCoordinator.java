@@ -56,6 +56,7 @@ public final class GroupCoordinator {
     private final SlotOwnership slots;
     private final GroupOffsetCommits commits;
     private final GroupDescriptions descriptions;
+    private final GroupConfigs configs;
 
     public GroupCoordinator(Path clusterDir, ScheduledExecutorService timer) {
         this(clusterDir, timer, ConsumerGroupConfig.defaults(), Map::of);
@@ -78,6 +79,8 @@ public final class GroupCoordinator {
             StreamsGroupConfig streamsConfig,
             Supplier<Map<String, TopicInfo>> topics) {
         this.offsets = new OffsetStore(clusterDir);
+        this.configs = new GroupConfigs(
+                io.kaas.storage.layout.ClusterDir.groupConfigs(clusterDir), new ApacheGroupConfigs(consumerConfig));
         this.groups = new LiveGroups(
                 timer,
                 new ConsumerGroups(timer, consumerConfig, topics),
@@ -99,6 +102,11 @@ public final class GroupCoordinator {
         });
         this.commits = new GroupOffsetCommits(groups, offsets, slots);
         this.descriptions = new GroupDescriptions(groups, offsets, slots);
+    }
+
+    /** The configs set on groups (ConfigResource GROUP), which the group protocols read. */
+    public GroupConfigs configs() {
+        return configs;
     }
 
     /**

@@ -260,7 +260,7 @@ public final class OffsetStore {
         return dir.resolve(fileName(group));
     }
 
-    static String fileName(String group) {
+    public static String fileName(String group) {
         StringBuilder sb = new StringBuilder();
         byte[] bytes = group.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < bytes.length; i++) {

@@ -14,6 +14,7 @@ import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 
@@ -22,8 +23,39 @@ import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
  * assignors over the members' subscriptions and the topics as they exist now. The previous target is
  * handed in as the members' current assignment, so the assignors stay sticky.
  */
-final class TargetAssignment {
+public final class TargetAssignment {
     private TargetAssignment() {}
+
+    /**
+     * The same for members known only by their subscribed topic names (share groups, whose assignor,
+     * Apache's {@code SimpleAssignor}, gives a partition to several members).
+     */
+    public static Map<String, Map<Uuid, Set<Integer>>> forSubscriptions(
+            PartitionAssignor assignor,
+            Map<String, Set<String>> subscribedTopicNames,
+            Map<String, TopicInfo> topicsByName,
+            Map<String, Map<Uuid, Set<Integer>>> previous) {
+        Map<Uuid, Integer> partitionCounts = new HashMap<>();
+        Map<String, MemberSubscription> subscriptions = new HashMap<>();
+        subscribedTopicNames.forEach((memberId, names) -> subscriptions.put(
+                memberId,
+                new Subscription(Optional.empty(), Optional.empty(), topicIds(names, topicsByName, partitionCounts))));
+        return run(assignor, subscriptions, partitionCounts, previous);
+    }
+
+    private static Set<Uuid> topicIds(
+            Collection<String> names, Map<String, TopicInfo> topicsByName, Map<Uuid, Integer> partitionCounts) {
+        Set<Uuid> ids = new HashSet<>();
+        for (String name : names) {
+            TopicInfo t = topicsByName.get(name);
+            if (t != null) {
+                Uuid id = ConsumerGroupMember.uuid(t.topicId());
+                ids.add(id);
+                partitionCounts.put(id, t.partitions());
+            }
+        }
+        return ids;
+    }
 
     /** Member id → topic id → partitions. */
     static Map<String, Map<Uuid, Set<Integer>>> compute(
@@ -34,19 +66,21 @@ final class TargetAssignment {
         Map<Uuid, Integer> partitionCounts = new HashMap<>();
         Map<String, MemberSubscription> subscriptions = new HashMap<>();
         for (ConsumerGroupMember m : members) {
-            Set<Uuid> ids = new HashSet<>();
-            for (String name : m.subscribedTopicNames) {
-                TopicInfo t = topicsByName.get(name);
-                if (t != null) {
-                    Uuid id = ConsumerGroupMember.uuid(t.topicId());
-                    ids.add(id);
-                    partitionCounts.put(id, t.partitions());
-                }
-            }
             subscriptions.put(
                     m.memberId,
-                    new Subscription(Optional.ofNullable(m.rackId), Optional.ofNullable(m.instanceId), ids));
+                    new Subscription(
+                            Optional.ofNullable(m.rackId),
+                            Optional.ofNullable(m.instanceId),
+                            topicIds(m.subscribedTopicNames, topicsByName, partitionCounts)));
         }
+        return run(assignor, subscriptions, partitionCounts, previous);
+    }
+
+    private static Map<String, Map<Uuid, Set<Integer>>> run(
+            PartitionAssignor assignor,
+            Map<String, MemberSubscription> subscriptions,
+            Map<Uuid, Integer> partitionCounts,
+            Map<String, Map<Uuid, Set<Integer>>> previous) {
         boolean homogeneous = subscriptions.values().stream()
                         .map(MemberSubscription::subscribedTopicIds)
                         .distinct()

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * {@code <data>/__cluster/}: the broker's cluster-wide state beside the topics (committed offsets,
- * producer-id blocks, SCRAM credentials, delegation tokens, ACLs, client quotas, transaction state). It is never a topic ({@link TopicName}) and never holds partitions
+ * producer-id blocks, SCRAM credentials, delegation tokens, ACLs, client quotas, transaction state, group configs). It is never a topic ({@link TopicName}) and never holds partitions
  * ({@link PartitionFinder} skips it).
  */
 public final class ClusterDir {
@@ -23,6 +23,10 @@ public final class ClusterDir {
     public static final String CLIENT_QUOTAS = "client-quotas.json";
     /** {@code <cluster>/txn_state/slot-NN.json}, the transaction coordinator's state, one file per slot. */
     public static final String TXN_STATE = "txn_state";
+    /** {@code <cluster>/group-configs.json}, the configs set on groups (ConfigResource GROUP), all groups in one file. */
+    public static final String GROUP_CONFIGS = "group-configs.json";
+    /** {@code <cluster>/share_groups/<group>.json}, one share group's share-partition state (KIP-932). */
+    public static final String SHARE_GROUPS = "share_groups";
 
     private ClusterDir() {}
 
@@ -52,6 +56,14 @@ public final class ClusterDir {
 
     public static Path clientQuotas(Path clusterDir) {
         return clusterDir.resolve(CLIENT_QUOTAS);
+    }
+
+    public static Path shareGroups(Path clusterDir) {
+        return clusterDir.resolve(SHARE_GROUPS);
+    }
+
+    public static Path groupConfigs(Path clusterDir) {
+        return clusterDir.resolve(GROUP_CONFIGS);
     }
 
     public static Path txnState(Path clusterDir) {
