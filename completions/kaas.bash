@@ -160,6 +160,7 @@ function _complete_kaas() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} compact" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} delete-records" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump-segment" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} import" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} rebuild-index" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} recover" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} serve" ];    then _picocli_kaas; return $?; fi
@@ -179,29 +180,31 @@ function _complete_kaas() {
   local cmds3=(compact)
   local cmds4=(delete-records)
   local cmds5=(dump-segment)
-  local cmds6=(rebuild-index)
-  local cmds7=(recover)
-  local cmds8=(serve)
-  local cmds9=(user)
-  local cmds10=(verify)
-  local cmds11=(acl add)
-  local cmds12=(acl list)
-  local cmds13=(acl remove)
-  local cmds14=(user add)
-  local cmds15=(user delete)
-  local cmds16=(user list)
+  local cmds6=(import)
+  local cmds7=(rebuild-index)
+  local cmds8=(recover)
+  local cmds9=(serve)
+  local cmds10=(user)
+  local cmds11=(verify)
+  local cmds12=(acl add)
+  local cmds13=(acl list)
+  local cmds14=(acl remove)
+  local cmds15=(user add)
+  local cmds16=(user delete)
+  local cmds17=(user list)
 
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_kaas_user_list; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_kaas_user_delete; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_user_add; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_acl_remove; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_acl_list; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_acl_add; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_verify; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_user; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_serve; return $?; fi
-  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_recover; return $?; fi
-  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_kaas_user_list; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_kaas_user_delete; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_kaas_user_add; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_acl_remove; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_acl_list; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_acl_add; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_user; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_serve; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_recover; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
+  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_import; return $?; fi
   if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
   if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_deleterecords; return $?; fi
   if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_compact; return $?; fi
@@ -218,7 +221,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help acl assign compact delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="help acl assign compact delete-records dump-segment import rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -236,7 +239,7 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="acl assign compact delete-records dump-segment rebuild-index recover serve user verify"
+  local commands="acl assign compact delete-records dump-segment import rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
 
@@ -428,6 +431,43 @@ function _picocli_kaas_dumpsegment() {
     local currIndex
     currIndex=$(currentPositionalIndex "dump-segment" "${arg_opts}" "${flag_opts}")
     if (( currIndex >= 0 && currIndex <= 2147483647 )); then
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      positionals=$( compgen -f -- "${curr_word}" ) # files
+    fi
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `import` subcommand.
+function _picocli_kaas_import() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--dry-run' '--copy' '--abort-open-transactions' '--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local currIndex
+    currIndex=$(currentPositionalIndex "import" "${arg_opts}" "${flag_opts}")
+    if (( currIndex >= 0 && currIndex <= 0 )); then
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       positionals=$( compgen -f -- "${curr_word}" ) # files

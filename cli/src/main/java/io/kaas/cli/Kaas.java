@@ -51,6 +51,7 @@ public final class Kaas implements Runnable {
             CompactCommand.class,
             DeleteRecordsCommand.class,
             DumpSegmentCommand.class,
+            ImportCommand.class,
             RebuildIndexCommand.class,
             RecoverCommand.class,
             ServeCommand.class,

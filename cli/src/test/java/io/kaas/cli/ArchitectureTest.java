@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The module arrows, cli -> {broker, inspect, recovery} -> core-storage, broker -> {protocol, cluster} -> core-storage,
+ * The module arrows, cli -> {broker, inspect, recovery, migration} -> core-storage, broker -> {protocol, cluster} -> core-storage,
  * {cluster-etcd, cluster-kubernetes} -> cluster (found by URI scheme, named by no other module), no package
  * cycle inside a module, and what the engine must not know: Maven's dependency list only stops an arrow that has no dependency behind it, this stops the
  * rest (a stray import through a transitive dependency, a dependency re-added "for one class"). Lives
@@ -24,6 +24,7 @@ class ArchitectureTest {
     private static final String STORAGE = "io.kaas.storage..";
     private static final String RECOVERY = "io.kaas.recovery..";
     private static final String INSPECT = "io.kaas.inspect..";
+    private static final String MIGRATION = "io.kaas.migration..";
     private static final String BROKER = "io.kaas.broker..";
     private static final String PROTOCOL = "io.kaas.protocol..";
     private static final String CLUSTER = "io.kaas.cluster";
@@ -54,7 +55,7 @@ class ArchitectureTest {
                 .resideInAPackage(STORAGE)
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage(RECOVERY, INSPECT, BROKER, CLI, CLUSTER + "..", PROTOCOL)
+                .resideInAnyPackage(RECOVERY, INSPECT, MIGRATION, BROKER, CLI, CLUSTER + "..", PROTOCOL)
                 .check(main);
     }
 
@@ -101,6 +102,18 @@ class ArchitectureTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("io.kaas.storage")
+                .check(main);
+    }
+
+    @Test
+    void migrationDependsOnStorageOnly() {
+        // kaas import reads Apache's files with Apache's record classes; it never needs the broker's network stack.
+        noClasses()
+                .that()
+                .resideInAPackage(MIGRATION)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(RECOVERY, INSPECT, BROKER, CLI, PROTOCOL, CLUSTER + "..", "io.netty..")
                 .check(main);
     }
 
@@ -218,6 +231,7 @@ class ArchitectureTest {
                 "io.kaas.cluster",
                 "io.kaas.recovery",
                 "io.kaas.inspect",
+                "io.kaas.migration",
                 "io.kaas.broker",
                 "io.kaas.cli"
             })

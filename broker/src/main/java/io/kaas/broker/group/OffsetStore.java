@@ -4,8 +4,8 @@ import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
+import io.kaas.storage.layout.GroupOffsetFileName;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Committed offsets, one file per group: {@code <data>/__cluster/__consumer_offsets/<group>.json},
  * replaced atomically (tmp + fsync + rename + dir fsync) on every commit, so an acknowledged commit
- * survives a crash. Loaded whole at start. Group ids become file names by percent-encoding every byte
- * outside {@code [A-Za-z0-9._-]} (and a leading '.'), so any group id maps to one safe name and back.
+ * survives a crash. Loaded whole at start. Group ids become file names by core-storage's
+ * {@link GroupOffsetFileName} rule.
  *
  * <p>The same file keeps the group's <b>pending transactional offsets</b> (TxnOffsetCommit), per producer id,
  * as Apache's group coordinator keeps them: written before the TxnOffsetCommit is answered, so the coordinator
@@ -32,8 +32,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * hold the group's monitor around it), so files are written in change order.
  */
 public final class OffsetStore {
-    private static final String SUFFIX = ".json";
-
     /** One committed offset, as stored. */
     public record Committed(
             String topic, int partition, long offset, int leaderEpoch, String metadata, long commitTimestamp) {}
@@ -105,7 +103,7 @@ public final class OffsetStore {
      */
     private Map<String, State> readAll(java.util.function.Predicate<String> which) {
         Map<String, State> out = new java.util.HashMap<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + GroupOffsetFileName.SUFFIX)) {
             for (Path f : files) {
                 java.util.Optional<String> named = groupOf(f.getFileName().toString());
                 if (named.isPresent() && !which.test(named.get())) {
@@ -261,59 +259,11 @@ public final class OffsetStore {
     }
 
     public static String fileName(String group) {
-        StringBuilder sb = new StringBuilder();
-        byte[] bytes = group.getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < bytes.length; i++) {
-            int b = bytes[i] & 0xff;
-            boolean safe = (b >= 'a' && b <= 'z')
-                    || (b >= 'A' && b <= 'Z')
-                    || (b >= '0' && b <= '9')
-                    || b == '_'
-                    || b == '-'
-                    || (b == '.' && i > 0);
-            if (safe) {
-                sb.append((char) b);
-            } else {
-                sb.append('%').append(String.format("%02X", b));
-            }
-        }
-        return sb + SUFFIX;
+        return GroupOffsetFileName.of(group);
     }
 
-    /**
-     * The group {@code fileName} is the file of: {@link #fileName}'s inverse; empty for a name it never produces (not
-     * ours, or renamed by hand), whose file is then read to learn its group.
-     */
+    /** {@link GroupOffsetFileName#groupOf}: empty for a name {@link #fileName} never produces. */
     static java.util.Optional<String> groupOf(String fileName) {
-        if (!fileName.endsWith(SUFFIX)) {
-            return java.util.Optional.empty();
-        }
-        String encoded = fileName.substring(0, fileName.length() - SUFFIX.length());
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(encoded.length());
-        for (int i = 0; i < encoded.length(); i++) {
-            char c = encoded.charAt(i);
-            if (c == '%' && i + 2 < encoded.length()) {
-                int hi = Character.digit(encoded.charAt(i + 1), 16);
-                int lo = Character.digit(encoded.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    return java.util.Optional.empty();
-                }
-                bytes.write(hi << 4 | lo);
-                i += 2;
-            } else if (c < 0x80 && c != '%') {
-                bytes.write(c);
-            } else {
-                return java.util.Optional.empty();
-            }
-        }
-        try {
-            String group = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .decode(java.nio.ByteBuffer.wrap(bytes.toByteArray()))
-                    .toString();
-            return fileName(group).equals(fileName) ? java.util.Optional.of(group) : java.util.Optional.empty();
-        } catch (java.nio.charset.CharacterCodingException e) {
-            return java.util.Optional.empty();
-        }
+        return GroupOffsetFileName.groupOf(fileName);
     }
 }
