@@ -1,6 +1,7 @@
 package io.kaas.broker.group;
 
 import io.kaas.broker.coordinator.SlotOwnership;
+import io.kaas.storage.format.GroupOffsetsFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +30,11 @@ final class GroupOffsetCommits {
 
     /** Validates the committer's membership, then stores and durably writes the offsets; NONE when written. */
     Errors commit(
-            String groupId, String memberId, String instanceId, int generation, List<OffsetStore.Committed> commits) {
+            String groupId,
+            String memberId,
+            String instanceId,
+            int generation,
+            List<GroupOffsetsFile.Committed> commits) {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
@@ -65,7 +70,7 @@ final class GroupOffsetCommits {
             int generation,
             long producerId,
             short producerEpoch,
-            List<OffsetStore.Committed> commits) {
+            List<GroupOffsetsFile.Committed> commits) {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }

@@ -1,12 +1,14 @@
 package io.kaas.broker.group;
 
+import io.kaas.storage.format.GroupOffsetsFile;
+import io.kaas.storage.format.GroupOffsetsFile.Committed;
+import io.kaas.storage.format.GroupOffsetsFile.GroupOffsets;
+import io.kaas.storage.format.GroupOffsetsFile.PendingOffsets;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +20,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Committed offsets, one file per group: {@code <data>/__cluster/__consumer_offsets/<group>.json},
+ * Committed offsets, one file per group ({@link GroupOffsetsFile}: {@code <data>/__cluster/__consumer_offsets/<group>.json}),
  * replaced atomically (tmp + fsync + rename + dir fsync) on every commit, so an acknowledged commit
  * survives a crash. Loaded whole at start. Group ids become file names by percent-encoding every byte
  * outside {@code [A-Za-z0-9._-]} (and a leading '.'), so any group id maps to one safe name and back.
@@ -32,30 +34,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * hold the group's monitor around it), so files are written in change order.
  */
 public final class OffsetStore {
-    private static final String SUFFIX = ".json";
-
-    /** One committed offset, as stored. */
-    public record Committed(
-            String topic, int partition, long offset, int leaderEpoch, String metadata, long commitTimestamp) {}
-
-    /**
-     * One producer's offsets staged by TxnOffsetCommit in its open transaction, not visible to OffsetFetch until
-     * the transaction's COMMIT marker reaches this group.
-     */
-    public record PendingOffsets(long producerId, short producerEpoch, List<Committed> offsets) {
-        public PendingOffsets {
-            offsets = offsets == null ? List.of() : List.copyOf(offsets);
-        }
-    }
-
-    /** The file's content ({@code pending} absent in files written before it existed: none). */
-    public record GroupOffsets(String groupId, List<Committed> offsets, List<PendingOffsets> pending) {
-        public GroupOffsets {
-            offsets = offsets == null ? List.of() : offsets;
-            pending = pending == null ? List.of() : pending;
-        }
-    }
-
     /** A group's state in memory, immutable: committed offsets and pending ones by producer id. */
     private record State(Map<PartitionKey, Committed> committed, Map<Long, PendingOffsets> pending) {
         static final State EMPTY = new State(Map.of(), Map.of());
@@ -100,34 +78,21 @@ public final class OffsetStore {
     }
 
     /**
-     * The files of the groups {@code which} selects. A file is parsed only when its name ({@link #groupOf}) says it may
+     * The files of the groups {@code which} selects. A file is parsed only when its name ({@link GroupOffsetsFile#groupOf}) says it may
      * be one of them: a broker gaining one coordinator slot of fifty reads a fiftieth of the files, not all of them.
      */
     private Map<String, State> readAll(java.util.function.Predicate<String> which) {
         Map<String, State> out = new java.util.HashMap<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
-            for (Path f : files) {
-                java.util.Optional<String> named = groupOf(f.getFileName().toString());
-                if (named.isPresent() && !which.test(named.get())) {
-                    continue;
-                }
-                GroupOffsets g = StateJson.read(f, GroupOffsets.class).orElse(null);
-                if (g == null || !which.test(g.groupId())) {
-                    continue;
-                }
-                Map<PartitionKey, Committed> m = new TreeMap<>();
-                for (Committed c : g.offsets()) {
-                    m.put(new PartitionKey(c.topic(), c.partition()), c);
-                }
-                Map<Long, PendingOffsets> pending = new TreeMap<>();
-                for (PendingOffsets p : g.pending()) {
-                    pending.put(p.producerId(), p);
-                }
-                out.put(g.groupId(), new State(m, pending));
+        for (GroupOffsets g : GroupOffsetsFile.readAll(dir, which)) {
+            Map<PartitionKey, Committed> m = new TreeMap<>();
+            for (Committed c : g.offsets()) {
+                m.put(new PartitionKey(c.topic(), c.partition()), c);
             }
-        } catch (IOException e) {
-            throw new StorageException(
-                    StorageException.Kind.IO, dir + ": cannot load committed offsets: " + e.getMessage(), e);
+            Map<Long, PendingOffsets> pending = new TreeMap<>();
+            for (PendingOffsets p : g.pending()) {
+                pending.put(p.producerId(), p);
+            }
+            out.put(g.groupId(), new State(m, pending));
         }
         return out;
     }
@@ -257,63 +222,6 @@ public final class OffsetStore {
     }
 
     Path file(String group) {
-        return dir.resolve(fileName(group));
-    }
-
-    static String fileName(String group) {
-        StringBuilder sb = new StringBuilder();
-        byte[] bytes = group.getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < bytes.length; i++) {
-            int b = bytes[i] & 0xff;
-            boolean safe = (b >= 'a' && b <= 'z')
-                    || (b >= 'A' && b <= 'Z')
-                    || (b >= '0' && b <= '9')
-                    || b == '_'
-                    || b == '-'
-                    || (b == '.' && i > 0);
-            if (safe) {
-                sb.append((char) b);
-            } else {
-                sb.append('%').append(String.format("%02X", b));
-            }
-        }
-        return sb + SUFFIX;
-    }
-
-    /**
-     * The group {@code fileName} is the file of: {@link #fileName}'s inverse; empty for a name it never produces (not
-     * ours, or renamed by hand), whose file is then read to learn its group.
-     */
-    static java.util.Optional<String> groupOf(String fileName) {
-        if (!fileName.endsWith(SUFFIX)) {
-            return java.util.Optional.empty();
-        }
-        String encoded = fileName.substring(0, fileName.length() - SUFFIX.length());
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(encoded.length());
-        for (int i = 0; i < encoded.length(); i++) {
-            char c = encoded.charAt(i);
-            if (c == '%' && i + 2 < encoded.length()) {
-                int hi = Character.digit(encoded.charAt(i + 1), 16);
-                int lo = Character.digit(encoded.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    return java.util.Optional.empty();
-                }
-                bytes.write(hi << 4 | lo);
-                i += 2;
-            } else if (c < 0x80 && c != '%') {
-                bytes.write(c);
-            } else {
-                return java.util.Optional.empty();
-            }
-        }
-        try {
-            String group = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .decode(java.nio.ByteBuffer.wrap(bytes.toByteArray()))
-                    .toString();
-            return fileName(group).equals(fileName) ? java.util.Optional.of(group) : java.util.Optional.empty();
-        } catch (java.nio.charset.CharacterCodingException e) {
-            return java.util.Optional.empty();
-        }
+        return dir.resolve(GroupOffsetsFile.fileName(group));
     }
 }
