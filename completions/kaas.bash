@@ -157,10 +157,12 @@ function _complete_kaas() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} acl" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} assign" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} cat" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} compact" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} delete-records" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump-segment" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} import" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} ls" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} rebuild-index" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} recover" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} serve" ];    then _picocli_kaas; return $?; fi
@@ -177,37 +179,41 @@ function _complete_kaas() {
   local cmds0=(help)
   local cmds1=(acl)
   local cmds2=(assign)
-  local cmds3=(compact)
-  local cmds4=(delete-records)
-  local cmds5=(dump-segment)
-  local cmds6=(import)
-  local cmds7=(rebuild-index)
-  local cmds8=(recover)
-  local cmds9=(serve)
-  local cmds10=(user)
-  local cmds11=(verify)
-  local cmds12=(acl add)
-  local cmds13=(acl list)
-  local cmds14=(acl remove)
-  local cmds15=(user add)
-  local cmds16=(user delete)
-  local cmds17=(user list)
+  local cmds3=(cat)
+  local cmds4=(compact)
+  local cmds5=(delete-records)
+  local cmds6=(dump-segment)
+  local cmds7=(import)
+  local cmds8=(ls)
+  local cmds9=(rebuild-index)
+  local cmds10=(recover)
+  local cmds11=(serve)
+  local cmds12=(user)
+  local cmds13=(verify)
+  local cmds14=(acl add)
+  local cmds15=(acl list)
+  local cmds16=(acl remove)
+  local cmds17=(user add)
+  local cmds18=(user delete)
+  local cmds19=(user list)
 
-  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_kaas_user_list; return $?; fi
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_kaas_user_delete; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_kaas_user_add; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_acl_remove; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_acl_list; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_acl_add; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_verify; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_user; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_serve; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_recover; return $?; fi
-  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
-  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_import; return $?; fi
-  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
-  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_deleterecords; return $?; fi
-  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_compact; return $?; fi
+  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_kaas_user_list; return $?; fi
+  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_kaas_user_delete; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_kaas_user_add; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_kaas_acl_remove; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_kaas_acl_list; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_acl_add; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_user; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_serve; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_recover; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_ls; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_import; return $?; fi
+  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
+  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_deleterecords; return $?; fi
+  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_compact; return $?; fi
+  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_kaas_cat; return $?; fi
   if CompWordsContainsArray "${cmds2[@]}"; then _picocli_kaas_assign; return $?; fi
   if CompWordsContainsArray "${cmds1[@]}"; then _picocli_kaas_acl; return $?; fi
   if CompWordsContainsArray "${cmds0[@]}"; then _picocli_kaas_help; return $?; fi
@@ -221,7 +227,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help acl assign compact delete-records dump-segment import rebuild-index recover serve user verify"
+  local commands="help acl assign cat compact delete-records dump-segment import ls rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -239,7 +245,7 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="acl assign compact delete-records dump-segment import rebuild-index recover serve user verify"
+  local commands="acl assign cat compact delete-records dump-segment import ls rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
 
@@ -293,6 +299,57 @@ function _picocli_kaas_assign() {
       return
       ;;
     '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `cat` subcommand.
+function _picocli_kaas_cat() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '--no-progress' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--from-offset' '--from-time' '--to-offset' '--to-time' '--isolation' '-f' '--format'"
+  local LEVEL_option_args=("read_uncommitted" "read_committed") # --isolation values
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--from-offset')
+      return
+      ;;
+    '--from-time')
+      return
+      ;;
+    '--to-offset')
+      return
+      ;;
+    '--to-time')
+      return
+      ;;
+    '--isolation')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${LEVEL_option_args[@]}" ) )
+      return $?
+      ;;
+    '-f'|'--format')
       return
       ;;
   esac
@@ -467,6 +524,43 @@ function _picocli_kaas_import() {
     local positionals=""
     local currIndex
     currIndex=$(currentPositionalIndex "import" "${arg_opts}" "${flag_opts}")
+    if (( currIndex >= 0 && currIndex <= 0 )); then
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      positionals=$( compgen -f -- "${curr_word}" ) # files
+    fi
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `ls` subcommand.
+function _picocli_kaas_ls() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local currIndex
+    currIndex=$(currentPositionalIndex "ls" "${arg_opts}" "${flag_opts}")
     if (( currIndex >= 0 && currIndex <= 0 )); then
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames

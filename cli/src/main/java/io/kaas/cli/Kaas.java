@@ -1,6 +1,7 @@
 package io.kaas.cli;
 
 import io.kaas.storage.ExitCodes;
+import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -48,10 +49,12 @@ public final class Kaas implements Runnable {
             // One line per subcommand, alphabetical, e.g. VerifyCommand.class,
             AclCommand.class,
             AssignCommand.class,
+            CatCommand.class,
             CompactCommand.class,
             DeleteRecordsCommand.class,
             DumpSegmentCommand.class,
             ImportCommand.class,
+            LsCommand.class,
             RebuildIndexCommand.class,
             RecoverCommand.class,
             ServeCommand.class,
@@ -59,12 +62,19 @@ public final class Kaas implements Runnable {
             VerifyCommand.class);
 
     private final Terminal terminal;
+    /** The process's stdout as bytes, for output that must be byte-exact ({@code cat}); null in-process. */
+    private final OutputStream stdoutBytes;
 
     @Spec
     private CommandSpec spec;
 
     public Kaas(Terminal terminal) {
+        this(terminal, null);
+    }
+
+    public Kaas(Terminal terminal, OutputStream stdoutBytes) {
         this.terminal = terminal;
+        this.stdoutBytes = stdoutBytes;
     }
 
     /** What the streams can show; subcommands reach it through {@link ColorMixin}. */
@@ -81,7 +91,7 @@ public final class Kaas implements Runnable {
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-        int exitCode = run(Terminal.detect(), out, err, args);
+        int exitCode = run(Terminal.detect(), System.out, out, err, args);
         out.flush();
         err.flush();
         System.exit(exitCode);
@@ -94,6 +104,15 @@ public final class Kaas implements Runnable {
 
     /** As {@link #run(PrintWriter, PrintWriter, String...)}, with the terminal a test wants to pretend. */
     public static int run(Terminal terminal, PrintWriter out, PrintWriter err, String... args) {
+        return run(terminal, null, out, err, args);
+    }
+
+    /**
+     * As {@link #run(Terminal, PrintWriter, PrintWriter, String...)}; {@code stdoutBytes} (may be null) is the byte
+     * stream under {@code out}, which commands whose output must be byte-exact write to ({@link #stdoutBytesOf}).
+     */
+    public static int run(
+            Terminal terminal, OutputStream stdoutBytes, PrintWriter out, PrintWriter err, String... args) {
         if (asksForVersionOnly(args)) {
             // What scripts probe first, answered without picocli's model: ~170 classes and reflection over
             // the annotations, run interpreted, even for an empty command. KaasTest checks this prints what
@@ -104,7 +123,7 @@ public final class Kaas implements Runnable {
             out.flush();
             return ExitCodes.OK;
         }
-        return execute(newCommandLine(terminal, subcommandsFor(args)), out, err, args);
+        return execute(newCommandLine(terminal, stdoutBytes, subcommandsFor(args)), out, err, args);
     }
 
     private static boolean asksForVersionOnly(String... args) {
@@ -154,7 +173,11 @@ public final class Kaas implements Runnable {
     }
 
     static CommandLine newCommandLine(Terminal terminal, List<Class<?>> subcommands) {
-        CommandLine commandLine = new CommandLine(new Kaas(terminal));
+        return newCommandLine(terminal, null, subcommands);
+    }
+
+    static CommandLine newCommandLine(Terminal terminal, OutputStream stdoutBytes, List<Class<?>> subcommands) {
+        CommandLine commandLine = new CommandLine(new Kaas(terminal, stdoutBytes));
         for (Class<?> c : subcommands) {
             commandLine.addSubcommand(c);
         }
@@ -169,6 +192,11 @@ public final class Kaas implements Runnable {
         }
         applyConventions(commandLine);
         return commandLine;
+    }
+
+    /** The stdout bytes of the {@code kaas} invocation {@code command} belongs to; null when run in-process. */
+    static OutputStream stdoutBytesOf(CommandSpec command) {
+        return command.root().userObject() instanceof Kaas kaas ? kaas.stdoutBytes : null;
     }
 
     /** The terminal of the {@code kaas} invocation {@code command} belongs to. */

@@ -12,10 +12,10 @@ import java.nio.file.Path;
  * (Apache writes the batch's last offset, the original its base offset), so every batch before that
  * position ends before the target. A missing or insane index gives position 0: slower, never wrong.
  */
-final class IndexSeek {
+public final class IndexSeek {
     private IndexSeek() {}
 
-    static long position(Path index, long baseOffset, long target, long logSize) {
+    public static long position(Path index, long baseOffset, long target, long logSize) {
         if (target == Long.MIN_VALUE || !Files.isRegularFile(index)) {
             return 0;
         }

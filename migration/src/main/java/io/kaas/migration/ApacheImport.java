@@ -2,13 +2,13 @@ package io.kaas.migration;
 
 import io.kaas.migration.ApacheLogDir.ApachePartition;
 import io.kaas.migration.ImportListener.PartitionOutcome;
+import io.kaas.storage.format.GroupOffsetsFile;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.format.TopicIdentity;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
-import io.kaas.storage.layout.GroupOffsetFileName;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.layout.TopicDir;
 import io.kaas.storage.layout.TopicName;
@@ -49,9 +49,6 @@ public final class ApacheImport {
 
     /** The broker's producer-id floor file ({@code __cluster/producer_ids/next-block.json}). */
     record NextBlock(long nextBlockStart) {}
-
-    /** A group's offset file as the broker's offset store reads it. */
-    record GroupOffsetsFile(String groupId, List<CommittedGroupOffsets.Offset> offsets, List<Object> pending) {}
 
     private final ImportOptions options;
     private final ImportListener listener;
@@ -155,14 +152,14 @@ public final class ApacheImport {
                 writeTopicFiles(dataDir, topic, topicId(apache, topic, metadata), metadata.topic(topic));
             }
         }
-        for (Map.Entry<String, List<CommittedGroupOffsets.Offset>> g :
+        for (Map.Entry<String, List<GroupOffsetsFile.Committed>> g :
                 groups.byGroup().entrySet()) {
             if (!options.dryRun()) {
                 Path dir = ClusterDir.consumerOffsets(ClusterDir.of(dataDir));
                 createDirectories(dir);
                 StateJson.write(
-                        dir.resolve(GroupOffsetFileName.of(g.getKey())),
-                        new GroupOffsetsFile(g.getKey(), g.getValue(), List.of()));
+                        dir.resolve(GroupOffsetsFile.fileName(g.getKey())),
+                        new GroupOffsetsFile.GroupOffsets(g.getKey(), g.getValue(), List.of()));
             }
             listener.groupDone(g.getKey(), g.getValue().size());
         }

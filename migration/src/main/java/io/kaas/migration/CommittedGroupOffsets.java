@@ -1,5 +1,6 @@
 package io.kaas.migration;
 
+import io.kaas.storage.format.GroupOffsetsFile.Committed;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,11 +23,8 @@ import org.apache.kafka.coordinator.group.generated.OffsetCommitValue;
  * partition, as Apache's coordinator replays them; an aborted or still open transaction's offsets are left out.
  * Group metadata records (members, assignments) are not carried: a group rejoins, and resumes at these offsets.
  */
-public record CommittedGroupOffsets(Map<String, List<Offset>> byGroup) {
+public record CommittedGroupOffsets(Map<String, List<Committed>> byGroup) {
     /** One committed offset. */
-    public record Offset(
-            String topic, int partition, long offset, int leaderEpoch, String metadata, long commitTimestamp) {}
-
     private record Key(String group, String topic, int partition) {}
 
     public CommittedGroupOffsets {
@@ -39,14 +37,14 @@ public record CommittedGroupOffsets(Map<String, List<Offset>> byGroup) {
 
     public static CommittedGroupOffsets read(List<Path> partitionDirs) {
         GroupCoordinatorRecordSerde serde = new GroupCoordinatorRecordSerde();
-        Map<Key, Offset> committed = new TreeMap<>(java.util.Comparator.comparing(Key::group)
+        Map<Key, Committed> committed = new TreeMap<>(java.util.Comparator.comparing(Key::group)
                 .thenComparing(Key::topic)
                 .thenComparingInt(Key::partition));
         for (Path dir : partitionDirs) {
-            Map<Long, Map<Key, Offset>> pending = new HashMap<>();
+            Map<Long, Map<Key, Committed>> pending = new HashMap<>();
             ApacheBatches.forEach(dir, (file, batch) -> replay(serde, batch, committed, pending));
         }
-        Map<String, List<Offset>> out = new TreeMap<>();
+        Map<String, List<Committed>> out = new TreeMap<>();
         committed.forEach(
                 (k, v) -> out.computeIfAbsent(k.group(), g -> new ArrayList<>()).add(v));
         return new CommittedGroupOffsets(out);
@@ -55,18 +53,18 @@ public record CommittedGroupOffsets(Map<String, List<Offset>> byGroup) {
     private static void replay(
             GroupCoordinatorRecordSerde serde,
             RecordBatch batch,
-            Map<Key, Offset> committed,
-            Map<Long, Map<Key, Offset>> pending) {
+            Map<Key, Committed> committed,
+            Map<Long, Map<Key, Committed>> pending) {
         if (batch.isControlBatch()) {
             for (Record r : batch) {
-                Map<Key, Offset> staged = pending.remove(batch.producerId());
+                Map<Key, Committed> staged = pending.remove(batch.producerId());
                 if (staged != null && ControlRecordType.parse(r.key()) == ControlRecordType.COMMIT) {
                     committed.putAll(staged);
                 }
             }
             return;
         }
-        Map<Key, Offset> into =
+        Map<Key, Committed> into =
                 batch.isTransactional() ? pending.computeIfAbsent(batch.producerId(), id -> new HashMap<>()) : null;
         for (Record r : batch) {
             if (!r.hasKey()) {
@@ -90,7 +88,7 @@ public record CommittedGroupOffsets(Map<String, List<Offset>> byGroup) {
                 continue;
             }
             OffsetCommitValue v = (OffsetCommitValue) record.value().message();
-            Offset offset = new Offset(
+            Committed offset = new Committed(
                     k.topic(), k.partition(), v.offset(), v.leaderEpoch(), v.metadata(), v.commitTimestamp());
             if (into != null) {
                 into.put(key, offset);

@@ -2,10 +2,10 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.group.OffsetStore;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
+import io.kaas.storage.format.GroupOffsetsFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -39,7 +39,7 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, OffsetCommitRequestData request) {
         long now = System.currentTimeMillis();
         OffsetCommitResponseData response = new OffsetCommitResponseData();
-        List<OffsetStore.Committed> commits = new ArrayList<>();
+        List<GroupOffsetsFile.Committed> commits = new ArrayList<>();
         List<OffsetCommitResponseData.OffsetCommitResponsePartition> accepted = new ArrayList<>();
         boolean byId = ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION;
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : request.topics()) {
@@ -68,7 +68,7 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
                 }
-                commits.add(new OffsetStore.Committed(
+                commits.add(new GroupOffsetsFile.Committed(
                         name,
                         p.partitionIndex(),
                         p.committedOffset(),

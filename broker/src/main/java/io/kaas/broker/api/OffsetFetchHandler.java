@@ -5,6 +5,7 @@ import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.OffsetStore;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
+import io.kaas.storage.format.GroupOffsetsFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,7 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
         this.topics = topics;
     }
 
-    private short stability(boolean requireStable, String groupId, OffsetStore.Committed c) {
+    private short stability(boolean requireStable, String groupId, GroupOffsetsFile.Committed c) {
         return requireStable && groups.hasPendingOffset(groupId, c.topic(), c.partition())
                 ? Errors.UNSTABLE_OFFSET_COMMIT.code()
                 : Errors.NONE.code();
@@ -63,12 +64,12 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                     wanted.put(t.name(), t.partitionIndexes());
                 }
             }
-            for (Map.Entry<String, List<OffsetStore.Committed>> e :
+            for (Map.Entry<String, List<GroupOffsetsFile.Committed>> e :
                     lookup(ctx, request.groupId(), wanted).entrySet()) {
                 OffsetFetchResponseData.OffsetFetchResponseTopic tr =
                         new OffsetFetchResponseData.OffsetFetchResponseTopic().setName(e.getKey());
                 boolean topicDenied = !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, e.getKey());
-                for (OffsetStore.Committed c : e.getValue()) {
+                for (GroupOffsetsFile.Committed c : e.getValue()) {
                     tr.partitions()
                             .add(new OffsetFetchResponseData.OffsetFetchResponsePartition()
                                     .setPartitionIndex(c.partition())
@@ -112,7 +113,7 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                 response.groups().add(gr.setErrorCode(member.code()));
                 continue;
             }
-            for (Map.Entry<String, List<OffsetStore.Committed>> e :
+            for (Map.Entry<String, List<GroupOffsetsFile.Committed>> e :
                     lookup(ctx, g.groupId(), wanted).entrySet()) {
                 Uuid topicId = TopicIdLookup.id(topics, e.getKey());
                 if (byId && topicId.equals(Uuid.ZERO_UUID)) {
@@ -123,7 +124,7 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
                                 .setName(e.getKey())
                                 .setTopicId(topicId);
                 boolean topicDenied = !ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, e.getKey());
-                for (OffsetStore.Committed c : e.getValue()) {
+                for (GroupOffsetsFile.Committed c : e.getValue()) {
                     tr.partitions()
                             .add(new OffsetFetchResponseData.OffsetFetchResponsePartitions()
                                     .setPartitionIndex(c.partition())
@@ -163,10 +164,10 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
      * group's offsets leave out topics the principal may not DESCRIBE; named ones are answered with
      * TOPIC_AUTHORIZATION_FAILED.
      */
-    private Map<String, List<OffsetStore.Committed>> lookup(
+    private Map<String, List<GroupOffsetsFile.Committed>> lookup(
             RequestContext ctx, String groupId, Map<String, List<Integer>> wanted) {
-        Map<OffsetStore.PartitionKey, OffsetStore.Committed> committed = groups.committed(groupId);
-        Map<String, List<OffsetStore.Committed>> out = new TreeMap<>();
+        Map<OffsetStore.PartitionKey, GroupOffsetsFile.Committed> committed = groups.committed(groupId);
+        Map<String, List<GroupOffsetsFile.Committed>> out = new TreeMap<>();
         if (wanted == null) {
             java.util.Set<String> visible = ctx.allowedNames(
                     AclOperation.DESCRIBE,
@@ -182,15 +183,15 @@ public final class OffsetFetchHandler implements ApiHandler<OffsetFetchRequestDa
             return out;
         }
         wanted.forEach((topic, partitions) -> {
-            List<OffsetStore.Committed> list = out.computeIfAbsent(topic, t -> new ArrayList<>());
+            List<GroupOffsetsFile.Committed> list = out.computeIfAbsent(topic, t -> new ArrayList<>());
             if (!ctx.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, topic)) {
                 // Apache's UNAUTHORIZED_PARTITION: offset -1, no metadata; the error is set by the caller.
-                partitions.forEach(p -> list.add(new OffsetStore.Committed(topic, p, -1, -1, "", -1)));
+                partitions.forEach(p -> list.add(new GroupOffsetsFile.Committed(topic, p, -1, -1, "", -1)));
                 return;
             }
             for (int p : partitions) {
-                OffsetStore.Committed c = committed.get(new OffsetStore.PartitionKey(topic, p));
-                list.add(c != null ? c : new OffsetStore.Committed(topic, p, -1, -1, "", -1));
+                GroupOffsetsFile.Committed c = committed.get(new OffsetStore.PartitionKey(topic, p));
+                list.add(c != null ? c : new GroupOffsetsFile.Committed(topic, p, -1, -1, "", -1));
             }
         });
         return out;

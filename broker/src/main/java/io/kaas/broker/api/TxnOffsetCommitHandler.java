@@ -2,12 +2,12 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.group.OffsetStore;
 import io.kaas.broker.txn.TransactionErrors;
 import io.kaas.broker.txn.TransactionalOffsetsGate;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
+import io.kaas.storage.format.GroupOffsetsFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -51,7 +51,7 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, TxnOffsetCommitRequestData request) {
         long now = System.currentTimeMillis();
         TxnOffsetCommitResponseData response = new TxnOffsetCommitResponseData();
-        List<OffsetStore.Committed> staged = new ArrayList<>();
+        List<GroupOffsetsFile.Committed> staged = new ArrayList<>();
         List<TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition> accepted = new ArrayList<>();
         boolean byId = ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION;
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic t : request.topics()) {
@@ -80,7 +80,7 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
                     pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                     continue;
                 }
-                staged.add(new OffsetStore.Committed(
+                staged.add(new GroupOffsetsFile.Committed(
                         name,
                         p.partitionIndex(),
                         p.committedOffset(),
@@ -96,7 +96,8 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         return CompletableFuture.completedFuture(response);
     }
 
-    private Errors stage(RequestContext ctx, TxnOffsetCommitRequestData request, List<OffsetStore.Committed> staged) {
+    private Errors stage(
+            RequestContext ctx, TxnOffsetCommitRequestData request, List<GroupOffsetsFile.Committed> staged) {
         if (request.groupId().isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }

@@ -6,6 +6,7 @@ import io.kaas.broker.group.streams.StreamsGroups;
 import io.kaas.broker.group.streams.StreamsHeartbeat;
 import io.kaas.cluster.CoordinatorSlots;
 import io.kaas.storage.TopicInfo;
+import io.kaas.storage.format.GroupOffsetsFile;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -266,7 +267,11 @@ public final class GroupCoordinator {
      * for every partition (NONE when written).
      */
     public Errors commit(
-            String groupId, String memberId, String instanceId, int generation, List<OffsetStore.Committed> commits) {
+            String groupId,
+            String memberId,
+            String instanceId,
+            int generation,
+            List<GroupOffsetsFile.Committed> commits) {
         return this.commits.commit(groupId, memberId, instanceId, generation, commits);
     }
 
@@ -283,7 +288,7 @@ public final class GroupCoordinator {
             int generation,
             long producerId,
             short producerEpoch,
-            List<OffsetStore.Committed> commits) {
+            List<GroupOffsetsFile.Committed> commits) {
         return this.commits.stageTransactional(
                 groupId, memberId, instanceId, generation, producerId, producerEpoch, commits);
     }
@@ -311,11 +316,11 @@ public final class GroupCoordinator {
      * Offsets a transaction record written by an earlier kaas staged in the transaction coordinator's slot file:
      * stored and durably written when that transaction commits (no membership check, it was done when staged).
      */
-    public void commitTransactional(String groupId, List<OffsetStore.Committed> commits) {
+    public void commitTransactional(String groupId, List<GroupOffsetsFile.Committed> commits) {
         offsets.commit(groupId, commits);
     }
 
-    public Map<OffsetStore.PartitionKey, OffsetStore.Committed> committed(String groupId) {
+    public Map<OffsetStore.PartitionKey, GroupOffsetsFile.Committed> committed(String groupId) {
         return offsets.offsets(groupId);
     }
 

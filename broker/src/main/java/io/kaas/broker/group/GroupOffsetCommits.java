@@ -2,6 +2,7 @@ package io.kaas.broker.group;
 
 import io.kaas.broker.coordinator.SlotOwnership;
 import io.kaas.broker.group.streams.LiveStreamsGroup;
+import io.kaas.storage.format.GroupOffsetsFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,11 @@ final class GroupOffsetCommits {
 
     /** Validates the committer's membership, then stores and durably writes the offsets; NONE when written. */
     Errors commit(
-            String groupId, String memberId, String instanceId, int generation, List<OffsetStore.Committed> commits) {
+            String groupId,
+            String memberId,
+            String instanceId,
+            int generation,
+            List<GroupOffsetsFile.Committed> commits) {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
@@ -51,10 +56,10 @@ final class GroupOffsetCommits {
                                 false,
                                 COMMIT_VERSION,
                                 commits.stream()
-                                        .map(OffsetStore.Committed::topic)
+                                        .map(GroupOffsetsFile.Committed::topic)
                                         .toList(),
                                 commits.stream()
-                                        .map(OffsetStore.Committed::partition)
+                                        .map(GroupOffsetsFile.Committed::partition)
                                         .toList());
                 return e == Errors.NONE && !commits.isEmpty() && !write(groupId, () -> offsets.commit(groupId, commits))
                         ? Errors.NOT_COORDINATOR
@@ -90,7 +95,7 @@ final class GroupOffsetCommits {
             int generation,
             long producerId,
             short producerEpoch,
-            List<OffsetStore.Committed> commits) {
+            List<GroupOffsetsFile.Committed> commits) {
         if (groupId.isEmpty()) {
             return Errors.INVALID_GROUP_ID;
         }
@@ -111,10 +116,10 @@ final class GroupOffsetCommits {
                                         true,
                                         COMMIT_VERSION,
                                         commits.stream()
-                                                .map(OffsetStore.Committed::topic)
+                                                .map(GroupOffsetsFile.Committed::topic)
                                                 .toList(),
                                         commits.stream()
-                                                .map(OffsetStore.Committed::partition)
+                                                .map(GroupOffsetsFile.Committed::partition)
                                                 .toList());
                 if (e == Errors.NONE
                         && !commits.isEmpty()

@@ -1,12 +1,14 @@
 package io.kaas.broker.group;
 
+import io.kaas.storage.format.GroupOffsetsFile;
+import io.kaas.storage.format.GroupOffsetsFile.Committed;
+import io.kaas.storage.format.GroupOffsetsFile.GroupOffsets;
+import io.kaas.storage.format.GroupOffsetsFile.PendingOffsets;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
-import io.kaas.storage.layout.GroupOffsetFileName;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,10 +20,10 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Committed offsets, one file per group: {@code <data>/__cluster/__consumer_offsets/<group>.json},
+ * Committed offsets, one file per group ({@link GroupOffsetsFile}: {@code <data>/__cluster/__consumer_offsets/<group>.json}),
  * replaced atomically (tmp + fsync + rename + dir fsync) on every commit, so an acknowledged commit
- * survives a crash. Loaded whole at start. Group ids become file names by core-storage's
- * {@link GroupOffsetFileName} rule.
+ * survives a crash. Loaded whole at start. Group ids become file names by percent-encoding every byte
+ * outside {@code [A-Za-z0-9._-]} (and a leading '.'), so any group id maps to one safe name and back.
  *
  * <p>The same file keeps the group's <b>pending transactional offsets</b> (TxnOffsetCommit), per producer id,
  * as Apache's group coordinator keeps them: written before the TxnOffsetCommit is answered, so the coordinator
@@ -32,28 +34,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * hold the group's monitor around it), so files are written in change order.
  */
 public final class OffsetStore {
-    /** One committed offset, as stored. */
-    public record Committed(
-            String topic, int partition, long offset, int leaderEpoch, String metadata, long commitTimestamp) {}
-
-    /**
-     * One producer's offsets staged by TxnOffsetCommit in its open transaction, not visible to OffsetFetch until
-     * the transaction's COMMIT marker reaches this group.
-     */
-    public record PendingOffsets(long producerId, short producerEpoch, List<Committed> offsets) {
-        public PendingOffsets {
-            offsets = offsets == null ? List.of() : List.copyOf(offsets);
-        }
-    }
-
-    /** The file's content ({@code pending} absent in files written before it existed: none). */
-    public record GroupOffsets(String groupId, List<Committed> offsets, List<PendingOffsets> pending) {
-        public GroupOffsets {
-            offsets = offsets == null ? List.of() : offsets;
-            pending = pending == null ? List.of() : pending;
-        }
-    }
-
     /** A group's state in memory, immutable: committed offsets and pending ones by producer id. */
     private record State(Map<PartitionKey, Committed> committed, Map<Long, PendingOffsets> pending) {
         static final State EMPTY = new State(Map.of(), Map.of());
@@ -98,34 +78,21 @@ public final class OffsetStore {
     }
 
     /**
-     * The files of the groups {@code which} selects. A file is parsed only when its name ({@link #groupOf}) says it may
+     * The files of the groups {@code which} selects. A file is parsed only when its name ({@link GroupOffsetsFile#groupOf}) says it may
      * be one of them: a broker gaining one coordinator slot of fifty reads a fiftieth of the files, not all of them.
      */
     private Map<String, State> readAll(java.util.function.Predicate<String> which) {
         Map<String, State> out = new java.util.HashMap<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + GroupOffsetFileName.SUFFIX)) {
-            for (Path f : files) {
-                java.util.Optional<String> named = groupOf(f.getFileName().toString());
-                if (named.isPresent() && !which.test(named.get())) {
-                    continue;
-                }
-                GroupOffsets g = StateJson.read(f, GroupOffsets.class).orElse(null);
-                if (g == null || !which.test(g.groupId())) {
-                    continue;
-                }
-                Map<PartitionKey, Committed> m = new TreeMap<>();
-                for (Committed c : g.offsets()) {
-                    m.put(new PartitionKey(c.topic(), c.partition()), c);
-                }
-                Map<Long, PendingOffsets> pending = new TreeMap<>();
-                for (PendingOffsets p : g.pending()) {
-                    pending.put(p.producerId(), p);
-                }
-                out.put(g.groupId(), new State(m, pending));
+        for (GroupOffsets g : GroupOffsetsFile.readAll(dir, which)) {
+            Map<PartitionKey, Committed> m = new TreeMap<>();
+            for (Committed c : g.offsets()) {
+                m.put(new PartitionKey(c.topic(), c.partition()), c);
             }
-        } catch (IOException e) {
-            throw new StorageException(
-                    StorageException.Kind.IO, dir + ": cannot load committed offsets: " + e.getMessage(), e);
+            Map<Long, PendingOffsets> pending = new TreeMap<>();
+            for (PendingOffsets p : g.pending()) {
+                pending.put(p.producerId(), p);
+            }
+            out.put(g.groupId(), new State(m, pending));
         }
         return out;
     }
@@ -255,15 +222,6 @@ public final class OffsetStore {
     }
 
     Path file(String group) {
-        return dir.resolve(fileName(group));
-    }
-
-    public static String fileName(String group) {
-        return GroupOffsetFileName.of(group);
-    }
-
-    /** {@link GroupOffsetFileName#groupOf}: empty for a name {@link #fileName} never produces. */
-    static java.util.Optional<String> groupOf(String fileName) {
-        return GroupOffsetFileName.groupOf(fileName);
+        return dir.resolve(GroupOffsetsFile.fileName(group));
     }
 }

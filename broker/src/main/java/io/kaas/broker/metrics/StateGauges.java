@@ -1,12 +1,12 @@
 package io.kaas.broker.metrics;
 
 import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.group.OffsetStore;
 import io.kaas.protocol.KafkaServer;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
 import io.kaas.storage.StorageEngine;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.format.GroupOffsetsFile;
 import io.kaas.storage.io.StorageException;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -119,7 +119,8 @@ final class StateGauges {
                     Map<TopicPartition, PartitionState> states = new HashMap<>(open.size() * 2);
                     open.forEach(p -> states.put(p.id(), p.state()));
                     for (String group : groups.groupsWithOffsets()) {
-                        for (OffsetStore.Committed c : groups.committed(group).values()) {
+                        for (GroupOffsetsFile.Committed c :
+                                groups.committed(group).values()) {
                             PartitionState s = states.get(new TopicPartition(c.topic(), c.partition()));
                             if (s != null && c.offset() >= 0) {
                                 cb.call(

@@ -1,6 +1,6 @@
 package io.kaas.broker.share;
 
-import io.kaas.broker.group.OffsetStore;
+import io.kaas.storage.format.GroupOffsetsFile;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StorageException;
@@ -41,7 +41,7 @@ public final class ShareStateStore {
     }
 
     public Path fileOf(String groupId) {
-        return dir.resolve(OffsetStore.fileName(groupId));
+        return dir.resolve(GroupOffsetsFile.fileName(groupId));
     }
 
     /** The group's stored partitions; empty when it has none. */

@@ -3,7 +3,7 @@ package io.kaas.broker.txn;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.coordinator.SlotOwnership;
 import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.group.OffsetStore;
+import io.kaas.storage.format.GroupOffsetsFile;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -157,11 +157,11 @@ final class TransactionCompletion {
         }
     }
 
-    private static Map<String, List<OffsetStore.Committed>> stagedOffsetsByGroup(TransactionRecord prepared) {
-        Map<String, List<OffsetStore.Committed>> byGroup = new LinkedHashMap<>();
+    private static Map<String, List<GroupOffsetsFile.Committed>> stagedOffsetsByGroup(TransactionRecord prepared) {
+        Map<String, List<GroupOffsetsFile.Committed>> byGroup = new LinkedHashMap<>();
         for (StagedOffset o : prepared.offsets()) {
             byGroup.computeIfAbsent(o.groupId(), g -> new ArrayList<>())
-                    .add(new OffsetStore.Committed(
+                    .add(new GroupOffsetsFile.Committed(
                             o.topic(), o.partition(), o.offset(), o.leaderEpoch(), o.metadata(), o.commitTimestamp()));
         }
         return byGroup;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kaas.storage.TopicInfo;
+import io.kaas.storage.format.GroupOffsetsFile;
 import io.kaas.storage.format.TopicConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -201,7 +202,7 @@ class ConsumerGroupProtocolReconciliationTest {
     @Test
     void afterARestartMembersRejoinAndTheirOffsetsAreStillThere() {
         heartbeat(join("g", "a"));
-        assertThat(groups.commit("g", "a", null, 1, List.of(new OffsetStore.Committed("t", 0, 42, -1, "", 0))))
+        assertThat(groups.commit("g", "a", null, 1, List.of(new GroupOffsetsFile.Committed("t", 0, 42, -1, "", 0))))
                 .isEqualTo(Errors.NONE);
         groups.shutdown();
         groups = coordinator(ConsumerGroupConfig.defaults());

@@ -2,6 +2,7 @@ package io.kaas.broker.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kaas.storage.format.GroupOffsetsFile;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -28,8 +29,8 @@ class GroupCoordinationHandOverTest {
         timer.shutdownNow();
     }
 
-    private static OffsetStore.Committed at(long offset) {
-        return new OffsetStore.Committed("t", 0, offset, -1, "", 0);
+    private static GroupOffsetsFile.Committed at(long offset) {
+        return new GroupOffsetsFile.Committed("t", 0, offset, -1, "", 0);
     }
 
     @Test

@@ -7,7 +7,6 @@ import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.coordinator.ManualScheduler;
 import io.kaas.broker.group.GroupCoordinator;
-import io.kaas.broker.group.OffsetStore;
 import io.kaas.cluster.BrokerNode;
 import io.kaas.cluster.PartitionLeaders;
 import io.kaas.storage.Acks;
@@ -15,6 +14,7 @@ import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.EngineConfig;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.ProducerStatus;
+import io.kaas.storage.format.GroupOffsetsFile;
 import io.kaas.storage.format.TopicConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -167,7 +167,7 @@ class TransactionCoordinatorTest {
         PartitionLog p0 = produce(0, pid, (short) 0);
         PartitionLog p1 = produce(1, pid, (short) 0);
         assertThat(c.addOffsets("tx", pid, (short) 0, "g")).isEqualTo(Errors.NONE);
-        OffsetStore.Committed offset = new OffsetStore.Committed("t", 0, 1, -1, "", 0);
+        GroupOffsetsFile.Committed offset = new GroupOffsetsFile.Committed("t", 0, 1, -1, "", 0);
         assertThat(groups.stageTransactional("g", "", null, -1, pid, (short) 0, List.of(offset)))
                 .isEqualTo(Errors.NONE);
         assertThat(groups.committed("g")).as("pending until the marker").isEmpty();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kaas.broker.group.OffsetStore;
 import io.kaas.security.ScramCredentialStore;
+import io.kaas.storage.format.GroupOffsetsFile;
 import io.kaas.storage.layout.ClusterDir;
 import io.kaas.storage.testfs.FaultyFileSystem;
 import java.nio.file.Path;
@@ -40,7 +41,7 @@ class TransactionStateStorePowerCutTest {
     void pendingTransactionalOffsetsAndTheirCommitSurviveACut() throws Exception {
         FaultyFileSystem fs = FaultyFileSystem.onJimfs();
         Path cluster = ClusterDir.of(fs.root().resolve("data"));
-        OffsetStore.Committed c = new OffsetStore.Committed("t", 0, 42, -1, "m", 1_000);
+        GroupOffsetsFile.Committed c = new GroupOffsetsFile.Committed("t", 0, 42, -1, "m", 1_000);
         new OffsetStore(cluster).stagePending("g", 7, (short) 0, List.of(c));
         FaultyFileSystem afterStage = fs.powerCut();
         OffsetStore reloaded = new OffsetStore(afterStage.pathOf(cluster));
