@@ -20,6 +20,9 @@ import org.apache.kafka.common.security.auth.KafkaPrincipal;
  * token itself is {@link DelegationTokens}'s.
  */
 public final class CreateDelegationTokenHandler implements ApiHandler<CreateDelegationTokenRequestData> {
+    /** The requester fields exist from v3 (KIP-373); writing them at older versions fails the encode. */
+    private static final short FIRST_REQUESTER_VERSION = 3;
+
     private final DelegationTokens tokens;
 
     public CreateDelegationTokenHandler(DelegationTokens tokens) {
@@ -35,9 +38,11 @@ public final class CreateDelegationTokenHandler implements ApiHandler<CreateDele
                 : new KafkaPrincipal(request.ownerPrincipalType(), ownerName);
         CreateDelegationTokenResponseData out = new CreateDelegationTokenResponseData()
                 .setPrincipalType(owner.getPrincipalType())
-                .setPrincipalName(owner.getName())
-                .setTokenRequesterPrincipalType(requester.getPrincipalType())
-                .setTokenRequesterPrincipalName(requester.getName());
+                .setPrincipalName(owner.getName());
+        if (ctx.apiVersion() >= FIRST_REQUESTER_VERSION) {
+            out.setTokenRequesterPrincipalType(requester.getPrincipalType())
+                    .setTokenRequesterPrincipalName(requester.getName());
+        }
         Errors error;
         if (!DelegationTokens.mayManageTokens(ctx)) {
             error = Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED;

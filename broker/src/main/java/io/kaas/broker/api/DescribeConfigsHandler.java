@@ -124,28 +124,21 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
         return out;
     }
 
+    /** A group config entry has a topic config entry's shape: reported the same way. */
     private static DescribeConfigsResponseData.DescribeConfigsResourceResult groupEntry(
             ApacheGroupConfigs.Entry e, boolean synonyms, boolean documentation) {
-        DescribeConfigsResponseData.DescribeConfigsResourceResult out =
-                new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                        .setName(e.name())
-                        .setValue(e.value())
-                        .setReadOnly(false)
-                        .setConfigSource(e.source())
-                        .setIsSensitive(false)
-                        .setConfigType(e.type())
-                        .setSynonyms(new ArrayList<>())
-                        .setDocumentation(documentation ? e.documentation() : null);
-        if (synonyms) {
-            for (ApacheGroupConfigs.Synonym s : e.synonyms()) {
-                out.synonyms()
-                        .add(new DescribeConfigsResponseData.DescribeConfigsSynonym()
-                                .setName(s.name())
-                                .setValue(s.value())
-                                .setSource(s.source()));
-            }
-        }
-        return out;
+        return topicEntry(
+                new TopicConfigView.Entry(
+                        e.name(),
+                        e.value(),
+                        e.source(),
+                        e.type(),
+                        e.synonyms().stream()
+                                .map(s -> new TopicConfigView.Synonym(s.name(), s.value(), s.source()))
+                                .toList(),
+                        e.documentation()),
+                synonyms,
+                documentation);
     }
 
     private static DescribeConfigsResponseData.DescribeConfigsResourceResult brokerEntry(

@@ -25,6 +25,9 @@ import org.apache.kafka.security.DelegationTokenManager;
  * {@code User:} resource — Apache's {@link DelegationTokenManager#filterToken}.
  */
 public final class DescribeDelegationTokenHandler implements ApiHandler<DescribeDelegationTokenRequestData> {
+    /** The requester fields exist from v3 (KIP-373); writing them at older versions fails the encode. */
+    private static final short FIRST_REQUESTER_VERSION = 3;
+
     private final DelegationTokens tokens;
 
     public DescribeDelegationTokenHandler(DelegationTokens tokens) {
@@ -54,12 +57,16 @@ public final class DescribeDelegationTokenHandler implements ApiHandler<Describe
                 owner -> ctx.allowed(AclOperation.DESCRIBE_TOKENS, ResourceType.USER, owner.toString())));
         for (DelegationToken token : found) {
             TokenInformation i = token.tokenInfo();
+            DescribedDelegationToken described = new DescribedDelegationToken();
+            if (ctx.apiVersion() >= FIRST_REQUESTER_VERSION) {
+                described
+                        .setTokenRequesterPrincipalType(i.tokenRequester().getPrincipalType())
+                        .setTokenRequesterPrincipalName(i.tokenRequester().getName());
+            }
             out.tokens()
-                    .add(new DescribedDelegationToken()
+                    .add(described
                             .setPrincipalType(i.owner().getPrincipalType())
                             .setPrincipalName(i.owner().getName())
-                            .setTokenRequesterPrincipalType(i.tokenRequester().getPrincipalType())
-                            .setTokenRequesterPrincipalName(i.tokenRequester().getName())
                             .setIssueTimestamp(i.issueTimestamp())
                             .setExpiryTimestamp(i.expiryTimestamp())
                             .setMaxTimestamp(i.maxTimestamp())

@@ -48,19 +48,7 @@ final class GroupOffsetCommits {
         Optional<LiveStreamsGroup> streams = groups.streams(groupId);
         if (streams.isPresent()) {
             synchronized (streams.get()) {
-                Errors e = streams.get()
-                        .validateCommit(
-                                memberId,
-                                instanceId,
-                                generation,
-                                false,
-                                COMMIT_VERSION,
-                                commits.stream()
-                                        .map(GroupOffsetsFile.Committed::topic)
-                                        .toList(),
-                                commits.stream()
-                                        .map(GroupOffsetsFile.Committed::partition)
-                                        .toList());
+                Errors e = validateStreamsCommit(streams.get(), memberId, instanceId, generation, false, commits);
                 return e == Errors.NONE && !commits.isEmpty() && !write(groupId, () -> offsets.commit(groupId, commits))
                         ? Errors.NOT_COORDINATOR
                         : e;
@@ -79,6 +67,24 @@ final class GroupOffsetCommits {
                     ? Errors.NOT_COORDINATOR
                     : e;
         }
+    }
+
+    /** Apache's streams-group commit check (member epoch, owned tasks) over the partitions {@code commits} name. */
+    private static Errors validateStreamsCommit(
+            LiveStreamsGroup group,
+            String memberId,
+            String instanceId,
+            int generation,
+            boolean transactional,
+            List<GroupOffsetsFile.Committed> commits) {
+        return group.validateCommit(
+                memberId,
+                instanceId,
+                generation,
+                transactional,
+                COMMIT_VERSION,
+                commits.stream().map(GroupOffsetsFile.Committed::topic).toList(),
+                commits.stream().map(GroupOffsetsFile.Committed::partition).toList());
     }
 
     /**
@@ -108,19 +114,7 @@ final class GroupOffsetCommits {
             synchronized (streams.get()) {
                 Errors e = unchecked
                         ? Errors.NONE
-                        : streams.get()
-                                .validateCommit(
-                                        memberId,
-                                        instanceId,
-                                        generation,
-                                        true,
-                                        COMMIT_VERSION,
-                                        commits.stream()
-                                                .map(GroupOffsetsFile.Committed::topic)
-                                                .toList(),
-                                        commits.stream()
-                                                .map(GroupOffsetsFile.Committed::partition)
-                                                .toList());
+                        : validateStreamsCommit(streams.get(), memberId, instanceId, generation, true, commits);
                 if (e == Errors.NONE
                         && !commits.isEmpty()
                         && !write(groupId, () -> offsets.stagePending(groupId, producerId, producerEpoch, commits))) {
