@@ -6,12 +6,12 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Random;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.AddRaftVoterRequestData;
+import org.apache.kafka.common.message.AddRaftVoterResponseData;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.OffsetCommitRequestData;
-import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -115,23 +115,18 @@ class HostileInputIT {
     @Test
     void aVersionWeDoNotServeGetsUnsupportedVersionAndTheConnectionStaysUsable() throws Exception {
         try (RawKafkaConnection c = new RawKafkaConnection(b.broker().boundPort())) {
-            OffsetCommitResponseData r = c.roundTrip(
-                    ApiKeys.OFFSET_COMMIT,
-                    (short) 10,
-                    new OffsetCommitRequestData()
-                            .setGroupId("g")
-                            .setTopics(java.util.List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic()
-                                    .setTopicId(org.apache.kafka.common.Uuid.randomUuid())
-                                    .setPartitions(
-                                            java.util.List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
-                                                    .setPartitionIndex(0))))));
-            assertThat(r.topics().get(0).partitions().get(0).errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+            // A KRaft controller API: Apache's brokers do not serve it either, and kaas never will.
+            AddRaftVoterResponseData r = c.roundTrip(
+                    ApiKeys.ADD_RAFT_VOTER,
+                    (short) 0,
+                    new AddRaftVoterRequestData().setClusterId("c").setVoterId(1));
+            assertThat(r.errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
             ApiVersionsResponseData v = c.roundTrip(
                     ApiKeys.API_VERSIONS,
                     (short) 3,
                     new ApiVersionsRequestData().setClientSoftwareName("raw").setClientSoftwareVersion("1"));
             assertThat(v.errorCode()).isZero();
-            assertThat(v.apiKeys().find(ApiKeys.OFFSET_COMMIT.id).maxVersion()).isEqualTo((short) 9);
+            assertThat(v.apiKeys().find(ApiKeys.ADD_RAFT_VOTER.id)).isNull();
         }
     }
 
