@@ -64,8 +64,9 @@ public final class DelegationTokens {
     private SortedMap<String, StoredToken> applied = java.util.Collections.emptySortedMap();
 
     public DelegationTokens(Map<String, ?> settings, DelegationTokenStore store, LongSupplier clock) {
+        // doLog false: AbstractConfig's multi-line INFO dump would break the broker's one-line log format.
         this.config = new DelegationTokenManagerConfigs(
-                new AbstractConfig(DelegationTokenManagerConfigs.CONFIG_DEF, settings));
+                new AbstractConfig(DelegationTokenManagerConfigs.CONFIG_DEF, settings, false));
         this.store = store;
         this.clock = clock;
         this.manager = new DelegationTokenManager(config, cache);
