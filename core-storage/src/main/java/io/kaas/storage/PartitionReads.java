@@ -40,7 +40,7 @@ final class PartitionReads {
     /** See {@link PartitionLog#read} and {@link PartitionLog#readForTransfer}. */
     FetchResult read(long fetchOffset, ReadLimit limit, long readCap, boolean forTransfer) {
         boolean asSlice = forTransfer && slicesSupported;
-        for (int attempt = 0; ; attempt++) {
+        while (true) {
             PartitionView v = view.get();
             PartitionState s = v.state();
             if (fetchOffset < s.logStartOffset() || fetchOffset > s.highWatermark()) {
@@ -54,13 +54,11 @@ final class PartitionReads {
             try {
                 return readFrom(v.segments(), fetchOffset, limit, cap, s, asSlice);
             } catch (ClosedChannelException e) {
-                if (attempt > 0 || closed.getAsBoolean()) {
+                if (!retryOnNewView(v)) {
                     throw new StorageException(
                             StorageException.Kind.OFFSET_OUT_OF_RANGE,
                             id + ": offset " + fetchOffset + " was removed while reading");
                 }
-                // A segment was closed under us (partition closing, or a removed segment past its delay): retry on the
-                // new view.
             } catch (IOException e) {
                 throw new StorageException(
                         StorageException.Kind.IO,
@@ -68,6 +66,17 @@ final class PartitionReads {
                         e);
             }
         }
+    }
+
+    /**
+     * Whether a read that found a segment of {@code v} closed under it should run again on the current view. A
+     * segment closes when the partition closes, or after a change replaced it (a cleaner swap) or removed it
+     * (retention, DeleteRecords); every such change publishes its new view before it closes the old segments. So
+     * a view other than {@code v} means "read there"; swaps can follow one another faster than a slow reader
+     * reads, so one retry is not enough. An unchanged view means nothing replaced the segment.
+     */
+    private boolean retryOnNewView(PartitionView v) {
+        return !closed.getAsBoolean() && view.get() != v;
     }
 
     /** The one read rule, for both copies and slices: see {@link Segment#wholeBatchesEnd}. */
@@ -201,13 +210,14 @@ final class PartitionReads {
         Optional<StoredBatch> in(PartitionView v) throws IOException;
     }
 
-    /** Runs a lookup on the current view, once more on a new view if a segment was closed under it (as {@link #read}). */
+    /** Runs a lookup on the current view, again on a new view if a segment was closed under it ({@link #retryOnNewView}). */
     private Optional<StoredBatch> copyingBatch(String what, BatchLookup lookup) {
-        for (int attempt = 0; ; attempt++) {
+        while (true) {
+            PartitionView v = view.get();
             try {
-                return lookup.in(view.get());
+                return lookup.in(v);
             } catch (ClosedChannelException e) {
-                if (attempt > 0 || closed.getAsBoolean()) {
+                if (!retryOnNewView(v)) {
                     throw new StorageException(
                             StorageException.Kind.IO, id + ": " + what + " failed: the partition was closed", e);
                 }
