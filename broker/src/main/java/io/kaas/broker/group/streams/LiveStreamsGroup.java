@@ -1,14 +1,11 @@
 package io.kaas.broker.group.streams;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -32,7 +29,6 @@ import org.apache.kafka.coordinator.group.streams.TargetAssignmentBuilder;
 import org.apache.kafka.coordinator.group.streams.TasksTuple;
 import org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor;
 import org.apache.kafka.coordinator.group.streams.topics.ConfiguredTopology;
-import org.apache.kafka.coordinator.group.streams.topics.EndpointToPartitionsManager;
 import org.apache.kafka.coordinator.group.streams.topics.InternalTopicManager;
 import org.apache.kafka.timeline.SnapshotRegistry;
 import org.slf4j.Logger;
@@ -60,11 +56,10 @@ public final class LiveStreamsGroup {
 
     private final String groupId;
     private final StreamsGroupConfig config;
-    private final ScheduledExecutorService timer;
     private final StreamsGroup group;
     private final StickyTaskAssignor assignor = new StickyTaskAssignor();
-    private final Map<String, ScheduledFuture<?>> sessions = new HashMap<>();
-    private final Map<String, ScheduledFuture<?>> revocations = new HashMap<>();
+    /** Session and revocation deadlines of the members; touched only under this object's monitor. */
+    private final StreamsMemberDeadlines deadlines;
     /** The required topics' ids and partition counts when the topology was last configured. */
     private Map<String, String> fingerprint;
 
@@ -73,7 +68,7 @@ public final class LiveStreamsGroup {
     LiveStreamsGroup(String groupId, StreamsGroupConfig config, ScheduledExecutorService timer) {
         this.groupId = groupId;
         this.config = config;
-        this.timer = timer;
+        this.deadlines = new StreamsMemberDeadlines(timer);
         LogContext log = new LogContext("[streams group " + groupId + "] ");
         this.group = new StreamsGroup(log, new SnapshotRegistry(log), groupId);
     }
@@ -222,7 +217,7 @@ public final class LiveStreamsGroup {
             group.setShutdownRequestMemberId(memberId);
         }
         return new StreamsHeartbeat(
-                answer(req, version, member, updated, configured, image, status),
+                StreamsHeartbeatAnswer.of(group, config, req, version, member, updated, configured, image, status),
                 configured.topicConfigurationException().isPresent()
                         ? configured.internalTopicsToBeCreated()
                         : Map.<String, CreateTopicsRequestData.CreatableTopic>of());
@@ -300,76 +295,10 @@ public final class LiveStreamsGroup {
             if (next.state() == MemberState.UNREVOKED_TASKS) {
                 scheduleRevocation(next);
             } else {
-                cancel(revocations.remove(next.memberId()));
+                deadlines.cancelRevocation(next.memberId());
             }
         }
         return next;
-    }
-
-    private StreamsGroupHeartbeatResponseData answer(
-            StreamsGroupHeartbeatRequestData req,
-            short version,
-            StreamsGroupMember before,
-            StreamsGroupMember member,
-            ConfiguredTopology configured,
-            TopicImage image,
-            List<StreamsGroupHeartbeatResponseData.Status> status) {
-        StreamsGroupHeartbeatResponseData r = new StreamsGroupHeartbeatResponseData()
-                .setMemberId(member.memberId())
-                .setMemberEpoch(member.memberEpoch())
-                .setHeartbeatIntervalMs(config.heartbeatIntervalMs())
-                .setTaskOffsetIntervalMs(config.taskOffsetIntervalMs());
-        if (version == 0) {
-            r.setAcceptableRecoveryLagLegacy((int) Math.min(Integer.MAX_VALUE, config.acceptableRecoveryLag()));
-        } else {
-            r.setAcceptableRecoveryLag(config.acceptableRecoveryLag());
-        }
-        if (req.memberEpoch() == 0 || StreamsGroupMember.hasAssignedTasksChanged(before, member)) {
-            r.setActiveTasks(taskIds(activeOf(member)));
-            r.setStandbyTasks(taskIds(member.assignedTasks().standbyTasks()));
-            r.setWarmupTasks(taskIds(member.assignedTasks().warmupTasks()));
-            if (member.userEndpoint().isPresent()) {
-                group.setEndpointInformationEpoch(group.endpointInformationEpoch() + 1);
-            }
-        }
-        if (group.endpointInformationEpoch() != req.endpointInformationEpoch()) {
-            List<StreamsGroupHeartbeatResponseData.EndpointToPartitions> endpoints = new ArrayList<>();
-            for (StreamsGroupMember m : group.members().values()) {
-                EndpointToPartitionsManager.maybeEndpointToPartitions(m, group, image)
-                        .ifPresent(endpoints::add);
-            }
-            r.setPartitionsByUserEndpoint(endpoints);
-        }
-        r.setEndpointInformationEpoch(group.endpointInformationEpoch());
-        configured
-                .topicConfigurationException()
-                .ifPresent(e -> status.add(new StreamsGroupHeartbeatResponseData.Status()
-                        .setStatusCode(e.status().code())
-                        .setStatusDetail(e.getMessage())));
-        group.getShutdownRequestMemberId()
-                .ifPresent(requester -> status.add(new StreamsGroupHeartbeatResponseData.Status()
-                        .setStatusCode(StreamsGroupHeartbeatResponse.Status.SHUTDOWN_APPLICATION.code())
-                        .setStatusDetail(String.format(
-                                "Streams group member %s encountered a fatal error and requested a shutdown for the entire application.",
-                                requester))));
-        if (!status.isEmpty()) {
-            r.setStatus(status);
-        }
-        return r;
-    }
-
-    private static Map<String, java.util.Set<Integer>> activeOf(StreamsGroupMember m) {
-        Map<String, java.util.Set<Integer>> out = new HashMap<>();
-        m.assignedTasks().activeTasksWithEpochs().forEach((s, ps) -> out.put(s, ps.keySet()));
-        return out;
-    }
-
-    private static List<StreamsGroupHeartbeatResponseData.TaskIds> taskIds(Map<String, java.util.Set<Integer>> tasks) {
-        return tasks.entrySet().stream()
-                .map(e -> new StreamsGroupHeartbeatResponseData.TaskIds()
-                        .setSubtopologyId(e.getKey())
-                        .setPartitions(e.getValue().stream().sorted().toList()))
-                .collect(Collectors.toList());
     }
 
     private StreamsHeartbeat leave(String memberId, int epoch) {
@@ -389,8 +318,7 @@ public final class LiveStreamsGroup {
 
     /** A member leaves or is fenced: its tasks are free and the group epoch moves, so the next heartbeat reassigns. */
     private void remove(String memberId) {
-        cancel(sessions.remove(memberId));
-        cancel(revocations.remove(memberId));
+        deadlines.cancel(memberId);
         group.removeMember(memberId);
         group.removeTargetAssignment(memberId);
         if (group.getShutdownRequestMemberId().filter(memberId::equals).isPresent() && group.numMembers() == 0) {
@@ -400,19 +328,11 @@ public final class LiveStreamsGroup {
     }
 
     private void resetSession(String memberId) {
-        cancel(sessions.remove(memberId));
-        sessions.put(
-                memberId,
-                timer.schedule(() -> sessionExpired(memberId), config.sessionTimeoutMs(), TimeUnit.MILLISECONDS));
+        deadlines.resetSession(memberId, config.sessionTimeoutMs(), () -> sessionExpired(memberId));
     }
 
     private void scheduleRevocation(StreamsGroupMember m) {
-        if (revocations.containsKey(m.memberId())) {
-            return;
-        }
-        revocations.put(
-                m.memberId(),
-                timer.schedule(() -> revocationTimedOut(m.memberId()), m.rebalanceTimeoutMs(), TimeUnit.MILLISECONDS));
+        deadlines.startRevocation(m.memberId(), m.rebalanceTimeoutMs(), () -> revocationTimedOut(m.memberId()));
     }
 
     private synchronized void sessionExpired(String memberId) {
@@ -428,7 +348,7 @@ public final class LiveStreamsGroup {
     }
 
     private synchronized void revocationTimedOut(String memberId) {
-        revocations.remove(memberId);
+        deadlines.revocationFired(memberId);
         StreamsGroupMember m = group.members().get(memberId);
         if (dead || m == null || m.state() != MemberState.UNREVOKED_TASKS) {
             return;
@@ -439,12 +359,6 @@ public final class LiveStreamsGroup {
                 memberId,
                 m.rebalanceTimeoutMs());
         remove(memberId);
-    }
-
-    private static void cancel(ScheduledFuture<?> f) {
-        if (f != null) {
-            f.cancel(false);
-        }
     }
 
     /**
@@ -509,10 +423,7 @@ public final class LiveStreamsGroup {
     /** The group is deleted or its coordinator moved: members still heartbeating are told to look again. */
     public synchronized void markDead() {
         dead = true;
-        sessions.values().forEach(LiveStreamsGroup::cancel);
-        revocations.values().forEach(LiveStreamsGroup::cancel);
-        sessions.clear();
-        revocations.clear();
+        deadlines.cancelAll();
     }
 
     public synchronized boolean isDead() {
