@@ -43,7 +43,9 @@ final class ConsumerGroup {
     static final int STATIC_LEAVE_EPOCH = -2;
 
     final String groupId;
-    private final ConsumerGroupConfig config;
+    /** The group's settings now (its group configs over the broker's); read where used, so changes apply at once. */
+    private final Supplier<ConsumerGroupConfig> config;
+
     private final ConsumerMemberTimers timers;
     private final MemberReconciliation reconciliation;
     private final Supplier<Map<String, TopicInfo>> topics;
@@ -59,14 +61,15 @@ final class ConsumerGroup {
     ConsumerGroup(
             String groupId,
             ScheduledExecutorService timer,
-            ConsumerGroupConfig config,
+            ConsumerGroupConfig broker,
+            Supplier<ConsumerGroupConfig> config,
             Supplier<Map<String, TopicInfo>> topics) {
         this.groupId = groupId;
         this.config = config;
         this.timers = new ConsumerMemberTimers(timer, config, this::sessionExpired, this::revocationTimedOut);
         this.reconciliation = new MemberReconciliation(timers);
         this.topics = topics;
-        this.assignorName = config.assignors().get(0);
+        this.assignorName = broker.assignors().get(0);
     }
 
     synchronized ConsumerGroupHeartbeatResponseData heartbeat(
@@ -144,7 +147,7 @@ final class ConsumerGroup {
         ConsumerGroupHeartbeatResponseData r = new ConsumerGroupHeartbeatResponseData()
                 .setMemberId(m.memberId)
                 .setMemberEpoch(m.memberEpoch)
-                .setHeartbeatIntervalMs(config.heartbeatIntervalMs());
+                .setHeartbeatIntervalMs(config.get().heartbeatIntervalMs());
         if (epoch == 0 || req.topicPartitions() != null || !before.equals(m.assigned)) {
             r.setAssignment(assignment(m.assigned));
         }
@@ -229,7 +232,7 @@ final class ConsumerGroup {
         return votes.entrySet().stream()
                 .max(Map.Entry.comparingByValue())
                 .map(Map.Entry::getKey)
-                .orElse(config.assignors().get(0));
+                .orElse(config.get().assignors().get(0));
     }
 
     private Map<String, String> subscribedMetadata(Map<String, TopicInfo> now) {
@@ -271,7 +274,7 @@ final class ConsumerGroup {
                 "consumer group {}: member {} session expired after {} ms",
                 groupId,
                 m.memberId,
-                config.sessionTimeoutMs());
+                config.get().sessionTimeoutMs());
         remove(m);
     }
 

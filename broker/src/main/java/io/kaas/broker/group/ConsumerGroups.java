@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
@@ -27,14 +28,22 @@ final class ConsumerGroups {
     private static final byte CONSUMER_MEMBER_TYPE = 1;
 
     private final ScheduledExecutorService timer;
+    /** The broker's settings (assignors are broker-wide). */
     private final ConsumerGroupConfig config;
+    /** A group's settings now: the broker's, with the group's configs over them. */
+    private final Function<String, ConsumerGroupConfig> configOf;
+
     private final Supplier<Map<String, TopicInfo>> topics;
     private final Map<String, ConsumerGroup> groups = new ConcurrentHashMap<>();
 
     ConsumerGroups(
-            ScheduledExecutorService timer, ConsumerGroupConfig config, Supplier<Map<String, TopicInfo>> topics) {
+            ScheduledExecutorService timer,
+            ConsumerGroupConfig config,
+            Function<String, ConsumerGroupConfig> configOf,
+            Supplier<Map<String, TopicInfo>> topics) {
         this.timer = timer;
         this.config = config;
+        this.configOf = configOf;
         this.topics = topics;
     }
 
@@ -43,7 +52,8 @@ final class ConsumerGroups {
     }
 
     ConsumerGroup getOrCreate(String groupId) {
-        return groups.computeIfAbsent(groupId, id -> new ConsumerGroup(id, timer, config, topics));
+        return groups.computeIfAbsent(
+                groupId, id -> new ConsumerGroup(id, timer, config, () -> configOf.apply(id), topics));
     }
 
     void remove(ConsumerGroup g) {

@@ -3,6 +3,7 @@ package io.kaas.broker.group;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A KIP-848 consumer group's deadlines per member: its session (a member not heard from within
@@ -13,13 +14,13 @@ import java.util.function.Consumer;
  */
 final class ConsumerMemberTimers {
     private final ScheduledExecutorService timer;
-    private final ConsumerGroupConfig config;
+    private final Supplier<ConsumerGroupConfig> config;
     private final Consumer<ConsumerGroupMember> sessionExpired;
     private final Consumer<ConsumerGroupMember> revocationTimedOut;
 
     ConsumerMemberTimers(
             ScheduledExecutorService timer,
-            ConsumerGroupConfig config,
+            Supplier<ConsumerGroupConfig> config,
             Consumer<ConsumerGroupMember> sessionExpired,
             Consumer<ConsumerGroupMember> revocationTimedOut) {
         this.timer = timer;
@@ -32,13 +33,14 @@ final class ConsumerMemberTimers {
     void resetSession(ConsumerGroupMember m) {
         cancelSession(m);
         m.sessionExpiry =
-                timer.schedule(() -> sessionExpired.accept(m), config.sessionTimeoutMs(), TimeUnit.MILLISECONDS);
+                timer.schedule(() -> sessionExpired.accept(m), config.get().sessionTimeoutMs(), TimeUnit.MILLISECONDS);
     }
 
     /** KIP-848: a member has its rebalance timeout to revoke; one that does not is fenced (removed). */
     void startRevocationDeadline(ConsumerGroupMember m) {
         cancelRevocationDeadline(m);
-        int timeoutMs = m.rebalanceTimeoutMs > 0 ? m.rebalanceTimeoutMs : config.sessionTimeoutMs();
+        int timeoutMs =
+                m.rebalanceTimeoutMs > 0 ? m.rebalanceTimeoutMs : config.get().sessionTimeoutMs();
         m.revocationDeadline = timer.schedule(() -> revocationTimedOut.accept(m), timeoutMs, TimeUnit.MILLISECONDS);
     }
 

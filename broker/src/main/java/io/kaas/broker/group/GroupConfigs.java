@@ -1,11 +1,13 @@
 package io.kaas.broker.group;
 
+import io.kaas.broker.group.streams.StreamsGroupConfig;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StateFileLock;
 import io.kaas.storage.io.StorageException;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
@@ -27,11 +29,19 @@ public final class GroupConfigs {
     private final Object lock = new Object();
     // Guarded by lock: the file's content as this broker last read or wrote it.
     private Map<String, Map<String, String>> byGroup;
+    /** The effective configs of a group with none of its own. */
+    private final GroupConfig defaults;
+    /**
+     * Guarded by lock: effective configs of groups that have their own, parsed once (the protocols read them at every
+     * heartbeat); emptied when a change is written. Only groups with configs are here, so it is as bounded as the file.
+     */
+    private final Map<String, GroupConfig> parsed = new HashMap<>();
 
     public GroupConfigs(Path file, ApacheGroupConfigs apache) {
         this.file = file;
         this.apache = apache;
         this.byGroup = read();
+        this.defaults = apache.effective(Map.of());
     }
 
     public ApacheGroupConfigs apache() {
@@ -47,7 +57,31 @@ public final class GroupConfigs {
 
     /** {@code groupId}'s effective configs: its own over the broker's defaults. */
     public GroupConfig of(String groupId) {
-        return apache.effective(overrides(groupId));
+        synchronized (lock) {
+            Map<String, String> own = byGroup.getOrDefault(groupId, Map.of());
+            return own.isEmpty() ? defaults : parsed.computeIfAbsent(groupId, id -> apache.effective(own));
+        }
+    }
+
+    /**
+     * The consumer-protocol settings of {@code groupId}: its {@code consumer.session.timeout.ms} and
+     * {@code consumer.heartbeat.interval.ms} over the broker's. Read at every heartbeat, as Apache's
+     * {@code GroupMetadataManager} does, so a change applies from a member's next heartbeat.
+     */
+    public ConsumerGroupConfig consumer(String groupId, ConsumerGroupConfig broker) {
+        GroupConfig c = of(groupId);
+        return broker.withTimeouts(
+                c.consumerHeartbeatIntervalMs().orElse(broker.heartbeatIntervalMs()),
+                c.consumerSessionTimeoutMs().orElse(broker.sessionTimeoutMs()));
+    }
+
+    /** The streams-protocol settings of {@code groupId} ({@code streams.*} over the broker's), as {@link #consumer}. */
+    public StreamsGroupConfig streams(String groupId, StreamsGroupConfig broker) {
+        GroupConfig c = of(groupId);
+        return broker.withTimeouts(
+                        c.streamsHeartbeatIntervalMs().orElse(broker.heartbeatIntervalMs()),
+                        c.streamsSessionTimeoutMs().orElse(broker.sessionTimeoutMs()))
+                .withStandbyReplicas(c.streamsNumStandbyReplicas().orElse(broker.numStandbyReplicas()));
     }
 
     /**
@@ -73,6 +107,7 @@ public final class GroupConfigs {
                 }
                 write(next);
                 byGroup = Map.copyOf(next);
+                parsed.clear();
             }
         }
     }

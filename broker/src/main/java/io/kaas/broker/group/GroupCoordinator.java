@@ -84,8 +84,8 @@ public final class GroupCoordinator {
                 io.kaas.storage.layout.ClusterDir.groupConfigs(clusterDir), new ApacheGroupConfigs(consumerConfig));
         this.groups = new LiveGroups(
                 timer,
-                new ConsumerGroups(timer, consumerConfig, topics),
-                new StreamsGroups(timer, streamsConfig, topics));
+                new ConsumerGroups(timer, consumerConfig, id -> configs.consumer(id, consumerConfig), topics),
+                new StreamsGroups(timer, id -> configs.streams(id, streamsConfig), topics));
         this.slots = new SlotOwnership(CoordinatorSlots.GROUP, new SlotOwnership.SlotState() {
             @Override
             public void load(int slot) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kaas.broker.coordinator.ManualScheduler;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.format.TopicConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,7 +17,10 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.coordinator.group.GroupConfig;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * KIP-848 consumer groups on fake time, no broker: the group epoch, each member's epoch as it reconciles toward the
@@ -31,8 +35,15 @@ class ConsumerGroupsTest {
     private final ManualScheduler time = new ManualScheduler();
     private final TopicInfo topic = new TopicInfo("t", UUID.randomUUID(), 4, TopicConfig.EMPTY);
     private final Uuid topicId = ConsumerGroupMember.uuid(topic.topicId());
-    private final ConsumerGroups groups = new ConsumerGroups(
-            time, ConsumerGroupConfig.defaults().withTimeouts(5_000, SESSION_MS), () -> Map.of("t", topic));
+    private final ConsumerGroupConfig broker = ConsumerGroupConfig.defaults().withTimeouts(5_000, SESSION_MS);
+    private GroupConfigs configs;
+    private ConsumerGroups groups;
+
+    @BeforeEach
+    void groupsWithTheirConfigsFile(@TempDir Path dir) {
+        configs = new GroupConfigs(dir.resolve("group-configs.json"), new ApacheGroupConfigs(broker));
+        groups = new ConsumerGroups(time, broker, id -> configs.consumer(id, broker), () -> Map.of("t", topic));
+    }
 
     private ConsumerGroupHeartbeatResponseData joining(String memberId) {
         ConsumerGroupHeartbeatRequestData req = new ConsumerGroupHeartbeatRequestData()
@@ -132,6 +143,29 @@ class ConsumerGroupsTest {
         ConsumerGroupHeartbeatResponseData b = heartbeat("b", 2, Set.of());
         assertThat(b.memberEpoch()).isEqualTo(3);
         assertThat(partitions(b)).as("a's partitions are b's").containsExactlyInAnyOrder(0, 1, 2, 3);
+    }
+
+    @Test
+    void aGroupsOwnSessionTimeoutAndHeartbeatIntervalApplyFromTheNextHeartbeat() {
+        joining("a");
+        assertThat(heartbeat("a", 1, null).heartbeatIntervalMs()).isEqualTo(5_000);
+        configs.alter(
+                "g",
+                c -> Map.of(
+                        GroupConfig.CONSUMER_SESSION_TIMEOUT_MS_CONFIG, "55000",
+                        GroupConfig.CONSUMER_HEARTBEAT_INTERVAL_MS_CONFIG, "7000"),
+                false);
+        assertThat(heartbeat("a", 1, null).heartbeatIntervalMs())
+                .as("the group's consumer.heartbeat.interval.ms")
+                .isEqualTo(7_000);
+        time.advance(Duration.ofMillis(SESSION_MS + 1_000));
+        assertThat(group().members)
+                .as("the broker's 45 s are not the group's 55 s")
+                .containsOnlyKeys("a");
+        time.advance(Duration.ofMillis(10_000));
+        assertThat(group().members)
+                .as("silent for the group's consumer.session.timeout.ms")
+                .isEmpty();
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -55,7 +56,9 @@ public final class LiveStreamsGroup {
     static final String ASSIGNOR = "sticky";
 
     private final String groupId;
-    private final StreamsGroupConfig config;
+    /** The group's settings now (its group configs over the broker's); read where used, so changes apply at once. */
+    private final Supplier<StreamsGroupConfig> config;
+
     private final StreamsGroup group;
     private final StickyTaskAssignor assignor = new StickyTaskAssignor();
     /** Session and revocation deadlines of the members; touched only under this object's monitor. */
@@ -65,7 +68,7 @@ public final class LiveStreamsGroup {
 
     private boolean dead;
 
-    LiveStreamsGroup(String groupId, StreamsGroupConfig config, ScheduledExecutorService timer) {
+    LiveStreamsGroup(String groupId, Supplier<StreamsGroupConfig> config, ScheduledExecutorService timer) {
         this.groupId = groupId;
         this.config = config;
         this.deadlines = new StreamsMemberDeadlines(timer);
@@ -178,7 +181,7 @@ public final class LiveStreamsGroup {
             bump = true;
             group.setValidatedTopologyEpoch(validatedEpoch);
         }
-        Map<String, String> assignmentConfigs = config.assignmentConfigs();
+        Map<String, String> assignmentConfigs = config.get().assignmentConfigs();
         if (!assignmentConfigs.equals(group.lastAssignmentConfigs())) {
             bump = true;
             group.setLastAssignmentConfigs(assignmentConfigs);
@@ -217,7 +220,8 @@ public final class LiveStreamsGroup {
             group.setShutdownRequestMemberId(memberId);
         }
         return new StreamsHeartbeat(
-                StreamsHeartbeatAnswer.of(group, config, req, version, member, updated, configured, image, status),
+                StreamsHeartbeatAnswer.of(
+                        group, config.get(), req, version, member, updated, configured, image, status),
                 configured.topicConfigurationException().isPresent()
                         ? configured.internalTopicsToBeCreated()
                         : Map.<String, CreateTopicsRequestData.CreatableTopic>of());
@@ -257,7 +261,7 @@ public final class LiveStreamsGroup {
             return group.targetAssignment(member.memberId(), Optional.empty());
         }
         TargetAssignmentBuilder.TargetAssignmentResult r = new TargetAssignmentBuilder(
-                        groupId, groupEpoch, assignor, config.assignmentConfigs())
+                        groupId, groupEpoch, assignor, config.get().assignmentConfigs())
                 .withMembers(group.members())
                 .withTopology(configured)
                 .withMetadataImage(image)
@@ -328,7 +332,7 @@ public final class LiveStreamsGroup {
     }
 
     private void resetSession(String memberId) {
-        deadlines.resetSession(memberId, config.sessionTimeoutMs(), () -> sessionExpired(memberId));
+        deadlines.resetSession(memberId, config.get().sessionTimeoutMs(), () -> sessionExpired(memberId));
     }
 
     private void scheduleRevocation(StreamsGroupMember m) {
@@ -343,7 +347,7 @@ public final class LiveStreamsGroup {
                 "streams group {}: member {} session expired after {} ms",
                 groupId,
                 memberId,
-                config.sessionTimeoutMs());
+                config.get().sessionTimeoutMs());
         remove(memberId);
     }
 

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.message.StreamsGroupDescribeResponseData;
 import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
@@ -18,14 +19,18 @@ import org.apache.kafka.common.protocol.Errors;
  */
 public final class StreamsGroups {
     private final ScheduledExecutorService timer;
-    private final StreamsGroupConfig config;
+    /** A group's settings now: the broker's, with the group's configs over them. */
+    private final Function<String, StreamsGroupConfig> configOf;
+
     private final Supplier<Map<String, TopicInfo>> topics;
     private final Map<String, LiveStreamsGroup> groups = new ConcurrentHashMap<>();
 
     public StreamsGroups(
-            ScheduledExecutorService timer, StreamsGroupConfig config, Supplier<Map<String, TopicInfo>> topics) {
+            ScheduledExecutorService timer,
+            Function<String, StreamsGroupConfig> configOf,
+            Supplier<Map<String, TopicInfo>> topics) {
         this.timer = timer;
-        this.config = config;
+        this.configOf = configOf;
         this.topics = topics;
     }
 
@@ -39,7 +44,7 @@ public final class StreamsGroups {
     }
 
     public LiveStreamsGroup getOrCreate(String groupId) {
-        return groups.computeIfAbsent(groupId, id -> new LiveStreamsGroup(id, config, timer));
+        return groups.computeIfAbsent(groupId, id -> new LiveStreamsGroup(id, () -> configOf.apply(id), timer));
     }
 
     public void remove(LiveStreamsGroup g) {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class LiveStreamsGroupTest {
     private final ManualScheduler time = new ManualScheduler();
     private final Map<String, TopicInfo> topics = new HashMap<>();
-    private final LiveStreamsGroup group = new LiveStreamsGroup("app", StreamsGroupConfig.defaults(), time);
+    private final LiveStreamsGroup group = new LiveStreamsGroup("app", StreamsGroupConfig::defaults, time);
 
     LiveStreamsGroupTest() {
         topics.put("in", new TopicInfo("in", UUID.randomUUID(), 4, TopicConfig.EMPTY));
