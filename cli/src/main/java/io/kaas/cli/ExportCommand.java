@@ -179,12 +179,13 @@ public final class ExportCommand implements Callable<Integer> {
         @Override
         public void groupDone(String groupId, int offsets, int partition) {
             if (json) {
-                out.println(ImportCommand.ImportLines.json(Map.of(
-                        "type", "group",
-                        "groupId", groupId,
-                        "offsets", offsets,
-                        "partition", partition,
-                        "dryRun", dryRun)));
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("type", "group");
+                m.put("groupId", groupId);
+                m.put("offsets", offsets);
+                m.put("partition", partition);
+                m.put("dryRun", dryRun);
+                out.println(ImportCommand.ImportLines.json(m));
             } else {
                 out.println((dryRun ? "would export " : "exported ") + "group " + groupId + ": " + offsets
                         + " committed offset(s) into " + ApacheNames.CONSUMER_OFFSETS + "-" + partition);

@@ -228,6 +228,18 @@ class ApacheImportIT {
                         .get();
             }
             kaasState = ServedState.of(kaas.bootstrap(), kaas.admin(), List.of("g1", "g2"));
+
+            KaasRun live = KaasRun.of(
+                    "export",
+                    "--data-dir",
+                    data.toString(),
+                    "--to",
+                    work.resolve("never-exported").toString());
+            assertThat(live.exitCode())
+                    .as("a running broker's data dir is refused")
+                    .isEqualTo(3);
+            assertThat(live.err()).contains("owned by a running broker");
+            assertThat(work.resolve("never-exported")).doesNotExist();
         }
         exportedLogDirServesWhatKaasServed(data);
     }
@@ -266,6 +278,7 @@ class ApacheImportIT {
         KaasRun again = KaasRun.of("export", "--data-dir", data.toString(), "--to", exported.toString());
         assertThat(again.exitCode()).as("a log dir not empty is refused").isEqualTo(3);
 
+        String kaasFilesBefore = describeFiles(data);
         try (ApacheKafkaProcess apache = ApacheKafkaProcess.start(work, exported, false, controller)) {
             ServedState back = ServedState.of(apache.bootstrap(), apache.admin(), List.of("g1", "g2"));
             assertThat(back.uncommitted()).isEqualTo(kaasState.uncommitted());
@@ -292,6 +305,9 @@ class ApacheImportIT {
                     + back.groupOffsets().values().stream().mapToInt(Map::size).sum() + " group offsets in "
                     + back.groupOffsets().size() + " groups");
         }
+        assertThat(describeFiles(data))
+                .as("kaas's files untouched by export and by Apache on the export (hard links included)")
+                .isEqualTo(kaasFilesBefore);
     }
 
     /** What a broker serves, to compare kaas with Apache: records, log ends, topic configs, group offsets. */
