@@ -28,8 +28,8 @@ import picocli.CommandLine.Spec;
                     + "copied; --copy always copies; the last segment copied, since Apache appends to it), "
                     + "partition.metadata with the topic id, leader-epoch-checkpoint from the batches, Apache's "
                     + "log-start and high-watermark checkpoints, and the committed consumer-group offsets as "
-                    + "OffsetCommit records in __consumer_offsets. meta.properties and the KRaft metadata "
-                    + "(__cluster_metadata-0: the standalone voter set, topics, partitions, topic configs, the "
+                    + "OffsetCommit records in __consumer_offsets. meta.properties and the KRaft metadata log "
+                    + "(the standalone voter set, topics, partitions, topic configs, the "
                     + "producer-id floor) are written by Apache's own Formatter, as kafka-storage format --standalone "
                     + "would, with the topics as bootstrap records.",
             "Start Apache on it WITHOUT formatting: process.roles=broker,controller, node.id=--node-id, "

@@ -108,7 +108,7 @@ public final class ApacheExport {
                         ApacheNames.partitionDir(topic, p), index++, partitionDirs.size(), dirBytes(dir));
                 PartitionExport.Source s = PartitionExport.check(topic, p, dir);
                 sources.add(s);
-                leaderEpoch = Math.max(leaderEpoch, PartitionExport.leaderEpoch(s, PartitionExport.epochs(s)));
+                leaderEpoch = Math.max(leaderEpoch, s.leaderEpoch());
             }
             UUID id = StateJson.read(topicDir.resolve(TopicIdentity.FILE_NAME), TopicIdentity.class)
                     .map(TopicIdentity::topicId)

@@ -43,8 +43,21 @@ final class PartitionExport {
             int leaderEpoch,
             List<EpochEntry> epochs) {}
 
-    /** The checked source: its segments, offsets and epochs. */
-    record Source(String topic, int partition, Path dir, List<SegmentFile> segments, RecoveryScan.Outcome outcome) {}
+    /** The checked source: its segments, offsets, and the leader epochs its batches carry. */
+    record Source(
+            String topic,
+            int partition,
+            Path dir,
+            List<SegmentFile> segments,
+            RecoveryScan.Outcome outcome,
+            List<EpochEntry> epochs) {
+        /** The epoch Apache's leader is to take: the newest the batches, the manifest or a segment name carries. */
+        int leaderEpoch() {
+            int fromBatches =
+                    epochs.isEmpty() ? 0 : epochs.get(epochs.size() - 1).epoch();
+            return Math.max(fromBatches, Math.max(outcome.epoch(), PartitionSegments.newestEpoch(segments)));
+        }
+    }
 
     private PartitionExport() {}
 
@@ -62,7 +75,8 @@ final class PartitionExport {
                     + "; let them commit or abort (or the transaction timeout abort them) on kaas, stop it, and"
                     + " export again; nothing was written");
         }
-        return new Source(topic, partition, dir, PartitionSegments.list(dir), checked.outcome());
+        List<SegmentFile> segments = PartitionSegments.list(dir);
+        return new Source(topic, partition, dir, segments, checked.outcome(), epochs(segments));
     }
 
     static long bytes(Source s) {
@@ -73,10 +87,10 @@ final class PartitionExport {
         return n;
     }
 
-    /** The leader epochs the batches carry, and the epoch Apache's leader is to take (never below kaas's). */
-    static List<EpochEntry> epochs(Source s) {
+    /** The first offset of each higher partition leader epoch the batches carry (batch headers only). */
+    private static List<EpochEntry> epochs(List<SegmentFile> segments) {
         List<EpochEntry> out = new ArrayList<>();
-        for (SegmentFile f : s.segments()) {
+        for (SegmentFile f : segments) {
             try (FileRecords records = FileRecords.open(f.log().toFile(), false)) {
                 for (FileChannelRecordBatch batch : records.batches()) {
                     int epoch = batch.partitionLeaderEpoch();
@@ -92,13 +106,7 @@ final class PartitionExport {
         return out;
     }
 
-    static int leaderEpoch(Source s, List<EpochEntry> epochs) {
-        int fromBatches = epochs.isEmpty() ? 0 : epochs.get(epochs.size() - 1).epoch();
-        return Math.max(fromBatches, Math.max(s.outcome().epoch(), PartitionSegments.newestEpoch(s.segments())));
-    }
-
     static Result dryRun(Source s) {
-        List<EpochEntry> epochs = epochs(s);
         return new Result(
                 s.topic(),
                 s.partition(),
@@ -107,15 +115,14 @@ final class PartitionExport {
                 "none (dry run)",
                 s.outcome().logStartOffset(),
                 s.outcome().logEndOffset(),
-                leaderEpoch(s, epochs),
-                epochs);
+                s.leaderEpoch(),
+                s.epochs());
     }
 
     static Result run(Source s, Path logDir, UUID topicId, boolean copyAll) {
         Path target = logDir.resolve(ApacheNames.partitionDir(s.topic(), s.partition()));
         int linked = 0;
         int copied = 0;
-        List<EpochEntry> epochs = epochs(s);
         try {
             AtomicFile.createDirectories(target);
             List<SegmentFile> segments = s.segments();
@@ -136,7 +143,8 @@ final class PartitionExport {
                     new PartitionMetadataFile(PartitionMetadataFile.newFile(target.toFile()), failures);
             metadata.record(new Uuid(topicId.getMostSignificantBits(), topicId.getLeastSignificantBits()));
             metadata.maybeFlush();
-            new LeaderEpochCheckpointFile(LeaderEpochCheckpointFile.newFile(target.toFile()), failures).write(epochs);
+            new LeaderEpochCheckpointFile(LeaderEpochCheckpointFile.newFile(target.toFile()), failures)
+                    .write(s.epochs());
             AtomicFile.fsyncDirectory(target);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, target + ": cannot write: " + e.getMessage(), e);
@@ -150,8 +158,8 @@ final class PartitionExport {
                 transfer,
                 s.outcome().logStartOffset(),
                 s.outcome().logEndOffset(),
-                leaderEpoch(s, epochs),
-                epochs);
+                s.leaderEpoch(),
+                s.epochs());
     }
 
     private static long size(Path file) {
