@@ -161,6 +161,7 @@ function _complete_kaas() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} compact" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} delete-records" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump-segment" ];    then _picocli_kaas; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} export" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} import" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} ls" ];    then _picocli_kaas; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} rebuild-index" ];    then _picocli_kaas; return $?; fi
@@ -183,33 +184,35 @@ function _complete_kaas() {
   local cmds4=(compact)
   local cmds5=(delete-records)
   local cmds6=(dump-segment)
-  local cmds7=(import)
-  local cmds8=(ls)
-  local cmds9=(rebuild-index)
-  local cmds10=(recover)
-  local cmds11=(serve)
-  local cmds12=(user)
-  local cmds13=(verify)
-  local cmds14=(acl add)
-  local cmds15=(acl list)
-  local cmds16=(acl remove)
-  local cmds17=(user add)
-  local cmds18=(user delete)
-  local cmds19=(user list)
+  local cmds7=(export)
+  local cmds8=(import)
+  local cmds9=(ls)
+  local cmds10=(rebuild-index)
+  local cmds11=(recover)
+  local cmds12=(serve)
+  local cmds13=(user)
+  local cmds14=(verify)
+  local cmds15=(acl add)
+  local cmds16=(acl list)
+  local cmds17=(acl remove)
+  local cmds18=(user add)
+  local cmds19=(user delete)
+  local cmds20=(user list)
 
-  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_kaas_user_list; return $?; fi
-  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_kaas_user_delete; return $?; fi
-  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_kaas_user_add; return $?; fi
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_kaas_acl_remove; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_kaas_acl_list; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_acl_add; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_verify; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_user; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_serve; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_recover; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_ls; return $?; fi
-  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_import; return $?; fi
+  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_kaas_user_list; return $?; fi
+  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_kaas_user_delete; return $?; fi
+  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_kaas_user_add; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_kaas_acl_remove; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_kaas_acl_list; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_kaas_acl_add; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_kaas_verify; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_kaas_user; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_kaas_serve; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_kaas_recover; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_kaas_rebuildindex; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_kaas_ls; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_kaas_import; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_kaas_export; return $?; fi
   if CompWordsContainsArray "${cmds6[@]}"; then _picocli_kaas_dumpsegment; return $?; fi
   if CompWordsContainsArray "${cmds5[@]}"; then _picocli_kaas_deleterecords; return $?; fi
   if CompWordsContainsArray "${cmds4[@]}"; then _picocli_kaas_compact; return $?; fi
@@ -227,7 +230,7 @@ function _picocli_kaas() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="help acl assign cat compact delete-records dump-segment import ls rebuild-index recover serve user verify"
+  local commands="help acl assign cat compact delete-records dump-segment export import ls rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help' '-V' '--version'"
   local arg_opts=""
 
@@ -245,7 +248,7 @@ function _picocli_kaas_help() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
 
-  local commands="acl assign cat compact delete-records dump-segment import ls rebuild-index recover serve user verify"
+  local commands="acl assign cat compact delete-records dump-segment export import ls rebuild-index recover serve user verify"
   local flag_opts="'-h' '--help'"
   local arg_opts=""
 
@@ -492,6 +495,57 @@ function _picocli_kaas_dumpsegment() {
       type compopt &>/dev/null && compopt -o filenames
       positionals=$( compgen -f -- "${curr_word}" ) # files
     fi
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `export` subcommand.
+function _picocli_kaas_export() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--dry-run' '--copy' '--json' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--data-dir' '--to' '--cluster-id' '--node-id' '--controller' '--controller-listener-name' '--offsets-partitions'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--data-dir')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--to')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--cluster-id')
+      return
+      ;;
+    '--node-id')
+      return
+      ;;
+    '--controller')
+      return
+      ;;
+    '--controller-listener-name')
+      return
+      ;;
+    '--offsets-partitions')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
     local IFS=$'\n'
     COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
   fi

@@ -53,6 +53,7 @@ public final class Kaas implements Runnable {
             CompactCommand.class,
             DeleteRecordsCommand.class,
             DumpSegmentCommand.class,
+            ExportCommand.class,
             ImportCommand.class,
             LsCommand.class,
             RebuildIndexCommand.class,

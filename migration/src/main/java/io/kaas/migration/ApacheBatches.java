@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.internal.FileRecords;
@@ -18,9 +17,6 @@ import org.apache.kafka.common.record.internal.FileRecords;
  * batch that does not frame or whose CRC fails is refused with its file and byte.
  */
 final class ApacheBatches {
-    /** Apache's segment names: the base offset, 20 digits. */
-    private static final Pattern SEGMENT = Pattern.compile("[0-9]{20}\\.log");
-
     interface BatchVisitor {
         void visit(Path file, FileChannelRecordBatch batch);
     }
@@ -32,7 +28,7 @@ final class ApacheBatches {
         List<Path> out = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(partitionDir, "*.log")) {
             for (Path f : ds) {
-                if (SEGMENT.matcher(f.getFileName().toString()).matches()) {
+                if (ApacheNames.isSegmentFile(f.getFileName().toString())) {
                     out.add(f);
                 }
             }

@@ -40,8 +40,7 @@ import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
  * offset files and the producer-id floor. Apache's files are only read.
  */
 public final class ApacheImport {
-    private static final String LOG_START_CHECKPOINT = "log-start-offset-checkpoint";
-    private static final String NEXT_PRODUCER_ID_BLOCK = "next-block.json";
+    static final String NEXT_PRODUCER_ID_BLOCK = "next-block.json";
 
     /** What the run did. */
     public record Summary(
@@ -75,11 +74,12 @@ public final class ApacheImport {
     }
 
     private Summary importInto(ApacheLogDir apache, Path dataDir) {
-        ClusterMetadata metadata = ClusterMetadata.read(apache.root().resolve(ApacheLogDir.CLUSTER_METADATA + "-0"));
-        TransactionStates txns = TransactionStates.read(dirs(apache.partitionsOf(ApacheLogDir.TRANSACTION_STATE)));
+        ClusterMetadata metadata =
+                ClusterMetadata.read(apache.root().resolve(ApacheNames.partitionDir(ApacheNames.CLUSTER_METADATA, 0)));
+        TransactionStates txns = TransactionStates.read(dirs(apache.partitionsOf(ApacheNames.TRANSACTION_STATE)));
         refuseOpenTransactions(txns);
         CommittedGroupOffsets groups =
-                CommittedGroupOffsets.read(dirs(apache.partitionsOf(ApacheLogDir.CONSUMER_OFFSETS)));
+                CommittedGroupOffsets.read(dirs(apache.partitionsOf(ApacheNames.CONSUMER_OFFSETS)));
         List<ApachePartition> partitions = apache.userPartitions();
         TreeSet<String> topics = new TreeSet<>();
         for (ApachePartition p : partitions) {
@@ -248,7 +248,7 @@ public final class ApacheImport {
     }
 
     private static Map<TopicPartition, Long> readLogStarts(Path root) {
-        File file = root.resolve(LOG_START_CHECKPOINT).toFile();
+        File file = root.resolve(ApacheNames.LOG_START_CHECKPOINT).toFile();
         if (!file.isFile()) {
             return Map.of();
         }

@@ -13,8 +13,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * An Apache Kafka log dir: {@code <logdir>/<topic>-<n>/} partitions beside {@code meta.properties} and the
@@ -23,20 +21,18 @@ import java.util.regex.Pattern;
  * deleting or moving ({@code -delete}, {@code -future}, {@code -stray}) are skipped.
  */
 public record ApacheLogDir(Path root, List<ApachePartition> partitions) {
-    public static final String CONSUMER_OFFSETS = "__consumer_offsets";
-    public static final String TRANSACTION_STATE = "__transaction_state";
-    public static final String CLUSTER_METADATA = "__cluster_metadata";
     private static final String LOCK = ".lock";
-    private static final Pattern PARTITION_DIR = Pattern.compile("(.+)-([0-9]+)");
 
     /** One {@code <topic>-<n>} directory. */
     public record ApachePartition(String topic, int partition, Path dir) {
         public String name() {
-            return topic + "-" + partition;
+            return ApacheNames.partitionDir(topic, partition);
         }
 
         public boolean internal() {
-            return topic.equals(CONSUMER_OFFSETS) || topic.equals(TRANSACTION_STATE) || topic.equals(CLUSTER_METADATA);
+            return topic.equals(ApacheNames.CONSUMER_OFFSETS)
+                    || topic.equals(ApacheNames.TRANSACTION_STATE)
+                    || topic.equals(ApacheNames.CLUSTER_METADATA);
         }
     }
 
@@ -72,15 +68,8 @@ public record ApacheLogDir(Path root, List<ApachePartition> partitions) {
     }
 
     static Optional<ApachePartition> parse(Path dir) {
-        String name = dir.getFileName().toString();
-        if (name.endsWith("-delete") || name.endsWith("-future") || name.endsWith("-stray") || name.startsWith(".")) {
-            return Optional.empty();
-        }
-        Matcher m = PARTITION_DIR.matcher(name);
-        if (!m.matches()) {
-            return Optional.empty();
-        }
-        return Optional.of(new ApachePartition(m.group(1), Integer.parseInt(m.group(2)), dir));
+        return ApacheNames.parsePartitionDir(dir.getFileName().toString())
+                .map(n -> new ApachePartition(n.topic(), n.partition(), dir));
     }
 
     /** The topics to import: every partition but the internal topics'. */

@@ -66,10 +66,7 @@ final class PartitionImport {
             List<String> markers) {
         /** How the segments got there: "copies", "hard links", or both (closed segments linked, the last copied). */
         String transfer() {
-            if (linked == 0) {
-                return "copies";
-            }
-            return copied == 0 ? "hard links" : "hard links and copies";
+            return PartitionImport.transfer(linked, copied);
         }
     }
 
@@ -102,7 +99,7 @@ final class PartitionImport {
             AtomicFile.createDirectories(target);
             for (int i = 0; i < segments.size(); i++) {
                 Path source = segments.get(i);
-                long base = baseOf(source);
+                long base = ApacheNames.baseOffsetOf(source);
                 SegmentName name = SegmentName.of(epochAt(epochs, base), base);
                 Path dest = target.resolve(name.logFileName());
                 apacheNameOf.put(dest.toString(), source);
@@ -126,7 +123,8 @@ final class PartitionImport {
             long next = checked.outcome().logEndOffset();
             Path last = segments.get(segments.size() - 1);
             Path active = target.resolve(
-                    SegmentName.of(epochAt(epochs, baseOf(last)), baseOf(last)).logFileName());
+                    SegmentName.of(epochAt(epochs, ApacheNames.baseOffsetOf(last)), ApacheNames.baseOffsetOf(last))
+                            .logFileName());
             for (TxnIndexSnapshot.Open open : txns.open()) {
                 ControlRecordType type = decision.markerFor(p, open.producerId());
                 ProducerStateSnapshot.Entry producer = checked.producers().entry(open.producerId());
@@ -167,13 +165,17 @@ final class PartitionImport {
      * (transactions, producers) is what the import carries.
      */
     static RecoveryScan.RecoveredState check(ApachePartition p) {
-        RecoveryScan.RecoveredState checked = RecoveryScan.recoverState(p.dir(), CHECK);
-        refuseDamage(checked, Map.of());
-        return checked;
+        return check(p.dir());
     }
 
-    private static long baseOf(Path segment) {
-        return Long.parseLong(segment.getFileName().toString().substring(0, 20));
+    /**
+     * The same in-place check of any partition dir, Apache's or kaas's (what export runs before it writes): damage,
+     * or a log that does not end cleanly, refuses.
+     */
+    static RecoveryScan.RecoveredState check(Path partitionDir) {
+        RecoveryScan.RecoveredState checked = RecoveryScan.recoverState(partitionDir, CHECK);
+        refuseDamage(checked, Map.of());
+        return checked;
     }
 
     /** The epoch of the leader that wrote {@code offset}: the newest entry starting at or below it (0 before any). */
@@ -187,7 +189,16 @@ final class PartitionImport {
         return epoch;
     }
 
-    private static boolean link(Path source, Path dest) throws IOException {
+    /** How a partition's segments got there: "copies", "hard links", or both (closed segments linked, the last copied). */
+    static String transfer(int linked, int copied) {
+        if (linked == 0) {
+            return "copies";
+        }
+        return copied == 0 ? "hard links" : "hard links and copies";
+    }
+
+    /** Hard-links {@code dest} to {@code source}; false (nothing left at {@code dest}) where the file system cannot. */
+    static boolean link(Path source, Path dest) throws IOException {
         try {
             Files.createLink(dest, source);
             return true;

@@ -45,6 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * kaas data dir of its log dir; a kaas broker on it (on Apache's port, so the same idempotent producer carries on)
  * serves the same records at the same offsets, byte for byte, the same topic ids and configs, and the group resumes
  * where it committed. Apache's files are unchanged, and a damaged Apache segment is refused with file and byte.
+ * Then the way back: {@code kaas export} of that data dir (after kaas served, took a produce and a group commit),
+ * and a second Apache started on the export without formatting serves what kaas served.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApacheImportIT {
@@ -62,8 +64,9 @@ class ApacheImportIT {
     private KafkaProducer<byte[], byte[]> carriedOn;
     private RecordMetadata lastBeforeStop;
     private String apacheFilesBefore;
+    private ServedState kaasState;
 
-    private static int compare(TopicPartition a, TopicPartition b) {
+    static int compare(TopicPartition a, TopicPartition b) {
         int c = a.topic().compareTo(b.topic());
         return c != 0 ? c : Integer.compare(a.partition(), b.partition());
     }
@@ -216,6 +219,145 @@ class ApacheImportIT {
                             "orders", lastBeforeStop.partition(), "after".getBytes(), "import".getBytes()))
                     .get();
             assertThat(next.offset()).isEqualTo(lastBeforeStop.offset() + 1);
+
+            // A group commits on kaas too, so the way back carries kaas's own commits beside Apache's.
+            try (Admin admin = kaas.admin()) {
+                admin.alterConsumerGroupOffsets(
+                                "g2", Map.of(new TopicPartition("compacted", 0), new OffsetAndMetadata(42, "kaas")))
+                        .all()
+                        .get();
+            }
+            kaasState = ServedState.of(kaas.bootstrap(), kaas.admin(), List.of("g1", "g2"));
+
+            KaasRun live = KaasRun.of(
+                    "export",
+                    "--data-dir",
+                    data.toString(),
+                    "--to",
+                    work.resolve("never-exported").toString());
+            assertThat(live.exitCode())
+                    .as("a running broker's data dir is refused")
+                    .isEqualTo(3);
+            assertThat(live.err()).contains("owned by a running broker");
+            assertThat(work.resolve("never-exported")).doesNotExist();
+        }
+        exportedLogDirServesWhatKaasServed(data);
+    }
+
+    /**
+     * The round trip's way back: the kaas data dir (stopped) exported, a real Apache 4.4 started on the result
+     * without formatting serves the same records at the same offsets (both isolation levels), topic ids, configs
+     * and group offsets as kaas did.
+     */
+    private void exportedLogDirServesWhatKaasServed(Path data) throws Exception {
+        Path exported = work.resolve("exported-logs");
+        int controller = ApacheKafkaProcess.freePort();
+        KaasRun dry =
+                KaasRun.of("export", "--data-dir", data.toString(), "--to", exported.toString(), "--dry-run", "--json");
+        assertThat(dry.exitCode()).as(dry.out() + dry.err()).isZero();
+        assertThat(dry.out()).contains("\"dryRun\":true").contains("\"groupId\":\"g2\"");
+        assertThat(exported).doesNotExist();
+
+        KaasRun run = KaasRun.of(
+                "export",
+                "--data-dir",
+                data.toString(),
+                "--to",
+                exported.toString(),
+                "--controller",
+                "127.0.0.1:" + controller);
+        assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+        assertThat(run.out())
+                .contains("exported orders-0 -> ")
+                .contains("(hard links and copies)")
+                .contains("exported group g1: 3 committed offset(s) into __consumer_offsets-");
+        assertThat(exported.resolve("orders-0").resolve("00000000000000000000.log"))
+                .exists();
+        assertThat(exported.resolve("orders-0").resolve("partition.metadata")).exists();
+
+        KaasRun again = KaasRun.of("export", "--data-dir", data.toString(), "--to", exported.toString());
+        assertThat(again.exitCode()).as("a log dir not empty is refused").isEqualTo(3);
+
+        String kaasFilesBefore = describeFiles(data);
+        try (ApacheKafkaProcess apache = ApacheKafkaProcess.start(work, exported, false, controller)) {
+            ServedState back = ServedState.of(apache.bootstrap(), apache.admin(), List.of("g1", "g2"));
+            assertThat(back.uncommitted()).isEqualTo(kaasState.uncommitted());
+            assertThat(back.committed()).isEqualTo(kaasState.committed());
+            assertThat(back.logEnds()).isEqualTo(kaasState.logEnds());
+            assertThat(back.topicIds()).isEqualTo(topicIds);
+            assertThat(back.configs()).isEqualTo(kaasState.configs());
+            assertThat(back.groupOffsets()).isEqualTo(kaasState.groupOffsets());
+            assertThat(back.configs().get("orders")).containsEntry("segment.bytes", "1048576");
+            assertThat(back.configs().get("compacted")).containsEntry("cleanup.policy", "compact");
+            assertThat(back.groupOffsets().get("g1")).hasSize(3);
+            assertThat(back.groupOffsets().get("g2"))
+                    .containsEntry(new TopicPartition("compacted", 0), new OffsetAndMetadata(42, "kaas"));
+            assertThat(back.uncommitted().get(new TopicPartition("orders", lastBeforeStop.partition())))
+                    .as("the record produced on kaas")
+                    .anyMatch(r -> r.contains(Arrays.toString("after".getBytes())));
+            System.out.println("round trip Apache -> kaas -> Apache compared: "
+                    + back.uncommitted().values().stream().mapToInt(List::size).sum() + " records ("
+                    + back.committed().values().stream().mapToInt(List::size).sum() + " read_committed), "
+                    + back.logEnds().values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum() + " log-end offsets over "
+                    + back.logEnds().size() + " partitions, "
+                    + back.groupOffsets().values().stream().mapToInt(Map::size).sum() + " group offsets in "
+                    + back.groupOffsets().size() + " groups");
+        }
+        assertThat(describeFiles(data))
+                .as("kaas's files untouched by export and by Apache on the export (hard links included)")
+                .isEqualTo(kaasFilesBefore);
+    }
+
+    /** What a broker serves, to compare kaas with Apache: records, log ends, topic configs, group offsets. */
+    private record ServedState(
+            Map<TopicPartition, List<String>> uncommitted,
+            Map<TopicPartition, List<String>> committed,
+            Map<TopicPartition, Long> logEnds,
+            Map<String, String> topicIds,
+            Map<String, Map<String, String>> configs,
+            Map<String, Map<TopicPartition, OffsetAndMetadata>> groupOffsets) {
+        static ServedState of(String bootstrap, Admin adminToClose, List<String> groups) throws Exception {
+            try (Admin admin = adminToClose) {
+                Map<TopicPartition, List<String>> uncommitted = new TreeMap<>(ApacheImportIT::compare);
+                Map<TopicPartition, List<String>> committed = new TreeMap<>(ApacheImportIT::compare);
+                readAll(bootstrap, "read_uncommitted", uncommitted);
+                readAll(bootstrap, "read_committed", committed);
+                Map<TopicPartition, Long> logEnds = new TreeMap<>(ApacheImportIT::compare);
+                Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+                uncommitted.keySet().forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+                admin.listOffsets(latest).all().get().forEach((tp, o) -> logEnds.put(tp, o.offset()));
+                Map<String, String> ids = new TreeMap<>();
+                admin.describeTopics(TOPICS)
+                        .allTopicNames()
+                        .get()
+                        .forEach((n, d) -> ids.put(n, d.topicId().toString()));
+                Map<String, Map<String, String>> configs = new TreeMap<>();
+                admin.describeConfigs(TOPICS.stream()
+                                .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
+                                .toList())
+                        .all()
+                        .get()
+                        .forEach((r, c) -> {
+                            Map<String, String> set = new TreeMap<>();
+                            c.entries().stream()
+                                    .filter(e -> e.source()
+                                            == org.apache.kafka.clients.admin.ConfigEntry.ConfigSource
+                                                    .DYNAMIC_TOPIC_CONFIG)
+                                    .forEach(e -> set.put(e.name(), e.value()));
+                            configs.put(r.name(), set);
+                        });
+                Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = new TreeMap<>();
+                for (String g : groups) {
+                    Map<TopicPartition, OffsetAndMetadata> of = new TreeMap<>(ApacheImportIT::compare);
+                    of.putAll(admin.listConsumerGroupOffsets(g)
+                            .partitionsToOffsetAndMetadata()
+                            .get());
+                    offsets.put(g, of);
+                }
+                return new ServedState(uncommitted, committed, logEnds, ids, configs, offsets);
+            }
         }
     }
 

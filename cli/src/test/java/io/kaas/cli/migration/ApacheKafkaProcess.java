@@ -31,8 +31,15 @@ final class ApacheKafkaProcess implements AutoCloseable {
 
     /** Formats {@code logDir} (when {@code format}) and starts Apache on it; returns once it answers an Admin. */
     static ApacheKafkaProcess start(Path work, Path logDir, boolean format) throws Exception {
+        return start(work, logDir, format, freePort());
+    }
+
+    /**
+     * Starts Apache with its controller listener on {@code controller}: a log dir formatted elsewhere (kaas export)
+     * records the standalone voter's endpoint, which the controller listener must match.
+     */
+    static ApacheKafkaProcess start(Path work, Path logDir, boolean format, int controller) throws Exception {
         int port = freePort();
-        int controller = freePort();
         Path props = work.resolve("server-" + port + ".properties");
         Files.writeString(
                 props,
@@ -131,7 +138,7 @@ final class ApacheKafkaProcess implements AutoCloseable {
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000));
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
