@@ -30,8 +30,8 @@ import picocli.CommandLine.Spec;
                     + "system allows (else copied; --copy always copies), the last segment copied (kaas appends to it). "
                     + "Indexes, producer state and the transaction index are derived from the log. The log start comes "
                     + "from log-start-offset-checkpoint, topic ids from partition.metadata, topic configs from the KRaft "
-                    + "metadata log (__cluster_metadata-0), committed consumer-group offsets from __consumer_offsets; the "
-                    + "internal topics themselves are not imported. Apache's files are only read.",
+                    + "metadata log, committed consumer-group offsets from __consumer_offsets; the internal topics "
+                    + "themselves are not imported. Apache's files are only read.",
             "Open transactions: one Apache's coordinator was committing (PREPARE_COMMIT) is completed with COMMIT "
                     + "markers; one still ongoing refuses the import (exit 1, nothing written) unless "
                     + "--abort-open-transactions, which ends it with ABORT markers in the kaas copy.",

@@ -50,7 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ApacheImportIT {
-    private static final List<String> TOPICS = List.of("orders", "compacted", "txn");
+    private static final List<String> TOPICS = List.of("orders", "compacted", "txn", "open-txn");
 
     @TempDir
     static Path work;
@@ -62,6 +62,7 @@ class ApacheImportIT {
     private final Map<TopicPartition, List<String>> committed = new TreeMap<>(ApacheImportIT::compare);
     private Map<TopicPartition, OffsetAndMetadata> groupOffsets;
     private KafkaProducer<byte[], byte[]> carriedOn;
+    private KafkaProducer<byte[], byte[]> openTransaction;
     private RecordMetadata lastBeforeStop;
     private String apacheFilesBefore;
     private ServedState kaasState;
@@ -81,7 +82,8 @@ class ApacheImportIT {
                                 new NewTopic("orders", 3, (short) 1)
                                         .configs(Map.of("segment.bytes", "1048576", "retention.ms", "-1")),
                                 new NewTopic("compacted", 1, (short) 1).configs(Map.of("cleanup.policy", "compact")),
-                                new NewTopic("txn", 1, (short) 1)))
+                                new NewTopic("txn", 1, (short) 1),
+                                new NewTopic("open-txn", 1, (short) 1)))
                         .all()
                         .get();
                 admin.describeTopics(TOPICS)
@@ -116,6 +118,21 @@ class ApacheImportIT {
                 tx.flush();
                 tx.abortTransaction();
             }
+            // A transaction left open when Apache stops (its producer is closed only after Apache is gone, so
+            // nothing aborts it): the import must refuse it, or end it with ABORT markers when told to.
+            openTransaction = producer(
+                    apache.bootstrap(),
+                    Map.of(
+                            ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                            "tx-open",
+                            ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+                            (int) Duration.ofMinutes(15).toMillis()));
+            openTransaction.initTransactions();
+            openTransaction.beginTransaction();
+            for (int i = 0; i < 3; i++) {
+                openTransaction.send(new ProducerRecord<>("open-txn", ("o" + i).getBytes(), "open".getBytes()));
+            }
+            openTransaction.flush();
             try (KafkaConsumer<byte[], byte[]> c = consumer(apache.bootstrap(), "g1", "read_uncommitted")) {
                 c.subscribe(List.of("orders"));
                 int seen = 0;
@@ -133,6 +150,7 @@ class ApacheImportIT {
             readAll(apache.bootstrap(), "read_uncommitted", uncommitted);
             readAll(apache.bootstrap(), "read_committed", committed);
         }
+        openTransaction.close(Duration.ZERO); // forced: no abort is even attempted
         apacheFilesBefore = describeFiles(logDir);
     }
 
@@ -146,17 +164,27 @@ class ApacheImportIT {
     @Test
     void importedDataDirServesWhatApacheServed() throws Exception {
         Path data = work.resolve("kaas-data");
-        KaasRun dry = KaasRun.of("import", logDir.toString(), "--data-dir", data.toString(), "--dry-run");
+        KaasRun refused = KaasRun.of("import", logDir.toString(), "--data-dir", data.toString());
+        assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(1);
+        assertThat(refused.err())
+                .contains("1 transaction(s) open: tx-open")
+                .contains("--abort-open-transactions")
+                .contains("nothing was written");
+        assertThat(data).as("nothing written").doesNotExist();
+
+        KaasRun dry = KaasRun.of(
+                "import", logDir.toString(), "--data-dir", data.toString(), "--dry-run", "--abort-open-transactions");
         assertThat(dry.exitCode()).as(dry.err()).isZero();
         assertThat(dry.out())
                 .contains("would import orders-0")
                 .contains("would import group g1: 3 committed offset(s)");
         assertThat(data).doesNotExist();
 
-        KaasRun run = KaasRun.of("import", logDir.toString(), "--data-dir", data.toString(), "--json");
+        KaasRun run = KaasRun.of(
+                "import", logDir.toString(), "--data-dir", data.toString(), "--json", "--abort-open-transactions");
         assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
         assertThat(run.out()).contains("\"transfer\":\"hard links and copies\"").contains("\"type\":\"summary\"");
-        assertThat(run.err()).contains("[1/5] compacted-0");
+        assertThat(run.err()).contains("[1/6] compacted-0");
         assertThat(describeFiles(logDir)).as("Apache's files untouched").isEqualTo(apacheFilesBefore);
 
         BrokerConfig config = BrokerConfig.forTest(data)
@@ -171,6 +199,28 @@ class ApacheImportIT {
             assertThat(kaasCommitted).isEqualTo(committed);
             assertThat(committed.get(new TopicPartition("txn", 0))).hasSize(10);
             assertThat(uncommitted.get(new TopicPartition("txn", 0))).hasSize(15);
+            TopicPartition open = new TopicPartition("open-txn", 0);
+            assertThat(kaasUncommitted.get(open))
+                    .as("the open transaction's records are kept")
+                    .hasSize(3);
+            assertThat(kaasCommitted.get(open))
+                    .as("but aborted: never read_committed")
+                    .isEmpty();
+            try (Admin admin = kaas.admin()) {
+                assertThat(admin.listOffsets(Map.of(open, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                                .partitionResult(open)
+                                .get()
+                                .offset())
+                        .as("3 records and the ABORT marker the import wrote")
+                        .isEqualTo(4);
+            }
+            try (KafkaProducer<byte[], byte[]> again =
+                    producer(kaas.bootstrap(), Map.of(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tx-open"))) {
+                again.initTransactions(); // the transactional id is free again: nothing left ongoing
+                again.beginTransaction();
+                again.send(new ProducerRecord<>("open-txn", "n".getBytes(), "after import".getBytes()));
+                again.commitTransaction();
+            }
 
             try (Admin admin = kaas.admin()) {
                 Map<String, String> ids = new TreeMap<>();
@@ -373,7 +423,7 @@ class ApacheImportIT {
             f.write(b ^ 0xff);
         }
         KaasRun run = KaasRun.of(
-                "import", copy.toString(), "--data-dir", work.resolve("never").toString());
+                "import", copy.toString(), "--data-dir", work.resolve("never").toString(), "--abort-open-transactions");
         assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(3);
         assertThat(run.err()).containsPattern(java.util.regex.Pattern.quote(segment.toString()) + ":[0-9]+");
     }
