@@ -2,7 +2,10 @@ package io.kaas.broker.feature;
 
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.StateFileLock;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -46,8 +49,9 @@ public final class FinalizedFeatures {
     private final Path file;
     private final FeatureUpdateRules rules;
     private final Object lock = new Object();
-    // Guarded by lock: the file's content as this broker last read or wrote it.
+    // Guarded by lock: the file's content as this broker last read or wrote it, and the file's time then.
     private Levels current;
+    private FileTime readAt;
 
     /**
      * Reads {@code file}, or starts it (written at once) for a new data directory.
@@ -65,6 +69,7 @@ public final class FinalizedFeatures {
                     write(stored);
                 }
                 current = stored;
+                readAt = modified();
                 short tv = stored.levels().getOrDefault(TransactionVersion.FEATURE_NAME, (short) 0);
                 if (tv != transactionVersion) {
                     LOG.info(
@@ -115,9 +120,29 @@ public final class FinalizedFeatures {
         return Map.copyOf(out);
     }
 
+    /**
+     * The finalized levels, read again when the file changed since (another broker sharing the directory changed
+     * them): one stat per call, which ApiVersions makes once per connection.
+     */
     public Levels levels() {
         synchronized (lock) {
+            FileTime modified = modified();
+            if (modified != null && !modified.equals(readAt)) {
+                Levels stored = read();
+                if (stored != null) {
+                    current = stored;
+                }
+                readAt = modified;
+            }
             return current;
+        }
+    }
+
+    private FileTime modified() {
+        try {
+            return Files.getLastModifiedTime(file);
+        } catch (IOException e) {
+            return null; // unreadable now: the levels last read stand
         }
     }
 
@@ -145,6 +170,7 @@ public final class FinalizedFeatures {
                 Levels next = new Levels(base.epoch() + 1, result.levels());
                 write(next);
                 current = next;
+                readAt = modified();
                 return ApiError.NONE;
             }
         }
