@@ -287,7 +287,8 @@ final class ApiHandlers {
         invoker.register(
                 ApiKeys.ALTER_CONFIGS,
                 ApiKeys.ALTER_CONFIGS.latestVersion(),
-                new AlterConfigsHandler(p.topics(), p.groups().configs()));
+                new AlterConfigsHandler(
+                        p.topics(), p.groups().configs(), p.telemetry().subscriptions()));
         invoker.register(
                 ApiKeys.DESCRIBE_CLUSTER,
                 ApiKeys.DESCRIBE_CLUSTER.latestVersion(),

@@ -62,6 +62,7 @@ public final class ClientTelemetry implements AutoCloseable {
 
     public GetTelemetrySubscriptionsResponseData subscriptionsFor(
             RequestContext ctx, GetTelemetrySubscriptionsRequestData request) {
+        subscriptions.refresh();
         return manager.processGetTelemetrySubscriptionRequest(
                         new GetTelemetrySubscriptionsRequest(request, ctx.apiVersion()), apacheContext(ctx))
                 .data();
