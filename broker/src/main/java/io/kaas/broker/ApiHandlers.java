@@ -84,7 +84,6 @@ import io.kaas.broker.share.ShareFetches;
 import io.kaas.broker.share.ShareGroupOffsets;
 import io.kaas.broker.share.ShareGroups;
 import io.kaas.broker.telemetry.ClientTelemetry;
-import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionPeers;
 import io.kaas.broker.txn.TransactionalOffsetsGate;
@@ -131,7 +130,6 @@ final class ApiHandlers {
             ProducerIdAllocator producerIds,
             Throttling throttling,
             ClientQuotas quotas,
-            TransactionConfig transactionConfig,
             TransactionCoordinator transactions,
             TransactionPeers transactionPeers,
             GroupCoordinator groups,

@@ -252,7 +252,6 @@ public final class KaasBroker implements AutoCloseable {
                         c.producerIds(),
                         throttling,
                         quotas,
-                        transactionConfig,
                         c.transactions(),
                         c.transactionPeers(),
                         c.groups(),
