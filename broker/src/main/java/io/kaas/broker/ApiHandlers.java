@@ -42,6 +42,7 @@ import io.kaas.broker.api.IncrementalAlterConfigsHandler;
 import io.kaas.broker.api.InitProducerIdHandler;
 import io.kaas.broker.api.JoinGroupHandler;
 import io.kaas.broker.api.LeaveGroupHandler;
+import io.kaas.broker.api.ListConfigResourcesHandler;
 import io.kaas.broker.api.ListGroupsHandler;
 import io.kaas.broker.api.ListOffsetsHandler;
 import io.kaas.broker.api.ListPartitionReassignmentsHandler;
@@ -52,6 +53,7 @@ import io.kaas.broker.api.OffsetDeleteHandler;
 import io.kaas.broker.api.OffsetFetchHandler;
 import io.kaas.broker.api.OffsetForLeaderEpochHandler;
 import io.kaas.broker.api.ProduceHandler;
+import io.kaas.broker.api.PushTelemetryHandler;
 import io.kaas.broker.api.RenewDelegationTokenHandler;
 import io.kaas.broker.api.SaslAuthenticateHandler;
 import io.kaas.broker.api.SaslHandshakeHandler;
@@ -63,11 +65,13 @@ import io.kaas.broker.api.StreamsGroupDescribeHandler;
 import io.kaas.broker.api.StreamsGroupHeartbeatHandler;
 import io.kaas.broker.api.SyncGroupHandler;
 import io.kaas.broker.api.TxnOffsetCommitHandler;
+import io.kaas.broker.api.UpdateFeaturesHandler;
 import io.kaas.broker.api.WriteTxnMarkersHandler;
 import io.kaas.broker.cluster.ProducerIdAllocator;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.config.TopicConfigView;
+import io.kaas.broker.feature.FinalizedFeatures;
 import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.metrics.BrokerMetrics;
@@ -79,7 +83,7 @@ import io.kaas.broker.security.SecurityConfig;
 import io.kaas.broker.share.ShareFetches;
 import io.kaas.broker.share.ShareGroupOffsets;
 import io.kaas.broker.share.ShareGroups;
-import io.kaas.broker.txn.TransactionConfig;
+import io.kaas.broker.telemetry.ClientTelemetry;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.broker.txn.TransactionPeers;
 import io.kaas.broker.txn.TransactionalOffsetsGate;
@@ -114,6 +118,8 @@ final class ApiHandlers {
      * @param mayAcknowledge false while this broker's self-fence holds (always true alone)
      * @param nodeFor        this broker as the client's listener advertises it
      * @param pins           the operator's pins (kafka-reassign-partitions), null alone
+     * @param features       the finalized feature levels (ApiVersions, UpdateFeatures)
+     * @param telemetry      client-metrics subscriptions and pushed client metrics (KIP-714)
      */
     record Parts(
             BrokerConfig config,
@@ -124,7 +130,6 @@ final class ApiHandlers {
             ProducerIdAllocator producerIds,
             Throttling throttling,
             ClientQuotas quotas,
-            TransactionConfig transactionConfig,
             TransactionCoordinator transactions,
             TransactionPeers transactionPeers,
             GroupCoordinator groups,
@@ -135,7 +140,9 @@ final class ApiHandlers {
             ScheduledExecutorService timer,
             ExecutorService handlerPool,
             PartitionPins pins,
-            Path clusterDir) {}
+            Path clusterDir,
+            FinalizedFeatures features,
+            ClientTelemetry telemetry) {}
 
     static void registerAll(RequestInvoker invoker, Parts p) {
         data(invoker, p);
@@ -170,7 +177,11 @@ final class ApiHandlers {
         invoker.register(
                 ApiKeys.API_VERSIONS,
                 ApiKeys.API_VERSIONS.latestVersion(),
-                new ApiVersionsHandler(invoker.served(), p.transactionConfig().version()));
+                new ApiVersionsHandler(invoker.served(), p.features()));
+        invoker.register(
+                ApiKeys.UPDATE_FEATURES,
+                ApiKeys.UPDATE_FEATURES.latestVersion(),
+                new UpdateFeaturesHandler(p.features()));
         invoker.register(
                 ApiKeys.METADATA,
                 ApiKeys.METADATA.latestVersion(),
@@ -248,19 +259,34 @@ final class ApiHandlers {
                 ApiKeys.DESCRIBE_CONFIGS,
                 ApiKeys.DESCRIBE_CONFIGS.latestVersion(),
                 new DescribeConfigsHandler(
-                        p.topics(), p.topicConfigs(), p.config(), p.groups().configs()));
+                        p.topics(),
+                        p.topicConfigs(),
+                        p.config(),
+                        p.groups().configs(),
+                        p.telemetry().subscriptions()));
         invoker.register(
                 ApiKeys.INCREMENTAL_ALTER_CONFIGS,
                 ApiKeys.INCREMENTAL_ALTER_CONFIGS.latestVersion(),
-                new IncrementalAlterConfigsHandler(p.topics(), p.groups().configs()));
+                new IncrementalAlterConfigsHandler(
+                        p.topics(), p.groups().configs(), p.telemetry().subscriptions()));
+        invoker.register(
+                ApiKeys.LIST_CONFIG_RESOURCES,
+                ApiKeys.LIST_CONFIG_RESOURCES.latestVersion(),
+                new ListConfigResourcesHandler(
+                        p.topics(), p.groups().configs(), p.telemetry().subscriptions(), p.config()::brokerId));
         invoker.register(
                 ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS,
                 ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS.latestVersion(),
-                new GetTelemetrySubscriptionsHandler());
+                new GetTelemetrySubscriptionsHandler(p.telemetry()));
+        invoker.register(
+                ApiKeys.PUSH_TELEMETRY,
+                ApiKeys.PUSH_TELEMETRY.latestVersion(),
+                new PushTelemetryHandler(p.telemetry()));
         invoker.register(
                 ApiKeys.ALTER_CONFIGS,
                 ApiKeys.ALTER_CONFIGS.latestVersion(),
-                new AlterConfigsHandler(p.topics(), p.groups().configs()));
+                new AlterConfigsHandler(
+                        p.topics(), p.groups().configs(), p.telemetry().subscriptions()));
         invoker.register(
                 ApiKeys.DESCRIBE_CLUSTER,
                 ApiKeys.DESCRIBE_CLUSTER.latestVersion(),

@@ -5,6 +5,7 @@ import io.kaas.broker.admin.Readiness;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.config.TopicConfigView;
+import io.kaas.broker.feature.FinalizedFeatures;
 import io.kaas.broker.metrics.BrokerMetrics;
 import io.kaas.broker.quota.ClientQuotaStore;
 import io.kaas.broker.quota.ClientQuotas;
@@ -12,6 +13,7 @@ import io.kaas.broker.quota.Throttling;
 import io.kaas.broker.security.AccessControl;
 import io.kaas.broker.security.InterBrokerListener;
 import io.kaas.broker.security.SecurityConfig;
+import io.kaas.broker.telemetry.ClientTelemetry;
 import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.broker.txn.TransactionCoordinator;
 import io.kaas.cluster.BrokerNode;
@@ -235,6 +237,10 @@ public final class KaasBroker implements AutoCloseable {
         // kafka-reassign-partitions: a move is a pin in the shared cluster's assignment (kaas assign's); alone, nothing
         // moves.
         PartitionPins pins = store == null ? null : new PartitionPins(store);
+        FinalizedFeatures features =
+                new FinalizedFeatures(ClusterDir.features(clusterDir), config.brokerId(), transactionConfig.version());
+        ClientTelemetry telemetry = new ClientTelemetry(ClusterDir.clientMetrics(clusterDir), metrics.registry());
+        started.add("the client telemetry", telemetry::close);
         ApiHandlers.registerAll(
                 invoker,
                 new ApiHandlers.Parts(
@@ -246,7 +252,6 @@ public final class KaasBroker implements AutoCloseable {
                         c.producerIds(),
                         throttling,
                         quotas,
-                        transactionConfig,
                         c.transactions(),
                         c.transactionPeers(),
                         c.groups(),
@@ -257,7 +262,9 @@ public final class KaasBroker implements AutoCloseable {
                         timer,
                         handlerPool,
                         pins,
-                        clusterDir));
+                        clusterDir,
+                        features,
+                        telemetry));
         // Members parked in JoinGroup/SyncGroup would otherwise hold shutdown for a rebalance timeout.
         KafkaListeners bound = KafkaListeners.bind(config, security, served, invoker, c.groups()::shutdown, started);
         listeners = bound;

@@ -296,6 +296,39 @@ class ApacheToolsIT {
         assertThat(versions).contains("Produce(0): 3 to 13", "Fetch(1): 4 to 18", "ApiVersions(18)");
     }
 
+    /**
+     * kafka-broker-api-versions lists as usable every API a single Apache 4.4 broker serves to clients: all of
+     * ApiKeys' broker-listener APIs but the KRaft controller's (DescribeQuorum, UnregisterBroker, AddRaftVoter,
+     * RemoveRaftVoter, UnregisterController) and the share coordinator's internal state APIs (83-87), and but
+     * the two kaas does not serve yet (AlterReplicaLogDirs; StreamsGroupTopologyDescriptionUpdate, which Apache
+     * serves only with a plug-in).
+     */
+    @Test
+    void kafkaBrokerApiVersionsListsEveryClientApiOfAnApacheBroker() throws Exception {
+        String versions = tool(
+                        null, "org.apache.kafka.tools.BrokerApiVersionsCommand", "--bootstrap-server", b.bootstrap())
+                .out();
+        java.util.Set<Integer> usable = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\((\\d+)\\): [^,\\n]*\\[usable: ")
+                .matcher(versions);
+        while (m.find()) {
+            usable.add(Integer.parseInt(m.group(1)));
+        }
+        java.util.Set<Integer> internal = java.util.Set.of(55, 64, 80, 81, 94, 83, 84, 85, 86, 87);
+        java.util.Set<Integer> notYet = java.util.Set.of(34, 93);
+        List<Integer> clientApis = org.apache.kafka.common.protocol.ApiKeys.apisForListener(
+                        org.apache.kafka.common.message.ApiMessageType.ListenerType.BROKER)
+                .stream()
+                .map(k -> (int) k.id)
+                .filter(id -> !internal.contains(id))
+                .toList();
+        assertThat(clientApis).hasSize(69);
+        assertThat(usable)
+                .as(versions)
+                .containsAll(
+                        clientApis.stream().filter(id -> !notYet.contains(id)).toList());
+    }
+
     @Test
     void verifiableProducerAndConsumer() throws Exception {
         String bs = b.bootstrap();

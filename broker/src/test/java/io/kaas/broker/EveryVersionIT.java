@@ -81,7 +81,13 @@ class EveryVersionIT {
                             "STREAMS_GROUP_HEARTBEAT v0",
                             "STREAMS_GROUP_HEARTBEAT v1",
                             "STREAMS_GROUP_DESCRIBE v0",
-                            "STREAMS_GROUP_DESCRIBE v1");
+                            "STREAMS_GROUP_DESCRIBE v1",
+                            "UPDATE_FEATURES v0",
+                            "UPDATE_FEATURES v2",
+                            "LIST_CONFIG_RESOURCES v0",
+                            "LIST_CONFIG_RESOURCES v1",
+                            "GET_TELEMETRY_SUBSCRIPTIONS v0",
+                            "PUSH_TELEMETRY v0");
         }
     }
 

@@ -107,11 +107,11 @@ class FailedStartIT {
         }
     }
 
-    /** The threads the broker names ({@code kaas-*}) that are alive now. */
+    /** The threads the broker names ({@code kaas-*}), and Apache's client-metrics manager's, that are alive now. */
     private static Set<Thread> brokerThreads() {
         Set<Thread> out = new HashSet<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.isAlive() && t.getName().startsWith("kaas-")) {
+            if (t.isAlive() && (t.getName().startsWith("kaas-") || t.getName().contains("client-metrics"))) {
                 out.add(t);
             }
         }

@@ -38,6 +38,18 @@ public final class ClientSession implements MutableConnection {
     private volatile long expiresAtNanos;
     /** KIP-219: not read from until then (System.nanoTime), after a response that throttled it; 0 = not muted. */
     private volatile long mutedUntilNanos;
+    /** KIP-511: what the client said it is in ApiVersions v3+ ("unknown" before, as Apache's ClientInformation). */
+    private volatile String softwareName = UNKNOWN_SOFTWARE;
+
+    private volatile String softwareVersion = UNKNOWN_SOFTWARE;
+    /** Run once when the connection closes, by key (a client's telemetry instance ends with it, KIP-714). */
+    private final java.util.concurrent.ConcurrentHashMap<String, Runnable> onClose =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    private volatile boolean closed;
+
+    /** Apache's {@code ClientInformation.UNKNOWN_NAME_OR_VERSION}. */
+    public static final String UNKNOWN_SOFTWARE = "unknown";
 
     public ClientSession(ListenerSecurity listener, SocketAddress remote) {
         this.listener = listener;
@@ -145,5 +157,44 @@ public final class ClientSession implements MutableConnection {
 
     public boolean closeAfterResponse() {
         return closeAfterResponse;
+    }
+
+    /** KIP-511's client software name and version from ApiVersions v3+ (blank ones stay "unknown"). */
+    public void clientSoftware(String name, String version) {
+        if (name != null && !name.isBlank()) {
+            this.softwareName = name;
+        }
+        if (version != null && !version.isBlank()) {
+            this.softwareVersion = version;
+        }
+    }
+
+    public String softwareName() {
+        return softwareName;
+    }
+
+    public String softwareVersion() {
+        return softwareVersion;
+    }
+
+    /**
+     * Runs {@code action} when the connection closes (at once if it has closed already); a second action under
+     * the same {@code key} is not added.
+     */
+    public void onCloseOnce(String key, Runnable action) {
+        if (onClose.putIfAbsent(key, action) == null && closed && onClose.remove(key, action)) {
+            action.run();
+        }
+    }
+
+    /** The connection closed: runs what {@link #onCloseOnce} registered, each once. */
+    public void closed() {
+        closed = true;
+        for (String key : onClose.keySet()) {
+            Runnable r = onClose.remove(key);
+            if (r != null) {
+                r.run();
+            }
+        }
     }
 }

@@ -116,6 +116,7 @@ public final class KafkaServer {
                         ch.closeFuture().addListener(f -> open.decrementAndGet());
                         ClientSession session = new ClientSession(security, ch.remoteAddress());
                         ch.attr(ClientSession.KEY).set(session);
+                        ch.closeFuture().addListener(f -> session.closed());
                         if (security.tls()) {
                             ch.pipeline()
                                     .addLast("tls", new SslHandler(security.newServerEngine(ch.remoteAddress())))

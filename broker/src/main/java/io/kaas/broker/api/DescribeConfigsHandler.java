@@ -1,11 +1,13 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.config.ApacheTopicConfigs;
 import io.kaas.broker.config.BrokerConfig;
 import io.kaas.broker.config.BrokerConfigView;
 import io.kaas.broker.config.TopicConfigView;
 import io.kaas.broker.group.ApacheGroupConfigs;
 import io.kaas.broker.group.GroupConfigs;
+import io.kaas.broker.telemetry.ClientMetricsSubscriptions;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
@@ -19,12 +21,15 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DescribeConfigsResponse;
+import org.apache.kafka.server.metrics.ClientMetricsConfigs;
 
 /**
  * DescribeConfigs for TOPIC (every config Apache's LogConfig defines, with source, synonyms and
  * documentation as Apache reports them; see {@link TopicConfigView}) and BROKER (this broker's
  * settings over Apache's log defaults, read-only; see {@link BrokerConfigView}) and GROUP (Apache's
- * group configs, see {@link ApacheGroupConfigs}). Other resource types
+ * group configs, see {@link ApacheGroupConfigs}) and CLIENT_METRICS (a subscription's set configs, KIP-714).
+ * Other resource types
  * are INVALID_REQUEST.
  */
 public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsRequestData> {
@@ -32,13 +37,19 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
     private final TopicConfigView topicConfigs;
     private final BrokerConfig broker;
     private final GroupConfigs groupConfigs;
+    private final ClientMetricsSubscriptions clientMetrics;
 
     public DescribeConfigsHandler(
-            TopicCatalog topics, TopicConfigView topicConfigs, BrokerConfig broker, GroupConfigs groupConfigs) {
+            TopicCatalog topics,
+            TopicConfigView topicConfigs,
+            BrokerConfig broker,
+            GroupConfigs groupConfigs,
+            ClientMetricsSubscriptions clientMetrics) {
         this.topics = topics;
         this.topicConfigs = topicConfigs;
         this.broker = broker;
         this.groupConfigs = groupConfigs;
+        this.clientMetrics = clientMetrics;
     }
 
     @Override
@@ -92,12 +103,38 @@ public final class DescribeConfigsHandler implements ApiHandler<DescribeConfigsR
                         r.configs().add(groupEntry(e, request.includeSynonyms(), request.includeDocumentation()));
                     }
                 }
+            } else if (type == ConfigResource.Type.CLIENT_METRICS) {
+                // Apache's ConfigHelper: only the subscription's set configs, each CLIENT_METRICS_CONFIG, no synonyms;
+                // a subscription that does not exist has none.
+                if (res.resourceName() == null || res.resourceName().isEmpty()) {
+                    r.setErrorCode(Errors.INVALID_REQUEST.code())
+                            .setErrorMessage("Client metrics subscription name must not be empty");
+                    continue;
+                }
+                clientMetrics.configs(res.resourceName()).forEach((name, value) -> {
+                    if (keys == null || keys.contains(name)) {
+                        r.configs()
+                                .add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                                        .setName(name)
+                                        .setValue(value)
+                                        .setReadOnly(false)
+                                        .setConfigSource(
+                                                DescribeConfigsResponse.ConfigSource.CLIENT_METRICS_CONFIG.id())
+                                        .setIsSensitive(false)
+                                        .setConfigType(configType(ClientMetricsConfigs.configType(name)))
+                                        .setSynonyms(new ArrayList<>()));
+                    }
+                });
             } else {
                 r.setErrorCode(Errors.INVALID_REQUEST.code())
                         .setErrorMessage("resource type " + type + " has no configs here");
             }
         }
         return CompletableFuture.completedFuture(response);
+    }
+
+    private static byte configType(Optional<org.apache.kafka.common.config.ConfigDef.Type> type) {
+        return type.map(ApacheTopicConfigs::wireType).orElse(DescribeConfigsResponse.ConfigType.UNKNOWN.id());
     }
 
     private static DescribeConfigsResponseData.DescribeConfigsResourceResult topicEntry(

@@ -45,13 +45,21 @@ final class GroupConfigAlterer {
      * APPEND and SUBTRACT only on LIST configs, starting from the current value or else the default.
      */
     static Map<String, String> apply(Map<String, String> current, List<Operation> ops) {
+        return apply(current, ops, GroupConfig::configType);
+    }
+
+    /** The same over another resource's configs, whose types {@code typeOf} knows. */
+    static Map<String, String> apply(
+            Map<String, String> current,
+            List<Operation> ops,
+            java.util.function.Function<String, java.util.Optional<ConfigDef.Type>> typeOf) {
         Map<String, String> out = new LinkedHashMap<>(current);
         for (Operation o : ops) {
             switch (o.op()) {
                 case 0 -> out.put(o.name(), o.value());
                 case 1 -> out.remove(o.name());
                 case 2, 3 -> {
-                    if (GroupConfig.configType(o.name()).orElse(null) != ConfigDef.Type.LIST) {
+                    if (typeOf.apply(o.name()).orElse(null) != ConfigDef.Type.LIST) {
                         throw new IllegalArgumentException("Can't " + (o.op() == 2 ? "APPEND" : "SUBTRACT") + " to key "
                                 + o.name() + " because its type is not LIST.");
                     }

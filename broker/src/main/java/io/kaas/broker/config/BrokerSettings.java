@@ -221,10 +221,10 @@ public final class BrokerSettings {
                         + "cost no file descriptor while idle");
         row("kaas.transaction.version", "--transaction-version", Type.SHORT, (short) 2)
                 .rule(Range.between(1, 2))
-                .doc(
-                        "The finalized feature transaction.version clients see: 2 is transaction protocol v2 (KIP-890 part "
-                                + "2: an epoch bump per transaction, partitions added by Produce; Apache 4.x's default), 1 the "
-                                + "protocol before it");
+                .doc("The finalized feature transaction.version a new data directory starts at (as kafka-storage "
+                        + "format --feature; kafka-features.sh changes it after): 2 is transaction protocol v2 "
+                        + "(KIP-890 part 2: an epoch bump per transaction, partitions added by Produce; Apache "
+                        + "4.x's default), 1 the protocol before it");
         row("transaction.max.timeout.ms", "--transaction-max-timeout", Type.INT, 900_000)
                 .shown("15m")
                 .rule(Range.atLeast(1))

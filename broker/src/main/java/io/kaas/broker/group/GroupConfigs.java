@@ -55,6 +55,13 @@ public final class GroupConfigs {
         }
     }
 
+    /** The groups with configs set (ListConfigResources). */
+    public java.util.Set<String> groupIds() {
+        synchronized (lock) {
+            return java.util.Set.copyOf(byGroup.keySet());
+        }
+    }
+
     /** {@code groupId}'s effective configs: its own over the broker's defaults. */
     public GroupConfig of(String groupId) {
         synchronized (lock) {

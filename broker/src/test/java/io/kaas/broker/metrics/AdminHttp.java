@@ -9,18 +9,18 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** GETs against a broker's admin listener, timed (one JDK HttpClient per test class; no redirects, no proxy). */
-final class AdminHttp {
-    record Response(int status, String contentType, String body, long millis) {}
+public final class AdminHttp {
+    public record Response(int status, String contentType, String body, long millis) {}
 
     private final HttpClient client =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
 
-    AdminHttp(InetSocketAddress admin) {
+    public AdminHttp(InetSocketAddress admin) {
         this.base = "http://127.0.0.1:" + admin.getPort();
     }
 
-    Response get(String path) throws IOException, InterruptedException {
+    public Response get(String path) throws IOException, InterruptedException {
         return get(path, null);
     }
 

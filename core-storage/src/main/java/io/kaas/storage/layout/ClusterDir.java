@@ -4,7 +4,8 @@ import java.nio.file.Path;
 
 /**
  * {@code <data>/__cluster/}: the broker's cluster-wide state beside the topics (committed offsets,
- * producer-id blocks, SCRAM credentials, delegation tokens, ACLs, client quotas, transaction state, group configs). It is never a topic ({@link TopicName}) and never holds partitions
+ * producer-id blocks, SCRAM credentials, delegation tokens, ACLs, client quotas, transaction state, group configs,
+ * finalized features, client-metrics subscriptions). It is never a topic ({@link TopicName}) and never holds partitions
  * ({@link PartitionFinder} skips it).
  */
 public final class ClusterDir {
@@ -27,6 +28,10 @@ public final class ClusterDir {
     public static final String GROUP_CONFIGS = "group-configs.json";
     /** {@code <cluster>/share_groups/<group>.json}, one share group's share-partition state (KIP-932). */
     public static final String SHARE_GROUPS = "share_groups";
+    /** {@code <cluster>/features.json}, the finalized feature levels (KIP-584) and their epoch. */
+    public static final String FEATURES = "features.json";
+    /** {@code <cluster>/client-metrics.json}, the client-metrics subscriptions (ConfigResource CLIENT_METRICS, KIP-714). */
+    public static final String CLIENT_METRICS = "client-metrics.json";
 
     private ClusterDir() {}
 
@@ -64,6 +69,14 @@ public final class ClusterDir {
 
     public static Path groupConfigs(Path clusterDir) {
         return clusterDir.resolve(GROUP_CONFIGS);
+    }
+
+    public static Path features(Path clusterDir) {
+        return clusterDir.resolve(FEATURES);
+    }
+
+    public static Path clientMetrics(Path clusterDir) {
+        return clusterDir.resolve(CLIENT_METRICS);
     }
 
     public static Path txnState(Path clusterDir) {
