@@ -63,6 +63,7 @@ import io.kaas.broker.api.ShareGroupDescribeHandler;
 import io.kaas.broker.api.ShareGroupHeartbeatHandler;
 import io.kaas.broker.api.StreamsGroupDescribeHandler;
 import io.kaas.broker.api.StreamsGroupHeartbeatHandler;
+import io.kaas.broker.api.StreamsGroupTopologyDescriptionUpdateHandler;
 import io.kaas.broker.api.SyncGroupHandler;
 import io.kaas.broker.api.TxnOffsetCommitHandler;
 import io.kaas.broker.api.UpdateFeaturesHandler;
@@ -349,6 +350,10 @@ final class ApiHandlers {
                 ApiKeys.STREAMS_GROUP_DESCRIBE,
                 ApiKeys.STREAMS_GROUP_DESCRIBE.latestVersion(),
                 new StreamsGroupDescribeHandler(p.groups()));
+        invoker.register(
+                ApiKeys.STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE,
+                ApiKeys.STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE.latestVersion(),
+                new StreamsGroupTopologyDescriptionUpdateHandler(p.groups()));
     }
 
     /** Share groups (KIP-932): heartbeat, describe, fetch, acknowledge and the share-group offset APIs. */

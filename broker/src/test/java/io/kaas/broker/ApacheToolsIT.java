@@ -300,8 +300,7 @@ class ApacheToolsIT {
      * kafka-broker-api-versions lists as usable every API a single Apache 4.4 broker serves to clients: all of
      * ApiKeys' broker-listener APIs but the KRaft controller's (DescribeQuorum, UnregisterBroker, AddRaftVoter,
      * RemoveRaftVoter, UnregisterController) and the share coordinator's internal state APIs (83-87), and but
-     * the two kaas does not serve yet (AlterReplicaLogDirs; StreamsGroupTopologyDescriptionUpdate, which Apache
-     * serves only with a plug-in).
+     * the one kaas does not serve yet (AlterReplicaLogDirs).
      */
     @Test
     void kafkaBrokerApiVersionsListsEveryClientApiOfAnApacheBroker() throws Exception {
@@ -315,7 +314,7 @@ class ApacheToolsIT {
             usable.add(Integer.parseInt(m.group(1)));
         }
         java.util.Set<Integer> internal = java.util.Set.of(55, 64, 80, 81, 94, 83, 84, 85, 86, 87);
-        java.util.Set<Integer> notYet = java.util.Set.of(34, 93);
+        java.util.Set<Integer> notYet = java.util.Set.of(34);
         List<Integer> clientApis = org.apache.kafka.common.protocol.ApiKeys.apisForListener(
                         org.apache.kafka.common.message.ApiMessageType.ListenerType.BROKER)
                 .stream()

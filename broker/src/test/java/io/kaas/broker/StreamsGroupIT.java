@@ -88,6 +88,7 @@ class StreamsGroupIT {
         try (Admin admin = broker.admin()) {
             // Two subtopologies (split, count) of four tasks each, spread over both instances.
             awaitMembers(admin, app, 2, 8);
+            assertTopologyDescriptionIsTheApplications(admin, app, wordCount().describe());
             produce("wc-in", expected, "the quick brown fox", "jumps over the lazy dog", "the dog barks");
             awaitCounts("wc-out", 4, expected);
             Map<String, TopicDescription> internal = admin.describeTopics(
@@ -253,6 +254,49 @@ class StreamsGroupIT {
             assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
         });
         return streams;
+    }
+
+    /**
+     * A member was asked for its topology description (heartbeat's TopologyDescriptionRequired) and pushed it
+     * (StreamsGroupTopologyDescriptionUpdate): describeStreamsGroups with includeTopologyDescription shows the
+     * application's own subtopologies and node names, which a plain describe leaves NOT_REQUESTED.
+     */
+    private static void assertTopologyDescriptionIsTheApplications(
+            Admin admin, String app, org.apache.kafka.streams.TopologyDescription own) throws Exception {
+        Map<String, Set<String>> expected = new HashMap<>();
+        own.subtopologies()
+                .forEach(st -> expected.put(
+                        String.valueOf(st.id()),
+                        st.nodes().stream()
+                                .map(org.apache.kafka.streams.TopologyDescription.Node::name)
+                                .collect(java.util.stream.Collectors.toSet())));
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            StreamsGroupDescription d = admin.describeStreamsGroups(
+                            List.of(app),
+                            new org.apache.kafka.clients.admin.DescribeStreamsGroupsOptions()
+                                    .includeTopologyDescription(true))
+                    .describedGroups()
+                    .get(app)
+                    .get();
+            assertThat(d.topologyDescriptionStatus())
+                    .isEqualTo(org.apache.kafka.clients.admin.StreamsGroupTopologyDescriptionStatus.AVAILABLE);
+            Map<String, Set<String>> described = new HashMap<>();
+            d.topologyDescription()
+                    .orElseThrow()
+                    .subtopologies()
+                    .forEach(st -> described.put(
+                            st.id(),
+                            st.nodes().stream()
+                                    .map(org.apache.kafka.clients.admin.StreamsGroupTopologyDescription.Node::name)
+                                    .collect(java.util.stream.Collectors.toSet())));
+            assertThat(described).isEqualTo(expected);
+        });
+        assertThat(admin.describeStreamsGroups(List.of(app))
+                        .describedGroups()
+                        .get(app)
+                        .get()
+                        .topologyDescriptionStatus())
+                .isEqualTo(org.apache.kafka.clients.admin.StreamsGroupTopologyDescriptionStatus.NOT_REQUESTED);
     }
 
     /** The group is stable with {@code members} members, each owning some of the {@code tasks} active tasks. */

@@ -26,6 +26,8 @@ import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ShareAcknowledgeRequestData;
 import org.apache.kafka.common.message.ShareFetchRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.StreamsGroupTopologyDescriptionUpdateRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -70,6 +72,9 @@ public final class RequestLevelAuthorization {
             case OFFSET_DELETE -> group(ctx, DELETE, ((OffsetDeleteRequestData) body).groupId());
             case CONSUMER_GROUP_HEARTBEAT -> group(ctx, READ, ((ConsumerGroupHeartbeatRequestData) body).groupId());
             case SHARE_GROUP_HEARTBEAT -> group(ctx, READ, ((ShareGroupHeartbeatRequestData) body).groupId());
+            case STREAMS_GROUP_HEARTBEAT -> group(ctx, READ, ((StreamsGroupHeartbeatRequestData) body).groupId());
+            case STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE ->
+                group(ctx, READ, ((StreamsGroupTopologyDescriptionUpdateRequestData) body).groupId());
             case SHARE_FETCH -> groupIfNamed(ctx, ((ShareFetchRequestData) body).groupId());
             case SHARE_ACKNOWLEDGE -> groupIfNamed(ctx, ((ShareAcknowledgeRequestData) body).groupId());
             case DESCRIBE_LOG_DIRS, DESCRIBE_ACLS, DESCRIBE_USER_SCRAM_CREDENTIALS -> cluster(ctx, DESCRIBE);

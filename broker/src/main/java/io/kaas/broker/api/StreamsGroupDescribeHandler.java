@@ -28,7 +28,7 @@ public final class StreamsGroupDescribeHandler implements ApiHandler<StreamsGrou
         for (String id : request.groupIds()) {
             StreamsGroupDescribeResponseData.DescribedGroup g =
                     ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, id)
-                            ? groups.streamsDescribe(id)
+                            ? groups.streamsDescribe(id, request.includeTopologyDescription())
                             : new StreamsGroupDescribeResponseData.DescribedGroup()
                                     .setGroupId(id)
                                     .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())

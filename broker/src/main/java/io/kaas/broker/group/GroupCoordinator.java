@@ -25,9 +25,12 @@ import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.StreamsGroupDescribeResponseData;
 import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.StreamsGroupTopologyDescriptionUpdateRequestData;
+import org.apache.kafka.common.message.StreamsGroupTopologyDescriptionUpdateResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
 
 /**
  * The group coordinator: what the group APIs ask of it, routed to its parts. Membership lives in memory
@@ -208,9 +211,32 @@ public final class GroupCoordinator {
                 : groups.streamsGroups().heartbeat(g.group(), req, version, clientId, host);
     }
 
-    /** StreamsGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown groups and groups of another kind. */
-    public StreamsGroupDescribeResponseData.DescribedGroup streamsDescribe(String groupId) {
-        return descriptions.streamsDescribe(groupId);
+    /**
+     * StreamsGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown groups and groups of another kind; with
+     * {@code includeDescription}, the topology description a member pushed.
+     */
+    public StreamsGroupDescribeResponseData.DescribedGroup streamsDescribe(String groupId, boolean includeDescription) {
+        return descriptions.streamsDescribe(groupId, includeDescription);
+    }
+
+    /** StreamsGroupTopologyDescriptionUpdate: a member's description of its group's topology, kept with the group. */
+    public StreamsGroupTopologyDescriptionUpdateResponseData streamsTopologyDescriptionUpdate(
+            StreamsGroupTopologyDescriptionUpdateRequestData req) {
+        String invalid = req.memberId() == null || req.memberId().isEmpty()
+                ? "MemberId can't be empty."
+                : req.groupId() == null || req.groupId().isEmpty()
+                        ? "GroupId can't be empty."
+                        : req.topologyDescription() == null ? "TopologyDescription can't be null." : null;
+        if (invalid != null) {
+            return StreamsGroups.answer(new ApiError(Errors.INVALID_REQUEST, invalid));
+        }
+        if (!active(req.groupId())) {
+            return StreamsGroups.answer(new ApiError(Errors.NOT_COORDINATOR, null));
+        }
+        return groups.streams(req.groupId())
+                .map(g -> groups.streamsGroups().updateDescription(g, req))
+                .orElseGet(() -> StreamsGroups.answer(new ApiError(
+                        Errors.GROUP_ID_NOT_FOUND, "Group " + req.groupId() + " is not a streams group.")));
     }
 
     /** ConsumerGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown and classic groups, as Apache. */

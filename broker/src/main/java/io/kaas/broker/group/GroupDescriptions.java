@@ -145,7 +145,7 @@ final class GroupDescriptions {
     }
 
     /** StreamsGroupDescribe for one group: GROUP_ID_NOT_FOUND for unknown groups and groups of another kind. */
-    StreamsGroupDescribeResponseData.DescribedGroup streamsDescribe(String groupId) {
+    StreamsGroupDescribeResponseData.DescribedGroup streamsDescribe(String groupId, boolean includeDescription) {
         if (!slots.activeFor(groupId)) {
             return new StreamsGroupDescribeResponseData.DescribedGroup()
                     .setGroupId(groupId)
@@ -153,7 +153,7 @@ final class GroupDescriptions {
         }
         Optional<LiveStreamsGroup> g = groups.streams(groupId);
         if (g.isPresent()) {
-            return groups.streamsGroups().describe(g.get());
+            return groups.streamsGroups().describe(g.get(), includeDescription);
         }
         boolean otherKind = groups.classic(groupId).isPresent()
                 || groups.consumer(groupId).isPresent()

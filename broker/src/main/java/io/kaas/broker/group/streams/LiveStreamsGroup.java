@@ -14,10 +14,12 @@ import org.apache.kafka.common.message.StreamsGroupDescribeResponseData;
 import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.StreamsGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.requests.StreamsGroupHeartbeatResponse;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.internals.LogContext;
 import org.apache.kafka.coordinator.group.CommitPartitionValidator;
+import org.apache.kafka.coordinator.group.api.streams.StreamsGroupTopologyDescription;
 import org.apache.kafka.coordinator.group.api.streams.assignor.TaskAssignorException;
 import org.apache.kafka.coordinator.group.generated.StreamsGroupMemberMetadataValue;
 import org.apache.kafka.coordinator.group.streams.CurrentAssignmentBuilder;
@@ -65,6 +67,9 @@ public final class LiveStreamsGroup {
     private final StreamsMemberDeadlines deadlines;
     /** The required topics' ids and partition counts when the topology was last configured. */
     private Map<String, String> fingerprint;
+
+    /** The last topology description a member pushed; null until one did (see {@link StoredTopologyDescription}). */
+    private StoredTopologyDescription description;
 
     private boolean dead;
 
@@ -419,9 +424,45 @@ public final class LiveStreamsGroup {
         return group.numMembers() > 0 && group.isSubscribedToTopic(topic);
     }
 
-    /** StreamsGroupDescribe, Apache's own rendering of its model. */
-    synchronized StreamsGroupDescribeResponseData.DescribedGroup describe() {
-        return group.asDescribedGroup(LATEST, ASSIGNOR);
+    /** StreamsGroupDescribe, Apache's own rendering of its model, with the pushed topology description if asked. */
+    synchronized StreamsGroupDescribeResponseData.DescribedGroup describe(boolean includeTopologyDescription) {
+        StreamsGroupDescribeResponseData.DescribedGroup g = group.asDescribedGroup(LATEST, ASSIGNOR);
+        if (includeTopologyDescription) {
+            StoredTopologyDescription.attach(g, description);
+        }
+        return g;
+    }
+
+    /**
+     * The group's topology epoch when no description of it is stored (a member is then asked for one, see
+     * {@link StreamsGroups#heartbeat}); -1 when the group has no topology yet or its description is stored.
+     */
+    synchronized int topologyEpochWithoutDescription() {
+        int epoch = group.topology().map(StreamsTopology::topologyEpoch).orElse(-1);
+        return description != null && description.topologyEpoch() == epoch ? -1 : epoch;
+    }
+
+    /**
+     * StreamsGroupTopologyDescriptionUpdate from a member: kept when the member is in the group and describes the
+     * group's current topology epoch (Apache's {@code validateStreamsGroupTopologyDescriptionUpdate} rules).
+     */
+    synchronized ApiError storeDescription(String memberId, int topologyEpoch, StreamsGroupTopologyDescription d) {
+        if (dead) {
+            return new ApiError(Errors.NOT_COORDINATOR, null);
+        }
+        if (!group.hasMember(memberId)) {
+            return new ApiError(
+                    Errors.UNKNOWN_MEMBER_ID, "Member " + memberId + " is not a member of group " + groupId + ".");
+        }
+        int current = group.topology().map(StreamsTopology::topologyEpoch).orElse(-1);
+        if (topologyEpoch != current) {
+            return new ApiError(
+                    Errors.INVALID_REQUEST,
+                    "The topology epoch " + topologyEpoch + " of the description is not the group's topology epoch "
+                            + current + ".");
+        }
+        description = new StoredTopologyDescription(topologyEpoch, d);
+        return ApiError.NONE;
     }
 
     /** The group is deleted or its coordinator moved: members still heartbeating are told to look again. */
