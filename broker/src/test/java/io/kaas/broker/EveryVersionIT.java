@@ -82,6 +82,7 @@ class EveryVersionIT {
                             "STREAMS_GROUP_HEARTBEAT v1",
                             "STREAMS_GROUP_DESCRIBE v0",
                             "STREAMS_GROUP_DESCRIBE v1",
+                            "STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE v0",
                             "UPDATE_FEATURES v0",
                             "UPDATE_FEATURES v2",
                             "LIST_CONFIG_RESOURCES v0",
@@ -190,7 +191,15 @@ class EveryVersionIT {
                         .setWarmupTasks(List.of());
             case STREAMS_GROUP_DESCRIBE ->
                 (v, id) -> new org.apache.kafka.common.message.StreamsGroupDescribeRequestData()
-                        .setGroupIds(List.of("sg", "cg", "missing"));
+                        .setGroupIds(List.of("sg", "cg", "missing"))
+                        .setIncludeTopologyDescription(v >= 1);
+            case STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE ->
+                (v, id) -> new org.apache.kafka.common.message.StreamsGroupTopologyDescriptionUpdateRequestData()
+                        .setGroupId("sg")
+                        .setMemberId("member-v1")
+                        .setTopologyEpoch(0)
+                        .setTopologyDescription(new org.apache.kafka.common.message
+                                .StreamsGroupTopologyDescriptionUpdateRequestData.TopologyDescription());
             default -> (v, id) -> api.messageType.newRequest();
         };
         return f.apply(version, topicId);
