@@ -118,8 +118,8 @@ public final class ExportCommand implements Callable<Integer> {
         } catch (OpenTransactionsException e) {
             err.println("kaas export: " + e.getMessage());
             if (jsonOutput.json()) {
-                out.println(ImportCommand.ImportLines.json(
-                        Map.of("type", "summary", "ok", false, "exitCode", ExitCodes.PROBLEMS)));
+                out.println(
+                        MigrationLines.json(Map.of("type", "summary", "ok", false, "exitCode", ExitCodes.PROBLEMS)));
             }
             out.flush();
             err.flush();
@@ -132,23 +132,9 @@ public final class ExportCommand implements Callable<Integer> {
     }
 
     /** Prints what the export reports: progress on stderr, one line (or JSON object) per partition and group. */
-    static final class ExportLines implements ExportListener {
-        private final PrintWriter out;
-        private final PrintWriter err;
-        private final boolean json;
-        private final boolean dryRun;
-
+    static final class ExportLines extends MigrationLines implements ExportListener {
         ExportLines(PrintWriter out, PrintWriter err, boolean json, boolean dryRun) {
-            this.out = out;
-            this.err = err;
-            this.json = json;
-            this.dryRun = dryRun;
-        }
-
-        @Override
-        public void partitionStarted(String topicPartition, int index, int total, long bytes) {
-            err.println("[" + (index + 1) + "/" + total + "] " + topicPartition + " (" + bytes + " bytes)");
-            err.flush();
+            super(out, err, json, dryRun);
         }
 
         @Override
@@ -166,7 +152,7 @@ public final class ExportCommand implements Callable<Integer> {
                 m.put("logEndOffset", o.logEndOffset());
                 m.put("leaderEpoch", o.leaderEpoch());
                 m.put("dryRun", dryRun);
-                out.println(ImportCommand.ImportLines.json(m));
+                out.println(json(m));
             } else {
                 out.println((dryRun ? "would export " : "exported ") + o.topic() + "-" + o.partition() + " -> "
                         + o.target() + ": " + o.segments() + " segment(s), " + o.bytes() + " bytes ("
@@ -185,7 +171,7 @@ public final class ExportCommand implements Callable<Integer> {
                 m.put("offsets", offsets);
                 m.put("partition", partition);
                 m.put("dryRun", dryRun);
-                out.println(ImportCommand.ImportLines.json(m));
+                out.println(json(m));
             } else {
                 out.println((dryRun ? "would export " : "exported ") + "group " + groupId + ": " + offsets
                         + " committed offset(s) into " + ApacheNames.CONSUMER_OFFSETS + "-" + partition);
@@ -208,7 +194,7 @@ public final class ExportCommand implements Callable<Integer> {
                 m.put("groupOffsets", s.groupOffsets());
                 m.put("clusterId", s.clusterId());
                 m.put("directoryId", s.directoryId());
-                out.println(ImportCommand.ImportLines.json(m));
+                out.println(json(m));
             } else {
                 out.println((dryRun ? "would export " : "exported ") + s.topics() + " topic(s), " + s.partitions()
                         + " partition(s), " + s.bytes() + " bytes, " + s.groups() + " group(s) with "

@@ -82,7 +82,8 @@ public final class ImportCommand implements Callable<Integer> {
         } catch (OpenTransactionsException e) {
             err.println("kaas import: " + e.getMessage());
             if (jsonOutput.json()) {
-                out.println(ImportLines.json(Map.of("type", "summary", "ok", false, "exitCode", ExitCodes.PROBLEMS)));
+                out.println(
+                        MigrationLines.json(Map.of("type", "summary", "ok", false, "exitCode", ExitCodes.PROBLEMS)));
             }
             return ExitCodes.PROBLEMS;
         }
@@ -109,23 +110,9 @@ public final class ImportCommand implements Callable<Integer> {
     }
 
     /** Prints what the import reports: progress on stderr, one line (or JSON object) per partition and group. */
-    static final class ImportLines implements ImportListener {
-        private final PrintWriter out;
-        private final PrintWriter err;
-        private final boolean json;
-        private final boolean dryRun;
-
+    static final class ImportLines extends MigrationLines implements ImportListener {
         ImportLines(PrintWriter out, PrintWriter err, boolean json, boolean dryRun) {
-            this.out = out;
-            this.err = err;
-            this.json = json;
-            this.dryRun = dryRun;
-        }
-
-        @Override
-        public void partitionStarted(String topicPartition, int index, int total, long bytes) {
-            err.println("[" + (index + 1) + "/" + total + "] " + topicPartition + " (" + bytes + " bytes)");
-            err.flush();
+            super(out, err, json, dryRun);
         }
 
         @Override
@@ -186,14 +173,6 @@ public final class ImportCommand implements Callable<Integer> {
                 out.println((dryRun ? "would import " : "imported ") + s.topics() + " topic(s), " + s.partitions()
                         + " partition(s), " + s.bytes() + " bytes, " + s.groups() + " group(s) with " + s.groupOffsets()
                         + " committed offset(s), " + s.markers() + " transaction marker(s) written");
-            }
-        }
-
-        static String json(Object value) {
-            try {
-                return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(value);
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                throw new IllegalStateException(e);
             }
         }
     }
