@@ -6,18 +6,14 @@ import io.kaas.broker.txn.TransactionErrors;
 import io.kaas.broker.txn.TransactionalOffsetsGate;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
-import io.kaas.storage.TopicInfo;
 import io.kaas.storage.format.GroupOffsetsFile;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * TxnOffsetCommit, to the group's coordinator: once the transaction coordinator confirms the group's slot is in the
@@ -55,38 +51,24 @@ public final class TxnOffsetCommitHandler implements ApiHandler<TxnOffsetCommitR
         List<TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition> accepted = new ArrayList<>();
         boolean byId = ctx.apiVersion() >= FIRST_TOPIC_ID_VERSION;
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic t : request.topics()) {
-            String name = byId ? TopicIdLookup.name(topics, t.topicId()).orElse(null) : t.name();
+            CommittedTopic topic = CommittedTopic.resolve(ctx, topics, byId, t.name(), t.topicId());
             TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic tr =
                     new TxnOffsetCommitResponseData.TxnOffsetCommitResponseTopic()
-                            .setName(name == null ? "" : name)
+                            .setName(topic.answeredName())
                             .setTopicId(t.topicId());
             response.topics().add(tr);
-            Optional<TopicInfo> topic = name == null ? Optional.empty() : topics.topic(name);
-            boolean allowed = name != null && ctx.allowed(AclOperation.READ, ResourceType.TOPIC, name);
             for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition p : t.partitions()) {
                 TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition pr =
                         new TxnOffsetCommitResponseData.TxnOffsetCommitResponsePartition()
                                 .setPartitionIndex(p.partitionIndex());
                 tr.partitions().add(pr);
-                if (name == null) {
-                    pr.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
+                Errors refused = topic.refusal(p.partitionIndex());
+                if (refused != Errors.NONE) {
+                    pr.setErrorCode(refused.code());
                     continue;
                 }
-                if (!allowed) {
-                    pr.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
-                    continue;
-                }
-                if (!TopicCatalog.hasPartition(topic, p.partitionIndex())) {
-                    pr.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-                    continue;
-                }
-                staged.add(new GroupOffsetsFile.Committed(
-                        name,
-                        p.partitionIndex(),
-                        p.committedOffset(),
-                        p.committedLeaderEpoch(),
-                        p.committedMetadata(),
-                        now));
+                staged.add(topic.commit(
+                        p.partitionIndex(), p.committedOffset(), p.committedLeaderEpoch(), p.committedMetadata(), now));
                 accepted.add(pr);
             }
         }
