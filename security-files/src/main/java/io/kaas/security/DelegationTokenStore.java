@@ -1,17 +1,12 @@
 package io.kaas.security;
 
+import io.kaas.storage.format.SharedStateFile;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.io.FileStamp;
 import io.kaas.storage.io.StateFileLock;
-import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
@@ -23,9 +18,9 @@ import java.util.function.UnaryOperator;
  * {@code delegation.token.secret.key} and the token id, as Apache does, and the hash tells a token made
  * under another key from a valid one.
  *
- * <p>Shared like {@link ScramCredentialStore}: each change reads and rewrites the file under its
- * {@link StateFileLock}, atomically and fsynced ({@link StateJson#write}); {@link #tokens} re-reads it
- * when its {@link FileStamp} changed. Thread-safe (monitor).
+ * <p>Shared by the brokers of a directory and the offline commands ({@link SharedStateFile}: each change reads
+ * and rewrites the file under its {@link StateFileLock}; {@link #tokens} re-reads it when it changed), and
+ * rw------- like {@link ScramCredentialStore}'s file. Thread-safe (monitor).
  */
 public final class DelegationTokenStore {
     /** The file's shape. Unknown fields are ignored by {@link StateJson}. */
@@ -58,13 +53,15 @@ public final class DelegationTokenStore {
         }
     }
 
-    private final Path file;
-    private SortedMap<String, StoredToken> tokens = Collections.emptySortedMap();
-    /** The version {@link #tokens} was read from; empty when there was no file, null before the first read. */
-    private Optional<FileStamp> loaded;
+    private static final TokensFile NONE = new TokensFile(1, new TreeMap<>());
+
+    private final SharedStateFile<TokensFile> file;
+    // Guarded by this: the tokens of the file version last seen, as an unmodifiable map, and that version.
+    private TokensFile seen;
+    private SortedMap<String, StoredToken> tokens;
 
     public DelegationTokenStore(Path file) {
-        this.file = file;
+        this.file = SharedStateFile.ownerOnly(file, TokensFile.class, NONE);
     }
 
     public static DelegationTokenStore inDataDir(Path dataDir) {
@@ -72,16 +69,12 @@ public final class DelegationTokenStore {
     }
 
     public Path file() {
-        return file;
+        return file.file();
     }
 
     /** Every token by id, as the file holds them now; the same instance while the file is unchanged. */
     public synchronized SortedMap<String, StoredToken> tokens() {
-        Optional<FileStamp> now = stamp();
-        if (!now.equals(loaded)) {
-            reload();
-        }
-        return tokens;
+        return view(file.current());
     }
 
     /**
@@ -89,41 +82,15 @@ public final class DelegationTokenStore {
      * differs. {@code change} gets a mutable copy and returns it (or another map).
      */
     public synchronized SortedMap<String, StoredToken> update(UnaryOperator<SortedMap<String, StoredToken>> change) {
-        try (StateFileLock lock = StateFileLock.exclusive(file)) {
-            reload();
-            SortedMap<String, StoredToken> next = change.apply(new TreeMap<>(tokens));
-            if (!next.equals(tokens)) {
-                StateJson.write(file, new TokensFile(1, new TreeMap<>(next)));
-                ownerOnly();
-                tokens = Collections.unmodifiableSortedMap(new TreeMap<>(next));
-                loaded = stamp();
-            }
-            return tokens;
-        }
+        return view(file.update(f -> new TokensFile(1, new TreeMap<>(change.apply(new TreeMap<>(view(f)))))));
     }
 
-    /** rw------- where the filesystem has POSIX permissions. */
-    private void ownerOnly() {
-        try {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        } catch (UnsupportedOperationException | IOException e) {
-            // not a POSIX filesystem: nothing to narrow
+    private SortedMap<String, StoredToken> view(TokensFile f) {
+        if (f != seen) {
+            seen = f;
+            tokens =
+                    Collections.unmodifiableSortedMap(f.tokens() == null ? new TreeMap<>() : new TreeMap<>(f.tokens()));
         }
-    }
-
-    private void reload() {
-        Optional<FileStamp> before = stamp();
-        TokensFile read = StateJson.read(file, TokensFile.class).orElse(new TokensFile(1, new TreeMap<>()));
-        tokens = Collections.unmodifiableSortedMap(
-                read.tokens() == null ? new TreeMap<>() : new TreeMap<>(read.tokens()));
-        loaded = before;
-    }
-
-    private Optional<FileStamp> stamp() {
-        try {
-            return FileStamp.of(file);
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file + ": cannot read: " + e.getMessage(), e);
-        }
+        return tokens;
     }
 }

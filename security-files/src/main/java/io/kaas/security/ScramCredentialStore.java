@@ -1,12 +1,9 @@
 package io.kaas.security;
 
+import io.kaas.storage.format.SharedStateFile;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.io.FileStamp;
 import io.kaas.storage.io.StateFileLock;
-import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
@@ -15,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.security.scram.ScramCredential;
 import org.apache.kafka.common.security.scram.internals.ScramFormatter;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
@@ -25,9 +23,10 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
  * password is ever stored; PLAIN is checked by deriving the StoredKey from the offered password.
  *
  * <p>The broker, the other brokers of a shared directory and the offline {@code kaas user} commands
- * share the file. Each change reads and rewrites it under its {@link StateFileLock}, atomically
- * ({@link StateJson#write}); a lookup re-reads the file when its {@link FileStamp} changed, so a user
- * added elsewhere is seen by a running broker at its next authentication. Thread-safe (monitor).
+ * share the file ({@link SharedStateFile}): each change reads and rewrites it under its {@link StateFileLock},
+ * atomically ({@link StateJson#write}); a lookup re-reads the file when it changed, so a user added elsewhere is
+ * seen by a running broker at its next authentication. The file is rw-------: the keys let a thief pose as the
+ * broker. Thread-safe.
  */
 public final class ScramCredentialStore {
     /** Apache's default for kafka-configs and the minimum its SCRAM mechanisms accept. */
@@ -52,13 +51,12 @@ public final class ScramCredentialStore {
         }
     }
 
-    private final Path file;
-    private SortedMap<String, SortedMap<String, StoredCredential>> users = new TreeMap<>();
-    /** The file's version {@link #users} was read from; empty when there was no file, null before the first read. */
-    private Optional<FileStamp> loaded;
+    private static final CredentialsFile NONE = new CredentialsFile(1, new TreeMap<>());
+
+    private final SharedStateFile<CredentialsFile> file;
 
     public ScramCredentialStore(Path file) {
-        this.file = file;
+        this.file = SharedStateFile.ownerOnly(file, CredentialsFile.class, NONE);
     }
 
     /** The store of a data dir. */
@@ -67,21 +65,19 @@ public final class ScramCredentialStore {
     }
 
     public Path file() {
-        return file;
+        return file.file();
     }
 
-    public synchronized Optional<ScramCredential> lookup(String user, ScramMechanism mechanism) {
-        reloadIfChanged();
-        Map<String, StoredCredential> byMechanism = users.get(user);
+    public Optional<ScramCredential> lookup(String user, ScramMechanism mechanism) {
+        Map<String, StoredCredential> byMechanism = usersOf(file.current()).get(user);
         StoredCredential c = byMechanism == null ? null : byMechanism.get(mechanism.mechanismName());
         return Optional.ofNullable(c).map(StoredCredential::toCredential);
     }
 
     /** Every user with the iteration count of each mechanism it has. */
-    public synchronized SortedMap<String, SortedMap<String, Integer>> describe() {
-        reloadIfChanged();
+    public SortedMap<String, SortedMap<String, Integer>> describe() {
         SortedMap<String, SortedMap<String, Integer>> out = new TreeMap<>();
-        users.forEach((user, creds) -> {
+        usersOf(file.current()).forEach((user, creds) -> {
             SortedMap<String, Integer> m = new TreeMap<>();
             creds.forEach((mech, c) -> m.put(mech, c.iterations()));
             out.put(user, m);
@@ -89,29 +85,42 @@ public final class ScramCredentialStore {
         return Collections.unmodifiableSortedMap(out);
     }
 
-    public synchronized void upsert(String user, ScramMechanism mechanism, ScramCredential credential) {
-        try (StateFileLock lock = lock()) {
-            reload();
+    public void upsert(String user, ScramMechanism mechanism, ScramCredential credential) {
+        file.update(f -> {
+            SortedMap<String, SortedMap<String, StoredCredential>> users = copyOfUsers(f);
             users.computeIfAbsent(user, u -> new TreeMap<>())
                     .put(mechanism.mechanismName(), StoredCredential.of(credential));
-            save();
-        }
+            return new CredentialsFile(1, users);
+        });
     }
 
     /** @return false when the user had no credential for {@code mechanism} */
-    public synchronized boolean delete(String user, ScramMechanism mechanism) {
-        try (StateFileLock lock = lock()) {
-            reload();
+    public boolean delete(String user, ScramMechanism mechanism) {
+        AtomicBoolean deleted = new AtomicBoolean();
+        file.update(f -> {
+            SortedMap<String, SortedMap<String, StoredCredential>> users = copyOfUsers(f);
             SortedMap<String, StoredCredential> creds = users.get(user);
             if (creds == null || creds.remove(mechanism.mechanismName()) == null) {
-                return false;
+                return f;
             }
             if (creds.isEmpty()) {
                 users.remove(user);
             }
-            save();
-            return true;
-        }
+            deleted.set(true);
+            return new CredentialsFile(1, users);
+        });
+        return deleted.get();
+    }
+
+    private static SortedMap<String, SortedMap<String, StoredCredential>> usersOf(CredentialsFile f) {
+        return f.users() == null ? Collections.emptySortedMap() : f.users();
+    }
+
+    /** A mutable deep copy: the file's content itself is shared by readers and never changed. */
+    private static SortedMap<String, SortedMap<String, StoredCredential>> copyOfUsers(CredentialsFile f) {
+        SortedMap<String, SortedMap<String, StoredCredential>> users = new TreeMap<>();
+        usersOf(f).forEach((u, m) -> users.put(u, new TreeMap<>(m)));
+        return users;
     }
 
     /** A fresh salt and the RFC 5802 keys for {@code password}; the password itself is not kept. */
@@ -129,54 +138,6 @@ public final class ScramCredentialStore {
         if (iterations < mechanism.minIterations() || iterations > mechanism.maxIterations()) {
             throw new IllegalArgumentException(mechanism.mechanismName() + " iterations must be "
                     + mechanism.minIterations() + ".." + mechanism.maxIterations() + ", got " + iterations);
-        }
-    }
-
-    /**
-     * The file's {@link StateFileLock}, held from the read to the write of one change: the other brokers
-     * of a shared directory and {@code kaas user} change the file too, and without it one change is lost.
-     */
-    private StateFileLock lock() {
-        return StateFileLock.exclusive(file);
-    }
-
-    private void save() {
-        StateJson.write(file, new CredentialsFile(1, users));
-        ownerOnly();
-        loaded = stamp();
-    }
-
-    /** rw------- where the filesystem has POSIX permissions: the keys let a thief pose as the broker. */
-    private void ownerOnly() {
-        try {
-            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        } catch (UnsupportedOperationException | IOException e) {
-            // not a POSIX filesystem (in-memory engine, Windows): nothing to narrow
-        }
-    }
-
-    private void reloadIfChanged() {
-        Optional<FileStamp> now = stamp();
-        if (!now.equals(loaded)) {
-            reload();
-        }
-    }
-
-    /** Reads the file, whatever its stamp: under the lock, a change must start from what is on disk. */
-    private void reload() {
-        Optional<FileStamp> before = stamp();
-        CredentialsFile read =
-                StateJson.read(file, CredentialsFile.class).orElse(new CredentialsFile(1, new TreeMap<>()));
-        users = read.users() == null ? new TreeMap<>() : new TreeMap<>(read.users());
-        users.replaceAll((u, m) -> new TreeMap<>(m));
-        loaded = before;
-    }
-
-    private Optional<FileStamp> stamp() {
-        try {
-            return FileStamp.of(file);
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, file + ": cannot read: " + e.getMessage(), e);
         }
     }
 }

@@ -1,11 +1,7 @@
 package io.kaas.broker.feature;
 
-import io.kaas.storage.format.StateJson;
-import io.kaas.storage.io.StateFileLock;
-import java.io.IOException;
-import java.nio.file.Files;
+import io.kaas.storage.format.SharedStateFile;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -46,12 +42,10 @@ public final class FinalizedFeatures {
 
     private static final Logger LOG = LoggerFactory.getLogger(FinalizedFeatures.class);
 
-    private final Path file;
+    private final SharedStateFile<FeaturesFile> file;
     private final FeatureUpdateRules rules;
-    private final Object lock = new Object();
-    // Guarded by lock: the file's content as this broker last read or wrote it, and the file's time then.
-    private Levels current;
-    private FileTime readAt;
+    /** What a new data directory starts with (and what stands if the file is removed under a running broker). */
+    private final FeaturesFile initial;
 
     /**
      * Reads {@code file}, or starts it (written at once) for a new data directory.
@@ -59,27 +53,18 @@ public final class FinalizedFeatures {
      * @param transactionVersion the transaction.version of a new data directory
      */
     public FinalizedFeatures(Path file, int nodeId, short transactionVersion) {
-        this.file = file;
+        this.file = SharedStateFile.of(file, FeaturesFile.class, null);
         this.rules = new FeatureUpdateRules(nodeId, supported());
-        synchronized (lock) {
-            try (StateFileLock held = StateFileLock.exclusive(file)) {
-                Levels stored = read();
-                if (stored == null) {
-                    stored = new Levels(0, initial(transactionVersion));
-                    write(stored);
-                }
-                current = stored;
-                readAt = modified();
-                short tv = stored.levels().getOrDefault(TransactionVersion.FEATURE_NAME, (short) 0);
-                if (tv != transactionVersion) {
-                    LOG.info(
-                            "transaction.version is {} as finalized in {} (kaas.transaction.version {} is the level"
-                                    + " of a new data directory; kafka-features.sh changes it)",
-                            tv,
-                            file,
-                            transactionVersion);
-                }
-            }
+        this.initial = new FeaturesFile(1, 0, new TreeMap<>(initial(transactionVersion)));
+        FeaturesFile stored = this.file.update(f -> f != null ? f : initial);
+        short tv = stored.levels().getOrDefault(TransactionVersion.FEATURE_NAME, (short) 0);
+        if (tv != transactionVersion) {
+            LOG.info(
+                    "transaction.version is {} as finalized in {} (kaas.transaction.version {} is the level"
+                            + " of a new data directory; kafka-features.sh changes it)",
+                    tv,
+                    file,
+                    transactionVersion);
         }
     }
 
@@ -125,25 +110,7 @@ public final class FinalizedFeatures {
      * them): one stat per call, which ApiVersions makes once per connection.
      */
     public Levels levels() {
-        synchronized (lock) {
-            FileTime modified = modified();
-            if (modified != null && !modified.equals(readAt)) {
-                Levels stored = read();
-                if (stored != null) {
-                    current = stored;
-                }
-                readAt = modified;
-            }
-            return current;
-        }
-    }
-
-    private FileTime modified() {
-        try {
-            return Files.getLastModifiedTime(file);
-        } catch (IOException e) {
-            return null; // unreadable now: the levels last read stand
-        }
+        return levelsOf(orInitial(file.current()));
     }
 
     /**
@@ -152,38 +119,30 @@ public final class FinalizedFeatures {
      */
     public ApiError update(
             Map<String, Short> updates, Map<String, FeatureUpdate.UpgradeType> types, boolean validateOnly) {
-        synchronized (lock) {
-            if (updates.isEmpty()) {
-                return ApiError.NONE; // nothing to change: no new epoch
-            }
-            if (validateOnly) {
-                return rules.apply(current.levels(), updates, types).error();
-            }
-            try (StateFileLock held = StateFileLock.exclusive(file)) {
-                Levels stored = read(); // another broker sharing the directory may have written it
-                Levels base = stored == null ? current : stored;
-                FeatureUpdateRules.Result result = rules.apply(base.levels(), updates, types);
-                if (result.error().isFailure()) {
-                    current = base;
-                    return result.error();
-                }
-                Levels next = new Levels(base.epoch() + 1, result.levels());
-                write(next);
-                current = next;
-                readAt = modified();
-                return ApiError.NONE;
-            }
+        if (updates.isEmpty()) {
+            return ApiError.NONE; // nothing to change: no new epoch
         }
+        if (validateOnly) {
+            return rules.apply(levels().levels(), updates, types).error();
+        }
+        ApiError[] outcome = {ApiError.NONE};
+        file.update(f -> {
+            FeaturesFile base = orInitial(f);
+            FeatureUpdateRules.Result result = rules.apply(levelsOf(base).levels(), updates, types);
+            if (result.error().isFailure()) {
+                outcome[0] = result.error();
+                return f;
+            }
+            return new FeaturesFile(1, base.epoch() + 1, new TreeMap<>(result.levels()));
+        });
+        return outcome[0];
     }
 
-    private Levels read() {
-        return StateJson.read(file, FeaturesFile.class)
-                .map(f -> new Levels(f.epoch(), f.levels() == null ? Map.of() : Map.copyOf(f.levels())))
-                .orElse(null);
+    private FeaturesFile orInitial(FeaturesFile f) {
+        return f == null ? initial : f;
     }
 
-    /** Written under the file's lock, which made its directory. */
-    private void write(Levels levels) {
-        StateJson.write(file, new FeaturesFile(1, levels.epoch(), new TreeMap<>(levels.levels())));
+    private static Levels levelsOf(FeaturesFile f) {
+        return new Levels(f.epoch(), f.levels() == null ? Map.of() : Map.copyOf(f.levels()));
     }
 }

@@ -1,11 +1,7 @@
 package io.kaas.broker.telemetry;
 
-import io.kaas.storage.format.StateJson;
-import io.kaas.storage.io.StateFileLock;
-import java.io.IOException;
-import java.nio.file.Files;
+import io.kaas.storage.format.SharedStateFile;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -24,22 +20,25 @@ import org.apache.kafka.server.metrics.ClientMetricsConfigs;
  */
 public final class ClientMetricsSubscriptions {
     /** The file's shape: each subscription's set configs by Apache's names. */
-    public record SubscriptionsFile(int version, Map<String, Map<String, String>> subscriptions) {}
+    public record SubscriptionsFile(int version, Map<String, Map<String, String>> subscriptions) {
+        public SubscriptionsFile {
+            subscriptions = java.util.Collections.unmodifiableMap(
+                    subscriptions == null ? new TreeMap<>() : new TreeMap<>(subscriptions));
+        }
+    }
 
-    private final Path file;
+    private final SharedStateFile<SubscriptionsFile> file;
     private final Object lock = new Object();
     private final BiConsumer<String, Properties> onChange;
-    // Guarded by lock: the file's content as this broker last read or wrote it, and the file's time then.
-    private Map<String, Map<String, String>> byName;
-    private FileTime readAt;
+    // Guarded by lock: the file version last handed to onChange.
+    private SubscriptionsFile seen;
 
     public ClientMetricsSubscriptions(Path file, BiConsumer<String, Properties> onChange) {
-        this.file = file;
+        this.file = SharedStateFile.of(file, SubscriptionsFile.class, new SubscriptionsFile(1, Map.of()));
         this.onChange = onChange;
         synchronized (lock) {
-            this.readAt = modified();
-            this.byName = read();
-            byName.forEach((name, configs) -> onChange.accept(name, properties(configs)));
+            this.seen = this.file.current();
+            seen.subscriptions().forEach((name, configs) -> onChange.accept(name, properties(configs)));
         }
     }
 
@@ -47,7 +46,7 @@ public final class ClientMetricsSubscriptions {
     public Map<String, String> configs(String name) {
         synchronized (lock) {
             refresh();
-            return byName.getOrDefault(name, Map.of());
+            return seen.subscriptions().getOrDefault(name, Map.of());
         }
     }
 
@@ -55,7 +54,7 @@ public final class ClientMetricsSubscriptions {
     public java.util.Set<String> names() {
         synchronized (lock) {
             refresh();
-            return java.util.Set.copyOf(byName.keySet());
+            return java.util.Set.copyOf(seen.subscriptions().keySet());
         }
     }
 
@@ -67,42 +66,37 @@ public final class ClientMetricsSubscriptions {
     public void alter(String name, UnaryOperator<Map<String, String>> change, boolean validateOnly) {
         synchronized (lock) {
             if (validateOnly) {
-                ClientMetricsConfigs.validate(name, properties(change.apply(byName.getOrDefault(name, Map.of()))));
+                ClientMetricsConfigs.validate(name, properties(change.apply(configs(name))));
                 return;
             }
-            try (StateFileLock held = StateFileLock.exclusive(file)) {
-                Map<String, Map<String, String>> current = read(); // another broker may have written it
-                Map<String, String> proposed = new TreeMap<>(change.apply(current.getOrDefault(name, Map.of())));
+            file.update(f -> {
+                Map<String, String> proposed =
+                        new TreeMap<>(change.apply(f.subscriptions().getOrDefault(name, Map.of())));
                 ClientMetricsConfigs.validate(name, properties(proposed));
-                Map<String, Map<String, String>> next = new TreeMap<>(current);
+                Map<String, Map<String, String>> next = new TreeMap<>(f.subscriptions());
                 if (proposed.isEmpty()) {
                     next.remove(name);
                 } else {
                     next.put(name, Map.copyOf(proposed));
                 }
-                StateJson.write(file, new SubscriptionsFile(1, next));
-                readAt = modified();
-                Map<String, Map<String, String>> before = byName;
-                byName = Map.copyOf(next);
-                handChanges(before, byName); // this change, and any another broker made before it
-            }
+                return new SubscriptionsFile(1, next);
+            });
+            refresh(); // this change, and any another broker made before it
         }
     }
 
     /**
-     * Reads the file again when its time changed (another broker sharing the directory altered a subscription),
-     * and hands each changed subscription to {@code onChange}: one stat per call.
+     * Reads the file again when it changed (another broker sharing the directory altered a subscription), and
+     * hands each changed subscription to {@code onChange}: one stat per call.
      */
     public void refresh() {
         synchronized (lock) {
-            FileTime modified = modified();
-            if (modified == null || modified.equals(readAt)) {
-                return;
+            SubscriptionsFile now = file.current();
+            if (now != seen) {
+                SubscriptionsFile before = seen;
+                seen = now;
+                handChanges(before.subscriptions(), now.subscriptions());
             }
-            Map<String, Map<String, String>> before = byName;
-            byName = read();
-            readAt = modified;
-            handChanges(before, byName);
         }
     }
 
@@ -116,25 +110,9 @@ public final class ClientMetricsSubscriptions {
         }
     }
 
-    private FileTime modified() {
-        try {
-            return Files.getLastModifiedTime(file);
-        } catch (IOException e) {
-            return null; // absent or unreadable: the subscriptions last read stand
-        }
-    }
-
     private static Properties properties(Map<String, String> configs) {
         Properties p = new Properties();
         p.putAll(configs);
         return p;
-    }
-
-    private Map<String, Map<String, String>> read() {
-        return StateJson.read(file, SubscriptionsFile.class)
-                .map(f -> f.subscriptions() == null
-                        ? Map.<String, Map<String, String>>of()
-                        : Map.copyOf(f.subscriptions()))
-                .orElse(Map.of());
     }
 }
