@@ -54,8 +54,10 @@ public final class ShareStateStore implements AutoCloseable {
                 List<SharePartition.StoredRecord> records =
                         new ArrayList<>(p.records().size());
                 for (ShareGroupStateFile.Record r : p.records()) {
-                    records.add(new SharePartition.StoredRecord(
-                            r.offset(), RecordState.valueOf(r.state()), r.deliveryCount()));
+                    RecordState state = RecordState.valueOf(r.state());
+                    for (long o = r.offset(); o <= r.last(); o++) {
+                        records.add(new SharePartition.StoredRecord(o, state, r.deliveryCount()));
+                    }
                 }
                 out.put(
                         new TopicIdPartition(Uuid.fromString(p.topicId()), p.partition(), p.topic()),
@@ -82,17 +84,40 @@ public final class ShareStateStore implements AutoCloseable {
     public CompletableFuture<Void> save(String groupId, Map<TopicIdPartition, SharePartition.Snapshot> partitions) {
         List<ShareGroupStateFile.Partition> out = new ArrayList<>(partitions.size());
         partitions.forEach((tp, s) -> {
-            List<ShareGroupStateFile.Record> records =
-                    new ArrayList<>(s.records().size());
-            for (SharePartition.StoredRecord r : s.records()) {
-                records.add(new ShareGroupStateFile.Record(r.offset(), r.state().name(), r.deliveryCount()));
-            }
+            List<ShareGroupStateFile.Record> records = runs(s.records());
             out.add(new ShareGroupStateFile.Partition(
                     tp.topicId().toString(), tp.topic(), tp.partition(), s.startOffset(), s.endOffset(), records));
         });
-        return files.write(
-                GroupOffsetsFile.fileName(groupId),
-                StateJson.toBytes(new ShareGroupStateFile.Group(ShareGroupStateFile.VERSION, groupId, out)));
+        ShareGroupStateFile.Group snapshot = new ShareGroupStateFile.Group(ShareGroupStateFile.VERSION, groupId, out);
+        // Encoded on the writer thread, outside the group's monitor, and only the newest of a round.
+        return files.write(GroupOffsetsFile.fileName(groupId), () -> StateJson.toBytes(snapshot));
+    }
+
+    /** Consecutive offsets in one state with one delivery count, as one run each (records sorted by offset). */
+    static List<ShareGroupStateFile.Record> runs(List<SharePartition.StoredRecord> records) {
+        List<ShareGroupStateFile.Record> out = new ArrayList<>();
+        int i = 0;
+        while (i < records.size()) {
+            SharePartition.StoredRecord first = records.get(i);
+            int j = i;
+            while (j + 1 < records.size()) {
+                SharePartition.StoredRecord next = records.get(j + 1);
+                if (next.offset() != records.get(j).offset() + 1
+                        || next.state() != first.state()
+                        || next.deliveryCount() != first.deliveryCount()) {
+                    break;
+                }
+                j++;
+            }
+            long last = records.get(j).offset();
+            out.add(new ShareGroupStateFile.Record(
+                    first.offset(),
+                    last == first.offset() ? null : last,
+                    first.state().name(),
+                    first.deliveryCount()));
+            i = j + 1;
+        }
+        return out;
     }
 
     /** Removes the group's file (DeleteGroups); completes once the removal is durable. */

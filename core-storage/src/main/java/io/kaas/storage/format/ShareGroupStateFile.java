@@ -11,7 +11,10 @@ import java.util.Set;
  * as the group's offsets file is ({@link GroupOffsetsFile#fileName}).
  */
 public final class ShareGroupStateFile {
-    public static final int VERSION = 1;
+    /** Written: records as runs ({@link Record#lastOffset}). Version 1 files (one offset per record) are read too. */
+    public static final int VERSION = 2;
+
+    public static final Set<Integer> READABLE_VERSIONS = Set.of(1, 2);
     /** The record states as stored (the names of the broker's record states). */
     public static final Set<String> STATES = Set.of("AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED");
 
@@ -36,8 +39,17 @@ public final class ShareGroupStateFile {
         }
     }
 
-    /** One offset's state and how many times it was delivered. */
-    public record Record(long offset, String state, int deliveryCount) {}
+    /**
+     * A run of offsets, {@code offset} to {@code lastOffset} (null: {@code offset} alone, as version 1 wrote every
+     * record), in one state, each delivered {@code deliveryCount} times. Runs keep the file small: what a fetch
+     * acquired, and what its acknowledgement accepted, is one run, not one entry per record.
+     */
+    public record Record(long offset, Long lastOffset, String state, int deliveryCount) {
+        /** The run's last offset. */
+        public long last() {
+            return lastOffset == null ? offset : lastOffset;
+        }
+    }
 
     /** The group a file name says its file belongs to (see {@link GroupOffsetsFile#groupOf}). */
     public static Optional<String> groupOf(String fileName) {
@@ -51,8 +63,8 @@ public final class ShareGroupStateFile {
      */
     public static List<String> problemsOf(String fileName, Group g) {
         List<String> out = new ArrayList<>();
-        if (g.version() != VERSION) {
-            out.add("version " + g.version() + ", expected " + VERSION);
+        if (!READABLE_VERSIONS.contains(g.version())) {
+            out.add("version " + g.version() + ", expected one of " + new java.util.TreeSet<>(READABLE_VERSIONS));
         }
         Optional<String> named = groupOf(fileName);
         if (g.groupId() == null || g.groupId().isEmpty()) {
@@ -72,9 +84,11 @@ public final class ShareGroupStateFile {
             for (Record r : p.records()) {
                 if (r.offset() <= previous) {
                     out.add(where + ": offset " + r.offset() + " after " + previous + " (not increasing)");
-                } else if (r.offset() < p.startOffset() || r.offset() >= p.endOffset()) {
-                    out.add(where + ": offset " + r.offset() + " outside [" + p.startOffset() + ", " + p.endOffset()
-                            + ")");
+                } else if (r.last() < r.offset()) {
+                    out.add(where + ": offsets " + r.offset() + " to " + r.last() + " (a run ending before it starts)");
+                } else if (r.offset() < p.startOffset() || r.last() >= p.endOffset()) {
+                    out.add(where + ": offsets " + r.offset() + " to " + r.last() + " outside [" + p.startOffset()
+                            + ", " + p.endOffset() + ")");
                 }
                 if (!STATES.contains(r.state())) {
                     out.add(where + ": offset " + r.offset() + " has unknown state " + r.state());
@@ -82,7 +96,7 @@ public final class ShareGroupStateFile {
                 if (r.deliveryCount() < 0) {
                     out.add(where + ": offset " + r.offset() + " has delivery count " + r.deliveryCount());
                 }
-                previous = Math.max(previous, r.offset());
+                previous = Math.max(previous, r.last());
             }
         }
         return out;

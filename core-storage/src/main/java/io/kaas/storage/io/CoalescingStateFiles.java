@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Group commit for whole-file state in one directory (one file per key, each rewrite carrying the whole
@@ -27,8 +28,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * succeed. Thread-safe. {@link #close} finishes what was handed over, then stops the thread.
  */
 public final class CoalescingStateFiles implements AutoCloseable {
-    /** What one file is to become: {@code content}, or deleted when null; and who waits for it. */
-    private record Pending(byte[] content, List<CompletableFuture<Void>> waiters) {}
+    /**
+     * What one file is to become: {@code content}'s bytes, or deleted when null; and who waits for it. Encoded only
+     * when written (or read): of several contents handed over for one file within a round, only the newest is.
+     */
+    private record Pending(Supplier<byte[]> content, List<CompletableFuture<Void>> waiters) {}
 
     private final Path dir;
     private final Thread writer;
@@ -52,7 +56,16 @@ public final class CoalescingStateFiles implements AutoCloseable {
 
     /** Rewrites {@code fileName} with {@code content}; completes once it is durable (fails if it cannot be). */
     public CompletableFuture<Void> write(String fileName, byte[] content) {
-        return handOver(fileName, content.clone());
+        byte[] copy = content.clone();
+        return handOver(fileName, () -> copy);
+    }
+
+    /**
+     * {@link #write} of content encoded by the writer thread, only if it is still the newest when its round comes:
+     * {@code encode} must read nothing that changes after the call (an immutable snapshot of the state).
+     */
+    public CompletableFuture<Void> write(String fileName, Supplier<byte[]> encode) {
+        return handOver(fileName, encode);
     }
 
     /** Removes {@code fileName}; completes once the removal is durable. */
@@ -71,7 +84,7 @@ public final class CoalescingStateFiles implements AutoCloseable {
                 p = inFlight.get(fileName);
             }
             if (p != null) {
-                return Optional.ofNullable(p.content()).map(byte[]::clone);
+                return Optional.ofNullable(p.content()).map(c -> c.get().clone());
             }
         }
         try {
@@ -100,7 +113,7 @@ public final class CoalescingStateFiles implements AutoCloseable {
         return rounds.get();
     }
 
-    private CompletableFuture<Void> handOver(String fileName, byte[] content) {
+    private CompletableFuture<Void> handOver(String fileName, Supplier<byte[]> content) {
         CompletableFuture<Void> f = new CompletableFuture<>();
         synchronized (lock) {
             if (closed) {
@@ -167,7 +180,8 @@ public final class CoalescingStateFiles implements AutoCloseable {
         for (Map.Entry<String, Pending> e : round.entrySet()) {
             if (e.getValue().content() != null) {
                 Path target = dir.resolve(e.getKey());
-                renames.put(AtomicFile.writeTemporary(target, e.getValue().content()), target);
+                renames.put(
+                        AtomicFile.writeTemporary(target, e.getValue().content().get()), target);
             }
         }
         for (Map.Entry<String, Pending> e : round.entrySet()) {
