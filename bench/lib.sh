@@ -1,5 +1,5 @@
 # bench/lib.sh: what the bench scripts share, sourced by each of them (run.sh, aa-launcher.sh,
-# cleaner.sh, ecosystem.sh, failover.sh, scale.sh, security.sh, startup.sh, txn.sh): logging, stopping
+# cleaner.sh, ecosystem.sh, failover.sh, scale.sh, security.sh, share.sh, startup.sh, txn.sh): logging, stopping
 # a pid, running a tool JVM, and starting Apache Kafka and `kaas serve` on loopback. One home, so every
 # script starts the brokers with the same flags.
 #

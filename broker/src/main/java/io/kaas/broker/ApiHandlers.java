@@ -312,7 +312,8 @@ final class ApiHandlers {
 
     /** Consumer groups (classic and KIP-848) and their offsets. */
     private static void groups(RequestInvoker invoker, Parts p) {
-        invoker.register(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), new JoinGroupHandler(p.groups()));
+        invoker.register(
+                ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.latestVersion(), new JoinGroupHandler(p.groups(), p.shares()));
         invoker.register(ApiKeys.SYNC_GROUP, ApiKeys.SYNC_GROUP.latestVersion(), new SyncGroupHandler(p.groups()));
         invoker.register(ApiKeys.HEARTBEAT, ApiKeys.HEARTBEAT.latestVersion(), new HeartbeatHandler(p.groups()));
         invoker.register(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.latestVersion(), new LeaveGroupHandler(p.groups()));
@@ -331,13 +332,15 @@ final class ApiHandlers {
                 ApiKeys.DESCRIBE_GROUPS.latestVersion(),
                 new DescribeGroupsHandler(p.groups()));
         invoker.register(
-                ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.latestVersion(), new DeleteGroupsHandler(p.groups()));
+                ApiKeys.DELETE_GROUPS,
+                ApiKeys.DELETE_GROUPS.latestVersion(),
+                new DeleteGroupsHandler(p.groups(), p.shares()));
         invoker.register(
                 ApiKeys.OFFSET_DELETE, ApiKeys.OFFSET_DELETE.latestVersion(), new OffsetDeleteHandler(p.groups()));
         invoker.register(
                 ApiKeys.CONSUMER_GROUP_HEARTBEAT,
                 ApiKeys.CONSUMER_GROUP_HEARTBEAT.latestVersion(),
-                new ConsumerGroupHeartbeatHandler(p.groups()));
+                new ConsumerGroupHeartbeatHandler(p.groups(), p.shares()));
         invoker.register(
                 ApiKeys.CONSUMER_GROUP_DESCRIBE,
                 ApiKeys.CONSUMER_GROUP_DESCRIBE.latestVersion(),
@@ -362,11 +365,11 @@ final class ApiHandlers {
         invoker.register(
                 ApiKeys.SHARE_GROUP_HEARTBEAT,
                 ApiKeys.SHARE_GROUP_HEARTBEAT.latestVersion(),
-                new ShareGroupHeartbeatHandler(p.shares()));
+                new ShareGroupHeartbeatHandler(p.shares(), p.groups()));
         invoker.register(
                 ApiKeys.SHARE_GROUP_DESCRIBE,
                 ApiKeys.SHARE_GROUP_DESCRIBE.latestVersion(),
-                new ShareGroupDescribeHandler(p.shares()));
+                new ShareGroupDescribeHandler(p.shares(), p.groups()));
         invoker.register(
                 ApiKeys.SHARE_FETCH,
                 ApiKeys.SHARE_FETCH.latestVersion(),

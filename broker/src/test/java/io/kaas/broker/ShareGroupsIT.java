@@ -21,12 +21,23 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -312,5 +323,92 @@ class ShareGroupsIT {
         }
         shareGroups("--delete-offsets", "--group", "tool", "--topic", topic);
         assertThat(shareGroups("--describe", "--group", "tool").out()).doesNotContainPattern(started);
+    }
+
+    @Test
+    void kafkaShareGroupsDeletesAnEmptyGroupWithItsState() throws Exception {
+        String topic = "share-delete";
+        topic(topic);
+        groupConfigs("del", Map.of("share.auto.offset.reset", "earliest"));
+        produce(topic, 0, 3);
+        try (KafkaShareConsumer<String, String> c = consumer("del", true)) {
+            c.subscribe(List.of(topic));
+            List<ConsumerRecord<String, String>> got = pollFor(c, 3);
+            assertThat(got).hasSize(3);
+            got.forEach(r -> c.acknowledge(r, AcknowledgeType.ACCEPT));
+            c.commitSync();
+        }
+        Path state = b.dataDir().resolve("__cluster/share_groups/del.json");
+        assertThat(state).exists();
+        assertThat(shareGroups("--delete", "--group", "del").out()).contains("successful");
+        assertThat(state).doesNotExist();
+        assertThat(shareGroups("--list").out()).doesNotContainPattern("(?m)^del$");
+        // The group starts over: everything is delivered again, for the first time.
+        try (KafkaShareConsumer<String, String> c = consumer("del", true)) {
+            c.subscribe(List.of(topic));
+            List<ConsumerRecord<String, String>> again = pollFor(c, 3);
+            assertThat(again).extracting(ConsumerRecord::value).containsExactly("v0", "v1", "v2");
+            assertThat(again).allSatisfy(r -> assertThat(r.deliveryCount()).contains((short) 1));
+            again.forEach(r -> c.acknowledge(r, AcknowledgeType.ACCEPT));
+            c.commitSync();
+        }
+    }
+
+    @Test
+    void aShareGroupIdAndAConsumerGroupIdCannotCollide() throws Exception {
+        String topic = "share-collide";
+        topic(topic);
+        try (KafkaConsumer<byte[], byte[]> c = b.consumer(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "collide-cg"))) {
+            c.assign(List.of(new TopicPartition(topic, 0)));
+            c.commitSync(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(0)));
+        }
+        try (RawKafkaConnection raw = new RawKafkaConnection(b.broker().boundPort())) {
+            ShareGroupHeartbeatResponseData onConsumerGroup =
+                    raw.roundTrip(ApiKeys.SHARE_GROUP_HEARTBEAT, (short) 1, shareJoin("collide-cg", "m1", 0, topic));
+            assertThat(Errors.forCode(onConsumerGroup.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+            assertThat(onConsumerGroup.errorMessage()).isEqualTo("Group collide-cg is not a share group.");
+
+            ShareGroupHeartbeatResponseData joined =
+                    raw.roundTrip(ApiKeys.SHARE_GROUP_HEARTBEAT, (short) 1, shareJoin("collide-share", "m2", 0, topic));
+            assertThat(Errors.forCode(joined.errorCode())).isEqualTo(Errors.NONE);
+            ConsumerGroupHeartbeatResponseData consumerOnShare = raw.roundTrip(
+                    ApiKeys.CONSUMER_GROUP_HEARTBEAT,
+                    (short) 0,
+                    new ConsumerGroupHeartbeatRequestData()
+                            .setGroupId("collide-share")
+                            .setMemberId("m3")
+                            .setMemberEpoch(0)
+                            .setRebalanceTimeoutMs(30_000)
+                            .setSubscribedTopicNames(List.of(topic))
+                            .setTopicPartitions(List.of()));
+            assertThat(Errors.forCode(consumerOnShare.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+            assertThat(consumerOnShare.errorMessage()).isEqualTo("Group collide-share is not a consumer group.");
+            JoinGroupResponseData classicOnShare = raw.roundTrip(
+                    ApiKeys.JOIN_GROUP,
+                    (short) 9,
+                    new JoinGroupRequestData()
+                            .setGroupId("collide-share")
+                            .setMemberId("")
+                            .setSessionTimeoutMs(10_000)
+                            .setRebalanceTimeoutMs(10_000)
+                            .setProtocolType("consumer")
+                            .setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection(
+                                    List.of(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                                                    .setName("range")
+                                                    .setMetadata(new byte[0]))
+                                            .iterator())));
+            assertThat(Errors.forCode(classicOnShare.errorCode())).isEqualTo(Errors.INCONSISTENT_GROUP_PROTOCOL);
+            ShareGroupHeartbeatResponseData left =
+                    raw.roundTrip(ApiKeys.SHARE_GROUP_HEARTBEAT, (short) 1, shareJoin("collide-share", "m2", -1, null));
+            assertThat(Errors.forCode(left.errorCode())).isEqualTo(Errors.NONE);
+        }
+    }
+
+    private static ShareGroupHeartbeatRequestData shareJoin(String group, String member, int epoch, String topic) {
+        return new ShareGroupHeartbeatRequestData()
+                .setGroupId(group)
+                .setMemberId(member)
+                .setMemberEpoch(epoch)
+                .setSubscribedTopicNames(topic == null ? null : List.of(topic));
     }
 }

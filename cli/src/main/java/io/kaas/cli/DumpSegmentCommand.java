@@ -17,11 +17,12 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "dump-segment",
         mixinStandardHelpOptions = true,
-        header = "Print the batches, records or entries of log segments, indexes and partition state files.",
+        header = "Print the batches, records or entries of log segments, indexes and state files.",
         description = {
             "Prints one line per batch with the fields Apache's kafka-dump-log prints. Reads .log, .index, "
                     + "manifest.json, recovery-checkpoint.json, producer-state.snapshot, txn-index.snapshot and "
-                    + "leader-epoch-checkpoint.json; kaas ({epoch:08x}-{base:020d}.log) and Apache (00000000000000000000.log) names.",
+                    + "leader-epoch-checkpoint.json, and share group state files (__cluster/share_groups/<group>.json); "
+                    + "kaas ({epoch:08x}-{base:020d}.log) and Apache (00000000000000000000.log) names.",
             "With several brokers over one directory, batches a segment's epoch wrote at or past the offset where a later "
                     + "epoch began (leader-epoch-checkpoint.json) are printed after a warning naming them a fenced ex-leader's "
                     + "late writes, which recovery discards.",

@@ -36,6 +36,11 @@ import picocli.CommandLine.Spec;
                     + "although `kaas recover` and the broker rebuild them without asking: exit 0 means there is nothing "
                     + "to repair, and after a `kaas recover` that exits 0, verify exits 0.",
             "",
+            "A data dir's share group state files (__cluster/share_groups/<group>.json; or one given as PATH) must "
+                    + "parse as the broker reads them and hold a state it can restart from: version, group id matching "
+                    + "the file name, offsets increasing and within start and end offset, known states, delivery counts "
+                    + "not negative (FILE:0). A .tmp left by a crash is not a problem.",
+            "",
             "Whether a partition is damaged, and which batch, is the answer of the analysis `kaas recover --dry-run` "
                     + "runs, so the two agree; verify's further checks come on top.",
             "Beside a running broker it checks what was there when it started (manifest and checkpoint, then each "

@@ -69,9 +69,9 @@ public final class SegmentDumper {
                 output.emit(new Events.FileStart(file));
                 return problems(new IndexDumper(options, output).dump(file));
             }
-            return unreadable(
-                    file + ": not a segment (.log), index (.index) or state file (manifest.json, "
-                            + "recovery-checkpoint.json, producer-state.snapshot, txn-index.snapshot, leader-epoch-checkpoint.json)");
+            return unreadable(file + ": not a segment (.log), index (.index) or state file (manifest.json, "
+                    + "recovery-checkpoint.json, producer-state.snapshot, txn-index.snapshot, leader-epoch-checkpoint.json, "
+                    + "__cluster/share_groups/<group>.json)");
         } catch (NoSuchFileException e) {
             return unreadable(file + ": no such file");
         } catch (AccessDeniedException e) {

@@ -9,8 +9,10 @@ import io.kaas.storage.format.LogStart;
 import io.kaas.storage.format.Manifest;
 import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
+import io.kaas.storage.format.ShareGroupStateFile;
 import io.kaas.storage.format.StateJson;
 import io.kaas.storage.format.TxnIndexSnapshot;
+import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -18,7 +20,8 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Pretty-prints the partition's JSON state files. Each is parsed as its core-storage record first,
+ * Pretty-prints the partition's JSON state files and share groups' state files
+ * ({@code __cluster/share_groups/<group>.json}). Each is parsed as its core-storage record first,
  * so a file the broker could not read is reported as such rather than printed.
  */
 final class StateFileDumper {
@@ -35,12 +38,23 @@ final class StateFileDumper {
     private StateFileDumper() {}
 
     static boolean handles(Path file) {
-        return TYPES.containsKey(file.getFileName().toString());
+        return TYPES.containsKey(file.getFileName().toString()) || isShareState(file);
+    }
+
+    /** {@code __cluster/share_groups/<group>.json}: a share group's state (known by where it lies). */
+    private static boolean isShareState(Path file) {
+        Path dir = file.toAbsolutePath().getParent();
+        return dir != null
+                && dir.getFileName() != null
+                && dir.getFileName().toString().equals(ClusterDir.SHARE_GROUPS)
+                && file.getFileName().toString().endsWith(".json");
     }
 
     /** Prints the file; in JSON mode one compact object {"type":"state","file":..,"content":..}. */
     static void dump(Path file, boolean json, PrintWriter out) throws IOException {
-        Class<?> type = TYPES.get(file.getFileName().toString());
+        Class<?> type = isShareState(file)
+                ? ShareGroupStateFile.Group.class
+                : TYPES.get(file.getFileName().toString());
         byte[] bytes = Files.readAllBytes(file);
         Object value;
         try {

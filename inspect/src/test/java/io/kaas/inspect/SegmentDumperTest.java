@@ -294,4 +294,23 @@ class SegmentDumperTest {
         assertThat(summary.get("exitCode").asInt()).isEqualTo(run.exit());
         assertThat(run.err()).isEmpty();
     }
+
+    @Test
+    void aShareGroupStateFileIsPrintedAsTheBrokerReadsIt() throws Exception {
+        Path file = Files.createDirectories(dir.resolve("data/__cluster/share_groups"))
+                .resolve("g.json");
+        Files.writeString(
+                file,
+                "{\"version\":1,\"groupId\":\"g\",\"partitions\":[{\"topicId\":\"AAAAAAAAAAAAAAAAAAAAAQ\","
+                        + "\"topic\":\"t\",\"partition\":0,\"startOffset\":3,\"endOffset\":5,\"records\":"
+                        + "[{\"offset\":3,\"state\":\"ACQUIRED\",\"deliveryCount\":2}],\"future\":1}]}");
+        DumpRun run = DumpRun.of(DumpOptions.DEFAULTS, file);
+        assertThat(run.exit()).isEqualTo(ExitCodes.OK);
+        assertThat(run.out())
+                .contains("\"groupId\" : \"g\"")
+                .contains("\"deliveryCount\" : 2")
+                .doesNotContain("future");
+        Files.writeString(file, "{\"version\":1,\"groupId\":");
+        assertThat(DumpRun.of(DumpOptions.DEFAULTS, file).exit()).isEqualTo(ExitCodes.UNREADABLE);
+    }
 }

@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.share.ShareGroups;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
@@ -17,9 +18,11 @@ import org.apache.kafka.common.resource.ResourceType;
  */
 public final class ConsumerGroupHeartbeatHandler implements ApiHandler<ConsumerGroupHeartbeatRequestData> {
     private final GroupCoordinator groups;
+    private final GroupIdTypes types;
 
-    public ConsumerGroupHeartbeatHandler(GroupCoordinator groups) {
+    public ConsumerGroupHeartbeatHandler(GroupCoordinator groups, ShareGroups shares) {
         this.groups = groups;
+        this.types = new GroupIdTypes(groups, shares);
     }
 
     @Override
@@ -34,6 +37,11 @@ public final class ConsumerGroupHeartbeatHandler implements ApiHandler<ConsumerG
             return CompletableFuture.completedFuture(new ConsumerGroupHeartbeatResponseData()
                     .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
                     .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message()));
+        }
+        if (request.groupId() != null && types.isShareGroup(request.groupId())) {
+            return CompletableFuture.completedFuture(new ConsumerGroupHeartbeatResponseData()
+                    .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                    .setErrorMessage(GroupIdTypes.notA("consumer", request.groupId())));
         }
         return CompletableFuture.completedFuture(groups.consumerHeartbeat(
                 request, ctx.apiVersion(), JoinGroupHandler.clientId(ctx), JoinGroupHandler.clientHost(ctx)));

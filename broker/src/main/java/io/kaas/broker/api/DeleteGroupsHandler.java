@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.share.ShareGroups;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import java.util.concurrent.CompletableFuture;
@@ -11,12 +12,22 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.resource.ResourceType;
 
-/** DeleteGroups: groups without members, with their committed offsets. */
+/**
+ * DeleteGroups: groups without members, with their committed offsets; a share group (KIP-932,
+ * {@code kafka-share-groups.sh --delete}, Admin#deleteShareGroups) with its share-partition state.
+ */
 public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequestData> {
     private final GroupCoordinator groups;
+    private final ShareGroups shares;
 
-    public DeleteGroupsHandler(GroupCoordinator groups) {
+    public DeleteGroupsHandler(GroupCoordinator groups, ShareGroups shares) {
         this.groups = groups;
+        this.shares = shares;
+    }
+
+    private Errors delete(String id) {
+        Errors share = shares.delete(id);
+        return share != null ? share : groups.deleteGroup(id);
     }
 
     @Override
@@ -24,7 +35,7 @@ public final class DeleteGroupsHandler implements ApiHandler<DeleteGroupsRequest
         DeleteGroupsResponseData response = new DeleteGroupsResponseData();
         for (String id : request.groupsNames()) {
             Errors e = ctx.allowed(AclOperation.DELETE, ResourceType.GROUP, id)
-                    ? groups.deleteGroup(id)
+                    ? delete(id)
                     : Errors.GROUP_AUTHORIZATION_FAILED;
             response.results()
                     .add(new DeleteGroupsResponseData.DeletableGroupResult()

@@ -3,7 +3,9 @@ package io.kaas.broker.api;
 import io.kaas.broker.share.ShareFetches;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
@@ -39,33 +41,40 @@ public final class ShareAcknowledgeHandler implements ApiHandler<ShareAcknowledg
         }
         out.setAcquisitionLockTimeoutMs(fetches.groups().limitsOf(groupId).lockDurationMs());
         Map<Uuid, ShareAcknowledgeResponseData.ShareAcknowledgeTopicResponse> topics = new LinkedHashMap<>();
+        List<CompletableFuture<Errors>> durable = new ArrayList<>();
         for (ShareAcknowledgeRequestData.AcknowledgeTopic t : request.topics()) {
             for (ShareAcknowledgeRequestData.AcknowledgePartition p : t.partitions()) {
                 ShareAcknowledgements.Named named =
                         ShareAcknowledgements.resolve(ctx, fetches, t.topicId(), p.partitionIndex());
-                Errors e = ShareAcknowledgements.apply(
-                        fetches,
-                        groupId,
-                        memberId,
-                        named,
-                        p.acknowledgementBatches().stream()
-                                .map(b -> new ShareFetches.Ack(b.firstOffset(), b.lastOffset(), b.acknowledgeTypes()))
-                                .toList(),
-                        new LinkedHashMap<>());
+                ShareAcknowledgeResponseData.PartitionData pd = new ShareAcknowledgeResponseData.PartitionData()
+                        .setPartitionIndex(p.partitionIndex())
+                        .setCurrentLeader(new ShareAcknowledgeResponseData.LeaderIdAndEpoch()
+                                .setLeaderId(-1)
+                                .setLeaderEpoch(-1));
                 topics.computeIfAbsent(
                                 t.topicId(),
                                 id -> new ShareAcknowledgeResponseData.ShareAcknowledgeTopicResponse().setTopicId(id))
                         .partitions()
-                        .add(new ShareAcknowledgeResponseData.PartitionData()
-                                .setPartitionIndex(p.partitionIndex())
-                                .setErrorCode(e.code())
-                                .setErrorMessage(e == Errors.NONE ? null : e.message())
-                                .setCurrentLeader(new ShareAcknowledgeResponseData.LeaderIdAndEpoch()
-                                        .setLeaderId(-1)
-                                        .setLeaderEpoch(-1)));
+                        .add(pd);
+                durable.add(ShareAcknowledgements.apply(
+                                fetches,
+                                groupId,
+                                memberId,
+                                named,
+                                p.acknowledgementBatches().stream()
+                                        .map(b -> new ShareFetches.Ack(
+                                                b.firstOffset(), b.lastOffset(), b.acknowledgeTypes()))
+                                        .toList(),
+                                new LinkedHashMap<>())
+                        .thenApply(e -> {
+                            pd.setErrorCode(e.code()).setErrorMessage(e == Errors.NONE ? null : e.message());
+                            return e;
+                        }));
             }
         }
         out.responses().addAll(topics.values());
-        return CompletableFuture.completedFuture(out);
+        // Answered once every acknowledgement of the request is durable.
+        return CompletableFuture.allOf(durable.toArray(CompletableFuture[]::new))
+                .thenApply(v -> (ApiMessage) out);
     }
 }

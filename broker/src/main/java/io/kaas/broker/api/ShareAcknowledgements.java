@@ -5,6 +5,7 @@ import io.kaas.protocol.RequestContext;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
@@ -14,7 +15,7 @@ import org.apache.kafka.common.resource.ResourceType;
 /**
  * The acknowledgement step ShareFetch and ShareAcknowledge share: resolve each partition a request
  * acknowledges (its topic by id, READ on it) and apply its batches; the result is each partition's
- * acknowledgement error.
+ * acknowledgement error, known once the change is durable (acknowledgements are answered only then).
  */
 final class ShareAcknowledgements {
     private ShareAcknowledgements() {}
@@ -28,17 +29,25 @@ final class ShareAcknowledgements {
         return new Named(topicId, partition, tp);
     }
 
-    static Errors apply(
+    /** Applies {@code acks} of {@code p}; its result (once durable) lands in {@code results}, in request order. */
+    static CompletableFuture<Errors> apply(
             ShareFetches fetches,
             String groupId,
             String memberId,
             Named p,
             List<ShareFetches.Ack> acks,
             Map<Named, Errors> results) {
-        Errors e = p.resolved().isEmpty()
-                ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+        synchronized (results) {
+            results.put(p, Errors.NONE);
+        }
+        CompletableFuture<Errors> e = p.resolved().isEmpty()
+                ? CompletableFuture.completedFuture(Errors.UNKNOWN_TOPIC_OR_PARTITION)
                 : fetches.acknowledge(groupId, memberId, p.resolved().get(), acks);
-        results.put(p, e);
-        return e;
+        return e.thenApply(error -> {
+            synchronized (results) {
+                results.put(p, error);
+            }
+            return error;
+        });
     }
 }

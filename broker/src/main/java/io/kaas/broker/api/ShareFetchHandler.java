@@ -13,7 +13,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ShareFetchRequestData;
@@ -24,12 +26,12 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
  * ShareFetch (KIP-932): moves the member's share session on, applies the acknowledgements it carries,
- * then acquires records of the session's partitions for the member. With nothing to acquire it waits up
- * to {@code MaxWaitMs}, trying again every {@value #RETRY_MS} ms (new records, released ones, expired
- * locks) on the broker's timer, the attempt itself on the handler pool.
+ * then acquires records of the session's partitions for the member, answering once both are durable.
+ * With nothing to acquire it waits up to {@code MaxWaitMs} for an append to one of its partitions or a
+ * release in its group (a record released, a lock expired, a member gone), the wake-up of Fetch's long
+ * poll; each attempt runs on the handler pool.
  */
 public final class ShareFetchHandler implements ApiHandler<ShareFetchRequestData> {
-    static final long RETRY_MS = 50;
     private static final int DEFAULT_MAX_RECORDS = 500;
 
     private final ShareFetches fetches;
@@ -85,36 +87,102 @@ public final class ShareFetchHandler implements ApiHandler<ShareFetchRequestData
                     .setErrorMessage(opened.error().message()));
         }
         Map<ShareAcknowledgements.Named, Errors> ackErrors = new LinkedHashMap<>();
-        acks.forEach((p, batches) -> ShareAcknowledgements.apply(fetches, groupId, memberId, p, batches, ackErrors));
+        List<CompletableFuture<Errors>> ackDurable = new ArrayList<>();
+        acks.forEach((p, batches) ->
+                ackDurable.add(ShareAcknowledgements.apply(fetches, groupId, memberId, p, batches, ackErrors)));
+        CompletableFuture<Void> acked = CompletableFuture.allOf(ackDurable.toArray(CompletableFuture[]::new));
         SharePartition.Limits limits = fetches.groups().limitsOf(groupId);
         out.setAcquisitionLockTimeoutMs(limits.lockDurationMs());
         if (request.shareSessionEpoch() == -1) {
-            return done(respond(out, ackErrors, unknown, List.of()));
+            return acked.thenApply(v -> respond(out, ackErrors, unknown, List.of()));
         }
         int maxRecords = request.maxRecords() > 0 ? request.maxRecords() : DEFAULT_MAX_RECORDS;
         List<TopicIdPartition> partitions = List.copyOf(opened.partitions());
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, request.maxWaitMs()));
-        CompletableFuture<ApiMessage> result = new CompletableFuture<>();
-        Runnable[] attempt = new Runnable[1];
-        attempt[0] = () -> {
-            try {
-                List<ShareFetches.Acquisition> got =
-                        fetches.acquire(groupId, memberId, partitions, maxRecords, request.maxBytes());
-                long left = deadline - System.nanoTime();
-                if (!got.isEmpty() || !ackErrors.isEmpty() || !unknown.isEmpty() || left <= 0 || partitions.isEmpty()) {
-                    result.complete(respond(out, ackErrors, unknown, got));
+        Poll poll = new Poll(groupId, memberId, partitions, maxRecords, request.maxBytes(), deadline);
+        CompletableFuture<ShareFetchResponseData> result = new CompletableFuture<>();
+        // Acknowledgements only: the answer waits for them, not for records (an ack with errors or unknown
+        // partitions is answered at once too, as before).
+        boolean answerNow = !ackDurable.isEmpty() || !unknown.isEmpty() || partitions.isEmpty();
+        attempt(poll, answerNow, acked, out, ackErrors, unknown, result);
+        return result.thenApply(r -> (ApiMessage) r);
+    }
+
+    /** One ShareFetch's long poll: what it asks for and until when it may wait. */
+    private record Poll(
+            String groupId,
+            String memberId,
+            List<TopicIdPartition> partitions,
+            int maxRecords,
+            int maxBytes,
+            long deadlineNanos) {}
+
+    /**
+     * Tries to acquire; answers when something was acquired (once durable), when told to, or at the deadline;
+     * otherwise waits, as Fetch does, for an append to one of its partitions ({@code awaitHighWatermarkAbove}) or
+     * a release in the group, whichever comes first, and tries again on the handler pool.
+     */
+    private void attempt(
+            Poll poll,
+            boolean answerNow,
+            CompletableFuture<Void> acked,
+            ShareFetchResponseData out,
+            Map<ShareAcknowledgements.Named, Errors> ackErrors,
+            List<ShareAcknowledgements.Named> unknown,
+            CompletableFuture<ShareFetchResponseData> result) {
+        ShareFetches.Attempt a;
+        long releases;
+        try {
+            releases = fetches.releasesOf(poll.groupId());
+            a = fetches.acquire(poll.groupId(), poll.memberId(), poll.partitions(), poll.maxRecords(), poll.maxBytes());
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return;
+        }
+        long left = poll.deadlineNanos() - System.nanoTime();
+        if (!a.acquired().isEmpty() || answerNow || left <= 0 || releases < 0) {
+            CompletableFuture.allOf(acked, a.durable()).whenComplete((v, e) -> {
+                if (e != null) {
+                    result.completeExceptionally(e);
                 } else {
-                    timer.schedule(
-                            () -> pool.execute(attempt[0]),
-                            Math.min(RETRY_MS, TimeUnit.NANOSECONDS.toMillis(left) + 1),
-                            TimeUnit.MILLISECONDS);
+                    result.complete(respond(out, ackErrors, unknown, a.acquired()));
                 }
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
+            });
+            return;
+        }
+        AtomicBoolean fired = new AtomicBoolean();
+        List<CompletableFuture<Void>> wakers = new ArrayList<>();
+        Runnable[] onRelease = new Runnable[1];
+        Runnable wake = () -> {
+            if (fired.compareAndSet(false, true)) {
+                wakers.forEach(w -> w.cancel(false));
+                // On the pool, not here: an append's waker may run under its partition's lock, and the
+                // group's monitor is taken before partition locks.
+                pool.execute(() -> {
+                    fetches.cancelWake(poll.groupId(), onRelease[0]);
+                    attempt(poll, false, acked, out, ackErrors, unknown, result);
+                });
             }
         };
-        attempt[0].run();
-        return result;
+        for (ShareFetches.Waitable w : a.waitable()) {
+            wakers.add(w.log().awaitHighWatermarkAbove(w.highWatermark()));
+        }
+        ScheduledFuture<?> timeout = timer.schedule(wake, left, TimeUnit.NANOSECONDS);
+        onRelease[0] = () -> {
+            timeout.cancel(false);
+            wake.run();
+        };
+        if (!fetches.wakeOnRelease(poll.groupId(), releases, onRelease[0])) {
+            onRelease[0].run();
+        }
+        for (CompletableFuture<Void> w : wakers) {
+            w.whenComplete((v, e) -> {
+                if (!w.isCancelled()) {
+                    timeout.cancel(false);
+                    wake.run();
+                }
+            });
+        }
     }
 
     private static ShareFetchResponseData respond(

@@ -1,5 +1,6 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.share.ShareGroups;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
@@ -14,9 +15,11 @@ import org.apache.kafka.common.resource.ResourceType;
 /** ShareGroupDescribe (KIP-932): each share group's state, epochs, assignor and members with their assignment. */
 public final class ShareGroupDescribeHandler implements ApiHandler<ShareGroupDescribeRequestData> {
     private final ShareGroups groups;
+    private final GroupIdTypes types;
 
-    public ShareGroupDescribeHandler(ShareGroups groups) {
+    public ShareGroupDescribeHandler(ShareGroups groups, GroupCoordinator others) {
         this.groups = groups;
+        this.types = new GroupIdTypes(others, groups);
     }
 
     @Override
@@ -32,6 +35,9 @@ public final class ShareGroupDescribeHandler implements ApiHandler<ShareGroupDes
                 continue;
             }
             ShareGroupDescribeResponseData.DescribedGroup g = groups.describe(id);
+            if (g.errorCode() == Errors.GROUP_ID_NOT_FOUND.code() && types.isOtherThanShare(id)) {
+                g.setErrorMessage(GroupIdTypes.notA("share", id));
+            }
             if (request.includeAuthorizedOperations()) {
                 g.setAuthorizedOperations(ctx.authorizedOperations(ResourceType.GROUP, id));
             }

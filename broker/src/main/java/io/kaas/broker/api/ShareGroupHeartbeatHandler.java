@@ -1,5 +1,6 @@
 package io.kaas.broker.api;
 
+import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.share.ShareGroups;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
@@ -16,9 +17,11 @@ import org.apache.kafka.common.resource.ResourceType;
 /** ShareGroupHeartbeat (KIP-932): join, stay and leave a share group; answered at once ({@link ShareGroups}). */
 public final class ShareGroupHeartbeatHandler implements ApiHandler<ShareGroupHeartbeatRequestData> {
     private final ShareGroups groups;
+    private final GroupIdTypes types;
 
-    public ShareGroupHeartbeatHandler(ShareGroups groups) {
+    public ShareGroupHeartbeatHandler(ShareGroups groups, GroupCoordinator others) {
         this.groups = groups;
+        this.types = new GroupIdTypes(others, groups);
     }
 
     @Override
@@ -32,6 +35,13 @@ public final class ShareGroupHeartbeatHandler implements ApiHandler<ShareGroupHe
             return CompletableFuture.completedFuture(new ShareGroupHeartbeatResponseData()
                     .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code())
                     .setErrorMessage(Errors.TOPIC_AUTHORIZATION_FAILED.message()));
+        }
+        if (request.groupId() != null
+                && !groups.isShareGroup(request.groupId())
+                && types.isOtherThanShare(request.groupId())) {
+            return CompletableFuture.completedFuture(new ShareGroupHeartbeatResponseData()
+                    .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                    .setErrorMessage(GroupIdTypes.notA("share", request.groupId())));
         }
         return CompletableFuture.completedFuture(
                 groups.heartbeat(request, JoinGroupHandler.clientId(ctx), JoinGroupHandler.clientHost(ctx)));

@@ -1,9 +1,12 @@
 package io.kaas.broker.share;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.broker.fetch.FetchBudget;
+import io.kaas.protocol.ErrorMapping;
 import io.kaas.storage.FetchResult;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
+import io.kaas.storage.ReadLimit;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.format.AbortedTransaction;
 import java.util.ArrayList;
@@ -11,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
@@ -24,15 +28,24 @@ import org.apache.kafka.coordinator.group.ShareGroupAutoOffsetResetStrategy;
  * What ShareFetch and ShareAcknowledge do to a share group's partitions: apply a member's
  * acknowledgements, and acquire records for it from the log (below the high watermark, or the last
  * stable offset under {@code share.isolation.level=read_committed}, records of aborted transactions and
- * control batches archived, never delivered). Each change is persisted before it is answered.
+ * control batches archived, never delivered). Each change is handed to the state store under the group's monitor
+ * and its durability is a future the handler waits for before it answers (group commit: see {@link ShareStateStore}).
  */
 public final class ShareFetches {
     /** A partition's acquired records and the log bytes that hold them. */
     public record Acquisition(
             TopicIdPartition partition, MemoryRecords records, List<SharePartition.Acquired> acquired) {}
 
+    /** A partition a waiting ShareFetch wakes for when its high watermark moves past {@code highWatermark}. */
+    public record Waitable(PartitionLog log, long highWatermark) {}
+
+    /** One acquisition attempt: what was acquired, when that is durable, and what to wait on if nothing was. */
+    public record Attempt(List<Acquisition> acquired, CompletableFuture<Void> durable, List<Waitable> waitable) {}
+
     /** One acknowledgement batch of a request. */
     public record Ack(long firstOffset, long lastOffset, List<Byte> types) {}
+
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final ShareGroups groups;
     private final TopicCatalog topics;
@@ -61,21 +74,27 @@ public final class ShareFetches {
         return groups.group(groupId).map(g -> g.member(memberId) != null).orElse(false);
     }
 
-    /** Applies a member's acknowledgements of one partition; the first error, or NONE. */
-    public Errors acknowledge(String groupId, String memberId, TopicIdPartition tp, List<Ack> acks) {
+    /**
+     * Applies a member's acknowledgements of one partition; completes with the first error, or NONE, once the change
+     * is durable (with the storage error when it cannot be made so).
+     */
+    public CompletableFuture<Errors> acknowledge(String groupId, String memberId, TopicIdPartition tp, List<Ack> acks) {
         Optional<ShareGroup> g = groups.group(groupId);
         if (g.isEmpty()) {
-            return Errors.INVALID_RECORD_STATE;
+            return CompletableFuture.completedFuture(Errors.INVALID_RECORD_STATE);
         }
         SharePartition.Limits limits = groups.limits(groupId);
         long now = System.currentTimeMillis();
         Errors first = Errors.NONE;
+        CompletableFuture<Void> durable = DONE;
         synchronized (g.get()) {
             SharePartition sp = g.get().existingPartition(tp);
             if (sp == null) {
-                return Errors.INVALID_RECORD_STATE;
+                return CompletableFuture.completedFuture(Errors.INVALID_RECORD_STATE);
             }
             boolean changed = false;
+            // What may let a waiting fetch acquire: a release, or room in a full in-flight window.
+            boolean freesRecords = sp.endOffset() - sp.startOffset() >= limits.maxInFlightRecords();
             for (Ack a : acks) {
                 List<AcknowledgeType> types = new ArrayList<>();
                 for (byte code : a.types()) {
@@ -90,41 +109,50 @@ public final class ShareFetches {
                         ? Errors.INVALID_REQUEST
                         : sp.acknowledge(memberId, a.firstOffset(), a.lastOffset(), types, now, limits);
                 changed |= e == Errors.NONE;
+                freesRecords |= e == Errors.NONE && types.contains(AcknowledgeType.RELEASE);
                 if (e != Errors.NONE && first == Errors.NONE) {
                     first = e;
                 }
             }
             if (changed) {
-                g.get().persist();
+                durable = g.get().persist();
+                if (freesRecords) {
+                    g.get().signalReleased();
+                }
             }
         }
-        return first;
+        Errors result = first;
+        return durable.handle((v, e) -> e == null ? result : ErrorMapping.toKafka(e));
     }
 
     /**
-     * Acquires for {@code memberId} up to {@code maxRecords} records over {@code partitions}, reading at
-     * most about {@code maxBytes} (the first partition with records may exceed it).
+     * Acquires for {@code memberId} up to {@code maxRecords} records over {@code partitions}, within the response's
+     * {@code maxBytes} as KIP-74 bounds a fetch ({@link FetchBudget}: only the first batch of the first partition
+     * with records may exceed a limit), each partition bounded by an equal share of {@code maxBytes} (Apache's
+     * uniform partition-max-bytes strategy for ShareFetch, KIP-932). The attempt's {@code durable} completes once
+     * the acquisitions are in the state files; its {@code waitable} says what to wait on when nothing was acquired.
      */
-    public List<Acquisition> acquire(
+    public Attempt acquire(
             String groupId, String memberId, List<TopicIdPartition> partitions, int maxRecords, int maxBytes) {
         Optional<ShareGroup> g = groups.group(groupId);
         List<Acquisition> out = new ArrayList<>();
+        List<Waitable> waitable = new ArrayList<>();
         if (g.isEmpty()) {
-            return out;
+            return new Attempt(out, DONE, waitable);
         }
         GroupConfig config = groups.config(groupId);
         SharePartition.Limits limits = ShareGroup.limits(config);
         boolean readCommitted =
                 config.shareIsolationLevel().orElse(IsolationLevel.READ_UNCOMMITTED) == IsolationLevel.READ_COMMITTED;
+        long responseMax = maxBytes <= 0 ? Integer.MAX_VALUE : maxBytes;
+        FetchBudget budget = new FetchBudget(responseMax);
+        int partitionMax = (int) Math.max(1, responseMax / Math.max(1, partitions.size()));
         int remainingRecords = maxRecords;
-        long remainingBytes = maxBytes;
         long now = System.currentTimeMillis();
+        CompletableFuture<Void> durable = DONE;
         synchronized (g.get()) {
             boolean changed = false;
             for (TopicIdPartition tp : partitions) {
-                if (remainingRecords <= 0 || (remainingBytes <= 0 && !out.isEmpty())) {
-                    break;
-                }
                 PartitionLog log = topics.partition(tp.topic(), tp.partition());
                 PartitionState st = log.state();
                 long cap = readCommitted ? st.lastStableOffset() : st.highWatermark();
@@ -135,14 +163,21 @@ public final class ShareFetches {
                 }
                 sp.logStartMovedTo(st.logStartOffset());
                 changed |= sp.expireLocks(now, limits);
-                if (!sp.canAcquire(cap, limits)) {
+                // Wake on an append past what this attempt saw (with read_committed and an open transaction, past
+                // the high watermark: its marker moves it, so no busy loop).
+                waitable.add(new Waitable(log, st.highWatermark()));
+                if (remainingRecords <= 0 || !sp.canAcquire(cap, limits)) {
                     continue;
                 }
                 long from = sp.nextFetchOffset();
                 if (from >= cap && from == sp.endOffset()) {
                     continue;
                 }
-                FetchResult read = log.read(from, (int) Math.max(1, Math.min(Integer.MAX_VALUE, remainingBytes)), cap);
+                Optional<ReadLimit> limit = budget.next(partitionMax);
+                if (limit.isEmpty()) {
+                    break;
+                }
+                FetchResult read = log.read(from, limit.get(), cap);
                 if (read.sizeInBytes() == 0) {
                     continue;
                 }
@@ -161,14 +196,30 @@ public final class ShareFetches {
                     for (SharePartition.Acquired a : acquired) {
                         remainingRecords -= (int) (a.lastOffset() - a.firstOffset() + 1);
                     }
-                    remainingBytes -= read.sizeInBytes();
+                    budget.took(read.sizeInBytes());
                 }
             }
             if (changed) {
-                g.get().persist();
+                durable = g.get().persist();
             }
         }
-        return out;
+        return new Attempt(out, durable, waitable);
+    }
+
+    /**
+     * The group's release count ({@link ShareGroup#releases}), read before an attempt; -1 for a group not known.
+     */
+    public long releasesOf(String groupId) {
+        return groups.group(groupId).map(ShareGroup::releases).orElse(-1L);
+    }
+
+    /** Runs {@code wake} at the group's next release after {@code seen}; false when there was one already. */
+    public boolean wakeOnRelease(String groupId, long seen, Runnable wake) {
+        return groups.group(groupId).map(g -> g.wakeOnRelease(seen, wake)).orElse(false);
+    }
+
+    public void cancelWake(String groupId, Runnable wake) {
+        groups.group(groupId).ifPresent(g -> g.cancelWake(wake));
     }
 
     private static boolean isAborted(RecordBatch b, List<AbortedTransaction> aborted) {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
@@ -29,6 +30,9 @@ final class ShareGroup {
     private final Map<TopicIdPartition, SharePartition> partitions = new LinkedHashMap<>();
     private int groupEpoch;
     private int assignmentEpoch;
+    private boolean deleted;
+    private long releases;
+    private final Set<Runnable> releaseWaiters = new java.util.LinkedHashSet<>();
 
     ShareGroup(String groupId, ShareStateStore store) {
         this.groupId = groupId;
@@ -54,6 +58,15 @@ final class ShareGroup {
 
     synchronized boolean isEmpty() {
         return members.isEmpty();
+    }
+
+    /** DeleteGroups took the group away: whoever still holds it must look the id up again. */
+    synchronized boolean isDeleted() {
+        return deleted;
+    }
+
+    synchronized void markDeleted() {
+        deleted = true;
     }
 
     /** A member joins, or its subscription changes: the assignment is computed again. */
@@ -105,6 +118,7 @@ final class ShareGroup {
         }
         if (released) {
             persist();
+            signalReleased();
         }
     }
 
@@ -127,6 +141,7 @@ final class ShareGroup {
         }
         if (any) {
             persist();
+            signalReleased();
         }
         return any;
     }
@@ -148,11 +163,45 @@ final class ShareGroup {
         partitions.remove(tp);
     }
 
-    /** Writes the state of every share partition of the group, durably. */
-    synchronized void persist() {
+    /**
+     * Hands the state of every share partition of the group to the store, in the order of the changes (the group's
+     * monitor is held); the future completes once it is durable. Whoever answers for a change waits for it, outside
+     * the monitor; changes nobody answers for (a sweep's releases) are carried by it all the same.
+     */
+    synchronized CompletableFuture<Void> persist() {
         Map<TopicIdPartition, SharePartition.Snapshot> out = new LinkedHashMap<>();
         partitions.forEach((tp, p) -> out.put(tp, p.snapshot()));
-        store.save(groupId, out);
+        return store.save(groupId, out);
+    }
+
+    /**
+     * How many times records of the group may have become available again (released, a lock expired, a member
+     * left, an acknowledgement, offsets reset). A waiting ShareFetch reads it before it tries to acquire and
+     * passes it to {@link #wakeOnRelease}, so a release in between is not missed.
+     */
+    synchronized long releases() {
+        return releases;
+    }
+
+    /** Runs {@code wake} at the next release after {@code seen}; false (not registered) when there was one already. */
+    synchronized boolean wakeOnRelease(long seen, Runnable wake) {
+        if (releases != seen) {
+            return false;
+        }
+        releaseWaiters.add(wake);
+        return true;
+    }
+
+    synchronized void cancelWake(Runnable wake) {
+        releaseWaiters.remove(wake);
+    }
+
+    /** A release: every waiting ShareFetch is woken (each wake only schedules its next attempt). */
+    synchronized void signalReleased() {
+        releases++;
+        List<Runnable> waiting = List.copyOf(releaseWaiters);
+        releaseWaiters.clear();
+        waiting.forEach(Runnable::run);
     }
 
     /** The assigned partitions of a member, sorted, for its heartbeat response. */

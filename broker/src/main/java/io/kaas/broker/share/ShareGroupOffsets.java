@@ -1,9 +1,11 @@
 package io.kaas.broker.share;
 
 import io.kaas.broker.cluster.TopicCatalog;
+import io.kaas.protocol.ErrorMapping;
 import io.kaas.storage.TopicInfo;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -61,6 +63,7 @@ public final class ShareGroupOffsets {
     /** Starts the partition over at {@code offset} (an empty group only; see {@link #mayChange}). */
     public Errors alter(String groupId, TopicInfo topic, int partition, long offset) {
         ShareGroup g = groups.groupOrStored(groupId).orElseThrow();
+        CompletableFuture<Void> durable;
         synchronized (g) {
             if (!g.isEmpty()) {
                 return Errors.NON_EMPTY_GROUP;
@@ -71,14 +74,26 @@ public final class ShareGroupOffsets {
                 return Errors.INVALID_REQUEST;
             }
             g.partition(ShareGroups.key(topic, partition), offset).resetTo(offset);
-            g.persist();
+            durable = g.persist();
+            g.signalReleased();
+        }
+        return awaitDurable(durable);
+    }
+
+    /** An admin change is answered once durable; it waits on its handler thread (rare, one group commit round). */
+    private static Errors awaitDurable(CompletableFuture<Void> durable) {
+        try {
+            durable.join();
             return Errors.NONE;
+        } catch (RuntimeException e) {
+            return ErrorMapping.toKafka(e);
         }
     }
 
     /** Forgets the group's state of every partition of {@code topic} (an empty group only). */
     public Errors delete(String groupId, TopicInfo topic) {
         ShareGroup g = groups.groupOrStored(groupId).orElseThrow();
+        CompletableFuture<Void> durable;
         synchronized (g) {
             if (!g.isEmpty()) {
                 return Errors.NON_EMPTY_GROUP;
@@ -86,8 +101,8 @@ public final class ShareGroupOffsets {
             for (int p = 0; p < topic.partitions(); p++) {
                 g.forgetPartition(ShareGroups.key(topic, p));
             }
-            g.persist();
-            return Errors.NONE;
+            durable = g.persist();
         }
+        return awaitDurable(durable);
     }
 }

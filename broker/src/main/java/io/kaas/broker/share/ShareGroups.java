@@ -87,10 +87,42 @@ public final class ShareGroups implements AutoCloseable {
     /** The group, also when it had no heartbeat since the broker started but has stored state. */
     Optional<ShareGroup> groupOrStored(String groupId) {
         ShareGroup g = groups.get(groupId);
-        if (g != null || !java.nio.file.Files.exists(store.fileOf(groupId))) {
+        if (g != null || !store.exists(groupId)) {
             return Optional.ofNullable(g);
         }
         return Optional.of(groups.computeIfAbsent(groupId, id -> new ShareGroup(id, store)));
+    }
+
+    /** Whether {@code groupId} is a share group (since the broker started, or with stored state). */
+    public boolean isShareGroup(String groupId) {
+        return groups.containsKey(groupId) || store.exists(groupId);
+    }
+
+    /**
+     * DeleteGroups of a share group: NON_EMPTY_GROUP while it has members; otherwise the group and its state file
+     * are gone, answered once the removal is durable. Null when {@code groupId} is no share group.
+     */
+    public Errors delete(String groupId) {
+        Optional<ShareGroup> found = groupOrStored(groupId);
+        if (found.isEmpty()) {
+            return null;
+        }
+        ShareGroup g = found.get();
+        java.util.concurrent.CompletableFuture<Void> durable;
+        synchronized (g) {
+            if (!g.isEmpty()) {
+                return Errors.NON_EMPTY_GROUP;
+            }
+            g.markDeleted();
+            groups.remove(groupId, g);
+            durable = store.delete(groupId);
+        }
+        try {
+            durable.join();
+            return Errors.NONE;
+        } catch (RuntimeException e) {
+            return io.kaas.protocol.ErrorMapping.toKafka(e);
+        }
     }
 
     public Set<String> groupIds() {
@@ -108,54 +140,68 @@ public final class ShareGroups implements AutoCloseable {
         }
         GroupConfig c = configs.of(req.groupId());
         long now = System.currentTimeMillis();
-        ShareGroup g = groups.computeIfAbsent(req.groupId(), id -> new ShareGroup(id, store));
-        synchronized (g) {
-            ShareGroupMember m = g.member(req.memberId());
-            if (req.memberEpoch() == -1) {
-                g.remove(req.memberId(), tp -> limits(req.groupId()));
-                sessions.close(req.groupId(), req.memberId());
-                g.reassign(topics.get());
-                return out.setMemberId(req.memberId()).setMemberEpoch(-1);
-            }
-            if (req.memberEpoch() == 0) {
-                if (req.subscribedTopicNames() == null
-                        || req.subscribedTopicNames().isEmpty()) {
-                    return out.setErrorCode(Errors.INVALID_REQUEST.code())
-                            .setErrorMessage("SubscribedTopicNames must be set in first request.");
+        while (true) {
+            ShareGroup g = groups.computeIfAbsent(req.groupId(), id -> new ShareGroup(id, store));
+            synchronized (g) {
+                if (!g.isDeleted()) { // deleted meanwhile: the id names a new group now
+                    return heartbeatIn(g, req, c, now, clientId, clientHost, out);
                 }
-                m = g.join(req.memberId(), now);
-            } else if (m == null) {
-                return out.setErrorCode(Errors.UNKNOWN_MEMBER_ID.code())
-                        .setErrorMessage("member " + req.memberId() + " is not in share group " + req.groupId());
-            } else if (req.memberEpoch() > m.memberEpoch) {
-                return out.setErrorCode(Errors.FENCED_MEMBER_EPOCH.code())
-                        .setErrorMessage("member epoch " + req.memberEpoch() + " is ahead of " + m.memberEpoch);
             }
-            m.lastHeartbeatMs = now;
-            m.clientId = clientId;
-            m.clientHost = clientHost;
-            if (req.rackId() != null) {
-                m.rackId = req.rackId();
-            }
-            if (req.subscribedTopicNames() != null) {
-                m.subscribedTopicNames = Set.copyOf(req.subscribedTopicNames());
-            }
-            int before = m.memberEpoch;
-            g.reassign(topics.get());
-            out.setMemberId(m.memberId)
-                    .setMemberEpoch(m.memberEpoch)
-                    .setHeartbeatIntervalMs(c.shareHeartbeatIntervalMs().orElse(5_000));
-            if (req.memberEpoch() == 0 || before != m.memberEpoch || req.memberEpoch() != m.memberEpoch) {
-                ShareGroupHeartbeatResponseData.Assignment a = new ShareGroupHeartbeatResponseData.Assignment();
-                ShareGroup.sorted(m.assignment)
-                        .forEach((id, ps) -> a.topicPartitions()
-                                .add(new ShareGroupHeartbeatResponseData.TopicPartitions()
-                                        .setTopicId(id)
-                                        .setPartitions(ps)));
-                out.setAssignment(a);
-            }
-            return out;
         }
+    }
+
+    private ShareGroupHeartbeatResponseData heartbeatIn(
+            ShareGroup g,
+            ShareGroupHeartbeatRequestData req,
+            GroupConfig c,
+            long now,
+            String clientId,
+            String clientHost,
+            ShareGroupHeartbeatResponseData out) {
+        ShareGroupMember m = g.member(req.memberId());
+        if (req.memberEpoch() == -1) {
+            g.remove(req.memberId(), tp -> limits(req.groupId()));
+            sessions.close(req.groupId(), req.memberId());
+            g.reassign(topics.get());
+            return out.setMemberId(req.memberId()).setMemberEpoch(-1);
+        }
+        if (req.memberEpoch() == 0) {
+            if (req.subscribedTopicNames() == null || req.subscribedTopicNames().isEmpty()) {
+                return out.setErrorCode(Errors.INVALID_REQUEST.code())
+                        .setErrorMessage("SubscribedTopicNames must be set in first request.");
+            }
+            m = g.join(req.memberId(), now);
+        } else if (m == null) {
+            return out.setErrorCode(Errors.UNKNOWN_MEMBER_ID.code())
+                    .setErrorMessage("member " + req.memberId() + " is not in share group " + req.groupId());
+        } else if (req.memberEpoch() > m.memberEpoch) {
+            return out.setErrorCode(Errors.FENCED_MEMBER_EPOCH.code())
+                    .setErrorMessage("member epoch " + req.memberEpoch() + " is ahead of " + m.memberEpoch);
+        }
+        m.lastHeartbeatMs = now;
+        m.clientId = clientId;
+        m.clientHost = clientHost;
+        if (req.rackId() != null) {
+            m.rackId = req.rackId();
+        }
+        if (req.subscribedTopicNames() != null) {
+            m.subscribedTopicNames = Set.copyOf(req.subscribedTopicNames());
+        }
+        int before = m.memberEpoch;
+        g.reassign(topics.get());
+        out.setMemberId(m.memberId)
+                .setMemberEpoch(m.memberEpoch)
+                .setHeartbeatIntervalMs(c.shareHeartbeatIntervalMs().orElse(5_000));
+        if (req.memberEpoch() == 0 || before != m.memberEpoch || req.memberEpoch() != m.memberEpoch) {
+            ShareGroupHeartbeatResponseData.Assignment a = new ShareGroupHeartbeatResponseData.Assignment();
+            ShareGroup.sorted(m.assignment)
+                    .forEach((id, ps) -> a.topicPartitions()
+                            .add(new ShareGroupHeartbeatResponseData.TopicPartitions()
+                                    .setTopicId(id)
+                                    .setPartitions(ps)));
+            out.setAssignment(a);
+        }
+        return out;
     }
 
     /** ShareGroupDescribe of one group; GROUP_ID_NOT_FOUND when no share group of that id is known. */
@@ -246,8 +292,10 @@ public final class ShareGroups implements AutoCloseable {
         return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
     }
 
+    /** Stops the sweep, then writes the state handed over and stops the state writer. */
     @Override
     public void close() {
         sweep.cancel(false);
+        store.close();
     }
 }

@@ -1,82 +1,132 @@
 package io.kaas.broker.share;
 
 import io.kaas.storage.format.GroupOffsetsFile;
+import io.kaas.storage.format.ShareGroupStateFile;
 import io.kaas.storage.format.StateJson;
-import io.kaas.storage.io.AtomicFile;
+import io.kaas.storage.io.CoalescingStateFiles;
+import io.kaas.storage.io.IoFailure;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
  * Share-partition state in {@code <data>/__cluster/share_groups/<group>.json}, one file per share group
- * (named as the group's offsets file is), rewritten atomically and fsynced ({@link StateJson#write})
- * after every change of its state and before that change is answered: an accepted record is never
- * delivered again after a crash, and an acquired one comes back with its delivery count.
+ * (core-storage {@link ShareGroupStateFile}), group-committed ({@link CoalescingStateFiles}): a change is handed
+ * over under the group's monitor, in the order the changes were made, and its future completes once a round of
+ * fsyncs that covers it is done; the caller answers only then. So an accepted record is never delivered again
+ * after a crash, and an acquired one comes back with its delivery count, while the fsyncs happen outside the
+ * group's monitor and many changes (of one group or of several) share them.
+ *
+ * <p>Owns the writer thread {@code kaas-share-state}; {@link #close} writes what was handed over, then stops it.
  */
-public final class ShareStateStore {
-    /** The file's shape. */
-    public record GroupFile(int version, String groupId, List<PartitionFile> partitions) {}
-
-    /** One share partition: SPSO, SPEO and its in-flight records. */
-    public record PartitionFile(
-            String topicId,
-            String topic,
-            int partition,
-            long startOffset,
-            long endOffset,
-            List<SharePartition.StoredRecord> records) {}
-
+public final class ShareStateStore implements AutoCloseable {
     private final Path dir;
+    private final CoalescingStateFiles files;
 
     public ShareStateStore(Path clusterDir) {
         this.dir = ClusterDir.shareGroups(clusterDir);
+        this.files = new CoalescingStateFiles(dir, "kaas-share-state");
     }
 
     public Path fileOf(String groupId) {
         return dir.resolve(GroupOffsetsFile.fileName(groupId));
     }
 
-    /** The group's stored partitions; empty when it has none. */
+    /** Whether the group has state (handed over or on disk). */
+    public boolean exists(String groupId) {
+        return files.exists(GroupOffsetsFile.fileName(groupId));
+    }
+
+    /** The group's stored partitions, as last handed over; empty when it has none. */
     public Map<TopicIdPartition, SharePartition.Snapshot> load(String groupId) {
         Map<TopicIdPartition, SharePartition.Snapshot> out = new LinkedHashMap<>();
-        StateJson.read(fileOf(groupId), GroupFile.class).ifPresent(f -> {
-            for (PartitionFile p : f.partitions() == null ? List.<PartitionFile>of() : f.partitions()) {
+        stored(groupId).ifPresent(f -> {
+            for (ShareGroupStateFile.Partition p : f.partitions()) {
+                List<SharePartition.StoredRecord> records =
+                        new ArrayList<>(p.records().size());
+                for (ShareGroupStateFile.Record r : p.records()) {
+                    RecordState state = RecordState.valueOf(r.state());
+                    for (long o = r.offset(); o <= r.last(); o++) {
+                        records.add(new SharePartition.StoredRecord(o, state, r.deliveryCount()));
+                    }
+                }
                 out.put(
                         new TopicIdPartition(Uuid.fromString(p.topicId()), p.partition(), p.topic()),
-                        new SharePartition.Snapshot(
-                                p.startOffset(), p.endOffset(), p.records() == null ? List.of() : p.records()));
+                        new SharePartition.Snapshot(p.startOffset(), p.endOffset(), records));
             }
         });
         return out;
     }
 
-    public void save(String groupId, Map<TopicIdPartition, SharePartition.Snapshot> partitions) {
+    private Optional<ShareGroupStateFile.Group> stored(String groupId) {
+        Path file = fileOf(groupId);
         try {
-            AtomicFile.createDirectories(dir);
-        } catch (IOException e) {
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot create: " + e.getMessage(), e);
-        }
-        List<PartitionFile> files = new ArrayList<>();
-        partitions.forEach((tp, s) -> files.add(new PartitionFile(
-                tp.topicId().toString(), tp.topic(), tp.partition(), s.startOffset(), s.endOffset(), s.records())));
-        StateJson.write(fileOf(groupId), new GroupFile(1, groupId, files));
-    }
-
-    public void delete(String groupId) {
-        try {
-            Files.deleteIfExists(fileOf(groupId));
-            AtomicFile.fsyncDirectory(dir);
+            Optional<byte[]> bytes = files.read(file.getFileName().toString());
+            return bytes.isEmpty()
+                    ? Optional.empty()
+                    : Optional.of(StateJson.fromBytes(bytes.get(), ShareGroupStateFile.Group.class));
         } catch (IOException e) {
             throw new StorageException(
-                    StorageException.Kind.IO, fileOf(groupId) + ": cannot delete: " + e.getMessage(), e);
+                    StorageException.Kind.IO, file + ": cannot read share state: " + IoFailure.describe(e), e);
         }
+    }
+
+    /** Hands the group's state over for the next round; completes once it is durable. */
+    public CompletableFuture<Void> save(String groupId, Map<TopicIdPartition, SharePartition.Snapshot> partitions) {
+        List<ShareGroupStateFile.Partition> out = new ArrayList<>(partitions.size());
+        partitions.forEach((tp, s) -> {
+            List<ShareGroupStateFile.Record> records = runs(s.records());
+            out.add(new ShareGroupStateFile.Partition(
+                    tp.topicId().toString(), tp.topic(), tp.partition(), s.startOffset(), s.endOffset(), records));
+        });
+        ShareGroupStateFile.Group snapshot = new ShareGroupStateFile.Group(ShareGroupStateFile.VERSION, groupId, out);
+        // Encoded on the writer thread, outside the group's monitor, and only the newest of a round.
+        return files.write(GroupOffsetsFile.fileName(groupId), () -> StateJson.toBytes(snapshot));
+    }
+
+    /** Consecutive offsets in one state with one delivery count, as one run each (records sorted by offset). */
+    static List<ShareGroupStateFile.Record> runs(List<SharePartition.StoredRecord> records) {
+        List<ShareGroupStateFile.Record> out = new ArrayList<>();
+        int i = 0;
+        while (i < records.size()) {
+            SharePartition.StoredRecord first = records.get(i);
+            int j = i;
+            while (j + 1 < records.size()) {
+                SharePartition.StoredRecord next = records.get(j + 1);
+                if (next.offset() != records.get(j).offset() + 1
+                        || next.state() != first.state()
+                        || next.deliveryCount() != first.deliveryCount()) {
+                    break;
+                }
+                j++;
+            }
+            long last = records.get(j).offset();
+            out.add(new ShareGroupStateFile.Record(
+                    first.offset(),
+                    last == first.offset() ? null : last,
+                    first.state().name(),
+                    first.deliveryCount()));
+            i = j + 1;
+        }
+        return out;
+    }
+
+    /** Removes the group's file (DeleteGroups); completes once the removal is durable. */
+    public CompletableFuture<Void> delete(String groupId) {
+        return files.delete(GroupOffsetsFile.fileName(groupId));
+    }
+
+    @Override
+    public void close() {
+        files.close();
     }
 }

@@ -14,10 +14,23 @@ import java.nio.file.StandardOpenOption;
  * or the new content, never a mix, and never neither.
  */
 public final class AtomicFile {
+    /** The suffix of a replacement not yet renamed into place; one left by a crash is garbage. */
+    public static final String TMP_SUFFIX = ".tmp";
+
     private AtomicFile() {}
 
     public static void write(Path target, byte[] content) throws IOException {
-        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        replace(writeTemporary(target, content), target);
+        fsyncDirectory(target.getParent());
+    }
+
+    /**
+     * The first half of {@link #write}: {@code name.tmp} written and fsynced, not yet in place. Writers that
+     * replace several files of one directory together ({@link CoalescingStateFiles}) do this for each, then
+     * {@link #replace} each, then one {@link #fsyncDirectory}.
+     */
+    public static Path writeTemporary(Path target, byte[] content) throws IOException {
+        Path tmp = target.resolveSibling(target.getFileName() + TMP_SUFFIX);
         try (FileChannel ch = FileChannel.open(
                 tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             ByteBuffer buf = ByteBuffer.wrap(content);
@@ -26,8 +39,12 @@ public final class AtomicFile {
             }
             ch.force(true);
         }
+        return tmp;
+    }
+
+    /** Renames {@code tmp} (from {@link #writeTemporary}) over {@code target}; durable after the directory's fsync. */
+    public static void replace(Path tmp, Path target) throws IOException {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        fsyncDirectory(target.getParent());
     }
 
     /**

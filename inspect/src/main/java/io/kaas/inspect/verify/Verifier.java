@@ -7,6 +7,7 @@ import io.kaas.storage.format.ProducerStateSnapshot;
 import io.kaas.storage.format.RecoveryCheckpoint;
 import io.kaas.storage.format.TxnIndexSnapshot;
 import io.kaas.storage.io.StorageException;
+import io.kaas.storage.layout.ClusterDir;
 import io.kaas.storage.layout.PartitionFinder;
 import io.kaas.storage.layout.PartitionSegments;
 import io.kaas.storage.layout.SegmentFile;
@@ -19,7 +20,8 @@ import java.util.Set;
 import java.util.function.LongConsumer;
 
 /**
- * {@code kaas verify PATH}: PATH is a data dir, a topic dir, a partition dir or one segment file.
+ * {@code kaas verify PATH}: PATH is a data dir, a topic dir, a partition dir, one segment file or one share
+ * group's state file; a data dir's share state files are checked too ({@link ShareStateCheck}).
  * Never writes. The report's exit code is 0 clean, 1 problems, 3 unreadable.
  */
 public final class Verifier {
@@ -59,11 +61,18 @@ public final class Verifier {
         progress.accept(-totalLogBytes(partitions));
         PartitionVerifier pv = new PartitionVerifier(report, progress);
         partitions.forEach(pv::verify);
+        if (Files.isDirectory(ClusterDir.of(path))) {
+            new ShareStateCheck(report).checkDataDir(path);
+        }
         return report;
     }
 
     private void verifyFile(Path file) {
         String name = file.getFileName().toString();
+        if (ShareStateCheck.isShareStateFile(file)) {
+            new ShareStateCheck(report).checkFile(file);
+            return;
+        }
         if (STATE_FILES.contains(name)) {
             Path dir = file.toAbsolutePath().getParent();
             new PartitionVerifier(report, b -> {}).verify(dir);
