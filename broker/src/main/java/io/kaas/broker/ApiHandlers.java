@@ -348,7 +348,7 @@ final class ApiHandlers {
         invoker.register(
                 ApiKeys.STREAMS_GROUP_HEARTBEAT,
                 ApiKeys.STREAMS_GROUP_HEARTBEAT.latestVersion(),
-                new StreamsGroupHeartbeatHandler(p.groups(), p.topics()));
+                new StreamsGroupHeartbeatHandler(p.groups(), p.topics(), p.shares()));
         invoker.register(
                 ApiKeys.STREAMS_GROUP_DESCRIBE,
                 ApiKeys.STREAMS_GROUP_DESCRIBE.latestVersion(),

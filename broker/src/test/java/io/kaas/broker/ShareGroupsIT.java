@@ -383,6 +383,23 @@ class ShareGroupsIT {
                             .setTopicPartitions(List.of()));
             assertThat(Errors.forCode(consumerOnShare.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
             assertThat(consumerOnShare.errorMessage()).isEqualTo("Group collide-share is not a consumer group.");
+            org.apache.kafka.common.message.StreamsGroupHeartbeatResponseData streamsOnShare = raw.roundTrip(
+                    ApiKeys.STREAMS_GROUP_HEARTBEAT,
+                    (short) 1,
+                    new org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData()
+                            .setGroupId("collide-share")
+                            .setMemberId("m4")
+                            .setMemberEpoch(0)
+                            .setRebalanceTimeoutMs(30_000)
+                            .setProcessId("p4")
+                            .setTopology(new org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData.Topology()
+                                    .setEpoch(0)
+                                    .setSubtopologies(List.of()))
+                            .setActiveTasks(List.of())
+                            .setStandbyTasks(List.of())
+                            .setWarmupTasks(List.of()));
+            assertThat(Errors.forCode(streamsOnShare.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+            assertThat(streamsOnShare.errorMessage()).isEqualTo("Group collide-share is not a streams group.");
             JoinGroupResponseData classicOnShare = raw.roundTrip(
                     ApiKeys.JOIN_GROUP,
                     (short) 9,

@@ -4,6 +4,7 @@ import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.config.TopicConfigChanges;
 import io.kaas.broker.group.GroupCoordinator;
 import io.kaas.broker.group.streams.StreamsHeartbeat;
+import io.kaas.broker.share.ShareGroups;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.StreamsGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.StreamsGroupHeartbeatResponse;
 import org.apache.kafka.common.resource.ResourceType;
 import org.slf4j.Logger;
@@ -33,15 +35,22 @@ public final class StreamsGroupHeartbeatHandler
 
     private final GroupCoordinator groups;
     private final TopicCatalog topics;
+    private final GroupIdTypes types;
 
-    public StreamsGroupHeartbeatHandler(GroupCoordinator groups, TopicCatalog topics) {
+    public StreamsGroupHeartbeatHandler(GroupCoordinator groups, TopicCatalog topics, ShareGroups shares) {
         this.groups = groups;
         this.topics = topics;
+        this.types = new GroupIdTypes(groups, shares);
     }
 
     @Override
     public CompletableFuture<ApiMessage> handle(
             RequestContext ctx, org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData request) {
+        if (request.groupId() != null && types.isShareGroup(request.groupId())) {
+            return CompletableFuture.completedFuture(new StreamsGroupHeartbeatResponseData()
+                    .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                    .setErrorMessage(GroupIdTypes.notA("streams", request.groupId())));
+        }
         StreamsHeartbeat hb = groups.streamsHeartbeat(
                 request, ctx.apiVersion(), JoinGroupHandler.clientId(ctx), JoinGroupHandler.clientHost(ctx));
         StreamsGroupHeartbeatResponseData response = hb.response();
