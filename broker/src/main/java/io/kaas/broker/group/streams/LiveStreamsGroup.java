@@ -65,11 +65,8 @@ public final class LiveStreamsGroup {
     private final StickyTaskAssignor assignor = new StickyTaskAssignor();
     /** Session and revocation deadlines of the members; touched only under this object's monitor. */
     private final StreamsMemberDeadlines deadlines;
-    /** The required topics' ids and partition counts when the topology was last configured. */
-    private Map<String, String> fingerprint;
-
-    /** The last topology description a member pushed; null until one did (see {@link StoredTopologyDescription}). */
-    private StoredTopologyDescription description;
+    /** The group's topology, its configured form and its pushed description; used under this monitor. */
+    private final StreamsGroupTopology topologies;
 
     private boolean dead;
 
@@ -79,6 +76,7 @@ public final class LiveStreamsGroup {
         this.deadlines = new StreamsMemberDeadlines(timer);
         LogContext log = new LogContext("[streams group " + groupId + "] ");
         this.group = new StreamsGroup(log, new SnapshotRegistry(log), groupId);
+        this.topologies = new StreamsGroupTopology(groupId, group);
     }
 
     public String groupId() {
@@ -136,7 +134,7 @@ public final class LiveStreamsGroup {
         // 2. The group's topology: initialized by the first member; a member of a stale epoch is told so.
         StreamsTopology topology;
         try {
-            topology = topology(memberId, req.topology());
+            topology = topologies.resolve(memberId, req.topology());
         } catch (IllegalArgumentException e) {
             return StreamsHeartbeat.error(Errors.INVALID_REQUEST, e.getMessage());
         }
@@ -156,23 +154,9 @@ public final class LiveStreamsGroup {
         }
 
         // 3. The configured topology (internal topics, partition counts), again whenever a topic it needs changed.
-        Map<String, String> now = image.fingerprint(topology.requiredTopics());
-        ConfiguredTopology configured;
-        if (group.configuredTopology().isEmpty()
-                || group.configuredTopology().get().topologyEpoch() != topology.topologyEpoch()
-                || !now.equals(fingerprint)) {
-            if (!now.equals(fingerprint)) {
-                bump = true;
-            }
-            fingerprint = now;
-            long hash = now.hashCode();
-            group.setMetadataHash(hash);
-            configured =
-                    InternalTopicManager.configureTopics(LOG, groupId, memberId, hash, topology, image, Time.SYSTEM);
-            group.setConfiguredTopology(configured);
-        } else {
-            configured = group.configuredTopology().get();
-        }
+        StreamsGroupTopology.Configured c = topologies.configure(memberId, topology, image);
+        bump |= c.fingerprintChanged();
+        ConfiguredTopology configured = c.topology();
         int validatedEpoch = -1;
         if (configured.isReady()) {
             validatedEpoch = topology.topologyEpoch();
@@ -230,34 +214,6 @@ public final class LiveStreamsGroup {
                 configured.topicConfigurationException().isPresent()
                         ? configured.internalTopicsToBeCreated()
                         : Map.<String, CreateTopicsRequestData.CreatableTopic>of());
-    }
-
-    private StreamsTopology topology(String memberId, StreamsGroupHeartbeatRequestData.Topology requested) {
-        Optional<StreamsTopology> current = group.topology();
-        if (requested == null) {
-            return current.orElseThrow(() -> new IllegalArgumentException("The group has no topology yet."));
-        }
-        StreamsTopology fromRequest = StreamsTopology.fromHeartbeatRequest(requested);
-        if (current.isEmpty()) {
-            LOG.info(
-                    "streams group {}: member {} initialized the topology (epoch {})",
-                    groupId,
-                    memberId,
-                    requested.epoch());
-            group.setTopology(fromRequest);
-            return fromRequest;
-        }
-        if (current.get().topologyEpoch() > requested.epoch() || current.get().equals(fromRequest)) {
-            return current.get();
-        }
-        boolean othersPresent = group.members().keySet().stream().anyMatch(id -> !id.equals(memberId));
-        if (othersPresent) {
-            throw new IllegalArgumentException("Topology updates are not supported yet.");
-        }
-        // The group's last members are gone: an application restarted with a changed topology starts over.
-        LOG.info("streams group {}: member {} replaced the topology (epoch {})", groupId, memberId, requested.epoch());
-        group.setTopology(fromRequest);
-        return fromRequest;
     }
 
     private TasksTuple targetOf(StreamsGroupMember member, ConfiguredTopology configured, TopicImage image) {
@@ -428,41 +384,21 @@ public final class LiveStreamsGroup {
     synchronized StreamsGroupDescribeResponseData.DescribedGroup describe(boolean includeTopologyDescription) {
         StreamsGroupDescribeResponseData.DescribedGroup g = group.asDescribedGroup(LATEST, ASSIGNOR);
         if (includeTopologyDescription) {
-            StoredTopologyDescription.attach(g, description);
+            topologies.attachDescription(g);
         }
         return g;
     }
 
-    /**
-     * The group's topology epoch when no description of it is stored (a member is then asked for one, see
-     * {@link StreamsGroups#heartbeat}); -1 when the group has no topology yet or its description is stored.
-     */
+    /** See {@link StreamsGroupTopology#epochWithoutDescription}. */
     synchronized int topologyEpochWithoutDescription() {
-        int epoch = group.topology().map(StreamsTopology::topologyEpoch).orElse(-1);
-        return description != null && description.topologyEpoch() == epoch ? -1 : epoch;
+        return topologies.epochWithoutDescription();
     }
 
-    /**
-     * StreamsGroupTopologyDescriptionUpdate from a member: kept when the member is in the group and describes the
-     * group's current topology epoch (Apache's {@code validateStreamsGroupTopologyDescriptionUpdate} rules).
-     */
+    /** See {@link StreamsGroupTopology#storeDescription}. */
     synchronized ApiError storeDescription(String memberId, int topologyEpoch, StreamsGroupTopologyDescription d) {
-        if (dead) {
-            return new ApiError(Errors.NOT_COORDINATOR, null);
-        }
-        if (!group.hasMember(memberId)) {
-            return new ApiError(
-                    Errors.UNKNOWN_MEMBER_ID, "Member " + memberId + " is not a member of group " + groupId + ".");
-        }
-        int current = group.topology().map(StreamsTopology::topologyEpoch).orElse(-1);
-        if (topologyEpoch != current) {
-            return new ApiError(
-                    Errors.INVALID_REQUEST,
-                    "The topology epoch " + topologyEpoch + " of the description is not the group's topology epoch "
-                            + current + ".");
-        }
-        description = new StoredTopologyDescription(topologyEpoch, d);
-        return ApiError.NONE;
+        return dead
+                ? new ApiError(Errors.NOT_COORDINATOR, null)
+                : topologies.storeDescription(memberId, topologyEpoch, d);
     }
 
     /** The group is deleted or its coordinator moved: members still heartbeating are told to look again. */
