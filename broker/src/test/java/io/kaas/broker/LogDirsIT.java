@@ -16,13 +16,17 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.LogDirDescription;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -84,14 +88,35 @@ class LogDirsIT {
                         .hasCauseInstanceOf(InvalidConfigurationException.class)
                         .hasMessageContaining("d9");
             }
+            try (Admin admin = b.admin()) {
+                // The pin is kaas's own key: an alter of the topic's Apache configs keeps it, and DescribeConfigs
+                // works.
+                ConfigResource pinned = new ConfigResource(ConfigResource.Type.TOPIC, "pinned");
+                admin.incrementalAlterConfigs(Map.of(
+                                pinned,
+                                List.of(new AlterConfigOp(
+                                        new ConfigEntry("retention.ms", "600000"), AlterConfigOp.OpType.SET))))
+                        .all()
+                        .get();
+                assertThat(admin.describeConfigs(List.of(pinned))
+                                .all()
+                                .get()
+                                .get(pinned)
+                                .get("retention.ms")
+                                .value())
+                        .isEqualTo("600000");
+                admin.createPartitions(Map.of("pinned", NewPartitions.increaseTo(3)))
+                        .all()
+                        .get();
+            }
             produce(b, "spread", 6, 50);
-            produce(b, "pinned", 2, 20);
+            produce(b, "pinned", 3, 20);
             try (Admin admin = b.admin()) {
                 Map<String, Map<String, Long>> dirs = describe(admin);
                 assertThat(dirs).containsOnlyKeys(d0, d1, d2);
                 assertThat(dirs.get(d0)).containsOnlyKeys("spread-0", "spread-3");
                 assertThat(dirs.get(d1)).containsOnlyKeys("spread-1", "spread-4");
-                assertThat(dirs.get(d2)).containsOnlyKeys("spread-2", "spread-5", "pinned-0", "pinned-1");
+                assertThat(dirs.get(d2)).containsOnlyKeys("spread-2", "spread-5", "pinned-0", "pinned-1", "pinned-2");
                 dirs.values().forEach(parts -> assertThat(parts.values()).allMatch(size -> size > 0));
             }
             String json = ExternalProcess.java(
@@ -116,16 +141,17 @@ class LogDirsIT {
                 byDir.put(d.get("logDir").asText(), parts);
             }
             assertThat(byDir).containsOnlyKeys(d0, d1, d2);
-            assertThat(byDir.get(d2)).containsExactlyInAnyOrder("spread-2", "spread-5", "pinned-0", "pinned-1");
+            assertThat(byDir.get(d2))
+                    .containsExactlyInAnyOrder("spread-2", "spread-5", "pinned-0", "pinned-1", "pinned-2");
 
             b.restart();
             try (Admin admin = b.admin()) {
                 Map<String, Map<String, Long>> after = describe(admin);
                 assertThat(after.get(d0)).containsOnlyKeys("spread-0", "spread-3");
-                assertThat(after.get(d2)).containsOnlyKeys("spread-2", "spread-5", "pinned-0", "pinned-1");
+                assertThat(after.get(d2)).containsOnlyKeys("spread-2", "spread-5", "pinned-0", "pinned-1", "pinned-2");
             }
             assertThat(consumeAll(b, "spread", 6)).isEqualTo(6 * 50);
-            assertThat(consumeAll(b, "pinned", 2)).isEqualTo(2 * 20);
+            assertThat(consumeAll(b, "pinned", 3)).isEqualTo(3 * 20);
         }
         assertThat(dir.resolve("d0/__cluster")).isDirectory();
         assertThat(dir.resolve("d1/__cluster")).doesNotExist();

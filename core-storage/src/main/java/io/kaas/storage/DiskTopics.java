@@ -90,6 +90,7 @@ final class DiskTopics {
     /** Shared: {@code name} is another broker's to delete: drop it, closing (cleanly) what this engine held of it. */
     private void forget(String name) {
         ownership.topicForgotten(name);
+        places.forget(name);
         TopicInfo info = topics.remove(name);
         if (info != null) {
             LOG.info("topic {} is being deleted: closing its partitions here", name);

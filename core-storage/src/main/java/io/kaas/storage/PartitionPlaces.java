@@ -104,11 +104,15 @@ final class PartitionPlaces {
         }
     }
 
-    /** Partitions of {@code topic} found anywhere in the pool: one more than the highest index. */
+    /**
+     * Partitions of {@code topic} outside the home dir (whose own directories {@link TopicFiles#read} counts): one
+     * more than the highest index.
+     */
     int partitionCount(String topic) {
         int n = 0;
-        for (TopicPartition tp : located.keySet()) {
-            if (tp.topic().equals(topic)) {
+        for (Map.Entry<TopicPartition, LogDir> e : located.entrySet()) {
+            TopicPartition tp = e.getKey();
+            if (tp.topic().equals(topic) && !e.getValue().equals(pool.home())) {
                 n = Math.max(n, tp.partition() + 1);
             }
         }
