@@ -596,7 +596,7 @@ function _picocli_kaas_ls() {
 
   local commands=""
   local flag_opts="'--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir'"
+  local arg_opts="'--data-dir' '--log-dirs'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -606,6 +606,9 @@ function _picocli_kaas_ls() {
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
+      ;;
+    '--log-dirs')
+      return
       ;;
   esac
 
@@ -673,11 +676,14 @@ function _picocli_kaas_recover() {
 
   local commands=""
   local flag_opts="'--dry-run' '--force' '--truncate' '--fast' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--index-interval-bytes' '--coordinator' '--cluster-id'"
+  local arg_opts="'--log-dirs' '--index-interval-bytes' '--coordinator' '--cluster-id'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
+    '--log-dirs')
+      return
+      ;;
     '--index-interval-bytes')
       return
       ;;
@@ -713,7 +719,7 @@ function _picocli_kaas_serve() {
 
   local commands=""
   local flag_opts="'--in-memory' '--auto-create-topics' '--allow-everyone-if-no-acl-found' '--metrics-per-partition' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--config' '--listeners' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--socket-send-buffer-bytes' '--socket-receive-buffer-bytes' '--num-io-threads' '--num-network-threads' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--authorizer-class-name' '--super-users' '--quota-window-num' '--quota-window-size-seconds' '--coordinator' '--inter-broker-listener-name' '--security-inter-broker-protocol' '--sasl-mechanism-inter-broker-protocol' '--delegation-token-secret-key' '--delegation-token-max-lifetime' '--delegation-token-expiry-time' '--delegation-token-expiry-check-interval' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
+  local arg_opts="'--data-dir' '--config' '--listeners' '--log-dirs' '--log-dirs-placement' '--advertised-listeners' '--broker-id' '--cluster-id' '--flush-interval-messages' '--segment-bytes' '--retention-check-interval' '--num-partitions' '--socket-request-max-bytes' '--socket-send-buffer-bytes' '--socket-receive-buffer-bytes' '--num-io-threads' '--num-network-threads' '--max-incremental-fetch-session-cache-slots' '--log-cleaner-threads' '--log-cleaner-dedupe-buffer-size' '--log-cleaner-io-buffer-size' '--log-cleaner-backoff-ms' '--authorizer-class-name' '--super-users' '--quota-window-num' '--quota-window-size-seconds' '--coordinator' '--inter-broker-listener-name' '--security-inter-broker-protocol' '--sasl-mechanism-inter-broker-protocol' '--delegation-token-secret-key' '--delegation-token-max-lifetime' '--delegation-token-expiry-time' '--delegation-token-expiry-check-interval' '--coordinator-lease-ttl' '--max-open-files' '--transaction-version' '--transaction-max-timeout' '--transactional-id-expiration' '--admin-listener' '--log-format' '--log-level'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -731,6 +737,12 @@ function _picocli_kaas_serve() {
       return $?
       ;;
     '--listeners')
+      return
+      ;;
+    '--log-dirs')
+      return
+      ;;
+    '--log-dirs-placement')
       return
       ;;
     '--advertised-listeners')
@@ -877,10 +889,19 @@ function _picocli_kaas_user() {
 function _picocli_kaas_verify() {
   # Get completion data
   local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
   local flag_opts="'--json' '--no-progress' '-h' '--help' '-V' '--version'"
-  local arg_opts=""
+  local arg_opts="'--log-dirs'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--log-dirs')
+      return
+      ;;
+  esac
 
   if [[ "${curr_word}" == -* ]]; then
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )

@@ -31,7 +31,10 @@ final class BrokerEngines {
     /** The engine settings {@code config} asks for. */
     private static EngineConfig engineConfig(BrokerConfig config) {
         Path dir = config.inMemory() ? Path.of("kaas-memory") : config.dataDir();
-        EngineConfig engineConfig = EngineConfig.defaults(dir)
+        EngineConfig engineConfig = (config.inMemory()
+                        ? EngineConfig.defaults(dir)
+                        : EngineConfig.defaults(dir).withLogDirs(config.pool()))
+                .withPlacement(config.placement())
                 .withSegmentBytes(config.segmentBytes())
                 .withFlushIntervalMessages(config.flushIntervalMessages())
                 .withCleaner(config.cleaner());

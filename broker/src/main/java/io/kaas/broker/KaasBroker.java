@@ -284,7 +284,11 @@ public final class KaasBroker implements AutoCloseable {
                 config.brokerId(),
                 listening.bound(),
                 listening.first(),
-                config.inMemory() ? "memory" : engine.dataDir().toAbsolutePath().normalize(),
+                config.inMemory()
+                        ? "memory"
+                        : engine.logDirs().stream()
+                                .map(d -> d.path().toAbsolutePath().normalize().toString())
+                                .collect(java.util.stream.Collectors.joining(",")),
                 admin == null ? "" : ", admin listener on " + admin.address());
     }
 

@@ -28,8 +28,8 @@ import org.apache.kafka.common.config.ConfigException;
  * ({@link #notApplied}: one warning line, never silently dropped). Immutable.
  *
  * <p>Apache's older or folded spellings become the row's key here, so the table holds one key per
- * setting: {@code broker.id} is {@code node.id} (they must agree when both are set), {@code log.dir} is
- * {@code log.dirs}, {@code log.cleaner.enable=false} is {@code log.cleaner.threads=0}, and listeners named
+ * setting: {@code broker.id} is {@code node.id} (they must agree when both are set), {@code
+ * log.dir} and {@code log.dirs} are rows of their own (log.dirs wins), {@code log.cleaner.enable=false} is {@code log.cleaner.threads=0}, and listeners named
  * in {@code controller.listener.names} are KRaft controller ports, which kaas does not have: they are left
  * out of {@code listeners} and {@code advertised.listeners} (and named in the warning).
  */
@@ -68,7 +68,7 @@ public final class ServerProperties {
                 settings.put(key, value);
             } else if (SecurityConfig.isSecurityKey(key)) {
                 security.put(key, value);
-            } else if (!List.of("broker.id", "log.dir", "log.cleaner.enable", CONTROLLER_NAMES)
+            } else if (!List.of("broker.id", "log.cleaner.enable", CONTROLLER_NAMES)
                     .contains(key)) {
                 notApplied.add(key);
             }
@@ -93,9 +93,6 @@ public final class ServerProperties {
             } else if (!id.equals(ConfigDef.parseType("node.id", nodeId, Type.INT))) {
                 throw new ConfigException("broker.id", id, "must equal node.id (" + nodeId + ") when both are set");
             }
-        }
-        if (raw.containsKey("log.dir") && !raw.containsKey("log.dirs")) {
-            settings.put("log.dirs", raw.get("log.dir"));
         }
         String cleaner = raw.get("log.cleaner.enable");
         if (cleaner != null && !(Boolean) ConfigDef.parseType("log.cleaner.enable", cleaner, Type.BOOLEAN)) {

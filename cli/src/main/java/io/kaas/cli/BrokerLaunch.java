@@ -145,7 +145,11 @@ final class BrokerLaunch {
         return "listeners " + c.listeners()
                 + (c.advertisedListeners().isEmpty() ? "" : ", advertised " + c.advertisedListeners())
                 + ", data "
-                + (c.inMemory() ? "in memory" : c.dataDir().toAbsolutePath().normalize())
+                + (c.inMemory()
+                        ? "in memory"
+                        : c.pool().dirs().stream()
+                                .map(d -> d.path().toAbsolutePath().normalize().toString())
+                                .collect(java.util.stream.Collectors.joining(",")))
                 + ", broker id " + c.brokerId() + ", cluster id " + c.clusterId()
                 + ", flush interval " + c.flushIntervalMessages() + " messages, segment " + c.segmentBytes() + " bytes"
                 + ", retention check "

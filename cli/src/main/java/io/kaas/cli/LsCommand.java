@@ -57,23 +57,29 @@ public final class LsCommand implements Callable<Integer> {
     DataDirMixin dataDir;
 
     @Mixin
+    LogDirsMixin logDirs;
+
+    @Mixin
     JsonOutputMixin jsonOutput;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        Path root = path == null ? dataDir.dataDir() : path;
+        List<Path> roots = path == null && !logDirs.given() ? List.of(dataDir.dataDir()) : logDirs.roots(spec, path);
         List<PartitionSummary> rows = new ArrayList<>();
         Set<String> topics = new TreeSet<>();
-        int partitions = DataDirListing.list(root, s -> {
-            topics.add(s.dir().topic());
-            if (jsonOutput.json()) {
-                out.println(ListingTable.json(s));
-                out.flush();
-            } else {
-                rows.add(s);
-            }
-        });
+        int partitions = 0;
+        for (Path root : roots) {
+            partitions += DataDirListing.list(root, s -> {
+                topics.add(s.dir().topic());
+                if (jsonOutput.json()) {
+                    out.println(ListingTable.json(s));
+                    out.flush();
+                } else {
+                    rows.add(s);
+                }
+            });
+        }
         if (jsonOutput.json()) {
             out.println("{\"type\":\"summary\",\"topics\":" + topics.size() + ",\"partitions\":" + partitions
                     + ",\"exitCode\":0}");

@@ -3,6 +3,7 @@ package io.kaas.cli;
 import io.kaas.recovery.OfflineRecovery;
 import io.kaas.storage.segment.IndexPolicy;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -41,8 +42,11 @@ public final class RecoverCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "PATH", description = "Data dir, topic dir or partition dir.")
+    @Parameters(paramLabel = "PATH", arity = "0..1", description = "Data dir, topic dir or partition dir.")
     Path path;
+
+    @Mixin
+    LogDirsMixin logDirs;
 
     @Option(names = "--dry-run", description = "Report what would change; change no byte.")
     boolean dryRun;
@@ -86,11 +90,21 @@ public final class RecoverCommand implements Callable<Integer> {
         if (truncate && !force) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--truncate needs --force");
         }
-        coordinator.refuseLiveOwned(path, force || dryRun);
+        List<Path> roots = logDirs.roots(spec, path);
+        for (Path root : roots) {
+            coordinator.refuseLiveOwned(root, force || dryRun);
+        }
         OfflineRecovery.Options options = new OfflineRecovery.Options(
                 dryRun, force, truncate, fast, new IndexPolicy(indexIntervalBytes), jsonOutput.json());
-        return new OfflineRecovery(
-                        options, spec.commandLine().getOut(), spec.commandLine().getErr())
-                .run(path);
+        int exit = 0;
+        for (Path root : roots) {
+            int code = new OfflineRecovery(
+                            options,
+                            spec.commandLine().getOut(),
+                            spec.commandLine().getErr())
+                    .run(root);
+            exit = Math.max(exit, code); // the worst of the dirs': data unreadable (3) over damage (1) over clean
+        }
+        return exit;
     }
 }

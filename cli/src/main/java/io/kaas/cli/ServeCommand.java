@@ -50,12 +50,18 @@ final class ServeCommand implements Callable<Integer> {
             defaultValue = "${env:KAAS_CONFIG}",
             description = "Read an Apache server.properties: the key named in each option below, the listener "
                     + "security keys (listener.security.protocol.map, ssl.*, sasl.enabled.mechanisms, listener.name.*.*, "
-                    + "max.connections[.per.ip]) and Apache's older names (broker.id, log.dir, log.cleaner.enable). "
+                    + "max.connections[.per.ip]) and Apache's older names (broker.id, log.cleaner.enable). "
                     + "Keys that do not apply are named in one warning (env KAAS_CONFIG).")
     Path configFile;
 
     @Option(names = "--listeners", paramLabel = "LISTENERS")
     String listeners;
+
+    @Option(names = "--log-dirs", paramLabel = "DIRS")
+    String logDirs;
+
+    @Option(names = "--log-dirs-placement", paramLabel = "RULE")
+    String logDirsPlacement;
 
     @Option(names = "--advertised-listeners", paramLabel = "LISTENERS")
     String advertisedListeners;

@@ -56,8 +56,14 @@ public final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "PATH", description = "Data dir, topic dir, partition dir, or one .log/.index file.")
+    @Parameters(
+            paramLabel = "PATH",
+            arity = "0..1",
+            description = "Data dir, topic dir, partition dir, or one .log/.index file.")
     Path path;
+
+    @Mixin
+    LogDirsMixin logDirs;
 
     @Mixin
     JsonOutputMixin jsonOutput;
@@ -78,7 +84,10 @@ public final class VerifyCommand implements Callable<Integer> {
         });
         ProgressBar bar = !noProgress && color.progressOnStderr() ? new ProgressBar(err) : null;
         LongConsumer progress = bar == null ? ProgressBar.NONE : bar;
-        new Verifier(report).verify(path, progress);
+        Verifier verifier = new Verifier(report);
+        for (Path root : logDirs.roots(spec, path)) {
+            verifier.verify(root, progress);
+        }
         if (bar != null) {
             bar.finish();
         }

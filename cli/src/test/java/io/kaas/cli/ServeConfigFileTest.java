@@ -465,7 +465,7 @@ class ServeConfigFileTest {
                 "needs a keystore"
             },
             {"listeners=FOO://127.0.0.1:0", "listener.security.protocol.map", "FOO"},
-            {"log.dirs=/a,/b", "log.dirs", "one data directory"},
+            {"log.dirs=/a,/a/b", "log.dirs", "overlap"},
             {
                 "listeners=SSL://127.0.0.1:0\nssl.keystore.location=/nonexistent/broker.p12\nssl.keystore.password=Hunter2-secret\n"
                         + "log.dirs=" + dir.resolve("ks-data").toString().replace("\\", "/"),

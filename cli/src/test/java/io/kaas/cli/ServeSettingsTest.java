@@ -46,7 +46,9 @@ class ServeSettingsTest {
             Map.entry("advertised.listeners", new String[] {"PLAINTEXT://kafka.example:9092"}),
             Map.entry("node.id", new String[] {"7"}),
             Map.entry("kaas.cluster.id", new String[] {"c1"}),
+            Map.entry("log.dir", new String[] {"/srv/kaas-one"}),
             Map.entry("log.dirs", new String[] {"/srv/kaas"}),
+            Map.entry("kaas.log.dirs.placement", new String[] {"bytes"}),
             Map.entry("kaas.in.memory", new String[] {"true"}),
             Map.entry("log.flush.interval.messages", new String[] {"100"}),
             Map.entry("log.segment.bytes", new String[] {"1048576"}),
@@ -249,7 +251,7 @@ class ServeSettingsTest {
                 .append("The config file may also hold the listener security keys (`listener.security.protocol.map`, ")
                 .append("`ssl.*`, `sasl.enabled.mechanisms`, `listener.name.<listener>.<key>`, `max.connections*`; ")
                 .append("see [security.md](security.md)) and Apache's older names: `broker.id` (= `node.id`), ")
-                .append("`log.dir` (= `log.dirs`), `log.cleaner.enable=false` (= `log.cleaner.threads=0`), ")
+                .append("`log.cleaner.enable=false` (= `log.cleaner.threads=0`), ")
                 .append("`controller.listener.names` (those listeners are left out). Any other key is named in one ")
                 .append("warning line and ignored.\n\n")
                 .append("| Key | Flag | Variable | Default | Rule | What |\n")

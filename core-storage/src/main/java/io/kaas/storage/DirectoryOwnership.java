@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -44,8 +45,11 @@ sealed interface DirectoryOwnership permits ExclusiveDirectory, SharedDirectory 
     /** This engine no longer knows {@code topic}. */
     void topicForgotten(String topic);
 
-    /** Creates a new topic's files ({@link TopicFiles#create}); TOPIC_EXISTS when another broker created it first. */
-    void createTopic(Path dataDir, TopicInfo info) throws IOException;
+    /**
+     * Creates a new topic's files ({@link TopicFiles#create}), with the directories of the partitions
+     * {@code inHome} places in this data dir; TOPIC_EXISTS when another broker created it first.
+     */
+    void createTopic(Path dataDir, TopicInfo info, IntPredicate inHome) throws IOException;
 
     /** Applies {@code change} to the topic's config and writes it: the config in force after. */
     TopicConfig alterTopicConfig(Path topicDir, TopicConfig known, UnaryOperator<TopicConfig> change);

@@ -4,6 +4,7 @@ import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.FileHandleCache;
 import io.kaas.storage.io.StorageException;
+import io.kaas.storage.layout.LogDir;
 import io.kaas.storage.layout.OwnerLock;
 import io.kaas.storage.layout.TopicDir;
 import io.kaas.storage.layout.TopicName;
@@ -20,12 +21,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 
 /**
- * Topics and partitions under one data directory, laid out as {@link TopicDir} says:
- * {@code <data>/<topic>/{.topic-id.json,.config.json}} and {@code <data>/<topic>/<n>/} per partition.
+ * Topics and partitions under one data directory, or a pool of them ({@code log.dirs}, KIP-112: see
+ * {@link io.kaas.storage.layout.LogDirs}), laid out as {@link TopicDir} says:
+ * {@code <data>/<topic>/{.topic-id.json,.config.json}} and {@code <data>/<topic>/<n>/} per partition. Which dir
+ * a partition is in is {@link PartitionPlaces}'s.
  * Directory names that are not legal topic names ({@link TopicName}: {@code __cluster}, names starting
  * with {@code .}) are not topics.
  *
- * <p>The engine holds one OS lock for the whole directory ({@code <data>/.lock}, see {@link OwnerLock}) and
+ * <p>The engine holds one OS lock for each whole directory ({@code <data>/.lock}, see {@link OwnerLock}) and
  * one budget of open segment files ({@link FileHandleCache}): a partition costs no file descriptor
  * while idle. Every partition is loaded (recovered if it was not closed cleanly) at start-up on the
  * bounded loader pool; {@link #ready} says when that is done. A partition asked for earlier is loaded
@@ -42,10 +45,12 @@ public final class DiskStorageEngine implements StorageEngine {
     private final EngineObserver observer;
     private final EngineExecutors executors;
     private final FileHandleCache files;
-    private final OwnerLock owner;
+    /** One OS lock per dir of the pool. */
+    private final List<OwnerLock> owners = new ArrayList<>();
     /** Exclusive or shared: the one place the two differ. */
     private final DirectoryOwnership ownership;
 
+    private final PartitionPlaces places;
     private final OpenPartitions partitions;
     private final DiskTopics topics;
     private final StartupLoad startup;
@@ -79,25 +84,35 @@ public final class DiskStorageEngine implements StorageEngine {
         this.executors = new EngineExecutors(config.fsyncTimeout());
         this.files = new FileHandleCache(config.maxOpenFiles());
         this.observer = observer;
-        try {
-            AtomicFile.createDirectories(config.dataDir());
-        } catch (IOException e) {
+        if (!config.logDirs().isSingle() && !ownership.loadsEveryPartition()) {
             executors.close();
-            throw new StorageException(
-                    StorageException.Kind.IO, config.dataDir() + ": cannot open data directory: " + e.getMessage(), e);
+            throw new IllegalArgumentException("several brokers sharing a directory serve one log dir, not "
+                    + config.logDirs().dirs().size());
         }
-        try {
-            this.owner = ownership.lockDirectory(config.dataDir());
-        } catch (RuntimeException e) {
-            executors.close();
-            throw e;
+        for (LogDir d : config.logDirs().dirs()) {
+            try {
+                AtomicFile.createDirectories(d.path());
+                owners.add(ownership.lockDirectory(d.path()));
+            } catch (IOException | RuntimeException e) {
+                owners.forEach(OwnerLock::close);
+                executors.close();
+                throw e instanceof IOException io
+                        ? new StorageException(
+                                StorageException.Kind.IO,
+                                d.path() + ": cannot open data directory: " + io.getMessage(),
+                                io)
+                        : (RuntimeException) e;
+            }
         }
-        this.partitions = new OpenPartitions(config, observer, executors, files, ownership, this::topicNamed);
-        this.topics = new DiskTopics(config.dataDir(), ownership, partitions);
+        this.places = new PartitionPlaces(config.logDirs(), config.placement(), this::loadedSize);
+        this.partitions = new OpenPartitions(
+                config, observer, executors, files, ownership, this::topicNamed, places::partitionDir);
+        this.topics = new DiskTopics(config.dataDir(), ownership, partitions, places);
         try {
+            places.load();
             topics.load();
         } catch (IOException | RuntimeException e) {
-            owner.close();
+            owners.forEach(OwnerLock::close);
             executors.close();
             throw e instanceof IOException io
                     ? new StorageException(
@@ -179,6 +194,21 @@ public final class DiskStorageEngine implements StorageEngine {
     public synchronized TopicInfo alterTopicConfig(String name, UnaryOperator<TopicConfig> change) {
         ensureOpen();
         return topics.alterConfig(name, change);
+    }
+
+    /** A loaded partition's bytes, for placement by bytes; 0 when it is not loaded. */
+    private long loadedSize(TopicPartition tp) {
+        return partitions.ifOpen(tp).map(p -> p.state().sizeInBytes()).orElse(0L);
+    }
+
+    @Override
+    public List<LogDir> logDirs() {
+        return config.logDirs().dirs();
+    }
+
+    @Override
+    public Optional<LogDir> logDirOf(TopicPartition tp) {
+        return places.dirOf(tp);
     }
 
     /** For {@link OpenPartitions}, which is made before {@link #topics}. */
@@ -361,6 +391,6 @@ public final class DiskStorageEngine implements StorageEngine {
         cleaner.close();
         partitions.closeAll(ownership.abandonsAtClose(fencedAtClose));
         executors.close();
-        owner.close();
+        owners.forEach(OwnerLock::close);
     }
 }

@@ -34,12 +34,14 @@ final class DiskTopics {
     private final Path dataDir;
     private final DirectoryOwnership ownership;
     private final OpenPartitions partitions;
+    private final PartitionPlaces places;
     private final Map<String, TopicInfo> topics = new ConcurrentHashMap<>();
 
-    DiskTopics(Path dataDir, DirectoryOwnership ownership, OpenPartitions partitions) {
+    DiskTopics(Path dataDir, DirectoryOwnership ownership, OpenPartitions partitions, PartitionPlaces places) {
         this.dataDir = dataDir;
         this.ownership = ownership;
         this.partitions = partitions;
+        this.places = places;
     }
 
     /** The topic, or null. Lock-free. */
@@ -60,7 +62,7 @@ final class DiskTopics {
             seen.add(name);
             TopicInfo known = topics.get(name);
             if (known == null) {
-                ownership.readTopic(d).ifPresent(info -> topics.put(name, info));
+                ownership.readTopic(d).ifPresent(info -> topics.put(name, withPartitionsElsewhere(info)));
                 continue;
             }
             TopicInfo now = ownership.refreshTopic(d, known);
@@ -79,9 +81,16 @@ final class DiskTopics {
         }
     }
 
+    /** {@code info} with the partitions other dirs of the pool hold (the home dir's topic dir may lack the last ones). */
+    private TopicInfo withPartitionsElsewhere(TopicInfo info) {
+        int n = places.partitionCount(info.name());
+        return n <= info.partitions() ? info : new TopicInfo(info.name(), info.topicId(), n, info.config());
+    }
+
     /** Shared: {@code name} is another broker's to delete: drop it, closing (cleanly) what this engine held of it. */
     private void forget(String name) {
         ownership.topicForgotten(name);
+        places.forget(name);
         TopicInfo info = topics.remove(name);
         if (info != null) {
             LOG.info("topic {} is being deleted: closing its partitions here", name);
@@ -140,10 +149,16 @@ final class DiskTopics {
         Path dir = TopicDir.of(dataDir, name);
         TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
         try {
-            ownership.createTopic(dataDir, info);
+            Map<Integer, io.kaas.storage.layout.LogDir> placed = places.place(info, 0, partitions);
+            ownership.createTopic(dataDir, info, p -> places.inHome(placed, p));
+            places.createOutsideHome(info, placed);
             topics.put(name, info);
             return info;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            places.forget(name);
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot create topic: " + e.getMessage(), e);
         }
     }
@@ -158,6 +173,7 @@ final class DiskTopics {
             partitions.drop(new TopicPartition(name, p), false);
         }
         try {
+            places.deleteOutsideHome(info);
             TopicFiles.delete(dataDir, info);
         } catch (IOException e) {
             throw new StorageException(
@@ -174,11 +190,15 @@ final class DiskTopics {
                     + " partitions; the new count must be larger, got " + totalPartitions);
         }
         Path dir = TopicDir.of(dataDir, name);
+        Map<Integer, io.kaas.storage.layout.LogDir> placed = places.place(info, info.partitions(), totalPartitions);
         try {
             for (int p = info.partitions(); p < totalPartitions; p++) {
-                Files.createDirectories(TopicDir.partition(dir, p));
+                if (places.inHome(placed, p)) {
+                    Files.createDirectories(TopicDir.partition(dir, p));
+                }
             }
             AtomicFile.fsyncDirectory(dir);
+            places.createOutsideHome(info, placed);
         } catch (IOException e) {
             throw new StorageException(StorageException.Kind.IO, dir + ": cannot add partitions: " + e.getMessage(), e);
         }
@@ -190,7 +210,9 @@ final class DiskTopics {
     TopicInfo alterConfig(String name, UnaryOperator<TopicConfig> change) {
         TopicInfo info = require(name);
         Path dir = TopicDir.of(dataDir, name);
-        return applyConfig(info, ownership.alterTopicConfig(dir, info.config(), change));
+        TopicConfig next = ownership.alterTopicConfig(dir, info.config(), change);
+        places.writeConfigCopies(name, next);
+        return applyConfig(info, next);
     }
 
     /** Puts {@code next} in force for the topic and its open partitions. */

@@ -2,6 +2,8 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.TopicDefaults;
 import io.kaas.storage.io.FileHandleCache;
+import io.kaas.storage.layout.LogDirs;
+import io.kaas.storage.layout.PlacementRule;
 import io.kaas.storage.segment.IndexPolicy;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -21,6 +23,8 @@ import java.time.Duration;
  * @param maxOpenFiles            ceiling of segment files held open at once ({@link FileHandleCache}); idle ones
  *                                are closed past it. Default: 40% of the process's file-descriptor limit
  * @param cleaner                 the log cleaner's threads and buffers (compacted topics)
+ * @param logDirs                 the volume pool ({@code log.dirs}); its home dir is {@code dataDir}
+ * @param placement               how a new partition's dir is chosen when there are several
  */
 public record EngineConfig(
         Path dataDir,
@@ -32,7 +36,9 @@ public record EngineConfig(
         int leaderEpoch,
         Clock clock,
         int maxOpenFiles,
-        CleanerSettings cleaner) {
+        CleanerSettings cleaner,
+        LogDirs logDirs,
+        PlacementRule placement) {
     public static final long DEFAULT_SEGMENT_BYTES = TopicDefaults.DEFAULT_SEGMENT_BYTES;
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = IndexPolicy.DEFAULT_INTERVAL_BYTES;
     public static final long DEFAULT_FLUSH_INTERVAL_MESSAGES = 1;
@@ -41,6 +47,16 @@ public record EngineConfig(
     public static final int MIN_MAX_OPEN_FILES = 16;
 
     public EngineConfig {
+        if (logDirs == null) {
+            logDirs = LogDirs.single(dataDir);
+        }
+        if (placement == null) {
+            placement = PlacementRule.PARTITIONS;
+        }
+        if (!logDirs.home().path().equals(dataDir)) {
+            throw new IllegalArgumentException("the data dir " + dataDir + " must be the first log dir, "
+                    + logDirs.home().path());
+        }
         if (segmentBytes < 1024) {
             throw new IllegalArgumentException("segment bytes must be at least 1024, got " + segmentBytes);
         }
@@ -55,6 +71,33 @@ public record EngineConfig(
             throw new IllegalArgumentException(
                     "max open files must be at least " + MIN_MAX_OPEN_FILES + ", got " + maxOpenFiles);
         }
+    }
+
+    /** Settings over one data dir. */
+    public EngineConfig(
+            Path dataDir,
+            long segmentBytes,
+            int indexIntervalBytes,
+            long flushIntervalMessages,
+            Duration fsyncTimeout,
+            long checkpointIntervalBytes,
+            int leaderEpoch,
+            Clock clock,
+            int maxOpenFiles,
+            CleanerSettings cleaner) {
+        this(
+                dataDir,
+                segmentBytes,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                clock,
+                maxOpenFiles,
+                cleaner,
+                null,
+                null);
     }
 
     public static EngineConfig defaults(Path dataDir) {
@@ -82,7 +125,9 @@ public record EngineConfig(
                 leaderEpoch,
                 clock,
                 maxOpenFiles,
-                cleaner);
+                cleaner,
+                logDirs,
+                placement);
     }
 
     public EngineConfig withIndexIntervalBytes(int v) {
@@ -96,7 +141,9 @@ public record EngineConfig(
                 leaderEpoch,
                 clock,
                 maxOpenFiles,
-                cleaner);
+                cleaner,
+                logDirs,
+                placement);
     }
 
     public EngineConfig withFlushIntervalMessages(long v) {
@@ -110,7 +157,9 @@ public record EngineConfig(
                 leaderEpoch,
                 clock,
                 maxOpenFiles,
-                cleaner);
+                cleaner,
+                logDirs,
+                placement);
     }
 
     public EngineConfig withFsyncTimeout(Duration v) {
@@ -124,7 +173,9 @@ public record EngineConfig(
                 leaderEpoch,
                 clock,
                 maxOpenFiles,
-                cleaner);
+                cleaner,
+                logDirs,
+                placement);
     }
 
     public EngineConfig withCheckpointIntervalBytes(long v) {
@@ -138,7 +189,9 @@ public record EngineConfig(
                 leaderEpoch,
                 clock,
                 maxOpenFiles,
-                cleaner);
+                cleaner,
+                logDirs,
+                placement);
     }
 
     public EngineConfig withLeaderEpoch(int v) {
@@ -152,7 +205,9 @@ public record EngineConfig(
                 v,
                 clock,
                 maxOpenFiles,
-                cleaner);
+                cleaner,
+                logDirs,
+                placement);
     }
 
     public EngineConfig withClock(Clock v) {
@@ -166,7 +221,9 @@ public record EngineConfig(
                 leaderEpoch,
                 v,
                 maxOpenFiles,
-                cleaner);
+                cleaner,
+                logDirs,
+                placement);
     }
 
     public EngineConfig withCleaner(CleanerSettings v) {
@@ -180,6 +237,41 @@ public record EngineConfig(
                 leaderEpoch,
                 clock,
                 maxOpenFiles,
+                v,
+                logDirs,
+                placement);
+    }
+
+    /** Over the pool {@code v}: its first dir becomes the data dir. */
+    public EngineConfig withLogDirs(LogDirs v) {
+        return new EngineConfig(
+                v.home().path(),
+                segmentBytes,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                clock,
+                maxOpenFiles,
+                cleaner,
+                v,
+                placement);
+    }
+
+    public EngineConfig withPlacement(PlacementRule v) {
+        return new EngineConfig(
+                dataDir,
+                segmentBytes,
+                indexIntervalBytes,
+                flushIntervalMessages,
+                fsyncTimeout,
+                checkpointIntervalBytes,
+                leaderEpoch,
+                clock,
+                maxOpenFiles,
+                cleaner,
+                logDirs,
                 v);
     }
 
@@ -194,6 +286,8 @@ public record EngineConfig(
                 leaderEpoch,
                 clock,
                 v,
-                cleaner);
+                cleaner,
+                logDirs,
+                placement);
     }
 }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -51,8 +52,8 @@ final class ExclusiveDirectory implements DirectoryOwnership {
     public void topicForgotten(String topic) {}
 
     @Override
-    public void createTopic(Path dataDir, TopicInfo info) throws IOException {
-        TopicFiles.create(dataDir, info, false);
+    public void createTopic(Path dataDir, TopicInfo info, IntPredicate inHome) throws IOException {
+        TopicFiles.create(dataDir, info, false, inHome);
     }
 
     @Override

@@ -3,7 +3,6 @@ package io.kaas.storage;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.FileHandleCache;
 import io.kaas.storage.io.StorageException;
-import io.kaas.storage.layout.TopicDir;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +12,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +36,8 @@ final class OpenPartitions {
     private final DirectoryOwnership ownership;
     /** The engine's topic by name, or null: the partitions a topic has, its config at load. */
     private final Function<String, TopicInfo> topics;
+    /** Where a partition's directory is in the pool ({@link PartitionPlaces#partitionDir}). */
+    private final BiFunction<TopicPartition, TopicInfo, Path> partitionDirs;
 
     private final Map<TopicPartition, CompletableFuture<Partition>> slots = new ConcurrentHashMap<>();
     /** Partitions whose last load was refused (damage), with why: for readiness, and so the start-up load does not retry them. */
@@ -49,13 +51,15 @@ final class OpenPartitions {
             EngineExecutors executors,
             FileHandleCache files,
             DirectoryOwnership ownership,
-            Function<String, TopicInfo> topics) {
+            Function<String, TopicInfo> topics,
+            BiFunction<TopicPartition, TopicInfo, Path> partitionDirs) {
         this.config = config;
         this.observer = observer;
         this.executors = executors;
         this.files = files;
         this.ownership = ownership;
         this.topics = topics;
+        this.partitionDirs = partitionDirs;
     }
 
     /** {@code tp}, loaded on first use. */
@@ -106,7 +110,7 @@ final class OpenPartitions {
         Partition p;
         long start = System.nanoTime();
         try {
-            Path dir = TopicDir.partition(config.dataDir(), tp.topic(), tp.partition());
+            Path dir = partitionDirs.apply(tp, info);
             p = ownership.load(dir, tp, config, info.config(), executors, files, observer);
             observer.partitionOpened(tp, p.openReport(), System.nanoTime() - start);
         } catch (RuntimeException e) {

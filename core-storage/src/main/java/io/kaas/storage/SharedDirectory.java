@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -76,10 +77,10 @@ final class SharedDirectory implements DirectoryOwnership {
     }
 
     @Override
-    public void createTopic(Path dataDir, TopicInfo info) throws IOException {
+    public void createTopic(Path dataDir, TopicInfo info, IntPredicate inHome) throws IOException {
         Path dir = TopicDir.of(dataDir, info.name());
         try {
-            TopicFiles.create(dataDir, info, true);
+            TopicFiles.create(dataDir, info, true, inHome);
         } catch (FileAlreadyExistsException e) {
             if (dir.toString().equals(e.getFile())) {
                 // Another broker sharing the directory created it first: one of two creators wins the mkdir.

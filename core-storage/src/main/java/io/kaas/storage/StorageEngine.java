@@ -2,8 +2,10 @@ package io.kaas.storage;
 
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.StorageException;
+import io.kaas.storage.layout.LogDir;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -160,8 +162,18 @@ public interface StorageEngine extends AutoCloseable {
     /** One retention pass over every partition (size and time); returns segments removed. */
     int runRetention(long nowMs);
 
-    /** The data directory (for DescribeLogDirs); an in-memory path in dev mode. */
+    /** The data directory: the first of {@link #logDirs}, holding {@code __cluster/}; an in-memory path in dev mode. */
     Path dataDir();
+
+    /** The volume pool ({@code log.dirs}, KIP-112), first the {@link #dataDir}. */
+    default List<LogDir> logDirs() {
+        return List.of(LogDir.of(dataDir()));
+    }
+
+    /** The dir of {@link #logDirs} that {@code tp} lives in; empty when it is nowhere yet. */
+    default Optional<LogDir> logDirOf(TopicPartition tp) {
+        return Optional.of(logDirs().get(0));
+    }
 
     /** Closes every partition: fsync, manifest, checkpoint at EOF, producer snapshot, locks released. */
     @Override

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.IntPredicate;
 
 /**
  * The durable steps of a topic's life on disk, for {@link DiskStorageEngine}: create, read back, mark
@@ -29,9 +30,10 @@ final class TopicFiles {
     /**
      * Creates {@code info}'s directory, its config and id files and its partition directories, every entry
      * fsynced. With {@code shared}, another broker over the same directory may create it at the same moment:
-     * the mkdir decides, and the loser gets {@link FileAlreadyExistsException}.
+     * the mkdir decides, and the loser gets {@link FileAlreadyExistsException}. Only the partitions {@code inHome}
+     * places in this dir get a directory here (another dir of the pool holds the others).
      */
-    static void create(Path dataDir, TopicInfo info, boolean shared) throws IOException {
+    static void create(Path dataDir, TopicInfo info, boolean shared, IntPredicate inHome) throws IOException {
         Path dir = TopicDir.of(dataDir, info.name());
         if (shared) {
             Files.createDirectory(dir);
@@ -43,7 +45,9 @@ final class TopicFiles {
         StateJson.write(dir.resolve(TopicConfig.FILE_NAME), info.config());
         StateJson.write(dir.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(info.topicId()));
         for (int p = 0; p < info.partitions(); p++) {
-            Files.createDirectory(TopicDir.partition(dir, p));
+            if (inHome.test(p)) {
+                Files.createDirectory(TopicDir.partition(dir, p));
+            }
         }
         AtomicFile.fsyncDirectory(dir);
     }

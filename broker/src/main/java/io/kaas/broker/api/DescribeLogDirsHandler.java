@@ -3,20 +3,30 @@ package io.kaas.broker.api;
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
+import io.kaas.storage.StorageEngine;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.layout.LogDir;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DescribeLogDirsRequestData;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData;
+import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsResult;
+import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsTopic;
 import org.apache.kafka.common.protocol.ApiMessage;
 
-/** DescribeLogDirs: the one data directory, each partition's size in bytes (from memory, no file opened), lag 0 (no replicas). */
+/**
+ * DescribeLogDirs: every dir of the engine's pool ({@code log.dirs}, KIP-112), each with the partitions it holds,
+ * their sizes in bytes (from memory, no file opened), lag 0 (no replicas, no future replica), and the total and
+ * usable bytes of its file store (v4, KIP-827; -1 when the store cannot say).
+ */
 public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsRequestData> {
     private final TopicCatalog topics;
 
@@ -26,52 +36,69 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
 
     @Override
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeLogDirsRequestData request) {
-        DescribeLogDirsResponseData.DescribeLogDirsResult dir = new DescribeLogDirsResponseData.DescribeLogDirsResult()
-                .setLogDir(topics.engine().dataDir().toAbsolutePath().toString());
-        try {
-            FileStore store = Files.getFileStore(topics.engine().dataDir());
-            dir.setTotalBytes(store.getTotalSpace()).setUsableBytes(store.getUsableSpace());
-        } catch (IOException | RuntimeException e) {
-            dir.setTotalBytes(-1).setUsableBytes(-1);
+        StorageEngine engine = topics.engine();
+        Map<LogDir, DescribeLogDirsResult> results = new LinkedHashMap<>();
+        for (LogDir d : engine.logDirs()) {
+            results.put(d, describe(d));
         }
-        List<DescribeLogDirsRequestData.DescribableLogDirTopic> wanted = new ArrayList<>();
-        if (request.topics() == null) {
-            for (TopicInfo t : topics.topics()) {
-                List<Integer> all = new ArrayList<>();
-                for (int p = 0; p < t.partitions(); p++) {
-                    all.add(p);
-                }
-                wanted.add(new DescribeLogDirsRequestData.DescribableLogDirTopic()
-                        .setTopic(t.name())
-                        .setPartitions(all));
-            }
-        } else {
-            wanted.addAll(request.topics());
-        }
-        for (DescribeLogDirsRequestData.DescribableLogDirTopic w : wanted) {
+        for (DescribeLogDirsRequestData.DescribableLogDirTopic w : wanted(request)) {
             Optional<TopicInfo> t = topics.topic(w.topic());
             if (t.isEmpty()) {
                 continue;
             }
-            DescribeLogDirsResponseData.DescribeLogDirsTopic out =
-                    new DescribeLogDirsResponseData.DescribeLogDirsTopic().setName(w.topic());
+            Map<LogDir, DescribeLogDirsTopic> perDir = new LinkedHashMap<>();
             for (int p : w.partitions()) {
-                if (p >= 0 && p < t.get().partitions()) {
-                    long size = topics.engine()
-                            .partitionState(new TopicPartition(w.topic(), p))
-                            .sizeInBytes();
-                    out.partitions()
-                            .add(new DescribeLogDirsResponseData.DescribeLogDirsPartition()
-                                    .setPartitionIndex(p)
-                                    .setPartitionSize(size)
-                                    .setOffsetLag(0)
-                                    .setIsFutureKey(false));
+                if (p < 0 || p >= t.get().partitions()) {
+                    continue;
                 }
+                TopicPartition tp = new TopicPartition(w.topic(), p);
+                long size = engine.partitionState(tp).sizeInBytes(); // opens it: placed, if it was nowhere yet
+                Optional<LogDir> dir = engine.logDirOf(tp).filter(results::containsKey);
+                if (dir.isEmpty()) {
+                    continue;
+                }
+                perDir.computeIfAbsent(dir.get(), d -> new DescribeLogDirsTopic().setName(w.topic()))
+                        .partitions()
+                        .add(new DescribeLogDirsResponseData.DescribeLogDirsPartition()
+                                .setPartitionIndex(p)
+                                .setPartitionSize(size)
+                                .setOffsetLag(0)
+                                .setIsFutureKey(false));
             }
-            dir.topics().add(out);
+            perDir.forEach((d, topic) -> results.get(d).topics().add(topic));
         }
         DescribeLogDirsResponseData response = new DescribeLogDirsResponseData();
-        response.results().add(dir);
+        response.results().addAll(results.values());
         return CompletableFuture.completedFuture(response);
+    }
+
+    private static DescribeLogDirsResult describe(LogDir d) {
+        DescribeLogDirsResult dir =
+                new DescribeLogDirsResult().setLogDir(d.path().toAbsolutePath().toString());
+        try {
+            FileStore store = Files.getFileStore(d.path());
+            dir.setTotalBytes(store.getTotalSpace()).setUsableBytes(store.getUsableSpace());
+        } catch (IOException | RuntimeException e) {
+            dir.setTotalBytes(-1).setUsableBytes(-1);
+        }
+        return dir;
+    }
+
+    /** The partitions asked about; all of every topic when the request's topics are null. */
+    private List<DescribeLogDirsRequestData.DescribableLogDirTopic> wanted(DescribeLogDirsRequestData request) {
+        if (request.topics() != null) {
+            return new ArrayList<>(request.topics());
+        }
+        List<DescribeLogDirsRequestData.DescribableLogDirTopic> all = new ArrayList<>();
+        for (TopicInfo t : topics.topics()) {
+            List<Integer> partitions = new ArrayList<>();
+            for (int p = 0; p < t.partitions(); p++) {
+                partitions.add(p);
+            }
+            all.add(new DescribeLogDirsRequestData.DescribableLogDirTopic()
+                    .setTopic(t.name())
+                    .setPartitions(partitions));
+        }
+        return all;
     }
 }

@@ -4,6 +4,8 @@ import io.kaas.broker.group.ConsumerGroupConfig;
 import io.kaas.cluster.Endpoint;
 import io.kaas.protocol.SocketBuffers;
 import io.kaas.storage.CleanerSettings;
+import io.kaas.storage.layout.LogDirs;
+import io.kaas.storage.layout.PlacementRule;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,6 +41,9 @@ import java.util.Objects;
  * @param metricsPerPartition      export per-partition and per-group-partition series (off for very large brokers)
  * @param cleaner                  the log cleaner of compacted topics (log.cleaner.threads, .dedupe.buffer.size, .io.buffer.size, .backoff.ms)
  * @param socketBuffers            socket.send.buffer.bytes and socket.receive.buffer.bytes of accepted connections
+ * @param logDirs                  the volume pool (log.dirs, KIP-112); null: {@code dataDir} alone. Its first dir is
+ *                                 {@code dataDir}
+ * @param placement                how a new partition's log dir is chosen (kaas.log.dirs.placement)
  */
 public record BrokerConfig(
         List<Endpoint> listeners,
@@ -61,7 +66,9 @@ public record BrokerConfig(
         InetSocketAddress adminListener,
         boolean metricsPerPartition,
         CleanerSettings cleaner,
-        SocketBuffers socketBuffers) {
+        SocketBuffers socketBuffers,
+        LogDirs logDirs,
+        PlacementRule placement) {
     /** A fixed default so that restarts without --cluster-id keep the same cluster (what clients cache). */
     public static final String DEFAULT_CLUSTER_ID = "kaas-cluster-0000000001";
     /** Loopback only by default: metrics and health are for the host's agent, not the network. */
@@ -97,9 +104,13 @@ public record BrokerConfig(
         if (retentionCheckInterval.isNegative()) {
             throw new IllegalArgumentException("retention check interval must not be negative");
         }
+        if (logDirs != null) {
+            dataDir = logDirs.home().path();
+        }
         if (!inMemory) {
             Objects.requireNonNull(dataDir, "dataDir");
         }
+        placement = placement == null ? PlacementRule.PARTITIONS : placement;
         consumerGroups = consumerGroups == null ? ConsumerGroupConfig.defaults() : consumerGroups;
         cleaner = cleaner == null ? CleanerSettings.DEFAULTS : cleaner;
         socketBuffers = socketBuffers == null ? SocketBuffers.OS_DEFAULTS : socketBuffers;
@@ -149,6 +160,16 @@ public record BrokerConfig(
 
     public BrokerConfig withClusterId(String v) {
         return toBuilder().clusterId(v).build();
+    }
+
+    /** The volume pool: {@link #logDirs} as given, else {@link #dataDir} alone. */
+    public LogDirs pool() {
+        return logDirs != null ? logDirs : LogDirs.single(dataDir);
+    }
+
+    /** Over the pool {@code v}; its first dir becomes the data dir. */
+    public BrokerConfig withLogDirs(LogDirs v) {
+        return toBuilder().logDirs(v).build();
     }
 
     public BrokerConfig withDataDir(Path v) {
@@ -242,6 +263,8 @@ public record BrokerConfig(
         private boolean metricsPerPartition;
         private CleanerSettings cleaner;
         private SocketBuffers socketBuffers;
+        private LogDirs logDirs;
+        private PlacementRule placement;
 
         private Builder(BrokerConfig c) {
             listeners = c.listeners;
@@ -265,6 +288,8 @@ public record BrokerConfig(
             metricsPerPartition = c.metricsPerPartition;
             cleaner = c.cleaner;
             socketBuffers = c.socketBuffers;
+            logDirs = c.logDirs;
+            placement = c.placement;
         }
 
         public Builder listeners(List<Endpoint> v) {
@@ -287,8 +312,21 @@ public record BrokerConfig(
             return this;
         }
 
+        /** One data dir: the pool is it alone. */
         public Builder dataDir(Path v) {
             dataDir = v;
+            logDirs = null;
+            return this;
+        }
+
+        public Builder logDirs(LogDirs v) {
+            logDirs = v;
+            dataDir = v.home().path();
+            return this;
+        }
+
+        public Builder placement(PlacementRule v) {
+            placement = v;
             return this;
         }
 
@@ -394,7 +432,9 @@ public record BrokerConfig(
                     adminListener,
                     metricsPerPartition,
                     cleaner,
-                    socketBuffers);
+                    socketBuffers,
+                    logDirs,
+                    placement);
         }
     }
 }

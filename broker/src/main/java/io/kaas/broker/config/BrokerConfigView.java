@@ -35,7 +35,11 @@ public final class BrokerConfigView {
                 c.advertisedListeners().stream().map(Endpoint::toString).collect(Collectors.joining(",")));
         m.put(
                 "log.dirs",
-                c.inMemory() ? "(in memory)" : c.dataDir().toAbsolutePath().toString());
+                c.inMemory()
+                        ? "(in memory)"
+                        : c.pool().dirs().stream()
+                                .map(d -> d.path().toAbsolutePath().toString())
+                                .collect(Collectors.joining(",")));
         m.put("num.partitions", Integer.toString(c.defaultPartitions()));
         m.put("auto.create.topics.enable", Boolean.toString(c.autoCreateTopics()));
         m.put("log.segment.bytes", Long.toString(c.segmentBytes()));

@@ -5,6 +5,8 @@ import io.kaas.broker.fetch.FetchSessionCache;
 import io.kaas.cluster.Endpoint;
 import io.kaas.protocol.SocketBuffers;
 import io.kaas.storage.CleanerSettings;
+import io.kaas.storage.layout.LogDirs;
+import io.kaas.storage.layout.PlacementRule;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,12 +52,17 @@ public final class BrokerSettings {
         row("kaas.cluster.id", "--cluster-id", Type.STRING, BrokerConfig.DEFAULT_CLUSTER_ID)
                 .shown("a fixed kaas id")
                 .doc("Cluster id reported to clients");
-        row("log.dirs", "--data-dir", Type.LIST, List.of("./kaas-data"))
-                .shown("./kaas-data")
-                .rule(check(
-                        v -> ((List<?>) v).size() == 1 ? null : "kaas serves exactly one data directory",
-                        "one directory"))
-                .doc("Data directory; log.dir is the same key's older name");
+        row("log.dir", "--data-dir", Type.STRING, "./kaas-data")
+                .doc("Data directory, one; log.dirs wins over it when set");
+        row("log.dirs", "--log-dirs", Type.STRING, null)
+                .shown("log.dir alone")
+                .rule(check(v -> problemOf(() -> LogDirs.parse(v.toString())), "DIR[,DIR...] or the JSON form"))
+                .doc("Log dirs, Apache's meaning (KIP-112): DIR[,DIR...], or JSON [{\"name\",\"path\",\"eligible\","
+                        + "\"cordoned\",\"labels\"},...]; the first holds __cluster/; a topic's kaas.log.dirs pins it "
+                        + "to named dirs; see docs/volumes.md");
+        row("kaas.log.dirs.placement", "--log-dirs-placement", Type.STRING, "partitions")
+                .rule(check(v -> problemOf(() -> PlacementRule.parse(v.toString())), "partitions or bytes"))
+                .doc("Where a new partition goes among the log dirs: the one holding the fewest partitions, or bytes");
         row("kaas.in.memory", "--in-memory", Type.BOOLEAN, false)
                 .doc("Dev mode: keep everything in memory; nothing survives a stop");
         row("log.flush.interval.messages", "--flush-interval-messages", Type.LONG, 1L)
@@ -348,6 +355,16 @@ public final class BrokerSettings {
     }
 
     /** {@code rule}, or unset. */
+    /** The message of what {@code parse} throws, or null when it parses. */
+    private static String problemOf(Runnable parse) {
+        try {
+            parse.run();
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
     private static ConfigDef.Validator nullOr(ConfigDef.Validator rule) {
         return ConfigDef.LambdaValidator.with(
                 (name, value) -> {

@@ -4,6 +4,8 @@ import io.kaas.broker.txn.TransactionConfig;
 import io.kaas.cluster.Endpoint;
 import io.kaas.protocol.SocketBuffers;
 import io.kaas.storage.CleanerSettings;
+import io.kaas.storage.layout.LogDirs;
+import io.kaas.storage.layout.PlacementRule;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -134,7 +136,7 @@ public final class SettingValues {
                 clusterId == null || clusterId.toString().isBlank()
                         ? BrokerConfig.DEFAULT_CLUSTER_ID
                         : clusterId.toString(),
-                Path.of(((List<?>) get("log.dirs")).get(0).toString()),
+                Path.of(get("log.dir").toString()),
                 (Boolean) get("kaas.in.memory"),
                 longValue("log.flush.interval.messages"),
                 integer("log.segment.bytes"),
@@ -154,7 +156,21 @@ public final class SettingValues {
                         longValue("log.cleaner.dedupe.buffer.size"),
                         integer("log.cleaner.io.buffer.size"),
                         Duration.ofMillis(longValue("log.cleaner.backoff.ms"))),
-                new SocketBuffers(integer("socket.send.buffer.bytes"), integer("socket.receive.buffer.bytes")));
+                new SocketBuffers(integer("socket.send.buffer.bytes"), integer("socket.receive.buffer.bytes")),
+                logDirs(),
+                PlacementRule.parse(get("kaas.log.dirs.placement").toString()));
+    }
+
+    /**
+     * The pool log.dirs names when it is set at least as strongly as log.dir (Apache: log.dirs wins over log.dir),
+     * else null: log.dir alone, so {@code --data-dir X} still wins over a file's log.dirs.
+     */
+    private LogDirs logDirs() {
+        Object dirs = get("log.dirs");
+        if (dirs == null || dirs.toString().isBlank() || source("log.dirs").compareTo(source("log.dir")) > 0) {
+            return null;
+        }
+        return LogDirs.parse(dirs.toString());
     }
 
     /** The transaction coordinator's settings. */

@@ -1,6 +1,7 @@
 package io.kaas.broker.config;
 
 import io.kaas.storage.format.TopicConfig;
+import io.kaas.storage.layout.LogDirs;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -33,10 +34,12 @@ public final class TopicConfigChanges {
             throw new IllegalArgumentException(
                     "Null value not supported for topic configs: " + String.join(",", nulls));
         }
-        ApacheTopicConfigs.validate(existing, proposed);
+        ApacheTopicConfigs.validate(withoutPin(existing), withoutPin(proposed));
         TopicConfig out = TopicConfig.EMPTY;
         for (Map.Entry<String, String> e : proposed.entrySet()) {
-            String value = ApacheTopicConfigs.canonical(e.getKey(), e.getValue());
+            String value = e.getKey().equals(LogDirs.PIN_CONFIG)
+                    ? pinValue(e.getValue())
+                    : ApacheTopicConfigs.canonical(e.getKey(), e.getValue());
             if (e.getKey().equals("cleanup.policy") && value.isEmpty()) {
                 throw new IllegalArgumentException(
                         "Invalid value for configuration cleanup.policy: an empty list (neither "
@@ -45,6 +48,29 @@ public final class TopicConfigChanges {
             out = out.withAnyKafkaConfig(e.getKey(), value);
         }
         return out;
+    }
+
+    /**
+     * The set without kaas's {@link LogDirs#PIN_CONFIG}, which Apache's LogConfig does not know (its placement is the
+     * controller's, KIP-113): the pin's names are checked against the pool when a partition is placed.
+     */
+    private static Map<String, String> withoutPin(Map<String, String> configs) {
+        if (!configs.containsKey(LogDirs.PIN_CONFIG)) {
+            return configs;
+        }
+        Map<String, String> out = new LinkedHashMap<>(configs);
+        out.remove(LogDirs.PIN_CONFIG);
+        return out;
+    }
+
+    /** {@code a, b} → {@code a,b}; empty names are refused. */
+    private static String pinValue(String value) {
+        List<String> names = split(value);
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("Invalid value " + value + " for configuration " + LogDirs.PIN_CONFIG
+                    + ": name one log dir or more");
+        }
+        return String.join(",", names);
     }
 
     /**

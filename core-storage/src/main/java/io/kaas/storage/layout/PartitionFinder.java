@@ -54,9 +54,12 @@ public final class PartitionFinder {
             "replication-offset-checkpoint",
             "cleaner-offset-checkpoint");
 
-    /** A data dir with its cluster state, a topic dir with its config, or an Apache log dir: data, though no partition. */
+    /**
+     * A data dir with its cluster state, a log dir of a pool a broker opened ({@code .lock}, see {@link LogDirs}), a
+     * topic dir with its config, or an Apache log dir: data, though no partition.
+     */
     private static boolean holdsKaasOrKafkaState(Path root) {
-        if (Files.isDirectory(ClusterDir.of(root))) {
+        if (Files.isDirectory(ClusterDir.of(root)) || Files.isRegularFile(root.resolve(OwnerLock.FILE_NAME))) {
             return true;
         }
         if (Files.isRegularFile(root.resolve(io.kaas.storage.format.TopicConfig.FILE_NAME))) {

@@ -7,6 +7,9 @@
  *   <li>{@link io.kaas.storage.layout.ClusterDir}: {@code <data>/__cluster/} and what the broker keeps in it;
  *   <li>{@link io.kaas.storage.layout.TopicName}: the one topic-name rule;
  *   <li>{@link io.kaas.storage.layout.OwnerLock}: {@code <partition>/.lock};
+ *   <li>{@link io.kaas.storage.layout.LogDirs}, {@link io.kaas.storage.layout.LogDir},
+ *       {@link io.kaas.storage.layout.PoolContents}, {@link io.kaas.storage.layout.PlacementRule}: several data dirs
+ *       as one pool ({@code log.dirs}), what each holds, where a new partition goes;
  *   <li>{@link io.kaas.storage.layout.PartitionFinder}, {@link io.kaas.storage.layout.PartitionSegments},
  *       {@link io.kaas.storage.layout.SegmentFile}, {@link io.kaas.storage.layout.Targets}: a command's PATH
  *       to partition dirs (kaas or Apache layout) and their segments.
