@@ -323,7 +323,7 @@ function _picocli_kaas_cat() {
 
   local commands=""
   local flag_opts="'--json' '--no-progress' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--from-offset' '--from-time' '--to-offset' '--to-time' '--isolation' '-f' '--format'"
+  local arg_opts="'--data-dir' '--log-dirs' '--from-offset' '--from-time' '--to-offset' '--to-time' '--isolation' '-f' '--format'"
   local LEVEL_option_args=("read_uncommitted" "read_committed") # --isolation values
 
   type compopt &>/dev/null && compopt +o default
@@ -334,6 +334,9 @@ function _picocli_kaas_cat() {
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
+      ;;
+    '--log-dirs')
+      return
       ;;
     '--from-offset')
       return

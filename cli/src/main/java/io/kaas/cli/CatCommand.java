@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -73,6 +74,9 @@ public final class CatCommand implements Callable<Integer> {
 
     @Mixin
     DataDirMixin dataDir;
+
+    @Mixin
+    LogDirsMixin logDirs;
 
     @Option(names = "--from-offset", paramLabel = "N", description = "First offset to print.")
     Long fromOffset;
@@ -141,11 +145,12 @@ public final class CatCommand implements Callable<Integer> {
                 toOffset == null ? Long.MAX_VALUE : toOffset,
                 toTime == null ? Long.MAX_VALUE : time("--to-time", toTime),
                 isolation == Isolation.read_committed);
+        List<Path> pool = logDirs.given() ? logDirs.roots(spec, null) : List.of(dataDir.dataDir());
         List<PartitionDir> dirs = new ArrayList<>();
         for (String p : partitions) {
             int dash = p.lastIndexOf('-');
             int n = parsePartition(p, dash);
-            dirs.add(PartitionDir.find(dataDir.dataDir(), p.substring(0, dash), n));
+            dirs.add(PartitionDir.findInPool(pool, p.substring(0, dash), n));
         }
         PrintWriter err = spec.commandLine().getErr();
         OutputStream raw = Kaas.stdoutBytesOf(spec);

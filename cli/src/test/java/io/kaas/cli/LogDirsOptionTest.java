@@ -80,6 +80,16 @@ class LogDirsOptionTest {
     }
 
     @Test
+    void catFindsEachPartitionInWhicheverDirHoldsIt() throws Exception {
+        KaasRun cat = KaasRun.of("cat", "--log-dirs", pool, "--no-progress", "-f", "%p %o\\n", "t-0", "t-1", "t-2");
+        assertThat(cat.exitCode()).as(cat.toString()).isZero();
+        assertThat(cat.out().lines().toList()).hasSize(15).contains("0 0", "1 4", "2 4");
+        KaasRun missing = KaasRun.of("cat", "--log-dirs", pool, "t-3");
+        assertThat(missing.exitCode()).as(missing.toString()).isNotZero();
+        assertThat(missing.err()).contains("no partition t-3 in any of");
+    }
+
+    @Test
     void pathAndLogDirsTogetherOrNeitherIsAUsageError() {
         assertThat(KaasRun.of("verify", "--log-dirs", pool, dir.toString()).exitCode())
                 .isEqualTo(2);

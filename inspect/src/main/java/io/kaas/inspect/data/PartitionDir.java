@@ -51,6 +51,30 @@ public record PartitionDir(Path path, String topic, int partition, boolean apach
                                 + "/ nor " + topic + "-" + partition + "/ holds segments)"));
     }
 
+    /**
+     * The partition in a broker's pool of log dirs: where its data is found, as the broker opens it; a partition
+     * in no dir, or in two, is an error naming the dirs (the broker refuses to open the second case too).
+     */
+    public static PartitionDir findInPool(java.util.List<Path> dirs, String topic, int partition) {
+        java.util.List<PartitionDir> found = new java.util.ArrayList<>();
+        for (Path d : dirs) {
+            try {
+                found.add(find(d, topic, partition));
+            } catch (StorageException notHere) {
+                // the next dir may hold it
+            }
+        }
+        if (found.size() == 1) {
+            return found.get(0);
+        }
+        throw new StorageException(
+                StorageException.Kind.IO,
+                found.isEmpty()
+                        ? "no partition " + topic + "-" + partition + " in any of " + dirs
+                        : "partition " + topic + "-" + partition + " is in two log dirs: "
+                                + found.get(0).path() + " and " + found.get(1).path());
+    }
+
     /** {@code topic-partition}, as kcat and Apache name a partition. */
     public String label() {
         return topic + "-" + partition;
