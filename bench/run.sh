@@ -22,6 +22,8 @@
 #                             durable-5k,durable-20k,many-producers,pagecache,pagecache-rate,consume-1,
 #                             consume-3,latency,latency-rate,transactional)
 #   BENCH_PIN=1               broker on BENCH_BROKER_CPUS (1), load on BENCH_LOAD_CPUS (0); 0 turns it off
+#   BENCH_RT=1                also run brokers and load at a real-time priority (chrt -f 10): on a shared
+#                             machine, tails are then not the scheduler's (lib.sh)
 #   BENCH_JFR=1               a JFR recording (settings=profile) of each broker into the results dir
 #   BENCH_A_LAUNCHER=         a kaas launcher for Apache's slot: kaas against kaas, with BENCH_A_ARGS
 #                             (its extra `serve` flags) and BENCH_B_ARGS (kaas's), e.g. metrics off vs on
