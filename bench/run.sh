@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: Apache Kafka 4.4.0 and `kaas serve` side by side under Apache's own load tools
 # (rates, latency, each broker's CPU per record). Unattended, loopback only; not part of CI.
-# All 9 rows took 21 minutes on 2 shared cores (2026-12-01), a subset (BENCH_SCENARIOS) less.
+# All 12 rows take about 35 minutes on 2 cores (the fixed-rate rows most of it); a subset (BENCH_SCENARIOS) less.
 #
 #   bench/run.sh            # everything: fetch, build, disk probe, 9 scenario rows, table
 #
