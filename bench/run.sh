@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # bench/run.sh: Apache Kafka 4.4.0 and `kaas serve` side by side under Apache's own load tools
 # (rates, latency, each broker's CPU per record). Unattended, loopback only; not part of CI.
-# All 9 rows took 21 minutes on 2 shared cores (2026-12-01), a subset (BENCH_SCENARIOS) less.
+# All 12 rows take about 35 minutes on 2 cores (the fixed-rate rows most of it); a subset (BENCH_SCENARIOS) less.
 #
 #   bench/run.sh            # everything: fetch, build, disk probe, 9 scenario rows, table
 #
 # Tunables (environment):
 #   BENCH_ROUNDS=3            measured rounds per system and scenario (A B A B ...), after one warm-up each
+#   BENCH_FIXED_ROUNDS=4      the same for the fixed-rate rows, whose tails need more records
+#   BENCH_FIXED_SECONDS=15    measured seconds of one fixed-rate run (after 2 s of warm-up in the same JVM)
 #   BENCH_SECONDS=6           target length of one measured run of the fastest system (same records for all)
 #   BENCH_DISK_SECONDS=4      length of each of the two disk probes
 #   BENCH_CONSUME_RECORDS=1000000 1 KiB records prepared for the consume scenarios
@@ -17,8 +19,11 @@
 #   BENCH_KAAS_LAUNCHER=bin/kaas  what runs `serve`; bench/aa-launcher.sh puts Apache in kaas's place
 #                             (an A/A check: every ratio should be near 1.00x)
 #   BENCH_SCENARIOS=all       or a comma-separated subset of the scenario ids (durable,durable-rate,
-#                             pagecache,pagecache-rate,consume-1,consume-3,latency,latency-rate,transactional)
+#                             durable-5k,durable-20k,many-producers,pagecache,pagecache-rate,consume-1,
+#                             consume-3,latency,latency-rate,transactional)
 #   BENCH_PIN=1               broker on BENCH_BROKER_CPUS (1), load on BENCH_LOAD_CPUS (0); 0 turns it off
+#   BENCH_RT=1                also run brokers and load at a real-time priority (chrt -f 10): on a shared
+#                             machine, tails are then not the scheduler's (lib.sh)
 #   BENCH_JFR=1               a JFR recording (settings=profile) of each broker into the results dir
 #   BENCH_A_LAUNCHER=         a kaas launcher for Apache's slot: kaas against kaas, with BENCH_A_ARGS
 #                             (its extra `serve` flags) and BENCH_B_ARGS (kaas's), e.g. metrics off vs on
@@ -29,7 +34,8 @@
 #                             e.g. segment.bytes=67108864 to roll segments during the acks=1 rows
 #
 # Output: the table on stdout and in bench/results/<UTC time>/report.txt, next to every tool's
-# raw output and both brokers' logs. Exit status: 0 when every scenario ran (kaas being unavailable
+# raw output and both brokers' logs; for each fixed-rate row, <scenario>-percentiles.png and
+# <scenario>-over-time.png (LatencyPlots) from its HdrHistogram logs (<scenario>.<system>.r<n>.producer1.hlog). Exit status: 0 when every scenario ran (kaas being unavailable
 # is reported in its rows, not an error), 1 when any scenario errored, 2 when setup failed.
 set -euo pipefail
 
@@ -37,6 +43,8 @@ here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 
 ROUNDS=${BENCH_ROUNDS:-3}
+FIXED_ROUNDS=${BENCH_FIXED_ROUNDS:-4}
+FIXED_SECONDS=${BENCH_FIXED_SECONDS:-15}
 SECONDS_PER_RUN=${BENCH_SECONDS:-6}
 DISK_SECONDS=${BENCH_DISK_SECONDS:-4}
 CONSUME_RECORDS=${BENCH_CONSUME_RECORDS:-1000000}
@@ -119,6 +127,9 @@ cat "$results/meta.txt" >&2
 cat >"$results/scenarios.tsv" <<'EOF'
 durable	1 durable: acks=all 1KiB 8 part. 4 producers
 durable-rate	1 durable at a fixed 4x1000 rec/s (service time)
+durable-5k	1 durable at a fixed 4x1250 rec/s
+durable-20k	1 durable at a fixed 4x5000 rec/s
+many-producers	6 durable: 100 producers x 10 rec/s
 pagecache	2 page cache: acks=1 1KiB 8 part. 4 producers
 pagecache-rate	2 page cache at a fixed 4x5000 rec/s (service time)
 consume-1	3 consume: 1 consumer, 8 part. 1KiB
@@ -252,7 +263,7 @@ produce_scenario() { # scenario topic procs record_size warmup_records producer-
     local cap=$((1500000000 / size / procs))
     perf() { # n: the ProducerPerformance command line for n records (first fifth excluded as warm-up)
         echo org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$bootstrap" --topic "$topic" \
-            --num-records "$1" --warmup-records "$(($1 / 5))" --record-size "$size" --throughput "${THROUGHPUT:--1}" \
+            --num-records "$1" --warmup-records "$(($1 / 5))" --record-size "$size" --throughput -1 \
             --command-property "${props[@]}" client.id=bench-producer-{i} ${TX_ARGS:-}
     }
     say "scenario $scenario: warm-up"
@@ -266,13 +277,7 @@ produce_scenario() { # scenario topic procs record_size warmup_records producer-
         fi
     done
     for round in $(seq 1 "$ROUNDS"); do
-        if [[ -n "${THROUGHPUT:-}" ]]; then
-            # A fixed-rate run lasts n / THROUGHPUT whatever the broker: twice the usual length, since
-            # its percentiles need more records than a rate does.
-            n=$((THROUGHPUT * SECONDS_PER_RUN * 2))
-        else
-            n="$(sized "$(fastest "${rate_of[@]}")" "$procs" 1000 "$cap")"
-        fi
+        n="$(sized "$(fastest "${rate_of[@]}")" "$procs" 1000 "$cap")"
         for system in $(systems); do
             failed "$scenario" "$system" && continue
             local bootstrap; bootstrap="$(bootstrap_of "$system")"
@@ -312,6 +317,36 @@ consume_scenario() { # scenario consumers
             if RUN_RECORDS=$((n * consumers)) run_load "$scenario" "$system" "r$round" consumer "$consumers" $(consumer_perf "r$round" "$n"); then
                 rate_of[$system]="$(consumer_rate "$results/$scenario.$system.r$round.consumer"*.out)"
             fi
+        done
+    done
+}
+
+# The fixed-rate rows: one load JVM of `producers` KafkaProducers (FixedRateLatency), each at `rate`
+# records/s, latency from each record's due time into an HdrHistogram log per run. Rounds alternate the
+# systems as in the rows above; Report merges the rounds' logs, LatencyPlots draws them.
+fixed_rate_scenario() { # scenario topic producers rate record_size producer-properties...
+    local scenario=$1 topic=$2 producers=$3 rate=$4 size=$5; shift 5
+    local props=("$@") system round
+    fixed() { # tag seconds warmup-seconds
+        echo io.kaas.bench.FixedRateLatency --bootstrap-server "$bootstrap" --topic "$topic" --producers "$producers" \
+            --rate "$rate" --record-size "$size" --seconds "$2" --warmup-seconds "$3" \
+            --histogram-log "$results/$scenario.$system.$1.producer{i}.hlog" --command-property "${props[@]}"
+    }
+    say "scenario $scenario: warm-up"
+    for system in $(systems); do
+        failed "$scenario" "$system" && continue
+        local bootstrap; bootstrap="$(bootstrap_of "$system")"
+        # shellcheck disable=SC2046 # fixed's words are split on purpose; none contains a space
+        run_load "$scenario" "$system" w producer 1 $(fixed w 4 1) || true
+    done
+    for round in $(seq 1 "$FIXED_ROUNDS"); do
+        for system in $(systems); do
+            failed "$scenario" "$system" && continue
+            local bootstrap; bootstrap="$(bootstrap_of "$system")"
+            say "scenario $scenario: round $round, $system ($producers x $rate records/s for ${FIXED_SECONDS}s)"
+            # shellcheck disable=SC2046
+            RUN_RECORDS=$((producers * rate * (FIXED_SECONDS + 2))) \
+                run_load "$scenario" "$system" "r$round" producer 1 $(fixed "r$round" "$FIXED_SECONDS" 2) || true
         done
     done
 }
@@ -372,14 +407,19 @@ fi
 
 wanted durable && produce_scenario durable durable 4 1024 8000 acks=all
 # Unthrottled producers measure their own queueing (p50 of seconds); at a rate both brokers sustain,
-# p50/p99 are the broker's service time: append, fsync, answer.
-wanted durable-rate && THROUGHPUT=1000 produce_scenario durable-rate durable 4 1024 1000 acks=all
+# p50/p99 are the broker's service time: append, fsync, answer. 20,000 records/s is above Apache's
+# durable capacity on the reference disk (row 1): there the row shows which broker keeps up.
+wanted durable-rate && fixed_rate_scenario durable-rate durable 4 1000 1024 acks=all
+wanted durable-5k && fixed_rate_scenario durable-5k durable 4 1250 1024 acks=all
+wanted durable-20k && fixed_rate_scenario durable-20k durable 4 5000 1024 acks=all
+# Microservice traffic: many connections, each nearly idle.
+wanted many-producers && fixed_rate_scenario many-producers durable 100 10 1024 acks=all
 wanted latency && produce_scenario latency latency 1 100 40000 acks=all linger.ms=0
-wanted latency-rate && THROUGHPUT=500 produce_scenario latency-rate latency 1 100 1000 acks=all linger.ms=0
+wanted latency-rate && fixed_rate_scenario latency-rate latency 1 500 100 acks=all linger.ms=0
 
 wanted pagecache && produce_scenario pagecache pagecache 4 1024 30000 acks=1
 # acks=1's tail at a rate both brokers sustain (the goal: p99 no worse than Apache's in any scenario).
-wanted pagecache-rate && THROUGHPUT=5000 produce_scenario pagecache-rate pagecache 4 1024 5000 acks=1
+wanted pagecache-rate && fixed_rate_scenario pagecache-rate pagecache 4 5000 1024 acks=1
 # Transactions (ProducerPerformance --transactional-id, one id per process; it commits every 3 s by
 # default): acks=all and idempotence implied, durable topic settings on both as in row 1.
 wanted transactional && TX_ARGS="--transactional-id bench-tx-{i}" produce_scenario transactional transactional 4 1024 8000 acks=all
@@ -396,6 +436,8 @@ stop_pid "$apache_pid" "Apache Kafka"; apache_pid=""
 
 status=0
 tool report io.kaas.bench.Report "$results" >"$results/report.txt" || status=1
+tool latency-plots io.kaas.bench.LatencyPlots "$results" >"$results/plots.txt" 2>&1 \
+    || say "drawing the latency plots failed; see $results/plots.txt"
 if [[ -f "$results/load.tsv" ]]; then
     # How loaded the machine was: the 1-minute load average around each scenario's measured runs.
     awk -F'\t' '{ k = $1; if (!(k in lo)) { lo[k] = 99999; order[++n] = k }

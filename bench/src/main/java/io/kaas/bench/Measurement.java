@@ -14,10 +14,25 @@ import java.util.stream.Stream;
  * {@code brokerMicrosPerRecord} is the broker process's CPU time (all threads) over a round divided
  * by the records the round moved, averaged over the rounds that recorded it ({@code NaN} if none).
  *
- * <p>Latencies are {@code NaN} for consumers, which report none.
+ * <p>Latencies are {@code NaN} for consumers, which report none. {@code maxMs} is the highest of all rounds;
+ * {@code p99RoundsMs} is the range of the rounds' p99 (how stable it is). Where every round left its latencies as
+ * HdrHistogram logs ({@link FixedRateLatency}), {@link #merged} replaces the percentiles with those of all the
+ * rounds' records together, which is exact, where the worst process's averaged over rounds is only a bound.
  */
-public record Measurement(double recordsPerSec, double mbPerSec, double p50Ms, double p99Ms, int rounds, double spread,
-                          double runSeconds, double brokerMicrosPerRecord) {
+public record Measurement(double recordsPerSec, double mbPerSec, double p50Ms, double p99Ms, double p999Ms,
+                          double maxMs, Range p99RoundsMs, int rounds, double spread, double runSeconds,
+                          double brokerMicrosPerRecord) {
+
+    /** The lowest and highest of a figure over the rounds. */
+    public record Range(double min, double max) {
+        static final Range NONE = new Range(Double.NaN, Double.NaN);
+    }
+
+    /** This measurement with the percentiles of every round's records together. */
+    Measurement merged(LatencyLogs.Merged m) {
+        return new Measurement(recordsPerSec, mbPerSec, m.p50Ms(), m.p99Ms(), m.p999Ms(), m.maxMs(), m.p99RoundsMs(),
+                rounds, spread, runSeconds, brokerMicrosPerRecord);
+    }
 
     /** The broker's CPU seconds over one round, and the records that round produced or consumed. */
     public record BrokerCpu(double seconds, long records) {
@@ -47,6 +62,14 @@ public record Measurement(double recordsPerSec, double mbPerSec, double p50Ms, d
             return producers.stream().mapToDouble(ProducerSummary::p99Ms).max().orElse(Double.NaN);
         }
 
+        double p999Ms() {
+            return producers.stream().mapToDouble(ProducerSummary::p999Ms).max().orElse(Double.NaN);
+        }
+
+        double maxMs() {
+            return producers.stream().mapToDouble(ProducerSummary::maxMs).max().orElse(Double.NaN);
+        }
+
         /** How long the round measured: its slowest process's measured records over its rate. */
         double seconds() {
             return Stream.concat(
@@ -67,10 +90,20 @@ public record Measurement(double recordsPerSec, double mbPerSec, double p50Ms, d
                 rounds.stream().mapToDouble(Round::mbPerSec).average().orElseThrow(),
                 rounds.stream().mapToDouble(Round::p50Ms).average().orElse(Double.NaN),
                 rounds.stream().mapToDouble(Round::p99Ms).average().orElse(Double.NaN),
+                rounds.stream().mapToDouble(Round::p999Ms).average().orElse(Double.NaN),
+                rounds.stream().mapToDouble(Round::maxMs).max().orElse(Double.NaN),
+                producersOf(rounds)
+                        ? new Range(rounds.stream().mapToDouble(Round::p99Ms).min().orElseThrow(),
+                                rounds.stream().mapToDouble(Round::p99Ms).max().orElseThrow())
+                        : Range.NONE,
                 rounds.size(),
                 rate == 0 ? 0 : (max - min) / rate,
                 rounds.stream().mapToDouble(Round::seconds).average().orElse(Double.NaN),
                 rounds.stream().flatMap(r -> r.cpu().stream()).mapToDouble(BrokerCpu::microsPerRecord).average()
                         .orElse(Double.NaN));
+    }
+
+    private static boolean producersOf(List<Round> rounds) {
+        return rounds.stream().allMatch(r -> !r.producers().isEmpty());
     }
 }

@@ -16,14 +16,15 @@ import java.util.regex.Pattern;
  * 18000 steady state records sent, 1702.44 records/sec (1.66 MB/sec), ...
  * </pre>
  * Latencies are from {@code send()} to the acknowledgement, so they include time queued in the
- * producer's buffer.
+ * producer's buffer. {@link FixedRateLatency} prints the same line, with latencies from each record's due time.
  */
-public record ProducerSummary(long records, double recordsPerSec, double mbPerSec, double p50Ms, double p99Ms) {
+public record ProducerSummary(
+        long records, double recordsPerSec, double mbPerSec, double p50Ms, double p99Ms, double p999Ms, double maxMs) {
 
     private static final Pattern FINAL_LINE = Pattern.compile(
             "^(\\d+) (steady state )?records sent, ([\\d.]+) records/sec \\(([\\d.]+) MB/sec\\), "
-                    + "[\\d.]+ ms avg latency, [\\d.]+ ms max latency, ([\\d.]+) ms 50th, [\\d.]+ ms 95th, "
-                    + "([\\d.]+) ms 99th, [\\d.]+ ms 99.9th\\.?\\s*$");
+                    + "[\\d.]+ ms avg latency, ([\\d.]+) ms max latency, ([\\d.]+) ms 50th, [\\d.]+ ms 95th, "
+                    + "([\\d.]+) ms 99th, ([\\d.]+) ms 99.9th\\.?\\s*$");
 
     /** The steady-state summary if the tool printed one, else the whole-run summary, else empty. */
     public static Optional<ProducerSummary> parse(List<String> lines) {
@@ -34,7 +35,8 @@ public record ProducerSummary(long records, double recordsPerSec, double mbPerSe
                 continue;
             }
             ProducerSummary s = new ProducerSummary(Long.parseLong(m.group(1)), Double.parseDouble(m.group(3)),
-                    Double.parseDouble(m.group(4)), Double.parseDouble(m.group(5)), Double.parseDouble(m.group(6)));
+                    Double.parseDouble(m.group(4)), Double.parseDouble(m.group(6)), Double.parseDouble(m.group(7)),
+                    Double.parseDouble(m.group(8)), Double.parseDouble(m.group(5)));
             if (m.group(2) != null) {
                 return Optional.of(s);
             }

@@ -23,7 +23,8 @@ import java.util.stream.Stream;
  * {@code <scenario>.<system>.r<round>.cpu} holding the broker's CPU seconds and the records of that
  * measured run (a missing or unreadable one prints "-");
  * {@code <scenario>.<system>.failed} markers holding why a scenario errored; and
- * {@code kaas.unavailable} holding why kaas could not be run at all.
+ * {@code kaas.unavailable} holding why kaas could not be run at all; and the fixed-rate runs' latency logs
+ * ({@link LatencyLogs}).
  *
  * <p>Usage: {@code Report <resultsDir>}. Exit 1 when any scenario errored or a run's output has
  * no summary, 0 otherwise (kaas being unavailable is reported, not an error).
@@ -33,10 +34,12 @@ public final class Report {
     static final List<String> SYSTEMS = List.of("apache", "kaas");
 
     private final Path dir;
+    private final LatencyLogs latencies;
     private boolean failed;
 
     Report(Path dir) {
         this.dir = dir;
+        this.latencies = new LatencyLogs(dir);
     }
 
     public static void main(String[] args) {
@@ -58,8 +61,9 @@ public final class Report {
         readIfPresent("disk.txt").ifPresent(out::print);
         Optional<String> kaasMissing = readIfPresent("kaas.unavailable").map(String::strip);
         out.println();
-        out.println(String.format(Locale.ROOT, "%-44s %-12s %12s %9s %9s %9s %11s %6s %7s %6s",
-                "scenario", "system", "records/s", "MB/s", "p50 ms", "p99 ms", "cpu us/rec", "rounds", "spread", "run s"));
+        out.println(String.format(Locale.ROOT, "%-44s %-12s %12s %9s %9s %9s %9s %9s %13s %11s %6s %7s %6s",
+                "scenario", "system", "records/s", "MB/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "p99 rounds",
+                "cpu us/rec", "rounds", "spread", "run s"));
         for (Map.Entry<String, String> scenario : scenarios().entrySet()) {
             Map<String, Measurement> bySystem = new LinkedHashMap<>();
             String label = scenario.getValue();
@@ -78,8 +82,10 @@ public final class Report {
                     Optional<Measurement> m = measure(scenario.getKey(), system, out, row);
                     m.ifPresent(v -> {
                         bySystem.put(system, v);
-                        out.println(row + String.format(Locale.ROOT, "%12.0f %9.2f %9s %9s %11s %6d %6.0f%% %6.1f",
-                                v.recordsPerSec(), v.mbPerSec(), ms(v.p50Ms()), ms(v.p99Ms()), micros(v.brokerMicrosPerRecord()),
+                        out.println(row + String.format(Locale.ROOT,
+                                "%12.0f %9.2f %9s %9s %9s %9s %13s %11s %6d %6.0f%% %6.1f",
+                                v.recordsPerSec(), v.mbPerSec(), ms(v.p50Ms()), ms(v.p99Ms()), ms(v.p999Ms()),
+                                ms(v.maxMs()), range(v.p99RoundsMs()), micros(v.brokerMicrosPerRecord()),
                                 v.rounds(), v.spread() * 100, v.runSeconds()));
                     });
                 }
@@ -87,15 +93,18 @@ public final class Report {
             if (bySystem.size() == 2) {
                 Measurement a = bySystem.get("apache");
                 Measurement k = bySystem.get("kaas");
-                out.println(String.format(Locale.ROOT, "%-44s %-12s %11.2fx %8.2fx %9s %9s %11s", "", ratioLabel(),
-                        k.recordsPerSec() / a.recordsPerSec(), k.mbPerSec() / a.mbPerSec(),
-                        ratio(k.p50Ms(), a.p50Ms()), ratio(k.p99Ms(), a.p99Ms()),
+                out.println(String.format(Locale.ROOT, "%-44s %-12s %11.2fx %8.2fx %9s %9s %9s %9s %13s %11s", "",
+                        ratioLabel(), k.recordsPerSec() / a.recordsPerSec(), k.mbPerSec() / a.mbPerSec(),
+                        ratio(k.p50Ms(), a.p50Ms()), ratio(k.p99Ms(), a.p99Ms()), ratio(k.p999Ms(), a.p999Ms()),
+                        ratio(k.maxMs(), a.maxMs()), "",
                         ratio(k.brokerMicrosPerRecord(), a.brokerMicrosPerRecord())));
             }
         }
         out.println();
         out.println(ratioLabel() + ": above 1 is better for records/s and MB/s, below 1 is better for latency and CPU.");
         out.println("cpu us/rec: the broker process's CPU time (all threads) per record moved, over the measured runs.");
+        out.println("Fixed-rate rows (HdrHistogram logs): latency from each record's due time, percentiles of all rounds'"
+                + " records merged; p99 rounds: the lowest and highest round's p99.");
     }
 
     /** What the table calls a slot: {@code label.<system>} when run.sh wrote one (kaas against kaas), else its id. */
@@ -136,7 +145,8 @@ public final class Report {
             }
             parsed.add(new Measurement.Round(producers, consumers, brokerCpu(runs.get(0).cpuFileName())));
         }
-        return Optional.of(Measurement.of(parsed));
+        Measurement m = Measurement.of(parsed);
+        return Optional.of(latencies.merged(scenario, system).map(m::merged).orElse(m));
     }
 
     /** {@code <cpu seconds> <records>}, written by run.sh around each measured run. */
@@ -186,7 +196,14 @@ public final class Report {
     }
 
     private static String ms(double value) {
-        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.0f", value);
+        if (Double.isNaN(value)) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, value < 10 ? "%.2f" : value < 100 ? "%.1f" : "%.0f", value);
+    }
+
+    private static String range(Measurement.Range r) {
+        return Double.isNaN(r.min()) ? "-" : ms(r.min()) + "-" + ms(r.max());
     }
 
     private static String micros(double value) {

@@ -20,13 +20,13 @@ class ProducerSummaryTest {
     @Test
     void prefersTheSteadyStateLine() {
         assertThat(ProducerSummary.parse(WITH_WARMUP))
-                .contains(new ProducerSummary(18000, 1702.449636, 1.66, 8653, 9358));
+                .contains(new ProducerSummary(18000, 1702.449636, 1.66, 8653, 9358, 9373, 9374));
     }
 
     @Test
     void fallsBackToTheWholeRunLineWithoutWarmup() {
         assertThat(ProducerSummary.parse(WITH_WARMUP.subList(0, 4)))
-                .contains(new ProducerSummary(20000, 1687.763713, 1.65, 8611, 9358));
+                .contains(new ProducerSummary(20000, 1687.763713, 1.65, 8611, 9358, 9370, 9374));
     }
 
     @Test

@@ -300,7 +300,7 @@ class ApacheToolsIT {
      * kafka-broker-api-versions lists as usable every API a single Apache 4.4 broker serves to clients: all of
      * ApiKeys' broker-listener APIs but the KRaft controller's (DescribeQuorum, UnregisterBroker, AddRaftVoter,
      * RemoveRaftVoter, UnregisterController) and the share coordinator's internal state APIs (83-87), and but
-     * the one kaas does not serve yet (AlterReplicaLogDirs).
+     * the one kaas does not serve yet (AlterReplicaLogDirs); each at kafka-clients 4.4's newest version.
      */
     @Test
     void kafkaBrokerApiVersionsListsEveryClientApiOfAnApacheBroker() throws Exception {
@@ -308,10 +308,12 @@ class ApacheToolsIT {
                         null, "org.apache.kafka.tools.BrokerApiVersionsCommand", "--bootstrap-server", b.bootstrap())
                 .out();
         java.util.Set<Integer> usable = new java.util.TreeSet<>();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\((\\d+)\\): [^,\\n]*\\[usable: ")
+        java.util.Map<Integer, Integer> usableVersion = new java.util.TreeMap<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\((\\d+)\\): [^,\\n]*\\[usable: (\\d+)\\]")
                 .matcher(versions);
         while (m.find()) {
             usable.add(Integer.parseInt(m.group(1)));
+            usableVersion.put(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
         }
         java.util.Set<Integer> internal = java.util.Set.of(55, 64, 80, 81, 94, 83, 84, 85, 86, 87);
         java.util.Set<Integer> notYet = java.util.Set.of(34);
@@ -326,6 +328,15 @@ class ApacheToolsIT {
                 .as(versions)
                 .containsAll(
                         clientApis.stream().filter(id -> !notYet.contains(id)).toList());
+        // Each at the newest version kafka-clients 4.4 speaks: the tool's "usable" is the lower of the two maxima.
+        for (int id : usableVersion.keySet()) {
+            org.apache.kafka.common.protocol.ApiKeys k = org.apache.kafka.common.protocol.ApiKeys.forId(id);
+            assertThat(usableVersion.get(id))
+                    .as(
+                            "%s: kaas serves it only up to v%d, kafka-clients 4.4 speaks v%d",
+                            k, usableVersion.get(id), k.latestVersion())
+                    .isEqualTo(k.latestVersion());
+        }
     }
 
     @Test

@@ -109,7 +109,7 @@ public final class RequestInvoker {
         long received = System.nanoTime();
         if (request.unsupported()) {
             CompletableFuture<ApiMessage> done = CompletableFuture.completedFuture(unsupportedResponse(request));
-            observer.answered(request.api(), Errors.UNSUPPORTED_VERSION, 0, System.nanoTime() - received);
+            observer.answered(request.api(), Errors.UNSUPPORTED_VERSION, 0, 0, System.nanoTime() - received);
             return new Invocation(done, done);
         }
         @SuppressWarnings("unchecked")
@@ -145,6 +145,7 @@ public final class RequestInvoker {
                 request.api(),
                 failure == null ? Errors.NONE : ErrorMapping.toKafka(ErrorMapping.unwrap(failure)),
                 started[0] == 0 ? 0 : started[0] - received,
+                started[1],
                 System.nanoTime() - received));
         RequestThrottle t = throttling;
         CompletableFuture<ApiMessage> response = t == null

@@ -12,8 +12,10 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * {@code kaas_requests_total{api,error}}, {@code kaas_request_duration_seconds{api}} (decode → response
- * ready, fsync waits included) and {@code kaas_request_queue_seconds{api}} (decode → a handler thread
- * starts it). The data points of the common case (error NONE) are cached per API key, so answering a
+ * ready, fsync waits included), and its stages {@code kaas_request_queue_seconds{api}} (decode → a handler
+ * thread starts it), {@code kaas_request_handle_seconds{api}} (the handler's own run) and
+ * {@code kaas_request_wait_seconds{api}} (handler returned → response ready: the fsync of an acks=all Produce,
+ * a Fetch's long poll), so a latency tail can be placed in its stage from the broker's own figures. The data points of the common case (error NONE) are cached per API key, so answering a
  * request costs no label lookup; errors, being rare, look theirs up.
  */
 final class RequestMetrics implements RequestObserver {
@@ -24,11 +26,18 @@ final class RequestMetrics implements RequestObserver {
 
     private static final double NANOS_PER_SECOND = 1e9;
 
-    private record Points(CounterDataPoint ok, DistributionDataPoint duration, DistributionDataPoint queue) {}
+    private record Points(
+            CounterDataPoint ok,
+            DistributionDataPoint duration,
+            DistributionDataPoint queue,
+            DistributionDataPoint handle,
+            DistributionDataPoint waited) {}
 
     private final Counter requests;
     private final Histogram duration;
     private final Histogram queue;
+    private final Histogram handle;
+    private final Histogram waited;
     private final AtomicReferenceArray<Points> byApi;
 
     RequestMetrics(PrometheusRegistry registry) {
@@ -54,6 +63,22 @@ final class RequestMetrics implements RequestObserver {
                 .classicUpperBounds(LATENCY_BUCKETS)
                 .withoutExemplars()
                 .register(registry);
+        handle = Histogram.builder()
+                .name("kaas_request_handle_seconds")
+                .help("A request handler's own run, from starting a request to returning (e.g. Produce's appends)")
+                .labelNames("api")
+                .classicOnly()
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .withoutExemplars()
+                .register(registry);
+        waited = Histogram.builder()
+                .name("kaas_request_wait_seconds")
+                .help("From a request handler returning to the response being ready (fsync of acks=all, long polls)")
+                .labelNames("api")
+                .classicOnly()
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .withoutExemplars()
+                .register(registry);
         int maxId = 0;
         for (ApiKeys k : ApiKeys.values()) {
             maxId = Math.max(maxId, k.id);
@@ -62,7 +87,7 @@ final class RequestMetrics implements RequestObserver {
     }
 
     @Override
-    public void answered(ApiKeys api, Errors error, long queueNanos, long totalNanos) {
+    public void answered(ApiKeys api, Errors error, long queueNanos, long handleNanos, long totalNanos) {
         Points p = points(api);
         if (error == Errors.NONE) {
             p.ok.inc();
@@ -71,6 +96,8 @@ final class RequestMetrics implements RequestObserver {
         }
         p.duration.observe(totalNanos / NANOS_PER_SECOND);
         p.queue.observe(queueNanos / NANOS_PER_SECOND);
+        p.handle.observe(handleNanos / NANOS_PER_SECOND);
+        p.waited.observe(Math.max(0, totalNanos - queueNanos - handleNanos) / NANOS_PER_SECOND);
     }
 
     private Points points(ApiKeys api) {
@@ -80,7 +107,9 @@ final class RequestMetrics implements RequestObserver {
             p = new Points(
                     requests.labelValues(api.name, Errors.NONE.name()),
                     duration.labelValues(api.name),
-                    queue.labelValues(api.name));
+                    queue.labelValues(api.name),
+                    handle.labelValues(api.name),
+                    waited.labelValues(api.name));
             byApi.set(api.id, p);
         }
         return p;

@@ -2,6 +2,7 @@ package io.kaas.broker.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -107,6 +108,18 @@ class MetricsEndpointIT {
         assertThat(m.value("kaas_request_duration_seconds_count", "api", "Produce"))
                 .get()
                 .satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));
+        // The stages of each request add up to its duration: queue + handle + wait.
+        double stages = m.value("kaas_request_queue_seconds_sum", "api", "Produce")
+                        .orElseThrow()
+                + m.value("kaas_request_handle_seconds_sum", "api", "Produce").orElseThrow()
+                + m.value("kaas_request_wait_seconds_sum", "api", "Produce").orElseThrow();
+        assertThat(stages)
+                .isCloseTo(
+                        m.value("kaas_request_duration_seconds_sum", "api", "Produce")
+                                .orElseThrow(),
+                        within(1e-3));
+        assertThat(m.value("kaas_request_handle_seconds_sum", "api", "Produce").orElseThrow())
+                .isPositive();
         assertThat(m.value("kaas_fsync_duration_seconds_count"))
                 .get()
                 .satisfies(n -> assertThat(n).isGreaterThanOrEqualTo(1.0));

@@ -63,7 +63,7 @@ public class MetricsRecordingBenchmark {
             traffic.produced("bench", RECORDS_PER_BATCH, RECORDS_PER_BATCH * 1_100L);
         }
         engine.fsynced(partition, 1_200_000, 4);
-        requests.answered(ApiKeys.PRODUCE, Errors.NONE, started - decoded, System.nanoTime() - decoded);
+        requests.answered(ApiKeys.PRODUCE, Errors.NONE, started - decoded, 0, System.nanoTime() - decoded);
     }
 
     @Benchmark
@@ -72,6 +72,6 @@ public class MetricsRecordingBenchmark {
         long started = System.nanoTime();
         traffic.produced("bench", 1, 170);
         engine.fsynced(partition, 1_200_000, 1);
-        requests.answered(ApiKeys.PRODUCE, Errors.NONE, started - decoded, System.nanoTime() - decoded);
+        requests.answered(ApiKeys.PRODUCE, Errors.NONE, started - decoded, 0, System.nanoTime() - decoded);
     }
 }
