@@ -247,11 +247,11 @@ public final class ShareFetches {
             if (limit.isEmpty()) {
                 return acquired.isEmpty() ? null : new Read(records, acquired);
             }
-            // Growing the read helps only while the budget, not the response's room, bounded it.
+            // Growing the read helps only while the estimate, not the partition's or the response's room, bounded it.
             boolean mayGrow = bytes < partitionMax && limit.get().maxBytes() >= bytes;
             FetchResult read = log.read(from, limit.get(), cap);
             if (read.sizeInBytes() == 0) { // nothing readable, or a batch larger than a strict limit
-                if (!mayGrow) {
+                if (!mayGrow || from >= cap) {
                     return new Read(records, acquired);
                 }
                 bytes = Math.min(partitionMax, bytes * 4);
