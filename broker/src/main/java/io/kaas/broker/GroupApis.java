@@ -45,7 +45,7 @@ final class GroupApis {
         invoker.register(
                 ApiKeys.OFFSET_COMMIT,
                 OffsetCommitHandler.MAX_VERSION,
-                new OffsetCommitHandler(p.groups(), p.topics()));
+                new OffsetCommitHandler(p.groups(), p.topics(), p.shares()));
         invoker.register(
                 ApiKeys.OFFSET_FETCH, OffsetFetchHandler.MAX_VERSION, new OffsetFetchHandler(p.groups(), p.topics()));
         invoker.register(
@@ -55,7 +55,7 @@ final class GroupApis {
         invoker.register(
                 ApiKeys.DESCRIBE_GROUPS,
                 ApiKeys.DESCRIBE_GROUPS.latestVersion(),
-                new DescribeGroupsHandler(p.groups()));
+                new DescribeGroupsHandler(p.groups(), p.shares()));
         invoker.register(
                 ApiKeys.DELETE_GROUPS,
                 ApiKeys.DELETE_GROUPS.latestVersion(),
@@ -69,7 +69,7 @@ final class GroupApis {
         invoker.register(
                 ApiKeys.CONSUMER_GROUP_DESCRIBE,
                 ApiKeys.CONSUMER_GROUP_DESCRIBE.latestVersion(),
-                new ConsumerGroupDescribeHandler(p.groups()));
+                new ConsumerGroupDescribeHandler(p.groups(), p.shares()));
         invoker.register(
                 ApiKeys.STREAMS_GROUP_HEARTBEAT,
                 ApiKeys.STREAMS_GROUP_HEARTBEAT.latestVersion(),

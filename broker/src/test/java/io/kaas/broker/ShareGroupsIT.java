@@ -30,10 +30,18 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -418,6 +426,76 @@ class ShareGroupsIT {
             ShareGroupHeartbeatResponseData left =
                     raw.roundTrip(ApiKeys.SHARE_GROUP_HEARTBEAT, (short) 1, shareJoin("collide-share", "m2", -1, null));
             assertThat(Errors.forCode(left.errorCode())).isEqualTo(Errors.NONE);
+        }
+    }
+
+    @Test
+    void theOffsetAndDescribeApisAnswerAShareGroupIdAsApache() throws Exception {
+        String topic = "share-other-apis";
+        String group = "share-other-apis";
+        topic(topic);
+        try (RawKafkaConnection raw = new RawKafkaConnection(b.broker().boundPort())) {
+            ShareGroupHeartbeatResponseData joined =
+                    raw.roundTrip(ApiKeys.SHARE_GROUP_HEARTBEAT, (short) 1, shareJoin(group, "m1", 0, topic));
+            assertThat(Errors.forCode(joined.errorCode())).isEqualTo(Errors.NONE);
+
+            OffsetCommitResponseData commit = raw.roundTrip(
+                    ApiKeys.OFFSET_COMMIT,
+                    (short) 9,
+                    new OffsetCommitRequestData()
+                            .setGroupId(group)
+                            .setGenerationIdOrMemberEpoch(-1)
+                            .setMemberId("")
+                            .setTopics(List.of(new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                                    .setName(topic)
+                                    .setPartitions(List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                            .setPartitionIndex(0)
+                                            .setCommittedOffset(5))))));
+            assertThat(commit.topics().get(0).partitions())
+                    .singleElement()
+                    .satisfies(pr -> assertThat(Errors.forCode(pr.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND));
+
+            OffsetFetchResponseData fetched = raw.roundTrip(
+                    ApiKeys.OFFSET_FETCH,
+                    (short) 8,
+                    new OffsetFetchRequestData()
+                            .setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                                    .setGroupId(group)
+                                    .setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics()
+                                            .setName(topic)
+                                            .setPartitionIndexes(List.of(0)))))));
+            OffsetFetchResponseData.OffsetFetchResponseGroup fg =
+                    fetched.groups().get(0);
+            assertThat(Errors.forCode(fg.errorCode())).isEqualTo(Errors.NONE);
+            assertThat(fg.topics().get(0).partitions()).singleElement().satisfies(pr -> {
+                assertThat(pr.committedOffset()).isEqualTo(-1L);
+                assertThat(Errors.forCode(pr.errorCode())).isEqualTo(Errors.NONE);
+            });
+
+            DescribeGroupsResponseData v5 = raw.roundTrip(
+                    ApiKeys.DESCRIBE_GROUPS, (short) 5, new DescribeGroupsRequestData().setGroups(List.of(group)));
+            assertThat(v5.groups().get(0).groupState()).isEqualTo("Dead");
+            assertThat(Errors.forCode(v5.groups().get(0).errorCode())).isEqualTo(Errors.NONE);
+            DescribeGroupsResponseData v6 = raw.roundTrip(
+                    ApiKeys.DESCRIBE_GROUPS, (short) 6, new DescribeGroupsRequestData().setGroups(List.of(group)));
+            assertThat(v6.groups().get(0).groupState()).isEqualTo("Dead");
+            assertThat(Errors.forCode(v6.groups().get(0).errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+            assertThat(v6.groups().get(0).errorMessage()).isEqualTo("Group " + group + " is not a classic group.");
+
+            ConsumerGroupDescribeResponseData described = raw.roundTrip(
+                    ApiKeys.CONSUMER_GROUP_DESCRIBE,
+                    (short) 0,
+                    new ConsumerGroupDescribeRequestData().setGroupIds(List.of(group)));
+            assertThat(Errors.forCode(described.groups().get(0).errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+            assertThat(described.groups().get(0).errorMessage())
+                    .isEqualTo("Group " + group + " is not a consumer group.");
+
+            // The refused commit made no group of another type: another share member still joins.
+            ShareGroupHeartbeatResponseData second =
+                    raw.roundTrip(ApiKeys.SHARE_GROUP_HEARTBEAT, (short) 1, shareJoin(group, "m2", 0, topic));
+            assertThat(Errors.forCode(second.errorCode())).isEqualTo(Errors.NONE);
+            raw.roundTrip(ApiKeys.SHARE_GROUP_HEARTBEAT, (short) 1, shareJoin(group, "m1", -1, null));
+            raw.roundTrip(ApiKeys.SHARE_GROUP_HEARTBEAT, (short) 1, shareJoin(group, "m2", -1, null));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.kaas.broker.api;
 
 import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.share.ShareGroups;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import java.util.ArrayList;
@@ -16,13 +17,16 @@ import org.apache.kafka.common.resource.ResourceType;
 
 /**
  * ConsumerGroupDescribe (KIP-848). Classic and unknown groups answer GROUP_ID_NOT_FOUND, as Apache,
- * which sends the admin client on to DescribeGroups for them.
+ * which sends the admin client on to DescribeGroups for them; a share group too, with Apache's message ("Group g is
+ * not a consumer group.", {@link GroupIdTypes}).
  */
 public final class ConsumerGroupDescribeHandler implements ApiHandler<ConsumerGroupDescribeRequestData> {
     private final GroupCoordinator groups;
+    private final GroupIdTypes types;
 
-    public ConsumerGroupDescribeHandler(GroupCoordinator groups) {
+    public ConsumerGroupDescribeHandler(GroupCoordinator groups, ShareGroups shares) {
         this.groups = groups;
+        this.types = new GroupIdTypes(groups, shares);
     }
 
     @Override
@@ -31,12 +35,17 @@ public final class ConsumerGroupDescribeHandler implements ApiHandler<ConsumerGr
         for (String id : request.groupIds()) {
             response.groups()
                     .add(
-                            ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, id)
-                                    ? groups.consumerDescribe(id, ctx.apiVersion())
-                                    : new ConsumerGroupDescribeResponseData.DescribedGroup()
+                            !ctx.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, id)
+                                    ? new ConsumerGroupDescribeResponseData.DescribedGroup()
                                             .setGroupId(id)
                                             .setErrorCode(Errors.GROUP_AUTHORIZATION_FAILED.code())
-                                            .setErrorMessage(Errors.GROUP_AUTHORIZATION_FAILED.message()));
+                                            .setErrorMessage(Errors.GROUP_AUTHORIZATION_FAILED.message())
+                                    : types.isShareGroup(id)
+                                            ? new ConsumerGroupDescribeResponseData.DescribedGroup()
+                                                    .setGroupId(id)
+                                                    .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                                                    .setErrorMessage(GroupIdTypes.notA("consumer", id))
+                                            : groups.consumerDescribe(id, ctx.apiVersion()));
         }
         if (ctx.access().enabled()) {
             hideGroupsWithUndescribableTopics(ctx, response);

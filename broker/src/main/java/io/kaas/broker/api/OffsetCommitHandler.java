@@ -2,6 +2,7 @@ package io.kaas.broker.api;
 
 import io.kaas.broker.cluster.TopicCatalog;
 import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.broker.share.ShareGroups;
 import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.RequestContext;
 import io.kaas.storage.format.GroupOffsetsFile;
@@ -16,7 +17,8 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * OffsetCommit; v10 names topics by id (an id no topic has: UNKNOWN_TOPIC_ID). Partitions of unknown
  * topics get UNKNOWN_TOPIC_OR_PARTITION; the rest are validated against the group's membership and written
- * durably before the response.
+ * durably before the response. A share group commits no offsets: its partitions answer GROUP_ID_NOT_FOUND, as
+ * Apache's share group refuses an offset commit ("Group g is not a consumer group.", {@link GroupIdTypes}).
  */
 public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequestData> {
     public static final int MAX_VERSION = 10;
@@ -25,10 +27,12 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
 
     private final GroupCoordinator groups;
     private final TopicCatalog topics;
+    private final GroupIdTypes types;
 
-    public OffsetCommitHandler(GroupCoordinator groups, TopicCatalog topics) {
+    public OffsetCommitHandler(GroupCoordinator groups, TopicCatalog topics, ShareGroups shares) {
         this.groups = groups;
         this.topics = topics;
+        this.types = new GroupIdTypes(groups, shares);
     }
 
     @Override
@@ -60,12 +64,14 @@ public final class OffsetCommitHandler implements ApiHandler<OffsetCommitRequest
                 accepted.add(pr);
             }
         }
-        Errors e = groups.commit(
-                request.groupId(),
-                request.memberId(),
-                request.groupInstanceId(),
-                request.generationIdOrMemberEpoch(),
-                commits);
+        Errors e = request.groupId() != null && types.isShareGroup(request.groupId())
+                ? Errors.GROUP_ID_NOT_FOUND
+                : groups.commit(
+                        request.groupId(),
+                        request.memberId(),
+                        request.groupInstanceId(),
+                        request.generationIdOrMemberEpoch(),
+                        commits);
         accepted.forEach(pr -> pr.setErrorCode(e.code()));
         return CompletableFuture.completedFuture(response);
     }

@@ -9,12 +9,15 @@ import io.kaas.storage.PartitionState;
 import io.kaas.storage.ReadLimit;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.format.AbortedTransaction;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
@@ -49,6 +52,8 @@ public final class ShareFetches {
 
     private final ShareGroups groups;
     private final TopicCatalog topics;
+    // What each partition's records weighed at its last share read, to size the next one.
+    private final ConcurrentHashMap<TopicIdPartition, ReadSize> readSizes = new ConcurrentHashMap<>();
 
     public ShareFetches(ShareGroups groups, TopicCatalog topics) {
         this.groups = groups;
@@ -173,30 +178,32 @@ public final class ShareFetches {
                 if (from >= cap && from == sp.endOffset()) {
                     continue;
                 }
-                Optional<ReadLimit> limit = budget.next(partitionMax);
-                if (limit.isEmpty()) {
+                long endBefore = sp.endOffset();
+                Read read = readAndAcquire(
+                        sp,
+                        tp,
+                        log,
+                        from,
+                        cap,
+                        budget,
+                        partitionMax,
+                        remainingRecords,
+                        memberId,
+                        now,
+                        limits,
+                        readCommitted);
+                if (read == null) {
                     break;
                 }
-                FetchResult read = log.read(from, limit.get(), cap);
-                if (read.sizeInBytes() == 0) {
-                    continue;
-                }
-                MemoryRecords records = MemoryRecords.readableRecords(read.records());
-                List<AbortedTransaction> aborted = readCommitted ? log.abortedTransactions(from, cap) : List.of();
-                List<SharePartition.Batch> batches = new ArrayList<>();
-                for (RecordBatch b : records.batches()) {
-                    boolean deliverable = !b.isControlBatch() && !(b.isTransactional() && isAborted(b, aborted));
-                    batches.add(new SharePartition.Batch(b.baseOffset(), b.lastOffset(), deliverable));
-                }
-                List<SharePartition.Acquired> acquired =
-                        sp.acquire(memberId, batches, remainingRecords, cap, now, limits);
-                changed = true; // archived markers and new end offset as well
-                if (!acquired.isEmpty()) {
-                    out.add(new Acquisition(tp, records, acquired));
-                    for (SharePartition.Acquired a : acquired) {
+                // Acquired records, or records seen for the first time (archived markers among them) change the state.
+                changed |= !read.acquired().isEmpty() || sp.endOffset() != endBefore;
+                if (!read.acquired().isEmpty()) {
+                    MemoryRecords sent = covering(read.records(), read.acquired());
+                    out.add(new Acquisition(tp, sent, read.acquired()));
+                    for (SharePartition.Acquired a : read.acquired()) {
                         remainingRecords -= (int) (a.lastOffset() - a.firstOffset() + 1);
                     }
-                    budget.took(read.sizeInBytes());
+                    budget.took(sent.sizeInBytes());
                 }
             }
             if (changed) {
@@ -204,6 +211,134 @@ public final class ShareFetches {
             }
         }
         return new Attempt(out, durable, waitable);
+    }
+
+    /** What one partition's reads returned and what was acquired from them. */
+    private record Read(MemoryRecords records, List<SharePartition.Acquired> acquired) {}
+
+    /**
+     * Reads the partition from {@code from} and acquires from what was read. The first read is sized by what the
+     * partition's records weighed before ({@link ReadSize}): about {@code wanted} records, not the partition's whole
+     * share of the response's bytes, which would copy (and send) far more than a fetch of a few hundred records takes.
+     * When that acquired fewer than wanted and more is readable (the cap not reached, and available records or room
+     * in the in-flight window left), it reads again from {@code from}, four times as much, up to {@code partitionMax}.
+     * Null when the budget has no room left for the partition.
+     */
+    private Read readAndAcquire(
+            SharePartition sp,
+            TopicIdPartition tp,
+            PartitionLog log,
+            long from,
+            long cap,
+            FetchBudget budget,
+            int partitionMax,
+            int wanted,
+            String memberId,
+            long now,
+            SharePartition.Limits limits,
+            boolean readCommitted) {
+        ReadSize size = readSizes.computeIfAbsent(tp, k -> new ReadSize());
+        long bytes = Math.min(partitionMax, size.bytesFor(wanted));
+        List<SharePartition.Acquired> acquired = new ArrayList<>();
+        MemoryRecords records = MemoryRecords.EMPTY;
+        int taken = 0;
+        while (true) {
+            Optional<ReadLimit> limit = budget.next((int) bytes);
+            if (limit.isEmpty()) {
+                return acquired.isEmpty() ? null : new Read(records, acquired);
+            }
+            // Growing the read helps only while the estimate, not the partition's or the response's room, bounded it.
+            boolean mayGrow = bytes < partitionMax && limit.get().maxBytes() >= bytes;
+            FetchResult read = log.read(from, limit.get(), cap);
+            if (read.sizeInBytes() == 0) { // nothing readable, or a batch larger than a strict limit
+                if (!mayGrow || from >= cap) {
+                    return new Read(records, acquired);
+                }
+                bytes = Math.min(partitionMax, bytes * 4);
+                continue;
+            }
+            records = MemoryRecords.readableRecords(read.records());
+            List<AbortedTransaction> aborted = readCommitted ? log.abortedTransactions(from, cap) : List.of();
+            List<SharePartition.Batch> batches = new ArrayList<>();
+            long lastRead = from - 1;
+            int largest = 0;
+            for (RecordBatch b : records.batches()) {
+                boolean deliverable = !b.isControlBatch() && !(b.isTransactional() && isAborted(b, aborted));
+                batches.add(new SharePartition.Batch(b.baseOffset(), b.lastOffset(), deliverable));
+                lastRead = b.lastOffset();
+                largest = Math.max(largest, b.sizeInBytes());
+            }
+            size.observe(read.sizeInBytes(), batches, largest);
+            for (SharePartition.Acquired a : sp.acquire(memberId, batches, wanted - taken, cap, now, limits)) {
+                acquired.add(a);
+                taken += (int) (a.lastOffset() - a.firstOffset() + 1);
+            }
+            if (taken >= wanted || lastRead + 1 >= cap || !mayGrow || !sp.canAcquire(cap, limits)) {
+                acquired.sort(Comparator.comparingLong(SharePartition.Acquired::firstOffset));
+                return new Read(records, acquired);
+            }
+            bytes = Math.min(partitionMax, bytes * 4);
+        }
+    }
+
+    /** What a partition's records weighed at its last share read: bytes per offset, and the largest batch seen. */
+    private static final class ReadSize {
+        /** Before any read: enough for a few hundred records of a few KiB, far below a partition's usual share. */
+        private static final long FIRST_READ_BYTES = 1 << 20;
+
+        private double bytesPerOffset;
+        private long largestBatch;
+
+        /** A read that should hold {@code records} records: their weight, and a batch more for the one cut through. */
+        synchronized long bytesFor(int records) {
+            if (largestBatch == 0) {
+                return FIRST_READ_BYTES;
+            }
+            return Math.min(Integer.MAX_VALUE, (long) Math.ceil(records * bytesPerOffset) + largestBatch);
+        }
+
+        synchronized void observe(int bytes, List<SharePartition.Batch> batches, int largest) {
+            if (batches.isEmpty()) {
+                return;
+            }
+            long offsets = batches.get(batches.size() - 1).lastOffset()
+                    - batches.get(0).baseOffset()
+                    + 1;
+            bytesPerOffset = (double) bytes / Math.max(1, offsets);
+            largestBatch = Math.max(largestBatch, largest);
+        }
+    }
+
+    /**
+     * The batches of {@code records} that hold {@code acquired} records (sorted), a view of the same bytes: batches
+     * before the first and after the last acquired record are not sent. Apache slices its share fetch response the
+     * same way; the consumer delivers only acquired offsets either way.
+     */
+    static MemoryRecords covering(MemoryRecords records, List<SharePartition.Acquired> acquired) {
+        long first = acquired.get(0).firstOffset();
+        long last = acquired.get(acquired.size() - 1).lastOffset();
+        int start = -1;
+        int end = 0;
+        int pos = 0;
+        for (RecordBatch b : records.batches()) {
+            int n = b.sizeInBytes();
+            if (start < 0 && b.lastOffset() >= first) {
+                start = pos;
+            }
+            pos += n;
+            if (start >= 0) {
+                end = pos;
+            }
+            if (b.lastOffset() >= last) {
+                break;
+            }
+        }
+        if (start <= 0 && end == records.sizeInBytes()) {
+            return records;
+        }
+        ByteBuffer buf = records.buffer(); // a duplicate: its position is the first batch
+        buf.limit(buf.position() + end).position(buf.position() + Math.max(0, start));
+        return MemoryRecords.readableRecords(buf.slice());
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.kaas.broker.share;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -13,6 +15,12 @@ import org.apache.kafka.common.protocol.Errors;
  * lock deadline. Acquiring counts a delivery; a release (explicit, by lock timeout, or because its
  * member left) makes a record available again unless it reached the delivery-count limit, in which case
  * it is archived. Not thread-safe: its owner ({@link ShareGroup}) guards it.
+ *
+ * <p>The records between start and end are kept as runs of consecutive offsets that share all of that (as
+ * Apache's {@code SharePartition} keeps an {@code InFlightBatch} per fetched batch): a fetch acquires a run,
+ * an acknowledgement of what it got accepts that run, and each costs work per run, not per record. A run is
+ * split only where an acknowledgement, a renewal or a limit cuts through it, and neighbours that became alike
+ * are joined again.
  */
 public final class SharePartition {
     /** The group configs that bound a partition's deliveries. */
@@ -27,52 +35,113 @@ public final class SharePartition {
      */
     public record Batch(long baseOffset, long lastOffset, boolean deliverable) {}
 
-    /** The durable part of one in-flight record. */
-    public record StoredRecord(long offset, RecordState state, int deliveryCount) {}
+    /** The durable part of a run of in-flight records: {@code firstOffset} to {@code lastOffset}, alike. */
+    public record StoredRun(long firstOffset, long lastOffset, RecordState state, int deliveryCount) {}
 
-    /** The durable part of the partition: acquired records are stored as available, with their delivery count. */
-    public record Snapshot(long startOffset, long endOffset, List<StoredRecord> records) {}
+    /** The durable part of the partition: acquired records are stored as such, and restored as available. */
+    public record Snapshot(long startOffset, long endOffset, List<StoredRun> runs) {}
 
-    private static final class InFlight {
+    /** Consecutive offsets in one state with one delivery count and, while acquired, one member and deadline. */
+    private static final class Run {
+        final long first;
+        long last;
         RecordState state;
         int deliveryCount;
         String member;
         long lockDeadlineMs;
 
-        InFlight(RecordState state, int deliveryCount) {
+        Run(long first, long last, RecordState state, int deliveryCount) {
+            this.first = first;
+            this.last = last;
             this.state = state;
             this.deliveryCount = deliveryCount;
+        }
+
+        Run copyFrom(long from) {
+            Run r = new Run(from, last, state, deliveryCount);
+            r.member = member;
+            r.lockDeadlineMs = lockDeadlineMs;
+            return r;
+        }
+
+        boolean alike(Run o) {
+            return state == o.state
+                    && deliveryCount == o.deliveryCount
+                    && lockDeadlineMs == o.lockDeadlineMs
+                    && Objects.equals(member, o.member);
+        }
+
+        boolean done() {
+            return state == RecordState.ACKNOWLEDGED || state == RecordState.ARCHIVED;
+        }
+
+        long size() {
+            return last - first + 1;
+        }
+
+        void acquire(String by, long deadline) {
+            state = RecordState.ACQUIRED;
+            deliveryCount++;
+            member = by;
+            lockDeadlineMs = deadline;
+        }
+
+        void finish(RecordState to) {
+            state = to;
+            member = null;
+            lockDeadlineMs = 0;
+        }
+
+        void release(Limits limits) {
+            finish(deliveryCount >= limits.deliveryCountLimit() ? RecordState.ARCHIVED : RecordState.AVAILABLE);
         }
     }
 
     private long startOffset;
     private long endOffset;
-    // Every offset in [startOffset, endOffset) that is not done with, and those done with behind the first that is not.
-    private final TreeMap<Long, InFlight> inFlight = new TreeMap<>();
+    // Runs by first offset, covering [startOffset, endOffset) without gaps; the first is never done with.
+    private final TreeMap<Long, Run> runs = new TreeMap<>();
 
     public SharePartition(long startOffset) {
         this.startOffset = startOffset;
         this.endOffset = startOffset;
     }
 
-    /** The state a broker restarts with: what was acquired is available again, its delivery counted. */
+    /**
+     * The state a broker restarts with: what was acquired is available again, its delivery counted. Offsets of
+     * {@code [start, end)} a snapshot does not list are available, never delivered.
+     */
     public static SharePartition restore(Snapshot s) {
         SharePartition p = new SharePartition(s.startOffset());
         p.endOffset = Math.max(s.startOffset(), s.endOffset());
-        for (StoredRecord r : s.records()) {
-            if (r.offset() >= p.startOffset && r.offset() < p.endOffset) {
-                RecordState state = r.state() == RecordState.ACQUIRED ? RecordState.AVAILABLE : r.state();
-                p.inFlight.put(r.offset(), new InFlight(state, r.deliveryCount()));
+        long next = p.startOffset;
+        for (StoredRun r : s.runs()) {
+            long first = Math.max(r.firstOffset(), next);
+            long last = Math.min(r.lastOffset(), p.endOffset - 1);
+            if (first > last) {
+                continue;
             }
+            if (first > next) {
+                p.put(new Run(next, first - 1, RecordState.AVAILABLE, 0));
+            }
+            RecordState state = r.state() == RecordState.ACQUIRED ? RecordState.AVAILABLE : r.state();
+            p.put(new Run(first, last, state, r.deliveryCount()));
+            next = last + 1;
         }
+        if (next < p.endOffset) {
+            p.put(new Run(next, p.endOffset - 1, RecordState.AVAILABLE, 0));
+        }
+        p.joinAlike();
         p.advanceStart();
         return p;
     }
 
     public Snapshot snapshot() {
-        List<StoredRecord> records = new ArrayList<>(inFlight.size());
-        inFlight.forEach((o, r) -> records.add(new StoredRecord(o, r.state, r.deliveryCount)));
-        return new Snapshot(startOffset, endOffset, records);
+        List<StoredRun> out = new ArrayList<>(runs.size());
+        for (Run r : runs.values()) {
+            out.add(new StoredRun(r.first, r.last, r.state, r.deliveryCount));
+        }
+        return new Snapshot(startOffset, endOffset, out);
     }
 
     public long startOffset() {
@@ -83,32 +152,41 @@ public final class SharePartition {
         return endOffset;
     }
 
+    /** How many runs the in-flight records form now (what acquisition and acknowledgement work through). */
+    int runCount() {
+        return runs.size();
+    }
+
     /** The state of {@code offset} (offsets below the start are done with, at or past the end not yet seen). */
     public RecordState state(long offset) {
         if (offset < startOffset) {
             return RecordState.ACKNOWLEDGED;
         }
-        InFlight r = inFlight.get(offset);
+        Run r = runAt(offset);
         return r == null ? RecordState.AVAILABLE : r.state;
     }
 
     public int deliveryCount(long offset) {
-        InFlight r = inFlight.get(offset);
+        Run r = offset < startOffset ? null : runAt(offset);
         return r == null ? 0 : r.deliveryCount;
     }
 
     /** How many records between start and end are done with (acknowledged or archived) already. */
     public long doneAheadOfStart() {
-        return inFlight.values().stream()
-                .filter(r -> r.state == RecordState.ACKNOWLEDGED || r.state == RecordState.ARCHIVED)
-                .count();
+        long n = 0;
+        for (Run r : runs.values()) {
+            if (r.done()) {
+                n += r.size();
+            }
+        }
+        return n;
     }
 
     /** Where the next fetch should read from: the first available in-flight record, else the end offset. */
     public long nextFetchOffset() {
-        for (Map.Entry<Long, InFlight> e : inFlight.entrySet()) {
-            if (e.getValue().state == RecordState.AVAILABLE) {
-                return e.getKey();
+        for (Run r : runs.values()) {
+            if (r.state == RecordState.AVAILABLE) {
+                return r.first;
             }
         }
         return endOffset;
@@ -123,48 +201,61 @@ public final class SharePartition {
     /**
      * Acquires for {@code member} up to {@code maxRecords} records of {@code batches} (read from the log
      * from {@link #nextFetchOffset}), below {@code cap} (the high watermark, or the last stable offset under
-     * read_committed). Records that are not deliverable are archived as they are passed.
+     * read_committed). Records that are not deliverable are archived as they are passed. New records are
+     * taken only while the in-flight window (end minus start) is below {@code maxInFlightRecords}.
      */
     public List<Acquired> acquire(
             String member, List<Batch> batches, int maxRecords, long cap, long nowMs, Limits limits) {
         List<Acquired> out = new ArrayList<>();
-        int taken = 0;
+        long deadline = nowMs + limits.lockDurationMs();
+        long taken = 0;
         for (Batch b : batches) {
-            for (long o = Math.max(b.baseOffset(), startOffset); o <= b.lastOffset() && taken < maxRecords; o++) {
-                InFlight r;
-                if (o < endOffset) {
-                    r = inFlight.get(o);
-                    if (r == null || r.state != RecordState.AVAILABLE) {
+            long o = Math.max(b.baseOffset(), startOffset);
+            while (o <= b.lastOffset() && taken < maxRecords) {
+                if (o < endOffset) { // records seen before: only the available ones, run by run
+                    Run r = runAt(o);
+                    long upTo = Math.min(r.last, b.lastOffset());
+                    if (r.state != RecordState.AVAILABLE) {
+                        o = upTo + 1;
                         continue;
                     }
-                } else {
-                    if (o >= cap || endOffset - startOffset >= limits.maxInFlightRecords()) {
-                        break;
+                    if (!b.deliverable()) {
+                        isolate(o, upTo).finish(RecordState.ARCHIVED);
+                        o = upTo + 1;
+                        continue;
                     }
-                    for (long gap = endOffset; gap < o; gap++) { // offsets with no batch (compacted away)
-                        inFlight.put(gap, new InFlight(RecordState.ARCHIVED, 0));
-                    }
-                    r = new InFlight(RecordState.AVAILABLE, 0);
-                    inFlight.put(o, r);
-                    endOffset = o + 1;
-                }
-                if (!b.deliverable()) {
-                    r.state = RecordState.ARCHIVED;
+                    long last = Math.min(upTo, o + (maxRecords - taken) - 1);
+                    Run got = isolate(o, last);
+                    got.acquire(member, deadline);
+                    add(out, o, last, got.deliveryCount);
+                    taken += last - o + 1;
+                    o = last + 1;
                     continue;
                 }
-                r.state = RecordState.ACQUIRED;
-                r.deliveryCount++;
-                r.member = member;
-                r.lockDeadlineMs = nowMs + limits.lockDurationMs();
-                taken++;
-                Acquired last = out.isEmpty() ? null : out.get(out.size() - 1);
-                if (last != null && last.lastOffset() == o - 1 && last.deliveryCount() == r.deliveryCount) {
-                    out.set(out.size() - 1, new Acquired(last.firstOffset(), o, last.deliveryCount()));
-                } else {
-                    out.add(new Acquired(o, o, r.deliveryCount));
+                if (o >= cap || endOffset - startOffset >= limits.maxInFlightRecords()) {
+                    break;
                 }
+                if (o > endOffset) { // offsets with no batch (compacted away)
+                    append(new Run(endOffset, o - 1, RecordState.ARCHIVED, 0));
+                }
+                // The window is checked before each new offset, as above; the first one past a gap is let in.
+                long windowEnd = Math.max(o + 1, startOffset + limits.maxInFlightRecords());
+                long end = Math.min(Math.min(b.lastOffset() + 1, cap), windowEnd); // exclusive
+                if (!b.deliverable()) {
+                    append(new Run(o, end - 1, RecordState.ARCHIVED, 0));
+                    o = end;
+                    continue;
+                }
+                end = Math.min(end, o + (maxRecords - taken));
+                Run fresh = new Run(o, end - 1, RecordState.AVAILABLE, 0);
+                fresh.acquire(member, deadline);
+                append(fresh);
+                add(out, o, end - 1, 1);
+                taken += end - o;
+                o = end;
             }
         }
+        joinAlike();
         advanceStart();
         return out;
     }
@@ -180,56 +271,81 @@ public final class SharePartition {
         if (count <= 0 || (types.size() != 1 && types.size() != count)) {
             return Errors.INVALID_REQUEST;
         }
-        for (long o = first; o <= last; o++) {
-            InFlight r = inFlight.get(o);
-            if (o < startOffset || r == null || r.state != RecordState.ACQUIRED || !member.equals(r.member)) {
+        if (first < startOffset || last >= endOffset) {
+            return Errors.INVALID_RECORD_STATE;
+        }
+        for (long o = first; o <= last; ) {
+            Run r = runAt(o);
+            if (r.state != RecordState.ACQUIRED || !member.equals(r.member)) {
                 return Errors.INVALID_RECORD_STATE;
             }
+            o = r.last + 1;
         }
-        for (long o = first; o <= last; o++) {
-            InFlight r = inFlight.get(o);
-            AcknowledgeType t = types.size() == 1 ? types.get(0) : types.get((int) (o - first));
+        int i = 0;
+        while (i < types.size()) { // one step per stretch of one type (all of it when the request sends one type)
+            int j = i;
+            while (j + 1 < types.size() && types.get(j + 1) == types.get(i)) {
+                j++;
+            }
+            long a = first + i;
+            long z = types.size() == 1 ? last : first + j;
+            apply(types.get(i), a, z, nowMs, limits);
+            i = j + 1;
+        }
+        joinAlike();
+        advanceStart();
+        return Errors.NONE;
+    }
+
+    private void apply(AcknowledgeType t, long first, long last, long nowMs, Limits limits) {
+        split(first);
+        split(last + 1);
+        for (Run r : runs.subMap(first, true, last, true).values()) {
             switch (t) {
-                case ACCEPT -> done(r, RecordState.ACKNOWLEDGED);
-                case REJECT, GAP -> done(r, RecordState.ARCHIVED);
-                case RELEASE -> release(r, limits);
+                case ACCEPT -> r.finish(RecordState.ACKNOWLEDGED);
+                case REJECT, GAP -> r.finish(RecordState.ARCHIVED);
+                case RELEASE -> r.release(limits);
                 case RENEW -> r.lockDeadlineMs = nowMs + limits.lockDurationMs();
             }
         }
-        advanceStart();
-        return Errors.NONE;
     }
 
     /** Releases every record whose lock has expired by {@code nowMs}; whether any was. */
     public boolean expireLocks(long nowMs, Limits limits) {
         boolean any = false;
-        for (InFlight r : inFlight.values()) {
+        for (Run r : runs.values()) {
             if (r.state == RecordState.ACQUIRED && r.lockDeadlineMs <= nowMs) {
-                release(r, limits);
+                r.release(limits);
                 any = true;
             }
         }
-        advanceStart();
+        if (any) {
+            joinAlike();
+            advanceStart();
+        }
         return any;
     }
 
     /** Releases every record {@code member} holds (it left, or its session timed out); whether it held any. */
     public boolean releaseMember(String member, Limits limits) {
         boolean any = false;
-        for (InFlight r : inFlight.values()) {
+        for (Run r : runs.values()) {
             if (r.state == RecordState.ACQUIRED && member.equals(r.member)) {
-                release(r, limits);
+                r.release(limits);
                 any = true;
             }
         }
-        advanceStart();
+        if (any) {
+            joinAlike();
+            advanceStart();
+        }
         return any;
     }
 
     /** The earliest lock deadline of an acquired record, or {@link Long#MAX_VALUE}. */
     public long nextLockDeadline() {
         long min = Long.MAX_VALUE;
-        for (InFlight r : inFlight.values()) {
+        for (Run r : runs.values()) {
             if (r.state == RecordState.ACQUIRED) {
                 min = Math.min(min, r.lockDeadlineMs);
             }
@@ -239,41 +355,102 @@ public final class SharePartition {
 
     /** The log's start moved past records not done with (retention, DeleteRecords): they are gone. */
     public void logStartMovedTo(long logStart) {
-        if (logStart > startOffset) {
-            inFlight.headMap(logStart).clear();
-            startOffset = logStart;
-            endOffset = Math.max(endOffset, logStart);
-            advanceStart();
+        if (logStart <= startOffset) {
+            return;
         }
+        if (logStart >= endOffset) {
+            runs.clear();
+            endOffset = logStart;
+        } else {
+            split(logStart);
+            runs.headMap(logStart).clear();
+        }
+        startOffset = logStart;
+        advanceStart();
     }
 
     /** AlterShareGroupOffsets: start over at {@code offset}, forgetting every in-flight record. */
     public void resetTo(long offset) {
-        inFlight.clear();
+        runs.clear();
         startOffset = offset;
         endOffset = offset;
     }
 
-    private static void done(InFlight r, RecordState state) {
-        r.state = state;
-        r.member = null;
+    /** The run that holds {@code offset}, which is in {@code [startOffset, endOffset)}; else null. */
+    private Run runAt(long offset) {
+        if (offset >= endOffset) {
+            return null;
+        }
+        Map.Entry<Long, Run> e = runs.floorEntry(offset);
+        return e == null ? null : e.getValue();
     }
 
-    private static void release(InFlight r, Limits limits) {
-        done(r, r.deliveryCount >= limits.deliveryCountLimit() ? RecordState.ARCHIVED : RecordState.AVAILABLE);
+    /** Makes {@code offset} the first of a run, when it falls inside one. */
+    private void split(long offset) {
+        Run r = runAt(offset);
+        if (r != null && r.first < offset) {
+            Run tail = r.copyFrom(offset);
+            r.last = offset - 1;
+            runs.put(offset, tail);
+        }
+    }
+
+    /** The one run {@code [first, last]}, split off what it was part of (which held all of it). */
+    private Run isolate(long first, long last) {
+        split(first);
+        split(last + 1);
+        return runs.get(first);
+    }
+
+    private void put(Run r) {
+        runs.put(r.first, r);
+    }
+
+    /** Adds a run at the end offset, joined to the last one when alike. */
+    private void append(Run r) {
+        Map.Entry<Long, Run> lastEntry = runs.lastEntry();
+        if (lastEntry != null && lastEntry.getValue().alike(r)) {
+            lastEntry.getValue().last = r.last;
+        } else {
+            put(r);
+        }
+        endOffset = r.last + 1;
+    }
+
+    private static void add(List<Acquired> out, long first, long last, int deliveryCount) {
+        Acquired prev = out.isEmpty() ? null : out.get(out.size() - 1);
+        if (prev != null && prev.lastOffset() == first - 1 && prev.deliveryCount() == deliveryCount) {
+            out.set(out.size() - 1, new Acquired(prev.firstOffset(), last, deliveryCount));
+        } else {
+            out.add(new Acquired(first, last, deliveryCount));
+        }
+    }
+
+    /** Joins neighbouring runs that became alike, so the runs stay as few as the states allow. */
+    private void joinAlike() {
+        Iterator<Run> it = runs.values().iterator();
+        Run prev = null;
+        while (it.hasNext()) {
+            Run r = it.next();
+            if (prev != null && prev.alike(r)) {
+                prev.last = r.last;
+                it.remove();
+            } else {
+                prev = r;
+            }
+        }
     }
 
     private void advanceStart() {
-        while (!inFlight.isEmpty()) {
-            Map.Entry<Long, InFlight> first = inFlight.firstEntry();
-            RecordState s = first.getValue().state;
-            if (s != RecordState.ACKNOWLEDGED && s != RecordState.ARCHIVED) {
+        while (!runs.isEmpty()) {
+            Run first = runs.firstEntry().getValue();
+            if (!first.done()) {
                 break;
             }
-            inFlight.pollFirstEntry();
-            startOffset = first.getKey() + 1;
+            runs.pollFirstEntry();
+            startOffset = first.last + 1;
         }
-        if (inFlight.isEmpty()) {
+        if (runs.isEmpty()) {
             startOffset = endOffset;
         }
     }

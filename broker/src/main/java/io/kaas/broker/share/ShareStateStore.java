@@ -51,17 +51,15 @@ public final class ShareStateStore implements AutoCloseable {
         Map<TopicIdPartition, SharePartition.Snapshot> out = new LinkedHashMap<>();
         stored(groupId).ifPresent(f -> {
             for (ShareGroupStateFile.Partition p : f.partitions()) {
-                List<SharePartition.StoredRecord> records =
+                List<SharePartition.StoredRun> runs =
                         new ArrayList<>(p.records().size());
                 for (ShareGroupStateFile.Record r : p.records()) {
-                    RecordState state = RecordState.valueOf(r.state());
-                    for (long o = r.offset(); o <= r.last(); o++) {
-                        records.add(new SharePartition.StoredRecord(o, state, r.deliveryCount()));
-                    }
+                    runs.add(new SharePartition.StoredRun(
+                            r.offset(), r.last(), RecordState.valueOf(r.state()), r.deliveryCount()));
                 }
                 out.put(
                         new TopicIdPartition(Uuid.fromString(p.topicId()), p.partition(), p.topic()),
-                        new SharePartition.Snapshot(p.startOffset(), p.endOffset(), records));
+                        new SharePartition.Snapshot(p.startOffset(), p.endOffset(), runs));
             }
         });
         return out;
@@ -84,7 +82,7 @@ public final class ShareStateStore implements AutoCloseable {
     public CompletableFuture<Void> save(String groupId, Map<TopicIdPartition, SharePartition.Snapshot> partitions) {
         List<ShareGroupStateFile.Partition> out = new ArrayList<>(partitions.size());
         partitions.forEach((tp, s) -> {
-            List<ShareGroupStateFile.Record> records = runs(s.records());
+            List<ShareGroupStateFile.Record> records = runs(s.runs());
             out.add(new ShareGroupStateFile.Partition(
                     tp.topicId().toString(), tp.topic(), tp.partition(), s.startOffset(), s.endOffset(), records));
         });
@@ -93,26 +91,29 @@ public final class ShareStateStore implements AutoCloseable {
         return files.write(GroupOffsetsFile.fileName(groupId), () -> StateJson.toBytes(snapshot));
     }
 
-    /** Consecutive offsets in one state with one delivery count, as one run each (records sorted by offset). */
-    static List<ShareGroupStateFile.Record> runs(List<SharePartition.StoredRecord> records) {
-        List<ShareGroupStateFile.Record> out = new ArrayList<>();
+    /**
+     * The partition's runs as the file stores them: neighbours in one state with one delivery count (in memory they
+     * may differ by member or lock deadline, which are not stored) are one entry.
+     */
+    static List<ShareGroupStateFile.Record> runs(List<SharePartition.StoredRun> runs) {
+        List<ShareGroupStateFile.Record> out = new ArrayList<>(runs.size());
         int i = 0;
-        while (i < records.size()) {
-            SharePartition.StoredRecord first = records.get(i);
+        while (i < runs.size()) {
+            SharePartition.StoredRun first = runs.get(i);
             int j = i;
-            while (j + 1 < records.size()) {
-                SharePartition.StoredRecord next = records.get(j + 1);
-                if (next.offset() != records.get(j).offset() + 1
+            while (j + 1 < runs.size()) {
+                SharePartition.StoredRun next = runs.get(j + 1);
+                if (next.firstOffset() != runs.get(j).lastOffset() + 1
                         || next.state() != first.state()
                         || next.deliveryCount() != first.deliveryCount()) {
                     break;
                 }
                 j++;
             }
-            long last = records.get(j).offset();
+            long last = runs.get(j).lastOffset();
             out.add(new ShareGroupStateFile.Record(
-                    first.offset(),
-                    last == first.offset() ? null : last,
+                    first.firstOffset(),
+                    last == first.firstOffset() ? null : last,
                     first.state().name(),
                     first.deliveryCount()));
             i = j + 1;

@@ -112,4 +112,56 @@ class SharePartitionTest {
         assertThat(back.acquire("b", batch(0, 2), 10, 3, 0, LIMITS))
                 .containsExactly(new SharePartition.Acquired(0, 0, 2), new SharePartition.Acquired(2, 2, 2));
     }
+
+    @Test
+    void aFetchIsOneRunUntilAnAcknowledgementCutsIt() {
+        SharePartition p = new SharePartition(0);
+        SharePartition.Limits wide = new SharePartition.Limits(1_000, 3, 2_000);
+        assertThat(p.acquire("a", batch(0, 499), 500, 500, 0, wide))
+                .containsExactly(new SharePartition.Acquired(0, 499, 1));
+        assertThat(p.runCount()).isEqualTo(1);
+        assertThat(p.acknowledge("a", 100, 199, List.of(AcknowledgeType.RELEASE), 0, wide))
+                .isEqualTo(Errors.NONE);
+        assertThat(p.runCount()).isEqualTo(3);
+        assertThat(p.snapshot().runs())
+                .containsExactly(
+                        new SharePartition.StoredRun(0, 99, RecordState.ACQUIRED, 1),
+                        new SharePartition.StoredRun(100, 199, RecordState.AVAILABLE, 1),
+                        new SharePartition.StoredRun(200, 499, RecordState.ACQUIRED, 1));
+        assertThat(p.acquire("b", batch(0, 499), 500, 500, 0, wide))
+                .containsExactly(new SharePartition.Acquired(100, 199, 2));
+        assertThat(p.acknowledge("a", 0, 99, List.of(AcknowledgeType.ACCEPT), 0, wide))
+                .isEqualTo(Errors.NONE);
+        assertThat(p.acknowledge("a", 200, 499, List.of(AcknowledgeType.ACCEPT), 0, wide))
+                .isEqualTo(Errors.NONE);
+        assertThat(p.startOffset()).isEqualTo(100);
+        assertThat(p.acknowledge("b", 100, 199, List.of(AcknowledgeType.ACCEPT), 0, wide))
+                .isEqualTo(Errors.NONE);
+        assertThat(p.startOffset()).isEqualTo(500);
+        assertThat(p.runCount()).isZero();
+    }
+
+    @Test
+    void anAcknowledgementAcrossTwoMembersRunsChangesNothing() {
+        SharePartition p = new SharePartition(0);
+        p.acquire("a", batch(0, 4), 5, 10, 0, LIMITS);
+        p.acquire("b", batch(5, 9), 5, 10, 0, LIMITS);
+        assertThat(p.acknowledge("a", 3, 6, List.of(AcknowledgeType.ACCEPT), 0, LIMITS))
+                .isEqualTo(Errors.INVALID_RECORD_STATE);
+        assertThat(p.state(3)).isEqualTo(RecordState.ACQUIRED);
+        assertThat(p.runCount()).isEqualTo(2);
+    }
+
+    @Test
+    void theLogStartMovingIntoARunCutsIt() {
+        SharePartition p = new SharePartition(0);
+        p.acquire("a", batch(0, 9), 10, 10, 0, LIMITS);
+        p.logStartMovedTo(4);
+        assertThat(p.startOffset()).isEqualTo(4);
+        assertThat(p.acknowledge("a", 3, 3, List.of(AcknowledgeType.ACCEPT), 0, LIMITS))
+                .isEqualTo(Errors.INVALID_RECORD_STATE);
+        assertThat(p.acknowledge("a", 4, 9, List.of(AcknowledgeType.ACCEPT), 0, LIMITS))
+                .isEqualTo(Errors.NONE);
+        assertThat(p.startOffset()).isEqualTo(10);
+    }
 }

@@ -15,12 +15,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The share state file as the store writes and reads it: runs of offsets, the same state back. */
 class ShareStateStoreTest {
-    private static SharePartition.StoredRecord r(long offset, RecordState state, int count) {
-        return new SharePartition.StoredRecord(offset, state, count);
+    private static SharePartition.StoredRun r(long offset, RecordState state, int count) {
+        return r(offset, offset, state, count);
+    }
+
+    private static SharePartition.StoredRun r(long first, long last, RecordState state, int count) {
+        return new SharePartition.StoredRun(first, last, state, count);
     }
 
     @Test
-    void consecutiveOffsetsInOneStateAreOneRun() {
+    void neighbouringRunsInOneStateAreOneEntry() {
         List<ShareGroupStateFile.Record> runs = ShareStateStore.runs(List.of(
                 r(3, RecordState.ACKNOWLEDGED, 1),
                 r(4, RecordState.ACKNOWLEDGED, 1),
@@ -38,11 +42,8 @@ class ShareStateStoreTest {
     @Test
     void whatIsSavedIsLoadedBackAfterARestart(@TempDir Path cluster) throws Exception {
         TopicIdPartition tp = new TopicIdPartition(Uuid.randomUuid(), 0, "t");
-        List<SharePartition.StoredRecord> records = List.of(
-                r(10, RecordState.ACKNOWLEDGED, 1),
-                r(11, RecordState.ACKNOWLEDGED, 1),
-                r(12, RecordState.ACQUIRED, 3),
-                r(13, RecordState.ARCHIVED, 5));
+        List<SharePartition.StoredRun> records = List.of(
+                r(10, 11, RecordState.ACKNOWLEDGED, 1), r(12, RecordState.ACQUIRED, 3), r(13, RecordState.ARCHIVED, 5));
         try (ShareStateStore store = new ShareStateStore(cluster)) {
             store.save("g", Map.of(tp, new SharePartition.Snapshot(10, 14, records)))
                     .get(30, TimeUnit.SECONDS);
