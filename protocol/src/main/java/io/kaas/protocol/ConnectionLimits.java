@@ -1,6 +1,7 @@
 package io.kaas.protocol;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,13 +21,15 @@ public final class ConnectionLimits {
     public static final String MAX_PER_IP = "max.connections.per.ip";
     public static final String PER_IP_OVERRIDES = "max.connections.per.ip.overrides";
 
+    private static final long REFUSAL_LOG_INTERVAL_NANOS = 10_000_000_000L;
+    private static final int MAX_REFUSAL_LOGS = 1024;
+
     private final int maxTotal;
     private final int maxPerIp;
     private final Map<InetAddress, Integer> overrides;
     private final Map<InetAddress, Integer> open = new HashMap<>();
     private int total;
-    private long lastRefusalLog = System.nanoTime() - 1_000_000_000L;
-    private long refusalsNotLogged;
+    private final Map<InetAddress, RefusalLog> refusalLogs = new HashMap<>();
 
     public ConnectionLimits(int maxTotal, int maxPerIp, Map<InetAddress, Integer> overrides) {
         this.maxTotal = maxTotal;
@@ -77,27 +80,50 @@ public final class ConnectionLimits {
     public synchronized String tryAcquire(InetAddress address) {
         int mine = open.getOrDefault(address, 0);
         if (mine >= overrides.getOrDefault(address, maxPerIp)) {
-            return "max.connections.per.ip";
+            return MAX_PER_IP;
         }
         if (total >= maxTotal) {
-            return "max.connections";
+            return MAX_CONNECTIONS;
         }
         open.put(address, mine + 1);
         total++;
         return null;
     }
 
-    /** One WARN a second at most: a client hammering the broker must not flood the log. */
-    public synchronized void logRefusal(Object remote, String limit) {
+    /**
+     * One WARN per address and interval at most, with how many more were refused meanwhile: a client
+     * reconnecting in a loop must not flood the log, yet every address that is refused shows up. The
+     * per-address memory is dropped for addresses quiet for an interval once it holds many.
+     */
+    public synchronized void logRefusal(InetSocketAddress remote, String limit) {
         long now = System.nanoTime();
-        if (now - lastRefusalLog < 1_000_000_000L) {
-            refusalsNotLogged++;
+        InetAddress address = remote.getAddress();
+        RefusalLog seen = refusalLogs.get(address);
+        if (seen != null && now - seen.loggedAtNanos < REFUSAL_LOG_INTERVAL_NANOS) {
+            seen.notLogged++;
             return;
         }
-        lastRefusalLog = now;
-        String more = refusalsNotLogged == 0 ? "" : " (" + refusalsNotLogged + " more refused in the last interval)";
-        refusalsNotLogged = 0;
-        LOG.warn("closing connection from {}: {} reached{}", remote, limit, more);
+        String more = seen == null || seen.notLogged == 0
+                ? ""
+                : " (" + seen.notLogged + " more from it refused in the last interval)";
+        if (refusalLogs.size() >= MAX_REFUSAL_LOGS) {
+            refusalLogs.values().removeIf(r -> now - r.loggedAtNanos >= REFUSAL_LOG_INTERVAL_NANOS);
+        }
+        refusalLogs.put(address, new RefusalLog(now));
+        LOG.warn("closing connection from {}: {} reached ({}){}", remote, limit, limitOf(address, limit), more);
+    }
+
+    private int limitOf(InetAddress address, String limit) {
+        return limit.equals(MAX_CONNECTIONS) ? maxTotal : overrides.getOrDefault(address, maxPerIp);
+    }
+
+    private static final class RefusalLog {
+        final long loggedAtNanos;
+        long notLogged;
+
+        RefusalLog(long loggedAtNanos) {
+            this.loggedAtNanos = loggedAtNanos;
+        }
     }
 
     public synchronized void release(InetAddress address) {

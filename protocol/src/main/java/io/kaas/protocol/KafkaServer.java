@@ -1,6 +1,8 @@
 package io.kaas.protocol;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -28,6 +30,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +52,8 @@ public final class KafkaServer {
     private volatile ConnectionLimits limits = ConnectionLimits.none();
     /** Open connections per listener name, for the connections gauge (read without touching the channels). */
     private final Map<String, AtomicInteger> connectionsByListener = new ConcurrentHashMap<>();
+    /** Connections closed on accept, by the limit they hit ({@link ConnectionLimits#MAX_PER_IP}, ...). */
+    private final Map<String, LongAdder> rejected = new ConcurrentHashMap<>();
 
     private final SocketBuffers buffers;
 
@@ -104,13 +109,16 @@ public final class KafkaServer {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         InetAddress peer = ch.remoteAddress().getAddress();
-                        String limitHit = limits.tryAcquire(peer);
+                        ConnectionLimits quotas = limits;
+                        String limitHit = quotas.tryAcquire(peer);
                         if (limitHit != null) {
-                            limits.logRefusal(ch.remoteAddress(), limitHit);
+                            rejected.computeIfAbsent(limitHit, k -> new LongAdder())
+                                    .increment();
+                            quotas.logRefusal(ch.remoteAddress(), limitHit);
                             ch.close();
                             return;
                         }
-                        ch.closeFuture().addListener(f -> limits.release(peer));
+                        ch.closeFuture().addListener(f -> quotas.release(peer));
                         connections.add(ch);
                         open.incrementAndGet();
                         ch.closeFuture().addListener(f -> open.decrementAndGet());
@@ -146,6 +154,24 @@ public final class KafkaServer {
         Map<String, Integer> out = new TreeMap<>();
         connectionsByListener.forEach((name, n) -> out.put(name, n.get()));
         return out;
+    }
+
+    /** Connections closed as soon as they were accepted since the start, by the limit they hit. */
+    public Map<String, Long> rejectedConnections() {
+        Map<String, Long> out = new TreeMap<>();
+        rejected.forEach((limit, n) -> out.put(limit, n.sum()));
+        return out;
+    }
+
+    /**
+     * Direct memory Netty's default allocator holds (the frames of requests being read and handled, responses
+     * being written, and its pools' chunks), or -1 when the allocator does not say. An idle connection holds
+     * none: a read buffer is released once its frame is copied out.
+     */
+    public long directMemoryBytes() {
+        return ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider p
+                ? p.metric().usedDirectMemory()
+                : -1;
     }
 
     /** Closes the listening sockets and stops reading requests on every open connection. */

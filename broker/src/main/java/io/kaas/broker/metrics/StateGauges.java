@@ -1,6 +1,7 @@
 package io.kaas.broker.metrics;
 
 import io.kaas.broker.group.GroupCoordinator;
+import io.kaas.protocol.ConnectionLimits;
 import io.kaas.protocol.KafkaServer;
 import io.kaas.storage.PartitionLog;
 import io.kaas.storage.PartitionState;
@@ -8,6 +9,7 @@ import io.kaas.storage.StorageEngine;
 import io.kaas.storage.TopicPartition;
 import io.kaas.storage.format.GroupOffsetsFile;
 import io.kaas.storage.io.StorageException;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.lang.management.ManagementFactory;
@@ -70,6 +72,25 @@ final class StateGauges {
                 .help("Open client connections per listener")
                 .labelNames("listener")
                 .callback(cb -> server.connectionsByListener().forEach((name, n) -> cb.call(n, name)))
+                .register(registry);
+        // Both limits are always reported, 0 until one is hit, so an alert on the rate needs no absent() case.
+        CounterWithCallback.builder()
+                .name("kaas_connections_rejected")
+                .help("Connections closed as soon as they were accepted, by the limit they hit"
+                        + " (max.connections.per.ip, with its overrides, or max.connections)")
+                .labelNames("reason")
+                .callback(cb -> {
+                    Map<String, Long> rejected = server.rejectedConnections();
+                    for (String reason : new String[] {ConnectionLimits.MAX_PER_IP, ConnectionLimits.MAX_CONNECTIONS}) {
+                        cb.call(rejected.getOrDefault(reason, 0L), reason);
+                    }
+                })
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("kaas_network_direct_memory_bytes")
+                .help("Direct memory the network layer's buffer allocator holds (request and response buffers,"
+                        + " pooled chunks)")
+                .callback(cb -> cb.call(server.directMemoryBytes()))
                 .register(registry);
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
         if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
