@@ -161,7 +161,7 @@ final class LogDirMoves implements AutoCloseable {
         m.copyingTo = to;
         m.copy = copy;
         try {
-            for (int round = 0; round < MAX_ROUNDS && copy.round() >= CAUGHT_UP_BYTES; round++) {
+            for (int round = 0; round < MAX_ROUNDS && copy.round(false) >= CAUGHT_UP_BYTES; round++) {
                 if (closed || !to.equals(m.wanted)) {
                     PartitionMove.rollBack(to.path(), tp.topic(), tp.partition());
                     return;
@@ -198,7 +198,7 @@ final class LogDirMoves implements AutoCloseable {
             TopicPartition tp, Partition old, PartitionCopy copy, LogDir from, LogDir to, boolean[] committed) {
         old.close();
         try {
-            copy.round();
+            copy.round(true);
             Path dir = PartitionMove.commit(from.path(), to.path(), tp.topic(), tp.partition());
             committed[0] = true;
             places.relocate(tp, to);

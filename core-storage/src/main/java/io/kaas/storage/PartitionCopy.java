@@ -48,8 +48,12 @@ final class PartitionCopy {
         this.target = target;
     }
 
-    /** One round; returns the bytes it copied. */
-    long round() throws IOException {
+    /**
+     * One round; returns the bytes it copied. The {@code last} one (the partition closed) copies every file but the
+     * segment logs again whole, whatever its size and time say: a state file rewritten in place within the time's
+     * granularity must not be missed.
+     */
+    long round(boolean last) throws IOException {
         long written = 0;
         Set<String> seen = new HashSet<>();
         long incomplete = Long.MAX_VALUE;
@@ -73,7 +77,11 @@ final class PartitionCopy {
                 try {
                     if (log && same && before.bytes() <= a.size()) {
                         written += copyRange(file, name, before.bytes(), a.size());
-                    } else if (before == null || !same || before.modifiedMs() != mtime || before.bytes() != a.size()) {
+                    } else if (last
+                            || before == null
+                            || !same
+                            || before.modifiedMs() != mtime
+                            || before.bytes() != a.size()) {
                         written += copyRange(file, name, 0, a.size());
                     }
                 } catch (NoSuchFileException gone) {
