@@ -3,6 +3,7 @@ package io.kaas.broker;
 import io.kaas.broker.api.AlterClientQuotasHandler;
 import io.kaas.broker.api.AlterConfigsHandler;
 import io.kaas.broker.api.AlterPartitionReassignmentsHandler;
+import io.kaas.broker.api.AlterReplicaLogDirsHandler;
 import io.kaas.broker.api.CreatePartitionsHandler;
 import io.kaas.broker.api.CreateTopicsHandler;
 import io.kaas.broker.api.DeleteTopicsHandler;
@@ -78,6 +79,10 @@ final class AdminApis {
                 ApiKeys.DESCRIBE_LOG_DIRS,
                 ApiKeys.DESCRIBE_LOG_DIRS.latestVersion(),
                 new DescribeLogDirsHandler(p.topics()));
+        invoker.register(
+                ApiKeys.ALTER_REPLICA_LOG_DIRS,
+                ApiKeys.ALTER_REPLICA_LOG_DIRS.latestVersion(),
+                new AlterReplicaLogDirsHandler(p.topics()));
         invoker.register(
                 ApiKeys.DESCRIBE_CLIENT_QUOTAS,
                 ApiKeys.DESCRIBE_CLIENT_QUOTAS.latestVersion(),

@@ -299,8 +299,8 @@ class ApacheToolsIT {
     /**
      * kafka-broker-api-versions lists as usable every API a single Apache 4.4 broker serves to clients: all of
      * ApiKeys' broker-listener APIs but the KRaft controller's (DescribeQuorum, UnregisterBroker, AddRaftVoter,
-     * RemoveRaftVoter, UnregisterController) and the share coordinator's internal state APIs (83-87), and but
-     * the one kaas does not serve yet (AlterReplicaLogDirs); each at kafka-clients 4.4's newest version.
+     * RemoveRaftVoter, UnregisterController) and the share coordinator's internal state APIs (83-87), each at
+     * kafka-clients 4.4's newest version.
      */
     @Test
     void kafkaBrokerApiVersionsListsEveryClientApiOfAnApacheBroker() throws Exception {
@@ -316,7 +316,7 @@ class ApacheToolsIT {
             usableVersion.put(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
         }
         java.util.Set<Integer> internal = java.util.Set.of(55, 64, 80, 81, 94, 83, 84, 85, 86, 87);
-        java.util.Set<Integer> notYet = java.util.Set.of(34);
+        java.util.Set<Integer> notYet = java.util.Set.of();
         List<Integer> clientApis = org.apache.kafka.common.protocol.ApiKeys.apisForListener(
                         org.apache.kafka.common.message.ApiMessageType.ListenerType.BROKER)
                 .stream()
@@ -337,6 +337,111 @@ class ApacheToolsIT {
                             k, usableVersion.get(id), k.latestVersion())
                     .isEqualTo(k.latestVersion());
         }
+    }
+
+    /**
+     * kafka-reassign-partitions --execute with a {@code log_dirs} reassignment (AlterReplicaLogDirs, KIP-113) moves a
+     * partition to the broker's other log dir, and kafka-log-dirs --describe then lists it there, its records all
+     * still read back.
+     */
+    @Test
+    void kafkaReassignPartitionsMovesAPartitionBetweenLogDirs() throws Exception {
+        String d0 = dir.resolve("pool0").toAbsolutePath().toString();
+        String d1 = dir.resolve("pool1").toAbsolutePath().toString();
+        try (TestBroker pool = new TestBroker(io.kaas.broker.config.BrokerConfig.forTest(dir.resolve("pool0"))
+                .withLogDirs(io.kaas.storage.layout.LogDirs.parse(d0 + "," + d1)))) {
+            String bs = pool.bootstrap();
+            tool(
+                    null,
+                    "org.apache.kafka.tools.TopicCommand",
+                    "--bootstrap-server",
+                    bs,
+                    "--create",
+                    "--topic",
+                    "disks",
+                    "--partitions",
+                    "1");
+            try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> p =
+                    pool.producer(java.util.Map.of())) {
+                for (int i = 0; i < 100; i++) {
+                    p.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                            "disks", 0, null, new byte[] {(byte) i}));
+                }
+                p.flush();
+            }
+            assertThat(tool(
+                                    null,
+                                    "org.apache.kafka.tools.LogDirsCommand",
+                                    "--bootstrap-server",
+                                    bs,
+                                    "--describe",
+                                    "--topic-list",
+                                    "disks")
+                            .out())
+                    .containsPattern(inDir(d0, "disks-0"));
+            Path plan = dir.resolve("move.json");
+            java.nio.file.Files.writeString(
+                    plan,
+                    "{\"version\":1,\"partitions\":[{\"topic\":\"disks\",\"partition\":0,\"replicas\":[0],"
+                            + "\"log_dirs\":[\"" + d1 + "\"]}]}");
+            String executed = tool(
+                            null,
+                            "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+                            "--bootstrap-server",
+                            bs,
+                            "--execute",
+                            "--reassignment-json-file",
+                            plan.toString())
+                    .out();
+            assertThat(executed).contains("Successfully started log directory move for: disks-0-0");
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(60))
+                    .until(() -> tool(
+                                            null,
+                                            "org.apache.kafka.tools.LogDirsCommand",
+                                            "--bootstrap-server",
+                                            bs,
+                                            "--describe",
+                                            "--topic-list",
+                                            "disks")
+                                    .out()
+                                    .matches("(?s).*" + inDir(d1, "disks-0") + ".*")
+                            && !java.nio.file.Files.exists(dir.resolve("pool0/disks/0")));
+            assertThat(tool(
+                                    null,
+                                    "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+                                    "--bootstrap-server",
+                                    bs,
+                                    "--verify",
+                                    "--reassignment-json-file",
+                                    plan.toString())
+                            .out())
+                    .contains("disks-0-0", "completed")
+                    .doesNotContain("in progress");
+            try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c =
+                    pool.consumer(java.util.Map.of())) {
+                org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition("disks", 0);
+                c.assign(List.of(tp));
+                c.seekToBeginning(List.of(tp));
+                List<Integer> read = new java.util.ArrayList<>();
+                org.awaitility.Awaitility.await()
+                        .atMost(java.time.Duration.ofSeconds(30))
+                        .until(() -> {
+                            c.poll(java.time.Duration.ofMillis(100)).forEach(r -> read.add((int) r.value()[0]));
+                            return read.size() >= 100;
+                        });
+                assertThat(read).hasSize(100);
+                for (int i = 0; i < 100; i++) {
+                    assertThat(read.get(i)).isEqualTo((int) (byte) i);
+                }
+            }
+        }
+    }
+
+    /** kafka-log-dirs --describe's JSON: {@code partition} listed (not as a future replica) under log dir {@code path}. */
+    private static String inDir(String path, String partition) {
+        return "\\{\"logDir\":\"" + java.util.regex.Pattern.quote(path) + "\"[^\\]]*\"partition\":\"" + partition
+                + "\"[^}]*\"isFuture\":false";
     }
 
     @Test

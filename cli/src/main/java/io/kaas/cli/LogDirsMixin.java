@@ -37,6 +37,11 @@ public final class LogDirsMixin {
         }
     }
 
+    /** The pool {@code --log-dirs} names, when given (already checked by {@link #roots}). */
+    public java.util.Optional<LogDirs> pool() {
+        return logDirs == null ? java.util.Optional.empty() : java.util.Optional.of(LogDirs.parse(logDirs));
+    }
+
     /** Whether {@code --log-dirs} was given. */
     public boolean given() {
         return logDirs != null;

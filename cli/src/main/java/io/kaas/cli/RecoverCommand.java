@@ -94,6 +94,14 @@ public final class RecoverCommand implements Callable<Integer> {
         for (Path root : roots) {
             coordinator.refuseLiveOwned(root, force || dryRun);
         }
+        // Over a whole pool, first what the broker's start does with interrupted log dir moves (one rule).
+        logDirs.pool()
+                .ifPresent(pool -> io.kaas.storage.layout.PartitionMove.resolve(pool, dryRun)
+                        .forEach(a -> {
+                            if (!jsonOutput.json()) {
+                                spec.commandLine().getOut().println(a);
+                            }
+                        }));
         OfflineRecovery.Options options = new OfflineRecovery.Options(
                 dryRun, force, truncate, fast, new IndexPolicy(indexIntervalBytes), jsonOutput.json());
         int exit = 0;

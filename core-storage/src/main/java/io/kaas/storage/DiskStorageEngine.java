@@ -55,6 +55,7 @@ public final class DiskStorageEngine implements StorageEngine {
     private final DiskTopics topics;
     private final StartupLoad startup;
     private final LogCleanerThreads cleaner;
+    private final LogDirMoves moves;
     private volatile boolean closed;
     private volatile boolean fencedAtClose;
 
@@ -130,6 +131,7 @@ public final class DiskStorageEngine implements StorageEngine {
         this.startup = StartupLoad.start(all, partitions::loadAtStartup, executors.loaders());
         this.cleaner = new LogCleanerThreads(config.cleaner(), partitions::loaded, config.clock());
         cleaner.start();
+        this.moves = new LogDirMoves(partitions, places, this::topicNamed);
     }
 
     /**
@@ -209,6 +211,25 @@ public final class DiskStorageEngine implements StorageEngine {
     @Override
     public Optional<LogDir> logDirOf(TopicPartition tp) {
         return places.dirOf(tp);
+    }
+
+    @Override
+    public CompletableFuture<Void> moveToLogDir(TopicPartition tp, LogDir to) {
+        ensureOpen();
+        if (!config.logDirs().dirs().contains(to)) {
+            throw new IllegalArgumentException(to.path() + " is not a log dir of this engine");
+        }
+        Partition p = openPartition(tp); // unknown or damaged: said now
+        Optional<StorageException> failed = p.failure();
+        if (failed.isPresent()) {
+            throw failed.get();
+        }
+        return moves.move(tp, to);
+    }
+
+    @Override
+    public Optional<FutureReplica> futureReplica(TopicPartition tp) {
+        return moves.future(tp);
     }
 
     /** For {@link OpenPartitions}, which is made before {@link #topics}. */
@@ -388,6 +409,7 @@ public final class DiskStorageEngine implements StorageEngine {
         partitions.closing();
         // No load may finish after the partitions are closed, and no cleaning pass run on a closed one.
         executors.stopLoaders();
+        moves.close();
         cleaner.close();
         partitions.closeAll(ownership.abandonsAtClose(fencedAtClose));
         executors.close();

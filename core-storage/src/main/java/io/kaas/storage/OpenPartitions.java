@@ -134,6 +134,50 @@ final class OpenPartitions {
         }
     }
 
+    /**
+     * A log dir move's switch: {@code old}, loaded as {@code tp}, is replaced by what {@code switchOver} makes (it
+     * closes {@code old} and opens the partition again, in its new dir or, when the move failed before it
+     * committed, in its old one). Callers asking for {@code tp} meanwhile wait for the new one; callers still
+     * holding {@code old} are handed to it ({@link Partition#handOverTo}).
+     */
+    Partition replace(TopicPartition tp, Partition old, Function<Partition, Partition> switchOver) {
+        CompletableFuture<Partition> current = slots.get(tp);
+        if (closed || current == null || loaded(current, false).orElse(null) != old) {
+            throw new StorageException(StorageException.Kind.CLOSED, tp + " was closed or reloaded while moving");
+        }
+        CompletableFuture<Partition> next = new CompletableFuture<>();
+        if (!slots.replace(tp, current, next)) {
+            throw new StorageException(StorageException.Kind.CLOSED, tp + " was closed while moving");
+        }
+        old.handOverTo(next);
+        Partition p;
+        try {
+            p = switchOver.apply(old);
+        } catch (RuntimeException e) {
+            refused.put(tp, String.valueOf(e.getMessage()));
+            slots.remove(tp, next);
+            next.completeExceptionally(e);
+            throw e;
+        }
+        next.complete(p);
+        if (closed || slots.get(tp) != next) {
+            p.close();
+        }
+        return p;
+    }
+
+    /** Loads {@code tp} from {@code dir} for {@link #replace}, with the topic's config now. */
+    Partition loadFrom(TopicPartition tp, Path dir) {
+        TopicInfo info = topics.apply(tp.topic());
+        if (info == null) {
+            throw new StorageException(StorageException.Kind.UNKNOWN_TOPIC_OR_PARTITION, "unknown partition " + tp);
+        }
+        long start = System.nanoTime();
+        Partition p = ownership.load(dir, tp, config, info.config(), executors, files, observer);
+        observer.partitionOpened(tp, p.openReport(), System.nanoTime() - start);
+        return p;
+    }
+
     /** Loads partitions {@code [from, to)} of a new topic (or new partitions) on the loader pool and waits. */
     void loadAll(String topic, int from, int to) {
         List<CompletableFuture<Void>> loads = new ArrayList<>();

@@ -45,6 +45,11 @@ public final class Partition implements PartitionLog {
     private final PartitionShutdown shutdown;
     private final PartitionReads reads;
     private final HighWatermarkWaiters hwmWaiters;
+    /**
+     * Set by a log dir move before it closes this partition: the partition reopened in its new dir. A caller still
+     * holding this one (an append, a Fetch on the old view) goes on there instead of failing.
+     */
+    private volatile CompletableFuture<Partition> successor;
 
     /** Called by {@link PartitionLoader} once the lock is held, recovery ran and the segments are open. */
     Partition(
@@ -127,6 +132,33 @@ public final class Partition implements PartitionLog {
      */
     private CompletableFuture<AppendResult> append(
             ByteBuffer batches, Acks acks, int leaderEpoch, boolean mustNotBlock) {
+        CompletableFuture<Partition> next = successor;
+        if (next != null && core.closed()) {
+            return appendOn(next, batches, acks, leaderEpoch, mustNotBlock);
+        }
+        ByteBuffer again = batches.duplicate();
+        CompletableFuture<AppendResult> r = appendHere(batches, acks, leaderEpoch, mustNotBlock);
+        next = successor;
+        if (next != null && r != null && r.isCompletedExceptionally() && core.closed()) {
+            return appendOn(next, again, acks, leaderEpoch, mustNotBlock); // closed by the move while it waited
+        }
+        return r;
+    }
+
+    /** An append that came after a move closed this partition: on the new one, once it is open. */
+    private static CompletableFuture<AppendResult> appendOn(
+            CompletableFuture<Partition> next, ByteBuffer batches, Acks acks, int leaderEpoch, boolean mustNotBlock) {
+        if (next.isDone() && !next.isCompletedExceptionally()) {
+            return next.join().append(batches, acks, leaderEpoch, mustNotBlock);
+        }
+        if (mustNotBlock) {
+            return null;
+        }
+        return next.thenCompose(p -> p.append(batches, acks, leaderEpoch, false));
+    }
+
+    private CompletableFuture<AppendResult> appendHere(
+            ByteBuffer batches, Acks acks, int leaderEpoch, boolean mustNotBlock) {
         ProducedBatches parsed;
         try {
             parsed = ProducedBatches.parse(batches);
@@ -158,14 +190,14 @@ public final class Partition implements PartitionLog {
 
     @Override
     public void flush() {
-        commits.flushNow();
+        live().commits.flushNow();
     }
 
     // ---------------------------------------------------------------- log start, compaction, topic config
 
     @Override
     public long deleteRecords(long offset) {
-        return logStart.deleteRecords(offset);
+        return live().logStart.deleteRecords(offset);
     }
 
     /** One retention pass: see {@link LogStartMover#runRetention}. Returns how many segments went. */
@@ -189,17 +221,55 @@ public final class Partition implements PartitionLog {
 
     @Override
     public FetchResult read(long fetchOffset, ReadLimit limit, long readCap) {
-        return reads.read(fetchOffset, limit, readCap, false);
+        return readLive(fetchOffset, limit, readCap, false);
     }
 
     @Override
     public FetchResult readForTransfer(long fetchOffset, ReadLimit limit, long readCap) {
-        return reads.read(fetchOffset, limit, readCap, true);
+        return readLive(fetchOffset, limit, readCap, true);
+    }
+
+    /**
+     * A read on this partition, or, once a log dir move closed it, on the one that took its place. A read on the
+     * old view that met a segment the move closed under it reads again there; while the new one is not open yet
+     * it is told CLOSED (a client retries), never that its offset went.
+     */
+    private FetchResult readLive(long fetchOffset, ReadLimit limit, long readCap, boolean forTransfer) {
+        Partition live = live();
+        try {
+            return live.reads.read(fetchOffset, limit, readCap, forTransfer);
+        } catch (StorageException e) {
+            if (live.successor == null || !live.core.closed()) {
+                throw e;
+            }
+            Partition next = live.live();
+            if (next == live) {
+                throw new StorageException(StorageException.Kind.CLOSED, id + " is moving to another log dir", e);
+            }
+            return next.readLive(fetchOffset, limit, readCap, forTransfer);
+        }
+    }
+
+    /** This partition, or the one a completed log dir move put in its place (the newest of a chain of moves). */
+    private Partition live() {
+        Partition p = this;
+        while (true) {
+            CompletableFuture<Partition> next = p.successor;
+            if (next == null || !p.core.closed() || !next.isDone() || next.isCompletedExceptionally()) {
+                return p;
+            }
+            p = next.join();
+        }
+    }
+
+    /** A log dir move is about to close this partition: see {@link #successor}. */
+    void handOverTo(CompletableFuture<Partition> next) {
+        successor = next;
     }
 
     @Override
     public PartitionState state() {
-        return core.view().state();
+        return live().core.view().state();
     }
 
     @Override
@@ -209,7 +279,7 @@ public final class Partition implements PartitionLog {
 
     @Override
     public CompletableFuture<Void> awaitHighWatermarkAbove(long offset) {
-        return hwmWaiters.awaitAbove(offset);
+        return live().hwmWaiters.awaitAbove(offset);
     }
 
     /** Fetch long-polls currently parked on this partition (a leak check for tests). */
@@ -219,29 +289,29 @@ public final class Partition implements PartitionLog {
 
     @Override
     public Optional<StoredBatch> firstBatchWithMaxTimestampAtLeast(long timestamp, long fromOffset) {
-        return reads.firstBatchWithMaxTimestampAtLeast(timestamp, fromOffset);
+        return live().reads.firstBatchWithMaxTimestampAtLeast(timestamp, fromOffset);
     }
 
     @Override
     public Optional<StoredBatch> firstBatchWithMaxTimestamp() {
-        return reads.firstBatchWithMaxTimestamp();
+        return live().reads.firstBatchWithMaxTimestamp();
     }
 
     @Override
     public Optional<EpochEndOffset> endOffsetForEpoch(int requested) {
-        return reads.endOffsetForEpoch(requested);
+        return live().reads.endOffsetForEpoch(requested);
     }
 
     /** From the published view: a read_committed Fetch takes no lock (see {@link PartitionView}). */
     @Override
     public List<AbortedTransaction> abortedTransactions(long fetchOffset, long upperBound) {
-        return TxnIndex.overlapping(core.view().abortedRanges(), fetchOffset, upperBound);
+        return TxnIndex.overlapping(live().core.view().abortedRanges(), fetchOffset, upperBound);
     }
 
     /** From the published view ({@link ProducerStatuses}): DescribeProducers takes no lock. */
     @Override
     public List<ProducerStatus> producers() {
-        return core.view().producers().list();
+        return live().core.view().producers().list();
     }
 
     // ---------------------------------------------------------------- lifecycle

@@ -8,6 +8,7 @@ import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.LogDir;
 import io.kaas.storage.layout.LogDirs;
+import io.kaas.storage.layout.PartitionMove;
 import io.kaas.storage.layout.PlacementRule;
 import io.kaas.storage.layout.PoolContents;
 import io.kaas.storage.layout.TopicDir;
@@ -73,6 +74,7 @@ final class PartitionPlaces {
         for (LogDir d : others()) {
             finishDeletes(d.path());
         }
+        PartitionMove.resolve(pool, false).forEach(a -> LOG.warn("log dir move: {}", a));
         PoolContents contents = PoolContents.scan(pool);
         contents.partitions()
                 .forEach((topic, parts) -> parts.forEach((p, dir) -> located.put(new TopicPartition(topic, p), dir)));
@@ -185,6 +187,23 @@ final class PartitionPlaces {
                 Files.createDirectory(partition);
             }
             AtomicFile.fsyncDirectory(topicDir);
+        }
+    }
+
+    /** A log dir move committed: {@code tp} lives in {@code to} from now on. */
+    void relocate(TopicPartition tp, LogDir to) {
+        located.put(tp, to);
+    }
+
+    /** Before a partition of {@code info} is moved into {@code to}: the topic's directory there, with its id and config. */
+    void prepareTopicDir(TopicInfo info, LogDir to) throws IOException {
+        Path topicDir = TopicDir.of(to.path(), info.name());
+        if (!Files.isDirectory(topicDir)) {
+            AtomicFile.createDirectories(topicDir);
+        }
+        if (!to.equals(pool.home()) && !Files.exists(topicDir.resolve(TopicIdentity.FILE_NAME))) {
+            StateJson.write(topicDir.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(info.topicId()));
+            StateJson.write(topicDir.resolve(TopicConfig.FILE_NAME), info.config());
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Many topics and partitions under one data directory. {@link DiskStorageEngine} is the engine;
@@ -173,6 +174,25 @@ public interface StorageEngine extends AutoCloseable {
     /** The dir of {@link #logDirs} that {@code tp} lives in; empty when it is nowhere yet. */
     default Optional<LogDir> logDirOf(TopicPartition tp) {
         return Optional.of(logDirs().get(0));
+    }
+
+    /**
+     * Moves {@code tp} to {@code to}, one of {@link #logDirs}, while it is served (AlterReplicaLogDirs, KIP-113): in the
+     * background; a no-op when it is there already. An engine of one dir has nowhere to move it.
+     *
+     * @return completes when the partition is in {@code to} and its old copy is gone, or fails with why it stayed
+     * @throws StorageException UNKNOWN_TOPIC_OR_PARTITION, or IO / DAMAGED when the partition cannot be opened
+     */
+    default CompletableFuture<Void> moveToLogDir(TopicPartition tp, LogDir to) {
+        if (!logDirOf(tp).map(to::equals).orElse(false)) {
+            throw new IllegalArgumentException(to.path() + " is not a log dir of this engine");
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** The copy a running move is making of {@code tp} (Apache's future replica), if one is. */
+    default Optional<FutureReplica> futureReplica(TopicPartition tp) {
+        return Optional.empty();
     }
 
     /** Closes every partition: fsync, manifest, checkpoint at EOF, producer snapshot, locks released. */

@@ -24,8 +24,10 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * DescribeLogDirs: every dir of the engine's pool ({@code log.dirs}, KIP-112), each with the partitions it holds,
- * their sizes in bytes (from memory, no file opened), lag 0 (no replicas, no future replica), and the total and
- * usable bytes of its file store (v4, KIP-827; -1 when the store cannot say).
+ * their sizes in bytes (from memory, no file opened), lag 0 (no replicas), and the total and usable bytes of its file
+ * store (v4, KIP-827; -1 when the store cannot say). A partition being moved to another dir (AlterReplicaLogDirs,
+ * KIP-113) is also listed there as its future replica ({@code isFutureKey=true}): the copy's size so far and the
+ * offsets it still lacks, as {@code kafka-log-dirs --describe} prints them.
  */
 public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsRequestData> {
     private final TopicCatalog topics;
@@ -64,6 +66,16 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
                                 .setPartitionSize(size)
                                 .setOffsetLag(0)
                                 .setIsFutureKey(false));
+                engine.futureReplica(tp)
+                        .filter(f -> results.containsKey(f.dir()))
+                        .ifPresent(f -> perDir.computeIfAbsent(
+                                        f.dir(), d -> new DescribeLogDirsTopic().setName(w.topic()))
+                                .partitions()
+                                .add(new DescribeLogDirsResponseData.DescribeLogDirsPartition()
+                                        .setPartitionIndex(p)
+                                        .setPartitionSize(f.sizeInBytes())
+                                        .setOffsetLag(f.offsetLag())
+                                        .setIsFutureKey(true)));
             }
             perDir.forEach((d, topic) -> results.get(d).topics().add(topic));
         }

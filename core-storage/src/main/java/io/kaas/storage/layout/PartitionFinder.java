@@ -99,7 +99,9 @@ public final class PartitionFinder {
                     StorageException.Kind.IO, dir + ": cannot list: " + PartitionSegments.describe(e), e);
         }
         for (Path child : children) {
-            if (!child.getFileName().toString().equals(ClusterDir.NAME)) {
+            String name = child.getFileName().toString();
+            // A log dir move's staging copy or old copy is not a partition (PartitionMove decides what becomes of it).
+            if (!name.equals(ClusterDir.NAME) && !PartitionMove.isMoveLeftover(name)) {
                 walk(child, depth + 1, out);
             }
         }
