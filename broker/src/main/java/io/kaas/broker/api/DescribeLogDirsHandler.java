@@ -21,11 +21,13 @@ import org.apache.kafka.common.message.DescribeLogDirsResponseData;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsResult;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsTopic;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * DescribeLogDirs: every dir of the engine's pool ({@code log.dirs}, KIP-112), each with the partitions it holds,
  * their sizes in bytes (from memory, no file opened), lag 0 (no replicas, no future replica), and the total and
- * usable bytes of its file store (v4, KIP-827; -1 when the store cannot say).
+ * usable bytes of its file store (v4, KIP-827; -1 when the store cannot say). An offline dir answers
+ * KAFKA_STORAGE_ERROR and nothing else, as Apache's does.
  */
 public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsRequestData> {
     private final TopicCatalog topics;
@@ -38,8 +40,17 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeLogDirsRequestData request) {
         StorageEngine engine = topics.engine();
         Map<LogDir, DescribeLogDirsResult> results = new LinkedHashMap<>();
+        Map<LogDir, String> offline = engine.offlineLogDirs();
         for (LogDir d : engine.logDirs()) {
-            results.put(d, describe(d));
+            results.put(
+                    d,
+                    offline.containsKey(d)
+                            ? new DescribeLogDirsResult()
+                                    .setLogDir(d.path().toAbsolutePath().toString())
+                                    .setErrorCode(Errors.KAFKA_STORAGE_ERROR.code())
+                                    .setTotalBytes(-1)
+                                    .setUsableBytes(-1)
+                            : describe(d));
         }
         for (DescribeLogDirsRequestData.DescribableLogDirTopic w : wanted(request)) {
             Optional<TopicInfo> t = topics.topic(w.topic());
@@ -52,6 +63,9 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
                     continue;
                 }
                 TopicPartition tp = new TopicPartition(w.topic(), p);
+                if (engine.inOfflineLogDir(tp)) {
+                    continue;
+                }
                 long size = engine.partitionState(tp).sizeInBytes(); // opens it: placed, if it was nowhere yet
                 Optional<LogDir> dir = engine.logDirOf(tp).filter(results::containsKey);
                 if (dir.isEmpty()) {
