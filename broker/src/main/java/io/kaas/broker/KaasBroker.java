@@ -31,6 +31,7 @@ import io.kaas.protocol.ServedApis;
 import io.kaas.security.AclStore;
 import io.kaas.storage.DiskStorageEngine;
 import io.kaas.storage.StorageEngine;
+import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.ClusterDir;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
@@ -38,6 +39,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -85,6 +87,8 @@ public final class KaasBroker implements AutoCloseable {
     private volatile boolean listenersBound;
     private boolean starting;
     private boolean stopped;
+    /** Completes once the broker stopped because its engine's home log dir failed. */
+    private final CompletableFuture<StorageException> failed = new CompletableFuture<>();
 
     /** A broker over {@code engine}; its metrics then lack what only the engine sees (fsyncs, opens, storage errors). */
     public KaasBroker(BrokerConfig config, StorageEngine engine) {
@@ -170,7 +174,37 @@ public final class KaasBroker implements AutoCloseable {
             started.stopAllAfter(t);
             throw t;
         }
+        engine.homeDirFailed().thenAccept(this::stopAfterHomeDirFailed);
         return this;
+    }
+
+    /**
+     * The home log dir (holding {@code __cluster/}) failed: the broker cannot go on, as Apache's halts when its
+     * metadata log dir fails. Stopped on a thread of its own (the failure is reported on an engine thread, which the
+     * stop waits for); {@link #failed} completes after.
+     */
+    private void stopAfterHomeDirFailed(StorageException e) {
+        LOG.error("kaas broker {} stops: {}", config.brokerId(), e.getMessage());
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        stop();
+                    } catch (RuntimeException stopFailed) {
+                        LOG.error(
+                                "kaas broker {}: stop after the home dir failed: {}",
+                                config.brokerId(),
+                                stopFailed.toString());
+                    } finally {
+                        failed.complete(e);
+                    }
+                },
+                "kaas-broker-stop-home-dir-failed");
+        t.start();
+    }
+
+    /** Completes once the broker stopped because its home log dir failed (the process should exit non-zero). */
+    public CompletableFuture<StorageException> failed() {
+        return failed;
     }
 
     private void startInOrder() {

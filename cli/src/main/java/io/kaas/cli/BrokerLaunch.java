@@ -205,7 +205,9 @@ final class BrokerLaunch {
                 },
                 "kaas-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
+        // The home log dir failing stops the broker by itself: the process exits, non-zero, for its supervisor to see.
+        broker.failed().thenRun(stopped::countDown);
         stopped.await();
-        return ExitCodes.OK;
+        return broker.failed().isDone() ? ExitCodes.UNREADABLE : ExitCodes.OK;
     }
 }

@@ -43,8 +43,11 @@ public final class CompactCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "PATH", description = "Data dir, topic dir or partition dir.")
+    @Parameters(paramLabel = "PATH", arity = "0..1", description = "Data dir, topic dir or partition dir.")
     Path path;
+
+    @Mixin
+    LogDirsMixin logDirs;
 
     @Option(names = "--dry-run", description = "Clean in memory only and report what would be removed; change no byte.")
     boolean dryRun;
@@ -88,9 +91,17 @@ public final class CompactCommand implements Callable<Integer> {
         LongConsumer progress = bar == null ? ProgressBar.NONE : bar;
         OfflineCompaction.Options options =
                 new OfflineCompaction.Options(dryRun, jsonOutput.json(), minCompactionLagMs, dedupeBufferBytes);
-        int exit = new OfflineCompaction(
-                        options, spec.commandLine().getOut(), spec.commandLine().getErr(), Clock.systemUTC())
-                .run(path, progress);
+        int exit = io.kaas.storage.ExitCodes.OK;
+        for (Path root : logDirs.roots(spec, path)) {
+            exit = io.kaas.storage.ExitCodes.worst(
+                    exit,
+                    new OfflineCompaction(
+                                    options,
+                                    spec.commandLine().getOut(),
+                                    spec.commandLine().getErr(),
+                                    Clock.systemUTC())
+                            .run(root, progress));
+        }
         if (bar != null) {
             bar.finish();
         }

@@ -43,6 +43,9 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
     DataDirMixin dataDir;
 
     @Mixin
+    LogDirsMixin logDirs;
+
+    @Mixin
     CoordinatorMixin coordinator;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -115,9 +118,13 @@ public final class DeleteRecordsCommand implements Callable<Integer> {
             request = new DeleteRecordsRequest(List.of(
                     new DeleteRecordsRequest.Target(source.one.topic, source.one.partition, source.one.offset)));
         }
-        coordinator.refuseLiveOwned(dataDir.dataDir(), force || dryRun);
+        // --log-dirs: each partition is purged in the dir of the pool that holds it.
+        List<Path> pool = logDirs.given() ? logDirs.roots(spec, null) : List.of(dataDir.dataDir());
+        for (Path d : pool) {
+            coordinator.refuseLiveOwned(d, force || dryRun);
+        }
         return new DeleteRecordsRun(
-                        dataDir.dataDir(),
+                        pool,
                         dryRun,
                         force,
                         jsonOutput.json(),

@@ -34,8 +34,14 @@ public final class RebuildIndexCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "PATH", description = "Data dir, topic dir, partition dir, or one segment file.")
+    @Parameters(
+            paramLabel = "PATH",
+            arity = "0..1",
+            description = "Data dir, topic dir, partition dir, or one segment file.")
     Path path;
+
+    @Mixin
+    LogDirsMixin logDirs;
 
     @Option(
             names = "--index-interval-bytes",
@@ -67,11 +73,22 @@ public final class RebuildIndexCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(
                     spec.commandLine(), "--index-interval-bytes must be positive");
         }
-        coordinator.refuseLiveOwned(path, force || check || dryRun);
+        java.util.List<Path> roots = logDirs.roots(spec, path);
+        for (Path root : roots) {
+            coordinator.refuseLiveOwned(root, force || check || dryRun);
+        }
         RebuildIndexRun.Options options = new RebuildIndexRun.Options(
                 new IndexPolicy(indexIntervalBytes), !check && !dryRun, check, force, jsonOutput.json());
-        return new RebuildIndexRun(
-                        options, spec.commandLine().getOut(), spec.commandLine().getErr())
-                .run(path);
+        int exit = io.kaas.storage.ExitCodes.OK;
+        for (Path root : roots) {
+            exit = io.kaas.storage.ExitCodes.worst(
+                    exit,
+                    new RebuildIndexRun(
+                                    options,
+                                    spec.commandLine().getOut(),
+                                    spec.commandLine().getErr())
+                            .run(root));
+        }
+        return exit;
     }
 }

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code --log-dirs}: ls, verify and recover over a broker's whole pool of log dirs (KIP-112). */
+/** {@code --log-dirs}: ls, verify, recover, rebuild-index, compact, cat and delete-records over a broker's whole pool of log dirs (KIP-112). */
 class LogDirsOptionTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -87,6 +87,34 @@ class LogDirsOptionTest {
         KaasRun missing = KaasRun.of("cat", "--log-dirs", pool, "t-3");
         assertThat(missing.exitCode()).as(missing.toString()).isNotZero();
         assertThat(missing.err()).contains("no partition t-3 in any of");
+    }
+
+    @Test
+    void rebuildIndexCompactAndDeleteRecordsWorkOnThePool() throws Exception {
+        KaasRun check = KaasRun.of("rebuild-index", "--check", "--log-dirs", pool);
+        assertThat(check.exitCode()).as(check.toString()).isZero();
+        Path index;
+        try (var s = Files.list(dir.resolve("d1/t/1"))) {
+            index = s.filter(p -> p.toString().endsWith(".index")).findFirst().orElseThrow();
+        }
+        Files.delete(index);
+        assertThat(KaasRun.of("rebuild-index", "--check", "--log-dirs", pool).exitCode())
+                .isEqualTo(1);
+        KaasRun rebuilt = KaasRun.of("rebuild-index", "--log-dirs", pool);
+        assertThat(rebuilt.exitCode()).as(rebuilt.toString()).isZero();
+        assertThat(index).exists();
+
+        KaasRun compact = KaasRun.of("compact", "--no-progress", "--log-dirs", pool);
+        assertThat(compact.exitCode()).as(compact.toString()).isZero();
+
+        KaasRun purge =
+                KaasRun.of("delete-records", "--log-dirs", pool, "--topic", "t", "--partition", "2", "--offset", "3");
+        assertThat(purge.exitCode()).as(purge.toString()).isZero();
+        assertThat(purge.out()).contains("partition: t-2\tlow_watermark: 3");
+        KaasRun missing =
+                KaasRun.of("delete-records", "--log-dirs", pool, "--topic", "t", "--partition", "7", "--offset", "0");
+        assertThat(missing.exitCode()).isEqualTo(3);
+        assertThat(missing.out()).contains(dir.resolve("d2/t/7").toString());
     }
 
     @Test

@@ -1,7 +1,6 @@
 package io.kaas.storage;
 
 import io.kaas.storage.format.CodecSite;
-import io.kaas.storage.format.CodecTripwire;
 import io.kaas.storage.format.CorruptBatchException;
 import io.kaas.storage.format.RecordBatchHeader;
 import io.kaas.storage.format.TopicConfig;
@@ -28,9 +27,10 @@ final class Appender {
     private final TopicPartition id;
     private final EngineConfig config;
     private final PartitionCore core;
-    private final CodecTripwire tripwire;
+    /** The engine's observer: LogAppendTime's codec site, and a write or roll that failed the partition. */
+    private final EngineObserver tripwire;
 
-    Appender(TopicPartition id, EngineConfig config, PartitionCore core, CodecTripwire tripwire) {
+    Appender(TopicPartition id, EngineConfig config, PartitionCore core, EngineObserver tripwire) {
         this.id = id;
         this.config = config;
         this.core = core;
@@ -129,6 +129,7 @@ final class Appender {
                     e);
         } catch (StorageException e) {
             core.fail(e);
+            tripwire.partitionFailed(id, e);
             throw e;
         }
         if (logAppendTimeMs != RecordBatchHeader.NO_TIMESTAMP) {
@@ -173,6 +174,7 @@ final class Appender {
             StorageException s =
                     new StorageException(StorageException.Kind.IO, id + ": segment roll failed: " + e.getMessage(), e);
             core.fail(s);
+            tripwire.partitionFailed(id, s);
             throw s;
         }
     }

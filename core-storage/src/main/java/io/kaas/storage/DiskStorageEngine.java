@@ -51,6 +51,9 @@ public final class DiskStorageEngine implements StorageEngine {
     private final DirectoryOwnership ownership;
 
     private final PartitionPlaces places;
+    /** Which dirs are offline; in front of {@link #observer}, so it hears of partition failures. */
+    private final LogDirFailures failures;
+
     private final OpenPartitions partitions;
     private final DiskTopics topics;
     private final StartupLoad startup;
@@ -84,7 +87,9 @@ public final class DiskStorageEngine implements StorageEngine {
         this.config = config;
         this.executors = new EngineExecutors(config.fsyncTimeout());
         this.files = new FileHandleCache(config.maxOpenFiles());
-        this.observer = observer;
+        this.failures = new LogDirFailures(
+                config.logDirs(), config.fsyncTimeout(), observer, this::logDirOf, this::forgetPartitionsIn);
+        this.observer = failures;
         if (!config.logDirs().isSingle() && !ownership.loadsEveryPartition()) {
             executors.close();
             throw new IllegalArgumentException("several brokers sharing a directory serve one log dir, not "
@@ -95,6 +100,10 @@ public final class DiskStorageEngine implements StorageEngine {
                 AtomicFile.createDirectories(d.path());
                 owners.add(ownership.lockDirectory(d.path()));
             } catch (IOException | RuntimeException e) {
+                if (failures.handlesDirFailures() && !d.equals(config.logDirs().home()) && diskFailure(e)) {
+                    failures.offlineAtStart(d, "cannot open it: " + e.getMessage());
+                    continue;
+                }
                 owners.forEach(OwnerLock::close);
                 executors.close();
                 throw e instanceof IOException io
@@ -105,9 +114,9 @@ public final class DiskStorageEngine implements StorageEngine {
                         : (RuntimeException) e;
             }
         }
-        this.places = new PartitionPlaces(config.logDirs(), config.placement(), this::loadedSize);
+        this.places = new PartitionPlaces(config.logDirs(), config.placement(), this::loadedSize, failures);
         this.partitions = new OpenPartitions(
-                config, observer, executors, files, ownership, this::topicNamed, places::partitionDir);
+                config, this.observer, executors, files, ownership, this::topicNamed, places::partitionDir);
         this.topics = new DiskTopics(config.dataDir(), ownership, partitions, places);
         try {
             places.load();
@@ -132,6 +141,16 @@ public final class DiskStorageEngine implements StorageEngine {
         this.cleaner = new LogCleanerThreads(config.cleaner(), partitions::loaded, config.clock());
         cleaner.start();
         this.moves = new LogDirMoves(partitions, places, this::topicNamed);
+    }
+
+    /** For {@link LogDirFailures}: {@code d} went offline. */
+    private List<Partition> forgetPartitionsIn(LogDir d) {
+        return partitions.forget(tp -> places.dirOf(tp).filter(d::equals).isPresent());
+    }
+
+    /** An I/O failure of the dir itself, not another process holding its lock (that refuses the start). */
+    private static boolean diskFailure(Exception e) {
+        return e instanceof IOException || (e instanceof StorageException se && se.kind() == StorageException.Kind.IO);
     }
 
     /**
@@ -232,6 +251,16 @@ public final class DiskStorageEngine implements StorageEngine {
         return moves.future(tp);
     }
 
+    @Override
+    public Map<LogDir, String> offlineLogDirs() {
+        return failures.offlineDirs();
+    }
+
+    @Override
+    public CompletableFuture<StorageException> homeDirFailed() {
+        return failures.homeFailed();
+    }
+
     /** For {@link OpenPartitions}, which is made before {@link #topics}. */
     private TopicInfo topicNamed(String name) {
         return topics.get(name);
@@ -273,6 +302,7 @@ public final class DiskStorageEngine implements StorageEngine {
      */
     public Partition openPartition(TopicPartition tp) {
         ensureOpen();
+        failures.checkOnline(tp);
         return partitions.open(tp);
     }
 
@@ -411,6 +441,7 @@ public final class DiskStorageEngine implements StorageEngine {
         executors.stopLoaders();
         moves.close();
         cleaner.close();
+        failures.close();
         partitions.closeAll(ownership.abandonsAtClose(fencedAtClose));
         executors.close();
         owners.forEach(OwnerLock::close);

@@ -164,6 +164,10 @@ final class DiskTopics {
     }
 
     void delete(String name) {
+        TopicInfo known = topics.get(name);
+        if (known != null) {
+            places.checkDeletable(known);
+        }
         TopicInfo info = topics.remove(name);
         if (info == null) {
             throw new StorageException(

@@ -215,6 +215,24 @@ final class OpenPartitions {
         }
     }
 
+    /**
+     * Forgets every partition {@code which} picks, loaded or being loaded, and returns those loaded: none is
+     * served or listed from here on (their log dir went offline; the caller closes them). One being loaded
+     * closes what it made when its load ends.
+     */
+    List<Partition> forget(java.util.function.Predicate<TopicPartition> which) {
+        List<Partition> out = new ArrayList<>();
+        for (TopicPartition tp : List.copyOf(slots.keySet())) {
+            if (which.test(tp)) {
+                CompletableFuture<Partition> f = slots.remove(tp);
+                if (f != null) {
+                    loaded(f, false).ifPresent(out::add);
+                }
+            }
+        }
+        return out;
+    }
+
     /** Every partition loaded now (none being loaded is waited for). */
     List<Partition> loaded() {
         List<Partition> out = new ArrayList<>();

@@ -340,6 +340,15 @@ public final class Partition implements PartitionLog {
         return commits.fsyncCount();
     }
 
+    /**
+     * Its log dir went offline ({@link LogDirFailures}): fails it now, without its lock (an appender may be stuck
+     * on the disk): every later call throws {@code why}, and an append waiting for an fsync is never acknowledged.
+     */
+    void failOffline(StorageException why) {
+        core.fail(why);
+        commits.failAll(why);
+    }
+
     /** See {@link PartitionShutdown#abandon}: closes without writing to the partition's files. */
     public void abandon() {
         shutdown.abandon();

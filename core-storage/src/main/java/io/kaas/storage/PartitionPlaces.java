@@ -45,12 +45,16 @@ final class PartitionPlaces {
     /** A loaded partition's size, for {@link PlacementRule#BYTES}; 0 when not loaded. */
     private final ToLongFunction<TopicPartition> sizes;
 
+    /** Which dirs are offline: never placed on, never written to. */
+    private final LogDirFailures failures;
+
     private final Map<TopicPartition, LogDir> located = new ConcurrentHashMap<>();
 
-    PartitionPlaces(LogDirs pool, PlacementRule rule, ToLongFunction<TopicPartition> sizes) {
+    PartitionPlaces(LogDirs pool, PlacementRule rule, ToLongFunction<TopicPartition> sizes, LogDirFailures failures) {
         this.pool = pool;
         this.rule = rule;
         this.sizes = sizes;
+        this.failures = failures;
     }
 
     LogDirs pool() {
@@ -68,14 +72,21 @@ final class PartitionPlaces {
      * that an interrupted alter left behind the home's.
      */
     void load() throws IOException {
-        for (LogDir d : pool.dirs()) {
-            AtomicFile.createDirectories(d.path());
-        }
+        AtomicFile.createDirectories(home());
         for (LogDir d : others()) {
-            finishDeletes(d.path());
+            try {
+                AtomicFile.createDirectories(d.path());
+                finishDeletes(d.path());
+                PoolContents.scan(new LogDirs(List.of(d))); // readable through and through
+            } catch (IOException e) {
+                if (!failures.handlesDirFailures()) {
+                    throw e;
+                }
+                failures.offlineAtStart(d, "cannot read it: " + e);
+            }
         }
-        PartitionMove.resolve(pool, false).forEach(a -> LOG.warn("log dir move: {}", a));
-        PoolContents contents = PoolContents.scan(pool);
+        PartitionMove.resolve(online(), false).forEach(a -> LOG.warn("log dir move: {}", a));
+        PoolContents contents = PoolContents.scan(online());
         contents.partitions()
                 .forEach((topic, parts) -> parts.forEach((p, dir) -> located.put(new TopicPartition(topic, p), dir)));
         for (Map.Entry<String, List<LogDir>> e : contents.topicDirs().entrySet()) {
@@ -124,6 +135,18 @@ final class PartitionPlaces {
     /** The dir {@code tp} lives in; when it is in none yet (its directory vanished, or a topic from before) it is placed now. */
     Path partitionDir(TopicPartition tp, TopicInfo info) {
         LogDir d = located.get(tp);
+        if (d == null && failures.anyOffline()) {
+            // It may be in the offline dir: placed anew, it would be an empty partition in two dirs once that is back.
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    tp + " is in no online log dir; it may be in an offline one ("
+                            + String.join(
+                                    ",",
+                                    failures.offlineDirs().keySet().stream()
+                                            .map(LogDir::name)
+                                            .toList())
+                            + ")");
+        }
         if (d == null) {
             Map<Integer, LogDir> placed = place(info, tp.partition(), tp.partition() + 1);
             try {
@@ -156,9 +179,17 @@ final class PartitionPlaces {
             LogDir have = located.get(tp);
             if (have == null) {
                 try {
-                    have = rule.choose(pool, pinned, this::partitionsIn, this::bytesIn);
-                } catch (IllegalStateException e) {
-                    throw new IllegalArgumentException("topic " + info.name() + ": " + e.getMessage(), e);
+                    have = rule.choose(online(), pinned, this::partitionsIn, this::bytesIn);
+                } catch (IllegalStateException | IllegalArgumentException e) {
+                    String offline = String.join(
+                            ",",
+                            failures.offlineDirs().keySet().stream()
+                                    .map(LogDir::name)
+                                    .toList());
+                    throw new IllegalArgumentException(
+                            "topic " + info.name() + ": " + e.getMessage()
+                                    + (offline.isEmpty() ? "" : " (offline log dirs: " + offline + ")"),
+                            e);
                 }
                 located.put(tp, have);
             }
@@ -221,7 +252,8 @@ final class PartitionPlaces {
     void writeConfigCopies(String topic, TopicConfig config) {
         for (LogDir d : others()) {
             Path copy = TopicDir.of(d.path(), topic);
-            if (Files.isDirectory(copy)) {
+            // An offline dir's copy is brought in step by the load after the restart that brings it back.
+            if (!failures.isOffline(d) && Files.isDirectory(copy)) {
                 StateJson.write(copy.resolve(TopicConfig.FILE_NAME), config);
             }
         }
@@ -231,6 +263,21 @@ final class PartitionPlaces {
      * Deletes the topic's directories outside the home dir, before the home one goes: each is renamed away
      * (one durable step), then removed. A crash in between leaves the topic known, with those partitions empty.
      */
+    /**
+     * Refuses to delete a topic with partitions in an offline dir: its files there could not be removed, and
+     * would bring the topic back once the dir is.
+     */
+    void checkDeletable(TopicInfo info) {
+        for (Map.Entry<TopicPartition, LogDir> e : located.entrySet()) {
+            if (e.getKey().topic().equals(info.name()) && failures.isOffline(e.getValue())) {
+                throw new StorageException(
+                        StorageException.Kind.IO,
+                        "topic " + info.name() + " cannot be deleted now: " + e.getKey() + " is in log dir "
+                                + e.getValue().name() + ", which is offline; delete it once the dir is back");
+            }
+        }
+    }
+
     void deleteOutsideHome(TopicInfo info) throws IOException {
         located.keySet().removeIf(tp -> tp.topic().equals(info.name()));
         List<Path> doomed = new ArrayList<>();
@@ -260,6 +307,16 @@ final class PartitionPlaces {
             }
         }
         return sum;
+    }
+
+    /** The pool without its offline dirs (the home dir is never among those while the engine serves). */
+    private LogDirs online() {
+        List<LogDir> up =
+                pool.dirs().stream().filter(d -> !failures.isOffline(d)).toList();
+        if (up.isEmpty()) {
+            throw new IllegalArgumentException("every log dir is offline");
+        }
+        return new LogDirs(up);
     }
 
     private List<LogDir> others() {

@@ -195,6 +195,28 @@ public interface StorageEngine extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * The dirs of {@link #logDirs} that are offline (a disk failure at run time, or unusable at start), with why, in
+     * pool order: their partitions refuse every call ({@link StorageException.Kind#IO}) until a restart.
+     */
+    default Map<LogDir, String> offlineLogDirs() {
+        return Map.of();
+    }
+
+    /** Whether {@code tp} lives in an offline dir (or, with a dir offline since the start, is found in no dir). */
+    default boolean inOfflineLogDir(TopicPartition tp) {
+        Map<LogDir, String> offline = offlineLogDirs();
+        return !offline.isEmpty() && logDirOf(tp).map(offline::containsKey).orElse(true);
+    }
+
+    /**
+     * Completes when the home dir (the first, holding {@code __cluster/}) failed in a pool of several: the broker
+     * cannot go on, as Apache's halts when its metadata log dir fails. Never completes otherwise.
+     */
+    default java.util.concurrent.CompletableFuture<StorageException> homeDirFailed() {
+        return new java.util.concurrent.CompletableFuture<>();
+    }
+
     /** Closes every partition: fsync, manifest, checkpoint at EOF, producer snapshot, locks released. */
     @Override
     void close();

@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -20,7 +21,9 @@ import java.util.Map;
  * exit 1, as an out-of-range offset is.
  */
 public final class DeleteRecordsRun {
-    private final Path dataDir;
+    /** The data dir, or each dir of a broker's pool ({@code --log-dirs}): a partition is found in the one holding it. */
+    private final List<Path> dataDirs;
+
     private final boolean dryRun;
     private final boolean force;
     private final boolean json;
@@ -29,7 +32,12 @@ public final class DeleteRecordsRun {
 
     public DeleteRecordsRun(
             Path dataDir, boolean dryRun, boolean force, boolean json, PrintWriter out, PrintWriter err) {
-        this.dataDir = dataDir;
+        this(List.of(dataDir), dryRun, force, json, out, err);
+    }
+
+    public DeleteRecordsRun(
+            List<Path> dataDirs, boolean dryRun, boolean force, boolean json, PrintWriter out, PrintWriter err) {
+        this.dataDirs = List.copyOf(dataDirs);
         this.dryRun = dryRun;
         this.force = force;
         this.json = json;
@@ -38,9 +46,15 @@ public final class DeleteRecordsRun {
     }
 
     public int run(DeleteRecordsRequest request) {
-        String noData = !Files.isDirectory(dataDir)
-                ? dataDir + ": " + (Files.exists(dataDir) ? "not a directory" : "no such data directory")
-                : holdsNoData();
+        String noData = null;
+        for (Path dataDir : dataDirs) {
+            noData = !Files.isDirectory(dataDir)
+                    ? dataDir + ": " + (Files.exists(dataDir) ? "not a directory" : "no such data directory")
+                    : holdsNoData(dataDir);
+            if (noData != null) {
+                break;
+            }
+        }
         if (noData != null) {
             err.println(noData);
             if (json) {
@@ -67,10 +81,25 @@ public final class DeleteRecordsRun {
         StringBuilder results = new StringBuilder();
         int done = 0;
         for (DeleteRecordsRequest.Target t : request.targets()) {
-            Path dir = PartitionFinder.find(dataDir, t.topic(), t.partition()).orElse(null);
+            Path dir;
+            try {
+                dir = PartitionFinder.findInPool(dataDirs, t.topic(), t.partition())
+                        .orElse(null);
+            } catch (StorageException inTwo) {
+                err.println(inTwo.getMessage());
+                result(results, t, null, "refused", inTwo.getMessage(), null);
+                exit = ExitCodes.worst(exit, ExitCodes.PROBLEMS);
+                continue;
+            }
             if (dir == null) {
-                String error =
-                        "unknown topic or partition (no " + TopicDir.partition(dataDir, t.topic(), t.partition()) + ")";
+                String error = "unknown topic or partition (no "
+                        + String.join(
+                                " nor ",
+                                dataDirs.stream()
+                                        .map(d -> TopicDir.partition(d, t.topic(), t.partition())
+                                                .toString())
+                                        .toList())
+                        + ")";
                 result(results, t, null, "error", error, null);
                 exit = ExitCodes.worst(exit, ExitCodes.UNREADABLE);
                 continue;
@@ -132,7 +161,7 @@ public final class DeleteRecordsRun {
     }
 
     /** Why the data dir is none (no kaas or Kafka data under it, or it cannot be listed), or null when it is one. */
-    private String holdsNoData() {
+    private static String holdsNoData(Path dataDir) {
         try {
             PartitionFinder.find(dataDir);
             return null;

@@ -88,6 +88,9 @@ public final class AdminServer implements AutoCloseable {
                     if (!s.ready()) {
                         body.put("reasons", s.reasons());
                     }
+                    if (!s.offlineLogDirs().isEmpty()) {
+                        body.put("offline_log_dirs", s.offlineLogDirs());
+                    }
                     send(exchange, s.ready() ? 200 : 503, "application/json", JSON.writeValueAsString(body) + "\n");
                 }
                 default ->

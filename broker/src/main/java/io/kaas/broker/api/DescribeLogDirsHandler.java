@@ -21,13 +21,15 @@ import org.apache.kafka.common.message.DescribeLogDirsResponseData;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsResult;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData.DescribeLogDirsTopic;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * DescribeLogDirs: every dir of the engine's pool ({@code log.dirs}, KIP-112), each with the partitions it holds,
  * their sizes in bytes (from memory, no file opened), lag 0 (no replicas), and the total and usable bytes of its file
  * store (v4, KIP-827; -1 when the store cannot say). A partition being moved to another dir (AlterReplicaLogDirs,
  * KIP-113) is also listed there as its future replica ({@code isFutureKey=true}): the copy's size so far and the
- * offsets it still lacks, as {@code kafka-log-dirs --describe} prints them.
+ * offsets it still lacks, as {@code kafka-log-dirs --describe} prints them. An offline dir answers
+ * KAFKA_STORAGE_ERROR and nothing else, as Apache's does.
  */
 public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsRequestData> {
     private final TopicCatalog topics;
@@ -40,8 +42,17 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, DescribeLogDirsRequestData request) {
         StorageEngine engine = topics.engine();
         Map<LogDir, DescribeLogDirsResult> results = new LinkedHashMap<>();
+        Map<LogDir, String> offline = engine.offlineLogDirs();
         for (LogDir d : engine.logDirs()) {
-            results.put(d, describe(d));
+            results.put(
+                    d,
+                    offline.containsKey(d)
+                            ? new DescribeLogDirsResult()
+                                    .setLogDir(d.path().toAbsolutePath().toString())
+                                    .setErrorCode(Errors.KAFKA_STORAGE_ERROR.code())
+                                    .setTotalBytes(-1)
+                                    .setUsableBytes(-1)
+                            : describe(d));
         }
         for (DescribeLogDirsRequestData.DescribableLogDirTopic w : wanted(request)) {
             Optional<TopicInfo> t = topics.topic(w.topic());
@@ -54,6 +65,9 @@ public final class DescribeLogDirsHandler implements ApiHandler<DescribeLogDirsR
                     continue;
                 }
                 TopicPartition tp = new TopicPartition(w.topic(), p);
+                if (engine.inOfflineLogDir(tp)) {
+                    continue;
+                }
                 long size = engine.partitionState(tp).sizeInBytes(); // opens it: placed, if it was nowhere yet
                 Optional<LogDir> dir = engine.logDirOf(tp).filter(results::containsKey);
                 if (dir.isEmpty()) {

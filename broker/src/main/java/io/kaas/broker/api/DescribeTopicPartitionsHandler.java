@@ -94,9 +94,15 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler<Describe
                     break;
                 }
                 budget--;
+                TopicPartition tp = new TopicPartition(name, p);
+                // A replica in an offline log dir: no leader, still a replica and in the ISR, named offline (as
+                // Metadata).
+                boolean offline = topics.engine().inOfflineLogDir(tp);
                 Optional<PartitionLeaders.Leadership> leader =
-                        leaders.leadership(new TopicPartition(name, p), self, topics.engine());
-                List<Integer> replicas = leader.map(l -> List.of(l.leaderId())).orElse(List.of());
+                        offline ? Optional.empty() : leaders.leadership(tp, self, topics.engine());
+                List<Integer> replicas = offline
+                        ? List.of(self.nodeId())
+                        : leader.map(l -> List.of(l.leaderId())).orElse(List.of());
                 out.partitions()
                         .add(new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponsePartition()
                                 .setPartitionIndex(p)
@@ -110,7 +116,7 @@ public final class DescribeTopicPartitionsHandler implements ApiHandler<Describe
                                 .setIsrNodes(new ArrayList<>(replicas))
                                 .setEligibleLeaderReplicas(new ArrayList<>())
                                 .setLastKnownElr(new ArrayList<>())
-                                .setOfflineReplicas(new ArrayList<>()));
+                                .setOfflineReplicas(new ArrayList<>(offline ? replicas : List.of())));
             }
             response.topics().add(out);
             if (response.nextCursor() != null) {

@@ -147,11 +147,22 @@ public final class MetadataHandler implements ApiHandler<MetadataRequestData> {
                 .setIsInternal(false);
         for (int p = 0; p < t.partitions(); p++) {
             TopicPartition tp = new TopicPartition(t.name(), p);
-            Optional<PartitionLeaders.Leadership> leader = leaders.leadership(tp, self, topics.engine());
+            Optional<PartitionLeaders.Leadership> leader = topics.engine().inOfflineLogDir(tp)
+                    ? Optional.empty()
+                    : leaders.leadership(tp, self, topics.engine());
             MetadataResponseData.MetadataResponsePartition part = new MetadataResponseData.MetadataResponsePartition()
                     .setPartitionIndex(p)
                     .setOfflineReplicas(new ArrayList<>());
-            if (leader.isEmpty()) {
+            if (topics.engine().inOfflineLogDir(tp)) {
+                // Apache's answer for a replica in an offline log dir, once the controller took its leadership away:
+                // no leader, the replica still in replicas and ISR, and named offline.
+                part.setErrorCode(Errors.LEADER_NOT_AVAILABLE.code())
+                        .setLeaderId(-1)
+                        .setLeaderEpoch(-1)
+                        .setReplicaNodes(new ArrayList<>(List.of(self.nodeId())))
+                        .setIsrNodes(new ArrayList<>(List.of(self.nodeId())))
+                        .setOfflineReplicas(new ArrayList<>(List.of(self.nodeId())));
+            } else if (leader.isEmpty()) {
                 part.setErrorCode(Errors.LEADER_NOT_AVAILABLE.code())
                         .setLeaderId(-1)
                         .setLeaderEpoch(-1)

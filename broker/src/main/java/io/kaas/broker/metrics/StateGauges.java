@@ -68,6 +68,16 @@ final class StateGauges {
                         .forEach((tp, why) -> cb.call(1, tp.topic(), Integer.toString(tp.partition()), why)))
                 .register(registry);
         GaugeWithCallback.builder()
+                .name("kaas_log_dir_offline")
+                .help(
+                        "1 for a log dir that is offline (a disk failure: its partitions refused until a restart), else 0")
+                .labelNames("dir")
+                .callback(cb -> {
+                    var offline = engine.offlineLogDirs();
+                    engine.logDirs().forEach(d -> cb.call(offline.containsKey(d) ? 1 : 0, d.name()));
+                })
+                .register(registry);
+        GaugeWithCallback.builder()
                 .name("kaas_connections")
                 .help("Open client connections per listener")
                 .labelNames("listener")

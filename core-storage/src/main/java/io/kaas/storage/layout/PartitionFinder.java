@@ -81,6 +81,27 @@ public final class PartitionFinder {
         return Files.isDirectory(apache) ? Optional.of(apache) : Optional.empty();
     }
 
+    /**
+     * One partition's directory in a broker's pool of log dirs ({@link LogDirs}): where it is found, as the broker
+     * opens it; empty when in no dir.
+     *
+     * @throws StorageException of kind {@link StorageException.Kind#DAMAGED} when two dirs hold it, naming both (the
+     *     broker refuses to open that too, see {@link PoolContents})
+     */
+    public static Optional<Path> findInPool(List<Path> dirs, String topic, int partition) {
+        List<Path> found = new ArrayList<>();
+        for (Path d : dirs) {
+            find(d, topic, partition).ifPresent(found::add);
+        }
+        if (found.size() > 1) {
+            throw new StorageException(
+                    StorageException.Kind.DAMAGED,
+                    "partition " + topic + "-" + partition + " is in two log dirs: " + found.get(0) + " and "
+                            + found.get(1));
+        }
+        return found.stream().findFirst();
+    }
+
     private static void walk(Path dir, int depth, List<Path> out) {
         if (PartitionSegments.isPartitionDir(dir)) {
             out.add(dir);
