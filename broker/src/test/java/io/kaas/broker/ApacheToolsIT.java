@@ -440,8 +440,8 @@ class ApacheToolsIT {
 
     /** kafka-log-dirs --describe's JSON: {@code partition} listed (not as a future replica) under log dir {@code path}. */
     private static String inDir(String path, String partition) {
-        return "\\{\"logDir\":\"" + java.util.regex.Pattern.quote(path) + "\"[^\\]]*\"partition\":\"" + partition
-                + "\"[^}]*\"isFuture\":false";
+        return "\\{\"partitions\":\\[\\{\"partition\":\"" + partition + "\"[^}]*\"isFuture\":false}],\"error\":null,"
+                + "\"logDir\":\"" + java.util.regex.Pattern.quote(path) + "\"";
     }
 
     @Test
