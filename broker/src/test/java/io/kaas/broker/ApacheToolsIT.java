@@ -393,7 +393,9 @@ class ApacheToolsIT {
                             "--reassignment-json-file",
                             plan.toString())
                     .out();
-            assertThat(executed).contains("Successfully started log directory move for: disks-0-0");
+            assertThat(executed)
+                    .contains("Successfully started moving log directory to " + d1
+                            + " for replica disks-0 with broker 0");
             org.awaitility.Awaitility.await()
                     .atMost(java.time.Duration.ofSeconds(60))
                     .until(() -> tool(
