@@ -166,6 +166,18 @@ class LogDirFailureTest {
     }
 
     @Test
+    void theHomeDirFailingIsTheBrokersFailure() throws Exception {
+        engine.createTopic("t", 6, TopicConfig.EMPTY);
+        produceRound();
+        assertThat(engine.homeDirFailed()).isNotDone();
+        fs.faults().failFsync(Scope.under(dirs.get(0)), Repeat.ALWAYS);
+        produceRound();
+        assertThat(engine.homeDirFailed().get(10, TimeUnit.SECONDS).getMessage())
+                .contains("the home log dir " + dirs.get(0) + " failed");
+        assertThat(engine.offlineLogDirs()).containsOnlyKeys(LogDir.of(dirs.get(0)));
+    }
+
+    @Test
     void aDirStillUnusableAtRestartIsOfflineFromTheStartAndTheRestServe() throws Exception {
         engine.createTopic("t", 6, TopicConfig.EMPTY);
         Map<TopicPartition, Long> acked = produceRound();
