@@ -18,6 +18,9 @@
 #   SCALE_TMP=${TMPDIR:-/tmp}               where the data dir goes (a real disk)
 #   SCALE_SKIP_BUILD=1                      use the built cli/target/lib/ and bench jar
 #   SCALE_KEEP=1                            keep the data dir
+#   SCALE_JVM="-Xmx4g -XX:+UseG1GC"         both brokers' heap and collector
+#   SCALE_PRODUCERS=1                       producers the probe spreads the topics over (one JVM)
+#   SCALE_JFR=1                             kaas under Flight Recorder (bench/results/.../kaas-<run>.jfr)
 #   SCALE_SYSTEMS="kaas apache"             which brokers to run, one after the other
 #   SCALE_APACHE_SECONDS=600                Apache's budget per phase (start, produce, restart)
 #
@@ -38,6 +41,7 @@ RESTART_SECONDS=${SCALE_RESTART_SECONDS:-90}
 TMP_ROOT=${SCALE_TMP:-${TMPDIR:-/tmp}}
 SYSTEMS=${SCALE_SYSTEMS:-kaas apache}
 APACHE_SECONDS=${SCALE_APACHE_SECONDS:-600}
+PRODUCERS=${SCALE_PRODUCERS:-1}
 KAAS_PORT=127.0.0.1:39092
 APACHE_PORT=127.0.0.1:39192
 APACHE_CONTROLLER_PORT=127.0.0.1:39193
@@ -113,7 +117,7 @@ while_alive() { # pid: waits for pid (a client JVM); kills it and returns 1 if b
     wait "$pid"
 }
 # Same heap for both brokers.
-SCALE_JVM="-Xmx2g -XX:+UseG1GC"
+SCALE_JVM=${SCALE_JVM:--Xmx4g -XX:+UseG1GC}
 
 start_sampler() { # name: open files and RSS of broker_pid every 0.2 s
     # Samples: seconds since start, open files, RSS (KiB).
@@ -129,7 +133,9 @@ start_sampler() { # name: open files and RSS of broker_pid every 0.2 s
 start_kaas() { # run-name: starts the broker under ulimit -n; sets broker_pid and the sampler
     local name=$1 extra=()
     [[ -n "${SCALE_MAX_OPEN_FILES:-}" ]] && extra=(--max-open-files "$SCALE_MAX_OPEN_FILES")
-    (ulimit -n "$NOFILE" && KAAS_JAVA_OPTS="$SCALE_JVM" exec "$repo/bin/kaas" serve \
+    local jvm=$SCALE_JVM
+    [[ -n "${SCALE_JFR:-}" ]] && jvm="$jvm -XX:StartFlightRecording=filename=$results/kaas-$name.jfr,settings=profile,dumponexit=true"
+    (ulimit -n "$NOFILE" && KAAS_JAVA_OPTS="$jvm" exec "$repo/bin/kaas" serve \
         --listeners "PLAINTEXT://$BOOTSTRAP" --data-dir "$data" --auto-create-topics=false --admin-listener none "${extra[@]}") \
         >"$results/kaas-$name.log" 2>&1 &
     broker_pid=$!
@@ -185,7 +191,7 @@ measure() { # system: the whole sequence on one broker; fills fig[system.*]
     fi
     say "$sys: create ${fig[$sys.create]}"
     local b0; b0=$(ticks "$broker_pid")
-    if t=$(probe produce "$TOPICS" "$PER_TOPIC" "$first_budget" 2>"$results/$sys-produce1.err" | awk '{print $2}') && [[ -n "$t" ]]; then
+    if t=$(probe produce "$TOPICS" "$PER_TOPIC" "$first_budget" "$PRODUCERS" 2>"$results/$sys-produce1.err" | awk '{print $2}') && [[ -n "$t" ]]; then
         fig[$sys.produce]=$t
     else
         fig[$sys.produce]="FAILED ($(tail -1 "$results/$sys-produce1.err" | cut -c1-80))"
@@ -202,7 +208,7 @@ measure() { # system: the whole sequence on one broker; fills fig[system.*]
 
     say "$sys: restart"
     local restart_start; restart_start=$(date +%s.%N)
-    if "start_$sys" second && probe produce "$TOPICS" "$PER_TOPIC" "$budget" >/dev/null 2>"$results/$sys-produce2.err"; then
+    if "start_$sys" second && probe produce "$TOPICS" "$PER_TOPIC" "$budget" "$PRODUCERS" >/dev/null 2>"$results/$sys-produce2.err"; then
         fig[$sys.restart]=$(printf '%.1f' "$(echo "$(date +%s.%N) - $restart_start" | bc)")
     else
         fig[$sys.restart]="FAILED after $(printf '%.0f' "$(echo "$(date +%s.%N) - $restart_start" | bc)") s"

@@ -22,8 +22,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Usage: {@code ScaleProbe <bootstrap> create <topics> <partitionsPerTopic>} creates topics
  * {@code scale-0 ...} (500 per request); {@code ScaleProbe <bootstrap> produce <topics>
- * <partitionsPerTopic> <timeoutSeconds>} sends one acks=all record to every partition and waits for every
- * acknowledgement. Each prints {@code <phase> <seconds>} and exits 0, or 1 when anything failed or
+ * <partitionsPerTopic> <timeoutSeconds> [producers]} sends one acks=all record to every partition and waits
+ * for every acknowledgement, the topics dealt round-robin over {@code producers} producers (default 1): one
+ * kafka-clients producer's own bookkeeping of 100,000 partitions (its accumulator walks every partition
+ * on each send loop) takes a CPU of its own and would hide the broker's part. Each prints {@code <phase> <seconds>} and exits 0, or 1 when anything failed or
  * timed out.
  */
 public final class ScaleProbe {
@@ -45,7 +47,12 @@ public final class ScaleProbe {
             if (args[1].equals("create")) {
                 create(bootstrap, topics, perTopic);
             } else {
-                produce(bootstrap, topics, perTopic, args.length > 4 ? Integer.parseInt(args[4]) : 90);
+                produce(
+                        bootstrap,
+                        topics,
+                        perTopic,
+                        args.length > 4 ? Integer.parseInt(args[4]) : 90,
+                        args.length > 5 ? Integer.parseInt(args[5]) : 1);
             }
         } catch (ExecutionException | TimeoutException e) {
             System.err.println(args[1] + " failed: " + e);
@@ -68,7 +75,7 @@ public final class ScaleProbe {
         }
     }
 
-    private static void produce(String bootstrap, int topics, int perTopic, int timeoutSeconds)
+    private static void produce(String bootstrap, int topics, int perTopic, int timeoutSeconds, int producers)
             throws InterruptedException, ExecutionException, TimeoutException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         Map<String, Object> config = Map.of(
@@ -81,10 +88,15 @@ public final class ScaleProbe {
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutSeconds * 1000L,
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutSeconds * 1000,
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutSeconds * 1000 - 100);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer())) {
+        List<KafkaProducer<byte[], byte[]>> all = new ArrayList<>();
+        try {
+            for (int i = 0; i < producers; i++) {
+                all.add(new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer()));
+            }
             List<Future<RecordMetadata>> acks = new ArrayList<>(topics * perTopic);
             byte[] value = "scale".getBytes();
             for (int t = 0; t < topics; t++) {
+                KafkaProducer<byte[], byte[]> producer = all.get(t % producers);
                 for (int p = 0; p < perTopic; p++) {
                     acks.add(producer.send(new ProducerRecord<>("scale-" + t, p, null, value)));
                 }
@@ -92,6 +104,8 @@ public final class ScaleProbe {
             for (Future<RecordMetadata> a : acks) {
                 a.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             }
+        } finally {
+            all.forEach(KafkaProducer::close);
         }
     }
 }

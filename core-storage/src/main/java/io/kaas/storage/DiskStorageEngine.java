@@ -180,15 +180,56 @@ public final class DiskStorageEngine implements StorageEngine {
 
     @Override
     public TopicInfo createTopic(String name, int partitions, TopicConfig topicConfig) {
-        TopicInfo info;
-        synchronized (this) {
-            ensureOpen();
-            info = topics.create(name, partitions, topicConfig);
-        }
+        TopicInfo info = createTopicFiles(name, partitions, topicConfig);
         if (ownership.loadsEveryPartition()) {
             this.partitions.loadAll(name, 0, partitions);
         }
         return info;
+    }
+
+    /**
+     * Each topic on a {@code kaas-topic-creator} thread, its partitions loaded one after the other on that
+     * thread: {@link EngineExecutors#CREATOR_THREADS} chains of fsyncs at once instead of one.
+     */
+    @Override
+    public List<CompletableFuture<TopicInfo>> createTopics(List<TopicToCreate> wanted) {
+        List<CompletableFuture<TopicInfo>> out = new ArrayList<>(wanted.size());
+        for (TopicToCreate t : wanted) {
+            try {
+                out.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            TopicInfo info = createTopicFiles(t.name(), t.partitions(), t.config());
+                            if (ownership.loadsEveryPartition()) {
+                                for (int p = 0; p < info.partitions(); p++) {
+                                    this.partitions.open(new TopicPartition(info.name(), p));
+                                }
+                            }
+                            return info;
+                        },
+                        executors.creators()));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                out.add(CompletableFuture.failedFuture(
+                        new StorageException(StorageException.Kind.CLOSED, "the storage engine is closed")));
+            }
+        }
+        return out;
+    }
+
+    /** The topic's files, written outside the monitor (it is held only to reserve the name and to publish). */
+    private TopicInfo createTopicFiles(String name, int partitions, TopicConfig topicConfig) {
+        DiskTopics.Reservation r;
+        synchronized (this) {
+            ensureOpen();
+            r = topics.reserve(name, partitions, topicConfig);
+        }
+        topics.writeFiles(r);
+        synchronized (this) {
+            if (closed) {
+                topics.giveUp(r);
+                ensureOpen();
+            }
+            return topics.publish(r);
+        }
     }
 
     @Override

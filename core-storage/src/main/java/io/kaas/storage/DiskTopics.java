@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * through {@link OpenPartitions}.
  *
  * <p>Thread rule: every change runs under {@link DiskStorageEngine}'s monitor (one topic change at a
- * time, never during close); {@link #get} and {@link #all} read a concurrent map and take no lock.
+ * time, never during close), except a create's {@link #writeFiles} and {@link #publish}, which run outside
+ * it for several topics at once: the name is held from {@link #reserve} on, so no other change can meet
+ * the topic before it is published. {@link #get} and {@link #all} read a concurrent map and take no lock.
  */
 final class DiskTopics {
     private static final Logger LOG = LoggerFactory.getLogger(DiskTopics.class);
@@ -36,6 +38,8 @@ final class DiskTopics {
     private final OpenPartitions partitions;
     private final PartitionPlaces places;
     private final Map<String, TopicInfo> topics = new ConcurrentHashMap<>();
+    /** Names reserved by a create whose files are being written ({@link #reserve}). */
+    private final Set<String> creating = ConcurrentHashMap.newKeySet();
 
     DiskTopics(Path dataDir, DirectoryOwnership ownership, OpenPartitions partitions, PartitionPlaces places) {
         this.dataDir = dataDir;
@@ -60,6 +64,9 @@ final class DiskTopics {
         for (Path d : ownership.listTopics(dataDir)) {
             String name = d.getFileName().toString();
             seen.add(name);
+            if (creating.contains(name)) {
+                continue; // its files are being written here: published when they are all there
+            }
             TopicInfo known = topics.get(name);
             if (known == null) {
                 ownership.readTopic(d).ifPresent(info -> topics.put(name, withPartitionsElsewhere(info)));
@@ -138,29 +145,60 @@ final class DiskTopics {
         }
     }
 
-    TopicInfo create(String name, int partitions, TopicConfig topicConfig) {
+    /** A topic being created: its name held, its partitions placed, its files not written yet. */
+    record Reservation(TopicInfo info, Map<Integer, io.kaas.storage.layout.LogDir> placed) {}
+
+    /**
+     * First step of a create, under the engine's monitor: the name checked and held (a second create of it
+     * meets TOPIC_EXISTS until this one is published or given up), the partitions placed. Then
+     * {@link #writeFiles} outside the monitor, several topics at once, then {@link #publish}.
+     */
+    Reservation reserve(String name, int partitions, TopicConfig topicConfig) {
         TopicName.requireLegal(name);
         if (partitions < 1) {
             throw new IllegalArgumentException("a topic needs at least one partition, got " + partitions);
         }
-        if (topics.containsKey(name)) {
+        if (topics.containsKey(name) || !creating.add(name)) {
             throw new StorageException(StorageException.Kind.TOPIC_EXISTS, "topic " + name + " already exists");
         }
-        Path dir = TopicDir.of(dataDir, name);
         TopicInfo info = new TopicInfo(name, UUID.randomUUID(), partitions, topicConfig);
         try {
-            Map<Integer, io.kaas.storage.layout.LogDir> placed = places.place(info, 0, partitions);
-            ownership.createTopic(dataDir, info, p -> places.inHome(placed, p));
-            places.createOutsideHome(info, placed);
-            topics.put(name, info);
-            return info;
-        } catch (IOException | RuntimeException e) {
-            places.forget(name);
-            if (e instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new StorageException(StorageException.Kind.IO, dir + ": cannot create topic: " + e.getMessage(), e);
+            return new Reservation(info, places.place(info, 0, partitions));
+        } catch (RuntimeException e) {
+            creating.remove(name);
+            throw e;
         }
+    }
+
+    /** The reserved topic's files, every entry fsynced; on failure the reservation is given up. No lock needed. */
+    void writeFiles(Reservation r) {
+        TopicInfo info = r.info();
+        try {
+            ownership.createTopic(dataDir, info, p -> places.inHome(r.placed(), p));
+            places.createOutsideHome(info, r.placed());
+        } catch (IOException | RuntimeException e) {
+            giveUp(r);
+            if (e instanceof RuntimeException x) {
+                throw x;
+            }
+            throw new StorageException(
+                    StorageException.Kind.IO,
+                    TopicDir.of(dataDir, info.name()) + ": cannot create topic: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** Last step: the topic is known. */
+    TopicInfo publish(Reservation r) {
+        topics.put(r.info().name(), r.info());
+        creating.remove(r.info().name());
+        return r.info();
+    }
+
+    /** The reservation is dropped (the engine closed, or its files failed); files already written stay. */
+    void giveUp(Reservation r) {
+        places.forget(r.info().name());
+        creating.remove(r.info().name());
     }
 
     void delete(String name) {

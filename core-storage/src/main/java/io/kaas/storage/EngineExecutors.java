@@ -32,8 +32,16 @@ public final class EngineExecutors implements AutoCloseable {
      * ({@link #committerStuck}), so a hung partition pins one thread and never shrinks the others' share.
      */
     static final int COMMITTER_THREADS = 32;
+    /**
+     * Topics of one CreateTopics created at once ({@link StorageEngine#createTopics}). Creating a topic is
+     * a chain of small fsyncs (its files, then each partition's first segment and manifest); one chain at a
+     * time leaves the disk idle between them, while it serves a few dozen concurrent fsyncs of different
+     * files in about the time of one.
+     */
+    static final int CREATOR_THREADS = 16;
 
     private final ThreadPoolExecutor committers;
+    private final ThreadPoolExecutor creators;
     private final FsyncWatchdog watchdog;
     private final ThreadPoolExecutor loaders;
     /** Set while a task of {@link #runningLastDrainOnTaskThread} runs on this thread: the last drain it asked for. */
@@ -57,6 +65,14 @@ public final class EngineExecutors implements AutoCloseable {
                 named("kaas-committer-"));
         // An idle engine holds no committer thread.
         committers.allowCoreThreadTimeOut(true);
+        this.creators = new ThreadPoolExecutor(
+                CREATOR_THREADS,
+                CREATOR_THREADS,
+                60,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(),
+                named("kaas-topic-creator-"));
+        creators.allowCoreThreadTimeOut(true);
         this.watchdog = new FsyncWatchdog(fsyncTimeout, named("kaas-fsync-watchdog"));
     }
 
@@ -159,6 +175,11 @@ public final class EngineExecutors implements AutoCloseable {
         return loaders;
     }
 
+    /** Where {@link StorageEngine#createTopics} creates each topic (its partitions load on the same thread). */
+    ExecutorService creators() {
+        return creators;
+    }
+
     /**
      * Drops queued loads and waits for those running. Not interrupted: an interrupt closes the NIO
      * channel a load is writing through, and the engine closes every partition once they are done.
@@ -198,6 +219,9 @@ public final class EngineExecutors implements AutoCloseable {
 
     @Override
     public void close() {
+        // Not awaited, not interrupted: each queued creation still runs, to fail at once on the closed engine
+        // (so its caller hears back); one in progress ends its files and is refused before it is published.
+        creators.shutdown();
         stopLoaders();
         // Committers first: a drain still running is watched for each fsync it issues.
         committers.shutdown();

@@ -152,6 +152,7 @@ final class PartitionLoader {
                 log.active().assumeUnsynced(); // a tail the last process may never have fsynced
             }
             if (outcome.segments().isEmpty()) {
+                // Its directory fsync also makes the first segment's entries durable (SegmentLog.open).
                 new PartitionStateFiles(dir)
                         .writeManifest(new Manifest(outcome.epoch(), outcome.logEndOffset(), outcome.logStartOffset()));
             }

@@ -44,8 +44,10 @@ final class SegmentLog {
     }
 
     /**
-     * Opens the segments recovery kept; with none, creates the first at {@code logEnd} and fsyncs its
-     * directory entry before anything in it can be acknowledged.
+     * Opens the segments recovery kept; with none, creates the first at {@code logEnd} without fsyncing
+     * its directory entry: the caller writes the partition's first manifest into the same directory next,
+     * and that write's directory fsync makes both durable before anything in the segment can be
+     * acknowledged (one fsync per new partition fewer, at ten thousands of partitions created at once).
      */
     static SegmentLog open(
             Path dir,
@@ -62,7 +64,7 @@ final class SegmentLog {
             log.segments.add(Segment.open(dir, names.get(i), indexPolicy, sealed, files));
         }
         if (log.segments.isEmpty()) {
-            log.startSegment(nowMs);
+            log.segments.add(Segment.create(dir, SegmentName.of(epoch, logEnd), indexPolicy, nowMs, files));
         }
         log.changed();
         return log;

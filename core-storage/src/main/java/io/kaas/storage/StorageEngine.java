@@ -21,6 +21,25 @@ public interface StorageEngine extends AutoCloseable {
     /** @throws StorageException TOPIC_EXISTS */
     TopicInfo createTopic(String name, int partitions, TopicConfig config);
 
+    /**
+     * Creates several topics (one CreateTopics request), as many at once as the engine affords: one future
+     * per topic, in order, each completing with the topic or failing as {@link #createTopic} would throw.
+     * Here one after the other, on the calling thread.
+     */
+    default java.util.List<java.util.concurrent.CompletableFuture<TopicInfo>> createTopics(
+            java.util.List<TopicToCreate> topics) {
+        java.util.List<java.util.concurrent.CompletableFuture<TopicInfo>> out = new java.util.ArrayList<>();
+        for (TopicToCreate t : topics) {
+            try {
+                out.add(java.util.concurrent.CompletableFuture.completedFuture(
+                        createTopic(t.name(), t.partitions(), t.config())));
+            } catch (RuntimeException e) {
+                out.add(java.util.concurrent.CompletableFuture.failedFuture(e));
+            }
+        }
+        return out;
+    }
+
     /** Closes and removes the topic's partitions and files. @throws StorageException UNKNOWN_TOPIC_OR_PARTITION */
     void deleteTopic(String name);
 

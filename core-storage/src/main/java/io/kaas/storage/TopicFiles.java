@@ -42,8 +42,14 @@ final class TopicFiles {
             AtomicFile.fsyncDirectory(dataDir);
         }
         AtomicFile.createDirectories(dir);
-        StateJson.write(dir.resolve(TopicConfig.FILE_NAME), info.config());
-        StateJson.write(dir.resolve(TopicIdentity.FILE_NAME), new TopicIdentity(info.topicId()));
+        // Both files fsynced, then renamed, then one fsync of the directory for the renames and the partition
+        // directories together: creating ten thousand topics is bound by fsyncs, and each of them waits for one.
+        Path config = dir.resolve(TopicConfig.FILE_NAME);
+        Path identity = dir.resolve(TopicIdentity.FILE_NAME);
+        Path configTmp = AtomicFile.writeTemporary(config, StateJson.toBytes(info.config()));
+        Path identityTmp = AtomicFile.writeTemporary(identity, StateJson.toBytes(new TopicIdentity(info.topicId())));
+        AtomicFile.replace(configTmp, config);
+        AtomicFile.replace(identityTmp, identity);
         for (int p = 0; p < info.partitions(); p++) {
             if (inHome.test(p)) {
                 Files.createDirectory(TopicDir.partition(dir, p));

@@ -5,7 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.StorageException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,6 +60,41 @@ abstract class StorageEngineContract {
         assertThat(again.topicId()).isNotEqualTo(id);
         assertThat(engine.partition(new TopicPartition("orders", 0)).state().highWatermark())
                 .isZero();
+    }
+
+    @Test
+    void severalTopicsAreCreatedAtOnceEachWithItsOwnOutcome() throws Exception {
+        engine.createTopic("taken", 1, TopicConfig.EMPTY);
+        List<TopicToCreate> wanted = new ArrayList<>();
+        for (int t = 0; t < 40; t++) {
+            wanted.add(new TopicToCreate("batch-" + t, 3, TopicConfig.EMPTY));
+        }
+        wanted.add(new TopicToCreate("taken", 2, TopicConfig.EMPTY));
+        wanted.add(new TopicToCreate("a/b", 1, TopicConfig.EMPTY));
+        List<CompletableFuture<TopicInfo>> created = engine.createTopics(wanted);
+        assertThat(created).hasSize(wanted.size());
+        for (int t = 0; t < 40; t++) {
+            assertThat(created.get(t).get(30, TimeUnit.SECONDS).name()).isEqualTo("batch-" + t);
+            engine.partition(new TopicPartition("batch-" + t, 2))
+                    .append(TestBatches.batch(1, 1), Acks.ALL, -1)
+                    .get(30, TimeUnit.SECONDS);
+        }
+        List<Throwable> failures = new ArrayList<>();
+        for (int i = 40; i < wanted.size(); i++) {
+            CompletableFuture<TopicInfo> f = created.get(i);
+            assertThatThrownBy(() -> f.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+            f.exceptionally(e -> {
+                failures.add(e instanceof CompletionException ? e.getCause() : e);
+                return null;
+            });
+        }
+        assertThat(failures.get(0))
+                .isInstanceOfSatisfying(
+                        StorageException.class,
+                        e -> assertThat(e.kind()).isEqualTo(StorageException.Kind.TOPIC_EXISTS));
+        assertThat(failures.get(1)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(engine.topic("taken").orElseThrow().partitions()).isEqualTo(1);
+        assertThat(engine.topics()).hasSize(41);
     }
 
     @Test

@@ -7,11 +7,15 @@ import io.kaas.protocol.ApiHandler;
 import io.kaas.protocol.ErrorMapping;
 import io.kaas.protocol.RequestContext;
 import io.kaas.storage.TopicInfo;
+import io.kaas.storage.TopicToCreate;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.StorageException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
@@ -42,6 +46,9 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
     public CompletableFuture<ApiMessage> handle(RequestContext ctx, CreateTopicsRequestData request) {
         CreateTopicsResponseData response = new CreateTopicsResponseData();
         int budget = TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST;
+        // Checked one by one here, then created together (the engine creates several at once).
+        List<TopicToCreate> wanted = new ArrayList<>();
+        List<CreateTopicsResponseData.CreatableTopicResult> results = new ArrayList<>();
         for (CreateTopicsRequestData.CreatableTopic t : request.topics()) {
             CreateTopicsResponseData.CreatableTopicResult r = new CreateTopicsResponseData.CreatableTopicResult()
                     .setName(t.name())
@@ -53,7 +60,14 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                 continue;
             }
             try {
-                budget -= create(t, r, request.validateOnly(), budget);
+                TopicToCreate c = check(t, r, budget);
+                if (c != null) {
+                    budget -= c.partitions();
+                    if (!request.validateOnly()) {
+                        wanted.add(c);
+                        results.add(r);
+                    }
+                }
                 if (r.errorCode() == Errors.NONE.code()
                         && !ctx.allowed(AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, t.name())) {
                     // Apache: the topic is created, but its configs are only shown to who may describe them.
@@ -68,15 +82,47 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                 r.setErrorCode(ErrorMapping.toKafka(e.kind()).code()).setErrorMessage(e.getMessage());
             }
         }
-        return CompletableFuture.completedFuture(response);
+        if (wanted.isEmpty()) {
+            return CompletableFuture.completedFuture(response);
+        }
+        List<CompletableFuture<TopicInfo>> created = topics.createAll(wanted);
+        List<CompletableFuture<Void>> filled = new ArrayList<>(created.size());
+        for (int i = 0; i < created.size(); i++) {
+            CreateTopicsResponseData.CreatableTopicResult r = results.get(i);
+            filled.add(created.get(i).handle((info, failure) -> {
+                if (failure == null) {
+                    r.setTopicId(Uuids.toKafka(info.topicId()));
+                } else {
+                    failed(r, failure instanceof CompletionException ? failure.getCause() : failure);
+                }
+                return null;
+            }));
+        }
+        // The request thread is not held while the topics' files are written.
+        return CompletableFuture.allOf(filled.toArray(new CompletableFuture[0])).thenApply(v -> response);
     }
 
-    /** Fills {@code r}; returns the partitions it created (or would create, when validating). */
-    private int create(
-            CreateTopicsRequestData.CreatableTopic t,
-            CreateTopicsResponseData.CreatableTopicResult r,
-            boolean validateOnly,
-            int budget) {
+    /** A topic the engine did not create: what it said, as the checks before it would have said it. */
+    private static void failed(CreateTopicsResponseData.CreatableTopicResult r, Throwable failure) {
+        Errors error;
+        if (failure instanceof StorageException e) {
+            error = ErrorMapping.toKafka(e.kind());
+        } else if (failure instanceof InvalidTopicException) {
+            error = Errors.INVALID_TOPIC_EXCEPTION;
+        } else if (failure instanceof IllegalArgumentException) {
+            error = Errors.INVALID_CONFIG;
+        } else {
+            error = Errors.UNKNOWN_SERVER_ERROR;
+        }
+        r.setErrorCode(error.code()).setErrorMessage(failure.getMessage());
+    }
+
+    /**
+     * Fills {@code r} with what the topic would be; returns it to create (or, validating, that would be
+     * created), or null when {@code r} says why not.
+     */
+    private TopicToCreate check(
+            CreateTopicsRequestData.CreatableTopic t, CreateTopicsResponseData.CreatableTopicResult r, int budget) {
         TopicCatalog.validateNewName(t.name());
         int partitions = t.numPartitions() == -1 ? topics.defaultPartitions() : t.numPartitions();
         if (!t.assignments().isEmpty()) {
@@ -85,7 +131,7 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                     r.setErrorCode(Errors.INVALID_REPLICA_ASSIGNMENT.code())
                             .setErrorMessage("partition " + a.partitionIndex() + " must be assigned to broker "
                                     + brokerId + " only");
-                    return 0;
+                    return null;
                 }
             }
             partitions = t.assignments().size();
@@ -93,7 +139,7 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
         if (partitions < 1) {
             r.setErrorCode(Errors.INVALID_PARTITIONS.code())
                     .setErrorMessage("partitions must be at least 1, got " + partitions);
-            return 0;
+            return null;
         }
         if (partitions > budget) {
             r.setErrorCode(Errors.POLICY_VIOLATION.code())
@@ -101,13 +147,13 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                             + " partitions; one request may create at most "
                             + TopicCatalog.MAX_NEW_PARTITIONS_PER_REQUEST
                             + " partitions in all (" + budget + " left in this one)");
-            return 0;
+            return null;
         }
         if (t.replicationFactor() != -1 && t.replicationFactor() != 1) {
             r.setErrorCode(Errors.INVALID_REPLICATION_FACTOR.code())
                     .setErrorMessage(
                             "replication factor " + t.replicationFactor() + " is larger than the 1 available broker");
-            return 0;
+            return null;
         }
         Map<String, String> raw = new LinkedHashMap<>();
         for (CreateTopicsRequestData.CreatableTopicConfig c : t.configs()) {
@@ -117,7 +163,7 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
         if (topics.topic(t.name()).isPresent()) {
             r.setErrorCode(Errors.TOPIC_ALREADY_EXISTS.code())
                     .setErrorMessage("topic '" + t.name() + "' already exists");
-            return 0;
+            return null;
         }
         r.setNumPartitions(partitions).setReplicationFactor((short) 1);
         r.setConfigs(new java.util.ArrayList<>());
@@ -130,11 +176,6 @@ public final class CreateTopicsHandler implements ApiHandler<CreateTopicsRequest
                             .setConfigSource(e.source())
                             .setIsSensitive(false));
         }
-        if (validateOnly) {
-            return partitions;
-        }
-        TopicInfo info = topics.create(t.name(), partitions, config);
-        r.setTopicId(Uuids.toKafka(info.topicId()));
-        return partitions;
+        return new TopicToCreate(t.name(), partitions, config);
     }
 }

@@ -4,13 +4,17 @@ import io.kaas.storage.PartitionLog;
 import io.kaas.storage.StorageEngine;
 import io.kaas.storage.TopicInfo;
 import io.kaas.storage.TopicPartition;
+import io.kaas.storage.TopicToCreate;
 import io.kaas.storage.format.TopicConfig;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.TopicName;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.slf4j.Logger;
@@ -120,6 +124,22 @@ public final class TopicCatalog {
         namesById.put(info.topicId(), info.name());
         LOG.info("created topic {} ({} partitions, id {})", name, partitions, info.topicId());
         return info;
+    }
+
+    /**
+     * Creates {@code wanted} as {@link StorageEngine#createTopics} does, several at once: one future per
+     * topic, in order. The caller checked each name ({@link #validateNewName}).
+     */
+    public List<CompletableFuture<TopicInfo>> createAll(List<TopicToCreate> wanted) {
+        List<CompletableFuture<TopicInfo>> out = new ArrayList<>(wanted.size());
+        for (CompletableFuture<TopicInfo> f : engine.createTopics(wanted)) {
+            out.add(f.thenApply(info -> {
+                namesById.put(info.topicId(), info.name());
+                LOG.info("created topic {} ({} partitions, id {})", info.name(), info.partitions(), info.topicId());
+                return info;
+            }));
+        }
+        return out;
     }
 
     /**

@@ -38,12 +38,17 @@ public enum PlacementRule {
     public LogDir choose(
             LogDirs pool, List<String> pinned, ToLongFunction<LogDir> partitions, ToLongFunction<LogDir> bytes) {
         ToLongFunction<LogDir> load = this == PARTITIONS ? partitions : bytes;
+        LogDir only = onlyCandidate(pool, pinned);
+        if (only != null) {
+            // The loads are counted over every placed partition: creating 100,000 partitions one by one in a
+            // single dir would count 5 billion of them for nothing.
+            return only;
+        }
         LogDir best = null;
         long bestLoad = Long.MAX_VALUE;
         long bestCount = Long.MAX_VALUE;
         for (LogDir d : pool.dirs()) {
-            boolean candidate = pinned.isEmpty() ? d.accepts(false) : pinned.contains(d.name()) && d.accepts(true);
-            if (!candidate) {
+            if (!isCandidate(d, pinned)) {
                 continue;
             }
             long l = load.applyAsLong(d);
@@ -57,11 +62,33 @@ public enum PlacementRule {
             }
         }
         if (best == null) {
-            throw new IllegalStateException(
-                    pinned.isEmpty()
-                            ? "no log dir takes new partitions: every one is cordoned or not eligible"
-                            : "no log dir of " + String.join(",", pinned) + " takes new partitions: each is cordoned");
+            throw noneTakes(pinned);
         }
         return best;
+    }
+
+    /** The one dir that may take a new partition when there is exactly one, else null. */
+    private static LogDir onlyCandidate(LogDirs pool, List<String> pinned) {
+        LogDir only = null;
+        for (LogDir d : pool.dirs()) {
+            if (isCandidate(d, pinned)) {
+                if (only != null) {
+                    return null;
+                }
+                only = d;
+            }
+        }
+        return only;
+    }
+
+    private static boolean isCandidate(LogDir d, List<String> pinned) {
+        return pinned.isEmpty() ? d.accepts(false) : pinned.contains(d.name()) && d.accepts(true);
+    }
+
+    private static IllegalStateException noneTakes(List<String> pinned) {
+        return new IllegalStateException(
+                pinned.isEmpty()
+                        ? "no log dir takes new partitions: every one is cordoned or not eligible"
+                        : "no log dir of " + String.join(",", pinned) + " takes new partitions: each is cordoned");
     }
 }
