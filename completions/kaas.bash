@@ -377,11 +377,14 @@ function _picocli_kaas_compact() {
 
   local commands=""
   local flag_opts="'--dry-run' '--no-progress' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--min-compaction-lag-ms' '--dedupe-buffer-size'"
+  local arg_opts="'--log-dirs' '--min-compaction-lag-ms' '--dedupe-buffer-size'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
+    '--log-dirs')
+      return
+      ;;
     '--min-compaction-lag-ms')
       return
       ;;
@@ -414,7 +417,7 @@ function _picocli_kaas_deleterecords() {
 
   local commands=""
   local flag_opts="'--json' '--dry-run' '--force' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--data-dir' '--coordinator' '--cluster-id' '--offset-json-file' '--topic' '--partition' '--offset'"
+  local arg_opts="'--data-dir' '--log-dirs' '--coordinator' '--cluster-id' '--offset-json-file' '--topic' '--partition' '--offset'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -424,6 +427,9 @@ function _picocli_kaas_deleterecords() {
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
+      ;;
+    '--log-dirs')
+      return
       ;;
     '--coordinator')
       return
@@ -639,11 +645,14 @@ function _picocli_kaas_rebuildindex() {
 
   local commands=""
   local flag_opts="'--check' '--dry-run' '--force' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--index-interval-bytes' '--coordinator' '--cluster-id'"
+  local arg_opts="'--log-dirs' '--index-interval-bytes' '--coordinator' '--cluster-id'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
+    '--log-dirs')
+      return
+      ;;
     '--index-interval-bytes')
       return
       ;;
