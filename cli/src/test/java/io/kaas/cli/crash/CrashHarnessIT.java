@@ -35,12 +35,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The crash harness: {@code kaas serve} as a real process, idempotent acks=all producers over three
- * partitions, a consumer group committing offsets, and {@code kill -9} at random moments (mid-append and
- * around segment rolls with 16 KiB segments, during DeleteRecords, during a clean shutdown). After each
- * restart every acknowledged record must be there exactly once, in order, at its offset; offsets
- * contiguous; log start at or past every acknowledged DeleteRecords; committed offsets intact; and
- * {@code kaas verify} finds the data dir clean (after each recovery, and after the final shutdown).
+ * The crash harness: {@code kaas serve} as a real process over two log dirs, idempotent acks=all producers over
+ * three partitions, a consumer group committing offsets, and {@code kill -9} at random moments (mid-append and
+ * around segment rolls with 16 KiB segments, during DeleteRecords, during a move of a partition to the other log
+ * dir (AlterReplicaLogDirs), during a clean shutdown). After each restart every acknowledged record must be there
+ * exactly once, in order, at its offset; offsets contiguous; log start at or past every acknowledged
+ * DeleteRecords; committed offsets intact; each partition in exactly one log dir, no move's copy left; and
+ * {@code kaas verify} finds the pool clean (after each recovery, and after the final shutdown).
  * {@code -Dkaas.crash.cycles=N} for a long soak,
  * {@code -Dkaas.crash.seed=S} to replay one.
  */
@@ -52,6 +53,7 @@ class CrashHarnessIT {
     enum KillMoment {
         MID_APPEND,
         DURING_DELETE_RECORDS,
+        DURING_LOG_DIR_MOVE,
         DURING_SHUTDOWN
     }
 
@@ -65,18 +67,24 @@ class CrashHarnessIT {
 
     private long faults;
 
+    /** Kills injected per moment, so a run's summary shows that each moment was hit. */
+    private final Map<KillMoment, Integer> killsByMoment = new java.util.EnumMap<>(KillMoment.class);
+
     @Test
     void acknowledgedRecordsSurviveKillNineAtRandomMoments(@TempDir Path dir) throws Exception {
         int cycles = Integer.getInteger("kaas.crash.cycles", 20);
         long seed = Long.getLong("kaas.crash.seed", System.nanoTime());
         Random random = new Random(seed);
         Path data = dir.resolve("data");
+        Path data2 = dir.resolve("data2");
+        String pool = data + "," + data2;
         for (int p = 0; p < PARTITIONS; p++) {
             acked.put(p, new ConcurrentSkipListMap<>());
         }
         for (int cycle = 0; cycle < cycles; cycle++) {
             String context = "cycle " + cycle + " (seed " + seed + ")";
-            try (BrokerProcess broker = BrokerProcess.start(data, dir.resolve("serve-" + cycle + ".log"), 16 * 1024)) {
+            try (BrokerProcess broker =
+                    BrokerProcess.start(data, dir.resolve("serve-" + cycle + ".log"), 16 * 1024, "--log-dirs", pool)) {
                 if (cycle == 0) {
                     try (Admin admin = Admin.create(CrashClients.admin(broker))) {
                         admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1)))
@@ -85,34 +93,68 @@ class CrashHarnessIT {
                     }
                 }
                 verifyEverything(broker, context);
+                assertOneCopyEach(data, data2, context);
                 // Recovered and idle (the checks above opened every partition): the files must verify clean.
-                assertVerifyClean(data, context);
-                driveAndKill(broker, cycle, random, context);
+                assertVerifyClean(pool, context);
+                driveAndKill(broker, cycle, random, context, data, data2);
                 faults++;
             }
         }
-        try (BrokerProcess broker = BrokerProcess.start(data, dir.resolve("serve-final.log"), 16 * 1024)) {
+        try (BrokerProcess broker =
+                BrokerProcess.start(data, dir.resolve("serve-final.log"), 16 * 1024, "--log-dirs", pool)) {
             verifyEverything(broker, "after the last kill (seed " + seed + ")");
+            assertOneCopyEach(data, data2, "after the last kill (seed " + seed + ")");
             broker.stop();
         }
-        assertVerifyClean(data, "after the final clean shutdown (seed " + seed + ")");
+        assertVerifyClean(pool, "after the final clean shutdown (seed " + seed + ")");
         long acknowledged = acked.values().stream().mapToLong(Map::size).sum();
         System.out.printf(
                 "crash: %d cycles, %d records acknowledged and verified (%d checks across restarts), %d faults injected"
-                        + " (kill -9), seed %d%n",
-                cycles, acknowledged, verified, faults, seed);
+                        + " (kill -9: %s), seed %d%n",
+                cycles, acknowledged, verified, faults, killsByMoment, seed);
     }
 
-    private static void assertVerifyClean(Path data, String context) {
-        KaasRun verify = KaasRun.of("verify", data.toString());
+    private static void assertVerifyClean(String pool, String context) {
+        KaasRun verify = KaasRun.of("verify", "--log-dirs", pool);
         assertThat(verify.exitCode())
-                .as("kaas verify %s, %s:%n%s%s", data, context, verify.out(), verify.err())
+                .as("kaas verify --log-dirs %s, %s:%n%s%s", pool, context, verify.out(), verify.err())
                 .isZero();
     }
 
+    /** After a start (which finished or rolled back any move a kill interrupted): one copy of each partition. */
+    private static void assertOneCopyEach(Path data, Path data2, String context) throws Exception {
+        for (int p = 0; p < PARTITIONS; p++) {
+            int copies = 0;
+            for (Path d : List.of(data, data2)) {
+                Path topic = d.resolve(TOPIC);
+                copies += java.nio.file.Files.isDirectory(topic.resolve(Integer.toString(p))) ? 1 : 0;
+                assertThat(topic.resolve(p + ".future"))
+                        .as("%s: a move's copy left", context)
+                        .doesNotExist();
+                assertThat(topic.resolve(p + ".moved"))
+                        .as("%s: a moved partition's old copy", context)
+                        .doesNotExist();
+            }
+            assertThat(copies).as("%s: copies of %s-%d", context, TOPIC, p).isEqualTo(1);
+        }
+    }
+
+    /** Asks for a move of one partition to the log dir it is not in. */
+    private static void moveToTheOtherDir(Admin admin, Random random, Path data, Path data2) throws Exception {
+        int partition = random.nextInt(PARTITIONS);
+        String to = java.nio.file.Files.isDirectory(data.resolve(TOPIC).resolve(Integer.toString(partition)))
+                ? data2.toAbsolutePath().toString()
+                : data.toAbsolutePath().toString();
+        admin.alterReplicaLogDirs(Map.of(new org.apache.kafka.common.TopicPartitionReplica(TOPIC, partition, 0), to))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+    }
+
     /** Produces (and commits, and maybe purges) until a random moment, then kills the broker. */
-    private void driveAndKill(BrokerProcess broker, int cycle, Random random, String context) throws Exception {
+    private void driveAndKill(BrokerProcess broker, int cycle, Random random, String context, Path data, Path data2)
+            throws Exception {
         KillMoment moment = KillMoment.values()[random.nextInt(KillMoment.values().length)];
+        killsByMoment.merge(moment, 1, Integer::sum);
         AtomicLong acks = new AtomicLong();
         Semaphore inFlight = new Semaphore(100);
         long target = 20 + random.nextInt(150);
@@ -177,6 +219,17 @@ class CrashHarnessIT {
                         // call (up to default.api.timeout.ms) while the client rebootstraps against the dead
                         // port in a tight loop, hundreds of thousands of log lines; close now and fail it.
                         admin.close(Duration.ZERO);
+                    }
+                }
+                case DURING_LOG_DIR_MOVE -> {
+                    try (Admin admin = Admin.create(CrashClients.admin(broker))) {
+                        moveToTheOtherDir(admin, random, data, data2);
+                        // The move copies, switches and removes while the sender goes on: the kill lands anywhere.
+                        // The sender stops at its limit, so the kill point is capped there; reaching it also
+                        // shows that acks=all produce kept going while the partition moved.
+                        long killAt = Math.min(limit, acks.get() + random.nextInt(60));
+                        await().atMost(Duration.ofSeconds(60)).until(() -> acks.get() >= killAt);
+                        broker.kill();
                     }
                 }
                 case DURING_SHUTDOWN -> broker.stopThenKillAfter(random.nextInt(300));
