@@ -471,7 +471,7 @@ function _picocli_kaas_dumpsegment() {
 
   local commands=""
   local flag_opts="'--deep-iteration' '--print-data-log' '--hex' '--verify-index-only' '--index-sanity-check' '--json' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--files' '--from-offset' '--to-offset' '--max-bytes'"
+  local arg_opts="'--files' '--log-dirs' '--from-offset' '--to-offset' '--max-bytes'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -481,6 +481,9 @@ function _picocli_kaas_dumpsegment() {
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
+      ;;
+    '--log-dirs')
+      return
       ;;
     '--from-offset')
       return

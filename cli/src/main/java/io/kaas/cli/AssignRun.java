@@ -41,7 +41,7 @@ final class AssignRun {
         List<TopicPartition> partitions = new ArrayList<>();
         if (!command.action.list) {
             for (String t : command.targets) {
-                partitions.add(parsePartition(t));
+                partitions.add(PartitionArgument.parse(command.spec, t));
             }
         }
         try (ClusterStore store = cluster.connect(CoordinatorMixin.clusterIdOrDefault(command.clusterId))) {
@@ -52,19 +52,6 @@ final class AssignRun {
                     ? change(store, partitions, null)
                     : change(store, partitions, command.action.broker);
         }
-    }
-
-    private TopicPartition parsePartition(String s) {
-        int dash = s.lastIndexOf('-');
-        if (dash > 0 && dash < s.length() - 1 && s.substring(dash + 1).chars().allMatch(Character::isDigit)) {
-            try {
-                return new TopicPartition(s.substring(0, dash), Integer.parseInt(s.substring(dash + 1)));
-            } catch (NumberFormatException e) {
-                // too long: reported below
-            }
-        }
-        throw new ParameterException(
-                command.spec.commandLine(), "Not a partition (TOPIC-N, e.g. orders-3): '" + s + "'");
     }
 
     /** Pins {@code partitions} to {@code broker} (or unpins them when null), by compare-and-set. */

@@ -148,9 +148,8 @@ public final class CatCommand implements Callable<Integer> {
         List<Path> pool = logDirs.given() ? logDirs.roots(spec, null) : List.of(dataDir.dataDir());
         List<PartitionDir> dirs = new ArrayList<>();
         for (String p : partitions) {
-            int dash = p.lastIndexOf('-');
-            int n = parsePartition(p, dash);
-            dirs.add(PartitionDir.findInPool(pool, p.substring(0, dash), n));
+            io.kaas.storage.TopicPartition tp = PartitionArgument.parse(spec, p);
+            dirs.add(PartitionDir.findInPool(pool, tp.topic(), tp.partition()));
         }
         PrintWriter err = spec.commandLine().getErr();
         OutputStream raw = Kaas.stdoutBytesOf(spec);
@@ -206,17 +205,6 @@ public final class CatCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             inProcess.reset();
         }
-    }
-
-    private int parsePartition(String s, int dash) {
-        if (dash > 0 && dash < s.length() - 1 && s.substring(dash + 1).chars().allMatch(Character::isDigit)) {
-            try {
-                return Integer.parseInt(s.substring(dash + 1));
-            } catch (NumberFormatException e) {
-                // too long: reported below
-            }
-        }
-        throw new ParameterException(spec.commandLine(), "Not a partition (TOPIC-N, e.g. orders-3): '" + s + "'");
     }
 
     private long time(String option, String value) {

@@ -26,6 +26,9 @@ import picocli.CommandLine.Spec;
             "With several brokers over one directory, batches a segment's epoch wrote at or past the offset where a later "
                     + "epoch began (leader-epoch-checkpoint.json) are printed after a warning naming them a fenced ex-leader's "
                     + "late writes, which recovery discards.",
+            "With --log-dirs each argument is a partition, TOPIC-N as kaas cat takes it, and its segments are dumped, oldest first, from whichever dir of "
+                    + "the broker's pool holds it (found as the broker finds it at start-up; an interrupted move's copy "
+                    + "is not read).",
             "A torn or zero-filled tail prints \"N invalid bytes at position P\". Never changes a byte."
         },
         exitCodeListHeading = "%nExit Codes:%n",
@@ -37,7 +40,10 @@ public final class DumpSegmentCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "FILE", arity = "0..*", description = "Files to dump.")
+    @Parameters(
+            paramLabel = "FILE",
+            arity = "0..*",
+            description = "Files to dump (with --log-dirs: partitions, TOPIC-N).")
     List<Path> files = new ArrayList<>();
 
     @Option(
@@ -46,6 +52,9 @@ public final class DumpSegmentCommand implements Callable<Integer> {
             split = ",",
             description = "Comma-separated files (as kafka-dump-log).")
     List<Path> moreFiles = new ArrayList<>();
+
+    @Mixin
+    LogDirsMixin logDirs;
 
     @Option(names = "--deep-iteration", description = "Print every record, compressed batches included.")
     boolean deepIteration;
@@ -82,7 +91,7 @@ public final class DumpSegmentCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<Path> all = new ArrayList<>(files);
+        List<Path> all = logDirs.given() ? partitionSegments() : new ArrayList<>(files);
         all.addAll(moreFiles);
         if (all.isEmpty()) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing required parameter: FILE");
@@ -103,5 +112,19 @@ public final class DumpSegmentCommand implements Callable<Integer> {
         return new SegmentDumper(
                         options, spec.commandLine().getOut(), spec.commandLine().getErr())
                 .dump(all);
+    }
+
+    /** The {@code .log} files of each TOPIC-N argument, in whichever dir of the pool holds it, oldest first. */
+    private List<Path> partitionSegments() {
+        List<Path> pool = logDirs.roots(spec, null);
+        List<Path> out = new ArrayList<>();
+        for (Path arg : files) {
+            String p = arg.toString();
+            io.kaas.storage.TopicPartition tp = PartitionArgument.parse(spec, p);
+            io.kaas.inspect.data.PartitionDir dir =
+                    io.kaas.inspect.data.PartitionDir.findInPool(pool, tp.topic(), tp.partition());
+            io.kaas.storage.layout.PartitionSegments.list(dir.path()).forEach(s -> out.add(s.log()));
+        }
+        return out;
     }
 }

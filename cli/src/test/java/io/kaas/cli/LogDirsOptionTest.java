@@ -20,7 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code --log-dirs}: ls, verify, recover, rebuild-index, compact, cat and delete-records over a broker's whole pool of log dirs (KIP-112). */
+/** {@code --log-dirs}: ls, verify, recover, rebuild-index, compact, cat, dump-segment and delete-records over a broker's whole pool of log dirs (KIP-112). */
 class LogDirsOptionTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -87,6 +87,19 @@ class LogDirsOptionTest {
         KaasRun missing = KaasRun.of("cat", "--log-dirs", pool, "t-3");
         assertThat(missing.exitCode()).as(missing.toString()).isNotZero();
         assertThat(missing.err()).contains("no partition t-3 in any of");
+    }
+
+    @Test
+    void dumpSegmentDumpsAPartitionFromWhicheverDirHoldsIt() throws Exception {
+        KaasRun dump = KaasRun.of("dump-segment", "--log-dirs", pool, "t-1");
+        assertThat(dump.exitCode()).as(dump.toString()).isZero();
+        assertThat(dump.out()).contains(dir.resolve("d1/t/1").toString()).contains("baseOffset: 0 lastOffset: 4");
+        KaasRun missing = KaasRun.of("dump-segment", "--log-dirs", pool, "t-9");
+        assertThat(missing.exitCode()).as(missing.toString()).isNotZero();
+        assertThat(missing.err()).contains("no partition t-9 in any of");
+        assertThat(KaasRun.of("dump-segment", "--log-dirs", pool, "not-a-partition")
+                        .exitCode())
+                .isEqualTo(2);
     }
 
     @Test
