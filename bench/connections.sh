@@ -63,20 +63,14 @@ source "$here/lib.sh"
 new_run connections- kaas-connections
 apache_pid=""
 kaas_pid=""
-cleanup() {
-    stop_pid "$kaas_pid" kaas
-    stop_pid "$apache_pid" "Apache Kafka"
-    rm -rf "$work"
-}
-trap cleanup EXIT
+trap stop_brokers_and_clean EXIT
+trap 'exit 130' INT TERM
 
 # Both brokers and the load JVM hold one descriptor per connection (plus the storm's): as many as allowed.
 ulimit -n "$(ulimit -Hn)"
 (( $(ulimit -n) >= PRODUCERS + FETCHERS + IDLE + 2000 )) \
     || die "ulimit -n $(ulimit -n) is too low for $((PRODUCERS + FETCHERS + IDLE)) connections"
-for address in "$KAAS_BOOTSTRAP" "$KAAS_SECURE" "$APACHE_BOOTSTRAP" "$APACHE_SECURE" "$APACHE_CONTROLLER"; do
-    ! port_in_use "$address" || die "$address is in use (another benchmark?): a broker there would be measured instead"
-done
+require_free_ports "$KAAS_BOOTSTRAP" "$KAAS_SECURE" "$APACHE_BOOTSTRAP" "$APACHE_SECURE" "$APACHE_CONTROLLER"
 build_bench
 kaas_reason=""
 build_kaas
@@ -105,17 +99,8 @@ start_apache_secured() {
         broker_tls
         echo "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
     } >"$work/apache/server.properties"
-    cp "$work/apache/server.properties" "$results/apache-server.properties"
-    tool apache-format kafka.tools.StorageTool format -t "$(new_cluster_id)" -c "$work/apache/server.properties" --standalone \
-        --add-scram "SCRAM-SHA-512=[name=bench,password=$PASSWORD]" >"$results/apache-format.out" 2>&1 \
-        || die "kafka-storage format failed; see $results/apache-format.out"
-    say "starting Apache Kafka on $APACHE_BOOTSTRAP and $APACHE_SECURE"
-    # shellcheck disable=SC2046 # broker_jvm's words are split on purpose; none contains a space
-    ${PIN_BROKER[@]+"${PIN_BROKER[@]}"} java $(broker_jvm apache) "$LOG_CONFIG" -Dbench.log.level=INFO \
-        -Dbench.log.file="$results/apache-server.log" -cp "$CP" kafka.Kafka "$work/apache/server.properties" \
-        >"$results/apache-server.out" 2>&1 &
-    apache_pid=$!
-    await_broker "Apache Kafka" "$apache_pid" "$APACHE_BOOTSTRAP" || die "Apache Kafka did not start; see $results/apache-server.log"
+    say "Apache Kafka's SASL_SSL listener: $APACHE_SECURE"
+    launch_apache "$work/apache/server.properties" --add-scram "SCRAM-SHA-512=[name=bench,password=$PASSWORD]"
 }
 
 start_kaas_secured() {

@@ -1,13 +1,15 @@
-# bench/lib.sh: what the bench scripts share, sourced by each of them (run.sh, aa-launcher.sh,
-# cleaner.sh, ecosystem.sh, failover.sh, scale.sh, security.sh, share.sh, startup.sh, txn.sh): logging, stopping
-# a pid, running a tool JVM, and starting Apache Kafka and `kaas serve` on loopback. One home, so every
-# script starts the brokers with the same flags.
+# bench/lib.sh: what the bench scripts share, sourced by each of them (run.sh, aa-launcher.sh, cat.sh,
+# cleaner.sh, connections.sh, ecosystem.sh, failover.sh, move.sh, scale.sh, security.sh, share.sh, startup.sh,
+# txn.sh): logging, stopping a pid, running a tool JVM, checking ports, cleaning up, and starting Apache Kafka
+# and `kaas serve` on loopback. One home, so every script starts the brokers with the same flags.
 #
-# The caller sets here, repo and TMP_ROOT before sourcing, then calls new_run and build_bench (which
-# sets CP), and sets APACHE_BOOTSTRAP, APACHE_CONTROLLER, KAAS_BOOTSTRAP, KAAS_LAUNCHER and the
-# globals apache_pid and kaas_pid. Optional:
+# The caller sets here, repo and TMP_ROOT before sourcing, then calls new_run and build_bench (or
+# bench_classpath, which only finds what is built; both set CP), and sets APACHE_BOOTSTRAP,
+# APACHE_CONTROLLER, KAAS_BOOTSTRAP, KAAS_LAUNCHER and the globals apache_pid and kaas_pid. Optional:
 #   APACHE_ADVERTISED     host:port Apache tells clients to use (default APACHE_BOOTSTRAP)
 #   KAAS_SERVE_EXTRA      array of further `kaas serve` arguments
+#   BENCH_CP              a class path to use instead of bench/.apache/lib and the bench jar: it must hold
+#                         what the script runs (Apache's tools, and the bench helpers such as AwaitBroker)
 
 # Same heap and collector for both brokers: what Apache's kafka-server-start.sh uses. A fixed set of
 # JIT compiler threads (the JVM otherwise starts and stops them as it likes), so that run.sh can count
@@ -67,6 +69,19 @@ stop_pid() { # pid name: SIGTERM for a clean shutdown, SIGKILL after 60 s
 
 port_in_use() { (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; }
 
+require_free_ports() { # address...: a broker already listening there would be measured instead
+    local address
+    for address; do
+        ! port_in_use "$address" || die "$address is in use (another benchmark?): a broker there would be measured instead"
+    done
+}
+
+stop_brokers_and_clean() { # the EXIT trap of a script that starts brokers: stops both, removes $work unless BENCH_KEEP
+    stop_pid "${kaas_pid:-}" kaas
+    stop_pid "${apache_pid:-}" "Apache Kafka"
+    if [[ -z "${BENCH_KEEP:-}" ]]; then rm -rf "$work"; else say "data kept in $work"; fi
+}
+
 tool() { # logname class args...: one Apache tool or bench helper in its own JVM
     local logname=$1; shift
     ${PIN_LOAD[@]+"${PIN_LOAD[@]}"} java "${TOOL_JVM[@]}" "$LOG_CONFIG" -Dbench.log.file="$results/$logname.log" -cp "$CP" "$@"
@@ -78,9 +93,18 @@ build_bench() { # fetches Apache Kafka into .apache/lib and builds the helpers; 
         mvn -B -q -f "$here/pom.xml" package -DskipTests >"$results/mvn-bench.log" 2>&1 \
             || die "mvn -f bench/pom.xml package failed; see $results/mvn-bench.log"
     fi
+    bench_classpath
+}
+
+bench_classpath() { # sets CP: BENCH_CP, or Apache Kafka's jars in .apache/lib and the bench jar, as built
+    if [[ -n "${BENCH_CP:-}" ]]; then
+        CP="$BENCH_CP"
+        return
+    fi
     local bench_jar
     bench_jar="$(ls "$here"/target/kaas-bench-*.jar 2>/dev/null | head -1)"
-    [[ -n "$bench_jar" ]] || die "no bench/target/kaas-bench-*.jar; run without BENCH_SKIP_BUILD"
+    [[ -n "$bench_jar" ]] || die "no bench/target/kaas-bench-*.jar; build it (mvn -f bench/pom.xml package, or run without BENCH_SKIP_BUILD)"
+    compgen -G "$here/.apache/lib/*.jar" >/dev/null || die "bench/.apache/lib is empty; build the bench module (mvn -f bench/pom.xml package)"
     CP="$here/.apache/lib/*:$bench_jar"
 }
 
@@ -146,21 +170,26 @@ group.initial.rebalance.delay.ms=0
 EOF
 }
 
-start_apache() {
+start_apache() { # the single-node properties above, on a fresh data dir
     local dir="$work/apache"
     mkdir -p "$dir/data"
     apache_server_properties "$APACHE_BOOTSTRAP" "$APACHE_CONTROLLER" "${APACHE_ADVERTISED:-$APACHE_BOOTSTRAP}" "$dir/data" \
         >"$dir/server.properties"
-    cp "$dir/server.properties" "$results/apache-server.properties"
+    launch_apache "$dir/server.properties"
+}
+
+launch_apache() { # server.properties [kafka-storage format arguments...]: format, start, await APACHE_BOOTSTRAP
+    local properties=$1; shift
+    cp "$properties" "$results/apache-server.properties"
     local cluster_id
     cluster_id="$(new_cluster_id)"
     say "formatting Apache Kafka storage (kafka-storage format --standalone)"
-    tool apache-format kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/server.properties" --standalone \
+    tool apache-format kafka.tools.StorageTool format -t "$cluster_id" -c "$properties" --standalone "$@" \
         >"$results/apache-format.out" 2>&1 || die "kafka-storage format failed; see $results/apache-format.out"
     say "starting Apache Kafka (KRaft combined mode) on $APACHE_BOOTSTRAP"
     # shellcheck disable=SC2046 # broker_jvm's words are split on purpose; none contains a space
     ${PIN_BROKER[@]+"${PIN_BROKER[@]}"} java $(broker_jvm apache) "$LOG_CONFIG" -Dbench.log.level=INFO -Dbench.log.file="$results/apache-server.log" \
-        -cp "$CP" kafka.Kafka "$dir/server.properties" >"$results/apache-server.out" 2>&1 &
+        -cp "$CP" kafka.Kafka "$properties" >"$results/apache-server.out" 2>&1 &
     apache_pid=$!
     await_broker "Apache Kafka" "$apache_pid" "$APACHE_BOOTSTRAP" || die "Apache Kafka did not start; see $results/apache-server.log"
 }

@@ -9,8 +9,9 @@
 #   bench/move.sh      # needs the bench module and kaas built (bench/run.sh builds both)
 #
 # Tunables: BENCH_MOVE_BYTES (1073741824), MOVE_RATE (2000 records/s of 1 KiB), MOVE_SECONDS (60, each
-# run's length), BENCH_TMP (a real disk; default TMPDIR), BENCH_CP (a classpath with Apache's
-# kafka-tools instead of the bench module's).
+# run's length), BENCH_TMP (a real disk; default TMPDIR), BENCH_KAAS_LAUNCHER (bin/kaas), BENCH_KEEP=1 (keep
+# the data dirs), BENCH_CP (a class path instead of the bench module's: Apache's kafka-tools and the bench
+# helpers). The output, the tools' and the broker's logs go to bench/results/move-<UTC time>/.
 set -euo pipefail
 
 here="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)"
@@ -18,45 +19,37 @@ repo="$(cd "$here/.." && pwd)"
 BYTES=${BENCH_MOVE_BYTES:-1073741824}
 RATE=${MOVE_RATE:-2000}
 SECONDS_PER_RUN=${MOVE_SECONDS:-60}
-BOOTSTRAP=127.0.0.1:39593
-if [[ -n "${BENCH_CP:-}" ]]; then
-    CP="$BENCH_CP"
-else
-    bench_jar="$(ls "$here"/target/kaas-bench-*.jar 2>/dev/null | head -1)"
-    [[ -n "$bench_jar" ]] || { echo "build the bench module first (mvn -f bench/pom.xml package)" >&2; exit 2; }
-    CP="$here/.apache/lib/*:$bench_jar"
-fi
-work="$(mktemp -d "${BENCH_TMP:-${TMPDIR:-/tmp}}/kaas-move.XXXXXX")"
+TMP_ROOT=${BENCH_TMP:-${TMPDIR:-/tmp}}
+KAAS_BOOTSTRAP=127.0.0.1:39593
+KAAS_LAUNCHER=${BENCH_KAAS_LAUNCHER:-$repo/bin/kaas}
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+
+new_run move- kaas-move
+kaas_pid=""
+trap stop_brokers_and_clean EXIT
+trap 'exit 130' INT TERM
+require_free_ports "$KAAS_BOOTSTRAP"
+bench_classpath
+[[ -x "$KAAS_LAUNCHER" ]] || die "no launcher $KAAS_LAUNCHER (mvn package -DskipTests at the root builds bin/kaas)"
 d0="$work/d0"
 d1="$work/d1"
 
-KAAS_JAVA_OPTS="-Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20" \
-    taskset -c 1 "$repo/bin/kaas" serve --listeners "PLAINTEXT://$BOOTSTRAP" --log-dirs "$d0,$d1" \
-    --admin-listener none >"$work/kaas.log" 2>&1 &
+say "starting kaas serve over $d0 and $d1 on $KAAS_BOOTSTRAP"
+KAAS_JAVA_OPTS="$(broker_jvm kaas)" ${PIN_BROKER[@]+"${PIN_BROKER[@]}"} "$KAAS_LAUNCHER" serve \
+    --listeners "PLAINTEXT://$KAAS_BOOTSTRAP" --log-dirs "$d0,$d1" --admin-listener none >"$results/kaas-server.log" 2>&1 &
 kaas_pid=$!
-cleanup() {
-    kill -TERM "$kaas_pid" 2>/dev/null || true
-    wait "$kaas_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-tools() { taskset -c 0 java -Xmx512m -XX:TieredStopAtLevel=1 -cp "$CP" "$@"; }
-for _ in $(seq 1 120); do
-    tools org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --list >/dev/null 2>&1 && break
-    kill -0 "$kaas_pid" 2>/dev/null || { echo "kaas did not start: $(tail -5 "$work/kaas.log")" >&2; exit 2; }
-    sleep 0.5
-done
-tools org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create --topic moving --partitions 1 \
+await_broker kaas "$kaas_pid" "$KAAS_BOOTSTRAP" || die "kaas did not start: $(tail -5 "$results/kaas-server.log")"
+tool topics org.apache.kafka.tools.TopicCommand --bootstrap-server "$KAAS_BOOTSTRAP" --create --topic moving --partitions 1 \
     --config segment.bytes=268435456 >/dev/null
 # The fill: acks=1, as fast as it goes.
-tools org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$BOOTSTRAP" --topic moving \
+tool fill org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$KAAS_BOOTSTRAP" --topic moving \
     --num-records "$((BYTES / 1024))" --record-size 1024 --throughput -1 --command-property acks=1 \
-    --command-property linger.ms=5 >"$work/fill.txt" 2>&1
-[[ -d "$d0/moving/0" ]] || { echo "the partition is not in $d0" >&2; exit 2; }
+    --command-property linger.ms=5 >"$results/fill.txt" 2>&1
+[[ -d "$d0/moving/0" ]] || die "the partition is not in $d0"
 
-perf() { # the acks=all load of one run, its summary line
-    tools org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$BOOTSTRAP" --topic moving \
+perf() { # name: the acks=all load of one run, its summary line
+    tool "perf-$1" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$KAAS_BOOTSTRAP" --topic moving \
         --num-records "$((RATE * SECONDS_PER_RUN))" --record-size 1024 --throughput "$RATE" \
         --command-property acks=all 2>&1 | tail -1
 }
@@ -64,27 +57,28 @@ summary() { # ProducerPerformance's last line: records/s, MB/s, p99
     awk -F', ' '{ for (i = 1; i <= NF; i++) { if ($i ~ /records\/sec/) t = $i; if ($i ~ /99th/) p = $i } } END { print t ", " p }' <<<"$1"
 }
 
+exec > >(tee "$results/report.txt")
 echo "kaas over 2 log dirs, 1 partition of $((BYTES >> 20)) MiB, acks=all load $RATE records/s of 1 KiB for ${SECONDS_PER_RUN} s, $(date -u '+%Y-%m-%d %H:%M UTC')"
-baseline=$(perf)
+baseline=$(perf baseline)
 echo "without a move: $(summary "$baseline")  (load $(cut -d' ' -f1-3 /proc/loadavg))"
 
-plan="$work/move.json"
+plan="$results/move.json"
 printf '{"version":1,"partitions":[{"topic":"moving","partition":0,"replicas":[0],"log_dirs":["%s"]}]}' \
     "$(readlink -f "$d1")" >"$plan"
-perf >"$work/during.txt" &
+perf during >"$results/during.txt" &
 perf_pid=$!
 sleep 2 # the load is under way before the move starts
 start=$(date +%s.%N)
-tools org.apache.kafka.tools.reassign.ReassignPartitionsCommand --bootstrap-server "$BOOTSTRAP" --execute \
-    --reassignment-json-file "$plan" >"$work/execute.txt" 2>&1
+tool reassign org.apache.kafka.tools.reassign.ReassignPartitionsCommand --bootstrap-server "$KAAS_BOOTSTRAP" --execute \
+    --reassignment-json-file "$plan" >"$results/execute.txt" 2>&1
 while [[ -d "$d0/moving/0" || ! -d "$d1/moving/0" ]]; do
-    kill -0 "$kaas_pid" 2>/dev/null || { echo "kaas died: $(tail -5 "$work/kaas.log")" >&2; exit 1; }
+    kill -0 "$kaas_pid" 2>/dev/null || { say "kaas died: $(tail -5 "$results/kaas-server.log")"; exit 1; }
     sleep 0.1
 done
 end=$(date +%s.%N)
 moved_while_loaded=yes
 kill -0 "$perf_pid" 2>/dev/null || moved_while_loaded="no (the load ended first: raise MOVE_SECONDS)"
 wait "$perf_pid"
-during=$(cat "$work/during.txt")
+during=$(cat "$results/during.txt")
 printf 'move time: %.1f s  (%s MiB; during the load: %s)\n' "$(echo "$end - $start" | bc)" "$((BYTES >> 20))" "$moved_while_loaded"
 echo "during a move:  $(summary "$during")  (load $(cut -d' ' -f1-3 /proc/loadavg))"

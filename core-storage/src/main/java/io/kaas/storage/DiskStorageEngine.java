@@ -1,7 +1,6 @@
 package io.kaas.storage;
 
 import io.kaas.storage.format.TopicConfig;
-import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.FileHandleCache;
 import io.kaas.storage.io.StorageException;
 import io.kaas.storage.layout.LogDir;
@@ -36,7 +35,8 @@ import java.util.function.UnaryOperator;
  * never take it.
  *
  * <p>Its parts: {@link DiskTopics} (topics in memory and on disk), {@link OpenPartitions} (the
- * loaded partitions and their loads), {@link StartupLoad}, {@link LogCleanerThreads}, and one
+ * loaded partitions and their loads), {@link StartupLoad}, {@link LogCleanerThreads}, {@link EngineLogDirs}
+ * (the dirs' locks, offline dirs, moves between dirs), and one
  * {@link DirectoryOwnership}: {@link ExclusiveDirectory} (this process owns the directory) or
  * {@link SharedDirectory} (several brokers share it, see {@link #shared}), the one place the two differ.
  */
@@ -45,20 +45,17 @@ public final class DiskStorageEngine implements StorageEngine {
     private final EngineObserver observer;
     private final EngineExecutors executors;
     private final FileHandleCache files;
-    /** One OS lock per dir of the pool. */
-    private final List<OwnerLock> owners = new ArrayList<>();
     /** Exclusive or shared: the one place the two differ. */
     private final DirectoryOwnership ownership;
 
     private final PartitionPlaces places;
-    /** Which dirs are offline; in front of {@link #observer}, so it hears of partition failures. */
-    private final LogDirFailures failures;
+    /** The dirs' locks, which are offline, and moves between them. */
+    private final EngineLogDirs dirs;
 
     private final OpenPartitions partitions;
     private final DiskTopics topics;
     private final StartupLoad startup;
     private final LogCleanerThreads cleaner;
-    private final LogDirMoves moves;
     private volatile boolean closed;
     private volatile boolean fencedAtClose;
 
@@ -87,33 +84,19 @@ public final class DiskStorageEngine implements StorageEngine {
         this.config = config;
         this.executors = new EngineExecutors(config.fsyncTimeout());
         this.files = new FileHandleCache(config.maxOpenFiles());
-        this.failures = new LogDirFailures(
-                config.logDirs(), config.fsyncTimeout(), observer, this::logDirOf, this::forgetPartitionsIn);
-        this.observer = failures;
         if (!config.logDirs().isSingle() && !ownership.loadsEveryPartition()) {
             executors.close();
             throw new IllegalArgumentException("several brokers sharing a directory serve one log dir, not "
                     + config.logDirs().dirs().size());
         }
-        for (LogDir d : config.logDirs().dirs()) {
-            try {
-                AtomicFile.createDirectories(d.path());
-                owners.add(ownership.lockDirectory(d.path()));
-            } catch (IOException | RuntimeException e) {
-                if (failures.handlesDirFailures() && !d.equals(config.logDirs().home()) && diskFailure(e)) {
-                    failures.offlineAtStart(d, "cannot open it: " + e.getMessage());
-                    continue;
-                }
-                owners.forEach(OwnerLock::close);
-                executors.close();
-                throw e instanceof IOException io
-                        ? new StorageException(
-                                StorageException.Kind.IO,
-                                d.path() + ": cannot open data directory: " + io.getMessage(),
-                                io)
-                        : (RuntimeException) e;
-            }
+        try {
+            this.dirs = new EngineLogDirs(config, ownership, observer, this::logDirOf, this::forgetPartitionsIn);
+        } catch (RuntimeException e) {
+            executors.close();
+            throw e;
         }
+        this.observer = dirs.failures();
+        LogDirFailures failures = dirs.failures();
         this.places = new PartitionPlaces(config.logDirs(), config.placement(), this::loadedSize, failures);
         this.partitions = new OpenPartitions(
                 config, this.observer, executors, files, ownership, this::topicNamed, places::partitionDir);
@@ -122,7 +105,7 @@ public final class DiskStorageEngine implements StorageEngine {
             places.load();
             topics.load();
         } catch (IOException | RuntimeException e) {
-            owners.forEach(OwnerLock::close);
+            dirs.releaseLocks();
             executors.close();
             throw e instanceof IOException io
                     ? new StorageException(
@@ -140,17 +123,12 @@ public final class DiskStorageEngine implements StorageEngine {
         this.startup = StartupLoad.start(all, partitions::loadAtStartup, executors.loaders());
         this.cleaner = new LogCleanerThreads(config.cleaner(), partitions::loaded, config.clock());
         cleaner.start();
-        this.moves = new LogDirMoves(partitions, places, this::topicNamed);
+        dirs.startMoves(partitions, places, this::topicNamed);
     }
 
     /** For {@link LogDirFailures}: {@code d} went offline. */
     private List<Partition> forgetPartitionsIn(LogDir d) {
         return partitions.forget(tp -> places.dirOf(tp).filter(d::equals).isPresent());
-    }
-
-    /** An I/O failure of the dir itself, not another process holding its lock (that refuses the start). */
-    private static boolean diskFailure(Exception e) {
-        return e instanceof IOException || (e instanceof StorageException se && se.kind() == StorageException.Kind.IO);
     }
 
     /**
@@ -276,30 +254,22 @@ public final class DiskStorageEngine implements StorageEngine {
     @Override
     public CompletableFuture<Void> moveToLogDir(TopicPartition tp, LogDir to) {
         ensureOpen();
-        if (!config.logDirs().dirs().contains(to)) {
-            throw new IllegalArgumentException(to.path() + " is not a log dir of this engine");
-        }
-        Partition p = openPartition(tp); // unknown or damaged: said now
-        Optional<StorageException> failed = p.failure();
-        if (failed.isPresent()) {
-            throw failed.get();
-        }
-        return moves.move(tp, to);
+        return dirs.move(tp, to, this::openPartition);
     }
 
     @Override
     public Optional<FutureReplica> futureReplica(TopicPartition tp) {
-        return moves.future(tp);
+        return dirs.future(tp);
     }
 
     @Override
     public Map<LogDir, String> offlineLogDirs() {
-        return failures.offlineDirs();
+        return dirs.offlineDirs();
     }
 
     @Override
     public CompletableFuture<StorageException> homeDirFailed() {
-        return failures.homeFailed();
+        return dirs.homeFailed();
     }
 
     /** For {@link OpenPartitions}, which is made before {@link #topics}. */
@@ -343,7 +313,7 @@ public final class DiskStorageEngine implements StorageEngine {
      */
     public Partition openPartition(TopicPartition tp) {
         ensureOpen();
-        failures.checkOnline(tp);
+        dirs.failures().checkOnline(tp);
         return partitions.open(tp);
     }
 
@@ -480,11 +450,11 @@ public final class DiskStorageEngine implements StorageEngine {
         partitions.closing();
         // No load may finish after the partitions are closed, and no cleaning pass run on a closed one.
         executors.stopLoaders();
-        moves.close();
+        dirs.stopMoves();
         cleaner.close();
-        failures.close();
+        dirs.awaitOfflineClosed();
         partitions.closeAll(ownership.abandonsAtClose(fencedAtClose));
         executors.close();
-        owners.forEach(OwnerLock::close);
+        dirs.releaseLocks();
     }
 }

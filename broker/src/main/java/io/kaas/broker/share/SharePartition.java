@@ -1,11 +1,8 @@
 package io.kaas.broker.share;
 
+import io.kaas.broker.share.InFlightRuns.Run;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.TreeMap;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -16,11 +13,8 @@ import org.apache.kafka.common.protocol.Errors;
  * member left) makes a record available again unless it reached the delivery-count limit, in which case
  * it is archived. Not thread-safe: its owner ({@link ShareGroup}) guards it.
  *
- * <p>The records between start and end are kept as runs of consecutive offsets that share all of that (as
- * Apache's {@code SharePartition} keeps an {@code InFlightBatch} per fetched batch): a fetch acquires a run,
- * an acknowledgement of what it got accepts that run, and each costs work per run, not per record. A run is
- * split only where an acknowledgement, a renewal or a limit cuts through it, and neighbours that became alike
- * are joined again.
+ * <p>The records between start and end are kept as runs of consecutive offsets that share all of that
+ * ({@link InFlightRuns}): a fetch acquires a run, an acknowledgement of what it got accepts that run.
  */
 public final class SharePartition {
     /** The group configs that bound a partition's deliveries. */
@@ -41,66 +35,10 @@ public final class SharePartition {
     /** The durable part of the partition: acquired records are stored as such, and restored as available. */
     public record Snapshot(long startOffset, long endOffset, List<StoredRun> runs) {}
 
-    /** Consecutive offsets in one state with one delivery count and, while acquired, one member and deadline. */
-    private static final class Run {
-        final long first;
-        long last;
-        RecordState state;
-        int deliveryCount;
-        String member;
-        long lockDeadlineMs;
-
-        Run(long first, long last, RecordState state, int deliveryCount) {
-            this.first = first;
-            this.last = last;
-            this.state = state;
-            this.deliveryCount = deliveryCount;
-        }
-
-        Run copyFrom(long from) {
-            Run r = new Run(from, last, state, deliveryCount);
-            r.member = member;
-            r.lockDeadlineMs = lockDeadlineMs;
-            return r;
-        }
-
-        boolean alike(Run o) {
-            return state == o.state
-                    && deliveryCount == o.deliveryCount
-                    && lockDeadlineMs == o.lockDeadlineMs
-                    && Objects.equals(member, o.member);
-        }
-
-        boolean done() {
-            return state == RecordState.ACKNOWLEDGED || state == RecordState.ARCHIVED;
-        }
-
-        long size() {
-            return last - first + 1;
-        }
-
-        void acquire(String by, long deadline) {
-            state = RecordState.ACQUIRED;
-            deliveryCount++;
-            member = by;
-            lockDeadlineMs = deadline;
-        }
-
-        void finish(RecordState to) {
-            state = to;
-            member = null;
-            lockDeadlineMs = 0;
-        }
-
-        void release(Limits limits) {
-            finish(deliveryCount >= limits.deliveryCountLimit() ? RecordState.ARCHIVED : RecordState.AVAILABLE);
-        }
-    }
-
     private long startOffset;
     private long endOffset;
-    // Runs by first offset, covering [startOffset, endOffset) without gaps; the first is never done with.
-    private final TreeMap<Long, Run> runs = new TreeMap<>();
+    // Covering [startOffset, endOffset) without gaps; the first run is never done with.
+    private final InFlightRuns runs = new InFlightRuns();
 
     public SharePartition(long startOffset) {
         this.startOffset = startOffset;
@@ -122,23 +60,23 @@ public final class SharePartition {
                 continue;
             }
             if (first > next) {
-                p.put(new Run(next, first - 1, RecordState.AVAILABLE, 0));
+                p.runs.put(new Run(next, first - 1, RecordState.AVAILABLE, 0));
             }
             RecordState state = r.state() == RecordState.ACQUIRED ? RecordState.AVAILABLE : r.state();
-            p.put(new Run(first, last, state, r.deliveryCount()));
+            p.runs.put(new Run(first, last, state, r.deliveryCount()));
             next = last + 1;
         }
         if (next < p.endOffset) {
-            p.put(new Run(next, p.endOffset - 1, RecordState.AVAILABLE, 0));
+            p.runs.put(new Run(next, p.endOffset - 1, RecordState.AVAILABLE, 0));
         }
-        p.joinAlike();
+        p.runs.joinAlike();
         p.advanceStart();
         return p;
     }
 
     public Snapshot snapshot() {
         List<StoredRun> out = new ArrayList<>(runs.size());
-        for (Run r : runs.values()) {
+        for (Run r : runs.all()) {
             out.add(new StoredRun(r.first, r.last, r.state, r.deliveryCount));
         }
         return new Snapshot(startOffset, endOffset, out);
@@ -174,7 +112,7 @@ public final class SharePartition {
     /** How many records between start and end are done with (acknowledged or archived) already. */
     public long doneAheadOfStart() {
         long n = 0;
-        for (Run r : runs.values()) {
+        for (Run r : runs.all()) {
             if (r.done()) {
                 n += r.size();
             }
@@ -184,7 +122,7 @@ public final class SharePartition {
 
     /** Where the next fetch should read from: the first available in-flight record, else the end offset. */
     public long nextFetchOffset() {
-        for (Run r : runs.values()) {
+        for (Run r : runs.all()) {
             if (r.state == RecordState.AVAILABLE) {
                 return r.first;
             }
@@ -220,12 +158,12 @@ public final class SharePartition {
                         continue;
                     }
                     if (!b.deliverable()) {
-                        isolate(o, upTo).finish(RecordState.ARCHIVED);
+                        runs.isolate(o, upTo).finish(RecordState.ARCHIVED);
                         o = upTo + 1;
                         continue;
                     }
                     long last = Math.min(upTo, o + (maxRecords - taken) - 1);
-                    Run got = isolate(o, last);
+                    Run got = runs.isolate(o, last);
                     got.acquire(member, deadline);
                     add(out, o, last, got.deliveryCount);
                     taken += last - o + 1;
@@ -255,7 +193,7 @@ public final class SharePartition {
                 o = end;
             }
         }
-        joinAlike();
+        runs.joinAlike();
         advanceStart();
         return out;
     }
@@ -292,15 +230,15 @@ public final class SharePartition {
             apply(types.get(i), a, z, nowMs, limits);
             i = j + 1;
         }
-        joinAlike();
+        runs.joinAlike();
         advanceStart();
         return Errors.NONE;
     }
 
     private void apply(AcknowledgeType t, long first, long last, long nowMs, Limits limits) {
-        split(first);
-        split(last + 1);
-        for (Run r : runs.subMap(first, true, last, true).values()) {
+        runs.split(first);
+        runs.split(last + 1);
+        for (Run r : runs.startingIn(first, last)) {
             switch (t) {
                 case ACCEPT -> r.finish(RecordState.ACKNOWLEDGED);
                 case REJECT, GAP -> r.finish(RecordState.ARCHIVED);
@@ -313,14 +251,14 @@ public final class SharePartition {
     /** Releases every record whose lock has expired by {@code nowMs}; whether any was. */
     public boolean expireLocks(long nowMs, Limits limits) {
         boolean any = false;
-        for (Run r : runs.values()) {
+        for (Run r : runs.all()) {
             if (r.state == RecordState.ACQUIRED && r.lockDeadlineMs <= nowMs) {
                 r.release(limits);
                 any = true;
             }
         }
         if (any) {
-            joinAlike();
+            runs.joinAlike();
             advanceStart();
         }
         return any;
@@ -329,14 +267,14 @@ public final class SharePartition {
     /** Releases every record {@code member} holds (it left, or its session timed out); whether it held any. */
     public boolean releaseMember(String member, Limits limits) {
         boolean any = false;
-        for (Run r : runs.values()) {
+        for (Run r : runs.all()) {
             if (r.state == RecordState.ACQUIRED && member.equals(r.member)) {
                 r.release(limits);
                 any = true;
             }
         }
         if (any) {
-            joinAlike();
+            runs.joinAlike();
             advanceStart();
         }
         return any;
@@ -345,7 +283,7 @@ public final class SharePartition {
     /** The earliest lock deadline of an acquired record, or {@link Long#MAX_VALUE}. */
     public long nextLockDeadline() {
         long min = Long.MAX_VALUE;
-        for (Run r : runs.values()) {
+        for (Run r : runs.all()) {
             if (r.state == RecordState.ACQUIRED) {
                 min = Math.min(min, r.lockDeadlineMs);
             }
@@ -362,8 +300,7 @@ public final class SharePartition {
             runs.clear();
             endOffset = logStart;
         } else {
-            split(logStart);
-            runs.headMap(logStart).clear();
+            runs.dropBelow(logStart);
         }
         startOffset = logStart;
         advanceStart();
@@ -378,42 +315,12 @@ public final class SharePartition {
 
     /** The run that holds {@code offset}, which is in {@code [startOffset, endOffset)}; else null. */
     private Run runAt(long offset) {
-        if (offset >= endOffset) {
-            return null;
-        }
-        Map.Entry<Long, Run> e = runs.floorEntry(offset);
-        return e == null ? null : e.getValue();
-    }
-
-    /** Makes {@code offset} the first of a run, when it falls inside one. */
-    private void split(long offset) {
-        Run r = runAt(offset);
-        if (r != null && r.first < offset) {
-            Run tail = r.copyFrom(offset);
-            r.last = offset - 1;
-            runs.put(offset, tail);
-        }
-    }
-
-    /** The one run {@code [first, last]}, split off what it was part of (which held all of it). */
-    private Run isolate(long first, long last) {
-        split(first);
-        split(last + 1);
-        return runs.get(first);
-    }
-
-    private void put(Run r) {
-        runs.put(r.first, r);
+        return offset >= endOffset ? null : runs.at(offset);
     }
 
     /** Adds a run at the end offset, joined to the last one when alike. */
     private void append(Run r) {
-        Map.Entry<Long, Run> lastEntry = runs.lastEntry();
-        if (lastEntry != null && lastEntry.getValue().alike(r)) {
-            lastEntry.getValue().last = r.last;
-        } else {
-            put(r);
-        }
+        runs.append(r);
         endOffset = r.last + 1;
     }
 
@@ -426,32 +333,7 @@ public final class SharePartition {
         }
     }
 
-    /** Joins neighbouring runs that became alike, so the runs stay as few as the states allow. */
-    private void joinAlike() {
-        Iterator<Run> it = runs.values().iterator();
-        Run prev = null;
-        while (it.hasNext()) {
-            Run r = it.next();
-            if (prev != null && prev.alike(r)) {
-                prev.last = r.last;
-                it.remove();
-            } else {
-                prev = r;
-            }
-        }
-    }
-
     private void advanceStart() {
-        while (!runs.isEmpty()) {
-            Run first = runs.firstEntry().getValue();
-            if (!first.done()) {
-                break;
-            }
-            runs.pollFirstEntry();
-            startOffset = first.last + 1;
-        }
-        if (runs.isEmpty()) {
-            startOffset = endOffset;
-        }
+        startOffset = runs.dropDoneFront(startOffset, endOffset);
     }
 }

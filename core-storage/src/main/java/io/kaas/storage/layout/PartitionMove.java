@@ -5,7 +5,6 @@ import io.kaas.storage.format.StateJson;
 import io.kaas.storage.io.AtomicFile;
 import io.kaas.storage.io.StorageException;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -109,16 +108,8 @@ public final class PartitionMove {
     public static List<String> resolve(LogDirs pool, boolean dryRun) {
         List<String> actions = new ArrayList<>();
         try {
-            for (LogDir dir : pool.dirs()) {
-                if (!Files.isDirectory(dir.path())) {
-                    continue;
-                }
-                for (Path topicDir : children(dir.path())) {
-                    String topic = topicDir.getFileName().toString();
-                    if (TopicDir.isTopic(topic)) {
-                        resolveTopic(pool, dir, topic, topicDir, dryRun, actions);
-                    }
-                }
+            for (FoundTopicDir found : FoundTopicDir.in(pool)) {
+                resolveTopic(pool, found, dryRun, actions);
             }
         } catch (IOException e) {
             throw new StorageException(
@@ -127,10 +118,12 @@ public final class PartitionMove {
         return actions;
     }
 
-    private static void resolveTopic(
-            LogDirs pool, LogDir dir, String topic, Path topicDir, boolean dryRun, List<String> actions)
+    private static void resolveTopic(LogDirs pool, FoundTopicDir found, boolean dryRun, List<String> actions)
             throws IOException {
-        for (Path child : children(topicDir)) {
+        LogDir dir = found.dir();
+        String topic = found.topic();
+        Path topicDir = found.path();
+        for (Path child : found.children()) {
             String name = child.getFileName().toString();
             if (name.endsWith(FUTURE_SUFFIX) && isMoveLeftover(name)) {
                 actions.add(child + ": " + (dryRun ? "would remove" : "removed")
@@ -169,14 +162,5 @@ public final class PartitionMove {
                 }
             }
         }
-    }
-
-    private static List<Path> children(Path dir) throws IOException {
-        List<Path> out = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, Files::isDirectory)) {
-            ds.forEach(out::add);
-        }
-        out.sort(null);
-        return out;
     }
 }

@@ -2,8 +2,6 @@ package io.kaas.storage.layout;
 
 import io.kaas.storage.io.StorageException;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,40 +31,33 @@ public record PoolContents(Map<String, Map<Integer, LogDir>> partitions, Map<Str
         Map<String, Map<Integer, LogDir>> partitions = new TreeMap<>();
         Map<String, Map<Integer, Path>> where = new TreeMap<>();
         Map<String, List<LogDir>> topicDirs = new TreeMap<>();
-        for (LogDir dir : pool.dirs()) {
-            if (!Files.isDirectory(dir.path())) {
-                continue;
-            }
-            for (Path topicDir : children(dir.path())) {
-                String topic = topicDir.getFileName().toString();
-                if (!TopicDir.isTopic(topic)) {
+        for (FoundTopicDir found : FoundTopicDir.in(pool)) {
+            String topic = found.topic();
+            LogDir dir = found.dir();
+            topicDirs.computeIfAbsent(topic, t -> new ArrayList<>()).add(dir);
+            for (Path partitionDir : found.children()) {
+                OptionalInt index =
+                        TopicDir.partitionIndex(partitionDir.getFileName().toString());
+                if (index.isEmpty()) {
                     continue;
                 }
-                topicDirs.computeIfAbsent(topic, t -> new ArrayList<>()).add(dir);
-                for (Path partitionDir : children(topicDir)) {
-                    OptionalInt index =
-                            TopicDir.partitionIndex(partitionDir.getFileName().toString());
-                    if (index.isEmpty()) {
+                Path before =
+                        where.computeIfAbsent(topic, t -> new TreeMap<>()).putIfAbsent(index.getAsInt(), partitionDir);
+                if (before != null) {
+                    LogDir beforeDir = partitions.get(topic).get(index.getAsInt());
+                    if (movedHere(partitionDir, beforeDir)) {
+                        where.get(topic).put(index.getAsInt(), partitionDir); // a move's copy wins over its old one
+                    } else if (movedHere(before, dir)) {
                         continue;
+                    } else {
+                        throw new StorageException(
+                                StorageException.Kind.DAMAGED,
+                                "partition " + topic + "-" + index.getAsInt() + " is in two log dirs: " + before
+                                        + " and " + partitionDir
+                                        + "; a partition lives in one: keep the right copy, move the other away");
                     }
-                    Path before = where.computeIfAbsent(topic, t -> new TreeMap<>())
-                            .putIfAbsent(index.getAsInt(), partitionDir);
-                    if (before != null) {
-                        LogDir beforeDir = partitions.get(topic).get(index.getAsInt());
-                        if (movedHere(partitionDir, beforeDir)) {
-                            where.get(topic).put(index.getAsInt(), partitionDir); // a move's copy wins over its old one
-                        } else if (movedHere(before, dir)) {
-                            continue;
-                        } else {
-                            throw new StorageException(
-                                    StorageException.Kind.DAMAGED,
-                                    "partition " + topic + "-" + index.getAsInt() + " is in two log dirs: " + before
-                                            + " and " + partitionDir
-                                            + "; a partition lives in one: keep the right copy, move the other away");
-                        }
-                    }
-                    partitions.computeIfAbsent(topic, t -> new TreeMap<>()).put(index.getAsInt(), dir);
                 }
+                partitions.computeIfAbsent(topic, t -> new TreeMap<>()).put(index.getAsInt(), dir);
             }
         }
         return new PoolContents(partitions, topicDirs);
@@ -85,14 +76,5 @@ public record PoolContents(Map<String, Map<Integer, LogDir>> partitions, Map<Str
     public LogDir dirOf(String topic, int index) {
         Map<Integer, LogDir> of = partitions.get(topic);
         return of == null ? null : of.get(index);
-    }
-
-    private static List<Path> children(Path dir) throws IOException {
-        List<Path> out = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, Files::isDirectory)) {
-            ds.forEach(out::add);
-        }
-        out.sort(null);
-        return out;
     }
 }
