@@ -47,24 +47,41 @@ tool fill org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$KAAS_B
     --num-records "$((BYTES / 1024))" --record-size 1024 --throughput -1 --command-property acks=1 \
     --command-property linger.ms=5 >"$results/fill.txt" 2>&1
 [[ -d "$d0/moving/0" ]] || die "the partition is not in $d0"
+# acks=1 left up to 1 GiB of dirty pages: written back during the baseline, they would slow its fsyncs
+# (p99 8 s instead of 0.1 s on the project machine) while the move's run starts on a cleaner disk. Both runs
+# start with nothing to write back.
+sync
 
 perf() { # name: the acks=all load of one run, its summary line
     tool "perf-$1" org.apache.kafka.tools.ProducerPerformance --bootstrap-server "$KAAS_BOOTSTRAP" --topic moving \
         --num-records "$((RATE * SECONDS_PER_RUN))" --record-size 1024 --throughput "$RATE" \
         --command-property acks=all 2>&1 | tail -1
 }
-summary() { # ProducerPerformance's last line: records/s, MB/s, p99
-    awk -F', ' '{ for (i = 1; i <= NF; i++) { if ($i ~ /records\/sec/) t = $i; if ($i ~ /99th/) p = $i } } END { print t ", " p }' <<<"$1"
+summary() { # ProducerPerformance's last line: records/s, MB/s, p50, p99
+    awk -F', ' '{ for (i = 1; i <= NF; i++) { if ($i ~ /records\/sec/) t = $i; if ($i ~ /50th/) m = $i; if ($i ~ /99th/) p = $i } } END { print t ", " m ", " p }' <<<"$1"
+}
+disk="$(basename "$(df --output=source "$work" | tail -1)")"
+disk_mark() { awk -v d="$disk" '$3 == d { print $8, $11 }' /proc/diskstats; }
+disk_since() { # the whole disk's writes since a mark, every session's: a busy disk shows in the mean
+    local a b
+    read -r -a a <<<"$1"
+    read -r -a b <<<"$(disk_mark)"
+    local n=$((b[0] - a[0])) ms=$((b[1] - a[1]))
+    local tenths=$((n > 0 ? ms * 10 / n : 0))
+    printf 'disk %s: %d writes, %d.%d ms each' "$disk" "$n" "$((tenths / 10))" "$((tenths % 10))"
 }
 
 exec > >(tee "$results/report.txt")
 echo "kaas over 2 log dirs, 1 partition of $((BYTES >> 20)) MiB, acks=all load $RATE records/s of 1 KiB for ${SECONDS_PER_RUN} s, $(date -u '+%Y-%m-%d %H:%M UTC')"
+mark="$(disk_mark)"
 baseline=$(perf baseline)
-echo "without a move: $(summary "$baseline")  (load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "without a move: $(summary "$baseline")  (load $(cut -d' ' -f1-3 /proc/loadavg); $(disk_since "$mark"))"
 
 plan="$results/move.json"
 printf '{"version":1,"partitions":[{"topic":"moving","partition":0,"replicas":[0],"log_dirs":["%s"]}]}' \
     "$(readlink -f "$d1")" >"$plan"
+sync
+mark="$(disk_mark)"
 perf during >"$results/during.txt" &
 perf_pid=$!
 sleep 2 # the load is under way before the move starts
@@ -81,4 +98,5 @@ kill -0 "$perf_pid" 2>/dev/null || moved_while_loaded="no (the load ended first:
 wait "$perf_pid"
 during=$(cat "$results/during.txt")
 printf 'move time: %.1f s  (%s MiB; during the load: %s)\n' "$(echo "$end - $start" | bc)" "$((BYTES >> 20))" "$moved_while_loaded"
-echo "during a move:  $(summary "$during")  (load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "during a move:  $(summary "$during")  (load $(cut -d' ' -f1-3 /proc/loadavg); $(disk_since "$mark"))"
+grep -h "appends waited" "$results/kaas-server.log" | sed 's/.*: moved/kaas: moved/' || true

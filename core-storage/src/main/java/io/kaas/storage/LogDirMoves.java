@@ -176,17 +176,20 @@ final class LogDirMoves implements AutoCloseable {
             return;
         }
         boolean[] committed = {false};
+        long switchStart = System.nanoTime();
         partitions.replace(tp, p, old -> switchOver(tp, old, copy, from, to, committed));
+        long switchMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - switchStart);
         m.copy = null;
         m.copyingTo = null;
         if (committed[0]) {
             PartitionMove.removeSource(from.path(), to.path(), tp.topic(), tp.partition());
             LOG.info(
-                    "{}: moved from log dir {} to {} in {} ms",
+                    "{}: moved from log dir {} to {} in {} ms (appends waited {} ms for the switch)",
                     tp,
                     from.path(),
                     to.path(),
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                    switchMs);
         }
     }
 
